@@ -1,0 +1,57 @@
+#pragma once
+
+// Validated settings for each subcommand: src/cli/ fills them, src/app/ runs them.
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "test_kind.hpp"
+
+namespace tlscmp::app {
+
+inline constexpr std::uint16_t kDefaultPort = 5678;
+
+// How long each blocking step may take.
+struct Timeouts {
+  std::chrono::milliseconds connect{10'000};    // TCP connect, name resolution included
+  std::chrono::milliseconds handshake{10'000};  // TLS handshake and connection preamble
+  std::chrono::milliseconds control{10'000};    // each control message
+  std::chrono::milliseconds idle{30'000};       // no progress at all during a transfer
+};
+
+struct CertsConfig {
+  std::string dir = "certs";
+  std::vector<std::string> hosts;  // extra subjectAltNames for the server certificate
+  int validity_days = 365;
+};
+
+struct ServerConfig {
+  std::string bind_address;           // empty: every address, IPv6 and IPv4
+  std::uint16_t port = kDefaultPort;  // 0: any free port (logged)
+  std::string cert_file;              // both empty: a throwaway certificate
+  std::string key_file;
+  Timeouts timeouts;
+  int max_connections = 256;  // connections handled at once; more are closed at once
+};
+
+struct ClientConfig {
+  std::string host;  // empty: start an embedded server on loopback
+  std::uint16_t port = kDefaultPort;
+  std::vector<Mode> modes{Mode::tcp, Mode::tls};  // one round runs each, in this order
+  Direction direction = Direction::client_to_server;
+  std::uint64_t bytes = std::uint64_t{1} << 30;
+  std::uint32_t chunk_bytes = 64 * 1024;
+  int rounds = 1;
+  bool no_delay = false;  // TCP_NODELAY during the transfer
+  // TLS
+  std::string ca_file;
+  bool insecure = false;
+  std::string cipher;
+  Timeouts timeouts;
+};
+
+enum class OutputFormat { text, json };
+
+}  // namespace tlscmp::app

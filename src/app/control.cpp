@@ -1,0 +1,48 @@
+#include "app/control.hpp"
+
+#include <fmt/format.h>
+#include <vector>
+
+#include "transport/errors.hpp"
+#include "transport/socket.hpp"
+
+namespace tlscmp::app {
+namespace {
+
+[[noreturn]] void io_failure(const Stream& stream, const std::error_code& ec, const char* doing,
+                             const char* what) {
+  if (ec == TransportErrc::eof)
+    throw Error(fmt::format("the peer closed the connection while {} {}", doing, what));
+  throw Error(fmt::format("{} {}: {}", doing, what, describe(ec, stream.error_detail())));
+}
+
+}  // namespace
+
+void send_message(Stream& stream, const protocol::Message& message, const char* what) {
+  const std::vector<std::byte> frame = protocol::encode(message);
+  std::error_code ec;
+  stream.write_all(frame, ec);
+  if (ec) io_failure(stream, ec, "sending", what);
+}
+
+protocol::Message receive_message(Stream& stream, const char* what) {
+  std::array<std::byte, protocol::kFrameHeaderBytes> header{};
+  std::error_code ec;
+  stream.read_exact(header, ec);
+  if (ec) io_failure(stream, ec, "receiving", what);
+  // Checked against kMaxFrameBytes before anything is allocated.
+  std::vector<std::byte> body(protocol::decode_frame_length(header));
+  stream.read_exact(body, ec);
+  if (ec) io_failure(stream, ec, "receiving", what);
+  return protocol::decode(body);
+}
+
+protocol::ConnectionKind receive_preamble(Stream& stream) {
+  protocol::Preamble preamble{};
+  std::error_code ec;
+  stream.read_exact(preamble, ec);
+  if (ec) io_failure(stream, ec, "receiving", "the connection preamble");
+  return protocol::decode_preamble(preamble);
+}
+
+}  // namespace tlscmp::app

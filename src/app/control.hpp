@@ -1,0 +1,30 @@
+#pragma once
+
+// Control messages over a stream: framing on top of protocol/ encode/decode.
+
+#include <string>
+
+#include "protocol/messages.hpp"
+#include "transport/stream.hpp"
+
+namespace tlscmp::app {
+
+// Both throw tlscmp::Error (ProtocolError for malformed input) with a one-line
+// reason; `what` names the exchange ("the test request") for that reason.
+void send_message(Stream& stream, const protocol::Message& message, const char* what);
+protocol::Message receive_message(Stream& stream, const char* what);
+
+// Receives a message that must be of type T. A Refusal arriving instead is
+// thrown as tlscmp::Error carrying the peer's reason.
+template <typename T>
+T receive(Stream& stream, const char* what) {
+  protocol::Message message = receive_message(stream, what);
+  if (auto* m = std::get_if<T>(&message)) return std::move(*m);
+  if (auto* refusal = std::get_if<protocol::Refusal>(&message)) throw Error(refusal->reason);
+  throw protocol::ProtocolError(std::string("unexpected message instead of ") + what);
+}
+
+// Reads and checks the 8-byte connection preamble.
+protocol::ConnectionKind receive_preamble(Stream& stream);
+
+}  // namespace tlscmp::app

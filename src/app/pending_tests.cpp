@@ -1,0 +1,71 @@
+#include "app/pending_tests.hpp"
+
+#include <sys/random.h>
+
+#include "error.hpp"
+
+namespace tlscmp::app {
+namespace {
+
+// Unguessable, so that no other client can take over a test's data connection.
+protocol::Cookie random_cookie() {
+  protocol::Cookie cookie{};
+  std::size_t filled = 0;
+  while (filled < cookie.size()) {
+    const ssize_t n = ::getrandom(cookie.data() + filled, cookie.size() - filled, 0);
+    if (n < 0) throw Error("cannot draw random bytes for a test cookie");
+    filled += static_cast<std::size_t>(n);
+  }
+  return cookie;
+}
+
+}  // namespace
+
+std::unique_ptr<PendingTests::Ticket> PendingTests::open() {
+  std::lock_guard lock(mutex_);
+  protocol::Cookie cookie;
+  do {
+    cookie = random_cookie();
+  } while (slots_.contains(cookie));
+  slots_.emplace(cookie, Slot{});
+  return std::make_unique<Ticket>(*this, cookie);
+}
+
+bool PendingTests::deliver(const protocol::Cookie& cookie, std::unique_ptr<Stream> stream) {
+  {
+    std::lock_guard lock(mutex_);
+    auto it = slots_.find(cookie);
+    if (cancelled_ || it == slots_.end() || it->second.delivered) return false;
+    it->second.stream = std::move(stream);
+    it->second.delivered = true;
+  }
+  delivered_.notify_all();
+  return true;
+}
+
+void PendingTests::cancel_all() {
+  {
+    std::lock_guard lock(mutex_);
+    cancelled_ = true;
+  }
+  delivered_.notify_all();
+}
+
+PendingTests::Ticket::~Ticket() {
+  std::unique_ptr<Stream> unclaimed;  // closed after the lock is released
+  std::lock_guard lock(owner_.mutex_);
+  auto it = owner_.slots_.find(cookie_);
+  if (it == owner_.slots_.end()) return;
+  unclaimed = std::move(it->second.stream);
+  owner_.slots_.erase(it);
+}
+
+std::unique_ptr<Stream> PendingTests::Ticket::wait(Deadline deadline) {
+  std::unique_lock lock(owner_.mutex_);
+  auto it = owner_.slots_.find(cookie_);
+  owner_.delivered_.wait_until(lock, deadline.at(),
+                               [&] { return it->second.stream != nullptr || owner_.cancelled_; });
+  return std::move(it->second.stream);
+}
+
+}  // namespace tlscmp::app

@@ -1,0 +1,295 @@
+#include "app/server.hpp"
+
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <fmt/format.h>
+#include <boost/asio/ip/v6_only.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include "app/control.hpp"
+#include "app/transfer.hpp"
+#include "measure/environment.hpp"
+#include "transport/errors.hpp"
+#include "transport/socket.hpp"
+#include "version.hpp"
+
+namespace tlscmp::app {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+
+namespace {
+
+constexpr std::byte kTlsHandshakeRecord{0x16};  // the first byte of every TLS ClientHello
+constexpr std::chrono::seconds kShutdownGrace{5};
+
+tcp::endpoint listen_endpoint(const ServerConfig& config) {
+  if (config.bind_address.empty()) return {tcp::v6(), config.port};
+  boost::system::error_code ec;
+  const auto address = asio::ip::make_address(config.bind_address, ec);
+  if (ec) throw UsageError(fmt::format("--bind '{}' is not an IP address", config.bind_address));
+  return {address, config.port};
+}
+
+std::string format_endpoint(const tcp::endpoint& endpoint) {
+  const std::string address = endpoint.address().to_string();
+  return endpoint.address().is_v6() ? fmt::format("[{}]:{}", address, endpoint.port())
+                                    : fmt::format("{}:{}", address, endpoint.port());
+}
+
+// Waits for the first byte of a new connection and returns it without consuming it.
+std::byte peek_first_byte(int fd, Deadline deadline) {
+  for (;;) {
+    if (const std::error_code ec = wait_fd(fd, POLLIN, deadline)) {
+      if (ec == TransportErrc::timeout) throw Error("sent nothing before the handshake timeout; closed");
+      throw Error(fmt::format("cannot wait for the first byte: {}", ec.message()));
+    }
+    std::byte first{};
+    const ssize_t n = ::recv(fd, &first, 1, MSG_PEEK);
+    if (n == 1) return first;
+    if (n == 0) throw Error("closed the connection without sending anything");
+    if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
+      throw Error(fmt::format("cannot read the first byte: {}", std::strerror(errno)));
+    }
+  }
+}
+
+std::string describe_result(const protocol::TestRequest& request, const protocol::SideResult& receiver,
+                            const protocol::SideResult& sender, const std::string& tls_description) {
+  std::string text = fmt::format("{} {} ", to_string(request.mode), to_string(request.direction));
+  const std::string& error = !receiver.error.empty() ? receiver.error : sender.error;
+  if (!error.empty()) {
+    return text + fmt::format("failed after {} of {} bytes: {}", receiver.bytes, request.bytes, error);
+  }
+  text += fmt::format(
+      "{} bytes in {:.0f} us ({:.1f} MB/s), sender {:.0f} us", receiver.bytes, receiver.elapsed_us,
+      receiver.elapsed_us > 0 ? static_cast<double>(receiver.bytes) / receiver.elapsed_us : 0.0,
+      sender.elapsed_us);
+  if (!tls_description.empty()) text += ", " + tls_description;
+  return text;
+}
+
+}  // namespace
+
+// Registers a socket as live while it is in use, so that stop() can shut it
+// down; unregisters before the socket is closed (declare it after the owner).
+class Server::LiveFd {
+ public:
+  LiveFd(Server& server, int fd) : server_(server), fd_(fd) {
+    std::lock_guard lock(server_.mutex_);
+    server_.live_fds_.insert(fd_);
+    if (server_.stopping_) ::shutdown(fd_, SHUT_RDWR);
+  }
+  ~LiveFd() {
+    std::lock_guard lock(server_.mutex_);
+    server_.live_fds_.erase(server_.live_fds_.find(fd_));
+  }
+  LiveFd(const LiveFd&) = delete;
+  LiveFd& operator=(const LiveFd&) = delete;
+
+ private:
+  Server& server_;
+  int fd_;
+};
+
+Server::Server(const ServerConfig& config, const tls::Identity& identity, Logger& log)
+    : config_(config), log_(log), tls_(tls::Context::for_server({identity})), acceptor_(io_) {
+  tcp::endpoint endpoint = listen_endpoint(config);
+  boost::system::error_code ec;
+  acceptor_.open(endpoint.protocol(), ec);
+  if (ec == asio::error::address_family_not_supported && config.bind_address.empty()) {
+    endpoint = tcp::endpoint(tcp::v4(), config.port);  // no IPv6 on this host
+    acceptor_.open(endpoint.protocol(), ec);
+  }
+  if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec && endpoint.protocol() == tcp::v6() && config.bind_address.empty()) {
+    acceptor_.set_option(asio::ip::v6_only(false), ec);  // serve IPv4 clients too
+  }
+  if (!ec) acceptor_.bind(endpoint, ec);
+  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) throw Error(fmt::format("cannot listen on {}: {}", format_endpoint(endpoint), ec.message()));
+}
+
+Server::~Server() {
+  std::unique_lock lock(mutex_);
+  idle_.wait(lock, [&] { return active_connections_ == 0; });
+}
+
+std::uint16_t Server::port() const {
+  return acceptor_.local_endpoint().port();
+}
+
+std::string Server::listen_address() const {
+  return format_endpoint(acceptor_.local_endpoint());
+}
+
+void Server::run(bool handle_signals) {
+  asio::signal_set signals(io_);
+  if (handle_signals) {
+    signals.add(SIGINT);
+    signals.add(SIGTERM);
+    signals.async_wait([this](const boost::system::error_code& ec, int signal) {
+      if (ec) return;
+      log_.line(fmt::format("{}: stopping", signal == SIGINT ? "SIGINT" : "SIGTERM"));
+      io_.stop();
+    });
+  }
+  accept_next();
+  io_.run();
+  boost::system::error_code ignored;
+  acceptor_.close(ignored);
+  shut_down_connections();
+}
+
+void Server::stop() {
+  io_.stop();
+}
+
+void Server::accept_next() {
+  acceptor_.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted) return;
+    if (ec) {
+      // EMFILE and the like: say so and keep serving those already connected.
+      log_.line(fmt::format("accept failed: {}", ec.message()));
+    } else {
+      const int fd = socket.release();
+      bool accepted = false;
+      {
+        std::lock_guard lock(mutex_);
+        if (active_connections_ < config_.max_connections) {
+          ++active_connections_;
+          accepted = true;
+        }
+      }
+      if (!accepted) {
+        log_.line(fmt::format("{} refused: {} connections are already being served", peer_address(fd),
+                              config_.max_connections));
+        ::close(fd);
+      } else {
+        try {
+          std::thread([this, fd] { handle_connection(fd); }).detach();
+        } catch (const std::system_error& e) {
+          log_.line(fmt::format("{} refused: cannot start a thread: {}", peer_address(fd), e.what()));
+          ::close(fd);
+          std::lock_guard lock(mutex_);
+          --active_connections_;
+        }
+      }
+    }
+    accept_next();
+  });
+}
+
+void Server::handle_connection(int raw_fd) {
+  {
+    std::unique_ptr<Stream> stream;  // declared first, so that its socket closes last
+    UniqueFd fd(raw_fd);
+    const std::string peer = peer_address(raw_fd);
+    LiveFd live(*this, raw_fd);
+    try {
+      set_nonblocking(raw_fd, true);
+      set_nodelay(raw_fd, true);
+      const Deadline deadline = Deadline::after(config_.timeouts.handshake);
+      if (peek_first_byte(raw_fd, deadline) == kTlsHandshakeRecord) {
+        auto tls = tls_.server_stream(std::move(fd));
+        tls->set_deadline(deadline);
+        if (const std::error_code ec = tls->handshake()) {
+          throw Error(fmt::format("TLS handshake failed: {}", describe(ec, tls->error_detail())));
+        }
+        stream = std::move(tls);
+      } else {
+        stream = std::make_unique<TcpStream>(std::move(fd));
+        stream->set_deadline(deadline);
+      }
+
+      if (receive_preamble(*stream) == protocol::ConnectionKind::control) {
+        if (stream->is_tls()) throw protocol::ProtocolError("a control connection must be plain TCP");
+        serve_control(*stream, peer);
+      } else {
+        protocol::Cookie cookie{};
+        std::error_code ec;
+        stream->read_exact(cookie, ec);
+        if (ec)
+          throw Error(
+              fmt::format("data connection without a cookie: {}", describe(ec, stream->error_detail())));
+        if (!pending_.deliver(cookie, std::move(stream))) {
+          throw protocol::ProtocolError("data connection for an unknown or finished test");
+        }
+      }
+    } catch (const std::exception& e) {
+      log_.line(fmt::format("{} {}", peer, e.what()));
+    }
+  }
+  std::lock_guard lock(mutex_);
+  --active_connections_;
+  idle_.notify_all();
+}
+
+void Server::serve_control(Stream& control, const std::string& peer) {
+  const Timeouts& timeouts = config_.timeouts;
+  control.set_deadline(Deadline::after(timeouts.control));
+  const auto request = receive<protocol::TestRequest>(control, "the test request");
+  const auto ticket = pending_.open();
+  send_message(control,
+               protocol::TestAccept{ticket->cookie(), kVersion, tls::library_version(), measure::cpu_model()},
+               "the test acceptance");
+
+  auto refuse = [&](const std::string& reason) {
+    try {
+      send_message(control, protocol::Refusal{reason}, "the refusal");
+    } catch (const Error&) {
+      // The client may be gone already; the log line below says why we stopped.
+    }
+    throw Error(reason);
+  };
+
+  std::unique_ptr<Stream> data = ticket->wait(Deadline::after(timeouts.connect + timeouts.handshake));
+  if (!data) refuse("no data connection arrived in time");
+  if (data->is_tls() != (request.mode == Mode::tls)) {
+    refuse(fmt::format("the data connection is {} but the test is {}", data->is_tls() ? "TLS" : "plain TCP",
+                       to_string(request.mode)));
+  }
+
+  protocol::SideResult mine;
+  std::string tls_description;
+  {
+    LiveFd live(*this, data->native_handle());
+    if (const auto* tls = dynamic_cast<const tls::TlsStream*>(data.get())) {
+      const tls::SessionInfo info = tls->session_info();
+      tls_description = fmt::format("{} {}", info.version, info.cipher);
+    }
+    data->set_deadline(Deadline::after(timeouts.handshake));
+    std::error_code ec;
+    data->write_all({&kReadyByte, 1}, ec);
+    if (ec) throw Error(fmt::format("cannot start the transfer: {}", describe(ec, data->error_detail())));
+    const Role role = request.direction == Direction::client_to_server ? Role::receiver : Role::sender;
+    mine = run_transfer(*data, {role, request.bytes, request.chunk_bytes, request.no_delay, timeouts.idle});
+  }
+  data.reset();
+
+  control.set_deadline(Deadline::after(timeouts.control));
+  send_message(control, mine, "the server's result");
+  const auto theirs = receive<protocol::SideResult>(control, "the client's result");
+  const bool server_received = mine.role == Role::receiver;
+  log_.line(fmt::format("{} {}", peer,
+                        describe_result(request, server_received ? mine : theirs,
+                                        server_received ? theirs : mine, tls_description)));
+}
+
+void Server::shut_down_connections() {
+  pending_.cancel_all();
+  std::unique_lock lock(mutex_);
+  stopping_ = true;
+  for (int fd : live_fds_)
+    ::shutdown(fd, SHUT_RDWR);
+  if (!idle_.wait_for(lock, kShutdownGrace, [&] { return active_connections_ == 0; })) {
+    log_.line(
+        fmt::format("{} connections still open after {} s", active_connections_, kShutdownGrace.count()));
+  }
+}
+
+}  // namespace tlscmp::app

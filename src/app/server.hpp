@@ -1,0 +1,68 @@
+#pragma once
+
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "app/config.hpp"
+#include "app/log.hpp"
+#include "app/pending_tests.hpp"
+#include "tls/context.hpp"
+
+namespace tlscmp::app {
+
+// One process serving plain and TLS tests on one port, to many clients one
+// after another and at once. Asio accepts; each connection then runs on a
+// thread of its own with blocking, deadline-bound I/O, so that a slow or
+// hostile peer holds up only its own thread.
+//
+// Every connection starts with either a TLS ClientHello (first byte 0x16) or
+// the plain tlscmp preamble; the server peeks at the first byte to tell them
+// apart, as Beast's flex server does. Control connections are plain TCP; data
+// connections are plain or TLS, as their test says.
+class Server {
+ public:
+  // Binds and listens; throws tlscmp::Error naming the address and the cause.
+  Server(const ServerConfig& config, const tls::Identity& identity, Logger& log);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  std::uint16_t port() const;
+  std::string listen_address() const;
+
+  // Serves until stop(), or SIGINT/SIGTERM when `handle_signals`; then shuts
+  // down every running test and waits for their threads.
+  void run(bool handle_signals);
+  // Ends run() from any thread.
+  void stop();
+
+ private:
+  class LiveFd;
+
+  void accept_next();
+  void handle_connection(int fd);
+  void serve_control(Stream& control, const std::string& peer);
+  void shut_down_connections();
+
+  ServerConfig config_;
+  Logger& log_;
+  tls::Context tls_;
+  PendingTests pending_;
+  boost::asio::io_context io_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+
+  std::mutex mutex_;  // guards the members below
+  std::condition_variable idle_;
+  int active_connections_ = 0;
+  std::multiset<int> live_fds_;  // sockets of running connections, shut down by stop
+  bool stopping_ = false;
+};
+
+}  // namespace tlscmp::app

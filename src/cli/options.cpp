@@ -1,0 +1,156 @@
+#include "cli/options.hpp"
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "cli/size.hpp"
+#include "error.hpp"
+#include "protocol/messages.hpp"
+#include "version.hpp"
+
+namespace tlscmp::cli {
+namespace {
+
+constexpr int kMaxRounds = 100'000;
+constexpr int kMaxCertificateDays = 3650;
+
+struct ClientFlags {
+  std::string host;
+  int port = app::kDefaultPort;
+  std::string mode = "both";
+  std::string bytes = "1G";
+  std::string length = "64K";
+  bool reverse = false;
+  std::string ca_file;
+  bool insecure = false;
+  int repeat = 1;
+  bool json = false;
+  std::string cipher;
+  bool no_delay = false;
+};
+
+struct ServerFlags {
+  std::string bind;
+  int port = app::kDefaultPort;
+  std::string cert_file;
+  std::string key_file;
+};
+
+void add_certs_command(CLI::App& app, app::CertsConfig& certs) {
+  CLI::App* cmd = app.add_subcommand("certs", "Write a CA, a server and a client certificate for TLS tests");
+  cmd->add_option("--dir", certs.dir, "Directory to write ca.pem, server.pem/.key, client.pem/.key into")
+      ->capture_default_str();
+  cmd->add_option("--host", certs.hosts,
+                  "Extra DNS name or IP address for the server certificate (repeatable); "
+                  "localhost, 127.0.0.1 and ::1 are always in it");
+  cmd->add_option("--days", certs.validity_days, "Validity in days")
+      ->check(CLI::Range(1, kMaxCertificateDays))
+      ->capture_default_str();
+}
+
+void add_server_command(CLI::App& app, ServerFlags& flags) {
+  CLI::App* cmd = app.add_subcommand("server", "Serve plain TCP and TLS tests until interrupted");
+  cmd->add_option("-p,--port", flags.port, "TCP port to listen on (0: any free port)")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  cmd->add_option("--bind", flags.bind, "Address to listen on (default: every IPv6 and IPv4 address)");
+  CLI::Option* cert = cmd->add_option("--cert", flags.cert_file, "Server certificate chain (PEM)");
+  CLI::Option* key = cmd->add_option("--key", flags.key_file, "Server private key (PEM, unencrypted)");
+  cert->needs(key);
+  key->needs(cert);
+}
+
+void add_client_command(CLI::App& app, ClientFlags& flags) {
+  CLI::App* cmd = app.add_subcommand("client", "Run the TCP vs TLS comparison against a server");
+  cmd->add_option("host", flags.host, "Server host name or address (none: an embedded server on loopback)");
+  cmd->add_option("-p,--port", flags.port, "Server port")->check(CLI::Range(1, 65535))->capture_default_str();
+  cmd->add_option("--mode", flags.mode, "tcp, tls, or both (alternating tcp, tls)")
+      ->check(CLI::IsMember({"tcp", "tls", "both"}))
+      ->capture_default_str();
+  cmd->add_option("-n,--bytes", flags.bytes, "Payload bytes per run; K, M, G, T suffixes are powers of 1024")
+      ->capture_default_str();
+  cmd->add_option("-l,--length", flags.length, "Chunk size: bytes per write and per read")
+      ->capture_default_str();
+  cmd->add_flag("-R,--reverse", flags.reverse, "The server sends, the client receives");
+  CLI::Option* ca = cmd->add_option("--ca", flags.ca_file, "Trust the CA certificates in this PEM file");
+  CLI::Option* insecure =
+      cmd->add_flag("--insecure", flags.insecure, "Do not verify the server's certificate or host name");
+  ca->excludes(insecure);
+  cmd->add_option("--repeat", flags.repeat, "Rounds to run; each runs every mode once")
+      ->check(CLI::Range(1, kMaxRounds))
+      ->capture_default_str();
+  cmd->add_flag("-J,--json", flags.json, "Print one JSON object instead of tables");
+  cmd->add_option("--cipher", flags.cipher,
+                  "TLS 1.3 suite(s) such as TLS_AES_128_GCM_SHA256, or a TLS 1.2 OpenSSL cipher list");
+  cmd->add_flag("-N,--no-delay", flags.no_delay, "Set TCP_NODELAY during the transfer (disable Nagle)");
+}
+
+ClientCommand to_client_command(const ClientFlags& flags) {
+  ClientCommand command;
+  app::ClientConfig& c = command.config;
+  c.host = flags.host;
+  c.port = static_cast<std::uint16_t>(flags.port);
+  if (flags.mode == "tcp") c.modes = {Mode::tcp};
+  if (flags.mode == "tls") c.modes = {Mode::tls};
+  c.bytes = parse_size(flags.bytes, "--bytes", 1, protocol::kMaxTestBytes);
+  c.chunk_bytes =
+      static_cast<std::uint32_t>(parse_size(flags.length, "--length", 1, protocol::kMaxChunkBytes));
+  c.direction = flags.reverse ? Direction::server_to_client : Direction::client_to_server;
+  c.ca_file = flags.ca_file;
+  c.insecure = flags.insecure;
+  c.rounds = flags.repeat;
+  c.cipher = flags.cipher;
+  c.no_delay = flags.no_delay;
+  command.format = flags.json ? app::OutputFormat::json : app::OutputFormat::text;
+  return command;
+}
+
+// CLI11's messages, kept to one line.
+std::string one_line(std::string text) {
+  for (char& c : text) {
+    if (c == '\n') c = ' ';
+  }
+  while (!text.empty() && text.back() == ' ')
+    text.pop_back();
+  return text;
+}
+
+}  // namespace
+
+Command parse_command_line(int argc, const char* const* argv) {
+  CLI::App app{"tlscmp: what TLS costs over plain TCP, on these hosts, for this workload", "tlscmp"};
+  app.set_version_flag("-V,--version", std::string("tlscmp ") + kVersion);
+  app.require_subcommand(0, 1);
+
+  app::CertsConfig certs;
+  ServerFlags server_flags;
+  ClientFlags client_flags;
+  add_certs_command(app, certs);
+  add_server_command(app, server_flags);
+  add_client_command(app, client_flags);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    const CLI::App* sub = app.get_subcommands().empty() ? &app : app.get_subcommands().front();
+    return HelpRequest{sub->help(), 0};
+  } catch (const CLI::CallForVersion& e) {
+    return HelpRequest{std::string(e.what()) + "\n", 0};
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(one_line(e.what()));
+  }
+
+  if (app.got_subcommand("certs")) return certs;
+  if (app.got_subcommand("server")) {
+    app::ServerConfig config;
+    config.bind_address = server_flags.bind;
+    config.port = static_cast<std::uint16_t>(server_flags.port);
+    config.cert_file = server_flags.cert_file;
+    config.key_file = server_flags.key_file;
+    return config;
+  }
+  if (app.got_subcommand("client")) return to_client_command(client_flags);
+  return HelpRequest{app.help(), 2};
+}
+
+}  // namespace tlscmp::cli

@@ -1,0 +1,26 @@
+#pragma once
+
+#include <string>
+#include <variant>
+
+#include "app/config.hpp"
+
+namespace tlscmp::cli {
+
+// --help was asked for (exit 0), or no subcommand given (exit 2): print `text`.
+struct HelpRequest {
+  std::string text;
+  int exit_code = 0;
+};
+
+struct ClientCommand {
+  app::ClientConfig config;
+  app::OutputFormat format = app::OutputFormat::text;
+};
+
+using Command = std::variant<HelpRequest, app::CertsConfig, app::ServerConfig, ClientCommand>;
+
+// Options in, validated values out. Throws UsageError with a one-line reason.
+Command parse_command_line(int argc, const char* const* argv);
+
+}  // namespace tlscmp::cli

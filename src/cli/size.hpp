@@ -1,0 +1,14 @@
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace tlscmp::cli {
+
+// Parses a byte count: a number with an optional suffix K, M, G or T (either
+// case), each a power of 1024 as in iperf3: "64K" = 65536, "1.5M" = 1572864.
+// A fraction of a byte is dropped. Throws UsageError naming `flag` for anything
+// else, or a count outside min..max.
+std::uint64_t parse_size(std::string_view text, std::string_view flag, std::uint64_t min, std::uint64_t max);
+
+}  // namespace tlscmp::cli

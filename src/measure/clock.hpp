@@ -1,0 +1,19 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+namespace tlscmp::measure {
+
+// Monotonic nanoseconds (CLOCK_MONOTONIC): the one clock every interval is read from.
+inline std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+inline double ns_to_us(std::int64_t ns) {
+  return static_cast<double>(ns) / 1e3;
+}
+
+}  // namespace tlscmp::measure

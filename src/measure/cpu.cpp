@@ -1,0 +1,20 @@
+#include "measure/cpu.hpp"
+
+#include <sys/resource.h>
+
+namespace tlscmp::measure {
+namespace {
+
+double seconds(const timeval& tv) {
+  return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+}
+
+}  // namespace
+
+CpuTimes thread_cpu_times() {
+  rusage usage{};
+  if (::getrusage(RUSAGE_THREAD, &usage) != 0) return {};
+  return {seconds(usage.ru_utime), seconds(usage.ru_stime)};
+}
+
+}  // namespace tlscmp::measure

@@ -1,0 +1,50 @@
+#include "measure/results.hpp"
+
+#include <map>
+
+namespace tlscmp::measure {
+namespace {
+
+template <typename Get>
+Summary summarize_field(const std::vector<const RunResult*>& runs, Get get) {
+  std::vector<double> values;
+  values.reserve(runs.size());
+  for (const RunResult* run : runs)
+    values.push_back(get(*run));
+  return summarize(values);
+}
+
+}  // namespace
+
+void compute_statistics(Comparison& comparison) {
+  comparison.stats.clear();
+  comparison.tls_over_tcp.reset();
+  for (Mode mode : comparison.parameters.modes) {
+    std::vector<const RunResult*> runs;
+    for (const RunResult& run : comparison.runs) {
+      if (run.mode == mode) runs.push_back(&run);
+    }
+    if (runs.empty()) continue;
+    comparison.stats.push_back(ModeStats{
+        mode,
+        summarize_field(runs, [](const RunResult& r) { return r.transfer_us; }),
+        summarize_field(runs, [](const RunResult& r) { return r.sender_us; }),
+        summarize_field(runs, [](const RunResult& r) { return r.handshake_us; }),
+        summarize_field(runs, [](const RunResult& r) { return r.mbytes_per_s(); }),
+    });
+  }
+
+  // Pair the modes round by round: both ran back to back, so noise hits both alike.
+  std::map<int, std::pair<double, double>> rounds;  // round -> (tcp us, tls us)
+  for (const RunResult& run : comparison.runs) {
+    auto& pair = rounds[run.round];
+    (run.mode == Mode::tcp ? pair.first : pair.second) = run.transfer_us;
+  }
+  std::vector<double> ratios;
+  for (const auto& [round, pair] : rounds) {
+    if (pair.first > 0 && pair.second > 0) ratios.push_back(pair.second / pair.first);
+  }
+  if (!ratios.empty()) comparison.tls_over_tcp = summarize(ratios);
+}
+
+}  // namespace tlscmp::measure

@@ -1,0 +1,270 @@
+#include "protocol/messages.hpp"
+
+#include <fmt/format.h>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+namespace tlscmp::protocol {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kMagic[6] = {'T', 'L', 'S', 'C', 'M', 'P'};
+// Control messages are flat objects; deeper nesting is refused before parsing.
+constexpr int kMaxJsonDepth = 4;
+
+[[noreturn]] void bad(const std::string& what) {
+  throw ProtocolError("bad control message: " + what);
+}
+
+// Rejects nesting deeper than kMaxJsonDepth without building anything.
+void check_depth(std::span<const std::byte> body) {
+  int depth = 0;
+  bool in_string = false;
+  bool escaped = false;
+  for (std::byte b : body) {
+    const char c = static_cast<char>(b);
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > kMaxJsonDepth) bad("nested too deeply");
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+}
+
+const json& field(const json& object, const char* name) {
+  const auto it = object.find(name);
+  if (it == object.end()) bad(fmt::format("'{}' is missing", name));
+  return *it;
+}
+
+std::uint64_t get_uint(const json& object, const char* name, std::uint64_t min, std::uint64_t max) {
+  const json& value = field(object, name);
+  if (!value.is_number_unsigned()) bad(fmt::format("'{}' is not a non-negative integer", name));
+  const auto n = value.get<std::uint64_t>();
+  if (n < min || n > max) bad(fmt::format("'{}' = {} is outside {}..{}", name, n, min, max));
+  return n;
+}
+
+double get_double(const json& object, const char* name, double max) {
+  const json& value = field(object, name);
+  if (!value.is_number()) bad(fmt::format("'{}' is not a number", name));
+  const auto d = value.get<double>();
+  if (!std::isfinite(d) || d < 0 || d > max) bad(fmt::format("'{}' is outside 0..{}", name, max));
+  return d;
+}
+
+bool get_bool(const json& object, const char* name) {
+  const json& value = field(object, name);
+  if (!value.is_boolean()) bad(fmt::format("'{}' is not a boolean", name));
+  return value.get<bool>();
+}
+
+// Strings are bounded and may not hold control characters: they end up in logs.
+std::string get_string(const json& object, const char* name) {
+  const json& value = field(object, name);
+  if (!value.is_string()) bad(fmt::format("'{}' is not a string", name));
+  const auto& s = value.get_ref<const std::string&>();
+  if (s.size() > kMaxStringBytes) bad(fmt::format("'{}' is longer than {} bytes", name, kMaxStringBytes));
+  for (char c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      bad(fmt::format("'{}' holds a control character", name));
+  }
+  return s;
+}
+
+template <typename Enum, std::size_t N>
+Enum get_enum(const json& object, const char* name, const std::array<Enum, N>& values) {
+  const std::string text = get_string(object, name);
+  for (Enum v : values) {
+    if (text == to_string(v)) return v;
+  }
+  bad(fmt::format("'{}' has an unknown value", name));
+}
+
+// Bytes from a peer, fit for a log line: printable ASCII as is, the rest as \xNN.
+std::string printable(std::span<const std::byte> bytes) {
+  std::string text;
+  for (std::byte b : bytes) {
+    const auto c = std::to_integer<unsigned char>(b);
+    if (c >= 0x20 && c < 0x7f && c != '\\' && c != '"') {
+      text += static_cast<char>(c);
+    } else {
+      text += fmt::format("\\x{:02x}", c);
+    }
+  }
+  return text;
+}
+
+int from_hex(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+Cookie get_cookie(const json& object, const char* name) {
+  const std::string text = get_string(object, name);
+  if (text.size() != 2 * kCookieBytes) bad(fmt::format("'{}' is not {} hex digits", name, 2 * kCookieBytes));
+  Cookie cookie{};
+  for (std::size_t i = 0; i < kCookieBytes; ++i) {
+    const int hi = from_hex(text[2 * i]);
+    const int lo = from_hex(text[2 * i + 1]);
+    if (hi < 0 || lo < 0) bad(fmt::format("'{}' is not lower-case hex", name));
+    cookie[i] = static_cast<std::byte>(hi * 16 + lo);
+  }
+  return cookie;
+}
+
+json to_json(const TestRequest& m) {
+  return {{"type", "test_request"},
+          {"mode", to_string(m.mode)},
+          {"direction", to_string(m.direction)},
+          {"bytes", m.bytes},
+          {"chunk_bytes", m.chunk_bytes},
+          {"no_delay", m.no_delay},
+          {"client_version", m.client_version}};
+}
+
+json to_json(const TestAccept& m) {
+  return {{"type", "test_accept"},
+          {"cookie", cookie_hex(m.cookie)},
+          {"server_version", m.server_version},
+          {"tls_library", m.tls_library},
+          {"cpu_model", m.cpu_model}};
+}
+
+json to_json(const Refusal& m) {
+  return {{"type", "refusal"}, {"reason", m.reason}};
+}
+
+json to_json(const SideResult& m) {
+  return {
+      {"type", "side_result"},          {"role", to_string(m.role)},      {"bytes", m.bytes},
+      {"elapsed_us", m.elapsed_us},     {"cpu_user_s", m.cpu_user_s},     {"cpu_system_s", m.cpu_system_s},
+      {"sndbuf_bytes", m.sndbuf_bytes}, {"rcvbuf_bytes", m.rcvbuf_bytes}, {"error", m.error}};
+}
+
+constexpr std::array kModes{Mode::tcp, Mode::tls};
+constexpr std::array kDirections{Direction::client_to_server, Direction::server_to_client};
+constexpr std::array kRoles{Role::sender, Role::receiver};
+constexpr auto kMaxInt = static_cast<std::uint64_t>(std::numeric_limits<int>::max());
+
+Message decode_object(const json& j) {
+  const std::string type = get_string(j, "type");
+  if (type == "test_request") {
+    TestRequest m;
+    m.mode = get_enum(j, "mode", kModes);
+    m.direction = get_enum(j, "direction", kDirections);
+    m.bytes = get_uint(j, "bytes", 1, kMaxTestBytes);
+    m.chunk_bytes = static_cast<std::uint32_t>(get_uint(j, "chunk_bytes", 1, kMaxChunkBytes));
+    m.no_delay = get_bool(j, "no_delay");
+    m.client_version = get_string(j, "client_version");
+    return m;
+  }
+  if (type == "test_accept") {
+    TestAccept m;
+    m.cookie = get_cookie(j, "cookie");
+    m.server_version = get_string(j, "server_version");
+    m.tls_library = get_string(j, "tls_library");
+    m.cpu_model = get_string(j, "cpu_model");
+    return m;
+  }
+  if (type == "refusal") return Refusal{get_string(j, "reason")};
+  if (type == "side_result") {
+    SideResult m;
+    m.role = get_enum(j, "role", kRoles);
+    m.bytes = get_uint(j, "bytes", 0, kMaxTestBytes);
+    m.elapsed_us = get_double(j, "elapsed_us", kMaxElapsedUs);
+    m.cpu_user_s = get_double(j, "cpu_user_s", kMaxElapsedUs / 1e6);
+    m.cpu_system_s = get_double(j, "cpu_system_s", kMaxElapsedUs / 1e6);
+    m.sndbuf_bytes = static_cast<int>(get_uint(j, "sndbuf_bytes", 0, kMaxInt));
+    m.rcvbuf_bytes = static_cast<int>(get_uint(j, "rcvbuf_bytes", 0, kMaxInt));
+    m.error = get_string(j, "error");
+    return m;
+  }
+  bad(fmt::format("unknown type '{}'", type));
+}
+
+}  // namespace
+
+Preamble encode_preamble(ConnectionKind kind) {
+  Preamble p{};
+  std::memcpy(p.data(), kMagic, sizeof kMagic);
+  p[6] = static_cast<std::byte>(kind);
+  p[7] = static_cast<std::byte>(kVersion);
+  return p;
+}
+
+ConnectionKind decode_preamble(std::span<const std::byte, kPreambleBytes> bytes) {
+  if (std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
+    throw ProtocolError(fmt::format("not a tlscmp peer (it sent \"{}\")", printable(bytes)));
+  }
+  const auto kind = static_cast<std::uint8_t>(bytes[6]);
+  const auto version = static_cast<std::uint8_t>(bytes[7]);
+  if (version != kVersion) {
+    throw ProtocolError(fmt::format(
+        "the peer speaks tlscmp protocol version {}, this build speaks version {}", version, kVersion));
+  }
+  if (kind != static_cast<std::uint8_t>(ConnectionKind::control) &&
+      kind != static_cast<std::uint8_t>(ConnectionKind::data)) {
+    throw ProtocolError(fmt::format("unknown connection kind {:#04x}", kind));
+  }
+  return static_cast<ConnectionKind>(kind);
+}
+
+std::vector<std::byte> encode(const Message& message) {
+  const std::string body = std::visit(
+      [](const auto& m) { return to_json(m).dump(-1, ' ', false, json::error_handler_t::replace); }, message);
+  const auto n = static_cast<std::uint32_t>(body.size());
+  std::vector<std::byte> frame(kFrameHeaderBytes + body.size());
+  frame[0] = static_cast<std::byte>(n >> 24);
+  frame[1] = static_cast<std::byte>(n >> 16);
+  frame[2] = static_cast<std::byte>(n >> 8);
+  frame[3] = static_cast<std::byte>(n);
+  std::memcpy(frame.data() + kFrameHeaderBytes, body.data(), body.size());
+  return frame;
+}
+
+std::size_t decode_frame_length(std::span<const std::byte, kFrameHeaderBytes> header) {
+  const std::uint32_t n =
+      (std::to_integer<std::uint32_t>(header[0]) << 24) | (std::to_integer<std::uint32_t>(header[1]) << 16) |
+      (std::to_integer<std::uint32_t>(header[2]) << 8) | std::to_integer<std::uint32_t>(header[3]);
+  if (n == 0 || n > kMaxFrameBytes) {
+    throw ProtocolError(fmt::format("bad control message: length {} is outside 1..{}", n, kMaxFrameBytes));
+  }
+  return n;
+}
+
+Message decode(std::span<const std::byte> body) {
+  if (body.empty() || body.size() > kMaxFrameBytes) bad("empty or too long");
+  check_depth(body);
+  const auto* text = reinterpret_cast<const char*>(body.data());
+  const json j = json::parse(text, text + body.size(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) bad("not valid JSON");
+  if (!j.is_object()) bad("not a JSON object");
+  return decode_object(j);
+}
+
+std::string cookie_hex(const Cookie& cookie) {
+  std::string text;
+  text.reserve(2 * kCookieBytes);
+  for (std::byte b : cookie)
+    text += fmt::format("{:02x}", std::to_integer<unsigned>(b));
+  return text;
+}
+
+}  // namespace tlscmp::protocol

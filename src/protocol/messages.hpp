@@ -1,0 +1,98 @@
+#pragma once
+
+// The control protocol: what client and server say to each other, and how it
+// is encoded. Pure functions on byte spans; nothing here touches a socket.
+//
+// Every connection starts with an 8-byte preamble: "TLSCMP", a kind byte
+// ('C' control, 'D' data) and the protocol version. A control connection then
+// carries frames: a 4-byte big-endian length (1..kMaxFrameBytes) and a JSON
+// object with a "type". A data connection (inside TLS for TLS tests) follows
+// its preamble with the 16-byte cookie the server handed out for the test.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "error.hpp"
+#include "test_kind.hpp"
+
+namespace tlscmp::protocol {
+
+inline constexpr std::uint8_t kVersion = 1;
+inline constexpr std::size_t kPreambleBytes = 8;
+inline constexpr std::size_t kCookieBytes = 16;
+inline constexpr std::size_t kFrameHeaderBytes = 4;
+inline constexpr std::size_t kMaxFrameBytes = 64 * 1024;
+inline constexpr std::size_t kMaxStringBytes = 1024;
+inline constexpr std::uint64_t kMaxTestBytes = std::uint64_t{1} << 50;  // 1 PiB
+inline constexpr std::uint32_t kMaxChunkBytes = 16 * 1024 * 1024;
+inline constexpr double kMaxElapsedUs = 1e13;  // about 4 months
+
+// Anything a peer sent that does not follow the protocol.
+class ProtocolError : public Error {
+ public:
+  using Error::Error;
+};
+
+enum class ConnectionKind : std::uint8_t { control = 'C', data = 'D' };
+
+using Cookie = std::array<std::byte, kCookieBytes>;
+using Preamble = std::array<std::byte, kPreambleBytes>;
+
+// client -> server: run one test with these parameters.
+struct TestRequest {
+  Mode mode = Mode::tcp;
+  Direction direction = Direction::client_to_server;
+  std::uint64_t bytes = 0;        // payload bytes to transfer, 1..kMaxTestBytes
+  std::uint32_t chunk_bytes = 0;  // bytes per write (and per read), 1..kMaxChunkBytes
+  bool no_delay = false;          // TCP_NODELAY on the data connection
+  std::string client_version;     // tlscmp version of the client, for the log
+};
+
+// server -> client: the test is accepted; open the data connection with this cookie.
+struct TestAccept {
+  Cookie cookie{};
+  std::string server_version;  // tlscmp version of the server
+  std::string tls_library;     // e.g. "OpenSSL 3.0.19 27 Jan 2026"
+  std::string cpu_model;       // of the server's host
+};
+
+// server -> client: the test cannot run; `reason` says why, in one line.
+struct Refusal {
+  std::string reason;
+};
+
+// Either side -> the other, after the transfer: what this side measured.
+struct SideResult {
+  Role role = Role::receiver;
+  std::uint64_t bytes = 0;  // payload bytes this side sent (sender) or received (receiver)
+  // Receiver: from sending "go" to holding the last byte. Sender: from
+  // receiving "go" to the last write returning. Microseconds.
+  double elapsed_us = 0;
+  double cpu_user_s = 0;    // user CPU seconds this side spent in that window
+  double cpu_system_s = 0;  // system CPU seconds this side spent in that window
+  int sndbuf_bytes = 0;     // SO_SNDBUF the kernel applied on this side
+  int rcvbuf_bytes = 0;     // SO_RCVBUF the kernel applied on this side
+  std::string error;        // empty, or why this side's part of the test failed
+};
+
+using Message = std::variant<TestRequest, TestAccept, Refusal, SideResult>;
+
+Preamble encode_preamble(ConnectionKind kind);
+// Throws ProtocolError: not tlscmp, an unknown kind, or another protocol version.
+ConnectionKind decode_preamble(std::span<const std::byte, kPreambleBytes> bytes);
+
+// A whole frame: length header and JSON body.
+std::vector<std::byte> encode(const Message& message);
+// The body length announced by a frame header; throws ProtocolError outside 1..kMaxFrameBytes.
+std::size_t decode_frame_length(std::span<const std::byte, kFrameHeaderBytes> header);
+// A frame body. Throws ProtocolError for anything malformed, out of range or unknown.
+Message decode(std::span<const std::byte> body);
+
+std::string cookie_hex(const Cookie& cookie);
+
+}  // namespace tlscmp::protocol

@@ -1,0 +1,19 @@
+#pragma once
+
+// Renders a comparison for people (text) and for programs (JSON). Pure
+// functions of measured values: nothing here touches a socket or a clock.
+
+#include <cstdint>
+#include <string>
+
+#include "measure/results.hpp"
+
+namespace tlscmp::report {
+
+std::string render_text(const measure::Comparison& comparison);
+std::string render_json(const measure::Comparison& comparison);
+
+// "1 GiB", "64 KiB", "1.5 MiB", "100 B": binary units, as the size flags take them.
+std::string format_bytes(std::uint64_t bytes);
+
+}  // namespace tlscmp::report

@@ -1,0 +1,201 @@
+#include "tls/identity.hpp"
+
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/rand.h>
+
+#include <fmt/format.h>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "error.hpp"
+#include "tls/ossl_ptr.hpp"
+#include "tls/ssl_compat.hpp"
+#include "transport/socket.hpp"
+
+namespace tlscmp::tls {
+namespace {
+
+[[noreturn]] void fail(const std::string& what) {
+  const unsigned long err = ERR_get_error();
+  ERR_clear_error();
+  if (err == 0) throw Error(what);
+  const char* reason = ERR_reason_error_string(err);
+  throw Error(fmt::format("{}: {}", what, reason != nullptr ? reason : "unknown TLS library error"));
+}
+
+// A DNS name for a certificate: letters, digits, '-', '.' (and '*' for a
+// wildcard label), labels of 1..63 characters, 253 characters in all.
+bool is_dns_name(const std::string& host) {
+  if (host.empty() || host.size() > 253) return false;
+  std::size_t label = 0;
+  for (char c : host) {
+    if (c == '.') {
+      if (label == 0) return false;
+      label = 0;
+      continue;
+    }
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                    c == '*' || c == '_';
+    if (!ok || ++label > 63) return false;
+  }
+  return label > 0;
+}
+
+PkeyPtr new_key() {
+  PkeyPtr key(EVP_EC_gen("P-256"));
+  if (!key) fail("cannot generate a P-256 key");
+  return key;
+}
+
+void add_extension(X509* cert, X509* issuer, int nid, const std::string& value) {
+  X509V3_CTX ctx;
+  X509V3_set_ctx_nodb(&ctx);
+  X509V3_set_ctx(&ctx, issuer, cert, nullptr, nullptr, 0);
+  X509ExtPtr ext(X509V3_EXT_conf_nid(nullptr, &ctx, nid, value.c_str()));
+  if (!ext || X509_add_ext(cert, ext.get(), -1) != 1) fail(fmt::format("cannot add extension '{}'", value));
+}
+
+X509Ptr new_certificate(const std::string& common_name, EVP_PKEY* key, int validity_days) {
+  X509Ptr cert(X509_new());
+  if (!cert) fail("cannot allocate a certificate");
+  X509_set_version(cert.get(), 2);  // X.509 v3
+  unsigned char serial[16];
+  if (RAND_bytes(serial, sizeof serial) != 1) fail("cannot draw a serial number");
+  serial[0] &= 0x7f;  // a positive INTEGER
+  BIGNUM* bn = BN_bin2bn(serial, sizeof serial, nullptr);
+  BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert.get()));
+  BN_free(bn);
+  X509_gmtime_adj(X509_getm_notBefore(cert.get()), -300);  // tolerate a little clock skew
+  X509_gmtime_adj(X509_getm_notAfter(cert.get()), static_cast<long>(validity_days) * 24 * 3600);
+  X509_set_pubkey(cert.get(), key);
+  X509_NAME* name = X509_get_subject_name(cert.get());
+  X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("tlscmp"), -1,
+                             -1, 0);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
+                             reinterpret_cast<const unsigned char*>(common_name.c_str()), -1, -1, 0);
+  return cert;
+}
+
+void sign(X509* cert, X509* issuer, EVP_PKEY* issuer_key) {
+  X509_set_issuer_name(cert, X509_get_subject_name(issuer));
+  if (X509_sign(cert, issuer_key, EVP_sha256()) == 0) fail("cannot sign a certificate");
+}
+
+std::string to_pem(X509* cert) {
+  BioPtr bio(BIO_new(BIO_s_mem()));
+  if (!bio || PEM_write_bio_X509(bio.get(), cert) != 1) fail("cannot encode a certificate");
+  char* data = nullptr;
+  const long len = BIO_get_mem_data(bio.get(), &data);
+  return std::string(data, static_cast<std::size_t>(len));
+}
+
+std::string to_pem(EVP_PKEY* key) {
+  BioPtr bio(BIO_new(BIO_s_mem()));
+  if (!bio || PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr, nullptr) != 1) {
+    fail("cannot encode a private key");
+  }
+  char* data = nullptr;
+  const long len = BIO_get_mem_data(bio.get(), &data);
+  return std::string(data, static_cast<std::size_t>(len));
+}
+
+Identity issue(const std::string& common_name, const std::string& extended_key_usage,
+               const std::string& alt_names, X509* ca, EVP_PKEY* ca_key, int validity_days) {
+  PkeyPtr key = new_key();
+  X509Ptr cert = new_certificate(common_name, key.get(), validity_days);
+  add_extension(cert.get(), ca, NID_basic_constraints, "critical,CA:FALSE");
+  add_extension(cert.get(), ca, NID_key_usage, "critical,digitalSignature");
+  add_extension(cert.get(), ca, NID_ext_key_usage, extended_key_usage);
+  add_extension(cert.get(), ca, NID_subject_key_identifier, "hash");
+  add_extension(cert.get(), ca, NID_authority_key_identifier, "keyid:always");
+  if (!alt_names.empty()) add_extension(cert.get(), ca, NID_subject_alt_name, alt_names);
+  sign(cert.get(), ca, ca_key);
+  return Identity{to_pem(cert.get()), to_pem(key.get())};
+}
+
+std::string read_file(const std::string& path, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("cannot read {} '{}': {}", what, path, std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Never prompts for a passphrase: an encrypted key fails to load instead.
+int no_passphrase(char*, int, int, void*) {
+  return -1;
+}
+
+X509Ptr leaf_of(const std::string& chain_pem) {
+  BioPtr bio = memory_bio(chain_pem);
+  X509Ptr leaf(PEM_read_bio_X509(bio.get(), nullptr, no_passphrase, nullptr));
+  ERR_clear_error();
+  return leaf;
+}
+
+}  // namespace
+
+CertificateSet generate_certificates(const std::vector<std::string>& extra_hosts, int validity_days) {
+  std::string alt_names = "DNS:localhost,IP:127.0.0.1,IP:::1";
+  for (const std::string& host : extra_hosts) {
+    if (is_ip_literal(host)) {
+      alt_names += ",IP:" + host;
+    } else if (is_dns_name(host)) {
+      alt_names += ",DNS:" + host;
+    } else {
+      throw UsageError(fmt::format("--host '{}' is neither a DNS name nor an IP address", host));
+    }
+  }
+
+  PkeyPtr ca_key = new_key();
+  X509Ptr ca = new_certificate("tlscmp CA", ca_key.get(), validity_days);
+  add_extension(ca.get(), ca.get(), NID_basic_constraints, "critical,CA:TRUE,pathlen:0");
+  add_extension(ca.get(), ca.get(), NID_key_usage, "critical,keyCertSign,cRLSign");
+  add_extension(ca.get(), ca.get(), NID_subject_key_identifier, "hash");
+  sign(ca.get(), ca.get(), ca_key.get());
+
+  CertificateSet set;
+  set.ca_certificate_pem = to_pem(ca.get());
+  set.server = issue("tlscmp server", "serverAuth", alt_names, ca.get(), ca_key.get(), validity_days);
+  set.client = issue("tlscmp client", "clientAuth", {}, ca.get(), ca_key.get(), validity_days);
+  return set;
+}
+
+Identity load_identity(const std::string& cert_file, const std::string& key_file) {
+  Identity id{read_file(cert_file, "certificate file"), read_file(key_file, "key file")};
+  X509Ptr leaf = leaf_of(id.certificate_chain_pem);
+  if (!leaf) throw Error(fmt::format("certificate file '{}' holds no PEM certificate", cert_file));
+  BioPtr bio = memory_bio(id.private_key_pem);
+  PkeyPtr key(PEM_read_bio_PrivateKey(bio.get(), nullptr, no_passphrase, nullptr));
+  ERR_clear_error();
+  if (!key) {
+    throw Error(fmt::format("key file '{}' holds no unencrypted PEM private key", key_file));
+  }
+  if (X509_check_private_key(leaf.get(), key.get()) != 1) {
+    ERR_clear_error();
+    throw Error(fmt::format("key file '{}' does not match the certificate in '{}'", key_file, cert_file));
+  }
+  return id;
+}
+
+std::string certificate_key_type(const std::string& chain_pem) {
+  X509Ptr leaf = leaf_of(chain_pem);
+  return leaf ? compat::key_type_name(X509_get0_pubkey(leaf.get())) : std::string{};
+}
+
+std::string certificate_fingerprint(const std::string& chain_pem) {
+  X509Ptr leaf = leaf_of(chain_pem);
+  if (!leaf) return {};
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (X509_digest(leaf.get(), EVP_sha256(), digest, &len) != 1) return {};
+  std::string text;
+  for (unsigned int i = 0; i < len; ++i)
+    text += fmt::format("{}{:02X}", i == 0 ? "" : ":", digest[i]);
+  return text;
+}
+
+}  // namespace tlscmp::tls

@@ -1,0 +1,37 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tlscmp::tls {
+
+// A certificate chain and its private key, both PEM-encoded.
+struct Identity {
+  std::string certificate_chain_pem;  // leaf first
+  std::string private_key_pem;
+};
+
+// What `tlscmp certs` writes: a CA, a server and a client identity it signed.
+struct CertificateSet {
+  std::string ca_certificate_pem;
+  Identity server;
+  Identity client;
+};
+
+// A fresh ECDSA P-256 CA, a server certificate whose subjectAltNames are
+// localhost, 127.0.0.1, ::1 and each of `extra_hosts` (DNS names or IP
+// addresses), and a client certificate, all valid for `validity_days`.
+// The CA's private key is used for signing and then discarded.
+CertificateSet generate_certificates(const std::vector<std::string>& extra_hosts, int validity_days);
+
+// Reads a PEM certificate chain and a PEM private key from files and checks
+// that they belong together. Throws tlscmp::Error naming the file and cause.
+Identity load_identity(const std::string& cert_file, const std::string& key_file);
+
+// "ECDSA P-256", "RSA 2048", "Ed25519" for the leaf certificate of `chain_pem`.
+std::string certificate_key_type(const std::string& chain_pem);
+
+// SHA-256 fingerprint of the leaf certificate, as colon-separated hex.
+std::string certificate_fingerprint(const std::string& chain_pem);
+
+}  // namespace tlscmp::tls

@@ -1,0 +1,73 @@
+#pragma once
+
+// The only file that knows which TLS library tlscmp is built against.
+// Everything else in src/tls/ uses the API OpenSSL and BoringSSL share, and
+// calls these helpers where the two differ.
+
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/objects.h>
+#include <openssl/ssl.h>
+
+#include <cstddef>
+#include <string>
+
+namespace tlscmp::tls::compat {
+
+// "OpenSSL 3.0.19 27 Jan 2026"
+inline std::string library_version() {
+  return OpenSSL_version(OPENSSL_VERSION);
+}
+
+// Read-ahead lets the library pull as many records as fit into one buffer of
+// `bytes` with one read(2), instead of one record header and body at a time.
+inline void set_read_ahead(SSL_CTX* ctx, std::size_t bytes) {
+  if (bytes == 0) return;
+  SSL_CTX_set_read_ahead(ctx, 1);
+  SSL_CTX_set_default_read_buffer_len(ctx, bytes);
+}
+
+// True when the error on the queue means the peer closed the TCP connection
+// without sending close_notify (OpenSSL 3 reports it as SSL_ERROR_SSL).
+inline bool is_unexpected_eof(unsigned long err) {
+  return ERR_GET_LIB(err) == ERR_LIB_SSL && ERR_GET_REASON(err) == SSL_R_UNEXPECTED_EOF_WHILE_READING;
+}
+
+// Sends `host` as Server Name Indication (OpenSSL's call is a macro with a C cast).
+inline void set_server_name(SSL* ssl, const char* host) {
+  SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name, const_cast<char*>(host));
+}
+
+// Name of the negotiated key exchange group ("X25519"), or "" if none.
+inline std::string negotiated_group(SSL* ssl) {
+  const auto nid = static_cast<int>(SSL_get_negotiated_group(ssl));
+  if (nid == 0 || nid == NID_undef) return {};
+  const char* name = SSL_group_to_name(ssl, nid);
+  return name != nullptr ? name : std::string{};
+}
+
+// "ECDSA P-256", "RSA 2048", "Ed25519": a public key as a person would name it.
+inline std::string key_type_name(EVP_PKEY* key) {
+  if (key == nullptr) return {};
+  switch (EVP_PKEY_get_base_id(key)) {
+    case EVP_PKEY_EC: {
+      char group[64] = {};
+      std::size_t len = 0;
+      EVP_PKEY_get_group_name(key, group, sizeof group, &len);
+      const std::string name = group;
+      if (name == "prime256v1") return "ECDSA P-256";
+      if (name == "secp384r1") return "ECDSA P-384";
+      if (name == "secp521r1") return "ECDSA P-521";
+      return "ECDSA " + name;
+    }
+    case EVP_PKEY_RSA:
+      return "RSA " + std::to_string(EVP_PKEY_get_bits(key));
+    case EVP_PKEY_ED25519:
+      return "Ed25519";
+    default:
+      return OBJ_nid2sn(EVP_PKEY_get_base_id(key));
+  }
+}
+
+}  // namespace tlscmp::tls::compat

@@ -1,0 +1,123 @@
+#include "tls/tls_stream.hpp"
+
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <fmt/format.h>
+#include <cerrno>
+#include <climits>
+
+#include "tls/ssl_compat.hpp"
+#include "transport/errors.hpp"
+
+namespace tlscmp::tls {
+namespace {
+
+// The most useful line the error queue holds: the reason of its first entry.
+std::string take_error_queue() {
+  std::string text;
+  unsigned long err = ERR_get_error();
+  if (err != 0) {
+    const char* reason = ERR_reason_error_string(err);
+    text = reason != nullptr ? reason : fmt::format("error {:#x}", err);
+  }
+  ERR_clear_error();
+  return text;
+}
+
+int clamp_len(std::size_t n) {
+  return n > INT_MAX ? INT_MAX : static_cast<int>(n);
+}
+
+}  // namespace
+
+TlsStream::TlsStream(UniqueFd fd, ssl_st* ssl) : Stream(std::move(fd)), ssl_(ssl) {}
+
+TlsStream::~TlsStream() {
+  SSL_free(ssl_);
+}
+
+std::error_code TlsStream::handle_failure(int ret) {
+  const int err = SSL_get_error(ssl_, ret);
+  switch (err) {
+    case SSL_ERROR_WANT_READ:
+      return wait_ready(POLLIN);
+    case SSL_ERROR_WANT_WRITE:
+      return wait_ready(POLLOUT);
+    case SSL_ERROR_ZERO_RETURN:
+      return TransportErrc::eof;
+    case SSL_ERROR_SYSCALL: {
+      const int saved_errno = errno;
+      const bool queue_empty = ERR_peek_error() == 0;
+      ERR_clear_error();
+      if (queue_empty && (ret == 0 || saved_errno == 0)) return TransportErrc::truncated;
+      if (saved_errno == ECONNRESET || saved_errno == EPIPE) return TransportErrc::reset;
+      if (saved_errno == EAGAIN || saved_errno == EWOULDBLOCK) return TransportErrc::timeout;
+      return {saved_errno != 0 ? saved_errno : EIO, std::system_category()};
+    }
+    case SSL_ERROR_SSL: {
+      if (compat::is_unexpected_eof(ERR_peek_error())) {
+        ERR_clear_error();
+        return TransportErrc::truncated;
+      }
+      error_detail_ = take_error_queue();
+      const long verify = SSL_get_verify_result(ssl_);
+      if (verify != X509_V_OK) {
+        error_detail_ =
+            fmt::format("certificate verification failed: {}", X509_verify_cert_error_string(verify));
+      }
+      return TransportErrc::tls_failure;
+    }
+    default:
+      error_detail_ = take_error_queue();
+      return TransportErrc::tls_failure;
+  }
+}
+
+std::error_code TlsStream::handshake() {
+  for (;;) {
+    const int ret = SSL_do_handshake(ssl_);
+    if (ret == 1) return {};
+    if (auto ec = handle_failure(ret)) return ec;
+  }
+}
+
+SessionInfo TlsStream::session_info() const {
+  SessionInfo info;
+  info.version = SSL_get_version(ssl_);
+  if (const SSL_CIPHER* cipher = SSL_get_current_cipher(ssl_)) info.cipher = SSL_CIPHER_get_name(cipher);
+  info.group = compat::negotiated_group(ssl_);
+  X509* cert = SSL_is_server(ssl_) ? SSL_get_certificate(ssl_) : SSL_get0_peer_certificate(ssl_);
+  if (cert != nullptr) {
+    info.certificate_key_type = compat::key_type_name(X509_get0_pubkey(cert));
+  }
+  return info;
+}
+
+std::size_t TlsStream::read_some(std::span<std::byte> buf, std::error_code& ec) {
+  for (;;) {
+    const int n = SSL_read(ssl_, buf.data(), clamp_len(buf.size()));
+    if (n > 0) return static_cast<std::size_t>(n);
+    if ((ec = handle_failure(n))) return 0;
+  }
+}
+
+std::size_t TlsStream::write_some(std::span<const std::byte> buf, std::error_code& ec) {
+  for (;;) {
+    const int n = SSL_write(ssl_, buf.data(), clamp_len(buf.size()));
+    if (n > 0) return static_cast<std::size_t>(n);
+    if ((ec = handle_failure(n))) return 0;
+  }
+}
+
+void TlsStream::shutdown_send(std::error_code& ec) {
+  for (;;) {
+    // 0: our close_notify is out; we do not wait for the peer's.
+    const int ret = SSL_shutdown(ssl_);
+    if (ret >= 0) break;
+    if ((ec = handle_failure(ret))) return;
+  }
+  if (::shutdown(native_handle(), SHUT_WR) != 0) ec = {errno, std::system_category()};
+}
+
+}  // namespace tlscmp::tls

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <system_error>
+
+#include "transport/deadline.hpp"
+#include "transport/unique_fd.hpp"
+
+namespace tlscmp {
+
+// Resolves `host` and connects to the first address that answers, all before
+// `deadline`. The returned socket is non-blocking. Throws tlscmp::Error with a
+// one-line reason ("cannot connect to HOST:PORT: Connection refused").
+UniqueFd connect_tcp(const std::string& host, std::uint16_t port, Deadline deadline);
+
+// Waits with poll(2) until `fd` has `events` or the deadline passes.
+std::error_code wait_fd(int fd, short events, Deadline deadline);
+
+void set_nonblocking(int fd, bool on);
+void set_nodelay(int fd, bool on);
+
+// What the kernel applied, not what was asked: Linux doubles a requested size.
+struct SocketBuffers {
+  int sndbuf_bytes = 0;  // SO_SNDBUF
+  int rcvbuf_bytes = 0;  // SO_RCVBUF
+  int mss_bytes = 0;     // TCP_MAXSEG
+};
+SocketBuffers socket_buffers(int fd);
+
+// True for an IPv4 or IPv6 address literal ("127.0.0.1", "::1").
+bool is_ip_literal(const std::string& host);
+
+// "ADDR:PORT" of the remote end ("[ADDR]:PORT" for IPv6), or "?" if unknown.
+std::string peer_address(int fd);
+
+// One line describing an error code, with the TLS detail where there is one.
+std::string describe(const std::error_code& ec, const std::string& detail = {});
+
+}  // namespace tlscmp

@@ -1,0 +1,103 @@
+#include "transport/stream.hpp"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <cerrno>
+
+#include "transport/errors.hpp"
+#include "transport/socket.hpp"
+
+namespace tlscmp {
+
+void Stream::read_exact(std::span<std::byte> buf, std::error_code& ec) {
+  while (!buf.empty()) {
+    const std::size_t n = read_some(buf, ec);
+    if (ec) return;
+    buf = buf.subspan(n);
+  }
+}
+
+void Stream::write_all(std::span<const std::byte> buf, std::error_code& ec) {
+  while (!buf.empty()) {
+    const std::size_t n = write_some(buf, ec);
+    if (ec) return;
+    buf = buf.subspan(n);
+  }
+}
+
+void Stream::set_deadline(Deadline deadline) {
+  deadline_ = deadline;
+  if (transfer_phase_) {
+    set_nonblocking(fd_.get(), true);
+    transfer_phase_ = false;
+  }
+}
+
+std::error_code Stream::enter_transfer_phase(std::chrono::milliseconds idle) {
+  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(idle).count();
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(us / 1'000'000);
+  tv.tv_usec = static_cast<suseconds_t>(us % 1'000'000);
+  if (::setsockopt(fd_.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0 ||
+      ::setsockopt(fd_.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) != 0) {
+    return {errno, std::system_category()};
+  }
+  set_nonblocking(fd_.get(), false);
+  transfer_phase_ = true;
+  return {};
+}
+
+std::error_code Stream::wait_ready(short events) {
+  if (transfer_phase_) return TransportErrc::timeout;
+  return wait_fd(fd_.get(), events, deadline_);
+}
+
+namespace {
+
+std::error_code from_errno(int err) {
+  if (err == ECONNRESET || err == EPIPE) return TransportErrc::reset;
+  return {err, std::system_category()};
+}
+
+}  // namespace
+
+std::size_t TcpStream::read_some(std::span<std::byte> buf, std::error_code& ec) {
+  for (;;) {
+    const ssize_t n = ::read(fd_.get(), buf.data(), buf.size());
+    if (n > 0) return static_cast<std::size_t>(n);
+    if (n == 0) {
+      ec = TransportErrc::eof;
+      return 0;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      if ((ec = wait_ready(POLLIN))) return 0;
+      continue;
+    }
+    ec = from_errno(errno);
+    return 0;
+  }
+}
+
+std::size_t TcpStream::write_some(std::span<const std::byte> buf, std::error_code& ec) {
+  for (;;) {
+    // MSG_NOSIGNAL: a vanished peer is an EPIPE error here, never a SIGPIPE.
+    const ssize_t n = ::send(fd_.get(), buf.data(), buf.size(), MSG_NOSIGNAL);
+    if (n >= 0) return static_cast<std::size_t>(n);
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      if ((ec = wait_ready(POLLOUT))) return 0;
+      continue;
+    }
+    ec = from_errno(errno);
+    return 0;
+  }
+}
+
+void TcpStream::shutdown_send(std::error_code& ec) {
+  if (::shutdown(fd_.get(), SHUT_WR) != 0) ec = from_errno(errno);
+}
+
+}  // namespace tlscmp

@@ -1,0 +1,76 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <system_error>
+
+#include "transport/deadline.hpp"
+#include "transport/unique_fd.hpp"
+
+namespace tlscmp {
+
+// A connected byte stream: plain TCP or TLS, behind one interface.
+//
+// A stream lives in two phases. In the setup phase (connect, handshake, test
+// parameters) the socket is non-blocking and every call waits with poll(2) until
+// the deadline set by set_deadline(). In the transfer phase the socket is
+// blocking and each call may wait up to the idle timeout for progress
+// (SO_RCVTIMEO/SO_SNDTIMEO): the data loop then makes exactly the system calls a
+// bare read/write loop makes, and a stalled peer still ends in a timeout.
+class Stream {
+ public:
+  explicit Stream(UniqueFd fd) : fd_(std::move(fd)) {}
+  virtual ~Stream() = default;
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  // Reads up to buf.size() bytes; returns how many (> 0), or 0 with ec set
+  // (TransportErrc::eof at a clean end of stream).
+  virtual std::size_t read_some(std::span<std::byte> buf, std::error_code& ec) = 0;
+  // Writes up to buf.size() bytes; returns how many (> 0), or 0 with ec set.
+  virtual std::size_t write_some(std::span<const std::byte> buf, std::error_code& ec) = 0;
+  // Ends the sending direction: TLS close_notify, then TCP FIN.
+  virtual void shutdown_send(std::error_code& ec) = 0;
+  virtual bool is_tls() const = 0;
+
+  // Reads exactly buf.size() bytes, or fails with ec.
+  void read_exact(std::span<std::byte> buf, std::error_code& ec);
+  // Writes all of buf, or fails with ec.
+  void write_all(std::span<const std::byte> buf, std::error_code& ec);
+
+  // Setup phase: every following call waits at most until `deadline`.
+  void set_deadline(Deadline deadline);
+  // Switches to the transfer phase: blocking socket, `idle` per call.
+  std::error_code enter_transfer_phase(std::chrono::milliseconds idle);
+
+  // For TransportErrc::tls_failure: what the TLS library said. Empty otherwise.
+  const std::string& error_detail() const { return error_detail_; }
+  int native_handle() const { return fd_.get(); }
+
+ protected:
+  // Called when a call would block: in the setup phase waits with poll(2) for
+  // `events` until the deadline; in the transfer phase the kernel's idle
+  // timeout has already passed, so it reports a timeout.
+  std::error_code wait_ready(short events);
+
+  UniqueFd fd_;
+  std::string error_detail_;
+
+ private:
+  bool transfer_phase_ = false;
+  Deadline deadline_ = Deadline::never();
+};
+
+// Plain TCP.
+class TcpStream final : public Stream {
+ public:
+  explicit TcpStream(UniqueFd fd) : Stream(std::move(fd)) {}
+  std::size_t read_some(std::span<std::byte> buf, std::error_code& ec) override;
+  std::size_t write_some(std::span<const std::byte> buf, std::error_code& ec) override;
+  void shutdown_send(std::error_code& ec) override;
+  bool is_tls() const override { return false; }
+};
+
+}  // namespace tlscmp
