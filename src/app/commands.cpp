@@ -54,17 +54,15 @@ void write_certificates(const CertsConfig& config) {
 
 void run_server(const ServerConfig& config) {
   Logger log(stderr);
-  tls::Identity identity;
-  if (config.cert_file.empty()) {
-    identity = tls::generate_certificates({}, 1).server;
-    log.line(
-        fmt::format("no --cert/--key given: using a throwaway certificate for localhost (SHA-256 {}); "
-                    "clients must use --insecure",
-                    tls::certificate_fingerprint(identity.certificate_chain_pem)));
-  } else {
-    identity = tls::load_identity(config.cert_file, config.key_file);
-  }
+  const bool throwaway = config.cert_file.empty();
+  const tls::Identity identity = throwaway ? tls::generate_certificates({}, 1).server
+                                           : tls::load_identity(config.cert_file, config.key_file);
   Server server(config, identity, log);
+  if (throwaway) {
+    log.line(fmt::format("no --cert/--key given: using a throwaway certificate for localhost (SHA-256 {}); "
+                         "clients must use --insecure",
+                         tls::certificate_fingerprint(identity.certificate_chain_pem)));
+  }
   log.line(fmt::format("tlscmp {} listening on {} (plain TCP and TLS), {}, {} certificate", kVersion,
                        server.listen_address(), tls::library_version(),
                        tls::certificate_key_type(identity.certificate_chain_pem)));

@@ -8,6 +8,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "app/control.hpp"
@@ -26,6 +27,7 @@ namespace {
 
 constexpr std::byte kTlsHandshakeRecord{0x16};  // the first byte of every TLS ClientHello
 constexpr std::chrono::seconds kShutdownGrace{5};
+constexpr std::chrono::milliseconds kClientCheckInterval{100};
 
 tcp::endpoint listen_endpoint(const ServerConfig& config) {
   if (config.bind_address.empty()) return {tcp::v6(), config.port};
@@ -58,17 +60,26 @@ std::byte peek_first_byte(int fd, Deadline deadline) {
   }
 }
 
-std::string describe_result(const protocol::TestRequest& request, const protocol::SideResult& receiver,
-                            const protocol::SideResult& sender, const std::string& tls_description) {
-  std::string text = fmt::format("{} {} ", to_string(request.mode), to_string(request.direction));
-  const std::string& error = !receiver.error.empty() ? receiver.error : sender.error;
+// The server's log line for one test. `client` is empty when the client's
+// result never came (the exchange failed with `exchange_error`).
+std::string describe_test(const protocol::TestRequest& request, const protocol::SideResult& server,
+                          const std::optional<protocol::SideResult>& client, const std::string& exchange_error,
+                          const std::string& tls_description) {
+  const std::string what = fmt::format("{} {}", to_string(request.mode), to_string(request.direction));
+  const protocol::SideResult* receiver = server.role == Role::receiver ? &server : (client ? &*client : nullptr);
+  const protocol::SideResult* sender = server.role == Role::sender ? &server : (client ? &*client : nullptr);
+  std::string error = server.error;
+  if (error.empty() && client) error = client->error;
+  if (error.empty()) error = exchange_error;
   if (!error.empty()) {
-    return text + fmt::format("failed after {} of {} bytes: {}", receiver.bytes, request.bytes, error);
+    const protocol::SideResult& counted = receiver != nullptr ? *receiver : server;
+    return fmt::format("{} failed after {} of {} bytes {}: {}", what, counted.bytes, request.bytes,
+                       counted.role == Role::receiver ? "received" : "sent", error);
   }
-  text += fmt::format(
-      "{} bytes in {:.0f} us ({:.1f} MB/s), sender {:.0f} us", receiver.bytes, receiver.elapsed_us,
-      receiver.elapsed_us > 0 ? static_cast<double>(receiver.bytes) / receiver.elapsed_us : 0.0,
-      sender.elapsed_us);
+  std::string text = fmt::format("{} {} bytes in {:.0f} us ({:.1f} MB/s), sender {:.0f} us", what, receiver->bytes,
+                                 receiver->elapsed_us,
+                                 receiver->elapsed_us > 0 ? static_cast<double>(receiver->bytes) / receiver->elapsed_us : 0.0,
+                                 sender->elapsed_us);
   if (!tls_description.empty()) text += ", " + tls_description;
   return text;
 }
@@ -232,22 +243,38 @@ void Server::handle_connection(int raw_fd) {
 void Server::serve_control(Stream& control, const std::string& peer) {
   const Timeouts& timeouts = config_.timeouts;
   control.set_deadline(Deadline::after(timeouts.control));
-  const auto request = receive<protocol::TestRequest>(control, "the test request");
+  // Tells the client why its test cannot run, then ends the session with that reason.
+  auto refuse = [&](const std::string& reason) {
+    try {
+      send_message(control, protocol::Refusal{reason}, "the refusal");
+    } catch (const Error&) {
+      // The client may be gone already; the log line says why we stopped.
+    }
+    throw Error(reason);
+  };
+
+  protocol::TestRequest request;
+  try {
+    request = receive<protocol::TestRequest>(control, "the test request");
+  } catch (const protocol::ProtocolError& e) {
+    refuse(e.what());
+  }
   const auto ticket = pending_.open();
   send_message(control,
                protocol::TestAccept{ticket->cookie(), kVersion, tls::library_version(), measure::cpu_model()},
                "the test acceptance");
 
-  auto refuse = [&](const std::string& reason) {
-    try {
-      send_message(control, protocol::Refusal{reason}, "the refusal");
-    } catch (const Error&) {
-      // The client may be gone already; the log line below says why we stopped.
+  // Wait for the data connection, but notice a client that gave up (a failed
+  // TLS handshake, say) instead of holding its slot until the deadline.
+  std::unique_ptr<Stream> data;
+  const Deadline data_deadline = Deadline::after(timeouts.connect + timeouts.handshake);
+  while (!data && !data_deadline.expired()) {
+    data = ticket->wait(Deadline::earlier(data_deadline, Deadline::after(kClientCheckInterval)));
+    if (!data && peer_has_closed(control.native_handle())) {
+      throw Error(fmt::format("{} test: the client closed the control connection before its data connection came",
+                              to_string(request.mode)));
     }
-    throw Error(reason);
-  };
-
-  std::unique_ptr<Stream> data = ticket->wait(Deadline::after(timeouts.connect + timeouts.handshake));
+  }
   if (!data) refuse("no data connection arrived in time");
   if (data->is_tls() != (request.mode == Mode::tls)) {
     refuse(fmt::format("the data connection is {} but the test is {}", data->is_tls() ? "TLS" : "plain TCP",
@@ -271,13 +298,19 @@ void Server::serve_control(Stream& control, const std::string& peer) {
   }
   data.reset();
 
-  control.set_deadline(Deadline::after(timeouts.control));
-  send_message(control, mine, "the server's result");
-  const auto theirs = receive<protocol::SideResult>(control, "the client's result");
-  const bool server_received = mine.role == Role::receiver;
-  log_.line(fmt::format("{} {}", peer,
-                        describe_result(request, server_received ? mine : theirs,
-                                        server_received ? theirs : mine, tls_description)));
+  // Results both ways. A client that vanished is logged with what this side saw.
+  std::optional<protocol::SideResult> theirs;
+  std::string exchange_error;
+  try {
+    control.set_deadline(Deadline::after(timeouts.control));
+    send_message(control, mine, "the server's result");
+    theirs = receive<protocol::SideResult>(control, "the client's result");
+    if (theirs->role == mine.role) throw protocol::ProtocolError("the client claims the server's role");
+  } catch (const Error& e) {
+    theirs.reset();
+    exchange_error = e.what();
+  }
+  log_.line(fmt::format("{} {}", peer, describe_test(request, mine, theirs, exchange_error, tls_description)));
 }
 
 void Server::shut_down_connections() {

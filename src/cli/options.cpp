@@ -92,9 +92,9 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   c.port = static_cast<std::uint16_t>(flags.port);
   if (flags.mode == "tcp") c.modes = {Mode::tcp};
   if (flags.mode == "tls") c.modes = {Mode::tls};
-  c.bytes = parse_size(flags.bytes, "--bytes", 1, protocol::kMaxTestBytes);
+  c.bytes = parse_size(flags.bytes, "-n/--bytes", 1, protocol::kMaxTestBytes);
   c.chunk_bytes =
-      static_cast<std::uint32_t>(parse_size(flags.length, "--length", 1, protocol::kMaxChunkBytes));
+      static_cast<std::uint32_t>(parse_size(flags.length, "-l/--length", 1, protocol::kMaxChunkBytes));
   c.direction = flags.reverse ? Direction::server_to_client : Direction::client_to_server;
   c.ca_file = flags.ca_file;
   c.insecure = flags.insecure;

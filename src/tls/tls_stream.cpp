@@ -94,6 +94,18 @@ SessionInfo TlsStream::session_info() const {
   return info;
 }
 
+VerifyFailure TlsStream::verify_failure() const {
+  switch (SSL_get_verify_result(ssl_)) {
+    case X509_V_OK:
+      return VerifyFailure::none;
+    case X509_V_ERR_HOSTNAME_MISMATCH:
+    case X509_V_ERR_IP_ADDRESS_MISMATCH:
+      return VerifyFailure::name_mismatch;
+    default:
+      return VerifyFailure::untrusted;
+  }
+}
+
 std::size_t TlsStream::read_some(std::span<std::byte> buf, std::error_code& ec) {
   for (;;) {
     const int n = SSL_read(ssl_, buf.data(), clamp_len(buf.size()));

@@ -16,6 +16,9 @@ struct SessionInfo {
   std::string certificate_key_type;  // the server certificate's key, "ECDSA P-256"
 };
 
+// Why the peer's certificate was not accepted, if it was not.
+enum class VerifyFailure { none, untrusted, name_mismatch };
+
 // TLS over a TCP socket. OpenSSL reads and writes the socket directly (a
 // socket BIO): no memory BIO pair, no extra copy, as in the bare ceiling loop.
 class TlsStream final : public Stream {
@@ -28,6 +31,7 @@ class TlsStream final : public Stream {
   // On TransportErrc::tls_failure, error_detail() names the cause.
   std::error_code handshake();
   SessionInfo session_info() const;
+  VerifyFailure verify_failure() const;
 
   std::size_t read_some(std::span<std::byte> buf, std::error_code& ec) override;
   std::size_t write_some(std::span<const std::byte> buf, std::error_code& ec) override;

@@ -13,6 +13,8 @@ class Deadline {
   static Deadline after(std::chrono::milliseconds timeout) { return Deadline(SteadyClock::now() + timeout); }
   static Deadline never() { return Deadline(SteadyClock::time_point::max()); }
 
+  static Deadline earlier(Deadline a, Deadline b) { return a.at_ < b.at_ ? a : b; }
+
   bool expired() const { return SteadyClock::now() >= at_; }
 
   // Milliseconds left, clamped to [0, INT_MAX], in the unit poll(2) takes.

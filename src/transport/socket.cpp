@@ -85,6 +85,14 @@ std::error_code wait_fd(int fd, short events, Deadline deadline) {
   }
 }
 
+bool peer_has_closed(int fd) {
+  pollfd p{fd, POLLIN | POLLRDHUP, 0};
+  if (::poll(&p, 1, 0) <= 0) return false;
+  if ((p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0) return true;
+  std::byte b{};
+  return ::recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
 void set_nonblocking(int fd, bool on) {
   const int flags = ::fcntl(fd, F_GETFL);
   if (flags < 0) return;
@@ -124,6 +132,10 @@ std::string peer_address(int fd) {
   }
   if (addr.ss_family == AF_INET6) {
     const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&addr);
+    if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {  // an IPv4 client of a dual-stack socket
+      ::inet_ntop(AF_INET, &in6->sin6_addr.s6_addr[12], text, sizeof text);
+      return fmt::format("{}:{}", text, ntohs(in6->sin6_port));
+    }
     ::inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof text);
     return fmt::format("[{}]:{}", text, ntohs(in6->sin6_port));
   }
@@ -131,7 +143,7 @@ std::string peer_address(int fd) {
 }
 
 std::string describe(const std::error_code& ec, const std::string& detail) {
-  if (ec == TransportErrc::tls_failure && !detail.empty()) return fmt::format("TLS error: {}", detail);
+  if (ec == TransportErrc::tls_failure && !detail.empty()) return detail;
   if (!detail.empty()) return fmt::format("{} ({})", ec.message(), detail);
   return ec.message();
 }

@@ -17,6 +17,10 @@ UniqueFd connect_tcp(const std::string& host, std::uint16_t port, Deadline deadl
 // Waits with poll(2) until `fd` has `events` or the deadline passes.
 std::error_code wait_fd(int fd, short events, Deadline deadline);
 
+// True if the peer has closed or reset the connection (checked without waiting,
+// without consuming data).
+bool peer_has_closed(int fd);
+
 void set_nonblocking(int fd, bool on);
 void set_nodelay(int fd, bool on);
 

@@ -1,0 +1,95 @@
+// Bad input of every kind: one clear line on stderr and a non-zero exit.
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <thread>
+
+#include "e2e/e2e.hpp"
+
+using namespace tlscmp::test;
+
+namespace {
+
+void expect_failure(const ProcessResult& r, int exit_code, const std::string& needle) {
+  INFO("stdout: " << r.out);
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code == exit_code);
+  CHECK(is_one_line(r.err));
+  CHECK(r.err.find(needle) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("unknown flags and bad values are usage errors (exit 2)") {
+  expect_failure(run_tlscmp({"client", "--frobnicate"}), 2, "--frobnicate");
+  expect_failure(run_tlscmp({"client", "-n", "lots"}), 2, "-n");
+  expect_failure(run_tlscmp({"client", "--mode", "quic"}), 2, "quic");
+  expect_failure(run_tlscmp({"server", "-p", "99999"}), 2, "99999");
+  expect_failure(run_tlscmp({"server", "--bind", "not-an-address", "-p", "0"}), 2, "not-an-address");
+  expect_failure(run_tlscmp({"certs", "--host", "bad,host", "--dir", "/tmp/unused-tlscmp"}), 2, "bad,host");
+  expect_failure(run_tlscmp({"launch"}), 2, "launch");
+}
+
+TEST_CASE("unreadable, garbage and mismatched certificate files are named") {
+  TempDir dir;
+  REQUIRE(run_tlscmp({"certs", "--dir", dir.path().string()}).exit_code == 0);
+  expect_failure(run_tlscmp({"server", "-p", "0", "--cert", dir.file("missing.pem"), "--key", dir.file("server.key")}), 1,
+                 "cannot read certificate file");
+  std::ofstream(dir.file("garbage.pem")) << "hello\n";
+  expect_failure(run_tlscmp({"server", "-p", "0", "--cert", dir.file("garbage.pem"), "--key", dir.file("server.key")}), 1,
+                 "holds no PEM certificate");
+  expect_failure(run_tlscmp({"server", "-p", "0", "--cert", dir.file("server.pem"), "--key", dir.file("client.key")}), 1,
+                 "does not match");
+  expect_failure(run_tlscmp({"client", "--ca", dir.file("missing.pem"), "-n", "1K"}), 1, "cannot read CA file");
+  expect_failure(run_tlscmp({"client", "--ca", dir.file("garbage.pem"), "-n", "1K", "--mode", "tls"}), 1, "garbage.pem");
+}
+
+TEST_CASE("a port in use is reported") {
+  ServerProcess first;
+  expect_failure(run_tlscmp({"server", "--bind", "127.0.0.1", "-p", first.port_text()}), 1, "in use");
+}
+
+TEST_CASE("a host that refuses or does not exist is reported") {
+  std::uint16_t closed_port = 0;
+  {
+    Listener probe;  // a port that was free a moment ago, and is closed now
+    closed_port = probe.port();
+  }
+  expect_failure(run_tlscmp({"client", "127.0.0.1", "-p", std::to_string(closed_port), "-n", "1K"}), 1,
+                 "Connection refused");
+  expect_failure(run_tlscmp({"client", "no-such-host.invalid", "-n", "1K"}), 1, "no-such-host.invalid");
+}
+
+TEST_CASE("a server that closes early fails the run with a clear line") {
+  Listener fake;
+  std::thread server([&] {
+    const int fd = fake.accept(std::chrono::seconds(10));
+    if (fd < 0) return;
+    char buf[64];
+    (void)::recv(fd, buf, sizeof buf, 0);  // take the preamble, then hang up
+    ::close(fd);
+  });
+  const ProcessResult r = run_tlscmp({"client", "127.0.0.1", "-p", std::to_string(fake.port()), "-n", "1K"});
+  server.join();
+  // A FIN or, with the request still unread, a reset: either way the line names the step.
+  expect_failure(r, 1, "the server's answer");
+}
+
+TEST_CASE("a server that answers with garbage fails the run") {
+  Listener fake;
+  std::thread server([&] {
+    const int fd = fake.accept(std::chrono::seconds(10));
+    if (fd < 0) return;
+    char buf[256];
+    (void)::recv(fd, buf, sizeof buf, 0);
+    const char reply[] = "\x00\x00\x00\x05hello";
+    (void)::send(fd, reply, sizeof reply - 1, MSG_NOSIGNAL);
+    (void)::recv(fd, buf, sizeof buf, 0);
+    ::close(fd);
+  });
+  const ProcessResult r = run_tlscmp({"client", "127.0.0.1", "-p", std::to_string(fake.port()), "-n", "1K"});
+  server.join();
+  expect_failure(r, 1, "bad control message");
+}

@@ -1,0 +1,34 @@
+#pragma once
+
+// Shared helpers of the end-to-end tests: run the real binary, read its JSON.
+
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "support/process.hpp"
+
+namespace tlscmp::test {
+
+inline ProcessResult run_tlscmp(std::vector<std::string> args, std::chrono::seconds timeout = std::chrono::seconds(60)) {
+  args.insert(args.begin(), tlscmp_binary());
+  return run_process(args, timeout);
+}
+
+// Runs a client with -J and returns its JSON, requiring success.
+inline nlohmann::json client_json(std::vector<std::string> args) {
+  args.insert(args.begin(), {"client", "-J"});
+  const ProcessResult r = run_tlscmp(args);
+  INFO("stdout: " << r.out);
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+inline bool is_one_line(const std::string& text) {
+  return !text.empty() && text.find('\n') == text.size() - 1;
+}
+
+}  // namespace tlscmp::test

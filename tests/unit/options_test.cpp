@@ -1,0 +1,100 @@
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "cli/options.hpp"
+#include "error.hpp"
+
+using namespace tlscmp;
+
+namespace {
+
+cli::Command parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "tlscmp");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  return cli::parse_command_line(static_cast<int>(argv.size()), argv.data());
+}
+
+app::ClientConfig client(std::vector<std::string> args) {
+  args.insert(args.begin(), "client");
+  return std::get<cli::ClientCommand>(parse(args)).config;
+}
+
+}  // namespace
+
+TEST_CASE("client defaults: both modes, 1 GiB in 64 KiB chunks, client to server, embedded server") {
+  const app::ClientConfig c = client({});
+  CHECK(c.host.empty());
+  CHECK(c.port == 5678);
+  CHECK(c.modes == std::vector<Mode>{Mode::tcp, Mode::tls});
+  CHECK(c.bytes == (std::uint64_t{1} << 30));
+  CHECK(c.chunk_bytes == 64 * 1024);
+  CHECK(c.direction == Direction::client_to_server);
+  CHECK(c.rounds == 1);
+  CHECK_FALSE(c.insecure);
+  CHECK(c.ca_file.empty());
+  CHECK(std::get<cli::ClientCommand>(parse({"client"})).format == app::OutputFormat::text);
+}
+
+TEST_CASE("client flags use iperf3's letters") {
+  const auto command = parse({"client", "server.example", "-p", "7000", "-n", "200M", "-l", "16K", "-R", "-J",
+                              "--mode", "tls", "--repeat", "5", "--insecure", "-N"});
+  const auto& c = std::get<cli::ClientCommand>(command);
+  CHECK(c.config.host == "server.example");
+  CHECK(c.config.port == 7000);
+  CHECK(c.config.bytes == 200u << 20);
+  CHECK(c.config.chunk_bytes == 16u << 10);
+  CHECK(c.config.direction == Direction::server_to_client);
+  CHECK(c.config.modes == std::vector<Mode>{Mode::tls});
+  CHECK(c.config.rounds == 5);
+  CHECK(c.config.insecure);
+  CHECK(c.config.no_delay);
+  CHECK(c.format == app::OutputFormat::json);
+}
+
+TEST_CASE("bad client flags are refused with a one-line reason") {
+  CHECK_THROWS_AS(client({"--frobnicate"}), UsageError);
+  CHECK_THROWS_AS(client({"--mode", "udp"}), UsageError);
+  CHECK_THROWS_AS(client({"-p", "0"}), UsageError);
+  CHECK_THROWS_AS(client({"-p", "65536"}), UsageError);
+  CHECK_THROWS_AS(client({"-n", "0"}), UsageError);
+  CHECK_THROWS_AS(client({"-n", "ten"}), UsageError);
+  CHECK_THROWS_AS(client({"-l", "17M"}), UsageError);  // above the protocol's chunk bound
+  CHECK_THROWS_AS(client({"--repeat", "0"}), UsageError);
+  CHECK_THROWS_AS(client({"--ca", "ca.pem", "--insecure"}), UsageError);
+  try {
+    client({"--frobnicate"});
+  } catch (const UsageError& e) {
+    CHECK(std::string(e.what()).find('\n') == std::string::npos);
+    CHECK(std::string(e.what()).find("--frobnicate") != std::string::npos);
+  }
+}
+
+TEST_CASE("server flags") {
+  const auto s = std::get<app::ServerConfig>(parse({"server", "-p", "0", "--bind", "::1", "--cert", "a.pem", "--key", "a.key"}));
+  CHECK(s.port == 0);
+  CHECK(s.bind_address == "::1");
+  CHECK(s.cert_file == "a.pem");
+  CHECK(s.key_file == "a.key");
+  CHECK(std::get<app::ServerConfig>(parse({"server"})).port == 5678);
+  CHECK_THROWS_AS(parse({"server", "--cert", "a.pem"}), UsageError);  // --cert needs --key
+  CHECK_THROWS_AS(parse({"server", "--key", "a.key"}), UsageError);
+}
+
+TEST_CASE("certs flags") {
+  const auto c = std::get<app::CertsConfig>(parse({"certs", "--dir", "out", "--host", "a.example", "--host", "10.0.0.1"}));
+  CHECK(c.dir == "out");
+  CHECK(c.hosts == std::vector<std::string>{"a.example", "10.0.0.1"});
+  CHECK(std::get<app::CertsConfig>(parse({"certs"})).dir == "certs");
+  CHECK_THROWS_AS(parse({"certs", "--days", "0"}), UsageError);
+}
+
+TEST_CASE("help and a missing subcommand") {
+  const auto help = std::get<cli::HelpRequest>(parse({"client", "--help"}));
+  CHECK(help.exit_code == 0);
+  CHECK(help.text.find("--reverse") != std::string::npos);
+  CHECK(std::get<cli::HelpRequest>(parse({})).exit_code == 2);
+  CHECK_THROWS_AS(parse({"serve"}), UsageError);
+}

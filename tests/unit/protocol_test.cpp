@@ -1,0 +1,171 @@
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <string>
+
+#include "protocol/messages.hpp"
+
+using namespace tlscmp;
+using namespace tlscmp::protocol;
+
+namespace {
+
+std::span<const std::byte> bytes_of(const std::string& text) {
+  return {reinterpret_cast<const std::byte*>(text.data()), text.size()};
+}
+
+template <typename T>
+T round_trip(const T& message) {
+  const std::vector<std::byte> frame = encode(message);
+  REQUIRE(frame.size() > kFrameHeaderBytes);
+  const std::size_t length = decode_frame_length(std::span<const std::byte, kFrameHeaderBytes>(frame.data(), 4));
+  REQUIRE(length == frame.size() - kFrameHeaderBytes);
+  const Message decoded = decode(std::span(frame).subspan(kFrameHeaderBytes));
+  REQUIRE(std::holds_alternative<T>(decoded));
+  return std::get<T>(decoded);
+}
+
+std::array<std::byte, 4> header(std::uint32_t n) {
+  return {std::byte(n >> 24), std::byte(n >> 16), std::byte(n >> 8), std::byte(n)};
+}
+
+}  // namespace
+
+TEST_CASE("every message survives encoding and decoding") {
+  TestRequest request;
+  request.mode = Mode::tls;
+  request.direction = Direction::server_to_client;
+  request.bytes = kMaxTestBytes;
+  request.chunk_bytes = kMaxChunkBytes;
+  request.no_delay = true;
+  request.client_version = "0.1.0";
+  const TestRequest r = round_trip(request);
+  CHECK(r.mode == Mode::tls);
+  CHECK(r.direction == Direction::server_to_client);
+  CHECK(r.bytes == kMaxTestBytes);
+  CHECK(r.chunk_bytes == kMaxChunkBytes);
+  CHECK(r.no_delay);
+  CHECK(r.client_version == "0.1.0");
+
+  TestAccept accept;
+  for (std::size_t i = 0; i < kCookieBytes; ++i) accept.cookie[i] = std::byte(0xf0 + i);
+  accept.server_version = "0.1.0";
+  accept.tls_library = "OpenSSL 3.0.19";
+  accept.cpu_model = "AMD EPYC";
+  const TestAccept a = round_trip(accept);
+  CHECK(a.cookie == accept.cookie);
+  CHECK(a.tls_library == "OpenSSL 3.0.19");
+
+  CHECK(round_trip(Refusal{"too big"}).reason == "too big");
+
+  SideResult side;
+  side.role = Role::sender;
+  side.bytes = 12345;
+  side.elapsed_us = 678.5;
+  side.cpu_user_s = 0.25;
+  side.cpu_system_s = 0.5;
+  side.sndbuf_bytes = 2626560;
+  side.rcvbuf_bytes = 131072;
+  side.error = "reset";
+  const SideResult s = round_trip(side);
+  CHECK(s.role == Role::sender);
+  CHECK(s.bytes == 12345);
+  CHECK(s.elapsed_us == doctest::Approx(678.5));
+  CHECK(s.cpu_system_s == doctest::Approx(0.5));
+  CHECK(s.sndbuf_bytes == 2626560);
+  CHECK(s.error == "reset");
+}
+
+TEST_CASE("the preamble names tlscmp, the connection kind and the version") {
+  const Preamble control = encode_preamble(ConnectionKind::control);
+  CHECK(decode_preamble(control) == ConnectionKind::control);
+  CHECK(decode_preamble(encode_preamble(ConnectionKind::data)) == ConnectionKind::data);
+
+  Preamble other_version = control;
+  other_version[7] = std::byte{2};
+  CHECK_THROWS_WITH_AS(decode_preamble(other_version), doctest::Contains("protocol version 2"), ProtocolError);
+
+  Preamble unknown_kind = control;
+  unknown_kind[6] = std::byte{'X'};
+  CHECK_THROWS_AS(decode_preamble(unknown_kind), ProtocolError);
+
+  Preamble http{};
+  std::memcpy(http.data(), "GET / HT", 8);
+  CHECK_THROWS_WITH_AS(decode_preamble(http), doctest::Contains("GET / HT"), ProtocolError);
+}
+
+TEST_CASE("frame lengths are bounded before anything is allocated") {
+  CHECK(decode_frame_length(header(1)) == 1);
+  CHECK(decode_frame_length(header(kMaxFrameBytes)) == kMaxFrameBytes);
+  for (std::uint32_t n : {0u, static_cast<std::uint32_t>(kMaxFrameBytes + 1), 0x7fffffffu, 0xffffffffu}) {
+    CAPTURE(n);
+    CHECK_THROWS_AS(decode_frame_length(header(n)), ProtocolError);
+  }
+}
+
+TEST_CASE("malformed bodies are refused") {
+  const char* bodies[] = {
+      "",
+      "not json",
+      "[1,2,3]",
+      "\"test_request\"",
+      "{}",
+      R"({"type":"launch_missiles"})",
+      R"({"type":7})",
+      // test_request: missing, mistyped and out-of-range fields
+      R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":1,"no_delay":false})",
+      R"({"type":"test_request","mode":"udp","direction":"client_to_server","bytes":1,"chunk_bytes":1,"no_delay":false,"client_version":"x"})",
+      R"({"type":"test_request","mode":"tcp","direction":"sideways","bytes":1,"chunk_bytes":1,"no_delay":false,"client_version":"x"})",
+      R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":0,"chunk_bytes":1,"no_delay":false,"client_version":"x"})",
+      R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":-5,"chunk_bytes":1,"no_delay":false,"client_version":"x"})",
+      R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":1.5,"chunk_bytes":1,"no_delay":false,"client_version":"x"})",
+      R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":"1","chunk_bytes":1,"no_delay":false,"client_version":"x"})",
+      R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":18446744073709551615,"chunk_bytes":1,"no_delay":false,"client_version":"x"})",
+      R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":0,"no_delay":false,"client_version":"x"})",
+      R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":4294967295,"no_delay":false,"client_version":"x"})",
+      R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":1,"no_delay":0,"client_version":"x"})",
+      R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":1,"no_delay":false,"client_version":"a\nb"})",
+      // test_accept: bad cookies
+      R"({"type":"test_accept","cookie":"00","server_version":"x","tls_library":"x","cpu_model":"x"})",
+      R"({"type":"test_accept","cookie":"zz000000000000000000000000000000","server_version":"x","tls_library":"x","cpu_model":"x"})",
+      // side_result: negative or absurd numbers
+      R"({"type":"side_result","role":"sender","bytes":1,"elapsed_us":-1,"cpu_user_s":0,"cpu_system_s":0,"sndbuf_bytes":0,"rcvbuf_bytes":0,"error":""})",
+      R"({"type":"side_result","role":"sender","bytes":1,"elapsed_us":1e300,"cpu_user_s":0,"cpu_system_s":0,"sndbuf_bytes":0,"rcvbuf_bytes":0,"error":""})",
+      R"({"type":"side_result","role":"judge","bytes":1,"elapsed_us":1,"cpu_user_s":0,"cpu_system_s":0,"sndbuf_bytes":0,"rcvbuf_bytes":0,"error":""})",
+      R"({"type":"side_result","role":"sender","bytes":1,"elapsed_us":1,"cpu_user_s":0,"cpu_system_s":0,"sndbuf_bytes":4294967296,"rcvbuf_bytes":0,"error":""})",
+      // nesting
+      R"({"type":"refusal","reason":"x","extra":[[[[[[[[[[]]]]]]]]]]})",
+      "\xff\xfe{}",
+  };
+  for (const char* body : bodies) {
+    CAPTURE(body);
+    CHECK_THROWS_AS(decode(bytes_of(body)), ProtocolError);
+  }
+}
+
+TEST_CASE("strings are bounded") {
+  const std::string ok = R"({"type":"refusal","reason":")" + std::string(kMaxStringBytes, 'a') + "\"}";
+  CHECK(std::get<Refusal>(decode(bytes_of(ok))).reason.size() == kMaxStringBytes);
+  const std::string too_long = R"({"type":"refusal","reason":")" + std::string(kMaxStringBytes + 1, 'a') + "\"}";
+  CHECK_THROWS_AS(decode(bytes_of(too_long)), ProtocolError);
+}
+
+TEST_CASE("deep nesting is refused without parsing") {
+  const std::string deep = std::string(30000, '[') + std::string(30000, ']');
+  CHECK_THROWS_WITH_AS(decode(bytes_of(deep)), doctest::Contains("nested"), ProtocolError);
+  // Brackets inside strings do not count.
+  CHECK(std::get<Refusal>(decode(bytes_of(R"({"type":"refusal","reason":"[[[[[[[[[[\"[["})"))).reason ==
+        "[[[[[[[[[[\"[[");
+}
+
+TEST_CASE("unknown fields are ignored, so that later versions can add some") {
+  const auto m = decode(bytes_of(R"({"type":"refusal","reason":"busy","retry_after_s":5})"));
+  CHECK(std::get<Refusal>(m).reason == "busy");
+}
+
+TEST_CASE("cookies print as lower-case hex") {
+  Cookie cookie{};
+  cookie[0] = std::byte{0xab};
+  cookie[15] = std::byte{0x01};
+  CHECK(cookie_hex(cookie) == "ab000000000000000000000000000001");
+}
