@@ -84,7 +84,8 @@ std::unique_ptr<Stream> TestRun::open_data_connection(const protocol::Cookie& co
       if (tls->verify_failure() == tls::VerifyFailure::untrusted) {
         reason += " (trust the server's CA with --ca FILE, or skip verification with --insecure)";
       } else if (tls->verify_failure() == tls::VerifyFailure::name_mismatch) {
-        reason += fmt::format(" (the server's certificate does not name '{}'; see tlscmp certs --host)", host_);
+        reason +=
+            fmt::format(" (the server's certificate does not name '{}'; see tlscmp certs --host)", host_);
       }
       throw Error(fmt::format("TLS handshake with {}:{} failed: {}", host_, config_.port, reason));
     }

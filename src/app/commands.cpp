@@ -59,9 +59,10 @@ void run_server(const ServerConfig& config) {
                                            : tls::load_identity(config.cert_file, config.key_file);
   Server server(config, identity, log);
   if (throwaway) {
-    log.line(fmt::format("no --cert/--key given: using a throwaway certificate for localhost (SHA-256 {}); "
-                         "clients must use --insecure",
-                         tls::certificate_fingerprint(identity.certificate_chain_pem)));
+    log.line(
+        fmt::format("no --cert/--key given: using a throwaway certificate for localhost (SHA-256 {}); "
+                    "clients must use --insecure",
+                    tls::certificate_fingerprint(identity.certificate_chain_pem)));
   }
   log.line(fmt::format("tlscmp {} listening on {} (plain TCP and TLS), {}, {} certificate", kVersion,
                        server.listen_address(), tls::library_version(),

@@ -63,10 +63,11 @@ std::byte peek_first_byte(int fd, Deadline deadline) {
 // The server's log line for one test. `client` is empty when the client's
 // result never came (the exchange failed with `exchange_error`).
 std::string describe_test(const protocol::TestRequest& request, const protocol::SideResult& server,
-                          const std::optional<protocol::SideResult>& client, const std::string& exchange_error,
-                          const std::string& tls_description) {
+                          const std::optional<protocol::SideResult>& client,
+                          const std::string& exchange_error, const std::string& tls_description) {
   const std::string what = fmt::format("{} {}", to_string(request.mode), to_string(request.direction));
-  const protocol::SideResult* receiver = server.role == Role::receiver ? &server : (client ? &*client : nullptr);
+  const protocol::SideResult* receiver =
+      server.role == Role::receiver ? &server : (client ? &*client : nullptr);
   const protocol::SideResult* sender = server.role == Role::sender ? &server : (client ? &*client : nullptr);
   std::string error = server.error;
   if (error.empty() && client) error = client->error;
@@ -76,10 +77,10 @@ std::string describe_test(const protocol::TestRequest& request, const protocol::
     return fmt::format("{} failed after {} of {} bytes {}: {}", what, counted.bytes, request.bytes,
                        counted.role == Role::receiver ? "received" : "sent", error);
   }
-  std::string text = fmt::format("{} {} bytes in {:.0f} us ({:.1f} MB/s), sender {:.0f} us", what, receiver->bytes,
-                                 receiver->elapsed_us,
-                                 receiver->elapsed_us > 0 ? static_cast<double>(receiver->bytes) / receiver->elapsed_us : 0.0,
-                                 sender->elapsed_us);
+  std::string text = fmt::format(
+      "{} {} bytes in {:.0f} us ({:.1f} MB/s), sender {:.0f} us", what, receiver->bytes, receiver->elapsed_us,
+      receiver->elapsed_us > 0 ? static_cast<double>(receiver->bytes) / receiver->elapsed_us : 0.0,
+      sender->elapsed_us);
   if (!tls_description.empty()) text += ", " + tls_description;
   return text;
 }
@@ -271,8 +272,9 @@ void Server::serve_control(Stream& control, const std::string& peer) {
   while (!data && !data_deadline.expired()) {
     data = ticket->wait(Deadline::earlier(data_deadline, Deadline::after(kClientCheckInterval)));
     if (!data && peer_has_closed(control.native_handle())) {
-      throw Error(fmt::format("{} test: the client closed the control connection before its data connection came",
-                              to_string(request.mode)));
+      throw Error(
+          fmt::format("{} test: the client closed the control connection before its data connection came",
+                      to_string(request.mode)));
     }
   }
   if (!data) refuse("no data connection arrived in time");
@@ -310,7 +312,8 @@ void Server::serve_control(Stream& control, const std::string& peer) {
     theirs.reset();
     exchange_error = e.what();
   }
-  log_.line(fmt::format("{} {}", peer, describe_test(request, mine, theirs, exchange_error, tls_description)));
+  log_.line(
+      fmt::format("{} {}", peer, describe_test(request, mine, theirs, exchange_error, tls_description)));
 }
 
 void Server::shut_down_connections() {

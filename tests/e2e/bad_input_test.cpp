@@ -35,15 +35,20 @@ TEST_CASE("unknown flags and bad values are usage errors (exit 2)") {
 TEST_CASE("unreadable, garbage and mismatched certificate files are named") {
   TempDir dir;
   REQUIRE(run_tlscmp({"certs", "--dir", dir.path().string()}).exit_code == 0);
-  expect_failure(run_tlscmp({"server", "-p", "0", "--cert", dir.file("missing.pem"), "--key", dir.file("server.key")}), 1,
-                 "cannot read certificate file");
+  expect_failure(
+      run_tlscmp({"server", "-p", "0", "--cert", dir.file("missing.pem"), "--key", dir.file("server.key")}),
+      1, "cannot read certificate file");
   std::ofstream(dir.file("garbage.pem")) << "hello\n";
-  expect_failure(run_tlscmp({"server", "-p", "0", "--cert", dir.file("garbage.pem"), "--key", dir.file("server.key")}), 1,
-                 "holds no PEM certificate");
-  expect_failure(run_tlscmp({"server", "-p", "0", "--cert", dir.file("server.pem"), "--key", dir.file("client.key")}), 1,
-                 "does not match");
-  expect_failure(run_tlscmp({"client", "--ca", dir.file("missing.pem"), "-n", "1K"}), 1, "cannot read CA file");
-  expect_failure(run_tlscmp({"client", "--ca", dir.file("garbage.pem"), "-n", "1K", "--mode", "tls"}), 1, "garbage.pem");
+  expect_failure(
+      run_tlscmp({"server", "-p", "0", "--cert", dir.file("garbage.pem"), "--key", dir.file("server.key")}),
+      1, "holds no PEM certificate");
+  expect_failure(
+      run_tlscmp({"server", "-p", "0", "--cert", dir.file("server.pem"), "--key", dir.file("client.key")}), 1,
+      "does not match");
+  expect_failure(run_tlscmp({"client", "--ca", dir.file("missing.pem"), "-n", "1K"}), 1,
+                 "cannot read CA file");
+  expect_failure(run_tlscmp({"client", "--ca", dir.file("garbage.pem"), "-n", "1K", "--mode", "tls"}), 1,
+                 "garbage.pem");
 }
 
 TEST_CASE("a port in use is reported") {

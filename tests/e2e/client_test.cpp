@@ -49,7 +49,8 @@ TEST_CASE("-R makes the server send, and the client count") {
 
 TEST_CASE("a byte count that is no multiple of the chunk size arrives exactly") {
   const json j = client_json({"-n", "1000001", "-l", "4096", "-R"});
-  for (const json& run : j["runs"]) CHECK(run["bytes"] == 1000001);
+  for (const json& run : j["runs"])
+    CHECK(run["bytes"] == 1000001);
   const json one = client_json({"-n", "1", "--mode", "tls"});
   CHECK(one["runs"][0]["bytes"] == 1);
 }

@@ -12,7 +12,8 @@
 
 namespace tlscmp::test {
 
-inline ProcessResult run_tlscmp(std::vector<std::string> args, std::chrono::seconds timeout = std::chrono::seconds(60)) {
+inline ProcessResult run_tlscmp(std::vector<std::string> args,
+                                std::chrono::seconds timeout = std::chrono::seconds(60)) {
   args.insert(args.begin(), tlscmp_binary());
   return run_process(args, timeout);
 }

@@ -16,7 +16,9 @@ struct Certs {
   TempDir dir;
   Certs() { REQUIRE(run_tlscmp({"certs", "--dir", dir.path().string()}).exit_code == 0); }
   std::string ca() const { return dir.file("ca.pem"); }
-  std::vector<std::string> server_args() const { return {"--cert", dir.file("server.pem"), "--key", dir.file("server.key")}; }
+  std::vector<std::string> server_args() const {
+    return {"--cert", dir.file("server.pem"), "--key", dir.file("server.key")};
+  }
 };
 
 // A test request frame as a hostile client would hand-craft it.
@@ -40,7 +42,8 @@ bool wait_for_fds(const ServerProcess& server, std::size_t baseline) {
 
 TEST_CASE("certs writes a CA, server and client certificates, keys private") {
   TempDir dir;
-  const ProcessResult r = run_tlscmp({"certs", "--dir", dir.path().string(), "--host", "bench.example", "--host", "10.1.2.3"});
+  const ProcessResult r =
+      run_tlscmp({"certs", "--dir", dir.path().string(), "--host", "bench.example", "--host", "10.1.2.3"});
   REQUIRE(r.exit_code == 0);
   for (const char* name : {"ca.pem", "server.pem", "server.key", "client.pem", "client.key"}) {
     CAPTURE(name);
@@ -49,14 +52,14 @@ TEST_CASE("certs writes a CA, server and client certificates, keys private") {
   struct stat st {};
   REQUIRE(::stat(dir.file("server.key").c_str(), &st) == 0);
   CHECK((st.st_mode & 0077) == 0);
-  const ProcessResult sans =
-      run_process({"/usr/bin/openssl", "x509", "-noout", "-ext", "subjectAltName", "-in", dir.file("server.pem")});
+  const ProcessResult sans = run_process(
+      {"/usr/bin/openssl", "x509", "-noout", "-ext", "subjectAltName", "-in", dir.file("server.pem")});
   CHECK(sans.out.find("DNS:localhost") != std::string::npos);
   CHECK(sans.out.find("IP Address:127.0.0.1") != std::string::npos);
   CHECK(sans.out.find("DNS:bench.example") != std::string::npos);
   CHECK(sans.out.find("IP Address:10.1.2.3") != std::string::npos);
-  const ProcessResult verify =
-      run_process({"/usr/bin/openssl", "verify", "-CAfile", dir.file("ca.pem"), dir.file("server.pem"), dir.file("client.pem")});
+  const ProcessResult verify = run_process({"/usr/bin/openssl", "verify", "-CAfile", dir.file("ca.pem"),
+                                            dir.file("server.pem"), dir.file("client.pem")});
   CHECK(verify.exit_code == 0);
 }
 
@@ -68,7 +71,8 @@ TEST_CASE("a server with a CA-signed certificate serves both modes, verified, an
   REQUIRE(j["runs"].size() == 2);
   CHECK(j["runs"][1]["bytes"] == 2 << 20);
   CHECK(j["runs"][1]["certificate_key_type"] == "ECDSA P-256");
-  const json by_name = client_json({"localhost", "-p", server.port_text(), "--ca", certs.ca(), "-n", "1M", "-R"});
+  const json by_name =
+      client_json({"localhost", "-p", server.port_text(), "--ca", certs.ca(), "-n", "1M", "-R"});
   CHECK(by_name["runs"][1]["bytes"] == 1 << 20);
   REQUIRE(server.process().wait_for_log("server_to_client 1048576 bytes in"));
   CHECK(server.log().find("tls client_to_server 2097152 bytes in") != std::string::npos);
@@ -80,7 +84,8 @@ TEST_CASE("a certificate that fails verification is refused with one clear line"
   Certs other;
   ServerProcess server(certs.server_args());
   for (const auto& trust : std::vector<std::vector<std::string>>{{}, {"--ca", other.ca()}}) {
-    std::vector<std::string> args{"client", "127.0.0.1", "-p", server.port_text(), "-n", "1M", "--mode", "tls"};
+    std::vector<std::string> args{"client", "127.0.0.1", "-p",     server.port_text(),
+                                  "-n",     "1M",        "--mode", "tls"};
     args.insert(args.end(), trust.begin(), trust.end());
     const ProcessResult r = run_tlscmp(args);
     CHECK(r.exit_code == 1);
@@ -89,15 +94,16 @@ TEST_CASE("a certificate that fails verification is refused with one clear line"
     CHECK(r.err.find("--ca") != std::string::npos);
   }
   // --insecure is the explicit way round it.
-  CHECK(run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "-n", "1M", "--mode", "tls", "--insecure"})
-            .exit_code == 0);
+  CHECK(
+      run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "-n", "1M", "--mode", "tls", "--insecure"})
+          .exit_code == 0);
 }
 
 TEST_CASE("a certificate for another host name is refused") {
   Certs certs;  // names localhost, 127.0.0.1 and ::1, not 127.0.0.2
   ServerProcess server(certs.server_args(), "127.0.0.2");
-  const ProcessResult r =
-      run_tlscmp({"client", "127.0.0.2", "-p", server.port_text(), "--ca", certs.ca(), "-n", "1M", "--mode", "tls"});
+  const ProcessResult r = run_tlscmp(
+      {"client", "127.0.0.2", "-p", server.port_text(), "--ca", certs.ca(), "-n", "1M", "--mode", "tls"});
   CHECK(r.exit_code == 1);
   CHECK(is_one_line(r.err));
   CHECK(r.err.find("mismatch") != std::string::npos);
@@ -106,13 +112,15 @@ TEST_CASE("a certificate for another host name is refused") {
 TEST_CASE("without a certificate the server says so and uses a throwaway one") {
   ServerProcess server;
   CHECK(server.log().find("throwaway certificate") != std::string::npos);
-  CHECK(run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "-n", "1M", "--insecure"}).exit_code == 0);
+  CHECK(run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "-n", "1M", "--insecure"}).exit_code ==
+        0);
 }
 
 TEST_CASE("the server keeps serving after garbage, plaintext, absurd parameters and vanished clients") {
   Certs certs;
   ServerProcess server(certs.server_args());
-  const std::vector<std::string> real_test{"127.0.0.1", "-p", server.port_text(), "--ca", certs.ca(), "-n", "1M"};
+  const std::vector<std::string> real_test{"127.0.0.1", "-p", server.port_text(), "--ca", certs.ca(),
+                                           "-n",        "1M"};
   client_json(real_test);  // warm up: threads and TLS state the server keeps
   const std::size_t baseline = server.open_fds();
   const auto brief = std::chrono::milliseconds(2000);
@@ -141,8 +149,9 @@ TEST_CASE("the server keeps serving after garbage, plaintext, absurd parameters 
   SUBCASE("absurd test parameters are refused with a reason") {
     RawConnection c(server.port());
     c.send(kControlPreamble +
-           control_frame(R"({"type":"test_request","mode":"tcp","direction":"client_to_server",)"
-                         R"("bytes":18446744073709551615,"chunk_bytes":1,"no_delay":false,"client_version":"x"})"));
+           control_frame(
+               R"({"type":"test_request","mode":"tcp","direction":"client_to_server",)"
+               R"("bytes":18446744073709551615,"chunk_bytes":1,"no_delay":false,"client_version":"x"})"));
     const std::string answer = c.read_all(brief);
     CHECK(answer.find("refusal") != std::string::npos);
     CHECK(answer.find("bytes") != std::string::npos);
@@ -155,8 +164,8 @@ TEST_CASE("the server keeps serving after garbage, plaintext, absurd parameters 
   }
   SUBCASE("a client killed in the middle of a transfer") {
     for (const char* mode : {"tcp", "tls"}) {
-      BackgroundProcess doomed({tlscmp_binary(), "client", "127.0.0.1", "-p", server.port_text(), "--ca", certs.ca(),
-                                "--mode", mode, "-n", "100G"},
+      BackgroundProcess doomed({tlscmp_binary(), "client", "127.0.0.1", "-p", server.port_text(), "--ca",
+                                certs.ca(), "--mode", mode, "-n", "100G"},
                                "/dev/null");
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
       doomed.stop(SIGKILL);
@@ -164,8 +173,8 @@ TEST_CASE("the server keeps serving after garbage, plaintext, absurd parameters 
     CHECK(server.process().wait_for_log("failed after"));
   }
   SUBCASE("a receiver that vanishes while the server sends (-R)") {
-    BackgroundProcess doomed({tlscmp_binary(), "client", "127.0.0.1", "-p", server.port_text(), "--ca", certs.ca(),
-                              "--mode", "tls", "-n", "100G", "-R"},
+    BackgroundProcess doomed({tlscmp_binary(), "client", "127.0.0.1", "-p", server.port_text(), "--ca",
+                              certs.ca(), "--mode", "tls", "-n", "100G", "-R"},
                              "/dev/null");
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     doomed.stop(SIGKILL);
@@ -185,12 +194,13 @@ TEST_CASE("many clients at once are all served") {
   TempDir logs;
   for (int i = 0; i < 4; ++i) {
     clients.push_back(std::make_unique<BackgroundProcess>(
-        std::vector<std::string>{tlscmp_binary(), "client", "127.0.0.1", "-p", server.port_text(), "--insecure", "-n",
-                                 "8M", "--repeat", "2"},
+        std::vector<std::string>{tlscmp_binary(), "client", "127.0.0.1", "-p", server.port_text(),
+                                 "--insecure", "-n", "8M", "--repeat", "2"},
         logs.file("client" + std::to_string(i))));
   }
   for (auto& c : clients) {
-    for (int i = 0; i < 600 && c->running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    for (int i = 0; i < 600 && c->running(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
     CHECK(c->stop(SIGKILL) == 0);
   }
 }

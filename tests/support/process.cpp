@@ -3,9 +3,9 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <sys/socket.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,21 +24,27 @@ namespace {
 
 std::vector<char*> argv_of(const std::vector<std::string>& args) {
   std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  for (const std::string& a : args)
+    argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   return argv;
 }
 
-int decode_status(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
+int decode_status(int status) {
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 
 }  // namespace
 
-std::string tlscmp_binary() { return TLSCMP_BINARY; }
+std::string tlscmp_binary() {
+  return TLSCMP_BINARY;
+}
 
 ProcessResult run_process(const std::vector<std::string>& args, std::chrono::seconds timeout) {
   int out_pipe[2];
   int err_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0)
+    throw std::runtime_error("pipe failed");
   std::vector<char*> argv = argv_of(args);
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork failed");
@@ -57,7 +63,8 @@ ProcessResult run_process(const std::vector<std::string>& args, std::chrono::sec
   int open_pipes = 2;
   bool timed_out = false;
   while (open_pipes > 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       timed_out = true;
       break;
@@ -88,7 +95,8 @@ ProcessResult run_process(const std::vector<std::string>& args, std::chrono::sec
 
 TempDir::TempDir() {
   std::random_device rd;
-  path_ = std::filesystem::temp_directory_path() / ("tlscmp-test-" + std::to_string(rd()) + std::to_string(rd()));
+  path_ =
+      std::filesystem::temp_directory_path() / ("tlscmp-test-" + std::to_string(rd()) + std::to_string(rd()));
   std::filesystem::create_directories(path_);
 }
 
@@ -97,7 +105,8 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-BackgroundProcess::BackgroundProcess(const std::vector<std::string>& args, const std::filesystem::path& log_file)
+BackgroundProcess::BackgroundProcess(const std::vector<std::string>& args,
+                                     const std::filesystem::path& log_file)
     : log_file_(log_file) {
   std::vector<char*> argv = argv_of(args);
   pid_ = ::fork();
@@ -207,7 +216,8 @@ std::string RawConnection::read_all(std::chrono::milliseconds timeout) {
   std::string text;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return text;
     pollfd p{fd_, POLLIN, 0};
     if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) return text;
@@ -224,8 +234,8 @@ Listener::Listener() {
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t len = sizeof addr;
-  if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd_, 16) != 0 ||
-      ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+  if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::listen(fd_, 16) != 0 || ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
     throw std::runtime_error("cannot listen on loopback");
   }
   port_ = ntohs(addr.sin_port);

@@ -46,7 +46,8 @@ class BackgroundProcess {
   BackgroundProcess& operator=(const BackgroundProcess&) = delete;
 
   // Waits until the log holds `text`; false after `timeout`.
-  bool wait_for_log(const std::string& text, std::chrono::milliseconds timeout = std::chrono::seconds(10)) const;
+  bool wait_for_log(const std::string& text,
+                    std::chrono::milliseconds timeout = std::chrono::seconds(10)) const;
   std::string log() const;
   bool running() const;
   pid_t pid() const { return pid_; }
@@ -63,7 +64,8 @@ class BackgroundProcess {
 // `tlscmp server -p 0` with the given extra arguments, started and listening.
 class ServerProcess {
  public:
-  explicit ServerProcess(const std::vector<std::string>& extra_args = {}, const std::string& bind = "127.0.0.1");
+  explicit ServerProcess(const std::vector<std::string>& extra_args = {},
+                         const std::string& bind = "127.0.0.1");
   std::uint16_t port() const { return port_; }
   std::string port_text() const { return std::to_string(port_); }
   BackgroundProcess& process() { return *process_; }

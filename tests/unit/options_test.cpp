@@ -13,7 +13,8 @@ namespace {
 cli::Command parse(std::vector<std::string> args) {
   args.insert(args.begin(), "tlscmp");
   std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
+  for (const auto& a : args)
+    argv.push_back(a.c_str());
   return cli::parse_command_line(static_cast<int>(argv.size()), argv.data());
 }
 
@@ -73,7 +74,8 @@ TEST_CASE("bad client flags are refused with a one-line reason") {
 }
 
 TEST_CASE("server flags") {
-  const auto s = std::get<app::ServerConfig>(parse({"server", "-p", "0", "--bind", "::1", "--cert", "a.pem", "--key", "a.key"}));
+  const auto s = std::get<app::ServerConfig>(
+      parse({"server", "-p", "0", "--bind", "::1", "--cert", "a.pem", "--key", "a.key"}));
   CHECK(s.port == 0);
   CHECK(s.bind_address == "::1");
   CHECK(s.cert_file == "a.pem");
@@ -84,7 +86,8 @@ TEST_CASE("server flags") {
 }
 
 TEST_CASE("certs flags") {
-  const auto c = std::get<app::CertsConfig>(parse({"certs", "--dir", "out", "--host", "a.example", "--host", "10.0.0.1"}));
+  const auto c = std::get<app::CertsConfig>(
+      parse({"certs", "--dir", "out", "--host", "a.example", "--host", "10.0.0.1"}));
   CHECK(c.dir == "out");
   CHECK(c.hosts == std::vector<std::string>{"a.example", "10.0.0.1"});
   CHECK(std::get<app::CertsConfig>(parse({"certs"})).dir == "certs");

@@ -18,7 +18,8 @@ template <typename T>
 T round_trip(const T& message) {
   const std::vector<std::byte> frame = encode(message);
   REQUIRE(frame.size() > kFrameHeaderBytes);
-  const std::size_t length = decode_frame_length(std::span<const std::byte, kFrameHeaderBytes>(frame.data(), 4));
+  const std::size_t length =
+      decode_frame_length(std::span<const std::byte, kFrameHeaderBytes>(frame.data(), 4));
   REQUIRE(length == frame.size() - kFrameHeaderBytes);
   const Message decoded = decode(std::span(frame).subspan(kFrameHeaderBytes));
   REQUIRE(std::holds_alternative<T>(decoded));
@@ -48,7 +49,8 @@ TEST_CASE("every message survives encoding and decoding") {
   CHECK(r.client_version == "0.1.0");
 
   TestAccept accept;
-  for (std::size_t i = 0; i < kCookieBytes; ++i) accept.cookie[i] = std::byte(0xf0 + i);
+  for (std::size_t i = 0; i < kCookieBytes; ++i)
+    accept.cookie[i] = std::byte(0xf0 + i);
   accept.server_version = "0.1.0";
   accept.tls_library = "OpenSSL 3.0.19";
   accept.cpu_model = "AMD EPYC";
@@ -83,7 +85,8 @@ TEST_CASE("the preamble names tlscmp, the connection kind and the version") {
 
   Preamble other_version = control;
   other_version[7] = std::byte{2};
-  CHECK_THROWS_WITH_AS(decode_preamble(other_version), doctest::Contains("protocol version 2"), ProtocolError);
+  CHECK_THROWS_WITH_AS(decode_preamble(other_version), doctest::Contains("protocol version 2"),
+                       ProtocolError);
 
   Preamble unknown_kind = control;
   unknown_kind[6] = std::byte{'X'};
@@ -146,7 +149,8 @@ TEST_CASE("malformed bodies are refused") {
 TEST_CASE("strings are bounded") {
   const std::string ok = R"({"type":"refusal","reason":")" + std::string(kMaxStringBytes, 'a') + "\"}";
   CHECK(std::get<Refusal>(decode(bytes_of(ok))).reason.size() == kMaxStringBytes);
-  const std::string too_long = R"({"type":"refusal","reason":")" + std::string(kMaxStringBytes + 1, 'a') + "\"}";
+  const std::string too_long =
+      R"({"type":"refusal","reason":")" + std::string(kMaxStringBytes + 1, 'a') + "\"}";
   CHECK_THROWS_AS(decode(bytes_of(too_long)), ProtocolError);
 }
 

@@ -39,9 +39,9 @@ TEST_CASE("JSON carries the documented fields for every run") {
   const auto j = nlohmann::json::parse(report::render_json(sample()));
   REQUIRE(j["runs"].size() == 2);
   for (const auto& run : j["runs"]) {
-    for (const char* field : {"round", "mode", "bytes", "transfer_us", "sender_us", "handshake_us", "mbytes_per_s",
-                              "tls_version", "cipher", "group", "certificate_key_type", "chunk_bytes", "direction",
-                              "client", "server"}) {
+    for (const char* field :
+         {"round", "mode", "bytes", "transfer_us", "sender_us", "handshake_us", "mbytes_per_s", "tls_version",
+          "cipher", "group", "certificate_key_type", "chunk_bytes", "direction", "client", "server"}) {
       CAPTURE(field);
       CHECK(run.contains(field));
     }

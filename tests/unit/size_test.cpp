@@ -30,7 +30,8 @@ TEST_CASE("a fraction is allowed and a fraction of a byte is dropped") {
 }
 
 TEST_CASE("anything but a number and one suffix is refused, naming the flag") {
-  for (const char* text : {"", "K", "abc", "-1", "+5", "1e6", "1 M", "1MB", "1KiB", "1..5", ".5K", "1.2.3", "0x10"}) {
+  for (const char* text :
+       {"", "K", "abc", "-1", "+5", "1e6", "1 M", "1MB", "1KiB", "1..5", ".5K", "1.2.3", "0x10"}) {
     CAPTURE(text);
     CHECK_THROWS_AS(parse_size(text, "-n", 1, kMax), UsageError);
   }

@@ -48,7 +48,7 @@ TEST_CASE("statistics per mode, and TLS/TCP ratios paired by round") {
   };
   // Round 2 is slow for both modes: pairing keeps its ratio at 2, where the
   // ratio of the unpaired medians would not tell.
-  c.runs = {run(1, Mode::tcp, 100), run(1, Mode::tls, 150), run(2, Mode::tcp, 1000),
+  c.runs = {run(1, Mode::tcp, 100),  run(1, Mode::tls, 150), run(2, Mode::tcp, 1000),
             run(2, Mode::tls, 2000), run(3, Mode::tcp, 200), run(3, Mode::tls, 500)};
   compute_statistics(c);
   REQUIRE(c.stats.size() == 2);
