@@ -20,7 +20,16 @@ std::vector<std::byte> make_payload(std::size_t n) {
   return payload;
 }
 
-void fill_socket_facts(protocol::SideResult& result, const Stream& stream) {
+// Closes a side's measurement window, opened at `start_ns` and `cpu_start`,
+// with `bytes` moved; adds the socket buffers the kernel applied.
+void close_window(protocol::SideResult& result, const Stream& stream, std::uint64_t bytes,
+                  std::int64_t start_ns, const measure::CpuTimes& cpu_start) {
+  const std::int64_t end_ns = measure::now_ns();
+  const measure::CpuTimes cpu = measure::thread_cpu_times() - cpu_start;
+  result.bytes = bytes;
+  result.elapsed_us = measure::ns_to_us(end_ns - start_ns);
+  result.cpu_user_s = cpu.user_s;
+  result.cpu_system_s = cpu.system_s;
   const SocketBuffers buffers = socket_buffers(stream.native_handle());
   result.sndbuf_bytes = buffers.sndbuf_bytes;
   result.rcvbuf_bytes = buffers.rcvbuf_bytes;
@@ -58,14 +67,7 @@ protocol::SideResult send_payload(Stream& stream, const TransferSpec& spec) {
     if (ec) break;
     sent += n;
   }
-  const std::int64_t end_ns = measure::now_ns();
-  const measure::CpuTimes cpu = measure::thread_cpu_times() - cpu_start;
-
-  result.bytes = sent;
-  result.elapsed_us = measure::ns_to_us(end_ns - start_ns);
-  result.cpu_user_s = cpu.user_s;
-  result.cpu_system_s = cpu.system_s;
-  fill_socket_facts(result, stream);
+  close_window(result, stream, sent, start_ns, cpu_start);
   if (ec) {
     result.error = failure(stream, ec, "sending failed", sent, spec.bytes);
     return result;
@@ -99,14 +101,7 @@ protocol::SideResult receive_payload(Stream& stream, const TransferSpec& spec) {
     if (ec) break;
     received += n;
   }
-  const std::int64_t end_ns = measure::now_ns();
-  const measure::CpuTimes cpu = measure::thread_cpu_times() - cpu_start;
-
-  result.bytes = received;
-  result.elapsed_us = measure::ns_to_us(end_ns - start_ns);
-  result.cpu_user_s = cpu.user_s;
-  result.cpu_system_s = cpu.system_s;
-  fill_socket_facts(result, stream);
+  close_window(result, stream, received, start_ns, cpu_start);
   if (ec) {
     result.error = failure(stream, ec, "receiving failed", received, spec.bytes);
     return result;

@@ -14,41 +14,29 @@
 namespace tlscmp::tls {
 namespace {
 
-[[noreturn]] void fail(const std::string& what) {
-  const unsigned long err = ERR_get_error();
-  ERR_clear_error();
-  const char* reason = err != 0 ? ERR_reason_error_string(err) : nullptr;
-  if (reason == nullptr) throw Error(what);
-  throw Error(fmt::format("{}: {}", what, reason));
-}
-
 std::shared_ptr<SSL_CTX> new_context(const SSL_METHOD* method) {
   std::shared_ptr<SSL_CTX> ctx(SSL_CTX_new(method), SSL_CTX_free);
-  if (!ctx) fail("cannot create a TLS context");
+  if (!ctx) throw_tls_error("cannot create a TLS context");
   SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION);
   return ctx;
-}
-
-int no_passphrase(char*, int, int, void*) {
-  return -1;
 }
 
 void use_identity(SSL_CTX* ctx, const Identity& identity) {
   BioPtr certs = memory_bio(identity.certificate_chain_pem);
   X509Ptr leaf(PEM_read_bio_X509(certs.get(), nullptr, no_passphrase, nullptr));
-  if (!leaf || SSL_CTX_use_certificate(ctx, leaf.get()) != 1) fail("cannot use the certificate");
+  if (!leaf || SSL_CTX_use_certificate(ctx, leaf.get()) != 1) throw_tls_error("cannot use the certificate");
   // Any further certificates in the chain are intermediates sent with the leaf.
   while (X509* extra = PEM_read_bio_X509(certs.get(), nullptr, no_passphrase, nullptr)) {
     if (SSL_CTX_add0_chain_cert(ctx, extra) != 1) {
       X509_free(extra);
-      fail("cannot use the certificate chain");
+      throw_tls_error("cannot use the certificate chain");
     }
   }
   ERR_clear_error();  // the end of the PEM stream is reported as an error
   BioPtr key_bio = memory_bio(identity.private_key_pem);
   PkeyPtr key(PEM_read_bio_PrivateKey(key_bio.get(), nullptr, no_passphrase, nullptr));
-  if (!key || SSL_CTX_use_PrivateKey(ctx, key.get()) != 1) fail("cannot use the private key");
-  if (SSL_CTX_check_private_key(ctx) != 1) fail("the private key does not match the certificate");
+  if (!key || SSL_CTX_use_PrivateKey(ctx, key.get()) != 1) throw_tls_error("cannot use the private key");
+  if (SSL_CTX_check_private_key(ctx) != 1) throw_tls_error("the private key does not match the certificate");
 }
 
 void trust_pem(SSL_CTX* ctx, const std::string& pem) {
@@ -56,7 +44,7 @@ void trust_pem(SSL_CTX* ctx, const std::string& pem) {
   BioPtr bio = memory_bio(pem);
   int added = 0;
   while (X509Ptr cert{PEM_read_bio_X509(bio.get(), nullptr, no_passphrase, nullptr)}) {
-    if (X509_STORE_add_cert(store, cert.get()) != 1) fail("cannot trust the given CA");
+    if (X509_STORE_add_cert(store, cert.get()) != 1) throw_tls_error("cannot trust the given CA");
     ++added;
   }
   ERR_clear_error();
@@ -102,12 +90,12 @@ Context Context::for_client(const ClientConfig& config) {
         throw Error(fmt::format("cannot read CA file '{}': {}", config.ca_file, std::strerror(errno)));
       }
       if (SSL_CTX_load_verify_locations(ctx.get(), config.ca_file.c_str(), nullptr) != 1) {
-        fail(fmt::format("CA file '{}' holds no usable PEM certificate", config.ca_file));
+        throw_tls_error(fmt::format("CA file '{}' holds no usable PEM certificate", config.ca_file));
       }
     } else if (!config.ca_pem.empty()) {
       trust_pem(ctx.get(), config.ca_pem);
     } else if (SSL_CTX_set_default_verify_paths(ctx.get()) != 1) {
-      fail("cannot load the system's trusted certificates");
+      throw_tls_error("cannot load the system's trusted certificates");
     }
   }
   set_cipher(ctx.get(), config.cipher);
@@ -117,7 +105,7 @@ Context Context::for_client(const ClientConfig& config) {
 
 std::unique_ptr<TlsStream> Context::server_stream(UniqueFd fd) const {
   SSL* ssl = SSL_new(ctx_.get());
-  if (ssl == nullptr) fail("cannot create a TLS connection");
+  if (ssl == nullptr) throw_tls_error("cannot create a TLS connection");
   SSL_set_fd(ssl, fd.get());
   SSL_set_accept_state(ssl);
   return std::make_unique<TlsStream>(std::move(fd), ssl);
@@ -125,7 +113,7 @@ std::unique_ptr<TlsStream> Context::server_stream(UniqueFd fd) const {
 
 std::unique_ptr<TlsStream> Context::client_stream(UniqueFd fd, const std::string& host) const {
   SSL* ssl = SSL_new(ctx_.get());
-  if (ssl == nullptr) fail("cannot create a TLS connection");
+  if (ssl == nullptr) throw_tls_error("cannot create a TLS connection");
   auto stream = std::make_unique<TlsStream>(std::move(fd), ssl);
   SSL_set_fd(ssl, stream->native_handle());
   SSL_set_connect_state(ssl);

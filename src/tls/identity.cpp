@@ -18,14 +18,6 @@
 namespace tlscmp::tls {
 namespace {
 
-[[noreturn]] void fail(const std::string& what) {
-  const unsigned long err = ERR_get_error();
-  ERR_clear_error();
-  if (err == 0) throw Error(what);
-  const char* reason = ERR_reason_error_string(err);
-  throw Error(fmt::format("{}: {}", what, reason != nullptr ? reason : "unknown TLS library error"));
-}
-
 // A DNS name for a certificate: letters, digits, '-', '.' (and '*' for a
 // wildcard label), labels of 1..63 characters, 253 characters in all.
 bool is_dns_name(const std::string& host) {
@@ -46,7 +38,7 @@ bool is_dns_name(const std::string& host) {
 
 PkeyPtr new_key() {
   PkeyPtr key(EVP_EC_gen("P-256"));
-  if (!key) fail("cannot generate a P-256 key");
+  if (!key) throw_tls_error("cannot generate a P-256 key");
   return key;
 }
 
@@ -55,15 +47,16 @@ void add_extension(X509* cert, X509* issuer, int nid, const std::string& value) 
   X509V3_set_ctx_nodb(&ctx);
   X509V3_set_ctx(&ctx, issuer, cert, nullptr, nullptr, 0);
   X509ExtPtr ext(X509V3_EXT_conf_nid(nullptr, &ctx, nid, value.c_str()));
-  if (!ext || X509_add_ext(cert, ext.get(), -1) != 1) fail(fmt::format("cannot add extension '{}'", value));
+  if (!ext || X509_add_ext(cert, ext.get(), -1) != 1)
+    throw_tls_error(fmt::format("cannot add extension '{}'", value));
 }
 
 X509Ptr new_certificate(const std::string& common_name, EVP_PKEY* key, int validity_days) {
   X509Ptr cert(X509_new());
-  if (!cert) fail("cannot allocate a certificate");
+  if (!cert) throw_tls_error("cannot allocate a certificate");
   X509_set_version(cert.get(), 2);  // X.509 v3
   unsigned char serial[16];
-  if (RAND_bytes(serial, sizeof serial) != 1) fail("cannot draw a serial number");
+  if (RAND_bytes(serial, sizeof serial) != 1) throw_tls_error("cannot draw a serial number");
   serial[0] &= 0x7f;  // a positive INTEGER
   BIGNUM* bn = BN_bin2bn(serial, sizeof serial, nullptr);
   BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert.get()));
@@ -81,12 +74,12 @@ X509Ptr new_certificate(const std::string& common_name, EVP_PKEY* key, int valid
 
 void sign(X509* cert, X509* issuer, EVP_PKEY* issuer_key) {
   X509_set_issuer_name(cert, X509_get_subject_name(issuer));
-  if (X509_sign(cert, issuer_key, EVP_sha256()) == 0) fail("cannot sign a certificate");
+  if (X509_sign(cert, issuer_key, EVP_sha256()) == 0) throw_tls_error("cannot sign a certificate");
 }
 
 std::string to_pem(X509* cert) {
   BioPtr bio(BIO_new(BIO_s_mem()));
-  if (!bio || PEM_write_bio_X509(bio.get(), cert) != 1) fail("cannot encode a certificate");
+  if (!bio || PEM_write_bio_X509(bio.get(), cert) != 1) throw_tls_error("cannot encode a certificate");
   char* data = nullptr;
   const long len = BIO_get_mem_data(bio.get(), &data);
   return std::string(data, static_cast<std::size_t>(len));
@@ -95,7 +88,7 @@ std::string to_pem(X509* cert) {
 std::string to_pem(EVP_PKEY* key) {
   BioPtr bio(BIO_new(BIO_s_mem()));
   if (!bio || PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr, nullptr) != 1) {
-    fail("cannot encode a private key");
+    throw_tls_error("cannot encode a private key");
   }
   char* data = nullptr;
   const long len = BIO_get_mem_data(bio.get(), &data);
@@ -122,11 +115,6 @@ std::string read_file(const std::string& path, const char* what) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-// Never prompts for a passphrase: an encrypted key fails to load instead.
-int no_passphrase(char*, int, int, void*) {
-  return -1;
 }
 
 X509Ptr leaf_of(const std::string& chain_pem) {

@@ -1,8 +1,9 @@
 #pragma once
 
-// RAII owners for the TLS library's objects, used inside src/tls/ only.
+// RAII owners for the TLS library's objects and error helpers, used inside src/tls/ only.
 
 #include <openssl/bio.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
@@ -10,6 +11,8 @@
 
 #include <memory>
 #include <string>
+
+#include "error.hpp"
 
 namespace tlscmp::tls {
 
@@ -28,6 +31,26 @@ using X509ExtPtr = std::unique_ptr<X509_EXTENSION, Deleter<X509_EXTENSION_free>>
 
 inline BioPtr memory_bio(const std::string& text) {
   return BioPtr(BIO_new_mem_buf(text.data(), static_cast<int>(text.size())));
+}
+
+// The reason of the first error on the thread's queue ("" if none); empties the queue.
+inline std::string take_error_reason() {
+  const unsigned long err = ERR_get_error();
+  ERR_clear_error();
+  if (err == 0) return {};
+  const char* reason = ERR_reason_error_string(err);
+  return reason != nullptr ? reason : "unknown TLS library error";
+}
+
+// Throws tlscmp::Error: "<what>: <the library's reason>".
+[[noreturn]] inline void throw_tls_error(const std::string& what) {
+  const std::string reason = take_error_reason();
+  throw Error(reason.empty() ? what : what + ": " + reason);
+}
+
+// A PEM passphrase callback that never prompts: an encrypted key fails to load.
+inline int no_passphrase(char*, int, int, void*) {
+  return -1;
 }
 
 }  // namespace tlscmp::tls

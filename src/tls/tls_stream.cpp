@@ -7,23 +7,12 @@
 #include <cerrno>
 #include <climits>
 
+#include "tls/ossl_ptr.hpp"
 #include "tls/ssl_compat.hpp"
 #include "transport/errors.hpp"
 
 namespace tlscmp::tls {
 namespace {
-
-// The most useful line the error queue holds: the reason of its first entry.
-std::string take_error_queue() {
-  std::string text;
-  unsigned long err = ERR_get_error();
-  if (err != 0) {
-    const char* reason = ERR_reason_error_string(err);
-    text = reason != nullptr ? reason : fmt::format("error {:#x}", err);
-  }
-  ERR_clear_error();
-  return text;
-}
 
 int clamp_len(std::size_t n) {
   return n > INT_MAX ? INT_MAX : static_cast<int>(n);
@@ -60,7 +49,7 @@ std::error_code TlsStream::handle_failure(int ret) {
         ERR_clear_error();
         return TransportErrc::truncated;
       }
-      error_detail_ = take_error_queue();
+      error_detail_ = take_error_reason();
       const long verify = SSL_get_verify_result(ssl_);
       if (verify != X509_V_OK) {
         error_detail_ =
@@ -69,7 +58,7 @@ std::error_code TlsStream::handle_failure(int ret) {
       return TransportErrc::tls_failure;
     }
     default:
-      error_detail_ = take_error_queue();
+      error_detail_ = take_error_reason();
       return TransportErrc::tls_failure;
   }
 }
