@@ -14,6 +14,42 @@ namespace {
 constexpr int kMaxRounds = 100'000;
 constexpr int kMaxCertificateDays = 3650;
 
+constexpr double seconds(std::chrono::milliseconds ms) {
+  return static_cast<double>(ms.count()) / 1000;
+}
+
+// Seconds, as typed; converted to Timeouts once parsing succeeded.
+struct TimeoutFlags {
+  double connect_s = seconds(app::Timeouts{}.connect);
+  double handshake_s = seconds(app::Timeouts{}.handshake);
+  double control_s = seconds(app::Timeouts{}.control);
+  double idle_s = seconds(app::Timeouts{}.idle);
+};
+
+constexpr double kMaxTimeoutS = 86'400;
+
+void add_timeout_flags(CLI::App* cmd, TimeoutFlags& t) {
+  const auto range = CLI::Range(0.001, kMaxTimeoutS);
+  cmd->add_option("--connect-timeout", t.connect_s, "Seconds a TCP connect (and name lookup) may take")
+      ->check(range)
+      ->capture_default_str();
+  cmd->add_option("--handshake-timeout", t.handshake_s,
+                  "Seconds a TLS handshake and connection preamble may take")
+      ->check(range)
+      ->capture_default_str();
+  cmd->add_option("--control-timeout", t.control_s, "Seconds each control message may take")
+      ->check(range)
+      ->capture_default_str();
+  cmd->add_option("--idle-timeout", t.idle_s, "Seconds a transfer may go without any progress")
+      ->check(range)
+      ->capture_default_str();
+}
+
+app::Timeouts to_timeouts(const TimeoutFlags& t) {
+  auto ms = [](double s) { return std::chrono::milliseconds(static_cast<std::int64_t>(s * 1000 + 0.5)); };
+  return {ms(t.connect_s), ms(t.handshake_s), ms(t.control_s), ms(t.idle_s)};
+}
+
 struct ClientFlags {
   std::string host;
   int port = app::kDefaultPort;
@@ -27,6 +63,7 @@ struct ClientFlags {
   bool json = false;
   std::string cipher;
   bool no_delay = false;
+  TimeoutFlags timeouts;
 };
 
 struct ServerFlags {
@@ -34,6 +71,7 @@ struct ServerFlags {
   int port = app::kDefaultPort;
   std::string cert_file;
   std::string key_file;
+  TimeoutFlags timeouts;
 };
 
 void add_certs_command(CLI::App& app, app::CertsConfig& certs) {
@@ -58,6 +96,7 @@ void add_server_command(CLI::App& app, ServerFlags& flags) {
   CLI::Option* key = cmd->add_option("--key", flags.key_file, "Server private key (PEM, unencrypted)");
   cert->needs(key);
   key->needs(cert);
+  add_timeout_flags(cmd, flags.timeouts);
 }
 
 void add_client_command(CLI::App& app, ClientFlags& flags) {
@@ -83,6 +122,7 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
   cmd->add_option("--cipher", flags.cipher,
                   "TLS 1.3 suite(s) such as TLS_AES_128_GCM_SHA256, or a TLS 1.2 OpenSSL cipher list");
   cmd->add_flag("-N,--no-delay", flags.no_delay, "Set TCP_NODELAY during the transfer (disable Nagle)");
+  add_timeout_flags(cmd, flags.timeouts);
 }
 
 ClientCommand to_client_command(const ClientFlags& flags) {
@@ -101,6 +141,7 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   c.rounds = flags.repeat;
   c.cipher = flags.cipher;
   c.no_delay = flags.no_delay;
+  c.timeouts = to_timeouts(flags.timeouts);
   command.format = flags.json ? app::OutputFormat::json : app::OutputFormat::text;
   return command;
 }
@@ -147,6 +188,7 @@ Command parse_command_line(int argc, const char* const* argv) {
     config.port = static_cast<std::uint16_t>(server_flags.port);
     config.cert_file = server_flags.cert_file;
     config.key_file = server_flags.key_file;
+    config.timeouts = to_timeouts(server_flags.timeouts);
     return config;
   }
   if (app.got_subcommand("client")) return to_client_command(client_flags);

@@ -98,3 +98,27 @@ TEST_CASE("a server that answers with garbage fails the run") {
   server.join();
   expect_failure(r, 1, "bad control message");
 }
+
+TEST_CASE("a host that does not answer times out with a clear line") {
+  Listener silent(0);
+  silent.fill_queue(3);
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessResult r = run_tlscmp(
+      {"client", "127.0.0.1", "-p", std::to_string(silent.port()), "--connect-timeout", "0.5", "-n", "1K"});
+  expect_failure(r, 1, "no answer within the connect timeout");
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+}
+
+TEST_CASE("a server that accepts and then says nothing times out") {
+  Listener fake;
+  std::thread server([&] {
+    const int fd = fake.accept(std::chrono::seconds(10));
+    if (fd < 0) return;
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    ::close(fd);
+  });
+  const ProcessResult r = run_tlscmp(
+      {"client", "127.0.0.1", "-p", std::to_string(fake.port()), "--control-timeout", "0.3", "-n", "1K"});
+  server.join();
+  expect_failure(r, 1, "timed out");
+}

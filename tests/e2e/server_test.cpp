@@ -118,7 +118,11 @@ TEST_CASE("without a certificate the server says so and uses a throwaway one") {
 
 TEST_CASE("the server keeps serving after garbage, plaintext, absurd parameters and vanished clients") {
   Certs certs;
-  ServerProcess server(certs.server_args());
+  std::vector<std::string> server_args = certs.server_args();
+  for (const char* flag : {"--handshake-timeout", "--control-timeout"}) {
+    server_args.insert(server_args.end(), {flag, "0.5"});
+  }
+  ServerProcess server(server_args);
   const std::vector<std::string> real_test{"127.0.0.1", "-p", server.port_text(), "--ca", certs.ca(),
                                            "-n",        "1M"};
   client_json(real_test);  // warm up: threads and TLS state the server keeps
@@ -139,6 +143,23 @@ TEST_CASE("the server keeps serving after garbage, plaintext, absurd parameters 
   SUBCASE("a TLS record header, then nothing") {
     RawConnection c(server.port());
     c.send(std::string("\x16\x03\x01\x00\x40\x01\x00", 7));
+  }
+  SUBCASE("a connection that says nothing") {
+    RawConnection c(server.port());
+    c.read_all(brief);  // the server hangs up at its handshake timeout
+    CHECK(server.process().wait_for_log("sent nothing before the handshake timeout"));
+  }
+  SUBCASE("half a preamble, then a stall") {
+    RawConnection c(server.port());
+    c.send("TLSC");
+    c.read_all(brief);
+    CHECK(server.process().wait_for_log("timed out"));
+  }
+  SUBCASE("a test request cut short, then a stall") {
+    RawConnection c(server.port());
+    c.send(kControlPreamble + std::string("\x00\x00\x01\x00{\"type\"", 11));
+    c.read_all(brief);
+    CHECK(server.process().wait_for_log("timed out"));
   }
   SUBCASE("a frame length beyond the bound") {
     RawConnection c(server.port());

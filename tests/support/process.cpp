@@ -228,21 +228,36 @@ std::string RawConnection::read_all(std::chrono::milliseconds timeout) {
   }
 }
 
-Listener::Listener() {
+Listener::Listener(int backlog) {
   fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t len = sizeof addr;
   if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::listen(fd_, 16) != 0 || ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+      ::listen(fd_, backlog) != 0 || ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
     throw std::runtime_error("cannot listen on loopback");
   }
   port_ = ntohs(addr.sin_port);
 }
 
 Listener::~Listener() {
+  for (int fd : queued_)
+    ::close(fd);
   if (fd_ >= 0) ::close(fd_);
+}
+
+void Listener::fill_queue(int n) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port_);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  for (int i = 0; i < n; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    (void)::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);  // EINPROGRESS, or queued
+    queued_.push_back(fd);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
 }
 
 int Listener::accept(std::chrono::milliseconds timeout) {

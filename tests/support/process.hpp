@@ -100,17 +100,21 @@ class RawConnection {
 // A listening socket on 127.0.0.1 at a free port, for playing a fake server.
 class Listener {
  public:
-  Listener();
+  explicit Listener(int backlog = 16);
   ~Listener();
   Listener(const Listener&) = delete;
   Listener& operator=(const Listener&) = delete;
   std::uint16_t port() const { return port_; }
   // Accepts one connection (waiting at most `timeout`); -1 if none came.
   int accept(std::chrono::milliseconds timeout);
+  // Starts `n` connections it never accepts, so that its queue is full and
+  // the kernel drops further SYNs: a host that does not answer.
+  void fill_queue(int n);
 
  private:
   int fd_ = -1;
   std::uint16_t port_ = 0;
+  std::vector<int> queued_;
 };
 
 }  // namespace tlscmp::test
