@@ -177,6 +177,22 @@ TEST_CASE("the server keeps serving after garbage, plaintext, absurd parameters 
     CHECK(answer.find("refusal") != std::string::npos);
     CHECK(answer.find("bytes") != std::string::npos);
   }
+  SUBCASE("plaintext data for a TLS test") {
+    RawConnection control(server.port());
+    control.send(kControlPreamble +
+                 control_frame(R"({"type":"test_request","mode":"tls","direction":"client_to_server",)"
+                               R"("bytes":1024,"chunk_bytes":1024,"no_delay":false,"client_version":"x"})"));
+    const std::string accept = control.read_all(std::chrono::milliseconds(500));
+    REQUIRE(accept.size() > 4);
+    const std::string cookie_hex = json::parse(accept.substr(4))["cookie"];
+    std::string cookie;
+    for (std::size_t i = 0; i < cookie_hex.size(); i += 2)
+      cookie += char(std::stoi(cookie_hex.substr(i, 2), nullptr, 16));
+    RawConnection data(server.port());
+    data.send(std::string("TLSCMPD") + char(1) + cookie);
+    const std::string refusal = control.read_all(brief);
+    CHECK(refusal.find("the data connection is plain TCP but the test is tls") != std::string::npos);
+  }
   SUBCASE("a data connection with a made-up cookie") {
     RawConnection c(server.port());
     c.send(std::string("TLSCMPD") + char(1) + std::string(16, 'x'));
