@@ -24,9 +24,9 @@ constexpr int kEmbeddedCertificateDays = 1;
 // A server on loopback inside this process, with a certificate made for it.
 class EmbeddedServer {
  public:
-  EmbeddedServer()
+  explicit EmbeddedServer(const Timeouts& timeouts)
       : certificates_(tls::generate_certificates({}, kEmbeddedCertificateDays)),
-        server_(embedded_config(), certificates_.server, quiet_),
+        server_(embedded_config(timeouts), certificates_.server, quiet_),
         thread_([this] { server_.run(/*handle_signals=*/false); }) {}
   ~EmbeddedServer() {
     server_.stop();
@@ -39,10 +39,11 @@ class EmbeddedServer {
   const std::string& ca_pem() const { return certificates_.ca_certificate_pem; }
 
  private:
-  static ServerConfig embedded_config() {
+  static ServerConfig embedded_config(const Timeouts& timeouts) {
     ServerConfig config;
     config.bind_address = "127.0.0.1";
     config.port = 0;
+    config.timeouts = timeouts;
     return config;
   }
 
@@ -53,11 +54,11 @@ class EmbeddedServer {
 };
 
 // One test on its own control connection: parameters, data connection,
-// transfer, results.
+// transfer, results. config.host and config.port name the server to use.
 class TestRun {
  public:
-  TestRun(const ClientConfig& config, const std::string& host, const tls::Context* tls, Mode mode)
-      : config_(config), host_(host), tls_(tls), mode_(mode) {}
+  TestRun(const ClientConfig& config, const tls::Context* tls, Mode mode)
+      : config_(config), tls_(tls), mode_(mode) {}
 
   measure::RunResult run(measure::Environment& environment);
 
@@ -65,7 +66,6 @@ class TestRun {
   std::unique_ptr<Stream> open_data_connection(const protocol::Cookie& cookie, double& handshake_us);
 
   const ClientConfig& config_;
-  const std::string& host_;
   const tls::Context* tls_;
   Mode mode_;
 };
@@ -73,21 +73,21 @@ class TestRun {
 std::unique_ptr<Stream> TestRun::open_data_connection(const protocol::Cookie& cookie, double& handshake_us) {
   const Timeouts& timeouts = config_.timeouts;
   const std::int64_t start_ns = measure::now_ns();
-  UniqueFd fd = connect_tcp(host_, config_.port, Deadline::after(timeouts.connect));
+  UniqueFd fd = connect_tcp(config_.host, config_.port, Deadline::after(timeouts.connect));
   set_nodelay(fd.get(), true);  // until the transfer starts: no Nagle delay on the small setup messages
   std::unique_ptr<Stream> stream;
   if (mode_ == Mode::tls) {
-    auto tls = tls_->client_stream(std::move(fd), host_);
+    auto tls = tls_->client_stream(std::move(fd), config_.host);
     tls->set_deadline(Deadline::after(timeouts.handshake));
     if (const std::error_code ec = tls->handshake()) {
       std::string reason = describe(ec, tls->error_detail());
       if (tls->verify_failure() == tls::VerifyFailure::untrusted) {
         reason += " (trust the server's CA with --ca FILE, or skip verification with --insecure)";
       } else if (tls->verify_failure() == tls::VerifyFailure::name_mismatch) {
-        reason +=
-            fmt::format(" (the server's certificate does not name '{}'; see tlscmp certs --host)", host_);
+        reason += fmt::format(" (the server's certificate does not name '{}'; see tlscmp certs --host)",
+                              config_.host);
       }
-      throw Error(fmt::format("TLS handshake with {}:{} failed: {}", host_, config_.port, reason));
+      throw Error(fmt::format("TLS handshake with {}:{} failed: {}", config_.host, config_.port, reason));
     }
     stream = std::move(tls);
   } else {
@@ -112,7 +112,7 @@ std::unique_ptr<Stream> TestRun::open_data_connection(const protocol::Cookie& co
 
 measure::RunResult TestRun::run(measure::Environment& environment) {
   const Timeouts& timeouts = config_.timeouts;
-  TcpStream control(connect_tcp(host_, config_.port, Deadline::after(timeouts.connect)));
+  TcpStream control(connect_tcp(config_.host, config_.port, Deadline::after(timeouts.connect)));
   set_nodelay(control.native_handle(), true);
   control.set_deadline(Deadline::after(timeouts.control));
   std::error_code ec;
@@ -208,7 +208,7 @@ measure::Comparison run_client(const ClientConfig& config) {
   tls_config.insecure = config.insecure;
   tls_config.cipher = config.cipher;
   if (config.host.empty()) {
-    embedded.emplace();
+    embedded.emplace(config.timeouts);
     parameters.host = "127.0.0.1";
     parameters.port = embedded->port();
     parameters.embedded_server = true;
@@ -223,12 +223,13 @@ measure::Comparison run_client(const ClientConfig& config) {
     if (mode == Mode::tls && !tls) tls = tls::Context::for_client(tls_config);
   }
 
-  ClientConfig effective = config;
-  effective.port = parameters.port;
+  ClientConfig target = config;  // with the server actually used
+  target.host = parameters.host;
+  target.port = parameters.port;
   for (int round = 1; round <= config.rounds && comparison.error.empty(); ++round) {
     for (Mode mode : config.modes) {
       try {
-        TestRun test(effective, parameters.host, tls ? &*tls : nullptr, mode);
+        TestRun test(target, tls ? &*tls : nullptr, mode);
         measure::RunResult result = test.run(comparison.environment);
         result.round = round;
         comparison.runs.push_back(std::move(result));
