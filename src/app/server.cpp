@@ -66,21 +66,19 @@ std::string describe_test(const protocol::TestRequest& request, const protocol::
                           const std::optional<protocol::SideResult>& client,
                           const std::string& exchange_error, const std::string& tls_description) {
   const std::string what = fmt::format("{} {}", to_string(request.mode), to_string(request.direction));
-  const protocol::SideResult* receiver =
-      server.role == Role::receiver ? &server : (client ? &*client : nullptr);
-  const protocol::SideResult* sender = server.role == Role::sender ? &server : (client ? &*client : nullptr);
-  std::string error = server.error;
-  if (error.empty() && client) error = client->error;
-  if (error.empty()) error = exchange_error;
-  if (!error.empty()) {
-    const protocol::SideResult& counted = receiver != nullptr ? *receiver : server;
-    return fmt::format("{} failed after {} of {} bytes {}: {}", what, counted.bytes, request.bytes,
-                       counted.role == Role::receiver ? "received" : "sent", error);
+  // A side's own error already names how many bytes it moved.
+  if (!server.error.empty()) return fmt::format("{} failed: {}", what, server.error);
+  if (client && !client->error.empty()) return fmt::format("{} failed: {}", what, client->error);
+  if (!client) {
+    return fmt::format("{} failed after {} of {} bytes {}: {}", what, server.bytes, request.bytes,
+                       server.role == Role::receiver ? "received" : "sent", exchange_error);
   }
+  const protocol::SideResult& receiver = server.role == Role::receiver ? server : *client;
+  const protocol::SideResult& sender = server.role == Role::sender ? server : *client;
   std::string text = fmt::format(
-      "{} {} bytes in {:.0f} us ({:.1f} MB/s), sender {:.0f} us", what, receiver->bytes, receiver->elapsed_us,
-      receiver->elapsed_us > 0 ? static_cast<double>(receiver->bytes) / receiver->elapsed_us : 0.0,
-      sender->elapsed_us);
+      "{} {} bytes in {:.0f} us ({:.1f} MB/s), sender {:.0f} us", what, receiver.bytes, receiver.elapsed_us,
+      receiver.elapsed_us > 0 ? static_cast<double>(receiver.bytes) / receiver.elapsed_us : 0.0,
+      sender.elapsed_us);
   if (!tls_description.empty()) text += ", " + tls_description;
   return text;
 }

@@ -67,7 +67,13 @@ std::error_code TlsStream::handshake() {
   for (;;) {
     const int ret = SSL_do_handshake(ssl_);
     if (ret == 1) return {};
-    if (auto ec = handle_failure(ret)) return ec;
+    if (auto ec = handle_failure(ret)) {
+      if (ec == TransportErrc::eof || ec == TransportErrc::truncated) {
+        error_detail_ = "the peer closed the connection during the handshake";
+        return TransportErrc::tls_failure;
+      }
+      return ec;
+    }
   }
 }
 
