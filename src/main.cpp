@@ -1,22 +1,27 @@
 // tlscmp: what TLS costs over plain TCP. Parses the command line, runs the
 // subcommand, and maps every failure to one line on stderr and an exit code.
 
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <memory>
 #include <variant>
 
 #include "app/client.hpp"
 #include "app/commands.hpp"
 #include "cli/options.hpp"
 #include "error.hpp"
+#include "report/live.hpp"
 #include "report/report.hpp"
 
 namespace {
 
 constexpr int kExitRunFailed = 1;
 constexpr int kExitUsage = 2;
+constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
 
 int run(const tlscmp::cli::Command& command) {
   using namespace tlscmp;
@@ -33,10 +38,35 @@ int run(const tlscmp::cli::Command& command) {
     return 0;
   }
   const auto& client = std::get<cli::ClientCommand>(command);
-  const measure::Comparison comparison = app::run_client(client.config);
-  std::cout << (client.format == app::OutputFormat::json ? report::render_json(comparison)
-                                                         : report::render_text(comparison));
+  const app::ClientConfig& config = client.config;
+  // Live views are for people: none with -J or --csv, a bar only on a terminal.
+  std::unique_ptr<measure::TransferObserver> live;
+  if (client.format == app::OutputFormat::text) {
+    if (config.interval.count() > 0) {
+      live = std::make_unique<report::IntervalLines>(
+          stdout, config.interval, config.direction == Direction::client_to_server ? "sent" : "received");
+    } else if (::isatty(STDERR_FILENO) != 0) {
+      live = std::make_unique<report::ProgressBar>(stderr, config.bytes,
+                                                   static_cast<double>(config.duration.count()) / 1e3);
+    }
+  }
+  const measure::Comparison comparison = app::run_client(config, live.get());
+  switch (client.format) {
+    case app::OutputFormat::json:
+      std::cout << report::render_json(comparison);
+      break;
+    case app::OutputFormat::csv:
+      std::cout << report::render_csv(comparison);
+      break;
+    case app::OutputFormat::text:
+      std::cout << report::render_text(comparison);
+      break;
+  }
   std::cout.flush();
+  if (comparison.interrupted) {
+    std::cerr << "tlscmp: interrupted; the report holds what was measured until then\n";
+    return kExitInterrupted;
+  }
   if (!comparison.error.empty()) {
     std::cerr << "tlscmp: error: " << comparison.error << "\n";
     return kExitRunFailed;

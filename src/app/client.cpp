@@ -1,11 +1,14 @@
 #include "app/client.hpp"
 
+#include <sys/random.h>
+
 #include <fmt/format.h>
 #include <memory>
 #include <optional>
 #include <thread>
 
 #include "app/control.hpp"
+#include "app/interrupt.hpp"
 #include "app/log.hpp"
 #include "app/server.hpp"
 #include "app/transfer.hpp"
@@ -57,17 +60,27 @@ class EmbeddedServer {
 // transfer, results. config.host and config.port name the server to use.
 class TestRun {
  public:
-  TestRun(const ClientConfig& config, const tls::Context* tls, Mode mode)
-      : config_(config), tls_(tls), mode_(mode) {}
+  TestRun(const ClientConfig& config, const tls::Context* tls, Mode mode, InterruptWatch& interrupt,
+          measure::TransferObserver* observer, std::uint64_t verify_seed)
+      : config_(config),
+        tls_(tls),
+        mode_(mode),
+        interrupt_(interrupt),
+        observer_(observer),
+        verify_seed_(verify_seed) {}
 
   measure::RunResult run(measure::Environment& environment);
 
  private:
   std::unique_ptr<Stream> open_data_connection(const protocol::Cookie& cookie, double& handshake_us);
+  protocol::TestRequest request() const;
 
   const ClientConfig& config_;
   const tls::Context* tls_;
   Mode mode_;
+  InterruptWatch& interrupt_;
+  measure::TransferObserver* observer_;
+  std::uint64_t verify_seed_;
 };
 
 std::unique_ptr<Stream> TestRun::open_data_connection(const protocol::Cookie& cookie, double& handshake_us) {
@@ -110,27 +123,55 @@ std::unique_ptr<Stream> TestRun::open_data_connection(const protocol::Cookie& co
   return stream;
 }
 
+protocol::TestRequest TestRun::request() const {
+  protocol::TestRequest request;
+  request.mode = mode_;
+  request.direction = config_.direction;
+  request.bytes = config_.bytes;
+  request.duration_ms = static_cast<std::uint64_t>(config_.duration.count());
+  request.chunk_bytes = config_.chunk_bytes;
+  request.interval_ms = static_cast<std::uint64_t>(config_.interval.count());
+  request.no_delay = config_.no_delay;
+  request.verify = config_.verify;
+  request.verify_seed = verify_seed_;
+  request.client_version = kVersion;
+  return request;
+}
+
+measure::SideCost side_cost(const protocol::SideResult& side) {
+  return {side.elapsed_us,   side.cpu_user_s, side.cpu_system_s, side.sndbuf_bytes,
+          side.rcvbuf_bytes, side.mss_bytes,  side.congestion};
+}
+
+std::vector<measure::Interval> intervals_of(const protocol::SideResult& receiver) {
+  std::vector<measure::Interval> intervals;
+  double start_s = 0;
+  for (std::size_t i = 0; i < receiver.interval_end_us.size(); ++i) {
+    const double end_s = receiver.interval_end_us[i] / 1e6;
+    intervals.push_back({start_s, end_s, receiver.interval_bytes[i]});
+    start_s = end_s;
+  }
+  return intervals;
+}
+
 measure::RunResult TestRun::run(measure::Environment& environment) {
   const Timeouts& timeouts = config_.timeouts;
   TcpStream control(connect_tcp(config_.host, config_.port, Deadline::after(timeouts.connect)));
+  const InterruptWatch::Guard control_guard(interrupt_, control.native_handle());
   set_nodelay(control.native_handle(), true);
   control.set_deadline(Deadline::after(timeouts.control));
   std::error_code ec;
   control.write_all(protocol::encode_preamble(protocol::ConnectionKind::control), ec);
   if (ec) throw Error(fmt::format("cannot talk to the server: {}", describe(ec)));
 
-  protocol::TestRequest request;
-  request.mode = mode_;
-  request.direction = config_.direction;
-  request.bytes = config_.bytes;
-  request.chunk_bytes = config_.chunk_bytes;
-  request.no_delay = config_.no_delay;
-  request.client_version = kVersion;
-  send_message(control, request, "the test request");
+  const protocol::TestRequest test = request();
+  send_message(control, test, "the test request");
   const auto accept = receive<protocol::TestAccept>(control, "the server's answer");
   environment.server_version = accept.server_version;
   environment.server_tls_library = accept.tls_library;
   environment.server_cpu_model = accept.cpu_model;
+  environment.server_cpu_features = accept.cpu_features;
+  environment.server_kernel = accept.kernel;
 
   measure::RunResult result;
   result.mode = mode_;
@@ -155,9 +196,24 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
   }
 
   const Role role = config_.direction == Direction::client_to_server ? Role::sender : Role::receiver;
-  const protocol::SideResult mine =
-      run_transfer(*data, {role, config_.bytes, config_.chunk_bytes, config_.no_delay, timeouts.idle});
+  TransferSpec spec = transfer_spec(test, role, timeouts.idle);
+  spec.observer = observer_;
+  protocol::SideResult mine;
+  {
+    const InterruptWatch::Guard data_guard(interrupt_, data->native_handle());
+    mine = run_transfer(*data, spec);
+  }
   data.reset();
+
+  if (interrupt_.interrupted()) {
+    // Ctrl-C: what this side measured until then, marked partial.
+    result.partial = true;
+    result.bytes = mine.bytes;
+    (role == Role::receiver ? result.transfer_us : result.sender_us) = mine.elapsed_us;
+    result.client = side_cost(mine);
+    if (role == Role::receiver) result.intervals = intervals_of(mine);
+    return result;
+  }
 
   control.set_deadline(Deadline::after(timeouts.control));
   send_message(control, mine, "the client's result");
@@ -173,34 +229,59 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
                               side == &mine ? "client" : "server", to_string(side->role), side->error));
     }
   }
-  if (receiver.bytes != config_.bytes || sender.bytes != config_.bytes) {
-    throw Error(
-        fmt::format("{} run failed: the receiver counted {} bytes, the sender sent {}, {} were asked for",
-                    to_string(mode_), receiver.bytes, sender.bytes, config_.bytes));
+  // Nothing is silently lost: the receiver's count must be what was sent (and asked for).
+  if (receiver.bytes != sender.bytes || (config_.bytes > 0 && receiver.bytes != config_.bytes)) {
+    throw Error(fmt::format("{} run failed: the receiver counted {} bytes, the sender sent {}{}",
+                            to_string(mode_), receiver.bytes, sender.bytes,
+                            config_.bytes > 0 ? fmt::format(", {} were asked for", config_.bytes) : ""));
   }
   result.bytes = receiver.bytes;
   result.transfer_us = receiver.elapsed_us;
   result.sender_us = sender.elapsed_us;
-  result.client = {mine.cpu_user_s, mine.cpu_system_s, mine.sndbuf_bytes, mine.rcvbuf_bytes};
-  result.server = {theirs.cpu_user_s, theirs.cpu_system_s, theirs.sndbuf_bytes, theirs.rcvbuf_bytes};
+  result.client = side_cost(mine);
+  result.server = side_cost(theirs);
+  result.intervals = intervals_of(receiver);
   return result;
+}
+
+std::string run_label(Mode mode, int round, int rounds, bool warmup) {
+  return warmup ? fmt::format("{} warm-up {}", to_string(mode), round)
+                : fmt::format("{} {}/{}", to_string(mode), round, rounds);
+}
+
+// A fresh seed per comparison, so that a stale or misrouted stream cannot pass.
+std::uint64_t random_seed() {
+  std::uint64_t seed = 0;
+  if (::getrandom(&seed, sizeof seed, 0) != static_cast<ssize_t>(sizeof seed)) {
+    seed = static_cast<std::uint64_t>(measure::now_ns());
+  }
+  return seed;
 }
 
 }  // namespace
 
-measure::Comparison run_client(const ClientConfig& config) {
+measure::Comparison run_client(const ClientConfig& config, measure::TransferObserver* observer) {
+  // First, before any thread starts: Ctrl-C must reach the watcher, not kill us.
+  InterruptWatch interrupt;
+
   measure::Comparison comparison;
   measure::TestParameters& parameters = comparison.parameters;
   parameters.modes = config.modes;
   parameters.direction = config.direction;
   parameters.bytes = config.bytes;
+  parameters.duration_s = static_cast<double>(config.duration.count()) / 1e3;
   parameters.chunk_bytes = config.chunk_bytes;
+  parameters.interval_s = static_cast<double>(config.interval.count()) / 1e3;
   parameters.rounds = config.rounds;
+  parameters.warmup_rounds = config.warmup_rounds;
   parameters.no_delay = config.no_delay;
-  comparison.environment.client_version = kVersion;
-  comparison.environment.client_tls_library = tls::library_version();
-  comparison.environment.client_cpu_model = measure::cpu_model();
-  comparison.environment.client_kernel = measure::kernel_description();
+  parameters.verify = config.verify;
+  measure::Environment& environment = comparison.environment;
+  environment.client_version = kVersion;
+  environment.client_tls_library = tls::library_version();
+  environment.client_cpu_model = measure::cpu_model();
+  environment.client_cpu_features = measure::cpu_crypto_features();
+  environment.client_kernel = measure::kernel_description();
 
   std::optional<EmbeddedServer> embedded;
   tls::ClientConfig tls_config;
@@ -226,17 +307,29 @@ measure::Comparison run_client(const ClientConfig& config) {
   ClientConfig target = config;  // with the server actually used
   target.host = parameters.host;
   target.port = parameters.port;
-  for (int round = 1; round <= config.rounds && comparison.error.empty(); ++round) {
+  const std::uint64_t seed = random_seed();
+  // Warm-up rounds first, then the measured ones; each round runs every mode in turn.
+  const int total_rounds = config.warmup_rounds + config.rounds;
+  for (int r = 0; r < total_rounds && comparison.error.empty() && !comparison.interrupted; ++r) {
+    const bool warmup = r < config.warmup_rounds;
+    const int round = warmup ? r + 1 : r - config.warmup_rounds + 1;
     for (Mode mode : config.modes) {
+      if (observer != nullptr) observer->begin_run(run_label(mode, round, config.rounds, warmup));
       try {
-        TestRun test(target, tls ? &*tls : nullptr, mode);
+        TestRun test(target, tls ? &*tls : nullptr, mode, interrupt, observer, seed);
         measure::RunResult result = test.run(comparison.environment);
         result.round = round;
+        result.warmup = warmup;
+        comparison.interrupted = result.partial;
         comparison.runs.push_back(std::move(result));
       } catch (const Error& e) {
-        comparison.error = e.what();
-        break;
+        if (interrupt.interrupted()) {
+          comparison.interrupted = true;
+        } else {
+          comparison.error = e.what();
+        }
       }
+      if (!comparison.error.empty() || comparison.interrupted) break;
     }
   }
   measure::compute_statistics(comparison);

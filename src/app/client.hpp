@@ -1,6 +1,7 @@
 #pragma once
 
 #include "app/config.hpp"
+#include "measure/intervals.hpp"
 #include "measure/results.hpp"
 
 namespace tlscmp::app {
@@ -10,6 +11,9 @@ namespace tlscmp::app {
 // server on loopback with a throwaway certificate. Stops at the first failed
 // run and says why in Comparison::error. Throws tlscmp::Error for failures
 // before any run (bad certificate files, for instance).
-measure::Comparison run_client(const ClientConfig& config);
+// `observer`, if given, watches each run's transfer on this side live. Ctrl-C
+// (or SIGTERM) ends the comparison early with Comparison::interrupted set and
+// the run under way reported as partial.
+measure::Comparison run_client(const ClientConfig& config, measure::TransferObserver* observer = nullptr);
 
 }  // namespace tlscmp::app

@@ -41,10 +41,14 @@ struct ClientConfig {
   std::uint16_t port = kDefaultPort;
   std::vector<Mode> modes{Mode::tcp, Mode::tls};  // one round runs each, in this order
   Direction direction = Direction::client_to_server;
-  std::uint64_t bytes = std::uint64_t{1} << 30;
+  std::uint64_t bytes = std::uint64_t{1} << 30;  // 0: run for `duration` instead
+  std::chrono::milliseconds duration{0};         // -t, with bytes == 0
   std::uint32_t chunk_bytes = 64 * 1024;
-  int rounds = 1;
+  std::chrono::milliseconds interval{0};  // -i: the receiver's interval reports; 0: none
+  int rounds = 5;
+  int warmup_rounds = 0;  // run first, reported, left out of the statistics
   bool no_delay = false;  // TCP_NODELAY during the transfer
+  bool verify = false;    // seeded payload, checked byte by byte by the receiver
   // TLS
   std::string ca_file;
   bool insecure = false;
@@ -52,6 +56,6 @@ struct ClientConfig {
   Timeouts timeouts;
 };
 
-enum class OutputFormat { text, json };
+enum class OutputFormat { text, json, csv };
 
 }  // namespace tlscmp::app

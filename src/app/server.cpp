@@ -70,7 +70,9 @@ std::string describe_test(const protocol::TestRequest& request, const protocol::
   if (!server.error.empty()) return fmt::format("{} failed: {}", what, server.error);
   if (client && !client->error.empty()) return fmt::format("{} failed: {}", what, client->error);
   if (!client) {
-    return fmt::format("{} failed after {} of {} bytes {}: {}", what, server.bytes, request.bytes,
+    const std::string of = request.bytes > 0 ? fmt::format("{} of {}", server.bytes, request.bytes)
+                                             : std::to_string(server.bytes);
+    return fmt::format("{} failed after {} bytes {}: {}", what, of,
                        server.role == Role::receiver ? "received" : "sent", exchange_error);
   }
   const protocol::SideResult& receiver = server.role == Role::receiver ? server : *client;
@@ -260,7 +262,8 @@ void Server::serve_control(Stream& control, const std::string& peer) {
   }
   const auto ticket = pending_.open();
   send_message(control,
-               protocol::TestAccept{ticket->cookie(), kVersion, tls::library_version(), measure::cpu_model()},
+               protocol::TestAccept{ticket->cookie(), kVersion, tls::library_version(), measure::cpu_model(),
+                                    measure::cpu_crypto_features(), measure::kernel_description()},
                "the test acceptance");
 
   // Wait for the data connection, but notice a client that gave up (a failed
@@ -294,7 +297,7 @@ void Server::serve_control(Stream& control, const std::string& peer) {
     data->write_all({&kReadyByte, 1}, ec);
     if (ec) throw Error(fmt::format("cannot start the transfer: {}", describe(ec, data->error_detail())));
     const Role role = request.direction == Direction::client_to_server ? Role::receiver : Role::sender;
-    mine = run_transfer(*data, {role, request.bytes, request.chunk_bytes, request.no_delay, timeouts.idle});
+    mine = run_transfer(*data, transfer_spec(request, role, timeouts.idle));
   }
   data.reset();
 

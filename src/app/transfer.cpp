@@ -5,42 +5,92 @@
 
 #include "measure/clock.hpp"
 #include "measure/cpu.hpp"
+#include "measure/payload.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 
 namespace tlscmp::app {
 namespace {
 
-// The payload: any bytes will do, since nothing on the path compresses; a
-// pattern rather than zeros so that a hexdump shows where data came from.
-std::vector<std::byte> make_payload(std::size_t n) {
-  std::vector<std::byte> payload(n);
-  for (std::size_t i = 0; i < n; ++i)
-    payload[i] = static_cast<std::byte>('a' + i % 26);
-  return payload;
+// Without --verify the payload is one chunk of a fixed pattern, written over
+// and over: any bytes will do, since nothing on the path compresses, and a
+// pattern rather than zeros shows in a hexdump where data came from.
+void fill_fixed(std::vector<std::byte>& chunk) {
+  for (std::size_t i = 0; i < chunk.size(); ++i)
+    chunk[i] = static_cast<std::byte>('a' + i % 26);
 }
 
-// Closes a side's measurement window, opened at `start_ns` and `cpu_start`,
-// with `bytes` moved; adds the socket buffers the kernel applied.
+// The clock work of the data loop: the receiver's recorded intervals, the
+// live view, and (in duration mode) the sender's stop time. It reads the
+// clock once per chunk only when one of those is wanted.
+class Clockwork {
+ public:
+  Clockwork(const TransferSpec& spec, std::int64_t start_ns) : observer_(spec.observer) {
+    if (spec.role == Role::receiver && spec.interval.count() > 0) {
+      record_.emplace(start_ns, std::chrono::nanoseconds(spec.interval).count(), protocol::kMaxIntervals);
+    }
+    if (observer_ != nullptr && observer_->tick_period().count() > 0) {
+      live_.emplace(start_ns, std::chrono::nanoseconds(observer_->tick_period()).count(), 0);
+    }
+    timed_ = spec.bytes == 0;
+    stop_ns_ = start_ns + std::chrono::nanoseconds(spec.duration).count();
+    on_ = timed_ || record_ || live_;
+  }
+
+  bool on() const { return on_; }
+
+  // After each chunk, with this side's total since go. Returns the time read.
+  std::int64_t tick(std::uint64_t total_bytes) {
+    const std::int64_t now = measure::now_ns();
+    if (record_ && record_->due(now)) record_->advance(now, total_bytes);
+    if (live_ && live_->due(now)) observer_->on_tick(live_->advance(now, total_bytes), total_bytes);
+    return now;
+  }
+
+  // Duration mode: has the sender's time run out?
+  bool time_is_up(std::int64_t now_ns) const { return timed_ && now_ns >= stop_ns_; }
+
+  void finish(std::int64_t end_ns, std::uint64_t total_bytes, protocol::SideResult& result) {
+    if (record_) {
+      record_->finish(end_ns, total_bytes);
+      for (const measure::Interval& i : record_->intervals()) {
+        result.interval_end_us.push_back(i.end_s * 1e6);
+        result.interval_bytes.push_back(i.bytes);
+      }
+    }
+    if (observer_ != nullptr) observer_->on_end();
+  }
+
+ private:
+  measure::TransferObserver* observer_;
+  std::optional<measure::IntervalRecorder> record_;
+  std::optional<measure::IntervalRecorder> live_;
+  bool timed_ = false;
+  bool on_ = false;
+  std::int64_t stop_ns_ = 0;
+};
+
+// Closes a side's measurement window, opened at `start_ns` and `cpu_start`
+// and ended at `end_ns`, with `bytes` moved; adds the socket settings.
 void close_window(protocol::SideResult& result, const Stream& stream, std::uint64_t bytes,
-                  std::int64_t start_ns, const measure::CpuTimes& cpu_start) {
-  const std::int64_t end_ns = measure::now_ns();
+                  std::int64_t start_ns, std::int64_t end_ns, const measure::CpuTimes& cpu_start) {
   const measure::CpuTimes cpu = measure::thread_cpu_times() - cpu_start;
   result.bytes = bytes;
   result.elapsed_us = measure::ns_to_us(end_ns - start_ns);
   result.cpu_user_s = cpu.user_s;
   result.cpu_system_s = cpu.system_s;
-  const SocketBuffers buffers = socket_buffers(stream.native_handle());
-  result.sndbuf_bytes = buffers.sndbuf_bytes;
-  result.rcvbuf_bytes = buffers.rcvbuf_bytes;
+  const SocketSettings settings = socket_settings(stream.native_handle());
+  result.sndbuf_bytes = settings.sndbuf_bytes;
+  result.rcvbuf_bytes = settings.rcvbuf_bytes;
+  result.mss_bytes = settings.mss_bytes;
+  result.congestion = settings.congestion;
 }
 
 std::string failure(const Stream& stream, const std::error_code& ec, const char* doing, std::uint64_t done,
                     std::uint64_t total) {
-  if (ec == TransportErrc::eof) {
-    return fmt::format("the peer closed the data connection after {} of {} bytes", done, total);
-  }
-  return fmt::format("{} after {} of {} bytes: {}", doing, done, total, describe(ec, stream.error_detail()));
+  const std::string of = total > 0 ? fmt::format("{} of {}", done, total) : fmt::format("{}", done);
+  if (ec == TransportErrc::eof) return fmt::format("the peer closed the data connection after {} bytes", of);
+  return fmt::format("{} after {} bytes: {}", doing, of, describe(ec, stream.error_detail()));
 }
 
 protocol::SideResult send_payload(Stream& stream, const TransferSpec& spec) {
@@ -55,19 +105,32 @@ protocol::SideResult send_payload(Stream& stream, const TransferSpec& spec) {
     return result;
   }
   set_nodelay(stream.native_handle(), spec.no_delay);
-  const std::vector<std::byte> chunk = make_payload(spec.chunk_bytes);
+  std::vector<std::byte> chunk(spec.chunk_bytes);
+  std::optional<measure::PayloadPattern> pattern;
+  if (spec.verify_seed) {
+    pattern.emplace(*spec.verify_seed);
+  } else {
+    fill_fixed(chunk);
+  }
 
   const measure::CpuTimes cpu_start = measure::thread_cpu_times();
   const std::int64_t start_ns = measure::now_ns();
+  Clockwork clock(spec, start_ns);
+  const bool timed = spec.bytes == 0;
   std::uint64_t sent = 0;
-  while (sent < spec.bytes) {
-    const std::size_t n =
-        spec.bytes - sent < chunk.size() ? static_cast<std::size_t>(spec.bytes - sent) : chunk.size();
+  while (timed || sent < spec.bytes) {
+    const std::size_t n = !timed && spec.bytes - sent < chunk.size()
+                              ? static_cast<std::size_t>(spec.bytes - sent)
+                              : chunk.size();
+    if (pattern) pattern->fill({chunk.data(), n}, sent);
     stream.write_all({chunk.data(), n}, ec);
     if (ec) break;
     sent += n;
+    if (clock.on() && clock.time_is_up(clock.tick(sent))) break;
   }
-  close_window(result, stream, sent, start_ns, cpu_start);
+  const std::int64_t end_ns = measure::now_ns();
+  close_window(result, stream, sent, start_ns, end_ns, cpu_start);
+  clock.finish(end_ns, sent, result);
   if (ec) {
     result.error = failure(stream, ec, "sending failed", sent, spec.bytes);
     return result;
@@ -81,6 +144,8 @@ protocol::SideResult receive_payload(Stream& stream, const TransferSpec& spec) {
   protocol::SideResult result;
   result.role = Role::receiver;
   std::vector<std::byte> buffer(spec.chunk_bytes);
+  std::optional<measure::PayloadPattern> pattern;
+  if (spec.verify_seed) pattern.emplace(*spec.verify_seed);
   std::error_code ec;
 
   const measure::CpuTimes cpu_start = measure::thread_cpu_times();
@@ -90,18 +155,42 @@ protocol::SideResult receive_payload(Stream& stream, const TransferSpec& spec) {
     result.error = fmt::format("cannot send go: {}", describe(ec, stream.error_detail()));
     return result;
   }
+  Clockwork clock(spec, start_ns);
+  const bool timed = spec.bytes == 0;
   std::uint64_t received = 0;
-  while (received < spec.bytes) {
+  std::int64_t last_byte_ns = start_ns;
+  std::string mismatch;
+  while (timed || received < spec.bytes) {
     // Never ask for more than is due, so that any byte beyond it stays unread
     // and is caught below as a protocol violation.
-    const std::size_t want = spec.bytes - received < buffer.size()
+    const std::size_t want = !timed && spec.bytes - received < buffer.size()
                                  ? static_cast<std::size_t>(spec.bytes - received)
                                  : buffer.size();
     const std::size_t n = stream.read_some({buffer.data(), want}, ec);
     if (ec) break;
+    if (pattern) {
+      if (const auto bad = pattern->first_mismatch({buffer.data(), n}, received)) {
+        mismatch = fmt::format("payload mismatch: byte {} differs from the --verify pattern", *bad);
+        received += n;
+        break;
+      }
+    }
     received += n;
+    if (clock.on()) last_byte_ns = clock.tick(received);
   }
-  close_window(result, stream, received, start_ns, cpu_start);
+  // In duration mode the end of stream is the normal end, and the last byte
+  // came with the last read; otherwise the loop ended with it.
+  const std::int64_t end_ns = timed ? last_byte_ns : measure::now_ns();
+  close_window(result, stream, received, start_ns, end_ns, cpu_start);
+  clock.finish(end_ns, received, result);
+  if (!mismatch.empty()) {
+    result.error = mismatch;
+    return result;
+  }
+  if (timed) {
+    if (ec != TransportErrc::eof) result.error = failure(stream, ec, "receiving failed", received, 0);
+    return result;
+  }
   if (ec) {
     result.error = failure(stream, ec, "receiving failed", received, spec.bytes);
     return result;
@@ -120,6 +209,20 @@ protocol::SideResult receive_payload(Stream& stream, const TransferSpec& spec) {
 }
 
 }  // namespace
+
+TransferSpec transfer_spec(const protocol::TestRequest& request, Role role,
+                           std::chrono::milliseconds idle_timeout) {
+  TransferSpec spec;
+  spec.role = role;
+  spec.bytes = request.bytes;
+  spec.duration = std::chrono::milliseconds(request.duration_ms);
+  spec.chunk_bytes = request.chunk_bytes;
+  spec.no_delay = request.no_delay;
+  spec.idle_timeout = idle_timeout;
+  spec.interval = std::chrono::milliseconds(request.interval_ms);
+  if (request.verify) spec.verify_seed = request.verify_seed;
+  return spec;
+}
 
 protocol::SideResult run_transfer(Stream& stream, const TransferSpec& spec) {
   if (const std::error_code ec = stream.enter_transfer_phase(spec.idle_timeout)) {

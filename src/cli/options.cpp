@@ -27,6 +27,12 @@ struct TimeoutFlags {
 };
 
 constexpr double kMaxTimeoutS = 86'400;
+constexpr double kMaxSeconds = static_cast<double>(protocol::kMaxDurationMs) / 1000;
+constexpr double kMinIntervalSeconds = static_cast<double>(protocol::kMinIntervalMs) / 1000;
+
+std::chrono::milliseconds milliseconds_of(double seconds) {
+  return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000 + 0.5));
+}
 
 void add_timeout_flags(CLI::App* cmd, TimeoutFlags& t) {
   const auto range = CLI::Range(0.001, kMaxTimeoutS);
@@ -46,8 +52,8 @@ void add_timeout_flags(CLI::App* cmd, TimeoutFlags& t) {
 }
 
 app::Timeouts to_timeouts(const TimeoutFlags& t) {
-  auto ms = [](double s) { return std::chrono::milliseconds(static_cast<std::int64_t>(s * 1000 + 0.5)); };
-  return {ms(t.connect_s), ms(t.handshake_s), ms(t.control_s), ms(t.idle_s)};
+  return {milliseconds_of(t.connect_s), milliseconds_of(t.handshake_s), milliseconds_of(t.control_s),
+          milliseconds_of(t.idle_s)};
 }
 
 struct ClientFlags {
@@ -56,11 +62,16 @@ struct ClientFlags {
   std::string mode = "both";
   std::string bytes = "1G";
   std::string length = "64K";
+  double time_s = 0;
+  double interval_s = 0;
   bool reverse = false;
   std::string ca_file;
   bool insecure = false;
-  int repeat = 1;
+  int repeat = 5;
+  int warmup = 0;
   bool json = false;
+  bool csv = false;
+  bool verify = false;
   std::string cipher;
   bool no_delay = false;
   TimeoutFlags timeouts;
@@ -106,8 +117,15 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
   cmd->add_option("--mode", flags.mode, "tcp, tls, or both (alternating tcp, tls)")
       ->check(CLI::IsMember({"tcp", "tls", "both"}))
       ->capture_default_str();
-  cmd->add_option("-n,--bytes", flags.bytes, "Payload bytes per run; K, M, G, T suffixes are powers of 1024")
-      ->capture_default_str();
+  CLI::Option* bytes = cmd->add_option("-n,--bytes", flags.bytes,
+                                       "Payload bytes per run; K, M, G, T suffixes are powers of 1024")
+                           ->capture_default_str();
+  CLI::Option* time =
+      cmd->add_option("-t,--time", flags.time_s, "Seconds the sender sends per run, instead of a byte count")
+          ->check(CLI::Range(0.001, kMaxSeconds));
+  bytes->excludes(time);
+  cmd->add_option("-i,--interval", flags.interval_s, "Report the receiver's bytes every this many seconds")
+      ->check(CLI::Range(kMinIntervalSeconds, kMaxSeconds));
   cmd->add_option("-l,--length", flags.length, "Chunk size: bytes per write and per read")
       ->capture_default_str();
   cmd->add_flag("-R,--reverse", flags.reverse, "The server sends, the client receives");
@@ -115,10 +133,17 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
   CLI::Option* insecure =
       cmd->add_flag("--insecure", flags.insecure, "Do not verify the server's certificate or host name");
   ca->excludes(insecure);
-  cmd->add_option("--repeat", flags.repeat, "Rounds to run; each runs every mode once")
+  cmd->add_option("--repeat", flags.repeat, "Rounds to measure; each runs every mode once, in turn")
       ->check(CLI::Range(1, kMaxRounds))
       ->capture_default_str();
-  cmd->add_flag("-J,--json", flags.json, "Print one JSON object instead of tables");
+  cmd->add_option("--warmup", flags.warmup, "Rounds to run first and leave out of the statistics")
+      ->check(CLI::Range(0, kMaxRounds))
+      ->capture_default_str();
+  CLI::Option* json = cmd->add_flag("-J,--json", flags.json, "Print one JSON object instead of tables");
+  CLI::Option* csv = cmd->add_flag("--csv", flags.csv, "Print CSV: a header line and one row per run");
+  json->excludes(csv);
+  cmd->add_flag("--verify", flags.verify,
+                "Send a seeded pattern and check every byte on the receiver (costs CPU; off by default)");
   cmd->add_option("--cipher", flags.cipher,
                   "TLS 1.3 suite(s) such as TLS_AES_128_GCM_SHA256, or a TLS 1.2 OpenSSL cipher list");
   cmd->add_flag("-N,--no-delay", flags.no_delay, "Set TCP_NODELAY during the transfer (disable Nagle)");
@@ -132,7 +157,15 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   c.port = static_cast<std::uint16_t>(flags.port);
   if (flags.mode == "tcp") c.modes = {Mode::tcp};
   if (flags.mode == "tls") c.modes = {Mode::tls};
-  c.bytes = parse_size(flags.bytes, "-n/--bytes", 1, protocol::kMaxTestBytes);
+  if (flags.time_s > 0) {
+    c.bytes = 0;
+    c.duration = milliseconds_of(flags.time_s);
+  } else {
+    c.bytes = parse_size(flags.bytes, "-n/--bytes", 1, protocol::kMaxTestBytes);
+  }
+  c.interval = milliseconds_of(flags.interval_s);
+  c.warmup_rounds = flags.warmup;
+  c.verify = flags.verify;
   c.chunk_bytes =
       static_cast<std::uint32_t>(parse_size(flags.length, "-l/--length", 1, protocol::kMaxChunkBytes));
   c.direction = flags.reverse ? Direction::server_to_client : Direction::client_to_server;
@@ -142,7 +175,9 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   c.cipher = flags.cipher;
   c.no_delay = flags.no_delay;
   c.timeouts = to_timeouts(flags.timeouts);
-  command.format = flags.json ? app::OutputFormat::json : app::OutputFormat::text;
+  command.format = flags.json  ? app::OutputFormat::json
+                   : flags.csv ? app::OutputFormat::csv
+                               : app::OutputFormat::text;
   return command;
 }
 

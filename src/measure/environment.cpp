@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 #include <fstream>
+#include <set>
+#include <sstream>
 
 namespace tlscmp::measure {
 
@@ -18,6 +20,30 @@ std::string cpu_model() {
     return start == std::string::npos ? "unknown" : line.substr(start);
   }
   return "unknown";
+}
+
+std::string cpu_crypto_features() {
+  static constexpr const char* kInteresting[] = {"aes",  "pclmulqdq", "vaes",   "vpclmulqdq",
+                                                 "avx2", "avx512f",   "sha_ni", "pmull",
+                                                 "sha1", "sha2",      "sha3",   "sha512"};
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    // x86: "flags : fpu vme ..."; Arm: "Features : fp asimd aes ..."
+    if (line.rfind("flags", 0) != 0 && line.rfind("Features", 0) != 0) continue;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) break;
+    std::istringstream words(line.substr(colon + 1));
+    std::set<std::string> present;
+    for (std::string w; words >> w;)
+      present.insert(w);
+    std::string out;
+    for (const char* flag : kInteresting) {
+      if (present.contains(flag)) out += out.empty() ? flag : std::string(" ") + flag;
+    }
+    return out;
+  }
+  return {};
 }
 
 std::string kernel_description() {

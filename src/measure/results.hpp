@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "measure/intervals.hpp"
 #include "measure/stats.hpp"
 #include "test_kind.hpp"
 
@@ -15,10 +16,21 @@ namespace tlscmp::measure {
 
 // One side's cost and socket settings during one run's transfer window.
 struct SideCost {
-  double cpu_user_s = 0;    // user CPU seconds of the thread that moved the data
-  double cpu_system_s = 0;  // system CPU seconds of that thread
+  double window_us = 0;     // this side's window: transfer_us on the receiver, sender_us on the sender
+  double cpu_user_s = 0;    // user CPU seconds of the thread that moved the data, in the window
+  double cpu_system_s = 0;  // system CPU seconds of that thread, in the window
   int sndbuf_bytes = 0;     // SO_SNDBUF the kernel applied on the data socket
   int rcvbuf_bytes = 0;     // SO_RCVBUF the kernel applied on the data socket
+  int mss_bytes = 0;        // TCP_MAXSEG of the data socket
+  std::string congestion;   // TCP_CONGESTION of the data socket, "cubic"
+
+  double cpu_s() const { return cpu_user_s + cpu_system_s; }
+  // CPU seconds per GiB (2^30 bytes) moved.
+  double cpu_s_per_gib(std::uint64_t bytes) const {
+    return bytes > 0 ? cpu_s() / (static_cast<double>(bytes) / (1ull << 30)) : 0;
+  }
+  // Busy share of one core over the window: 1.0 is one core fully busy.
+  double core_share() const { return window_us > 0 ? cpu_s() / (window_us / 1e6) : 0; }
 };
 
 // The TLS parameters one run negotiated; empty strings for plain TCP.
@@ -30,7 +42,9 @@ struct TlsParameters {
 };
 
 struct RunResult {
-  int round = 0;  // 1-based; one round runs each mode once
+  int round = 0;         // 1-based; one round runs each mode once; warm-up rounds count from 1 too
+  bool warmup = false;   // a warm-up run: reported, left out of the statistics
+  bool partial = false;  // interrupted (Ctrl-C): what this side measured until then
   Mode mode = Mode::tcp;
   std::uint64_t bytes = 0;  // payload bytes the receiver counted
   double transfer_us = 0;   // receiver: from sending "go" to holding the last byte
@@ -39,6 +53,7 @@ struct RunResult {
   TlsParameters tls;
   SideCost client;
   SideCost server;
+  std::vector<Interval> intervals;  // the receiver's, with -i
 
   // Decimal megabytes (10^6 bytes) per second of transfer_us.
   double mbytes_per_s() const { return transfer_us > 0 ? static_cast<double>(bytes) / transfer_us : 0; }
@@ -50,6 +65,12 @@ struct ModeStats {
   Summary sender_us;
   Summary handshake_us;
   Summary mbytes_per_s;
+  Summary bytes;  // varies only in duration mode
+  // CPU per side; which side sends depends on the direction.
+  Summary client_cpu_s_per_gib;
+  Summary server_cpu_s_per_gib;
+  Summary client_core_share;
+  Summary server_core_share;
 };
 
 // Where the two ends ran. The server's half arrives in its test_accept message.
@@ -57,10 +78,13 @@ struct Environment {
   std::string client_version;
   std::string client_tls_library;
   std::string client_cpu_model;
+  std::string client_cpu_features;
   std::string client_kernel;
   std::string server_version;
   std::string server_tls_library;
   std::string server_cpu_model;
+  std::string server_cpu_features;
+  std::string server_kernel;
 };
 
 // What was asked for.
@@ -70,10 +94,14 @@ struct TestParameters {
   bool embedded_server = false;  // no host given: a server in this process on loopback
   std::vector<Mode> modes;       // the order of a round
   Direction direction = Direction::client_to_server;
-  std::uint64_t bytes = 0;
+  std::uint64_t bytes = 0;  // 0 in duration mode
+  double duration_s = 0;    // -t; 0 in byte-count mode
   std::uint32_t chunk_bytes = 0;
+  double interval_s = 0;  // -i; 0: none
   int rounds = 1;
+  int warmup_rounds = 0;
   bool no_delay = false;
+  bool verify = false;
 };
 
 struct Comparison {
@@ -81,12 +109,16 @@ struct Comparison {
   Environment environment;
   std::vector<RunResult> runs;
   std::vector<ModeStats> stats;  // one per mode that has runs, in parameters.modes order
-  // TLS transfer time over TCP transfer time, one value per round that has both.
+  // TLS transfer time over TCP transfer time, per byte, one value per round that has both.
   std::optional<Summary> tls_over_tcp;
-  std::string error;  // empty, or why the comparison stopped early
+  // 95% bootstrap confidence interval of the median of those ratios (2+ pairs).
+  std::optional<Interval95> tls_over_tcp_ci;
+  bool interrupted = false;  // Ctrl-C: the runs so far, the last one partial
+  std::string error;         // empty, or why the comparison stopped early
 };
 
-// Fills `stats` and `tls_over_tcp` from `runs`.
+// Fills `stats`, `tls_over_tcp` and its interval from the runs that count:
+// complete, not warm-up.
 void compute_statistics(Comparison& comparison);
 
 }  // namespace tlscmp::measure

@@ -3,9 +3,27 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <random>
 #include <vector>
 
 namespace tlscmp::measure {
+
+namespace {
+
+double median_of_sorted(const std::vector<double>& sorted) {
+  const std::size_t n = sorted.size();
+  return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
+// Linear interpolation between closest ranks (the "R-7" definition).
+double percentile_of_sorted(const std::vector<double>& sorted, double p) {
+  const double rank = p * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(rank);
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - static_cast<double>(lo));
+}
+
+}  // namespace
 
 Summary summarize(std::span<const double> values) {
   Summary s;
@@ -16,7 +34,7 @@ Summary summarize(std::span<const double> values) {
   const std::size_t n = sorted.size();
   s.min = sorted.front();
   s.max = sorted.back();
-  s.median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  s.median = median_of_sorted(sorted);
   s.mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(n);
   if (n > 1) {
     double squares = 0;
@@ -25,6 +43,23 @@ Summary summarize(std::span<const double> values) {
     s.stddev = std::sqrt(squares / static_cast<double>(n - 1));
   }
   return s;
+}
+
+std::optional<Interval95> bootstrap_median_ci(std::span<const double> values, int resamples) {
+  if (values.size() < 2 || resamples < 1) return std::nullopt;
+  std::mt19937_64 rng(0x746c73636d70ull);  // fixed: "tlscmp"
+  std::uniform_int_distribution<std::size_t> pick(0, values.size() - 1);
+  std::vector<double> medians;
+  medians.reserve(static_cast<std::size_t>(resamples));
+  std::vector<double> resample(values.size());
+  for (int r = 0; r < resamples; ++r) {
+    for (double& v : resample)
+      v = values[pick(rng)];
+    std::sort(resample.begin(), resample.end());
+    medians.push_back(median_of_sorted(resample));
+  }
+  std::sort(medians.begin(), medians.end());
+  return Interval95{percentile_of_sorted(medians, 0.025), percentile_of_sorted(medians, 0.975)};
 }
 
 }  // namespace tlscmp::measure

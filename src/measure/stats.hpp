@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 
 namespace tlscmp::measure {
@@ -16,5 +17,21 @@ struct Summary {
 };
 
 Summary summarize(std::span<const double> values);
+
+// A two-sided confidence interval.
+struct Interval95 {
+  double low = 0;
+  double high = 0;
+};
+
+inline constexpr int kBootstrapResamples = 10'000;
+
+// 95% percentile-bootstrap confidence interval of the median: the median of
+// `resamples` resamples (with replacement, of the same size), their 2.5th and
+// 97.5th percentiles. Seeded, so the same sample always gives the same
+// interval. Needs at least two values; with few values it is as wide as the
+// data allows (with 5 pairs, at most the range of the middle three).
+std::optional<Interval95> bootstrap_median_ci(std::span<const double> values,
+                                              int resamples = kBootstrapResamples);
 
 }  // namespace tlscmp::measure

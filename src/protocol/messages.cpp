@@ -134,8 +134,12 @@ json to_json(const TestRequest& m) {
           {"mode", to_string(m.mode)},
           {"direction", to_string(m.direction)},
           {"bytes", m.bytes},
+          {"duration_ms", m.duration_ms},
           {"chunk_bytes", m.chunk_bytes},
+          {"interval_ms", m.interval_ms},
           {"no_delay", m.no_delay},
+          {"verify", m.verify},
+          {"verify_seed", m.verify_seed},
           {"client_version", m.client_version}};
 }
 
@@ -144,7 +148,9 @@ json to_json(const TestAccept& m) {
           {"cookie", cookie_hex(m.cookie)},
           {"server_version", m.server_version},
           {"tls_library", m.tls_library},
-          {"cpu_model", m.cpu_model}};
+          {"cpu_model", m.cpu_model},
+          {"cpu_features", m.cpu_features},
+          {"kernel", m.kernel}};
 }
 
 json to_json(const Refusal& m) {
@@ -152,10 +158,42 @@ json to_json(const Refusal& m) {
 }
 
 json to_json(const SideResult& m) {
+  json intervals = json::array();
+  for (std::size_t i = 0; i < m.interval_end_us.size() && i < m.interval_bytes.size(); ++i) {
+    intervals.push_back(json::array({m.interval_end_us[i], m.interval_bytes[i]}));
+  }
   return {
       {"type", "side_result"},          {"role", to_string(m.role)},      {"bytes", m.bytes},
       {"elapsed_us", m.elapsed_us},     {"cpu_user_s", m.cpu_user_s},     {"cpu_system_s", m.cpu_system_s},
-      {"sndbuf_bytes", m.sndbuf_bytes}, {"rcvbuf_bytes", m.rcvbuf_bytes}, {"error", m.error}};
+      {"sndbuf_bytes", m.sndbuf_bytes}, {"rcvbuf_bytes", m.rcvbuf_bytes}, {"mss_bytes", m.mss_bytes},
+      {"congestion", m.congestion},     {"intervals", intervals},         {"error", m.error}};
+}
+
+// [[end_us, bytes], ...]: at most kMaxIntervals, ends increasing, bytes adding
+// up to no more than the side's total.
+void get_intervals(const json& object, SideResult& m) {
+  const json& list = field(object, "intervals");
+  if (!list.is_array()) bad("'intervals' is not an array");
+  if (list.size() > kMaxIntervals) bad(fmt::format("more than {} intervals", kMaxIntervals));
+  m.interval_end_us.reserve(list.size());
+  m.interval_bytes.reserve(list.size());
+  std::uint64_t sum = 0;
+  double previous_end = 0;
+  for (const json& item : list) {
+    if (!item.is_array() || item.size() != 2 || !item[0].is_number() || !item[1].is_number_unsigned()) {
+      bad("an interval is not [end_us, bytes]");
+    }
+    const auto end_us = item[0].get<double>();
+    const auto bytes = item[1].get<std::uint64_t>();
+    if (!std::isfinite(end_us) || end_us < previous_end || end_us > kMaxElapsedUs)
+      bad("interval ends out of order");
+    if (bytes > kMaxTestBytes - sum) bad("interval bytes add up to too many");
+    sum += bytes;
+    previous_end = end_us;
+    m.interval_end_us.push_back(end_us);
+    m.interval_bytes.push_back(bytes);
+  }
+  if (sum > m.bytes) bad("interval bytes add up to more than 'bytes'");
 }
 
 constexpr std::array kModes{Mode::tcp, Mode::tls};
@@ -169,9 +207,18 @@ Message decode_object(const json& j) {
     TestRequest m;
     m.mode = get_enum(j, "mode", kModes);
     m.direction = get_enum(j, "direction", kDirections);
-    m.bytes = get_uint(j, "bytes", 1, kMaxTestBytes);
+    m.bytes = get_uint(j, "bytes", 0, kMaxTestBytes);
+    m.duration_ms = get_uint(j, "duration_ms", 0, kMaxDurationMs);
+    if ((m.bytes == 0) == (m.duration_ms == 0))
+      bad("exactly one of 'bytes' and 'duration_ms' must be non-zero");
     m.chunk_bytes = static_cast<std::uint32_t>(get_uint(j, "chunk_bytes", 1, kMaxChunkBytes));
+    m.interval_ms = get_uint(j, "interval_ms", 0, kMaxDurationMs);
+    if (m.interval_ms != 0 && m.interval_ms < kMinIntervalMs) {
+      bad(fmt::format("'interval_ms' is below {}", kMinIntervalMs));
+    }
     m.no_delay = get_bool(j, "no_delay");
+    m.verify = get_bool(j, "verify");
+    m.verify_seed = get_uint(j, "verify_seed", 0, std::numeric_limits<std::uint64_t>::max());
     m.client_version = get_string(j, "client_version");
     return m;
   }
@@ -181,6 +228,8 @@ Message decode_object(const json& j) {
     m.server_version = get_string(j, "server_version");
     m.tls_library = get_string(j, "tls_library");
     m.cpu_model = get_string(j, "cpu_model");
+    m.cpu_features = get_string(j, "cpu_features");
+    m.kernel = get_string(j, "kernel");
     return m;
   }
   if (type == "refusal") return Refusal{get_string(j, "reason")};
@@ -193,6 +242,9 @@ Message decode_object(const json& j) {
     m.cpu_system_s = get_double(j, "cpu_system_s", kMaxElapsedUs / 1e6);
     m.sndbuf_bytes = static_cast<int>(get_uint(j, "sndbuf_bytes", 0, kMaxInt));
     m.rcvbuf_bytes = static_cast<int>(get_uint(j, "rcvbuf_bytes", 0, kMaxInt));
+    m.mss_bytes = static_cast<int>(get_uint(j, "mss_bytes", 0, kMaxInt));
+    m.congestion = get_string(j, "congestion");
+    get_intervals(j, m);
     m.error = get_string(j, "error");
     return m;
   }

@@ -26,11 +26,14 @@ inline constexpr std::uint8_t kVersion = 1;
 inline constexpr std::size_t kPreambleBytes = 8;
 inline constexpr std::size_t kCookieBytes = 16;
 inline constexpr std::size_t kFrameHeaderBytes = 4;
-inline constexpr std::size_t kMaxFrameBytes = 64 * 1024;
+inline constexpr std::size_t kMaxFrameBytes = 1024 * 1024;  // room for kMaxIntervals intervals
 inline constexpr std::size_t kMaxStringBytes = 1024;
 inline constexpr std::uint64_t kMaxTestBytes = std::uint64_t{1} << 50;  // 1 PiB
 inline constexpr std::uint32_t kMaxChunkBytes = 16 * 1024 * 1024;
-inline constexpr double kMaxElapsedUs = 1e13;  // about 4 months
+inline constexpr double kMaxElapsedUs = 1e13;                         // about 4 months
+inline constexpr std::uint64_t kMaxDurationMs = 24ull * 3600 * 1000;  // a day
+inline constexpr std::uint64_t kMinIntervalMs = 100;
+inline constexpr std::size_t kMaxIntervals = 20'000;
 
 // Anything a peer sent that does not follow the protocol.
 class ProtocolError : public Error {
@@ -47,9 +50,15 @@ using Preamble = std::array<std::byte, kPreambleBytes>;
 struct TestRequest {
   Mode mode = Mode::tcp;
   Direction direction = Direction::client_to_server;
-  std::uint64_t bytes = 0;        // payload bytes to transfer, 1..kMaxTestBytes
+  // Exactly one of the two is non-zero: a byte count, or a duration (the
+  // sender sends until its clock says so, the receiver counts what came).
+  std::uint64_t bytes = 0;        // payload bytes to transfer, 0 or 1..kMaxTestBytes
+  std::uint64_t duration_ms = 0;  // how long the sender sends, 0 or 1..kMaxDurationMs
   std::uint32_t chunk_bytes = 0;  // bytes per write (and per read), 1..kMaxChunkBytes
+  std::uint64_t interval_ms = 0;  // receiver's interval reports: 0 (none) or kMinIntervalMs..kMaxDurationMs
   bool no_delay = false;          // TCP_NODELAY on the data connection
+  bool verify = false;            // payload from the seeded pattern, checked byte by byte
+  std::uint64_t verify_seed = 0;  // the pattern's seed
   std::string client_version;     // tlscmp version of the client, for the log
 };
 
@@ -59,6 +68,8 @@ struct TestAccept {
   std::string server_version;  // tlscmp version of the server
   std::string tls_library;     // e.g. "OpenSSL 3.0.19 27 Jan 2026"
   std::string cpu_model;       // of the server's host
+  std::string cpu_features;    // crypto-relevant CPU flags of the server's host, "aes avx2 sha_ni vaes"
+  std::string kernel;          // of the server's host, "Linux 6.1.0 x86_64"
 };
 
 // server -> client: the test cannot run; `reason` says why, in one line.
@@ -77,7 +88,13 @@ struct SideResult {
   double cpu_system_s = 0;  // system CPU seconds this side spent in that window
   int sndbuf_bytes = 0;     // SO_SNDBUF the kernel applied on this side
   int rcvbuf_bytes = 0;     // SO_RCVBUF the kernel applied on this side
-  std::string error;        // empty, or why this side's part of the test failed
+  int mss_bytes = 0;        // TCP_MAXSEG of the data connection on this side
+  std::string congestion;   // TCP_CONGESTION on this side, "cubic"
+  // Receiver only, with interval_ms: bytes per interval. Interval i ends at
+  // end_us[i] (from go); the last one ends with the transfer.
+  std::vector<double> interval_end_us;
+  std::vector<std::uint64_t> interval_bytes;
+  std::string error;  // empty, or why this side's part of the test failed
 };
 
 using Message = std::variant<TestRequest, TestAccept, Refusal, SideResult>;

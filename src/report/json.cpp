@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include "measure/stats.hpp"
 #include "report/report.hpp"
 
 namespace tlscmp::report {
@@ -13,11 +14,12 @@ ordered_json to_json(const measure::Summary& s) {
           {"max", s.max},     {"mean", s.mean}, {"stddev", s.stddev}};
 }
 
-ordered_json to_json(const measure::SideCost& side) {
-  return {{"cpu_user_s", side.cpu_user_s},
-          {"cpu_system_s", side.cpu_system_s},
-          {"sndbuf_bytes", side.sndbuf_bytes},
-          {"rcvbuf_bytes", side.rcvbuf_bytes}};
+ordered_json to_json(const measure::SideCost& side, std::uint64_t bytes) {
+  return {{"window_us", side.window_us},       {"cpu_user_s", side.cpu_user_s},
+          {"cpu_system_s", side.cpu_system_s}, {"cpu_s_per_gib", side.cpu_s_per_gib(bytes)},
+          {"core_share", side.core_share()},   {"sndbuf_bytes", side.sndbuf_bytes},
+          {"rcvbuf_bytes", side.rcvbuf_bytes}, {"mss_bytes", side.mss_bytes},
+          {"congestion", side.congestion}};
 }
 
 // null for plain TCP runs, so that every run has the same fields.
@@ -27,7 +29,14 @@ ordered_json or_null(const std::string& value, Mode mode) {
 }
 
 ordered_json to_json(const measure::RunResult& run, const measure::TestParameters& parameters) {
+  ordered_json intervals = json::array();
+  for (const measure::Interval& i : run.intervals) {
+    intervals.push_back(
+        {{"start_s", i.start_s}, {"end_s", i.end_s}, {"bytes", i.bytes}, {"mbytes_per_s", i.mbytes_per_s()}});
+  }
   return {{"round", run.round},
+          {"warmup", run.warmup},
+          {"partial", run.partial},
           {"mode", to_string(run.mode)},
           {"direction", to_string(parameters.direction)},
           {"bytes", run.bytes},
@@ -40,11 +49,31 @@ ordered_json to_json(const measure::RunResult& run, const measure::TestParameter
           {"cipher", or_null(run.tls.cipher, run.mode)},
           {"group", or_null(run.tls.group, run.mode)},
           {"certificate_key_type", or_null(run.tls.certificate_key_type, run.mode)},
-          {"client", to_json(run.client)},
-          {"server", to_json(run.server)}};
+          {"client", to_json(run.client, run.bytes)},
+          {"server", to_json(run.server, run.bytes)},
+          {"intervals", intervals}};
+}
+
+ordered_json ratio_json(const measure::Comparison& c) {
+  if (!c.tls_over_tcp) return nullptr;
+  ordered_json r = to_json(*c.tls_over_tcp);
+  if (c.tls_over_tcp_ci) {
+    r["ci95_low"] = c.tls_over_tcp_ci->low;
+    r["ci95_high"] = c.tls_over_tcp_ci->high;
+  } else {
+    r["ci95_low"] = nullptr;
+    r["ci95_high"] = nullptr;
+  }
+  r["ci_method"] = ci_method();
+  return r;
 }
 
 }  // namespace
+
+std::string ci_method() {
+  return "percentile bootstrap of the median over the paired rounds, " +
+         std::to_string(measure::kBootstrapResamples) + " resamples";
+}
 
 std::string render_json(const measure::Comparison& c) {
   const measure::TestParameters& p = c.parameters;
@@ -60,12 +89,17 @@ std::string render_json(const measure::Comparison& c) {
   ordered_json summary = json::object();
   for (const auto& stats : c.stats) {
     summary[to_string(stats.mode)] = {{"runs", stats.transfer_us.count},
+                                      {"bytes", to_json(stats.bytes)},
                                       {"transfer_us", to_json(stats.transfer_us)},
                                       {"sender_us", to_json(stats.sender_us)},
                                       {"handshake_us", to_json(stats.handshake_us)},
-                                      {"mbytes_per_s", to_json(stats.mbytes_per_s)}};
+                                      {"mbytes_per_s", to_json(stats.mbytes_per_s)},
+                                      {"client_cpu_s_per_gib", to_json(stats.client_cpu_s_per_gib)},
+                                      {"server_cpu_s_per_gib", to_json(stats.server_cpu_s_per_gib)},
+                                      {"client_core_share", to_json(stats.client_core_share)},
+                                      {"server_core_share", to_json(stats.server_core_share)}};
   }
-  summary["tls_over_tcp_transfer_time"] = c.tls_over_tcp ? to_json(*c.tls_over_tcp) : ordered_json(nullptr);
+  summary["tls_over_tcp_transfer_time"] = ratio_json(c);
 
   ordered_json out = {
       {"tlscmp_version", e.client_version},
@@ -76,21 +110,29 @@ std::string render_json(const measure::Comparison& c) {
         {"modes", modes},
         {"direction", to_string(p.direction)},
         {"bytes", p.bytes},
+        {"duration_s", p.duration_s},
         {"chunk_bytes", p.chunk_bytes},
+        {"interval_s", p.interval_s},
         {"rounds", p.rounds},
-        {"no_delay", p.no_delay}}},
+        {"warmup_rounds", p.warmup_rounds},
+        {"no_delay", p.no_delay},
+        {"verify", p.verify}}},
       {"environment",
        {{"client",
          {{"tlscmp_version", e.client_version},
           {"tls_library", e.client_tls_library},
           {"cpu_model", e.client_cpu_model},
+          {"cpu_features", e.client_cpu_features},
           {"kernel", e.client_kernel}}},
         {"server",
          {{"tlscmp_version", e.server_version},
           {"tls_library", e.server_tls_library},
-          {"cpu_model", e.server_cpu_model}}}}},
+          {"cpu_model", e.server_cpu_model},
+          {"cpu_features", e.server_cpu_features},
+          {"kernel", e.server_kernel}}}}},
       {"runs", runs},
       {"summary", summary},
+      {"interrupted", c.interrupted},
       {"error", c.error.empty() ? ordered_json(nullptr) : ordered_json(c.error)},
   };
   return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";

@@ -12,6 +12,11 @@ namespace tlscmp::report {
 
 std::string render_text(const measure::Comparison& comparison);
 std::string render_json(const measure::Comparison& comparison);
+// A header line and one row per run; the README lists the columns.
+std::string render_csv(const measure::Comparison& comparison);
+
+// How the ratio's confidence interval is computed, in words.
+std::string ci_method();
 
 // "1 GiB", "64 KiB", "1.5 MiB", "100 B": binary units, as the size flags take them.
 std::string format_bytes(std::uint64_t bytes);

@@ -15,8 +15,25 @@ std::string describe_direction(Direction direction) {
   return direction == Direction::client_to_server ? "client -> server" : "server -> client (-R)";
 }
 
-std::string describe_side(const std::string& library, const std::string& cpu) {
-  return fmt::format("{} on {}", library, cpu);
+std::string describe_host(const std::string& library, const std::string& cpu, const std::string& features,
+                          const std::string& kernel) {
+  return fmt::format("{} on {} [{}], {}", library, cpu,
+                     features.empty() ? "no crypto extensions seen" : features, kernel);
+}
+
+std::string describe_socket(const measure::SideCost& side) {
+  return fmt::format("sndbuf {} rcvbuf {} mss {} {}", side.sndbuf_bytes, side.rcvbuf_bytes, side.mss_bytes,
+                     side.congestion);
+}
+
+std::string round_label(const measure::RunResult& run) {
+  return fmt::format("{}{}{}", run.warmup ? "w" : "", run.round, run.partial ? "*" : "");
+}
+
+// Coefficient of variation: the spread at a glance.
+std::string cv(const measure::Summary& s) {
+  if (s.count < 2 || s.mean == 0) return "-";
+  return fmt::format("{:.0f}%", 100 * s.stddev / s.mean);
 }
 
 }  // namespace
@@ -29,8 +46,9 @@ std::string format_bytes(std::uint64_t bytes) {
     value /= 1024;
     ++unit;
   }
-  if (value == static_cast<double>(static_cast<std::uint64_t>(value)))
+  if (value == static_cast<double>(static_cast<std::uint64_t>(value))) {
     return fmt::format("{:.0f} {}", value, kUnits[unit]);
+  }
   return fmt::format("{:.3g} {}", value, kUnits[unit]);
 }
 
@@ -40,46 +58,70 @@ std::string render_text(const measure::Comparison& c) {
   std::string out;
   out += fmt::format("tlscmp {}: {}, {}:{}{}\n", e.client_version, describe_direction(p.direction), p.host,
                      p.port, p.embedded_server ? " (embedded server)" : "");
-  out += fmt::format("payload {} ({} bytes) in {} chunks, {} round{}\n", format_bytes(p.bytes), p.bytes,
-                     format_bytes(p.chunk_bytes), p.rounds, p.rounds == 1 ? "" : "s");
-  const std::string client_side = describe_side(e.client_tls_library, e.client_cpu_model);
-  const std::string server_side = describe_side(e.server_tls_library, e.server_cpu_model);
+  const std::string payload = p.bytes > 0 ? fmt::format("{} ({} bytes)", format_bytes(p.bytes), p.bytes)
+                                          : fmt::format("{:g} s of sending", p.duration_s);
+  out += fmt::format("payload {} in {} chunks, {} round{}{}{}\n", payload, format_bytes(p.chunk_bytes),
+                     p.rounds, p.rounds == 1 ? "" : "s",
+                     p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "",
+                     p.verify ? ", every byte verified" : "");
+  const std::string client_host =
+      describe_host(e.client_tls_library, e.client_cpu_model, e.client_cpu_features, e.client_kernel);
+  const std::string server_host =
+      describe_host(e.server_tls_library, e.server_cpu_model, e.server_cpu_features, e.server_kernel);
   if (!e.server_tls_library.empty()) {
-    out += client_side == server_side ? fmt::format("client and server: {}\n", client_side)
-                                      : fmt::format("client: {}\nserver: {}\n", client_side, server_side);
+    out += client_host == server_host ? fmt::format("client and server: {}\n", client_host)
+                                      : fmt::format("client: {}\nserver: {}\n", client_host, server_host);
   }
-
   if (!c.runs.empty()) {
+    const measure::RunResult& last = c.runs.back();
+    out += fmt::format("sockets (last run): client {}; server {}\n", describe_socket(last.client),
+                       describe_socket(last.server));
+
     out += fmt::format("\n{:>5} {:<4} {:>13} {:>12} {:>12} {:>12} {:>9}  {}\n", "round", "mode", "bytes",
                        "transfer_us", "sender_us", "handshake_us", "MB/s", "tls");
     for (const auto& run : c.runs) {
-      out += fmt::format("{:>5} {:<4} {:>13} {:>12.0f} {:>12.0f} {:>12.0f} {:>9.1f}  {}\n", run.round,
+      out += fmt::format("{:>5} {:<4} {:>13} {:>12.0f} {:>12.0f} {:>12.0f} {:>9.1f}  {}\n", round_label(run),
                          to_string(run.mode), run.bytes, run.transfer_us, run.sender_us, run.handshake_us,
                          run.mbytes_per_s(), tls_column(run));
     }
+    if (p.warmup_rounds > 0) out += "(w: warm-up, left out of the statistics)\n";
+    if (c.interrupted)
+      out += "(*: interrupted, this side's figures until then; left out of the statistics)\n";
   }
 
-  if (p.rounds > 1 && !c.stats.empty()) {
-    out += fmt::format("\n{:<4} {:>4} {:>34} {:>11} {:>19}\n", "mode", "runs",
-                       "transfer_us min / median / max", "MB/s median", "handshake_us median");
+  if (!c.stats.empty()) {
+    const bool client_sends = p.direction == Direction::client_to_server;
+    out += fmt::format("\n{:<4} {:>4} {:>9} {:>19} {:>4} {:>12} {:>12} {:>15} {:>15}\n", "mode", "runs",
+                       "MB/s", "min - max", "cv", "handshake_us", "transfer_us", "CPU s/GiB", "cores");
+    out += fmt::format("{:<4} {:>4} {:>9} {:>19} {:>4} {:>12} {:>12} {:>15} {:>15}\n", "", "", "median", "",
+                       "", "median", "median", "send / recv", "send / recv");
     for (const auto& s : c.stats) {
-      out += fmt::format(
-          "{:<4} {:>4} {:>34} {:>11.1f} {:>19.0f}\n", to_string(s.mode), s.transfer_us.count,
-          fmt::format("{:.0f} / {:.0f} / {:.0f}", s.transfer_us.min, s.transfer_us.median, s.transfer_us.max),
-          s.mbytes_per_s.median, s.handshake_us.median);
+      const measure::Summary& sender_gib = client_sends ? s.client_cpu_s_per_gib : s.server_cpu_s_per_gib;
+      const measure::Summary& receiver_gib = client_sends ? s.server_cpu_s_per_gib : s.client_cpu_s_per_gib;
+      const measure::Summary& sender_cores = client_sends ? s.client_core_share : s.server_core_share;
+      const measure::Summary& receiver_cores = client_sends ? s.server_core_share : s.client_core_share;
+      out += fmt::format("{:<4} {:>4} {:>9.1f} {:>19} {:>4} {:>12.0f} {:>12.0f} {:>15} {:>15}\n",
+                         to_string(s.mode), s.transfer_us.count, s.mbytes_per_s.median,
+                         fmt::format("{:.1f} - {:.1f}", s.mbytes_per_s.min, s.mbytes_per_s.max),
+                         cv(s.mbytes_per_s), s.handshake_us.median, s.transfer_us.median,
+                         fmt::format("{:.2f} / {:.2f}", sender_gib.median, receiver_gib.median),
+                         fmt::format("{:.2f} / {:.2f}", sender_cores.median, receiver_cores.median));
     }
   }
 
   if (c.tls_over_tcp) {
     const measure::Summary& r = *c.tls_over_tcp;
     if (r.count == 1) {
-      out += fmt::format("\nTLS/TCP transfer time: {:.2f}x\n", r.median);
+      out += fmt::format("\nTLS/TCP transfer time: {:.2f}x (one pair; --repeat for an interval)\n", r.median);
     } else {
-      out += fmt::format(
-          "\nTLS/TCP transfer time, paired by round: median {:.2f}x (min {:.2f}x, max {:.2f}x, {} pairs)\n",
-          r.median, r.min, r.max, r.count);
+      out += fmt::format("\nTLS/TCP transfer time, paired by round: median {:.2f}x", r.median);
+      if (c.tls_over_tcp_ci) {
+        out += fmt::format(", 95% CI {:.2f}x - {:.2f}x", c.tls_over_tcp_ci->low, c.tls_over_tcp_ci->high);
+      }
+      out += fmt::format(" (min {:.2f}x, max {:.2f}x, {} pairs; bootstrap)\n", r.min, r.max, r.count);
     }
   }
+  if (c.interrupted) out += "\ninterrupted: the figures above are partial\n";
   if (!c.error.empty()) out += fmt::format("\nstopped: {}\n", c.error);
   return out;
 }

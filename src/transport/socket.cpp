@@ -104,14 +104,17 @@ void set_nodelay(int fd, bool on) {
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &value, sizeof value);
 }
 
-SocketBuffers socket_buffers(int fd) {
-  SocketBuffers b;
+SocketSettings socket_settings(int fd) {
+  SocketSettings b;
   socklen_t len = sizeof(int);
   ::getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &b.sndbuf_bytes, &len);
   len = sizeof(int);
   ::getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &b.rcvbuf_bytes, &len);
   len = sizeof(int);
   ::getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &b.mss_bytes, &len);
+  char congestion[32] = {};
+  len = sizeof congestion - 1;
+  if (::getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, congestion, &len) == 0) b.congestion = congestion;
   return b;
 }
 

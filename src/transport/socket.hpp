@@ -25,12 +25,13 @@ void set_nonblocking(int fd, bool on);
 void set_nodelay(int fd, bool on);
 
 // What the kernel applied, not what was asked: Linux doubles a requested size.
-struct SocketBuffers {
-  int sndbuf_bytes = 0;  // SO_SNDBUF
-  int rcvbuf_bytes = 0;  // SO_RCVBUF
-  int mss_bytes = 0;     // TCP_MAXSEG
+struct SocketSettings {
+  int sndbuf_bytes = 0;    // SO_SNDBUF
+  int rcvbuf_bytes = 0;    // SO_RCVBUF
+  int mss_bytes = 0;       // TCP_MAXSEG
+  std::string congestion;  // TCP_CONGESTION, "cubic"
 };
-SocketBuffers socket_buffers(int fd);
+SocketSettings socket_settings(int fd);
 
 // True for an IPv4 or IPv6 address literal ("127.0.0.1", "::1").
 bool is_ip_literal(const std::string& host);

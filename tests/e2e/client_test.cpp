@@ -6,7 +6,7 @@ using namespace tlscmp::test;
 using nlohmann::json;
 
 TEST_CASE("both modes move exactly the bytes asked for, and report every documented field") {
-  const json j = client_json({"-n", "4M", "-l", "16K"});
+  const json j = client_json({"-n", "4M", "-l", "16K", "--repeat", "1", "--verify"});
   CHECK(j["test"]["embedded_server"] == true);
   CHECK(j["error"].is_null());
   REQUIRE(j["runs"].size() == 2);
@@ -37,7 +37,7 @@ TEST_CASE("both modes move exactly the bytes asked for, and report every documen
 }
 
 TEST_CASE("-R makes the server send, and the client count") {
-  const json j = client_json({"-n", "3M", "-R"});
+  const json j = client_json({"-n", "3M", "-R", "--repeat", "1", "--verify"});
   CHECK(j["test"]["direction"] == "server_to_client");
   REQUIRE(j["runs"].size() == 2);
   for (const json& run : j["runs"]) {
@@ -48,10 +48,10 @@ TEST_CASE("-R makes the server send, and the client count") {
 }
 
 TEST_CASE("a byte count that is no multiple of the chunk size arrives exactly") {
-  const json j = client_json({"-n", "1000001", "-l", "4096", "-R"});
+  const json j = client_json({"-n", "1000001", "-l", "4096", "-R", "--repeat", "1", "--verify"});
   for (const json& run : j["runs"])
     CHECK(run["bytes"] == 1000001);
-  const json one = client_json({"-n", "1", "--mode", "tls"});
+  const json one = client_json({"-n", "1", "--mode", "tls", "--repeat", "1"});
   CHECK(one["runs"][0]["bytes"] == 1);
 }
 
@@ -74,23 +74,25 @@ TEST_CASE("--repeat alternates tcp, tls, tcp, tls and summarises each mode") {
 }
 
 TEST_CASE("one mode only, with a chosen TLS 1.3 suite") {
-  const json j = client_json({"-n", "1M", "--mode", "tls", "--cipher", "TLS_AES_128_GCM_SHA256"});
+  const json j =
+      client_json({"-n", "1M", "--mode", "tls", "--cipher", "TLS_AES_128_GCM_SHA256", "--repeat", "1"});
   REQUIRE(j["runs"].size() == 1);
   CHECK(j["runs"][0]["cipher"] == "TLS_AES_128_GCM_SHA256");
   CHECK(j["summary"]["tls_over_tcp_transfer_time"].is_null());
-  const json tcp = client_json({"-n", "1M", "--mode", "tcp"});
+  const json tcp = client_json({"-n", "1M", "--mode", "tcp", "--repeat", "1"});
   REQUIRE(tcp["runs"].size() == 1);
   CHECK(tcp["runs"][0]["mode"] == "tcp");
 }
 
 TEST_CASE("a TLS 1.2 cipher negotiates TLS 1.2") {
-  const json j = client_json({"-n", "1M", "--mode", "tls", "--cipher", "ECDHE-ECDSA-AES128-GCM-SHA256"});
+  const json j = client_json(
+      {"-n", "1M", "--mode", "tls", "--cipher", "ECDHE-ECDSA-AES128-GCM-SHA256", "--repeat", "1"});
   CHECK(j["runs"][0]["tls_version"] == "TLSv1.2");
   CHECK(j["runs"][0]["cipher"] == "ECDHE-ECDSA-AES128-GCM-SHA256");
 }
 
 TEST_CASE("the default output is a table with the ratio") {
-  const ProcessResult r = run_tlscmp({"client", "-n", "1M"});
+  const ProcessResult r = run_tlscmp({"client", "-n", "1M", "--repeat", "1"});
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("transfer_us") != std::string::npos);
   CHECK(r.out.find("TLS/TCP transfer time:") != std::string::npos);

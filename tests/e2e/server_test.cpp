@@ -66,13 +66,14 @@ TEST_CASE("certs writes a CA, server and client certificates, keys private") {
 TEST_CASE("a server with a CA-signed certificate serves both modes, verified, and logs each test") {
   Certs certs;
   ServerProcess server(certs.server_args());
-  const json j = client_json({"127.0.0.1", "-p", server.port_text(), "--ca", certs.ca(), "-n", "2M"});
+  const json j =
+      client_json({"127.0.0.1", "-p", server.port_text(), "--ca", certs.ca(), "-n", "2M", "--repeat", "1"});
   CHECK(j["test"]["embedded_server"] == false);
   REQUIRE(j["runs"].size() == 2);
   CHECK(j["runs"][1]["bytes"] == 2 << 20);
   CHECK(j["runs"][1]["certificate_key_type"] == "ECDSA P-256");
-  const json by_name =
-      client_json({"localhost", "-p", server.port_text(), "--ca", certs.ca(), "-n", "1M", "-R"});
+  const json by_name = client_json(
+      {"localhost", "-p", server.port_text(), "--ca", certs.ca(), "-n", "1M", "-R", "--repeat", "1"});
   CHECK(by_name["runs"][1]["bytes"] == 1 << 20);
   REQUIRE(server.process().wait_for_log("server_to_client 1048576 bytes in"));
   CHECK(server.log().find("tls client_to_server 2097152 bytes in") != std::string::npos);
@@ -124,7 +125,7 @@ TEST_CASE("the server keeps serving after garbage, plaintext, absurd parameters 
   }
   ServerProcess server(server_args);
   const std::vector<std::string> real_test{"127.0.0.1", "-p", server.port_text(), "--ca", certs.ca(),
-                                           "-n",        "1M"};
+                                           "-n",        "1M", "--repeat",         "1",    "--verify"};
   client_json(real_test);  // warm up: threads and TLS state the server keeps
   const std::size_t baseline = server.open_fds();
   const auto brief = std::chrono::milliseconds(2000);
@@ -169,19 +170,23 @@ TEST_CASE("the server keeps serving after garbage, plaintext, absurd parameters 
   }
   SUBCASE("absurd test parameters are refused with a reason") {
     RawConnection c(server.port());
-    c.send(kControlPreamble +
-           control_frame(
-               R"({"type":"test_request","mode":"tcp","direction":"client_to_server",)"
-               R"("bytes":18446744073709551615,"chunk_bytes":1,"no_delay":false,"client_version":"x"})"));
+    c.send(
+        kControlPreamble +
+        control_frame(
+            R"({"type":"test_request","mode":"tcp","direction":"client_to_server",)"
+            R"("bytes":18446744073709551615,"duration_ms":0,"chunk_bytes":1,"interval_ms":0,"no_delay":false,)"
+            R"("verify":false,"verify_seed":0,"client_version":"x"})"));
     const std::string answer = c.read_all(brief);
     CHECK(answer.find("refusal") != std::string::npos);
     CHECK(answer.find("bytes") != std::string::npos);
   }
   SUBCASE("plaintext data for a TLS test") {
     RawConnection control(server.port());
-    control.send(kControlPreamble +
-                 control_frame(R"({"type":"test_request","mode":"tls","direction":"client_to_server",)"
-                               R"("bytes":1024,"chunk_bytes":1024,"no_delay":false,"client_version":"x"})"));
+    control.send(
+        kControlPreamble +
+        control_frame(R"({"type":"test_request","mode":"tls","direction":"client_to_server",)"
+                      R"("bytes":1024,"duration_ms":0,"chunk_bytes":1024,"interval_ms":0,"no_delay":false,)"
+                      R"("verify":false,"verify_seed":0,"client_version":"x"})"));
     const std::string accept = control.read_all(std::chrono::milliseconds(500));
     REQUIRE(accept.size() > 4);
     const std::string cookie_hex = json::parse(accept.substr(4))["cookie"];

@@ -106,7 +106,8 @@ TempDir::~TempDir() {
 }
 
 BackgroundProcess::BackgroundProcess(const std::vector<std::string>& args,
-                                     const std::filesystem::path& log_file)
+                                     const std::filesystem::path& log_file,
+                                     const std::filesystem::path& out_file)
     : log_file_(log_file) {
   std::vector<char*> argv = argv_of(args);
   pid_ = ::fork();
@@ -114,8 +115,9 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& args,
   if (pid_ == 0) {
     const int fd = ::open(log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int null = ::open("/dev/null", O_RDWR);
+    const int out = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(null, 0);
-    ::dup2(null, 1);
+    ::dup2(out, 1);
     ::dup2(fd, 2);
     ::execv(argv[0], argv.data());
     ::_exit(127);

@@ -40,7 +40,9 @@ class TempDir {
 // A program in the background whose stderr goes to a file; killed when destroyed.
 class BackgroundProcess {
  public:
-  BackgroundProcess(const std::vector<std::string>& args, const std::filesystem::path& log_file);
+  // stderr goes to `log_file`, stdout to `out_file` (default: nowhere).
+  BackgroundProcess(const std::vector<std::string>& args, const std::filesystem::path& log_file,
+                    const std::filesystem::path& out_file = "/dev/null");
   ~BackgroundProcess();
   BackgroundProcess(const BackgroundProcess&) = delete;
   BackgroundProcess& operator=(const BackgroundProcess&) = delete;

@@ -33,7 +33,11 @@ TEST_CASE("client defaults: both modes, 1 GiB in 64 KiB chunks, client to server
   CHECK(c.bytes == (std::uint64_t{1} << 30));
   CHECK(c.chunk_bytes == 64 * 1024);
   CHECK(c.direction == Direction::client_to_server);
-  CHECK(c.rounds == 1);
+  CHECK(c.rounds == 5);
+  CHECK(c.warmup_rounds == 0);
+  CHECK(c.duration.count() == 0);
+  CHECK(c.interval.count() == 0);
+  CHECK_FALSE(c.verify);
   CHECK_FALSE(c.insecure);
   CHECK(c.ca_file.empty());
   CHECK(std::get<cli::ClientCommand>(parse({"client"})).format == app::OutputFormat::text);
@@ -71,6 +75,26 @@ TEST_CASE("bad client flags are refused with a one-line reason") {
     CHECK(std::string(e.what()).find('\n') == std::string::npos);
     CHECK(std::string(e.what()).find("--frobnicate") != std::string::npos);
   }
+}
+
+TEST_CASE("duration, intervals, warm-up, CSV and verification") {
+  const app::ClientConfig timed = client({"-t", "2.5", "-i", "0.5", "--warmup", "2", "--verify"});
+  CHECK(timed.bytes == 0);
+  CHECK(timed.duration.count() == 2500);
+  CHECK(timed.interval.count() == 500);
+  CHECK(timed.warmup_rounds == 2);
+  CHECK(timed.verify);
+  CHECK(std::get<cli::ClientCommand>(parse({"client", "--csv"})).format == app::OutputFormat::csv);
+}
+
+TEST_CASE("impossible combinations are refused before anything starts") {
+  CHECK_THROWS_WITH_AS(client({"-t", "2", "-n", "1G"}), doctest::Contains("excludes"), UsageError);
+  CHECK_THROWS_AS(client({"-J", "--csv"}), UsageError);
+  CHECK_THROWS_AS(client({"-t", "0"}), UsageError);
+  CHECK_THROWS_AS(client({"-t", "-1"}), UsageError);
+  CHECK_THROWS_AS(client({"-i", "0.01"}), UsageError);  // below 0.1 s
+  CHECK_THROWS_AS(client({"--warmup", "-1"}), UsageError);
+  CHECK_THROWS_AS(client({"-n", "-5"}), UsageError);
 }
 
 TEST_CASE("server flags") {

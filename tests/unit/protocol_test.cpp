@@ -39,8 +39,15 @@ TEST_CASE("every message survives encoding and decoding") {
   request.bytes = kMaxTestBytes;
   request.chunk_bytes = kMaxChunkBytes;
   request.no_delay = true;
+  request.interval_ms = 250;
+  request.verify = true;
+  request.verify_seed = 0xfedcba9876543210ull;
   request.client_version = "0.1.0";
   const TestRequest r = round_trip(request);
+  CHECK(r.interval_ms == 250);
+  CHECK(r.verify);
+  CHECK(r.verify_seed == 0xfedcba9876543210ull);
+  CHECK(r.duration_ms == 0);
   CHECK(r.mode == Mode::tls);
   CHECK(r.direction == Direction::server_to_client);
   CHECK(r.bytes == kMaxTestBytes);
@@ -54,7 +61,11 @@ TEST_CASE("every message survives encoding and decoding") {
   accept.server_version = "0.1.0";
   accept.tls_library = "OpenSSL 3.0.19";
   accept.cpu_model = "AMD EPYC";
+  accept.cpu_features = "aes avx2";
+  accept.kernel = "Linux 6.1.0 x86_64";
   const TestAccept a = round_trip(accept);
+  CHECK(a.cpu_features == "aes avx2");
+  CHECK(a.kernel == "Linux 6.1.0 x86_64");
   CHECK(a.cookie == accept.cookie);
   CHECK(a.tls_library == "OpenSSL 3.0.19");
 
@@ -68,8 +79,16 @@ TEST_CASE("every message survives encoding and decoding") {
   side.cpu_system_s = 0.5;
   side.sndbuf_bytes = 2626560;
   side.rcvbuf_bytes = 131072;
+  side.mss_bytes = 1448;
+  side.congestion = "bbr";
+  side.interval_end_us = {1000.5, 2000};
+  side.interval_bytes = {12000, 345};
   side.error = "reset";
   const SideResult s = round_trip(side);
+  CHECK(s.mss_bytes == 1448);
+  CHECK(s.congestion == "bbr");
+  CHECK(s.interval_end_us == std::vector<double>{1000.5, 2000});
+  CHECK(s.interval_bytes == std::vector<std::uint64_t>{12000, 345});
   CHECK(s.role == Role::sender);
   CHECK(s.bytes == 12345);
   CHECK(s.elapsed_us == doctest::Approx(678.5));
@@ -144,6 +163,39 @@ TEST_CASE("malformed bodies are refused") {
     CAPTURE(body);
     CHECK_THROWS_AS(decode(bytes_of(body)), ProtocolError);
   }
+}
+
+TEST_CASE("a test runs for a byte count or for a time, never both or neither") {
+  auto request = [](const std::string& bytes, const std::string& duration, const std::string& interval) {
+    return R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":)" + bytes +
+           R"(,"duration_ms":)" + duration + R"(,"chunk_bytes":1,"interval_ms":)" + interval +
+           R"(,"no_delay":false,"verify":false,"verify_seed":0,"client_version":"x"})";
+  };
+  CHECK(std::get<TestRequest>(decode(bytes_of(request("5", "0", "0")))).bytes == 5);
+  CHECK(std::get<TestRequest>(decode(bytes_of(request("0", "2000", "100")))).duration_ms == 2000);
+  CHECK_THROWS_AS(decode(bytes_of(request("0", "0", "0"))), ProtocolError);
+  CHECK_THROWS_AS(decode(bytes_of(request("5", "2000", "0"))), ProtocolError);
+  CHECK_THROWS_AS(decode(bytes_of(request("0", "86400001", "0"))), ProtocolError);  // over a day
+  CHECK_THROWS_AS(decode(bytes_of(request("5", "0", "99"))), ProtocolError);        // interval too short
+}
+
+TEST_CASE("interval lists are checked") {
+  auto result = [](const std::string& intervals) {
+    return R"({"type":"side_result","role":"receiver","bytes":100,"elapsed_us":10,"cpu_user_s":0,)"
+           R"("cpu_system_s":0,"sndbuf_bytes":0,"rcvbuf_bytes":0,"mss_bytes":0,"congestion":"cubic",)"
+           R"("intervals":)" +
+           intervals + R"(,"error":""})";
+  };
+  CHECK(std::get<SideResult>(decode(bytes_of(result("[[5,60],[10,40]]")))).interval_bytes.size() == 2);
+  for (const char* bad : {"{}", "[[5]]", "[[5,60,1]]", "[5,60]", "[[10,60],[5,40]]", "[[5,-1]]", "[[5,101]]",
+                          "[[5,60],[10,41]]", R"([["5",60]])", "[[1e300,1]]"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(decode(bytes_of(result(bad))), ProtocolError);
+  }
+  std::string many = "[";
+  for (std::size_t i = 0; i <= kMaxIntervals; ++i)
+    many += std::string(i ? "," : "") + "[1,0]";
+  CHECK_THROWS_WITH_AS(decode(bytes_of(result(many + "]"))), doctest::Contains("intervals"), ProtocolError);
 }
 
 TEST_CASE("strings are bounded") {

@@ -54,7 +54,69 @@ TEST_CASE("JSON carries the documented fields for every run") {
   CHECK(j["summary"]["tls"]["transfer_us"]["median"] == 1500);
   CHECK(j["summary"]["tls_over_tcp_transfer_time"]["median"].get<double>() == doctest::Approx(1.5));
   CHECK(j["error"].is_null());
+  CHECK(j["interrupted"] == false);
   CHECK(j["test"]["bytes"] == 1 << 20);
+  for (const char* side : {"window_us", "cpu_user_s", "cpu_system_s", "cpu_s_per_gib", "core_share",
+                           "sndbuf_bytes", "rcvbuf_bytes", "mss_bytes", "congestion"}) {
+    CAPTURE(side);
+    CHECK(j["runs"][0]["client"].contains(side));
+    CHECK(j["runs"][0]["server"].contains(side));
+  }
+  CHECK(j["runs"][0]["warmup"] == false);
+  CHECK(j["runs"][0]["partial"] == false);
+  CHECK(j["runs"][0]["intervals"].is_array());
+  for (const char* field : {"cpu_features", "kernel", "tls_library", "cpu_model", "tlscmp_version"}) {
+    CAPTURE(field);
+    CHECK(j["environment"]["server"].contains(field));
+    CHECK(j["environment"]["client"].contains(field));
+  }
+}
+
+TEST_CASE("the ratio's confidence interval and its method are in the JSON") {
+  Comparison c = sample();
+  RunResult tcp2 = c.runs[0];
+  tcp2.round = 2;
+  RunResult tls2 = c.runs[1];
+  tls2.round = 2;
+  tls2.transfer_us = 2000;
+  c.runs.push_back(tcp2);
+  c.runs.push_back(tls2);
+  compute_statistics(c);
+  const auto r = nlohmann::json::parse(report::render_json(c))["summary"]["tls_over_tcp_transfer_time"];
+  CHECK(r["count"] == 2);
+  CHECK(r["ci95_low"].get<double>() == doctest::Approx(1.5));
+  CHECK(r["ci95_high"].get<double>() == doctest::Approx(2.0));
+  CHECK(r["ci_method"].get<std::string>().find("bootstrap") != std::string::npos);
+}
+
+TEST_CASE("CSV: a header, one row per run, the same number of fields in each, units in the names") {
+  Comparison c = sample();
+  c.environment.client_cpu_model = "Vendor, Model";  // a comma that must be quoted
+  const std::string csv = report::render_csv(c);
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  for (std::size_t end; (end = csv.find('\n', start)) != std::string::npos; start = end + 1) {
+    lines.push_back(csv.substr(start, end - start));
+  }
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[0].rfind("round,warmup,partial,mode,direction,bytes,chunk_bytes,transfer_us,sender_us,", 0) ==
+        0);
+  CHECK(lines[0].find("client_cpu_s_per_gib") != std::string::npos);
+  CHECK(lines[0].find("server_core_share") != std::string::npos);
+  auto fields = [](const std::string& line) {
+    std::size_t n = 1;
+    bool quoted = false;
+    for (char ch : line) {
+      if (ch == '"') quoted = !quoted;
+      if (ch == ',' && !quoted) ++n;
+    }
+    return n;
+  };
+  CHECK(fields(lines[1]) == fields(lines[0]));
+  CHECK(fields(lines[2]) == fields(lines[0]));
+  CHECK(lines[1].rfind("1,0,0,tcp,client_to_server,1048576,65536,1000.000,", 0) == 0);
+  CHECK(lines[2].find("TLS_AES_128_GCM_SHA256") != std::string::npos);
+  CHECK(lines[1].find("\"Vendor, Model\"") != std::string::npos);
 }
 
 TEST_CASE("a failed comparison says why in JSON and text") {

@@ -75,3 +75,74 @@ TEST_CASE("no ratio without both modes") {
   CHECK(c.stats.size() == 1);
   CHECK_FALSE(c.tls_over_tcp.has_value());
 }
+
+TEST_CASE("bootstrap interval of the median: a case worked by hand") {
+  // Resampling {1, 3} gives medians 1, 2, 3 with chances 1/4, 1/2, 1/4, so
+  // the 2.5th and 97.5th percentiles are 1 and 3.
+  const std::vector<double> two{1, 3};
+  const auto ci = bootstrap_median_ci(two);
+  REQUIRE(ci.has_value());
+  CHECK(ci->low == doctest::Approx(1));
+  CHECK(ci->high == doctest::Approx(3));
+}
+
+TEST_CASE("bootstrap interval: bounds, degenerate samples and repeatability") {
+  const std::vector<double> v{1.2, 1.5, 1.3, 1.9, 1.4, 1.35, 1.45};
+  const auto ci = bootstrap_median_ci(v);
+  REQUIRE(ci.has_value());
+  const Summary s = summarize(v);
+  CHECK(ci->low <= s.median);
+  CHECK(ci->high >= s.median);
+  CHECK(ci->low >= s.min);
+  CHECK(ci->high <= s.max);
+  CHECK(ci->high < s.max);  // the outlier 1.9 is not a plausible median
+  const auto again = bootstrap_median_ci(v);
+  CHECK(again->low == ci->low);
+  CHECK(again->high == ci->high);
+
+  const std::vector<double> same{2, 2, 2};
+  CHECK(bootstrap_median_ci(same)->low == 2);
+  CHECK(bootstrap_median_ci(same)->high == 2);
+  CHECK_FALSE(bootstrap_median_ci(std::vector<double>{5}).has_value());
+}
+
+TEST_CASE("warm-up and partial runs are left out of the statistics; CPU per GiB and core share") {
+  Comparison c;
+  c.parameters.modes = {Mode::tcp};
+  RunResult counted;
+  counted.round = 1;
+  counted.mode = Mode::tcp;
+  counted.bytes = std::uint64_t{1} << 30;
+  counted.transfer_us = 2e6;
+  counted.client = {2e6, 0.5, 0.5, 0, 0, 0, ""};  // 1 CPU second over 2 s for 1 GiB
+  RunResult warmup = counted;
+  warmup.warmup = true;
+  warmup.transfer_us = 1;
+  RunResult partial = counted;
+  partial.partial = true;
+  partial.transfer_us = 1;
+  c.runs = {warmup, counted, partial};
+  compute_statistics(c);
+  REQUIRE(c.stats.size() == 1);
+  CHECK(c.stats[0].transfer_us.count == 1);
+  CHECK(c.stats[0].transfer_us.median == 2e6);
+  CHECK(c.stats[0].client_cpu_s_per_gib.median == doctest::Approx(1.0));
+  CHECK(c.stats[0].client_core_share.median == doctest::Approx(0.5));
+}
+
+TEST_CASE("duration runs compare time per byte") {
+  Comparison c;
+  c.parameters.modes = {Mode::tcp, Mode::tls};
+  RunResult tcp;
+  tcp.round = 1;
+  tcp.mode = Mode::tcp;
+  tcp.bytes = 2000;
+  tcp.transfer_us = 1000;
+  RunResult tls = tcp;
+  tls.mode = Mode::tls;
+  tls.bytes = 1000;  // half the bytes in the same time: twice the time per byte
+  c.runs = {tcp, tls};
+  compute_statistics(c);
+  REQUIRE(c.tls_over_tcp.has_value());
+  CHECK(c.tls_over_tcp->median == doctest::Approx(2));
+}

@@ -1,0 +1,52 @@
+#pragma once
+
+// Live views of a run as it goes, for people: never with -J or --csv.
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "measure/intervals.hpp"
+
+namespace tlscmp::report {
+
+// -i: one line per interval of this side's view, as the run goes.
+class IntervalLines final : public measure::TransferObserver {
+ public:
+  // `verb` says what this side does with the bytes: "sent" or "received".
+  IntervalLines(std::FILE* out, std::chrono::milliseconds period, std::string verb)
+      : out_(out), period_(period), verb_(std::move(verb)) {}
+  void begin_run(const std::string& label) override { label_ = label; }
+  std::chrono::milliseconds tick_period() const override { return period_; }
+  void on_tick(const measure::Interval& last, std::uint64_t total_bytes) override;
+  void on_end() override {}
+
+ private:
+  std::FILE* out_;
+  std::chrono::milliseconds period_;
+  std::string verb_;
+  std::string label_;
+};
+
+// A one-line progress bar on a terminal, redrawn four times a second once a
+// run has taken a second, and wiped when the run ends.
+class ProgressBar final : public measure::TransferObserver {
+ public:
+  // One of the two is non-zero: the bytes of a run, or its seconds (-t).
+  ProgressBar(std::FILE* out, std::uint64_t run_bytes, double run_seconds)
+      : out_(out), run_bytes_(run_bytes), run_seconds_(run_seconds) {}
+  void begin_run(const std::string& label) override { label_ = label; }
+  std::chrono::milliseconds tick_period() const override { return std::chrono::milliseconds(250); }
+  void on_tick(const measure::Interval& last, std::uint64_t total_bytes) override;
+  void on_end() override;
+
+ private:
+  std::FILE* out_;
+  std::uint64_t run_bytes_;
+  double run_seconds_;
+  std::string label_;
+  bool drawn_ = false;
+};
+
+}  // namespace tlscmp::report

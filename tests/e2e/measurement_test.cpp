@@ -1,0 +1,141 @@
+// Measurements people can trust: statistics, CPU, environment, duration,
+// intervals, CSV, verification, and an interrupted comparison.
+
+#include <signal.h>
+
+#include <fstream>
+#include <numeric>
+#include <sstream>
+#include <thread>
+
+#include "e2e/e2e.hpp"
+
+using namespace tlscmp::test;
+using nlohmann::json;
+
+TEST_CASE("--repeat 3 -J carries every statistic and environment field") {
+  const json j = client_json({"-n", "2M", "--repeat", "3", "--warmup", "1"});
+  REQUIRE(j["runs"].size() == 8);  // one warm-up round and three measured, two modes each
+  CHECK(j["runs"][0]["warmup"] == true);
+  CHECK(j["runs"][1]["warmup"] == true);
+  CHECK(j["runs"][2]["warmup"] == false);
+  CHECK(j["test"]["warmup_rounds"] == 1);
+  for (const char* mode : {"tcp", "tls"}) {
+    CAPTURE(mode);
+    const json& s = j["summary"][mode];
+    CHECK(s["runs"] == 3);
+    for (const char* metric :
+         {"transfer_us", "sender_us", "handshake_us", "mbytes_per_s", "bytes", "client_cpu_s_per_gib",
+          "server_cpu_s_per_gib", "client_core_share", "server_core_share"}) {
+      CAPTURE(metric);
+      for (const char* stat : {"count", "min", "median", "max", "mean", "stddev"}) {
+        CAPTURE(stat);
+        CHECK(s[metric][stat].is_number());
+      }
+    }
+    CHECK(s["mbytes_per_s"]["min"].get<double>() <= s["mbytes_per_s"]["mean"].get<double>());
+    CHECK(s["mbytes_per_s"]["mean"].get<double>() <= s["mbytes_per_s"]["max"].get<double>());
+  }
+  const json& ratio = j["summary"]["tls_over_tcp_transfer_time"];
+  CHECK(ratio["count"] == 3);
+  CHECK(ratio["ci95_low"].get<double>() <= ratio["median"].get<double>());
+  CHECK(ratio["ci95_high"].get<double>() >= ratio["median"].get<double>());
+  CHECK(ratio["ci_method"].get<std::string>().find("bootstrap") != std::string::npos);
+
+  for (const char* side : {"client", "server"}) {
+    CAPTURE(side);
+    const json& env = j["environment"][side];
+    for (const char* field : {"tlscmp_version", "tls_library", "cpu_model", "cpu_features", "kernel"}) {
+      CAPTURE(field);
+      CHECK(env[field].is_string());
+    }
+    CHECK(env["kernel"].get<std::string>().find("Linux") == 0);
+    const json& run = j["runs"][2][side];
+    CHECK(run["sndbuf_bytes"].get<int>() > 0);
+    CHECK(run["rcvbuf_bytes"].get<int>() > 0);
+    CHECK(run["mss_bytes"].get<int>() > 0);
+    CHECK_FALSE(run["congestion"].get<std::string>().empty());
+    CHECK(run["window_us"].get<double>() > 0);
+    CHECK(run["core_share"].get<double>() >= 0);
+  }
+}
+
+TEST_CASE("-t streams for a time; the receiver's count and clock decide") {
+  for (const char* direction : {"forward", "reverse"}) {
+    CAPTURE(direction);
+    std::vector<std::string> args{"-t", "2", "--repeat", "1", "--verify"};
+    if (std::string(direction) == "reverse") args.push_back("-R");
+    const auto start = std::chrono::steady_clock::now();
+    const json j = client_json(args);
+    CHECK(std::chrono::steady_clock::now() - start <
+          std::chrono::seconds(30));  // a hang guard, not a timing test
+    CHECK(j["test"]["duration_s"] == 2.0);
+    CHECK(j["test"]["bytes"] == 0);
+    REQUIRE(j["runs"].size() == 2);
+    for (const json& run : j["runs"]) {
+      CHECK(run["bytes"].get<std::uint64_t>() > 0);
+      // The sender sent for two seconds by its clock, so the receiver's
+      // window from go to the last byte cannot be shorter.
+      CHECK(run["sender_us"].get<double>() >= 2e6);
+      CHECK(run["transfer_us"].get<double>() >= 2e6);
+    }
+  }
+}
+
+TEST_CASE("-i reports the receiver's intervals, which add up to the run") {
+  const json j = client_json({"-t", "1", "-i", "0.2", "--repeat", "1", "-R"});
+  for (const json& run : j["runs"]) {
+    const json& intervals = run["intervals"];
+    REQUIRE(intervals.size() >= 4);
+    std::uint64_t sum = 0;
+    double previous_end = 0;
+    for (const json& i : intervals) {
+      sum += i["bytes"].get<std::uint64_t>();
+      CHECK(i["start_s"].get<double>() == doctest::Approx(previous_end));
+      CHECK(i["end_s"].get<double>() >= i["start_s"].get<double>());
+      previous_end = i["end_s"];
+    }
+    CHECK(sum == run["bytes"].get<std::uint64_t>());
+    CHECK(previous_end * 1e6 == doctest::Approx(run["transfer_us"].get<double>()).epsilon(0.001));
+  }
+  // In text mode the same intervals are printed as they come.
+  const ProcessResult text =
+      run_tlscmp({"client", "-t", "0.5", "-i", "0.2", "--repeat", "1", "--mode", "tcp"});
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("[tcp 1/1]") != std::string::npos);
+  CHECK(text.out.find("MB/s sent") != std::string::npos);
+}
+
+TEST_CASE("--csv prints a header and one row per run") {
+  const ProcessResult r = run_tlscmp({"client", "-n", "1M", "--repeat", "2", "--csv"});
+  REQUIRE(r.exit_code == 0);
+  std::istringstream lines(r.out);
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(lines, line);)
+    rows.push_back(line);
+  REQUIRE(rows.size() == 5);
+  CHECK(rows[0].rfind("round,warmup,partial,mode,", 0) == 0);
+  CHECK(rows[1].rfind("1,0,0,tcp,client_to_server,1048576,", 0) == 0);
+  CHECK(rows[4].rfind("2,0,0,tls,client_to_server,1048576,", 0) == 0);
+}
+
+TEST_CASE("Ctrl-C stops cleanly and reports what was measured, marked partial") {
+  for (const char* direction : {"forward", "reverse"}) {
+    CAPTURE(direction);
+    TempDir dir;
+    std::vector<std::string> args{tlscmp_binary(), "client", "-n", "100G", "-J"};
+    if (std::string(direction) == "reverse") args.push_back("-R");
+    BackgroundProcess client(args, dir.file("err"), dir.file("out"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    CHECK(client.stop(SIGINT) == 130);
+    std::ifstream out(dir.file("out"));
+    const json j = json::parse(out);
+    CHECK(j["interrupted"] == true);
+    REQUIRE(j["runs"].size() >= 1);
+    const json& last = j["runs"].back();
+    CHECK(last["partial"] == true);
+    CHECK(last["bytes"].get<std::uint64_t>() > 0);
+    CHECK(j["summary"]["tls_over_tcp_transfer_time"].is_null());
+    CHECK(client.log().find("interrupted") != std::string::npos);
+  }
+}
