@@ -19,8 +19,8 @@ void ProgressBar::on_tick(const measure::Interval& last, std::uint64_t total_byt
   const double done = run_bytes_ > 0 ? static_cast<double>(total_bytes) / static_cast<double>(run_bytes_)
                                      : last.end_s / run_seconds_;
   const double fraction = std::clamp(done, 0.0, 1.0);
-  constexpr int kWidth = 30;
-  const int filled = static_cast<int>(fraction * kWidth);
+  constexpr std::size_t kWidth = 30;
+  const auto filled = static_cast<std::size_t>(fraction * static_cast<double>(kWidth));
   fmt::print(out_, "\r\x1b[K[{}] [{}{}] {:3.0f}% {} {:.1f} MB/s", label_, std::string(filled, '#'),
              std::string(kWidth - filled, '.'), fraction * 100, format_bytes(total_bytes),
              last.mbytes_per_s());
