@@ -27,9 +27,9 @@ constexpr int kEmbeddedCertificateDays = 1;
 // A server on loopback inside this process, with a certificate made for it.
 class EmbeddedServer {
  public:
-  explicit EmbeddedServer(const Timeouts& timeouts)
+  EmbeddedServer(const Timeouts& timeouts, bool ktls)
       : certificates_(tls::generate_certificates({}, kEmbeddedCertificateDays)),
-        server_(embedded_config(timeouts), certificates_.server, quiet_),
+        server_(embedded_config(timeouts, ktls), certificates_.server, quiet_),
         thread_([this] { server_.run(/*handle_signals=*/false); }) {}
   ~EmbeddedServer() {
     server_.stop();
@@ -42,11 +42,14 @@ class EmbeddedServer {
   const std::string& ca_pem() const { return certificates_.ca_certificate_pem; }
 
  private:
-  static ServerConfig embedded_config(const Timeouts& timeouts) {
+  // Like a server started by hand with no options, but for --ktls, which
+  // the client asks of both ends.
+  static ServerConfig embedded_config(const Timeouts& timeouts, bool ktls) {
     ServerConfig config;
     config.bind_address = "127.0.0.1";
     config.port = 0;
     config.timeouts = timeouts;
+    config.tls_policy.ktls = ktls;
     return config;
   }
 
@@ -74,6 +77,7 @@ class TestRun {
  private:
   std::unique_ptr<Stream> open_data_connection(const protocol::Cookie& cookie, double& handshake_us);
   protocol::TestRequest request() const;
+  std::string offers_text() const;
 
   const ClientConfig& config_;
   const tls::Context* tls_;
@@ -81,7 +85,35 @@ class TestRun {
   InterruptWatch& interrupt_;
   measure::TransferObserver* observer_;
   std::uint64_t verify_seed_;
+  protocol::TestAccept accept_;  // the server's answer, with its TLS offer
 };
+
+// The TLS library's words for "no version, suite or group in common".
+bool is_negotiation_failure(const std::string& detail) {
+  for (const char* sign : {"handshake failure", "protocol version", "no shared", "no suitable", "unsupported protocol",
+                           "wrong version number", "insufficient security", "no cipher"}) {
+    if (detail.find(sign) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::string client_certificate_hint(const std::string& detail) {
+  if (detail.find("certificate required") != std::string::npos) {
+    return " (the server requires a client certificate: --cert FILE --key FILE)";
+  }
+  if (detail.find("unknown ca") != std::string::npos || detail.find("bad certificate") != std::string::npos ||
+      detail.find("certificate unknown") != std::string::npos) {
+    return " (the server does not trust the client certificate)";
+  }
+  return {};
+}
+
+std::string TestRun::offers_text() const {
+  const tls::Offer& mine = tls_->offer();
+  return fmt::format(
+      "; the client offered versions {}, ciphers {}, groups {}; the server accepts versions {}, ciphers {}, groups {}",
+      mine.versions, mine.ciphers, mine.groups, accept_.tls_versions, accept_.tls_ciphers, accept_.tls_groups);
+}
 
 std::unique_ptr<Stream> TestRun::open_data_connection(const protocol::Cookie& cookie, double& handshake_us) {
   const Timeouts& timeouts = config_.timeouts;
@@ -99,9 +131,12 @@ std::unique_ptr<Stream> TestRun::open_data_connection(const protocol::Cookie& co
       } else if (tls->verify_failure() == tls::VerifyFailure::name_mismatch) {
         reason += fmt::format(" (the server's certificate does not name '{}'; see tlscmp certs --host)",
                               config_.host);
+      } else if (is_negotiation_failure(tls->error_detail())) {
+        reason += offers_text();
       }
       throw Error(fmt::format("TLS handshake with {}:{} failed: {}", config_.host, config_.port, reason));
     }
+    if (config_.record_size != 0) tls->set_max_record_size(config_.record_size);
     stream = std::move(tls);
   } else {
     stream = std::make_unique<TcpStream>(std::move(fd));
@@ -116,8 +151,10 @@ std::unique_ptr<Stream> TestRun::open_data_connection(const protocol::Cookie& co
   std::byte ready{};
   if (!ec) stream->read_exact({&ready, 1}, ec);
   if (ec) {
-    throw Error(
-        fmt::format("the server did not start the transfer: {}", describe(ec, stream->error_detail())));
+    // In TLS 1.3 the server judges the client certificate after the client's
+    // handshake is done: its verdict arrives here, as an alert.
+    throw Error(fmt::format("the server did not start the transfer: {}{}", describe(ec, stream->error_detail()),
+                            client_certificate_hint(stream->error_detail())));
   }
   if (ready != kReadyByte) throw protocol::ProtocolError("the server sent something other than ready");
   return stream;
@@ -134,13 +171,14 @@ protocol::TestRequest TestRun::request() const {
   request.no_delay = config_.no_delay;
   request.verify = config_.verify;
   request.verify_seed = verify_seed_;
+  request.record_size = mode_ == Mode::tls ? config_.record_size : 0;
   request.client_version = kVersion;
   return request;
 }
 
 measure::SideCost side_cost(const protocol::SideResult& side) {
-  return {side.elapsed_us,   side.cpu_user_s, side.cpu_system_s, side.sndbuf_bytes,
-          side.rcvbuf_bytes, side.mss_bytes,  side.congestion};
+  return {side.elapsed_us,   side.cpu_user_s, side.cpu_system_s, side.sndbuf_bytes, side.rcvbuf_bytes,
+          side.mss_bytes,    side.congestion, side.ktls_send,    side.ktls_receive};
 }
 
 std::vector<measure::Interval> intervals_of(const protocol::SideResult& receiver) {
@@ -166,7 +204,9 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
 
   const protocol::TestRequest test = request();
   send_message(control, test, "the test request");
-  const auto accept = receive<protocol::TestAccept>(control, "the server's answer");
+  accept_ = receive<protocol::TestAccept>(control, "the server's answer");
+  const protocol::TestAccept& accept = accept_;
+  environment.server_tls_ulps = accept.tls_ulps;
   environment.server_version = accept.server_version;
   environment.server_tls_library = accept.tls_library;
   environment.server_cpu_model = accept.cpu_model;
@@ -190,9 +230,15 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
     }
     throw Error(reason);
   }
-  if (const auto* tls = dynamic_cast<const tls::TlsStream*>(data.get())) {
-    const tls::SessionInfo info = tls->session_info();
-    result.tls = {info.version, info.cipher, info.group, info.certificate_key_type};
+  const auto* tls_stream = dynamic_cast<const tls::TlsStream*>(data.get());
+  if (tls_stream != nullptr) {
+    const tls::SessionInfo info = tls_stream->session_info();
+    result.tls = {info.version,
+                  info.cipher,
+                  info.group,
+                  info.certificate_key_type,
+                  info.client_certificate_key_type,
+                  config_.record_size};
   }
 
   const Role role = config_.direction == Direction::client_to_server ? Role::sender : Role::receiver;
@@ -202,6 +248,11 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
   {
     const InterruptWatch::Guard data_guard(interrupt_, data->native_handle());
     mine = run_transfer(*data, spec);
+    if (tls_stream != nullptr) {
+      const tls::SessionInfo info = tls_stream->session_info();
+      mine.ktls_send = info.ktls_send;
+      mine.ktls_receive = info.ktls_receive;
+    }
   }
   data.reset();
 
@@ -287,9 +338,17 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
   tls::ClientConfig tls_config;
   tls_config.ca_file = config.ca_file;
   tls_config.insecure = config.insecure;
-  tls_config.cipher = config.cipher;
+  tls_config.policy = config.tls_policy;
+  if (!config.cert_file.empty()) tls_config.identity = tls::load_identity(config.cert_file, config.key_file);
+  parameters.ktls = config.tls_policy.ktls;
+  parameters.tls_version = config.tls_policy.version;
+  parameters.cipher = config.tls_policy.cipher;
+  parameters.groups = config.tls_policy.groups;
+  parameters.record_size = config.record_size;
+  parameters.client_certificate = tls_config.identity.has_value();
+  tls::kernel_has_tls_ulp(environment.client_tls_ulps);
   if (config.host.empty()) {
-    embedded.emplace(config.timeouts);
+    embedded.emplace(config.timeouts, config.tls_policy.ktls);
     parameters.host = "127.0.0.1";
     parameters.port = embedded->port();
     parameters.embedded_server = true;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "test_kind.hpp"
+#include "tls/policy.hpp"
 
 namespace tlscmp::app {
 
@@ -32,6 +33,9 @@ struct ServerConfig {
   std::uint16_t port = kDefaultPort;  // 0: any free port (logged)
   std::string cert_file;              // both empty: a throwaway certificate
   std::string key_file;
+  tls::Policy tls_policy;            // what the server accepts (version, suites, groups, kTLS)
+  std::string client_ca_file;        // trust client certificates from these CAs
+  bool require_client_cert = false;  // mutual TLS
   Timeouts timeouts;
   int max_connections = 256;  // connections handled at once; more are closed at once
 };
@@ -52,7 +56,10 @@ struct ClientConfig {
   // TLS
   std::string ca_file;
   bool insecure = false;
-  std::string cipher;
+  tls::Policy tls_policy;        // what the client offers (version, suites, groups, kTLS)
+  std::string cert_file;         // a client certificate and key, for mutual TLS
+  std::string key_file;
+  std::uint32_t record_size = 0;  // the sender's largest TLS record plaintext (0: 16384)
   Timeouts timeouts;
 };
 

@@ -109,7 +109,11 @@ class Server::LiveFd {
 };
 
 Server::Server(const ServerConfig& config, const tls::Identity& identity, Logger& log)
-    : config_(config), log_(log), tls_(tls::Context::for_server({identity})), acceptor_(io_) {
+    : config_(config),
+      log_(log),
+      tls_(tls::Context::for_server({identity, tls::kDefaultReadAheadBytes, config.tls_policy,
+                                     config.client_ca_file, config.require_client_cert})),
+      acceptor_(io_) {
   tcp::endpoint endpoint = listen_endpoint(config);
   boost::system::error_code ec;
   acceptor_.open(endpoint.protocol(), ec);
@@ -262,9 +266,7 @@ void Server::serve_control(Stream& control, const std::string& peer) {
   }
   const auto ticket = pending_.open();
   send_message(control,
-               protocol::TestAccept{ticket->cookie(), kVersion, tls::library_version(), measure::cpu_model(),
-                                    measure::cpu_crypto_features(), measure::kernel_description()},
-               "the test acceptance");
+               accept_message(ticket->cookie()), "the test acceptance");
 
   // Wait for the data connection, but notice a client that gave up (a failed
   // TLS handshake, say) instead of holding its slot until the deadline.
@@ -288,9 +290,14 @@ void Server::serve_control(Stream& control, const std::string& peer) {
   std::string tls_description;
   {
     LiveFd live(*this, data->native_handle());
-    if (const auto* tls = dynamic_cast<const tls::TlsStream*>(data.get())) {
-      const tls::SessionInfo info = tls->session_info();
-      tls_description = fmt::format("{} {}", info.version, info.cipher);
+    auto* tls_stream = dynamic_cast<tls::TlsStream*>(data.get());
+    if (tls_stream != nullptr) {
+      const tls::SessionInfo info = tls_stream->session_info();
+      tls_description = fmt::format("{} {} {}", info.version, info.cipher, info.group);
+      if (!info.client_certificate_key_type.empty()) {
+        tls_description += fmt::format(", client certificate {}", info.client_certificate_key_type);
+      }
+      if (request.record_size != 0) tls_stream->set_max_record_size(request.record_size);
     }
     data->set_deadline(Deadline::after(timeouts.handshake));
     std::error_code ec;
@@ -298,6 +305,11 @@ void Server::serve_control(Stream& control, const std::string& peer) {
     if (ec) throw Error(fmt::format("cannot start the transfer: {}", describe(ec, data->error_detail())));
     const Role role = request.direction == Direction::client_to_server ? Role::receiver : Role::sender;
     mine = run_transfer(*data, transfer_spec(request, role, timeouts.idle));
+    if (tls_stream != nullptr) {
+      const tls::SessionInfo info = tls_stream->session_info();
+      mine.ktls_send = info.ktls_send;
+      mine.ktls_receive = info.ktls_receive;
+    }
   }
   data.reset();
 
@@ -315,6 +327,23 @@ void Server::serve_control(Stream& control, const std::string& peer) {
   }
   log_.line(
       fmt::format("{} {}", peer, describe_test(request, mine, theirs, exchange_error, tls_description)));
+}
+
+protocol::TestAccept Server::accept_message(const protocol::Cookie& cookie) const {
+  protocol::TestAccept accept;
+  accept.cookie = cookie;
+  accept.server_version = kVersion;
+  accept.tls_library = tls::library_version();
+  accept.cpu_model = measure::cpu_model();
+  accept.cpu_features = measure::cpu_crypto_features();
+  accept.kernel = measure::kernel_description();
+  const tls::Offer& offer = tls_.offer();
+  accept.tls_versions = offer.versions;
+  accept.tls_ciphers = offer.ciphers;
+  accept.tls_groups = offer.groups;
+  accept.ktls = config_.tls_policy.ktls;
+  tls::kernel_has_tls_ulp(accept.tls_ulps);
+  return accept;
 }
 
 void Server::shut_down_connections() {

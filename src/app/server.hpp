@@ -50,6 +50,7 @@ class Server {
   void handle_connection(int fd);
   void serve_control(Stream& control, const std::string& peer);
   void shut_down_connections();
+  protocol::TestAccept accept_message(const protocol::Cookie& cookie) const;
 
   ServerConfig config_;
   Logger& log_;

@@ -56,6 +56,18 @@ app::Timeouts to_timeouts(const TimeoutFlags& t) {
           milliseconds_of(t.idle_s)};
 }
 
+// --tls-version, --cipher, --groups and --ktls, the same on both sides.
+void add_tls_policy_flags(CLI::App* cmd, tls::Policy& policy, const char* whose) {
+  cmd->add_option("--tls-version", policy.version, fmt::format("Only this TLS version for {}: 1.2 or 1.3", whose))
+      ->check(CLI::IsMember({"1.2", "1.3"}));
+  cmd->add_option("--cipher", policy.cipher,
+                  "TLS 1.3 suite(s) such as TLS_AES_128_GCM_SHA256, or a TLS 1.2 OpenSSL cipher list such as "
+                  "ECDHE-ECDSA-AES128-GCM-SHA256 (which limits TLS to 1.2)");
+  cmd->add_option("--groups", policy.groups, "Key exchange groups, colon-separated, e.g. X25519:P-256");
+  cmd->add_flag("--ktls", policy.ktls,
+                "Ask for kernel TLS; reported per direction, with a fallback to user space where the kernel has none");
+}
+
 struct ClientFlags {
   std::string host;
   int port = app::kDefaultPort;
@@ -72,7 +84,10 @@ struct ClientFlags {
   bool json = false;
   bool csv = false;
   bool verify = false;
-  std::string cipher;
+  tls::Policy tls_policy;
+  std::string cert_file;
+  std::string key_file;
+  std::string record_size;
   bool no_delay = false;
   TimeoutFlags timeouts;
 };
@@ -82,6 +97,9 @@ struct ServerFlags {
   int port = app::kDefaultPort;
   std::string cert_file;
   std::string key_file;
+  tls::Policy tls_policy;
+  std::string client_ca_file;
+  bool require_client_cert = false;
   TimeoutFlags timeouts;
 };
 
@@ -107,6 +125,11 @@ void add_server_command(CLI::App& app, ServerFlags& flags) {
   CLI::Option* key = cmd->add_option("--key", flags.key_file, "Server private key (PEM, unencrypted)");
   cert->needs(key);
   key->needs(cert);
+  add_tls_policy_flags(cmd, flags.tls_policy, "TLS tests");
+  CLI::Option* ca = cmd->add_option("--ca", flags.client_ca_file, "Trust client certificates from these CAs (PEM)");
+  cmd->add_flag("--require-client-cert", flags.require_client_cert,
+                "Mutual TLS: refuse TLS clients without a certificate from --ca")
+      ->needs(ca);
   add_timeout_flags(cmd, flags.timeouts);
 }
 
@@ -144,8 +167,13 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
   json->excludes(csv);
   cmd->add_flag("--verify", flags.verify,
                 "Send a seeded pattern and check every byte on the receiver (costs CPU; off by default)");
-  cmd->add_option("--cipher", flags.cipher,
-                  "TLS 1.3 suite(s) such as TLS_AES_128_GCM_SHA256, or a TLS 1.2 OpenSSL cipher list");
+  add_tls_policy_flags(cmd, flags.tls_policy, "the client");
+  CLI::Option* cert = cmd->add_option("--cert", flags.cert_file, "Client certificate chain (PEM), for mutual TLS");
+  CLI::Option* key = cmd->add_option("--key", flags.key_file, "Client private key (PEM, unencrypted)");
+  cert->needs(key);
+  key->needs(cert);
+  cmd->add_option("--record-size", flags.record_size,
+                  "Largest TLS record the sender writes, 512..16K bytes (max send fragment)");
   cmd->add_flag("-N,--no-delay", flags.no_delay, "Set TCP_NODELAY during the transfer (disable Nagle)");
   add_timeout_flags(cmd, flags.timeouts);
 }
@@ -172,7 +200,13 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   c.ca_file = flags.ca_file;
   c.insecure = flags.insecure;
   c.rounds = flags.repeat;
-  c.cipher = flags.cipher;
+  c.tls_policy = flags.tls_policy;
+  c.cert_file = flags.cert_file;
+  c.key_file = flags.key_file;
+  if (!flags.record_size.empty()) {
+    c.record_size = static_cast<std::uint32_t>(
+        parse_size(flags.record_size, "--record-size", protocol::kMinRecordBytes, protocol::kMaxRecordBytes));
+  }
   c.no_delay = flags.no_delay;
   c.timeouts = to_timeouts(flags.timeouts);
   command.format = flags.json  ? app::OutputFormat::json
@@ -224,6 +258,9 @@ Command parse_command_line(int argc, const char* const* argv) {
     config.cert_file = server_flags.cert_file;
     config.key_file = server_flags.key_file;
     config.timeouts = to_timeouts(server_flags.timeouts);
+    config.tls_policy = server_flags.tls_policy;
+    config.client_ca_file = server_flags.client_ca_file;
+    config.require_client_cert = server_flags.require_client_cert;
     return config;
   }
   if (app.got_subcommand("client")) return to_client_command(client_flags);

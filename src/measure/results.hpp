@@ -23,6 +23,8 @@ struct SideCost {
   int rcvbuf_bytes = 0;     // SO_RCVBUF the kernel applied on the data socket
   int mss_bytes = 0;        // TCP_MAXSEG of the data socket
   std::string congestion;   // TCP_CONGESTION of the data socket, "cubic"
+  bool ktls_send = false;     // TLS: the kernel encrypted what this side sent
+  bool ktls_receive = false;  // TLS: the kernel decrypted what this side received
 
   double cpu_s() const { return cpu_user_s + cpu_system_s; }
   // CPU seconds per GiB (2^30 bytes) moved.
@@ -39,6 +41,8 @@ struct TlsParameters {
   std::string cipher;                // "TLS_AES_256_GCM_SHA384"
   std::string group;                 // key exchange group, "X25519"
   std::string certificate_key_type;  // server certificate key, "ECDSA P-256"
+  std::string client_certificate_key_type;  // mutual TLS: the client certificate's key, else ""
+  std::uint32_t record_size = 0;            // the sender's largest record plaintext; 0: 16384
 };
 
 struct RunResult {
@@ -85,6 +89,8 @@ struct Environment {
   std::string server_cpu_model;
   std::string server_cpu_features;
   std::string server_kernel;
+  std::string client_tls_ulps;  // tcp_available_ulp: kTLS needs "tls" in it
+  std::string server_tls_ulps;
 };
 
 // What was asked for.
@@ -102,6 +108,12 @@ struct TestParameters {
   int warmup_rounds = 0;
   bool no_delay = false;
   bool verify = false;
+  bool ktls = false;              // --ktls asked for
+  std::string tls_version;        // --tls-version asked for, or ""
+  std::string cipher;             // --cipher asked for, or ""
+  std::string groups;             // --groups asked for, or ""
+  std::uint32_t record_size = 0;  // --record-size, or 0
+  bool client_certificate = false;  // --cert given: mutual TLS
 };
 
 struct Comparison {

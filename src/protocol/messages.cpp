@@ -140,6 +140,7 @@ json to_json(const TestRequest& m) {
           {"no_delay", m.no_delay},
           {"verify", m.verify},
           {"verify_seed", m.verify_seed},
+          {"record_size", m.record_size},
           {"client_version", m.client_version}};
 }
 
@@ -150,7 +151,12 @@ json to_json(const TestAccept& m) {
           {"tls_library", m.tls_library},
           {"cpu_model", m.cpu_model},
           {"cpu_features", m.cpu_features},
-          {"kernel", m.kernel}};
+          {"kernel", m.kernel},
+          {"tls_versions", m.tls_versions},
+          {"tls_ciphers", m.tls_ciphers},
+          {"tls_groups", m.tls_groups},
+          {"ktls", m.ktls},
+          {"tls_ulps", m.tls_ulps}};
 }
 
 json to_json(const Refusal& m) {
@@ -166,7 +172,8 @@ json to_json(const SideResult& m) {
       {"type", "side_result"},          {"role", to_string(m.role)},      {"bytes", m.bytes},
       {"elapsed_us", m.elapsed_us},     {"cpu_user_s", m.cpu_user_s},     {"cpu_system_s", m.cpu_system_s},
       {"sndbuf_bytes", m.sndbuf_bytes}, {"rcvbuf_bytes", m.rcvbuf_bytes}, {"mss_bytes", m.mss_bytes},
-      {"congestion", m.congestion},     {"intervals", intervals},         {"error", m.error}};
+      {"congestion", m.congestion},     {"ktls_send", m.ktls_send},       {"ktls_receive", m.ktls_receive},
+      {"intervals", intervals},         {"error", m.error}};
 }
 
 // [[end_us, bytes], ...]: at most kMaxIntervals, ends increasing, bytes adding
@@ -219,6 +226,10 @@ Message decode_object(const json& j) {
     m.no_delay = get_bool(j, "no_delay");
     m.verify = get_bool(j, "verify");
     m.verify_seed = get_uint(j, "verify_seed", 0, std::numeric_limits<std::uint64_t>::max());
+    m.record_size = static_cast<std::uint32_t>(get_uint(j, "record_size", 0, kMaxRecordBytes));
+    if (m.record_size != 0 && m.record_size < kMinRecordBytes) {
+      bad(fmt::format("'record_size' is below {}", kMinRecordBytes));
+    }
     m.client_version = get_string(j, "client_version");
     return m;
   }
@@ -230,6 +241,11 @@ Message decode_object(const json& j) {
     m.cpu_model = get_string(j, "cpu_model");
     m.cpu_features = get_string(j, "cpu_features");
     m.kernel = get_string(j, "kernel");
+    m.tls_versions = get_string(j, "tls_versions");
+    m.tls_ciphers = get_string(j, "tls_ciphers");
+    m.tls_groups = get_string(j, "tls_groups");
+    m.ktls = get_bool(j, "ktls");
+    m.tls_ulps = get_string(j, "tls_ulps");
     return m;
   }
   if (type == "refusal") return Refusal{get_string(j, "reason")};
@@ -244,6 +260,8 @@ Message decode_object(const json& j) {
     m.rcvbuf_bytes = static_cast<int>(get_uint(j, "rcvbuf_bytes", 0, kMaxInt));
     m.mss_bytes = static_cast<int>(get_uint(j, "mss_bytes", 0, kMaxInt));
     m.congestion = get_string(j, "congestion");
+    m.ktls_send = get_bool(j, "ktls_send");
+    m.ktls_receive = get_bool(j, "ktls_receive");
     get_intervals(j, m);
     m.error = get_string(j, "error");
     return m;

@@ -27,13 +27,15 @@ inline constexpr std::size_t kPreambleBytes = 8;
 inline constexpr std::size_t kCookieBytes = 16;
 inline constexpr std::size_t kFrameHeaderBytes = 4;
 inline constexpr std::size_t kMaxFrameBytes = 1024 * 1024;  // room for kMaxIntervals intervals
-inline constexpr std::size_t kMaxStringBytes = 1024;
+inline constexpr std::size_t kMaxStringBytes = 4096;
 inline constexpr std::uint64_t kMaxTestBytes = std::uint64_t{1} << 50;  // 1 PiB
 inline constexpr std::uint32_t kMaxChunkBytes = 16 * 1024 * 1024;
 inline constexpr double kMaxElapsedUs = 1e13;                         // about 4 months
 inline constexpr std::uint64_t kMaxDurationMs = 24ull * 3600 * 1000;  // a day
 inline constexpr std::uint64_t kMinIntervalMs = 100;
 inline constexpr std::size_t kMaxIntervals = 20'000;
+inline constexpr std::uint32_t kMinRecordBytes = 512;
+inline constexpr std::uint32_t kMaxRecordBytes = 16384;
 
 // Anything a peer sent that does not follow the protocol.
 class ProtocolError : public Error {
@@ -59,6 +61,7 @@ struct TestRequest {
   bool no_delay = false;          // TCP_NODELAY on the data connection
   bool verify = false;            // payload from the seeded pattern, checked byte by byte
   std::uint64_t verify_seed = 0;  // the pattern's seed
+  std::uint32_t record_size = 0;  // TLS: the sender's largest record, 0 or kMinRecordBytes..kMaxRecordBytes
   std::string client_version;     // tlscmp version of the client, for the log
 };
 
@@ -70,6 +73,12 @@ struct TestAccept {
   std::string cpu_model;       // of the server's host
   std::string cpu_features;    // crypto-relevant CPU flags of the server's host, "aes avx2 sha_ni vaes"
   std::string kernel;          // of the server's host, "Linux 6.1.0 x86_64"
+  // What the server's TLS accepts, for messages naming both sides' offers.
+  std::string tls_versions;  // "TLSv1.2 TLSv1.3"
+  std::string tls_ciphers;   // colon-separated
+  std::string tls_groups;    // colon-separated, or "library default"
+  bool ktls = false;         // the server asks for kernel TLS (server --ktls)
+  std::string tls_ulps;      // the server kernel's tcp_available_ulp
 };
 
 // server -> client: the test cannot run; `reason` says why, in one line.
@@ -90,6 +99,8 @@ struct SideResult {
   int rcvbuf_bytes = 0;     // SO_RCVBUF the kernel applied on this side
   int mss_bytes = 0;        // TCP_MAXSEG of the data connection on this side
   std::string congestion;   // TCP_CONGESTION on this side, "cubic"
+  bool ktls_send = false;     // TLS: the kernel encrypted what this side sent
+  bool ktls_receive = false;  // TLS: the kernel decrypted what this side received
   // Receiver only, with interval_ms: bytes per interval. Interval i ends at
   // end_us[i] (from go); the last one ends with the transfer.
   std::vector<double> interval_end_us;

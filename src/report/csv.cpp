@@ -17,21 +17,22 @@ std::string field(const std::string& text) {
 }
 
 std::string side_fields(const measure::SideCost& side, std::uint64_t bytes) {
-  return fmt::format("{:.3f},{:.6f},{:.6f},{:.6f},{:.4f},{},{},{},{}", side.window_us, side.cpu_user_s,
+  return fmt::format("{:.3f},{:.6f},{:.6f},{:.6f},{:.4f},{},{},{},{},{},{}", side.window_us, side.cpu_user_s,
                      side.cpu_system_s, side.cpu_s_per_gib(bytes), side.core_share(), side.sndbuf_bytes,
-                     side.rcvbuf_bytes, side.mss_bytes, field(side.congestion));
+                     side.rcvbuf_bytes, side.mss_bytes, field(side.congestion), side.ktls_send ? 1 : 0,
+                     side.ktls_receive ? 1 : 0);
 }
 
-constexpr const char* kSideColumns[] = {"window_us",     "cpu_user_s", "cpu_system_s",
-                                        "cpu_s_per_gib", "core_share", "sndbuf_bytes",
-                                        "rcvbuf_bytes",  "mss_bytes",  "congestion"};
+constexpr const char* kSideColumns[] = {"window_us",  "cpu_user_s",   "cpu_system_s", "cpu_s_per_gib",
+                                        "core_share", "sndbuf_bytes", "rcvbuf_bytes", "mss_bytes",
+                                        "congestion", "ktls_send",    "ktls_receive"};
 
 }  // namespace
 
 std::string render_csv(const measure::Comparison& c) {
   std::string out =
       "round,warmup,partial,mode,direction,bytes,chunk_bytes,transfer_us,sender_us,handshake_us,mbytes_per_s,"
-      "tls_version,cipher,group,certificate_key_type";
+      "tls_version,cipher,group,certificate_key_type,client_certificate_key_type,record_size";
   for (const char* side : {"client", "server"}) {
     for (const char* column : kSideColumns)
       out += fmt::format(",{}_{}", side, column);
@@ -39,14 +40,14 @@ std::string render_csv(const measure::Comparison& c) {
   out += ",client_tls_library,server_tls_library,client_cpu_model,server_cpu_model\n";
   const measure::Environment& e = c.environment;
   for (const measure::RunResult& run : c.runs) {
-    out += fmt::format("{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{},{},{},{},{},{},{},{}\n",
-                       run.round, run.warmup ? 1 : 0, run.partial ? 1 : 0, to_string(run.mode),
-                       to_string(c.parameters.direction), run.bytes, c.parameters.chunk_bytes,
-                       run.transfer_us, run.sender_us, run.handshake_us, run.mbytes_per_s(),
-                       field(run.tls.version), field(run.tls.cipher), field(run.tls.group),
-                       field(run.tls.certificate_key_type), side_fields(run.client, run.bytes),
-                       side_fields(run.server, run.bytes), field(e.client_tls_library),
-                       field(e.server_tls_library), field(e.client_cpu_model), field(e.server_cpu_model));
+    out += fmt::format(
+        "{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{},{},{},{},{},{},{},{},{},{}\n", run.round,
+        run.warmup ? 1 : 0, run.partial ? 1 : 0, to_string(run.mode), to_string(c.parameters.direction),
+        run.bytes, c.parameters.chunk_bytes, run.transfer_us, run.sender_us, run.handshake_us,
+        run.mbytes_per_s(), field(run.tls.version), field(run.tls.cipher), field(run.tls.group),
+        field(run.tls.certificate_key_type), field(run.tls.client_certificate_key_type), run.tls.record_size,
+        side_fields(run.client, run.bytes), side_fields(run.server, run.bytes), field(e.client_tls_library),
+        field(e.server_tls_library), field(e.client_cpu_model), field(e.server_cpu_model));
   }
   return out;
 }

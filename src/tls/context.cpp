@@ -6,6 +6,11 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
 #include "error.hpp"
 #include "tls/ossl_ptr.hpp"
 #include "tls/ssl_compat.hpp"
@@ -51,17 +56,19 @@ void trust_pem(SSL_CTX* ctx, const std::string& pem) {
   if (added == 0) throw Error("the given CA holds no PEM certificate");
 }
 
-void set_cipher(SSL_CTX* ctx, const std::string& cipher) {
+void set_cipher(SSL_CTX* ctx, const Policy& policy) {
+  const std::string& cipher = policy.cipher;
   if (cipher.empty()) return;
   // TLS 1.3 suites are named TLS_*; anything else is an OpenSSL TLS 1.2 cipher
   // list, which only TLS 1.2 can use.
   if (cipher.rfind("TLS_", 0) == 0) {
-    if (SSL_CTX_set_ciphersuites(ctx, cipher.c_str()) != 1) {
-      ERR_clear_error();
-      throw Error(fmt::format("unknown TLS 1.3 cipher suite '{}'", cipher));
-    }
+    if (policy.version == "1.2") throw Error(fmt::format("'{}' is a TLS 1.3 suite, not for TLS 1.2", cipher));
+    compat::set_tls13_suites(ctx, cipher);
     SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION);
   } else {
+    if (policy.version == "1.3") {
+      throw Error(fmt::format("'{}' is a TLS 1.2 cipher list; TLS 1.3 suites are named TLS_*", cipher));
+    }
     if (SSL_CTX_set_cipher_list(ctx, cipher.c_str()) != 1) {
       ERR_clear_error();
       throw Error(fmt::format("unknown TLS 1.2 cipher '{}'", cipher));
@@ -70,13 +77,77 @@ void set_cipher(SSL_CTX* ctx, const std::string& cipher) {
   }
 }
 
+void apply_policy(SSL_CTX* ctx, const Policy& policy) {
+  if (policy.version == "1.2" || policy.version == "1.3") {
+    const int version = policy.version == "1.2" ? TLS1_2_VERSION : TLS1_3_VERSION;
+    SSL_CTX_set_min_proto_version(ctx, version);
+    SSL_CTX_set_max_proto_version(ctx, version);
+  } else if (!policy.version.empty()) {
+    throw Error(fmt::format("unknown TLS version '{}': use 1.2 or 1.3", policy.version));
+  }
+  set_cipher(ctx, policy);
+  if (!policy.groups.empty() && !compat::set_groups(ctx, policy.groups)) {
+    ERR_clear_error();
+    throw Error(fmt::format("unknown key exchange group in '{}' (try X25519, P-256, P-384, P-521, X448)",
+                            policy.groups));
+  }
+  if (policy.ktls) compat::enable_ktls(ctx);
+}
+
+const char* version_name(int version) {
+  switch (version) {
+    case TLS1_2_VERSION:
+      return "TLSv1.2";
+    case TLS1_3_VERSION:
+      return "TLSv1.3";
+    default:
+      return "?";
+  }
+}
+
+Offer describe_offer(SSL_CTX* ctx, const Policy& policy) {
+  const int low = compat::min_version(ctx);
+  const int high = compat::max_version(ctx);
+  Offer offer;
+  offer.versions = low == high ? version_name(low) : fmt::format("{} {}", version_name(low), version_name(high));
+  for (const std::string& name : compat::cipher_names(ctx)) {
+    const bool tls13 = name.rfind("TLS_", 0) == 0;
+    if ((tls13 && high < TLS1_3_VERSION) || (!tls13 && low > TLS1_2_VERSION)) continue;
+    offer.ciphers += (offer.ciphers.empty() ? "" : ":") + name;
+  }
+  offer.groups = policy.groups.empty() ? "library default" : policy.groups;
+  return offer;
+}
+
+void trust_file(SSL_CTX* ctx, const std::string& file, const char* what) {
+  if (::access(file.c_str(), R_OK) != 0) {
+    throw Error(fmt::format("cannot read {} '{}': {}", what, file, std::strerror(errno)));
+  }
+  if (SSL_CTX_load_verify_locations(ctx, file.c_str(), nullptr) != 1) {
+    throw_tls_error(fmt::format("{} '{}' holds no usable PEM certificate", what, file));
+  }
+}
+
 }  // namespace
 
 Context Context::for_server(const ServerConfig& config) {
   auto ctx = new_context(TLS_server_method());
   use_identity(ctx.get(), config.identity);
+  if (!config.client_ca_file.empty()) {
+    trust_file(ctx.get(), config.client_ca_file, "client CA file");
+    if (STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(config.client_ca_file.c_str())) {
+      SSL_CTX_set_client_CA_list(ctx.get(), names);  // tells clients which CAs are trusted
+    }
+    SSL_CTX_set_verify(ctx.get(),
+                       SSL_VERIFY_PEER | (config.require_client_cert ? SSL_VERIFY_FAIL_IF_NO_PEER_CERT : 0),
+                       nullptr);
+  } else if (config.require_client_cert) {
+    throw Error("--require-client-cert needs --ca FILE with the CAs to trust client certificates from");
+  }
+  apply_policy(ctx.get(), config.policy);
   compat::set_read_ahead(ctx.get(), config.read_ahead_bytes);
-  return Context(std::move(ctx));
+  Offer offer = describe_offer(ctx.get(), config.policy);
+  return Context(std::move(ctx), std::move(offer));
 }
 
 Context Context::for_client(const ClientConfig& config) {
@@ -86,21 +157,18 @@ Context Context::for_client(const ClientConfig& config) {
   } else {
     SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, nullptr);
     if (!config.ca_file.empty()) {
-      if (::access(config.ca_file.c_str(), R_OK) != 0) {
-        throw Error(fmt::format("cannot read CA file '{}': {}", config.ca_file, std::strerror(errno)));
-      }
-      if (SSL_CTX_load_verify_locations(ctx.get(), config.ca_file.c_str(), nullptr) != 1) {
-        throw_tls_error(fmt::format("CA file '{}' holds no usable PEM certificate", config.ca_file));
-      }
+      trust_file(ctx.get(), config.ca_file, "CA file");
     } else if (!config.ca_pem.empty()) {
       trust_pem(ctx.get(), config.ca_pem);
     } else if (SSL_CTX_set_default_verify_paths(ctx.get()) != 1) {
       throw_tls_error("cannot load the system's trusted certificates");
     }
   }
-  set_cipher(ctx.get(), config.cipher);
+  if (config.identity) use_identity(ctx.get(), *config.identity);
+  apply_policy(ctx.get(), config.policy);
   compat::set_read_ahead(ctx.get(), config.read_ahead_bytes);
-  return Context(std::move(ctx));
+  Offer offer = describe_offer(ctx.get(), config.policy);
+  return Context(std::move(ctx), std::move(offer));
 }
 
 std::unique_ptr<TlsStream> Context::server_stream(UniqueFd fd) const {
@@ -128,6 +196,16 @@ std::unique_ptr<TlsStream> Context::client_stream(UniqueFd fd, const std::string
 
 std::string library_version() {
   return compat::library_version();
+}
+
+bool kernel_has_tls_ulp(std::string& available) {
+  std::ifstream in("/proc/sys/net/ipv4/tcp_available_ulp");
+  std::getline(in, available);
+  std::istringstream words(available);
+  for (std::string w; words >> w;) {
+    if (w == "tls") return true;
+  }
+  return false;
 }
 
 }  // namespace tlscmp::tls

@@ -2,9 +2,11 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "tls/identity.hpp"
+#include "tls/policy.hpp"
 #include "tls/tls_stream.hpp"
 #include "transport/unique_fd.hpp"
 
@@ -19,14 +21,18 @@ inline constexpr std::size_t kDefaultReadAheadBytes = 256 * 1024;
 struct ServerConfig {
   Identity identity;
   std::size_t read_ahead_bytes = kDefaultReadAheadBytes;  // 0: off
+  Policy policy;
+  std::string client_ca_file;        // trust client certificates from these CAs
+  bool require_client_cert = false;  // mutual TLS: refuse a client without a trusted certificate
 };
 
 struct ClientConfig {
   std::string ca_file;    // trust the CAs in this PEM file
   std::string ca_pem;     // or trust this PEM CA held in memory (the embedded server's)
   bool insecure = false;  // or verify nothing; neither set: the system's trust store
-  std::string cipher;     // TLS 1.3 suite names or a TLS 1.2 cipher list; empty: library defaults
   std::size_t read_ahead_bytes = kDefaultReadAheadBytes;  // 0: off
+  Policy policy;
+  std::optional<Identity> identity;  // a client certificate, for mutual TLS
 };
 
 // One configured TLS context (certificates, trust, ciphers), shared by the
@@ -42,10 +48,18 @@ class Context {
   // `host` is checked against the server's certificate (DNS name or IP address).
   std::unique_ptr<TlsStream> client_stream(UniqueFd fd, const std::string& host) const;
 
+  // What this context offers a peer.
+  const Offer& offer() const { return offer_; }
+
  private:
-  explicit Context(std::shared_ptr<ssl_ctx_st> ctx) : ctx_(std::move(ctx)) {}
+  Context(std::shared_ptr<ssl_ctx_st> ctx, Offer offer) : ctx_(std::move(ctx)), offer_(std::move(offer)) {}
   std::shared_ptr<ssl_ctx_st> ctx_;
+  Offer offer_;
 };
+
+// True if this kernel offers the "tls" upper-layer protocol that kTLS needs;
+// `available` is set to what /proc/sys/net/ipv4/tcp_available_ulp lists.
+bool kernel_has_tls_ulp(std::string& available);
 
 // Name and version of the TLS library in use, e.g. "OpenSSL 3.0.19 27 Jan 2026".
 std::string library_version();

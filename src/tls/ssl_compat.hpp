@@ -12,6 +12,9 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
+
+#include "error.hpp"
 
 namespace tlscmp::tls::compat {
 
@@ -39,13 +42,67 @@ inline void set_server_name(SSL* ssl, const char* host) {
   SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name, const_cast<char*>(host));
 }
 
+// The names --groups takes, for the library's own names of the same groups.
+inline std::string friendly_group_name(const std::string& name) {
+  if (name == "x25519") return "X25519";
+  if (name == "x448") return "X448";
+  if (name == "secp256r1" || name == "prime256v1") return "P-256";
+  if (name == "secp384r1") return "P-384";
+  if (name == "secp521r1") return "P-521";
+  return name;
+}
+
 // Name of the negotiated key exchange group ("X25519"), or "" if none.
 inline std::string negotiated_group(SSL* ssl) {
   const auto nid = static_cast<int>(SSL_get_negotiated_group(ssl));
   if (nid == 0 || nid == NID_undef) return {};
   const char* name = SSL_group_to_name(ssl, nid);
-  return name != nullptr ? name : std::string{};
+  return name != nullptr ? friendly_group_name(name) : std::string{};
 }
+
+// TLS 1.3 suites, colon-separated. Throws tlscmp::Error if none is known.
+inline void set_tls13_suites(SSL_CTX* ctx, const std::string& suites) {
+  if (SSL_CTX_set_ciphersuites(ctx, suites.c_str()) != 1) {
+    ERR_clear_error();
+    throw Error("unknown TLS 1.3 cipher suite '" + suites + "'");
+  }
+}
+
+// Key exchange groups, colon-separated ("X25519:P-256"); false if one is unknown.
+inline bool set_groups(SSL_CTX* ctx, const std::string& groups) {
+  return SSL_CTX_set1_groups_list(ctx, groups.c_str()) == 1;
+}
+
+// Asks for kernel TLS: the library hands the record layer to the kernel after
+// the handshake where the kernel can take it, and stays in user space where not.
+inline void enable_ktls(SSL_CTX* ctx) { SSL_CTX_set_options(ctx, SSL_OP_ENABLE_KTLS); }
+
+// Whether the kernel took over sending and receiving on this connection.
+inline bool ktls_send(SSL* ssl) { return BIO_get_ktls_send(SSL_get_wbio(ssl)) != 0; }
+inline bool ktls_receive(SSL* ssl) { return BIO_get_ktls_recv(SSL_get_rbio(ssl)) != 0; }
+
+// The protocol versions a context allows; 0 from the library means "the highest it has".
+inline int min_version(SSL_CTX* ctx) {
+  const auto v = static_cast<int>(SSL_CTX_get_min_proto_version(ctx));
+  return v != 0 ? v : TLS1_2_VERSION;
+}
+inline int max_version(SSL_CTX* ctx) {
+  const auto v = static_cast<int>(SSL_CTX_get_max_proto_version(ctx));
+  return v != 0 ? v : TLS1_3_VERSION;
+}
+
+// The names of the cipher suites a context would accept, in preference order.
+inline std::vector<std::string> cipher_names(SSL_CTX* ctx) {
+  std::vector<std::string> names;
+  STACK_OF(SSL_CIPHER)* ciphers = SSL_CTX_get_ciphers(ctx);
+  for (int i = 0; ciphers != nullptr && i < sk_SSL_CIPHER_num(ciphers); ++i) {
+    names.emplace_back(SSL_CIPHER_get_name(sk_SSL_CIPHER_value(ciphers, i)));
+  }
+  return names;
+}
+
+// The peer's certificate (not owned), or nullptr.
+inline X509* peer_certificate(SSL* ssl) { return SSL_get0_peer_certificate(ssl); }
 
 // "ECDSA P-256", "RSA 2048", "Ed25519": a public key as a person would name it.
 inline std::string key_type_name(EVP_PKEY* key) {

@@ -82,11 +82,25 @@ SessionInfo TlsStream::session_info() const {
   info.version = SSL_get_version(ssl_);
   if (const SSL_CIPHER* cipher = SSL_get_current_cipher(ssl_)) info.cipher = SSL_CIPHER_get_name(cipher);
   info.group = compat::negotiated_group(ssl_);
-  X509* cert = SSL_is_server(ssl_) ? SSL_get_certificate(ssl_) : SSL_get0_peer_certificate(ssl_);
-  if (cert != nullptr) {
+  const bool server = SSL_is_server(ssl_) != 0;
+  if (X509* cert = server ? SSL_get_certificate(ssl_) : compat::peer_certificate(ssl_)) {
     info.certificate_key_type = compat::key_type_name(X509_get0_pubkey(cert));
   }
+  if (server) {
+    if (X509* client = compat::peer_certificate(ssl_)) {
+      info.client_certificate_key_type = compat::key_type_name(X509_get0_pubkey(client));
+    }
+  } else if (X509* own = SSL_get_certificate(ssl_)) {
+    info.client_certificate_key_type = compat::key_type_name(X509_get0_pubkey(own));
+  }
+  info.resumed = SSL_session_reused(ssl_) != 0;
+  info.ktls_send = compat::ktls_send(ssl_);
+  info.ktls_receive = compat::ktls_receive(ssl_);
   return info;
+}
+
+void TlsStream::set_max_record_size(std::size_t bytes) {
+  SSL_set_max_send_fragment(ssl_, static_cast<long>(bytes));
 }
 
 VerifyFailure TlsStream::verify_failure() const {

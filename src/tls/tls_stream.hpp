@@ -10,10 +10,14 @@ namespace tlscmp::tls {
 
 // What the handshake settled on.
 struct SessionInfo {
-  std::string version;               // "TLSv1.3"
-  std::string cipher;                // "TLS_AES_256_GCM_SHA384"
-  std::string group;                 // key exchange group, "X25519"
-  std::string certificate_key_type;  // the server certificate's key, "ECDSA P-256"
+  std::string version;                      // "TLSv1.3"
+  std::string cipher;                       // "TLS_AES_256_GCM_SHA384"
+  std::string group;                        // key exchange group, "X25519"
+  std::string certificate_key_type;         // the server certificate's key, "ECDSA P-256"
+  std::string client_certificate_key_type;  // the client certificate's key (mutual TLS), or ""
+  bool resumed = false;                     // an abbreviated handshake, from a saved session
+  bool ktls_send = false;                   // the kernel encrypts what this side sends
+  bool ktls_receive = false;                // the kernel decrypts what this side receives
 };
 
 // Why the peer's certificate was not accepted, if it was not.
@@ -32,6 +36,8 @@ class TlsStream final : public Stream {
   std::error_code handshake();
   SessionInfo session_info() const;
   VerifyFailure verify_failure() const;
+  // Caps the plaintext of each record this side sends (512..16384 bytes).
+  void set_max_record_size(std::size_t bytes);
 
   std::size_t read_some(std::span<std::byte> buf, std::error_code& ec) override;
   std::size_t write_some(std::span<const std::byte> buf, std::error_code& ec) override;

@@ -42,12 +42,14 @@ TEST_CASE("every message survives encoding and decoding") {
   request.interval_ms = 250;
   request.verify = true;
   request.verify_seed = 0xfedcba9876543210ull;
+  request.record_size = 1024;
   request.client_version = "0.1.0";
   const TestRequest r = round_trip(request);
   CHECK(r.interval_ms == 250);
   CHECK(r.verify);
   CHECK(r.verify_seed == 0xfedcba9876543210ull);
   CHECK(r.duration_ms == 0);
+  CHECK(r.record_size == 1024);
   CHECK(r.mode == Mode::tls);
   CHECK(r.direction == Direction::server_to_client);
   CHECK(r.bytes == kMaxTestBytes);
@@ -63,7 +65,17 @@ TEST_CASE("every message survives encoding and decoding") {
   accept.cpu_model = "AMD EPYC";
   accept.cpu_features = "aes avx2";
   accept.kernel = "Linux 6.1.0 x86_64";
+  accept.tls_versions = "TLSv1.3";
+  accept.tls_ciphers = "TLS_AES_128_GCM_SHA256";
+  accept.tls_groups = "X25519";
+  accept.ktls = true;
+  accept.tls_ulps = "mptcp";
   const TestAccept a = round_trip(accept);
+  CHECK(a.tls_versions == "TLSv1.3");
+  CHECK(a.tls_ciphers == "TLS_AES_128_GCM_SHA256");
+  CHECK(a.tls_groups == "X25519");
+  CHECK(a.ktls);
+  CHECK(a.tls_ulps == "mptcp");
   CHECK(a.cpu_features == "aes avx2");
   CHECK(a.kernel == "Linux 6.1.0 x86_64");
   CHECK(a.cookie == accept.cookie);
@@ -81,12 +93,15 @@ TEST_CASE("every message survives encoding and decoding") {
   side.rcvbuf_bytes = 131072;
   side.mss_bytes = 1448;
   side.congestion = "bbr";
+  side.ktls_send = true;
   side.interval_end_us = {1000.5, 2000};
   side.interval_bytes = {12000, 345};
   side.error = "reset";
   const SideResult s = round_trip(side);
   CHECK(s.mss_bytes == 1448);
   CHECK(s.congestion == "bbr");
+  CHECK(s.ktls_send);
+  CHECK_FALSE(s.ktls_receive);
   CHECK(s.interval_end_us == std::vector<double>{1000.5, 2000});
   CHECK(s.interval_bytes == std::vector<std::uint64_t>{12000, 345});
   CHECK(s.role == Role::sender);
@@ -169,7 +184,7 @@ TEST_CASE("a test runs for a byte count or for a time, never both or neither") {
   auto request = [](const std::string& bytes, const std::string& duration, const std::string& interval) {
     return R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":)" + bytes +
            R"(,"duration_ms":)" + duration + R"(,"chunk_bytes":1,"interval_ms":)" + interval +
-           R"(,"no_delay":false,"verify":false,"verify_seed":0,"client_version":"x"})";
+           R"(,"no_delay":false,"verify":false,"verify_seed":0,"record_size":0,"client_version":"x"})";
   };
   CHECK(std::get<TestRequest>(decode(bytes_of(request("5", "0", "0")))).bytes == 5);
   CHECK(std::get<TestRequest>(decode(bytes_of(request("0", "2000", "100")))).duration_ms == 2000);
@@ -183,6 +198,7 @@ TEST_CASE("interval lists are checked") {
   auto result = [](const std::string& intervals) {
     return R"({"type":"side_result","role":"receiver","bytes":100,"elapsed_us":10,"cpu_user_s":0,)"
            R"("cpu_system_s":0,"sndbuf_bytes":0,"rcvbuf_bytes":0,"mss_bytes":0,"congestion":"cubic",)"
+           R"("ktls_send":false,"ktls_receive":false,)"
            R"("intervals":)" +
            intervals + R"(,"error":""})";
   };

@@ -1,0 +1,25 @@
+#pragma once
+
+// TLS settings as plain values, for configuration structs that must not
+// know the TLS library.
+
+#include <string>
+
+namespace tlscmp::tls {
+
+// What one side offers; each empty field means the library's default.
+struct Policy {
+  std::string version;  // "", "1.2" or "1.3" (only that version)
+  std::string cipher;   // TLS 1.3 suite names (TLS_*) or a TLS 1.2 cipher list
+  std::string groups;   // key exchange groups, colon-separated: "X25519:P-256"
+  bool ktls = false;    // ask the library to hand the record layer to the kernel
+};
+
+// A side's offer in words, for messages that name both sides' offers.
+struct Offer {
+  std::string versions;  // "TLSv1.2 TLSv1.3"
+  std::string ciphers;   // the suites it would accept, colon-separated
+  std::string groups;    // the groups it would accept, or "library default"
+};
+
+}  // namespace tlscmp::tls
