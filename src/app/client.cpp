@@ -153,8 +153,13 @@ std::unique_ptr<Stream> TestRun::open_data_connection(const protocol::Cookie& co
   if (ec) {
     // In TLS 1.3 the server judges the client certificate after the client's
     // handshake is done: its verdict arrives here, as an alert.
+    std::string hint = client_certificate_hint(stream->error_detail());
+    const auto* tls = dynamic_cast<const tls::TlsStream*>(stream.get());
+    if (hint.empty() && tls != nullptr && tls->certificate_requested() && config_.cert_file.empty()) {
+      hint = " (the server asked for a client certificate: --cert FILE --key FILE)";
+    }
     throw Error(fmt::format("the server did not start the transfer: {}{}", describe(ec, stream->error_detail()),
-                            client_certificate_hint(stream->error_detail())));
+                            hint));
   }
   if (ready != kReadyByte) throw protocol::ProtocolError("the server sent something other than ready");
   return stream;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "test_kind.hpp"
+#include "tls/identity.hpp"
 #include "tls/policy.hpp"
 
 namespace tlscmp::app {
@@ -26,6 +27,7 @@ struct CertsConfig {
   std::string dir = "certs";
   std::vector<std::string> hosts;  // extra subjectAltNames for the server certificate
   int validity_days = 365;
+  tls::KeyType key_type = tls::KeyType::ecdsa_p256;
 };
 
 struct ServerConfig {

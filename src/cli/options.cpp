@@ -110,6 +110,14 @@ void add_certs_command(CLI::App& app, app::CertsConfig& certs) {
   cmd->add_option("--host", certs.hosts,
                   "Extra DNS name or IP address for the server certificate (repeatable); "
                   "localhost, 127.0.0.1 and ::1 are always in it");
+  cmd->add_option_function<std::string>(
+         "--key-type",
+         [&certs](const std::string& text) {
+           const auto type = tls::parse_key_type(text);
+           if (!type) throw CLI::ValidationError("--key-type", "unknown key type '" + text + "'");
+           certs.key_type = *type;
+         },
+         "Key type of all three: rsa-2048, rsa-3072, rsa-4096, ecdsa-p256 (default), ecdsa-p384, ed25519");
   cmd->add_option("--days", certs.validity_days, "Validity in days")
       ->check(CLI::Range(1, kMaxCertificateDays))
       ->capture_default_str();

@@ -19,7 +19,8 @@ ordered_json to_json(const measure::SideCost& side, std::uint64_t bytes) {
           {"cpu_system_s", side.cpu_system_s}, {"cpu_s_per_gib", side.cpu_s_per_gib(bytes)},
           {"core_share", side.core_share()},   {"sndbuf_bytes", side.sndbuf_bytes},
           {"rcvbuf_bytes", side.rcvbuf_bytes}, {"mss_bytes", side.mss_bytes},
-          {"congestion", side.congestion}};
+          {"congestion", side.congestion},     {"ktls_send", side.ktls_send},
+          {"ktls_receive", side.ktls_receive}};
 }
 
 // null for plain TCP runs, so that every run has the same fields.

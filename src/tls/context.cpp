@@ -110,10 +110,14 @@ Offer describe_offer(SSL_CTX* ctx, const Policy& policy) {
   const int high = compat::max_version(ctx);
   Offer offer;
   offer.versions = low == high ? version_name(low) : fmt::format("{} {}", version_name(low), version_name(high));
-  for (const std::string& name : compat::cipher_names(ctx)) {
-    const bool tls13 = name.rfind("TLS_", 0) == 0;
-    if ((tls13 && high < TLS1_3_VERSION) || (!tls13 && low > TLS1_2_VERSION)) continue;
-    offer.ciphers += (offer.ciphers.empty() ? "" : ":") + name;
+  if (policy.cipher.empty()) {
+    offer.ciphers = "library default";
+  } else {
+    for (const std::string& name : compat::cipher_names(ctx)) {
+      const bool tls13 = name.rfind("TLS_", 0) == 0;
+      if ((tls13 && high < TLS1_3_VERSION) || (!tls13 && low > TLS1_2_VERSION)) continue;
+      offer.ciphers += (offer.ciphers.empty() ? "" : ":") + name;
+    }
   }
   offer.groups = policy.groups.empty() ? "library default" : policy.groups;
   return offer;

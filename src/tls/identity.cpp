@@ -36,9 +36,9 @@ bool is_dns_name(const std::string& host) {
   return label > 0;
 }
 
-PkeyPtr new_key() {
-  PkeyPtr key(EVP_EC_gen("P-256"));
-  if (!key) throw_tls_error("cannot generate a P-256 key");
+PkeyPtr new_key(KeyType type) {
+  PkeyPtr key(compat::generate_key(type));
+  if (!key) throw_tls_error(fmt::format("cannot generate a {} key", to_string(type)));
   return key;
 }
 
@@ -74,7 +74,9 @@ X509Ptr new_certificate(const std::string& common_name, EVP_PKEY* key, int valid
 
 void sign(X509* cert, X509* issuer, EVP_PKEY* issuer_key) {
   X509_set_issuer_name(cert, X509_get_subject_name(issuer));
-  if (X509_sign(cert, issuer_key, EVP_sha256()) == 0) throw_tls_error("cannot sign a certificate");
+  if (X509_sign(cert, issuer_key, compat::signing_digest(issuer_key)) == 0) {
+    throw_tls_error("cannot sign a certificate");
+  }
 }
 
 std::string to_pem(X509* cert) {
@@ -96,8 +98,8 @@ std::string to_pem(EVP_PKEY* key) {
 }
 
 Identity issue(const std::string& common_name, const std::string& extended_key_usage,
-               const std::string& alt_names, X509* ca, EVP_PKEY* ca_key, int validity_days) {
-  PkeyPtr key = new_key();
+               const std::string& alt_names, X509* ca, EVP_PKEY* ca_key, int validity_days, KeyType key_type) {
+  PkeyPtr key = new_key(key_type);
   X509Ptr cert = new_certificate(common_name, key.get(), validity_days);
   add_extension(cert.get(), ca, NID_basic_constraints, "critical,CA:FALSE");
   add_extension(cert.get(), ca, NID_key_usage, "critical,digitalSignature");
@@ -126,7 +128,38 @@ X509Ptr leaf_of(const std::string& chain_pem) {
 
 }  // namespace
 
-CertificateSet generate_certificates(const std::vector<std::string>& extra_hosts, int validity_days) {
+const char* to_string(KeyType type) {
+  switch (type) {
+    case KeyType::rsa_2048:
+      return "rsa-2048";
+    case KeyType::rsa_3072:
+      return "rsa-3072";
+    case KeyType::rsa_4096:
+      return "rsa-4096";
+    case KeyType::ecdsa_p256:
+      return "ecdsa-p256";
+    case KeyType::ecdsa_p384:
+      return "ecdsa-p384";
+    case KeyType::ed25519:
+      return "ed25519";
+  }
+  return "?";
+}
+
+std::vector<KeyType> all_key_types() {
+  return {KeyType::rsa_2048,   KeyType::rsa_3072,   KeyType::rsa_4096,
+          KeyType::ecdsa_p256, KeyType::ecdsa_p384, KeyType::ed25519};
+}
+
+std::optional<KeyType> parse_key_type(const std::string& text) {
+  for (KeyType type : all_key_types()) {
+    if (text == to_string(type)) return type;
+  }
+  return std::nullopt;
+}
+
+CertificateSet generate_certificates(const std::vector<std::string>& extra_hosts, int validity_days,
+                                     KeyType key_type) {
   std::string alt_names = "DNS:localhost,IP:127.0.0.1,IP:::1";
   for (const std::string& host : extra_hosts) {
     if (is_ip_literal(host)) {
@@ -138,7 +171,7 @@ CertificateSet generate_certificates(const std::vector<std::string>& extra_hosts
     }
   }
 
-  PkeyPtr ca_key = new_key();
+  PkeyPtr ca_key = new_key(key_type);
   X509Ptr ca = new_certificate("tlscmp CA", ca_key.get(), validity_days);
   add_extension(ca.get(), ca.get(), NID_basic_constraints, "critical,CA:TRUE,pathlen:0");
   add_extension(ca.get(), ca.get(), NID_key_usage, "critical,keyCertSign,cRLSign");
@@ -147,8 +180,8 @@ CertificateSet generate_certificates(const std::vector<std::string>& extra_hosts
 
   CertificateSet set;
   set.ca_certificate_pem = to_pem(ca.get());
-  set.server = issue("tlscmp server", "serverAuth", alt_names, ca.get(), ca_key.get(), validity_days);
-  set.client = issue("tlscmp client", "clientAuth", {}, ca.get(), ca_key.get(), validity_days);
+  set.server = issue("tlscmp server", "serverAuth", alt_names, ca.get(), ca_key.get(), validity_days, key_type);
+  set.client = issue("tlscmp client", "clientAuth", {}, ca.get(), ca_key.get(), validity_days, key_type);
   return set;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,15 @@ struct Identity {
   std::string private_key_pem;
 };
 
+// The key types `tlscmp certs --key-type` makes.
+enum class KeyType { rsa_2048, rsa_3072, rsa_4096, ecdsa_p256, ecdsa_p384, ed25519 };
+
+// "rsa-2048" ... "ed25519", as the flag takes them.
+const char* to_string(KeyType type);
+std::optional<KeyType> parse_key_type(const std::string& text);
+// Every type, for help texts and loops.
+std::vector<KeyType> all_key_types();
+
 // What `tlscmp certs` writes: a CA, a server and a client identity it signed.
 struct CertificateSet {
   std::string ca_certificate_pem;
@@ -18,11 +28,12 @@ struct CertificateSet {
   Identity client;
 };
 
-// A fresh ECDSA P-256 CA, a server certificate whose subjectAltNames are
-// localhost, 127.0.0.1, ::1 and each of `extra_hosts` (DNS names or IP
-// addresses), and a client certificate, all valid for `validity_days`.
-// The CA's private key is used for signing and then discarded.
-CertificateSet generate_certificates(const std::vector<std::string>& extra_hosts, int validity_days);
+// A fresh CA, a server certificate whose subjectAltNames are localhost,
+// 127.0.0.1, ::1 and each of `extra_hosts` (DNS names or IP addresses), and
+// a client certificate, all with keys of `key_type`, valid for
+// `validity_days`. The CA's private key is used for signing and then discarded.
+CertificateSet generate_certificates(const std::vector<std::string>& extra_hosts, int validity_days,
+                                     KeyType key_type = KeyType::ecdsa_p256);
 
 // Reads a PEM certificate chain and a PEM private key from files and checks
 // that they belong together. Throws tlscmp::Error naming the file and cause.

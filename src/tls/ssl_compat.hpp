@@ -7,6 +7,7 @@
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/rsa.h>
 #include <openssl/objects.h>
 #include <openssl/ssl.h>
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "error.hpp"
+#include "tls/identity.hpp"
 
 namespace tlscmp::tls::compat {
 
@@ -103,6 +105,30 @@ inline std::vector<std::string> cipher_names(SSL_CTX* ctx) {
 
 // The peer's certificate (not owned), or nullptr.
 inline X509* peer_certificate(SSL* ssl) { return SSL_get0_peer_certificate(ssl); }
+
+// A fresh private key of `type` (the caller owns it), or nullptr.
+inline EVP_PKEY* generate_key(KeyType type) {
+  switch (type) {
+    case KeyType::rsa_2048:
+      return EVP_RSA_gen(2048);
+    case KeyType::rsa_3072:
+      return EVP_RSA_gen(3072);
+    case KeyType::rsa_4096:
+      return EVP_RSA_gen(4096);
+    case KeyType::ecdsa_p256:
+      return EVP_EC_gen("P-256");
+    case KeyType::ecdsa_p384:
+      return EVP_EC_gen("P-384");
+    case KeyType::ed25519:
+      return EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519");
+  }
+  return nullptr;
+}
+
+// The digest to sign certificates with: SHA-256, or none for Ed25519, which hashes by itself.
+inline const EVP_MD* signing_digest(EVP_PKEY* key) {
+  return EVP_PKEY_get_base_id(key) == EVP_PKEY_ED25519 ? nullptr : EVP_sha256();
+}
 
 // "ECDSA P-256", "RSA 2048", "Ed25519": a public key as a person would name it.
 inline std::string key_type_name(EVP_PKEY* key) {

@@ -99,6 +99,11 @@ SessionInfo TlsStream::session_info() const {
   return info;
 }
 
+bool TlsStream::certificate_requested() const {
+  const STACK_OF(X509_NAME)* names = SSL_get_client_CA_list(ssl_);
+  return names != nullptr && sk_X509_NAME_num(names) > 0;
+}
+
 void TlsStream::set_max_record_size(std::size_t bytes) {
   SSL_set_max_send_fragment(ssl_, static_cast<long>(bytes));
 }

@@ -36,6 +36,8 @@ class TlsStream final : public Stream {
   std::error_code handshake();
   SessionInfo session_info() const;
   VerifyFailure verify_failure() const;
+  // Client side, after the handshake: whether the server asked for a client certificate.
+  bool certificate_requested() const;
   // Caps the plaintext of each record this side sends (512..16384 bytes).
   void set_max_record_size(std::size_t bytes);
 
