@@ -59,6 +59,18 @@ class EmbeddedServer {
   std::thread thread_;
 };
 
+// Opens the control connection of a test and sends its request; returns the
+// server's answer.
+protocol::TestAccept start_test(TcpStream& control, const protocol::TestRequest& request, const Timeouts& timeouts) {
+  set_nodelay(control.native_handle(), true);
+  control.set_deadline(Deadline::after(timeouts.control));
+  std::error_code ec;
+  control.write_all(protocol::encode_preamble(protocol::ConnectionKind::control), ec);
+  if (ec) throw Error(fmt::format("cannot talk to the server: {}", describe(ec)));
+  send_message(control, request, "the test request");
+  return receive<protocol::TestAccept>(control, "the server's answer");
+}
+
 // One test on its own control connection: parameters, data connection,
 // transfer, results. config.host and config.port name the server to use.
 class TestRun {
@@ -201,15 +213,8 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
   const Timeouts& timeouts = config_.timeouts;
   TcpStream control(connect_tcp(config_.host, config_.port, Deadline::after(timeouts.connect)));
   const InterruptWatch::Guard control_guard(interrupt_, control.native_handle());
-  set_nodelay(control.native_handle(), true);
-  control.set_deadline(Deadline::after(timeouts.control));
-  std::error_code ec;
-  control.write_all(protocol::encode_preamble(protocol::ConnectionKind::control), ec);
-  if (ec) throw Error(fmt::format("cannot talk to the server: {}", describe(ec)));
-
   const protocol::TestRequest test = request();
-  send_message(control, test, "the test request");
-  accept_ = receive<protocol::TestAccept>(control, "the server's answer");
+  accept_ = start_test(control, test, timeouts);
   const protocol::TestAccept& accept = accept_;
   environment.server_tls_ulps = accept.tls_ulps;
   environment.server_version = accept.server_version;
@@ -300,6 +305,95 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
   return result;
 }
 
+// --handshakes N: N full handshakes and N resumed ones, alternating, each on a
+// connection of its own that closes right after.
+measure::HandshakeResults run_handshake_test(const ClientConfig& config, const tls::Context& tls,
+                                             InterruptWatch& interrupt, measure::Environment& environment) {
+  const Timeouts& timeouts = config.timeouts;
+  TcpStream control(connect_tcp(config.host, config.port, Deadline::after(timeouts.connect)));
+  const InterruptWatch::Guard control_guard(interrupt, control.native_handle());
+  protocol::TestRequest request;
+  request.mode = Mode::tls;
+  request.chunk_bytes = 1;
+  request.handshakes = static_cast<std::uint32_t>(2 * config.handshakes);
+  request.client_version = kVersion;
+  const protocol::TestAccept accept = start_test(control, request, timeouts);
+  environment.server_version = accept.server_version;
+  environment.server_tls_library = accept.tls_library;
+  environment.server_cpu_model = accept.cpu_model;
+  environment.server_cpu_features = accept.cpu_features;
+  environment.server_kernel = accept.kernel;
+  environment.server_tls_ulps = accept.tls_ulps;
+
+  measure::HandshakeResults results;
+  results.requested = config.handshakes;
+  std::vector<double> us[2];      // [0] full, [1] resumed: connect plus handshake
+  std::vector<double> tls_us[2];  // the TLS handshake alone
+  std::vector<double> bytes_in[2];   // TLS bytes read during the handshake
+  std::vector<double> bytes_out[2];  // TLS bytes written during the handshake
+  std::size_t resumed[2] = {0, 0};
+  std::uint64_t made = 0;
+  for (int i = 0; i < config.handshakes && !interrupt.interrupted(); ++i) {
+    tls::Session session;  // from the full handshake, for the resumed one after it
+    for (int kind = 0; kind < 2 && !interrupt.interrupted(); ++kind) {
+      const std::int64_t start_ns = measure::now_ns();
+      UniqueFd fd = connect_tcp(config.host, config.port, Deadline::after(timeouts.connect));
+      const InterruptWatch::Guard guard(interrupt, fd.get());
+      set_nodelay(fd.get(), true);
+      const std::int64_t connected_ns = measure::now_ns();
+      auto stream = tls.client_stream(std::move(fd), config.host, kind == 1 ? session : tls::Session{});
+      stream->set_deadline(Deadline::after(timeouts.handshake));
+      if (const std::error_code ec = stream->handshake()) {
+        throw Error(fmt::format("TLS handshake {} with {}:{} failed: {}", made + 1, config.host, config.port,
+                                describe(ec, stream->error_detail())));
+      }
+      const std::int64_t end_ns = measure::now_ns();
+      us[kind].push_back(measure::ns_to_us(end_ns - start_ns));
+      tls_us[kind].push_back(measure::ns_to_us(end_ns - connected_ns));
+      const tls::SessionInfo after_handshake = stream->session_info();
+      bytes_in[kind].push_back(static_cast<double>(after_handshake.bytes_read));
+      bytes_out[kind].push_back(static_cast<double>(after_handshake.bytes_written));
+      // Say which test this is, and take the server's byte: with it come the
+      // TLS 1.3 session tickets that the resumed handshake needs.
+      std::error_code ec;
+      stream->write_all(protocol::encode_preamble(protocol::ConnectionKind::handshake), ec);
+      if (!ec) stream->write_all(accept.cookie, ec);
+      std::byte ready{};
+      if (!ec) stream->read_exact({&ready, 1}, ec);
+      if (ec) throw Error(fmt::format("handshake connection {}: {}", made + 1, describe(ec, stream->error_detail())));
+      // A clean close: OpenSSL will not resume a session whose connection
+      // ended without close_notify.
+      stream->shutdown_send(ec);
+      const tls::SessionInfo info = stream->session_info();
+      if (info.resumed) ++resumed[kind];
+      if (kind == 0) {
+        session = stream->session();
+        results.tls = {info.version, info.cipher, info.group, info.certificate_key_type,
+                       info.client_certificate_key_type, 0};
+      }
+      ++made;
+    }
+  }
+  if (interrupt.interrupted()) throw Error("interrupted");
+
+  protocol::SideResult mine;
+  mine.role = Role::sender;
+  mine.bytes = made;
+  control.set_deadline(Deadline::after(timeouts.control));
+  send_message(control, mine, "the handshake count");
+  const auto theirs = receive<protocol::SideResult>(control, "the server's handshake count");
+  if (theirs.bytes != made) {
+    throw Error(fmt::format("the server counted {} handshake connections, the client made {}", theirs.bytes, made));
+  }
+  for (int kind = 0; kind < 2; ++kind) {
+    (kind == 0 ? results.full : results.resumed) =
+        measure::HandshakeKind{measure::summarize(us[kind]), measure::summarize(tls_us[kind]),
+                               measure::summarize(bytes_in[kind]), measure::summarize(bytes_out[kind]),
+                               resumed[kind]};
+  }
+  return results;
+}
+
 std::string run_label(Mode mode, int round, int rounds, bool warmup) {
   return warmup ? fmt::format("{} warm-up {}", to_string(mode), round)
                 : fmt::format("{} {}/{}", to_string(mode), round, rounds);
@@ -371,6 +465,20 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
   ClientConfig target = config;  // with the server actually used
   target.host = parameters.host;
   target.port = parameters.port;
+  if (config.handshakes > 0) {
+    parameters.handshakes = config.handshakes;
+    if (!tls) tls = tls::Context::for_client(tls_config);
+    try {
+      comparison.handshakes = run_handshake_test(target, *tls, interrupt, environment);
+    } catch (const Error& e) {
+      if (interrupt.interrupted()) {
+        comparison.interrupted = true;
+      } else {
+        comparison.error = e.what();
+      }
+    }
+    return comparison;
+  }
   const std::uint64_t seed = random_seed();
   // Warm-up rounds first, then the measured ones; each round runs every mode in turn.
   const int total_rounds = config.warmup_rounds + config.rounds;

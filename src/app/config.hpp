@@ -62,6 +62,7 @@ struct ClientConfig {
   std::string cert_file;         // a client certificate and key, for mutual TLS
   std::string key_file;
   std::uint32_t record_size = 0;  // the sender's largest TLS record plaintext (0: 16384)
+  int handshakes = 0;             // > 0: N full and N resumed handshakes instead of bulk runs
   Timeouts timeouts;
 };
 

@@ -21,13 +21,15 @@ protocol::Cookie random_cookie() {
 
 }  // namespace
 
-std::unique_ptr<PendingTests::Ticket> PendingTests::open() {
+std::unique_ptr<PendingTests::Ticket> PendingTests::open(std::uint64_t handshakes) {
   std::lock_guard lock(mutex_);
   protocol::Cookie cookie;
   do {
     cookie = random_cookie();
   } while (slots_.contains(cookie));
-  slots_.emplace(cookie, Slot{});
+  Slot slot;
+  slot.handshakes = handshakes;
+  slots_.emplace(cookie, std::move(slot));
   return std::make_unique<Ticket>(*this, cookie);
 }
 
@@ -35,12 +37,26 @@ bool PendingTests::deliver(const protocol::Cookie& cookie, std::unique_ptr<Strea
   {
     std::lock_guard lock(mutex_);
     auto it = slots_.find(cookie);
-    if (cancelled_ || it == slots_.end() || it->second.delivered) return false;
+    if (cancelled_ || it == slots_.end() || it->second.delivered || it->second.handshakes > 0) return false;
     it->second.stream = std::move(stream);
     it->second.delivered = true;
   }
   delivered_.notify_all();
   return true;
+}
+
+bool PendingTests::probe(const protocol::Cookie& cookie) {
+  std::lock_guard lock(mutex_);
+  auto it = slots_.find(cookie);
+  if (cancelled_ || it == slots_.end() || it->second.probes >= it->second.handshakes) return false;
+  ++it->second.probes;
+  return true;
+}
+
+std::uint64_t PendingTests::Ticket::probes() const {
+  std::lock_guard lock(owner_.mutex_);
+  auto it = owner_.slots_.find(cookie_);
+  return it == owner_.slots_.end() ? 0 : it->second.probes;
 }
 
 void PendingTests::cancel_all() {

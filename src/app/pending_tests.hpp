@@ -26,15 +26,22 @@ class PendingTests {
     const protocol::Cookie& cookie() const { return cookie_; }
     // The delivered stream, or nullptr if none came before the deadline.
     std::unique_ptr<Stream> wait(Deadline deadline);
+    // Handshake tests: how many handshake connections came with this cookie.
+    std::uint64_t probes() const;
 
    private:
     PendingTests& owner_;
     protocol::Cookie cookie_;
   };
 
-  std::unique_ptr<Ticket> open();
+  // With `handshakes` > 0 the ticket is a handshake test's: it takes up to
+  // that many handshake connections (probe), and no data stream.
+  std::unique_ptr<Ticket> open(std::uint64_t handshakes = 0);
   // False if no session waits for this cookie, or one already has its stream.
   bool deliver(const protocol::Cookie& cookie, std::unique_ptr<Stream> stream);
+  // Counts one handshake connection; false unless the cookie belongs to a
+  // running handshake test that expects more.
+  bool probe(const protocol::Cookie& cookie);
   // Wakes every waiting session empty-handed, now and from now on (server shutdown).
   void cancel_all();
 
@@ -42,8 +49,10 @@ class PendingTests {
   struct Slot {
     std::unique_ptr<Stream> stream;
     bool delivered = false;
+    std::uint64_t handshakes = 0;  // > 0: a handshake test, expecting this many
+    std::uint64_t probes = 0;
   };
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable delivered_;
   std::map<protocol::Cookie, Slot> slots_;
   bool cancelled_ = false;

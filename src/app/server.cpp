@@ -222,9 +222,12 @@ void Server::handle_connection(int raw_fd) {
         stream->set_deadline(deadline);
       }
 
-      if (receive_preamble(*stream) == protocol::ConnectionKind::control) {
+      const protocol::ConnectionKind kind = receive_preamble(*stream);
+      if (kind == protocol::ConnectionKind::control) {
         if (stream->is_tls()) throw protocol::ProtocolError("a control connection must be plain TCP");
         serve_control(*stream, peer);
+      } else if (kind == protocol::ConnectionKind::handshake) {
+        serve_handshake(*stream);
       } else {
         protocol::Cookie cookie{};
         std::error_code ec;
@@ -264,9 +267,12 @@ void Server::serve_control(Stream& control, const std::string& peer) {
   } catch (const protocol::ProtocolError& e) {
     refuse(e.what());
   }
-  const auto ticket = pending_.open();
-  send_message(control,
-               accept_message(ticket->cookie()), "the test acceptance");
+  const auto ticket = pending_.open(request.handshakes);
+  send_message(control, accept_message(ticket->cookie()), "the test acceptance");
+  if (request.handshakes > 0) {
+    finish_handshake_test(control, peer, request, *ticket);
+    return;
+  }
 
   // Wait for the data connection, but notice a client that gave up (a failed
   // TLS handshake, say) instead of holding its slot until the deadline.
@@ -327,6 +333,38 @@ void Server::serve_control(Stream& control, const std::string& peer) {
   }
   log_.line(
       fmt::format("{} {}", peer, describe_test(request, mine, theirs, exchange_error, tls_description)));
+}
+
+// One connection of a handshake test: the TLS handshake is done; count it,
+// answer with one byte (so that the client takes in its session tickets),
+// and close.
+void Server::serve_handshake(Stream& stream) {
+  if (!stream.is_tls()) throw protocol::ProtocolError("a handshake connection must be TLS");
+  protocol::Cookie cookie{};
+  std::error_code ec;
+  stream.read_exact(cookie, ec);
+  if (ec) throw Error(fmt::format("handshake connection without a cookie: {}", describe(ec, stream.error_detail())));
+  if (!pending_.probe(cookie)) throw protocol::ProtocolError("handshake connection for an unknown or finished test");
+  stream.write_all({&kReadyByte, 1}, ec);
+  // A clean close: OpenSSL forgets a session whose connection ended without close_notify.
+  if (!ec) stream.shutdown_send(ec);
+}
+
+// A handshake test's control session: the client makes its connections, then
+// says how many; both counts must agree.
+void Server::finish_handshake_test(Stream& control, const std::string& peer, const protocol::TestRequest& request,
+                                   const PendingTests::Ticket& ticket) {
+  const Timeouts& t = config_.timeouts;
+  // Each handshake may take up to a connect and a handshake timeout.
+  control.set_deadline(Deadline::after(t.control + request.handshakes * (t.connect + t.handshake)));
+  const auto theirs = receive<protocol::SideResult>(control, "the client's handshake count");
+  protocol::SideResult mine;
+  mine.role = Role::receiver;
+  mine.bytes = ticket.probes();
+  control.set_deadline(Deadline::after(t.control));
+  send_message(control, mine, "the server's handshake count");
+  log_.line(fmt::format("{} tls handshake test: {} of {} connections served{}", peer, mine.bytes, request.handshakes,
+                        theirs.error.empty() ? "" : ", client: " + theirs.error));
 }
 
 protocol::TestAccept Server::accept_message(const protocol::Cookie& cookie) const {

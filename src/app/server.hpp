@@ -49,6 +49,9 @@ class Server {
   void accept_next();
   void handle_connection(int fd);
   void serve_control(Stream& control, const std::string& peer);
+  void serve_handshake(Stream& stream);
+  void finish_handshake_test(Stream& control, const std::string& peer, const protocol::TestRequest& request,
+                             const PendingTests::Ticket& ticket);
   void shut_down_connections();
   protocol::TestAccept accept_message(const protocol::Cookie& cookie) const;
 

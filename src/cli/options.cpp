@@ -88,6 +88,7 @@ struct ClientFlags {
   std::string cert_file;
   std::string key_file;
   std::string record_size;
+  int handshakes = 0;
   bool no_delay = false;
   TimeoutFlags timeouts;
 };
@@ -180,6 +181,10 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
   CLI::Option* key = cmd->add_option("--key", flags.key_file, "Client private key (PEM, unencrypted)");
   cert->needs(key);
   key->needs(cert);
+  cmd->add_option("--handshakes", flags.handshakes,
+                  "Instead of bulk runs: N full and N resumed TLS handshakes, alternating, timed one by one")
+      ->check(CLI::Range(1, static_cast<int>(protocol::kMaxHandshakes / 2)))
+      ->excludes(time);
   cmd->add_option("--record-size", flags.record_size,
                   "Largest TLS record the sender writes, 512..16K bytes (max send fragment)");
   cmd->add_flag("-N,--no-delay", flags.no_delay, "Set TCP_NODELAY during the transfer (disable Nagle)");
@@ -209,6 +214,7 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   c.insecure = flags.insecure;
   c.rounds = flags.repeat;
   c.tls_policy = flags.tls_policy;
+  c.handshakes = flags.handshakes;
   c.cert_file = flags.cert_file;
   c.key_file = flags.key_file;
   if (!flags.record_size.empty()) {

@@ -114,6 +114,25 @@ struct TestParameters {
   std::string groups;             // --groups asked for, or ""
   std::uint32_t record_size = 0;  // --record-size, or 0
   bool client_certificate = false;  // --cert given: mutual TLS
+  int handshakes = 0;               // --handshakes N, or 0 for a bulk comparison
+};
+
+// A handshake test (--handshakes N): N full and N resumed handshakes, alternating.
+struct HandshakeKind {
+  Summary handshake_us;     // TCP connect plus TLS handshake, as handshake_us of a run
+  Summary tls_us;           // the TLS handshake alone
+  Summary bytes_received;   // TLS bytes the client read during the handshake (a full one carries the certificate)
+  Summary bytes_sent;       // TLS bytes the client wrote during the handshake
+  std::size_t resumed = 0;  // how many the server really resumed
+  // Handshakes per second one client makes, one after another: 1e6 / mean handshake_us.
+  double per_second() const { return handshake_us.mean > 0 ? 1e6 / handshake_us.mean : 0; }
+};
+
+struct HandshakeResults {
+  int requested = 0;  // N
+  HandshakeKind full;
+  HandshakeKind resumed;
+  TlsParameters tls;  // of the last full handshake
 };
 
 struct Comparison {
@@ -125,6 +144,7 @@ struct Comparison {
   std::optional<Summary> tls_over_tcp;
   // 95% bootstrap confidence interval of the median of those ratios (2+ pairs).
   std::optional<Interval95> tls_over_tcp_ci;
+  std::optional<HandshakeResults> handshakes;  // --handshakes: this instead of bulk runs
   bool interrupted = false;  // Ctrl-C: the runs so far, the last one partial
   std::string error;         // empty, or why the comparison stopped early
 };

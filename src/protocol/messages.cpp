@@ -141,6 +141,7 @@ json to_json(const TestRequest& m) {
           {"verify", m.verify},
           {"verify_seed", m.verify_seed},
           {"record_size", m.record_size},
+          {"handshakes", m.handshakes},
           {"client_version", m.client_version}};
 }
 
@@ -216,8 +217,13 @@ Message decode_object(const json& j) {
     m.direction = get_enum(j, "direction", kDirections);
     m.bytes = get_uint(j, "bytes", 0, kMaxTestBytes);
     m.duration_ms = get_uint(j, "duration_ms", 0, kMaxDurationMs);
-    if ((m.bytes == 0) == (m.duration_ms == 0))
+    m.handshakes = static_cast<std::uint32_t>(get_uint(j, "handshakes", 0, kMaxHandshakes));
+    if (m.handshakes > 0) {
+      if (m.bytes != 0 || m.duration_ms != 0) bad("a handshake test moves no payload");
+      if (m.mode != Mode::tls) bad("a handshake test needs TLS");
+    } else if ((m.bytes == 0) == (m.duration_ms == 0)) {
       bad("exactly one of 'bytes' and 'duration_ms' must be non-zero");
+    }
     m.chunk_bytes = static_cast<std::uint32_t>(get_uint(j, "chunk_bytes", 1, kMaxChunkBytes));
     m.interval_ms = get_uint(j, "interval_ms", 0, kMaxDurationMs);
     if (m.interval_ms != 0 && m.interval_ms < kMinIntervalMs) {
@@ -290,7 +296,8 @@ ConnectionKind decode_preamble(std::span<const std::byte, kPreambleBytes> bytes)
         "the peer speaks tlscmp protocol version {}, this build speaks version {}", version, kVersion));
   }
   if (kind != static_cast<std::uint8_t>(ConnectionKind::control) &&
-      kind != static_cast<std::uint8_t>(ConnectionKind::data)) {
+      kind != static_cast<std::uint8_t>(ConnectionKind::data) &&
+      kind != static_cast<std::uint8_t>(ConnectionKind::handshake)) {
     throw ProtocolError(fmt::format("unknown connection kind {:#04x}", kind));
   }
   return static_cast<ConnectionKind>(kind);

@@ -36,6 +36,7 @@ inline constexpr std::uint64_t kMinIntervalMs = 100;
 inline constexpr std::size_t kMaxIntervals = 20'000;
 inline constexpr std::uint32_t kMinRecordBytes = 512;
 inline constexpr std::uint32_t kMaxRecordBytes = 16384;
+inline constexpr std::uint32_t kMaxHandshakes = 100'000;
 
 // Anything a peer sent that does not follow the protocol.
 class ProtocolError : public Error {
@@ -43,7 +44,9 @@ class ProtocolError : public Error {
   using Error::Error;
 };
 
-enum class ConnectionKind : std::uint8_t { control = 'C', data = 'D' };
+// control: parameters and results; data: one test's payload; handshake: one
+// connection of a handshake test, closed right after the handshake.
+enum class ConnectionKind : std::uint8_t { control = 'C', data = 'D', handshake = 'H' };
 
 using Cookie = std::array<std::byte, kCookieBytes>;
 using Preamble = std::array<std::byte, kPreambleBytes>;
@@ -52,8 +55,9 @@ using Preamble = std::array<std::byte, kPreambleBytes>;
 struct TestRequest {
   Mode mode = Mode::tcp;
   Direction direction = Direction::client_to_server;
-  // Exactly one of the two is non-zero: a byte count, or a duration (the
-  // sender sends until its clock says so, the receiver counts what came).
+  // A bulk test sets exactly one of bytes and duration_ms: a byte count, or a
+  // duration (the sender sends until its clock says so, the receiver counts
+  // what came). A handshake test (TLS only) sets neither, and handshakes.
   std::uint64_t bytes = 0;        // payload bytes to transfer, 0 or 1..kMaxTestBytes
   std::uint64_t duration_ms = 0;  // how long the sender sends, 0 or 1..kMaxDurationMs
   std::uint32_t chunk_bytes = 0;  // bytes per write (and per read), 1..kMaxChunkBytes
@@ -62,6 +66,7 @@ struct TestRequest {
   bool verify = false;            // payload from the seeded pattern, checked byte by byte
   std::uint64_t verify_seed = 0;  // the pattern's seed
   std::uint32_t record_size = 0;  // TLS: the sender's largest record, 0 or kMinRecordBytes..kMaxRecordBytes
+  std::uint32_t handshakes = 0;   // handshake test: connections to expect, 1..kMaxHandshakes
   std::string client_version;     // tlscmp version of the client, for the log
 };
 

@@ -72,6 +72,27 @@ ordered_json ratio_json(const measure::Comparison& c) {
   return r;
 }
 
+ordered_json handshakes_json(const measure::Comparison& c) {
+  if (!c.handshakes) return nullptr;
+  const measure::HandshakeResults& h = *c.handshakes;
+  auto kind = [](const measure::HandshakeKind& k) {
+    return ordered_json{{"count", k.handshake_us.count},
+                        {"resumed", k.resumed},
+                        {"handshake_us", to_json(k.handshake_us)},
+                        {"tls_us", to_json(k.tls_us)},
+                        {"bytes_received", to_json(k.bytes_received)},
+                        {"bytes_sent", to_json(k.bytes_sent)},
+                        {"per_second", k.per_second()}};
+  };
+  return {{"requested", h.requested},
+          {"tls_version", h.tls.version},
+          {"cipher", h.tls.cipher},
+          {"group", h.tls.group},
+          {"certificate_key_type", h.tls.certificate_key_type},
+          {"full", kind(h.full)},
+          {"resumed", kind(h.resumed)}};
+}
+
 }  // namespace
 
 std::string ci_method() {
@@ -144,6 +165,7 @@ std::string render_json(const measure::Comparison& c) {
           {"tcp_available_ulp", e.server_tls_ulps}}}}},
       {"runs", runs},
       {"summary", summary},
+      {"handshakes", handshakes_json(c)},
       {"interrupted", c.interrupted},
       {"error", c.error.empty() ? ordered_json(nullptr) : ordered_json(c.error)},
   };

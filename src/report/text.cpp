@@ -52,6 +52,31 @@ std::string format_bytes(std::uint64_t bytes) {
   return fmt::format("{:.3g} {}", value, kUnits[unit]);
 }
 
+std::string render_handshakes(const measure::HandshakeResults& h) {
+  std::string out = fmt::format("\n{} full and {} resumed handshakes, alternating: {} {} {}, {} certificate\n",
+                                h.full.handshake_us.count, h.resumed.handshake_us.count, h.tls.version, h.tls.cipher,
+                                h.tls.group, h.tls.certificate_key_type);
+  out += fmt::format("{:<8} {:>6} {:>8} {:>40} {:>14} {:>11} {:>15}\n", "kind", "count", "resumed",
+                     "connect+handshake_us min / median / max", "tls_us median", "per second", "bytes in / out");
+  for (const auto& [name, k] : {std::pair{"full", &h.full}, std::pair{"resumed", &h.resumed}}) {
+    out += fmt::format("{:<8} {:>6} {:>8} {:>40} {:>14.0f} {:>11.0f} {:>15}\n", name, k->handshake_us.count,
+                       k->resumed,
+                       fmt::format("{:.0f} / {:.0f} / {:.0f}", k->handshake_us.min, k->handshake_us.median,
+                                   k->handshake_us.max),
+                       k->tls_us.median, k->per_second(),
+                       fmt::format("{:.0f} / {:.0f}", k->bytes_received.median, k->bytes_sent.median));
+  }
+  if (h.full.tls_us.median > 0 && h.resumed.tls_us.count > 0) {
+    out += fmt::format("resumed / full TLS handshake time (medians): {:.2f}x\n",
+                       h.resumed.tls_us.median / h.full.tls_us.median);
+  }
+  if (h.resumed.resumed < h.resumed.handshake_us.count) {
+    out += fmt::format("note: the server resumed only {} of {} offered sessions; the rest were full handshakes\n",
+                       h.resumed.resumed, h.resumed.handshake_us.count);
+  }
+  return out;
+}
+
 std::string render_text(const measure::Comparison& c) {
   const measure::TestParameters& p = c.parameters;
   const measure::Environment& e = c.environment;
@@ -60,7 +85,7 @@ std::string render_text(const measure::Comparison& c) {
                      p.port, p.embedded_server ? " (embedded server)" : "");
   const std::string payload = p.bytes > 0 ? fmt::format("{} ({} bytes)", format_bytes(p.bytes), p.bytes)
                                           : fmt::format("{:g} s of sending", p.duration_s);
-  out += fmt::format("payload {} in {} chunks, {} round{}{}{}\n", payload, format_bytes(p.chunk_bytes),
+  if (p.handshakes == 0) out += fmt::format("payload {} in {} chunks, {} round{}{}{}\n", payload, format_bytes(p.chunk_bytes),
                      p.rounds, p.rounds == 1 ? "" : "s",
                      p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "",
                      p.verify ? ", every byte verified" : "");
@@ -121,6 +146,7 @@ std::string render_text(const measure::Comparison& c) {
       out += fmt::format(" (min {:.2f}x, max {:.2f}x, {} pairs; bootstrap)\n", r.min, r.max, r.count);
     }
   }
+  if (c.handshakes) out += render_handshakes(*c.handshakes);
   if (c.interrupted) out += "\ninterrupted: the figures above are partial\n";
   if (!c.error.empty()) out += fmt::format("\nstopped: {}\n", c.error);
   return out;

@@ -183,7 +183,7 @@ std::unique_ptr<TlsStream> Context::server_stream(UniqueFd fd) const {
   return std::make_unique<TlsStream>(std::move(fd), ssl);
 }
 
-std::unique_ptr<TlsStream> Context::client_stream(UniqueFd fd, const std::string& host) const {
+std::unique_ptr<TlsStream> Context::client_stream(UniqueFd fd, const std::string& host, const Session& resume) const {
   SSL* ssl = SSL_new(ctx_.get());
   if (ssl == nullptr) throw_tls_error("cannot create a TLS connection");
   auto stream = std::make_unique<TlsStream>(std::move(fd), ssl);
@@ -195,6 +195,7 @@ std::unique_ptr<TlsStream> Context::client_stream(UniqueFd fd, const std::string
     SSL_set1_host(ssl, host.c_str());            // the certificate must name this host
     compat::set_server_name(ssl, host.c_str());  // SNI
   }
+  if (resume && SSL_set_session(ssl, resume.get()) != 1) throw_tls_error("cannot offer the saved session");
   return stream;
 }
 

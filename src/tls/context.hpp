@@ -45,8 +45,10 @@ class Context {
 
   // Wrap a connected socket; TlsStream::handshake() then runs the handshake.
   std::unique_ptr<TlsStream> server_stream(UniqueFd fd) const;
-  // `host` is checked against the server's certificate (DNS name or IP address).
-  std::unique_ptr<TlsStream> client_stream(UniqueFd fd, const std::string& host) const;
+  // `host` is checked against the server's certificate (DNS name or IP
+  // address). With `resume`, the client offers that session for resumption.
+  std::unique_ptr<TlsStream> client_stream(UniqueFd fd, const std::string& host,
+                                           const Session& resume = {}) const;
 
   // What this context offers a peer.
   const Offer& offer() const { return offer_; }

@@ -96,8 +96,18 @@ SessionInfo TlsStream::session_info() const {
   info.resumed = SSL_session_reused(ssl_) != 0;
   info.ktls_send = compat::ktls_send(ssl_);
   info.ktls_receive = compat::ktls_receive(ssl_);
+  info.bytes_read = BIO_number_read(SSL_get_rbio(ssl_));
+  info.bytes_written = BIO_number_written(SSL_get_wbio(ssl_));
   return info;
 }
+
+Session Session::adopt(ssl_session_st* session) {
+  Session s;
+  if (session != nullptr) s.session_.reset(session, SSL_SESSION_free);
+  return s;
+}
+
+Session TlsStream::session() const { return Session::adopt(SSL_get1_session(ssl_)); }
 
 bool TlsStream::certificate_requested() const {
   const STACK_OF(X509_NAME)* names = SSL_get_client_CA_list(ssl_);

@@ -1,10 +1,13 @@
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
 
 #include "transport/stream.hpp"
 
 struct ssl_st;
+struct ssl_session_st;
 
 namespace tlscmp::tls {
 
@@ -18,6 +21,20 @@ struct SessionInfo {
   bool resumed = false;                     // an abbreviated handshake, from a saved session
   bool ktls_send = false;                   // the kernel encrypts what this side sends
   bool ktls_receive = false;                // the kernel decrypts what this side receives
+  std::uint64_t bytes_read = 0;             // TLS bytes read from the socket so far (records, not payload)
+  std::uint64_t bytes_written = 0;          // TLS bytes written to the socket so far
+};
+
+// A saved TLS session, to resume with a later connection (a session ticket or ID).
+class Session {
+ public:
+  Session() = default;
+  explicit operator bool() const { return session_ != nullptr; }
+  ssl_session_st* get() const { return session_.get(); }
+  static Session adopt(ssl_session_st* session);  // takes one reference
+
+ private:
+  std::shared_ptr<ssl_session_st> session_;
 };
 
 // Why the peer's certificate was not accepted, if it was not.
@@ -38,6 +55,9 @@ class TlsStream final : public Stream {
   VerifyFailure verify_failure() const;
   // Client side, after the handshake: whether the server asked for a client certificate.
   bool certificate_requested() const;
+  // Client side, after the handshake and a first read (which takes in TLS 1.3
+  // session tickets): the session to resume next time, or an empty one.
+  Session session() const;
   // Caps the plaintext of each record this side sends (512..16384 bytes).
   void set_max_record_size(std::size_t bytes);
 
