@@ -63,6 +63,23 @@ int run(const tlscmp::cli::Command& command) {
       break;
   }
   std::cout.flush();
+  // kTLS asked for where a kernel cannot do it: say so in one line; the runs
+  // went on in user space, and the results say so per direction.
+  if (config.tls_policy.ktls) {
+    const measure::Environment& e = comparison.environment;
+    std::string sides;
+    std::string ulps;
+    for (const auto& [side, list] :
+         {std::pair{"client", e.client_tls_ulps}, std::pair{"server", e.server_tls_ulps}}) {
+      if (list.empty() || (" " + list + " ").find(" tls ") != std::string::npos) continue;
+      sides += sides.empty() ? side : std::string(" and ") + side;
+      ulps = list;
+    }
+    if (!sides.empty()) {
+      std::cerr << "tlscmp: kTLS: no tls ULP in the kernel of the " << sides
+                << " (tcp_available_ulp: " << ulps << "), so TLS ran in user space\n";
+    }
+  }
   if (comparison.interrupted) {
     std::cerr << "tlscmp: interrupted; the report holds what was measured until then\n";
     return kExitInterrupted;

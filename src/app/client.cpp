@@ -11,6 +11,7 @@
 #include "app/interrupt.hpp"
 #include "app/log.hpp"
 #include "app/server.hpp"
+#include "app/tls_facts.hpp"
 #include "app/transfer.hpp"
 #include "measure/clock.hpp"
 #include "measure/environment.hpp"
@@ -61,7 +62,8 @@ class EmbeddedServer {
 
 // Opens the control connection of a test and sends its request; returns the
 // server's answer.
-protocol::TestAccept start_test(TcpStream& control, const protocol::TestRequest& request, const Timeouts& timeouts) {
+protocol::TestAccept start_test(TcpStream& control, const protocol::TestRequest& request,
+                                const Timeouts& timeouts) {
   set_nodelay(control.native_handle(), true);
   control.set_deadline(Deadline::after(timeouts.control));
   std::error_code ec;
@@ -102,8 +104,9 @@ class TestRun {
 
 // The TLS library's words for "no version, suite or group in common".
 bool is_negotiation_failure(const std::string& detail) {
-  for (const char* sign : {"handshake failure", "protocol version", "no shared", "no suitable", "unsupported protocol",
-                           "wrong version number", "insufficient security", "no cipher"}) {
+  for (const char* sign :
+       {"handshake failure", "protocol version", "no shared", "no suitable", "unsupported protocol",
+        "wrong version number", "insufficient security", "no cipher"}) {
     if (detail.find(sign) != std::string::npos) return true;
   }
   return false;
@@ -123,8 +126,10 @@ std::string client_certificate_hint(const std::string& detail) {
 std::string TestRun::offers_text() const {
   const tls::Offer& mine = tls_->offer();
   return fmt::format(
-      "; the client offered versions {}, ciphers {}, groups {}; the server accepts versions {}, ciphers {}, groups {}",
-      mine.versions, mine.ciphers, mine.groups, accept_.tls_versions, accept_.tls_ciphers, accept_.tls_groups);
+      "; the client offered versions {}, ciphers {}, groups {}; the server accepts versions {}, ciphers {}, "
+      "groups {}",
+      mine.versions, mine.ciphers, mine.groups, accept_.tls_versions, accept_.tls_ciphers,
+      accept_.tls_groups);
 }
 
 std::unique_ptr<Stream> TestRun::open_data_connection(const protocol::Cookie& cookie, double& handshake_us) {
@@ -170,8 +175,8 @@ std::unique_ptr<Stream> TestRun::open_data_connection(const protocol::Cookie& co
     if (hint.empty() && tls != nullptr && tls->certificate_requested() && config_.cert_file.empty()) {
       hint = " (the server asked for a client certificate: --cert FILE --key FILE)";
     }
-    throw Error(fmt::format("the server did not start the transfer: {}{}", describe(ec, stream->error_detail()),
-                            hint));
+    throw Error(fmt::format("the server did not start the transfer: {}{}",
+                            describe(ec, stream->error_detail()), hint));
   }
   if (ready != kReadyByte) throw protocol::ProtocolError("the server sent something other than ready");
   return stream;
@@ -194,8 +199,8 @@ protocol::TestRequest TestRun::request() const {
 }
 
 measure::SideCost side_cost(const protocol::SideResult& side) {
-  return {side.elapsed_us,   side.cpu_user_s, side.cpu_system_s, side.sndbuf_bytes, side.rcvbuf_bytes,
-          side.mss_bytes,    side.congestion, side.ktls_send,    side.ktls_receive};
+  return {side.elapsed_us, side.cpu_user_s, side.cpu_system_s, side.sndbuf_bytes, side.rcvbuf_bytes,
+          side.mss_bytes,  side.congestion, side.ktls_send,    side.ktls_receive, side.tls_bytes};
 }
 
 std::vector<measure::Interval> intervals_of(const protocol::SideResult& receiver) {
@@ -257,12 +262,9 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
   protocol::SideResult mine;
   {
     const InterruptWatch::Guard data_guard(interrupt_, data->native_handle());
+    const tls::SessionInfo before = tls_stream != nullptr ? tls_stream->session_info() : tls::SessionInfo{};
     mine = run_transfer(*data, spec);
-    if (tls_stream != nullptr) {
-      const tls::SessionInfo info = tls_stream->session_info();
-      mine.ktls_send = info.ktls_send;
-      mine.ktls_receive = info.ktls_receive;
-    }
+    if (tls_stream != nullptr) add_tls_facts(mine, *tls_stream, before);
   }
   data.reset();
 
@@ -327,8 +329,8 @@ measure::HandshakeResults run_handshake_test(const ClientConfig& config, const t
 
   measure::HandshakeResults results;
   results.requested = config.handshakes;
-  std::vector<double> us[2];      // [0] full, [1] resumed: connect plus handshake
-  std::vector<double> tls_us[2];  // the TLS handshake alone
+  std::vector<double> us[2];         // [0] full, [1] resumed: connect plus handshake
+  std::vector<double> tls_us[2];     // the TLS handshake alone
   std::vector<double> bytes_in[2];   // TLS bytes read during the handshake
   std::vector<double> bytes_out[2];  // TLS bytes written during the handshake
   std::size_t resumed[2] = {0, 0};
@@ -360,7 +362,9 @@ measure::HandshakeResults run_handshake_test(const ClientConfig& config, const t
       if (!ec) stream->write_all(accept.cookie, ec);
       std::byte ready{};
       if (!ec) stream->read_exact({&ready, 1}, ec);
-      if (ec) throw Error(fmt::format("handshake connection {}: {}", made + 1, describe(ec, stream->error_detail())));
+      if (ec)
+        throw Error(
+            fmt::format("handshake connection {}: {}", made + 1, describe(ec, stream->error_detail())));
       // A clean close: OpenSSL will not resume a session whose connection
       // ended without close_notify.
       stream->shutdown_send(ec);
@@ -368,8 +372,12 @@ measure::HandshakeResults run_handshake_test(const ClientConfig& config, const t
       if (info.resumed) ++resumed[kind];
       if (kind == 0) {
         session = stream->session();
-        results.tls = {info.version, info.cipher, info.group, info.certificate_key_type,
-                       info.client_certificate_key_type, 0};
+        results.tls = {info.version,
+                       info.cipher,
+                       info.group,
+                       info.certificate_key_type,
+                       info.client_certificate_key_type,
+                       0};
       }
       ++made;
     }
@@ -383,13 +391,13 @@ measure::HandshakeResults run_handshake_test(const ClientConfig& config, const t
   send_message(control, mine, "the handshake count");
   const auto theirs = receive<protocol::SideResult>(control, "the server's handshake count");
   if (theirs.bytes != made) {
-    throw Error(fmt::format("the server counted {} handshake connections, the client made {}", theirs.bytes, made));
+    throw Error(
+        fmt::format("the server counted {} handshake connections, the client made {}", theirs.bytes, made));
   }
   for (int kind = 0; kind < 2; ++kind) {
-    (kind == 0 ? results.full : results.resumed) =
-        measure::HandshakeKind{measure::summarize(us[kind]), measure::summarize(tls_us[kind]),
-                               measure::summarize(bytes_in[kind]), measure::summarize(bytes_out[kind]),
-                               resumed[kind]};
+    (kind == 0 ? results.full : results.resumed) = measure::HandshakeKind{
+        measure::summarize(us[kind]), measure::summarize(tls_us[kind]), measure::summarize(bytes_in[kind]),
+        measure::summarize(bytes_out[kind]), resumed[kind]};
   }
   return results;
 }

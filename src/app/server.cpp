@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "app/control.hpp"
+#include "app/tls_facts.hpp"
 #include "app/transfer.hpp"
 #include "measure/environment.hpp"
 #include "transport/errors.hpp"
@@ -310,12 +311,9 @@ void Server::serve_control(Stream& control, const std::string& peer) {
     data->write_all({&kReadyByte, 1}, ec);
     if (ec) throw Error(fmt::format("cannot start the transfer: {}", describe(ec, data->error_detail())));
     const Role role = request.direction == Direction::client_to_server ? Role::receiver : Role::sender;
+    const tls::SessionInfo before = tls_stream != nullptr ? tls_stream->session_info() : tls::SessionInfo{};
     mine = run_transfer(*data, transfer_spec(request, role, timeouts.idle));
-    if (tls_stream != nullptr) {
-      const tls::SessionInfo info = tls_stream->session_info();
-      mine.ktls_send = info.ktls_send;
-      mine.ktls_receive = info.ktls_receive;
-    }
+    if (tls_stream != nullptr) add_tls_facts(mine, *tls_stream, before);
   }
   data.reset();
 
@@ -343,8 +341,11 @@ void Server::serve_handshake(Stream& stream) {
   protocol::Cookie cookie{};
   std::error_code ec;
   stream.read_exact(cookie, ec);
-  if (ec) throw Error(fmt::format("handshake connection without a cookie: {}", describe(ec, stream.error_detail())));
-  if (!pending_.probe(cookie)) throw protocol::ProtocolError("handshake connection for an unknown or finished test");
+  if (ec)
+    throw Error(
+        fmt::format("handshake connection without a cookie: {}", describe(ec, stream.error_detail())));
+  if (!pending_.probe(cookie))
+    throw protocol::ProtocolError("handshake connection for an unknown or finished test");
   stream.write_all({&kReadyByte, 1}, ec);
   // A clean close: OpenSSL forgets a session whose connection ended without close_notify.
   if (!ec) stream.shutdown_send(ec);
@@ -352,8 +353,8 @@ void Server::serve_handshake(Stream& stream) {
 
 // A handshake test's control session: the client makes its connections, then
 // says how many; both counts must agree.
-void Server::finish_handshake_test(Stream& control, const std::string& peer, const protocol::TestRequest& request,
-                                   const PendingTests::Ticket& ticket) {
+void Server::finish_handshake_test(Stream& control, const std::string& peer,
+                                   const protocol::TestRequest& request, const PendingTests::Ticket& ticket) {
   const Timeouts& t = config_.timeouts;
   // Each handshake may take up to a connect and a handshake timeout.
   control.set_deadline(Deadline::after(t.control + request.handshakes * (t.connect + t.handshake)));
@@ -363,8 +364,8 @@ void Server::finish_handshake_test(Stream& control, const std::string& peer, con
   mine.bytes = ticket.probes();
   control.set_deadline(Deadline::after(t.control));
   send_message(control, mine, "the server's handshake count");
-  log_.line(fmt::format("{} tls handshake test: {} of {} connections served{}", peer, mine.bytes, request.handshakes,
-                        theirs.error.empty() ? "" : ", client: " + theirs.error));
+  log_.line(fmt::format("{} tls handshake test: {} of {} connections served{}", peer, mine.bytes,
+                        request.handshakes, theirs.error.empty() ? "" : ", client: " + theirs.error));
 }
 
 protocol::TestAccept Server::accept_message(const protocol::Cookie& cookie) const {

@@ -16,15 +16,16 @@ namespace tlscmp::measure {
 
 // One side's cost and socket settings during one run's transfer window.
 struct SideCost {
-  double window_us = 0;     // this side's window: transfer_us on the receiver, sender_us on the sender
-  double cpu_user_s = 0;    // user CPU seconds of the thread that moved the data, in the window
-  double cpu_system_s = 0;  // system CPU seconds of that thread, in the window
-  int sndbuf_bytes = 0;     // SO_SNDBUF the kernel applied on the data socket
-  int rcvbuf_bytes = 0;     // SO_RCVBUF the kernel applied on the data socket
-  int mss_bytes = 0;        // TCP_MAXSEG of the data socket
-  std::string congestion;   // TCP_CONGESTION of the data socket, "cubic"
-  bool ktls_send = false;     // TLS: the kernel encrypted what this side sent
-  bool ktls_receive = false;  // TLS: the kernel decrypted what this side received
+  double window_us = 0;         // this side's window: transfer_us on the receiver, sender_us on the sender
+  double cpu_user_s = 0;        // user CPU seconds of the thread that moved the data, in the window
+  double cpu_system_s = 0;      // system CPU seconds of that thread, in the window
+  int sndbuf_bytes = 0;         // SO_SNDBUF the kernel applied on the data socket
+  int rcvbuf_bytes = 0;         // SO_RCVBUF the kernel applied on the data socket
+  int mss_bytes = 0;            // TCP_MAXSEG of the data socket
+  std::string congestion;       // TCP_CONGESTION of the data socket, "cubic"
+  bool ktls_send = false;       // TLS: the kernel encrypted what this side sent
+  bool ktls_receive = false;    // TLS: the kernel decrypted what this side received
+  std::uint64_t tls_bytes = 0;  // TLS: record bytes written (sender) or read (receiver) in the transfer
 
   double cpu_s() const { return cpu_user_s + cpu_system_s; }
   // CPU seconds per GiB (2^30 bytes) moved.
@@ -37,10 +38,10 @@ struct SideCost {
 
 // The TLS parameters one run negotiated; empty strings for plain TCP.
 struct TlsParameters {
-  std::string version;               // "TLSv1.3"
-  std::string cipher;                // "TLS_AES_256_GCM_SHA384"
-  std::string group;                 // key exchange group, "X25519"
-  std::string certificate_key_type;  // server certificate key, "ECDSA P-256"
+  std::string version;                      // "TLSv1.3"
+  std::string cipher;                       // "TLS_AES_256_GCM_SHA384"
+  std::string group;                        // key exchange group, "X25519"
+  std::string certificate_key_type;         // server certificate key, "ECDSA P-256"
   std::string client_certificate_key_type;  // mutual TLS: the client certificate's key, else ""
   std::uint32_t record_size = 0;            // the sender's largest record plaintext; 0: 16384
 };
@@ -108,21 +109,22 @@ struct TestParameters {
   int warmup_rounds = 0;
   bool no_delay = false;
   bool verify = false;
-  bool ktls = false;              // --ktls asked for
-  std::string tls_version;        // --tls-version asked for, or ""
-  std::string cipher;             // --cipher asked for, or ""
-  std::string groups;             // --groups asked for, or ""
-  std::uint32_t record_size = 0;  // --record-size, or 0
+  bool ktls = false;                // --ktls asked for
+  std::string tls_version;          // --tls-version asked for, or ""
+  std::string cipher;               // --cipher asked for, or ""
+  std::string groups;               // --groups asked for, or ""
+  std::uint32_t record_size = 0;    // --record-size, or 0
   bool client_certificate = false;  // --cert given: mutual TLS
   int handshakes = 0;               // --handshakes N, or 0 for a bulk comparison
 };
 
 // A handshake test (--handshakes N): N full and N resumed handshakes, alternating.
 struct HandshakeKind {
-  Summary handshake_us;     // TCP connect plus TLS handshake, as handshake_us of a run
-  Summary tls_us;           // the TLS handshake alone
-  Summary bytes_received;   // TLS bytes the client read during the handshake (a full one carries the certificate)
-  Summary bytes_sent;       // TLS bytes the client wrote during the handshake
+  Summary handshake_us;  // TCP connect plus TLS handshake, as handshake_us of a run
+  Summary tls_us;        // the TLS handshake alone
+  Summary
+      bytes_received;  // TLS bytes the client read during the handshake (a full one carries the certificate)
+  Summary bytes_sent;  // TLS bytes the client wrote during the handshake
   std::size_t resumed = 0;  // how many the server really resumed
   // Handshakes per second one client makes, one after another: 1e6 / mean handshake_us.
   double per_second() const { return handshake_us.mean > 0 ? 1e6 / handshake_us.mean : 0; }
@@ -145,8 +147,8 @@ struct Comparison {
   // 95% bootstrap confidence interval of the median of those ratios (2+ pairs).
   std::optional<Interval95> tls_over_tcp_ci;
   std::optional<HandshakeResults> handshakes;  // --handshakes: this instead of bulk runs
-  bool interrupted = false;  // Ctrl-C: the runs so far, the last one partial
-  std::string error;         // empty, or why the comparison stopped early
+  bool interrupted = false;                    // Ctrl-C: the runs so far, the last one partial
+  std::string error;                           // empty, or why the comparison stopped early
 };
 
 // Fills `stats`, `tls_over_tcp` and its interval from the runs that count:

@@ -174,7 +174,7 @@ json to_json(const SideResult& m) {
       {"elapsed_us", m.elapsed_us},     {"cpu_user_s", m.cpu_user_s},     {"cpu_system_s", m.cpu_system_s},
       {"sndbuf_bytes", m.sndbuf_bytes}, {"rcvbuf_bytes", m.rcvbuf_bytes}, {"mss_bytes", m.mss_bytes},
       {"congestion", m.congestion},     {"ktls_send", m.ktls_send},       {"ktls_receive", m.ktls_receive},
-      {"intervals", intervals},         {"error", m.error}};
+      {"tls_bytes", m.tls_bytes},       {"intervals", intervals},         {"error", m.error}};
 }
 
 // [[end_us, bytes], ...]: at most kMaxIntervals, ends increasing, bytes adding
@@ -268,6 +268,7 @@ Message decode_object(const json& j) {
     m.congestion = get_string(j, "congestion");
     m.ktls_send = get_bool(j, "ktls_send");
     m.ktls_receive = get_bool(j, "ktls_receive");
+    m.tls_bytes = get_uint(j, "tls_bytes", 0, 2 * kMaxTestBytes);
     get_intervals(j, m);
     m.error = get_string(j, "error");
     return m;

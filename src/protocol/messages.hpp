@@ -98,14 +98,16 @@ struct SideResult {
   // Receiver: from sending "go" to holding the last byte. Sender: from
   // receiving "go" to the last write returning. Microseconds.
   double elapsed_us = 0;
-  double cpu_user_s = 0;    // user CPU seconds this side spent in that window
-  double cpu_system_s = 0;  // system CPU seconds this side spent in that window
-  int sndbuf_bytes = 0;     // SO_SNDBUF the kernel applied on this side
-  int rcvbuf_bytes = 0;     // SO_RCVBUF the kernel applied on this side
-  int mss_bytes = 0;        // TCP_MAXSEG of the data connection on this side
-  std::string congestion;   // TCP_CONGESTION on this side, "cubic"
+  double cpu_user_s = 0;      // user CPU seconds this side spent in that window
+  double cpu_system_s = 0;    // system CPU seconds this side spent in that window
+  int sndbuf_bytes = 0;       // SO_SNDBUF the kernel applied on this side
+  int rcvbuf_bytes = 0;       // SO_RCVBUF the kernel applied on this side
+  int mss_bytes = 0;          // TCP_MAXSEG of the data connection on this side
+  std::string congestion;     // TCP_CONGESTION on this side, "cubic"
   bool ktls_send = false;     // TLS: the kernel encrypted what this side sent
   bool ktls_receive = false;  // TLS: the kernel decrypted what this side received
+  std::uint64_t tls_bytes =
+      0;  // TLS: record bytes this side wrote (sender) or read (receiver) in the transfer
   // Receiver only, with interval_ms: bytes per interval. Interval i ends at
   // end_us[i] (from go); the last one ends with the transfer.
   std::vector<double> interval_end_us;

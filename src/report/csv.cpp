@@ -17,10 +17,10 @@ std::string field(const std::string& text) {
 }
 
 std::string side_fields(const measure::SideCost& side, std::uint64_t bytes) {
-  return fmt::format("{:.3f},{:.6f},{:.6f},{:.6f},{:.4f},{},{},{},{},{},{}", side.window_us, side.cpu_user_s,
-                     side.cpu_system_s, side.cpu_s_per_gib(bytes), side.core_share(), side.sndbuf_bytes,
-                     side.rcvbuf_bytes, side.mss_bytes, field(side.congestion), side.ktls_send ? 1 : 0,
-                     side.ktls_receive ? 1 : 0);
+  return fmt::format("{:.3f},{:.6f},{:.6f},{:.6f},{:.4f},{},{},{},{},{},{},{}", side.window_us,
+                     side.cpu_user_s, side.cpu_system_s, side.cpu_s_per_gib(bytes), side.core_share(),
+                     side.sndbuf_bytes, side.rcvbuf_bytes, side.mss_bytes, field(side.congestion),
+                     side.ktls_send ? 1 : 0, side.ktls_receive ? 1 : 0, side.tls_bytes);
 }
 
 constexpr const char* kSideColumns[] = {"window_us",  "cpu_user_s",   "cpu_system_s", "cpu_s_per_gib",

@@ -20,7 +20,7 @@ ordered_json to_json(const measure::SideCost& side, std::uint64_t bytes) {
           {"core_share", side.core_share()},   {"sndbuf_bytes", side.sndbuf_bytes},
           {"rcvbuf_bytes", side.rcvbuf_bytes}, {"mss_bytes", side.mss_bytes},
           {"congestion", side.congestion},     {"ktls_send", side.ktls_send},
-          {"ktls_receive", side.ktls_receive}};
+          {"ktls_receive", side.ktls_receive}, {"tls_bytes", side.tls_bytes}};
 }
 
 // null for plain TCP runs, so that every run has the same fields.
@@ -50,9 +50,10 @@ ordered_json to_json(const measure::RunResult& run, const measure::TestParameter
           {"cipher", or_null(run.tls.cipher, run.mode)},
           {"group", or_null(run.tls.group, run.mode)},
           {"certificate_key_type", or_null(run.tls.certificate_key_type, run.mode)},
-          {"client_certificate_key_type",
-           run.tls.client_certificate_key_type.empty() ? ordered_json(nullptr)
-                                                       : ordered_json(run.tls.client_certificate_key_type)},
+          {"record_size", run.mode == Mode::tls ? ordered_json(run.tls.record_size) : ordered_json(nullptr)},
+          {"client_certificate_key_type", run.tls.client_certificate_key_type.empty()
+                                              ? ordered_json(nullptr)
+                                              : ordered_json(run.tls.client_certificate_key_type)},
           {"client", to_json(run.client, run.bytes)},
           {"server", to_json(run.server, run.bytes)},
           {"intervals", intervals}};

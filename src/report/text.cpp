@@ -7,8 +7,13 @@ namespace {
 
 std::string tls_column(const measure::RunResult& run) {
   if (run.mode != Mode::tls) return "-";
-  return fmt::format("{} {} {} {}", run.tls.version, run.tls.cipher, run.tls.group,
-                     run.tls.certificate_key_type);
+  std::string text = fmt::format("{} {} {} {}", run.tls.version, run.tls.cipher, run.tls.group,
+                                 run.tls.certificate_key_type);
+  if (!run.tls.client_certificate_key_type.empty()) {
+    text += fmt::format(", client {}", run.tls.client_certificate_key_type);
+  }
+  if (run.tls.record_size != 0) text += fmt::format(", records {} B", run.tls.record_size);
+  return text;
 }
 
 std::string describe_direction(Direction direction) {
@@ -53,11 +58,13 @@ std::string format_bytes(std::uint64_t bytes) {
 }
 
 std::string render_handshakes(const measure::HandshakeResults& h) {
-  std::string out = fmt::format("\n{} full and {} resumed handshakes, alternating: {} {} {}, {} certificate\n",
-                                h.full.handshake_us.count, h.resumed.handshake_us.count, h.tls.version, h.tls.cipher,
-                                h.tls.group, h.tls.certificate_key_type);
-  out += fmt::format("{:<8} {:>6} {:>8} {:>40} {:>14} {:>11} {:>15}\n", "kind", "count", "resumed",
-                     "connect+handshake_us min / median / max", "tls_us median", "per second", "bytes in / out");
+  std::string out =
+      fmt::format("\n{} full and {} resumed handshakes, alternating: {} {} {}, {} certificate\n",
+                  h.full.handshake_us.count, h.resumed.handshake_us.count, h.tls.version, h.tls.cipher,
+                  h.tls.group, h.tls.certificate_key_type);
+  out +=
+      fmt::format("{:<8} {:>6} {:>8} {:>40} {:>14} {:>11} {:>15}\n", "kind", "count", "resumed",
+                  "connect+handshake_us min / median / max", "tls_us median", "per second", "bytes in / out");
   for (const auto& [name, k] : {std::pair{"full", &h.full}, std::pair{"resumed", &h.resumed}}) {
     out += fmt::format("{:<8} {:>6} {:>8} {:>40} {:>14.0f} {:>11.0f} {:>15}\n", name, k->handshake_us.count,
                        k->resumed,
@@ -71,8 +78,9 @@ std::string render_handshakes(const measure::HandshakeResults& h) {
                        h.resumed.tls_us.median / h.full.tls_us.median);
   }
   if (h.resumed.resumed < h.resumed.handshake_us.count) {
-    out += fmt::format("note: the server resumed only {} of {} offered sessions; the rest were full handshakes\n",
-                       h.resumed.resumed, h.resumed.handshake_us.count);
+    out += fmt::format(
+        "note: the server resumed only {} of {} offered sessions; the rest were full handshakes\n",
+        h.resumed.resumed, h.resumed.handshake_us.count);
   }
   return out;
 }
@@ -85,10 +93,11 @@ std::string render_text(const measure::Comparison& c) {
                      p.port, p.embedded_server ? " (embedded server)" : "");
   const std::string payload = p.bytes > 0 ? fmt::format("{} ({} bytes)", format_bytes(p.bytes), p.bytes)
                                           : fmt::format("{:g} s of sending", p.duration_s);
-  if (p.handshakes == 0) out += fmt::format("payload {} in {} chunks, {} round{}{}{}\n", payload, format_bytes(p.chunk_bytes),
-                     p.rounds, p.rounds == 1 ? "" : "s",
-                     p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "",
-                     p.verify ? ", every byte verified" : "");
+  if (p.handshakes == 0)
+    out += fmt::format("payload {} in {} chunks, {} round{}{}{}\n", payload, format_bytes(p.chunk_bytes),
+                       p.rounds, p.rounds == 1 ? "" : "s",
+                       p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "",
+                       p.verify ? ", every byte verified" : "");
   const std::string client_host =
       describe_host(e.client_tls_library, e.client_cpu_model, e.client_cpu_features, e.client_kernel);
   const std::string server_host =
