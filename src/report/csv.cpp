@@ -25,7 +25,7 @@ std::string side_fields(const measure::SideCost& side, std::uint64_t bytes) {
 
 constexpr const char* kSideColumns[] = {"window_us",  "cpu_user_s",   "cpu_system_s", "cpu_s_per_gib",
                                         "core_share", "sndbuf_bytes", "rcvbuf_bytes", "mss_bytes",
-                                        "congestion", "ktls_send",    "ktls_receive"};
+                                        "congestion", "ktls_send",    "ktls_receive", "tls_bytes"};
 
 }  // namespace
 
