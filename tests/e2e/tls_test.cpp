@@ -1,0 +1,168 @@
+// TLS in depth: versions, suites, groups, key types, mutual TLS, resumption,
+// record size, kTLS fallback, and offers named on a mismatch.
+
+#include <fstream>
+
+#include "e2e/e2e.hpp"
+
+using namespace tlscmp::test;
+using nlohmann::json;
+
+namespace {
+
+json tls_run(std::vector<std::string> args) {
+  args.insert(args.end(), {"--mode", "tls", "-n", "1M", "--repeat", "1", "--verify"});
+  const json j = client_json(args);
+  REQUIRE(j["runs"].size() == 1);
+  CHECK(j["runs"][0]["bytes"] == 1 << 20);
+  return j["runs"][0];
+}
+
+struct Certs {
+  TempDir dir;
+  explicit Certs(const std::string& key_type = "ecdsa-p256") {
+    REQUIRE(run_tlscmp({"certs", "--dir", dir.path().string(), "--key-type", key_type}).exit_code == 0);
+  }
+  std::string file(const char* name) const { return dir.file(name); }
+};
+
+}  // namespace
+
+TEST_CASE("each TLS version can be chosen and is reported") {
+  CHECK(tls_run({"--tls-version", "1.2"})["tls_version"] == "TLSv1.2");
+  CHECK(tls_run({"--tls-version", "1.3"})["tls_version"] == "TLSv1.3");
+}
+
+TEST_CASE("each TLS 1.3 suite can be chosen and is reported") {
+  for (const char* suite :
+       {"TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256"}) {
+    CAPTURE(suite);
+    const json run = tls_run({"--cipher", suite});
+    CHECK(run["cipher"] == suite);
+    CHECK(run["tls_version"] == "TLSv1.3");
+  }
+}
+
+TEST_CASE("key exchange groups can be chosen and are reported") {
+  CHECK(tls_run({"--groups", "P-384"})["group"] == "P-384");
+  CHECK(tls_run({"--groups", "X25519"})["group"] == "X25519");
+}
+
+TEST_CASE("RSA and Ed25519 certificates work and are named with their size") {
+  for (const auto& [type, reported] : {std::pair{"rsa-2048", "RSA 2048"}, std::pair{"ed25519", "Ed25519"},
+                                       std::pair{"ecdsa-p384", "ECDSA P-384"}}) {
+    CAPTURE(type);
+    Certs certs(type);
+    ServerProcess server({"--cert", certs.file("server.pem"), "--key", certs.file("server.key")});
+    const json run = tls_run({"127.0.0.1", "-p", server.port_text(), "--ca", certs.file("ca.pem")});
+    CHECK(run["certificate_key_type"] == reported);
+  }
+}
+
+TEST_CASE("mutual TLS: a trusted client certificate is accepted, a missing or untrusted one refused") {
+  Certs certs;
+  Certs stranger;
+  ServerProcess server({"--cert", certs.file("server.pem"), "--key", certs.file("server.key"), "--ca",
+                        certs.file("ca.pem"), "--require-client-cert"});
+  const std::vector<std::string> base{"127.0.0.1", "-p", server.port_text(), "--ca", certs.file("ca.pem")};
+
+  std::vector<std::string> with_cert = base;
+  with_cert.insert(with_cert.end(), {"--cert", certs.file("client.pem"), "--key", certs.file("client.key")});
+  const json accepted = tls_run(with_cert);
+  CHECK(accepted["client_certificate_key_type"] == "ECDSA P-256");
+
+  std::vector<std::string> without{"client"};
+  without.insert(without.end(), base.begin(), base.end());
+  without.insert(without.end(), {"--mode", "tls", "-n", "1M", "--repeat", "1"});
+  const ProcessResult missing = run_tlscmp(without);
+  CHECK(missing.exit_code == 1);
+  CHECK(is_one_line(missing.err));
+  CHECK(missing.err.find("client certificate") != std::string::npos);
+
+  std::vector<std::string> untrusted = without;
+  untrusted.insert(untrusted.end(),
+                   {"--cert", stranger.file("client.pem"), "--key", stranger.file("client.key")});
+  const ProcessResult refused = run_tlscmp(untrusted);
+  CHECK(refused.exit_code == 1);
+  CHECK(is_one_line(refused.err));
+  CHECK(server.process().wait_for_log("TLS handshake failed"));
+  // And the server still serves a good client afterwards.
+  CHECK(tls_run(with_cert)["bytes"] == 1 << 20);
+}
+
+TEST_CASE("resumed handshakes are reported as resumed, and carry fewer bytes than full ones") {
+  for (const char* version : {"1.2", "1.3"}) {
+    CAPTURE(version);
+    const json j = client_json({"--handshakes", "5", "--tls-version", version});
+    CHECK(j["runs"].empty());
+    const json& h = j["handshakes"];
+    CHECK(h["requested"] == 5);
+    CHECK(h["tls_version"] == std::string("TLSv") + version);
+    CHECK(h["full"]["count"] == 5);
+    CHECK(h["full"]["resumed"] == 0);
+    CHECK(h["resumed"]["count"] == 5);
+    CHECK(h["resumed"]["resumed"] == 5);
+    CHECK(h["full"]["per_second"].get<double>() > 0);
+    // No certificate in a resumed handshake: a size, not a time, so no noise.
+    CHECK(h["resumed"]["bytes_received"]["median"].get<double>() <
+          h["full"]["bytes_received"]["median"].get<double>());
+  }
+}
+
+TEST_CASE("--record-size caps the records: more of them, more overhead on the wire") {
+  const json normal = tls_run({});
+  const json small = tls_run({"--record-size", "1K"});
+  CHECK(small["record_size"] == 1024);
+  const auto overhead = [](const json& run) {
+    return run["server"]["tls_bytes"].get<double>() / run["bytes"].get<double>() - 1;
+  };
+  CHECK(overhead(normal) > 0);
+  CHECK(overhead(small) > 5 * overhead(normal));  // 16 KiB records against 1 KiB ones
+  const json reverse = tls_run({"--record-size", "2K", "-R"});
+  CHECK(overhead(reverse) > overhead(normal));  // the server, sending, took the cap too
+}
+
+TEST_CASE("kTLS asked for on a kernel without it: reported as user space, said in one line") {
+  std::ifstream ulp_file("/proc/sys/net/ipv4/tcp_available_ulp");
+  std::string ulps;
+  std::getline(ulp_file, ulps);
+  if ((" " + ulps + " ").find(" tls ") != std::string::npos) {
+    MESSAGE("this kernel has a tls ULP; the fallback cannot be tested here");
+    return;
+  }
+  const ProcessResult r =
+      run_tlscmp({"client", "--ktls", "--mode", "tls", "-n", "1M", "--repeat", "1", "-J"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(is_one_line(r.err));
+  CHECK(r.err.find("no tls ULP") != std::string::npos);
+  const json j = json::parse(r.out);
+  CHECK(j["test"]["ktls"] == true);
+  for (const char* side : {"client", "server"}) {
+    CAPTURE(side);
+    CHECK(j["runs"][0][side]["ktls_send"] == false);
+    CHECK(j["runs"][0][side]["ktls_receive"] == false);
+    CHECK(j["environment"][side]["tcp_available_ulp"] == ulps);
+  }
+}
+
+TEST_CASE("a setting the peer does not share fails, naming both sides' offers") {
+  ServerProcess server({"--tls-version", "1.3", "--groups", "X25519", "--cipher", "TLS_AES_128_GCM_SHA256"});
+  const std::vector<std::string> base{"client", "127.0.0.1", "-p", server.port_text(), "--insecure", "--mode",
+                                      "tls",    "-n",        "1M", "--repeat",         "1"};
+  for (const auto& extra : std::vector<std::vector<std::string>>{
+           {"--groups", "P-256"}, {"--tls-version", "1.2"}, {"--cipher", "TLS_CHACHA20_POLY1305_SHA256"}}) {
+    CAPTURE(extra[1]);
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    const ProcessResult r = run_tlscmp(args);
+    CHECK(r.exit_code == 1);
+    CHECK(is_one_line(r.err));
+    CHECK(r.err.find("the client offered") != std::string::npos);
+    CHECK(r.err.find("the server accepts versions TLSv1.3, ciphers TLS_AES_128_GCM_SHA256, groups X25519") !=
+          std::string::npos);
+  }
+  // What they share works.
+  std::vector<std::string> ok = base;
+  ok.insert(ok.end(), {"--groups", "X25519:P-256"});
+  CHECK(run_tlscmp(ok).exit_code == 0);
+}
