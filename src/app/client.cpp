@@ -402,10 +402,33 @@ measure::HandshakeResults run_handshake_test(const ClientConfig& config, const t
   return results;
 }
 
-std::string run_label(Mode mode, int round, int rounds, bool warmup) {
-  return warmup ? fmt::format("{} warm-up {}", to_string(mode), round)
-                : fmt::format("{} {}/{}", to_string(mode), round, rounds);
+std::string run_label(const std::string& variant, int round, int rounds, bool warmup) {
+  return warmup ? fmt::format("{} warm-up {}", variant, round)
+                : fmt::format("{} {}/{}", variant, round, rounds);
 }
+
+// One kind of run in a round: plain TCP, or TLS with its own context.
+struct Variant {
+  Mode mode;
+  std::string label;
+  std::optional<tls::Context> tls;
+};
+
+// --compare-ciphers: the TLS 1.3 suites, and the TLS 1.2 AEAD suites for
+// either certificate type (ECDSA or RSA).
+struct ComparedSuite {
+  const char* label;
+  const char* version;
+  const char* cipher;
+};
+constexpr ComparedSuite kComparedSuites[] = {
+    {"TLS_AES_128_GCM_SHA256", "1.3", "TLS_AES_128_GCM_SHA256"},
+    {"TLS_AES_256_GCM_SHA384", "1.3", "TLS_AES_256_GCM_SHA384"},
+    {"TLS_CHACHA20_POLY1305_SHA256", "1.3", "TLS_CHACHA20_POLY1305_SHA256"},
+    {"TLSv1.2 AES128-GCM", "1.2", "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256"},
+    {"TLSv1.2 AES256-GCM", "1.2", "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384"},
+    {"TLSv1.2 CHACHA20", "1.2", "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"},
+};
 
 // A fresh seed per comparison, so that a stale or misrouted stream cannot pass.
 std::uint64_t random_seed() {
@@ -465,17 +488,36 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
     parameters.port = config.port;
   }
 
-  std::optional<tls::Context> tls;
+  // What one round runs: tcp, and tls once or, with --compare-ciphers, once per suite.
+  std::vector<Variant> variants;
   for (Mode mode : config.modes) {
-    if (mode == Mode::tls && !tls) tls = tls::Context::for_client(tls_config);
+    if (mode == Mode::tcp) {
+      variants.push_back({Mode::tcp, "tcp", std::nullopt});
+    } else if (!config.compare_ciphers) {
+      variants.push_back({Mode::tls, "tls", tls::Context::for_client(tls_config)});
+    } else {
+      for (const auto& [label, version, cipher] : kComparedSuites) {
+        tls::ClientConfig suite_config = tls_config;
+        suite_config.policy.version = version;
+        suite_config.policy.cipher = cipher;
+        try {
+          variants.push_back({Mode::tls, label, tls::Context::for_client(suite_config)});
+        } catch (const Error& e) {
+          comparison.notes.push_back(fmt::format("{} left out: {}", label, e.what()));
+        }
+      }
+    }
   }
+  for (const Variant& v : variants)
+    parameters.variants.push_back(v.label);
+  std::optional<tls::Context> tls;
+  if (config.handshakes > 0) tls = tls::Context::for_client(tls_config);
 
   ClientConfig target = config;  // with the server actually used
   target.host = parameters.host;
   target.port = parameters.port;
   if (config.handshakes > 0) {
     parameters.handshakes = config.handshakes;
-    if (!tls) tls = tls::Context::for_client(tls_config);
     try {
       comparison.handshakes = run_handshake_test(target, *tls, interrupt, environment);
     } catch (const Error& e) {
@@ -493,11 +535,12 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
   for (int r = 0; r < total_rounds && comparison.error.empty() && !comparison.interrupted; ++r) {
     const bool warmup = r < config.warmup_rounds;
     const int round = warmup ? r + 1 : r - config.warmup_rounds + 1;
-    for (Mode mode : config.modes) {
-      if (observer != nullptr) observer->begin_run(run_label(mode, round, config.rounds, warmup));
+    for (const Variant& variant : variants) {
+      if (observer != nullptr) observer->begin_run(run_label(variant.label, round, config.rounds, warmup));
       try {
-        TestRun test(target, tls ? &*tls : nullptr, mode, interrupt, observer, seed);
+        TestRun test(target, variant.tls ? &*variant.tls : nullptr, variant.mode, interrupt, observer, seed);
         measure::RunResult result = test.run(comparison.environment);
+        result.variant = variant.label;
         result.round = round;
         result.warmup = warmup;
         comparison.interrupted = result.partial;

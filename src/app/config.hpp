@@ -58,11 +58,12 @@ struct ClientConfig {
   // TLS
   std::string ca_file;
   bool insecure = false;
-  tls::Policy tls_policy;        // what the client offers (version, suites, groups, kTLS)
-  std::string cert_file;         // a client certificate and key, for mutual TLS
+  tls::Policy tls_policy;  // what the client offers (version, suites, groups, kTLS)
+  std::string cert_file;   // a client certificate and key, for mutual TLS
   std::string key_file;
   std::uint32_t record_size = 0;  // the sender's largest TLS record plaintext (0: 16384)
   int handshakes = 0;             // > 0: N full and N resumed handshakes instead of bulk runs
+  bool compare_ciphers = false;   // run TLS once per suite (TLS 1.3 suites, TLS 1.2 AEADs)
   Timeouts timeouts;
 };
 

@@ -58,14 +58,16 @@ app::Timeouts to_timeouts(const TimeoutFlags& t) {
 
 // --tls-version, --cipher, --groups and --ktls, the same on both sides.
 void add_tls_policy_flags(CLI::App* cmd, tls::Policy& policy, const char* whose) {
-  cmd->add_option("--tls-version", policy.version, fmt::format("Only this TLS version for {}: 1.2 or 1.3", whose))
+  cmd->add_option("--tls-version", policy.version,
+                  fmt::format("Only this TLS version for {}: 1.2 or 1.3", whose))
       ->check(CLI::IsMember({"1.2", "1.3"}));
   cmd->add_option("--cipher", policy.cipher,
                   "TLS 1.3 suite(s) such as TLS_AES_128_GCM_SHA256, or a TLS 1.2 OpenSSL cipher list such as "
                   "ECDHE-ECDSA-AES128-GCM-SHA256 (which limits TLS to 1.2)");
   cmd->add_option("--groups", policy.groups, "Key exchange groups, colon-separated, e.g. X25519:P-256");
-  cmd->add_flag("--ktls", policy.ktls,
-                "Ask for kernel TLS; reported per direction, with a fallback to user space where the kernel has none");
+  cmd->add_flag(
+      "--ktls", policy.ktls,
+      "Ask for kernel TLS; reported per direction, with a fallback to user space where the kernel has none");
 }
 
 struct ClientFlags {
@@ -89,6 +91,7 @@ struct ClientFlags {
   std::string key_file;
   std::string record_size;
   int handshakes = 0;
+  bool compare_ciphers = false;
   bool no_delay = false;
   TimeoutFlags timeouts;
 };
@@ -112,13 +115,13 @@ void add_certs_command(CLI::App& app, app::CertsConfig& certs) {
                   "Extra DNS name or IP address for the server certificate (repeatable); "
                   "localhost, 127.0.0.1 and ::1 are always in it");
   cmd->add_option_function<std::string>(
-         "--key-type",
-         [&certs](const std::string& text) {
-           const auto type = tls::parse_key_type(text);
-           if (!type) throw CLI::ValidationError("--key-type", "unknown key type '" + text + "'");
-           certs.key_type = *type;
-         },
-         "Key type of all three: rsa-2048, rsa-3072, rsa-4096, ecdsa-p256 (default), ecdsa-p384, ed25519");
+      "--key-type",
+      [&certs](const std::string& text) {
+        const auto type = tls::parse_key_type(text);
+        if (!type) throw CLI::ValidationError("--key-type", "unknown key type '" + text + "'");
+        certs.key_type = *type;
+      },
+      "Key type of all three: rsa-2048, rsa-3072, rsa-4096, ecdsa-p256 (default), ecdsa-p384, ed25519");
   cmd->add_option("--days", certs.validity_days, "Validity in days")
       ->check(CLI::Range(1, kMaxCertificateDays))
       ->capture_default_str();
@@ -135,7 +138,8 @@ void add_server_command(CLI::App& app, ServerFlags& flags) {
   cert->needs(key);
   key->needs(cert);
   add_tls_policy_flags(cmd, flags.tls_policy, "TLS tests");
-  CLI::Option* ca = cmd->add_option("--ca", flags.client_ca_file, "Trust client certificates from these CAs (PEM)");
+  CLI::Option* ca =
+      cmd->add_option("--ca", flags.client_ca_file, "Trust client certificates from these CAs (PEM)");
   cmd->add_flag("--require-client-cert", flags.require_client_cert,
                 "Mutual TLS: refuse TLS clients without a certificate from --ca")
       ->needs(ca);
@@ -177,7 +181,13 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
   cmd->add_flag("--verify", flags.verify,
                 "Send a seeded pattern and check every byte on the receiver (costs CPU; off by default)");
   add_tls_policy_flags(cmd, flags.tls_policy, "the client");
-  CLI::Option* cert = cmd->add_option("--cert", flags.cert_file, "Client certificate chain (PEM), for mutual TLS");
+  cmd->add_flag("--compare-ciphers", flags.compare_ciphers,
+                "Run TLS once per suite (the TLS 1.3 suites, TLS 1.2 AES-GCM and ChaCha20) against TCP, in "
+                "one table")
+      ->excludes(cmd->get_option("--cipher"))
+      ->excludes(cmd->get_option("--tls-version"));
+  CLI::Option* cert =
+      cmd->add_option("--cert", flags.cert_file, "Client certificate chain (PEM), for mutual TLS");
   CLI::Option* key = cmd->add_option("--key", flags.key_file, "Client private key (PEM, unencrypted)");
   cert->needs(key);
   key->needs(cert);
@@ -215,6 +225,7 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   c.rounds = flags.repeat;
   c.tls_policy = flags.tls_policy;
   c.handshakes = flags.handshakes;
+  c.compare_ciphers = flags.compare_ciphers;
   c.cert_file = flags.cert_file;
   c.key_file = flags.key_file;
   if (!flags.record_size.empty()) {

@@ -16,18 +16,47 @@ Summary summarize_field(const std::vector<const RunResult*>& runs, Get get) {
 
 }  // namespace
 
+std::vector<std::string> variant_order(const Comparison& comparison) {
+  if (!comparison.parameters.variants.empty()) return comparison.parameters.variants;
+  std::vector<std::string> labels;
+  for (Mode mode : comparison.parameters.modes)
+    labels.emplace_back(to_string(mode));
+  return labels;
+}
+
 void compute_statistics(Comparison& comparison) {
   comparison.stats.clear();
   comparison.tls_over_tcp.reset();
   comparison.tls_over_tcp_ci.reset();
   auto counts = [](const RunResult& run) { return !run.warmup && !run.partial; };
-  for (Mode mode : comparison.parameters.modes) {
+
+  // Each round runs every variant back to back, so noise hits them alike:
+  // TLS variants are compared with the round's TCP run. Time per byte, so
+  // that duration runs (whose byte counts differ) compare too; with equal
+  // byte counts it is the transfer time ratio.
+  std::map<int, double> tcp_us_per_byte;  // round -> the TCP run's
+  for (const RunResult& run : comparison.runs) {
+    if (counts(run) && run.mode == Mode::tcp && run.bytes > 0) {
+      tcp_us_per_byte[run.round] = run.transfer_us / static_cast<double>(run.bytes);
+    }
+  }
+
+  for (const std::string& variant : variant_order(comparison)) {
     std::vector<const RunResult*> runs;
+    std::vector<double> ratios;
+    Mode mode = Mode::tcp;
     for (const RunResult& run : comparison.runs) {
-      if (run.mode == mode && counts(run)) runs.push_back(&run);
+      if (run.label() != variant || !counts(run)) continue;
+      runs.push_back(&run);
+      mode = run.mode;
+      const auto tcp = tcp_us_per_byte.find(run.round);
+      if (run.mode == Mode::tls && run.bytes > 0 && tcp != tcp_us_per_byte.end() && tcp->second > 0) {
+        ratios.push_back(run.transfer_us / static_cast<double>(run.bytes) / tcp->second);
+      }
     }
     if (runs.empty()) continue;
-    comparison.stats.push_back(ModeStats{
+    ModeStats stats;
+    stats = ModeStats{
         mode,
         summarize_field(runs, [](const RunResult& r) { return r.transfer_us; }),
         summarize_field(runs, [](const RunResult& r) { return r.sender_us; }),
@@ -38,24 +67,27 @@ void compute_statistics(Comparison& comparison) {
         summarize_field(runs, [](const RunResult& r) { return r.server.cpu_s_per_gib(r.bytes); }),
         summarize_field(runs, [](const RunResult& r) { return r.client.core_share(); }),
         summarize_field(runs, [](const RunResult& r) { return r.server.core_share(); }),
-    });
+        variant,
+        std::nullopt,
+        std::nullopt,
+    };
+    if (!ratios.empty()) {
+      stats.over_tcp = summarize(ratios);
+      stats.over_tcp_ci = bootstrap_median_ci(ratios);
+    }
+    comparison.stats.push_back(stats);
   }
-
-  // Pair the modes round by round: both ran back to back, so noise hits both
-  // alike. Time per byte, so that duration runs (whose byte counts differ)
-  // compare too; with equal byte counts it is the transfer time ratio.
-  std::map<int, std::pair<double, double>> rounds;  // round -> (tcp, tls) us per byte
-  for (const RunResult& run : comparison.runs) {
-    if (!counts(run) || run.bytes == 0) continue;
-    auto& pair = rounds[run.round];
-    (run.mode == Mode::tcp ? pair.first : pair.second) = run.transfer_us / static_cast<double>(run.bytes);
+  // The headline: the one TLS variant of a plain comparison.
+  std::size_t tls_variants = 0;
+  for (const ModeStats& s : comparison.stats) {
+    if (s.mode == Mode::tls) ++tls_variants;
   }
-  std::vector<double> ratios;
-  for (const auto& [round, pair] : rounds) {
-    if (pair.first > 0 && pair.second > 0) ratios.push_back(pair.second / pair.first);
+  for (const ModeStats& s : comparison.stats) {
+    if (s.mode == Mode::tls && tls_variants == 1) {
+      comparison.tls_over_tcp = s.over_tcp;
+      comparison.tls_over_tcp_ci = s.over_tcp_ci;
+    }
   }
-  if (!ratios.empty()) comparison.tls_over_tcp = summarize(ratios);
-  comparison.tls_over_tcp_ci = bootstrap_median_ci(ratios);
 }
 
 }  // namespace tlscmp::measure

@@ -47,7 +47,8 @@ struct TlsParameters {
 };
 
 struct RunResult {
-  int round = 0;         // 1-based; one round runs each mode once; warm-up rounds count from 1 too
+  std::string variant;   // "tcp", "tls", or with --compare-ciphers a suite; empty: the mode's name
+  int round = 0;         // 1-based; one round runs each variant once; warm-up rounds count from 1 too
   bool warmup = false;   // a warm-up run: reported, left out of the statistics
   bool partial = false;  // interrupted (Ctrl-C): what this side measured until then
   Mode mode = Mode::tcp;
@@ -59,6 +60,8 @@ struct RunResult {
   SideCost client;
   SideCost server;
   std::vector<Interval> intervals;  // the receiver's, with -i
+
+  std::string label() const { return variant.empty() ? to_string(mode) : variant; }
 
   // Decimal megabytes (10^6 bytes) per second of transfer_us.
   double mbytes_per_s() const { return transfer_us > 0 ? static_cast<double>(bytes) / transfer_us : 0; }
@@ -76,6 +79,11 @@ struct ModeStats {
   Summary server_cpu_s_per_gib;
   Summary client_core_share;
   Summary server_core_share;
+  std::string variant;  // the runs' label: "tcp", "tls", or a suite with --compare-ciphers
+  // TLS variants: time per byte over the same round's TCP run, and the 95%
+  // bootstrap interval of its median.
+  std::optional<Summary> over_tcp;
+  std::optional<Interval95> over_tcp_ci;
 };
 
 // Where the two ends ran. The server's half arrives in its test_accept message.
@@ -98,8 +106,9 @@ struct Environment {
 struct TestParameters {
   std::string host;  // as given, or 127.0.0.1 for the embedded server
   std::uint16_t port = 0;
-  bool embedded_server = false;  // no host given: a server in this process on loopback
-  std::vector<Mode> modes;       // the order of a round
+  bool embedded_server = false;       // no host given: a server in this process on loopback
+  std::vector<Mode> modes;            // the modes asked for
+  std::vector<std::string> variants;  // the order of a round, by label; empty: the modes
   Direction direction = Direction::client_to_server;
   std::uint64_t bytes = 0;  // 0 in duration mode
   double duration_s = 0;    // -t; 0 in byte-count mode
@@ -147,12 +156,13 @@ struct Comparison {
   // 95% bootstrap confidence interval of the median of those ratios (2+ pairs).
   std::optional<Interval95> tls_over_tcp_ci;
   std::optional<HandshakeResults> handshakes;  // --handshakes: this instead of bulk runs
+  std::vector<std::string> notes;              // remarks for the reader, e.g. a suite this library cannot run
   bool interrupted = false;                    // Ctrl-C: the runs so far, the last one partial
   std::string error;                           // empty, or why the comparison stopped early
 };
 
-// Fills `stats`, `tls_over_tcp` and its interval from the runs that count:
-// complete, not warm-up.
+// Fills `stats` (one per variant, with ratios to TCP) and the headline
+// `tls_over_tcp` from the runs that count: complete, not warm-up.
 void compute_statistics(Comparison& comparison);
 
 }  // namespace tlscmp::measure

@@ -35,7 +35,8 @@ ordered_json to_json(const measure::RunResult& run, const measure::TestParameter
     intervals.push_back(
         {{"start_s", i.start_s}, {"end_s", i.end_s}, {"bytes", i.bytes}, {"mbytes_per_s", i.mbytes_per_s()}});
   }
-  return {{"round", run.round},
+  return {{"variant", run.label()},
+          {"round", run.round},
           {"warmup", run.warmup},
           {"partial", run.partial},
           {"mode", to_string(run.mode)},
@@ -108,22 +109,35 @@ std::string render_json(const measure::Comparison& c) {
   for (Mode mode : p.modes)
     modes.push_back(to_string(mode));
 
+  ordered_json variants = json::array();
+  for (const std::string& v : p.variants)
+    variants.push_back(v);
+
   ordered_json runs = json::array();
   for (const auto& run : c.runs)
     runs.push_back(to_json(run, p));
 
   ordered_json summary = json::object();
   for (const auto& stats : c.stats) {
-    summary[to_string(stats.mode)] = {{"runs", stats.transfer_us.count},
-                                      {"bytes", to_json(stats.bytes)},
-                                      {"transfer_us", to_json(stats.transfer_us)},
-                                      {"sender_us", to_json(stats.sender_us)},
-                                      {"handshake_us", to_json(stats.handshake_us)},
-                                      {"mbytes_per_s", to_json(stats.mbytes_per_s)},
-                                      {"client_cpu_s_per_gib", to_json(stats.client_cpu_s_per_gib)},
-                                      {"server_cpu_s_per_gib", to_json(stats.server_cpu_s_per_gib)},
-                                      {"client_core_share", to_json(stats.client_core_share)},
-                                      {"server_core_share", to_json(stats.server_core_share)}};
+    ordered_json over_tcp = nullptr;
+    if (stats.over_tcp) {
+      over_tcp = to_json(*stats.over_tcp);
+      over_tcp["ci95_low"] = stats.over_tcp_ci ? ordered_json(stats.over_tcp_ci->low) : ordered_json(nullptr);
+      over_tcp["ci95_high"] =
+          stats.over_tcp_ci ? ordered_json(stats.over_tcp_ci->high) : ordered_json(nullptr);
+    }
+    summary[stats.variant] = {{"mode", to_string(stats.mode)},
+                              {"runs", stats.transfer_us.count},
+                              {"bytes", to_json(stats.bytes)},
+                              {"transfer_us", to_json(stats.transfer_us)},
+                              {"sender_us", to_json(stats.sender_us)},
+                              {"handshake_us", to_json(stats.handshake_us)},
+                              {"mbytes_per_s", to_json(stats.mbytes_per_s)},
+                              {"client_cpu_s_per_gib", to_json(stats.client_cpu_s_per_gib)},
+                              {"server_cpu_s_per_gib", to_json(stats.server_cpu_s_per_gib)},
+                              {"client_core_share", to_json(stats.client_core_share)},
+                              {"server_core_share", to_json(stats.server_core_share)},
+                              {"over_tcp_transfer_time", over_tcp}};
   }
   summary["tls_over_tcp_transfer_time"] = ratio_json(c);
 
@@ -134,6 +148,7 @@ std::string render_json(const measure::Comparison& c) {
         {"port", p.port},
         {"embedded_server", p.embedded_server},
         {"modes", modes},
+        {"variants", variants},
         {"direction", to_string(p.direction)},
         {"bytes", p.bytes},
         {"duration_s", p.duration_s},
@@ -167,6 +182,7 @@ std::string render_json(const measure::Comparison& c) {
       {"runs", runs},
       {"summary", summary},
       {"handshakes", handshakes_json(c)},
+      {"notes", c.notes},
       {"interrupted", c.interrupted},
       {"error", c.error.empty() ? ordered_json(nullptr) : ordered_json(c.error)},
   };

@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "report/report.hpp"
 
@@ -125,23 +126,31 @@ std::string render_text(const measure::Comparison& c) {
 
   if (!c.stats.empty()) {
     const bool client_sends = p.direction == Direction::client_to_server;
-    out += fmt::format("\n{:<4} {:>4} {:>9} {:>19} {:>4} {:>12} {:>12} {:>15} {:>15}\n", "mode", "runs",
-                       "MB/s", "min - max", "cv", "handshake_us", "transfer_us", "CPU s/GiB", "cores");
-    out += fmt::format("{:<4} {:>4} {:>9} {:>19} {:>4} {:>12} {:>12} {:>15} {:>15}\n", "", "", "median", "",
-                       "", "median", "median", "send / recv", "send / recv");
+    std::size_t width = 4;
+    for (const auto& s : c.stats)
+      width = std::max(width, s.variant.size());
+    out += fmt::format("\n{:<{}} {:>4} {:>9} {:>19} {:>4} {:>12} {:>12} {:>15} {:>15} {:>8}\n", "mode", width,
+                       "runs", "MB/s", "min - max", "cv", "handshake_us", "transfer_us", "CPU s/GiB", "cores",
+                       "vs tcp");
+    out += fmt::format("{:<{}} {:>4} {:>9} {:>19} {:>4} {:>12} {:>12} {:>15} {:>15} {:>8}\n", "", width, "",
+                       "median", "", "", "median", "median", "send / recv", "send / recv", "time");
     for (const auto& s : c.stats) {
       const measure::Summary& sender_gib = client_sends ? s.client_cpu_s_per_gib : s.server_cpu_s_per_gib;
       const measure::Summary& receiver_gib = client_sends ? s.server_cpu_s_per_gib : s.client_cpu_s_per_gib;
       const measure::Summary& sender_cores = client_sends ? s.client_core_share : s.server_core_share;
       const measure::Summary& receiver_cores = client_sends ? s.server_core_share : s.client_core_share;
-      out += fmt::format("{:<4} {:>4} {:>9.1f} {:>19} {:>4} {:>12.0f} {:>12.0f} {:>15} {:>15}\n",
-                         to_string(s.mode), s.transfer_us.count, s.mbytes_per_s.median,
-                         fmt::format("{:.1f} - {:.1f}", s.mbytes_per_s.min, s.mbytes_per_s.max),
-                         cv(s.mbytes_per_s), s.handshake_us.median, s.transfer_us.median,
-                         fmt::format("{:.2f} / {:.2f}", sender_gib.median, receiver_gib.median),
-                         fmt::format("{:.2f} / {:.2f}", sender_cores.median, receiver_cores.median));
+      out += fmt::format(
+          "{:<{}} {:>4} {:>9.1f} {:>19} {:>4} {:>12.0f} {:>12.0f} {:>15} {:>15} {:>8}\n", s.variant, width,
+          s.transfer_us.count, s.mbytes_per_s.median,
+          fmt::format("{:.1f} - {:.1f}", s.mbytes_per_s.min, s.mbytes_per_s.max), cv(s.mbytes_per_s),
+          s.handshake_us.median, s.transfer_us.median,
+          fmt::format("{:.2f} / {:.2f}", sender_gib.median, receiver_gib.median),
+          fmt::format("{:.2f} / {:.2f}", sender_cores.median, receiver_cores.median),
+          s.over_tcp ? fmt::format("{:.2f}x", s.over_tcp->median) : (s.mode == Mode::tcp ? "1.00x" : "-"));
     }
   }
+  for (const std::string& note : c.notes)
+    out += fmt::format("note: {}\n", note);
 
   if (c.tls_over_tcp) {
     const measure::Summary& r = *c.tls_over_tcp;

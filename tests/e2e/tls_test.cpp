@@ -166,3 +166,31 @@ TEST_CASE("a setting the peer does not share fails, naming both sides' offers") 
   ok.insert(ok.end(), {"--groups", "X25519:P-256"});
   CHECK(run_tlscmp(ok).exit_code == 0);
 }
+
+TEST_CASE("--compare-ciphers runs every suite against TCP and summarises each") {
+  const json j = client_json({"--compare-ciphers", "-n", "1M", "--repeat", "2", "--verify"});
+  const std::vector<std::string> expected{"tcp",
+                                          "TLS_AES_128_GCM_SHA256",
+                                          "TLS_AES_256_GCM_SHA384",
+                                          "TLS_CHACHA20_POLY1305_SHA256",
+                                          "TLSv1.2 AES128-GCM",
+                                          "TLSv1.2 AES256-GCM",
+                                          "TLSv1.2 CHACHA20"};
+  CHECK(j["test"]["variants"].get<std::vector<std::string>>() == expected);
+  REQUIRE(j["runs"].size() == 2 * expected.size());
+  for (std::size_t i = 0; i < j["runs"].size(); ++i) {
+    const json& run = j["runs"][i];
+    CHECK(run["variant"] == expected[i % expected.size()]);
+    CHECK(run["bytes"] == 1 << 20);
+  }
+  CHECK(j["runs"][1]["cipher"] == "TLS_AES_128_GCM_SHA256");
+  CHECK(j["runs"][4]["tls_version"] == "TLSv1.2");
+  CHECK(j["runs"][6]["cipher"] == "ECDHE-ECDSA-CHACHA20-POLY1305");
+  CHECK(j["summary"]["tcp"]["over_tcp_transfer_time"].is_null());
+  for (std::size_t v = 1; v < expected.size(); ++v) {
+    CAPTURE(expected[v]);
+    CHECK(j["summary"][expected[v]]["runs"] == 2);
+    CHECK(j["summary"][expected[v]]["over_tcp_transfer_time"]["count"] == 2);
+  }
+  CHECK(run_tlscmp({"client", "--compare-ciphers", "--cipher", "TLS_AES_128_GCM_SHA256"}).exit_code == 2);
+}
