@@ -496,15 +496,23 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
     } else if (!config.compare_ciphers) {
       variants.push_back({Mode::tls, "tls", tls::Context::for_client(tls_config)});
     } else {
+      bool any_tls13 = false;
       for (const auto& [label, version, cipher] : kComparedSuites) {
         tls::ClientConfig suite_config = tls_config;
         suite_config.policy.version = version;
         suite_config.policy.cipher = cipher;
         try {
           variants.push_back({Mode::tls, label, tls::Context::for_client(suite_config)});
+          any_tls13 = any_tls13 || std::string_view(version) == "1.3";
         } catch (const Error& e) {
           comparison.notes.push_back(fmt::format("{} left out: {}", label, e.what()));
         }
+      }
+      if (!any_tls13) {
+        // A library that picks TLS 1.3 suites itself still gets a TLS 1.3 row.
+        tls::ClientConfig tls13 = tls_config;
+        tls13.policy.version = "1.3";
+        variants.push_back({Mode::tls, "TLSv1.3 (library's choice)", tls::Context::for_client(tls13)});
       }
     }
   }

@@ -22,7 +22,7 @@ namespace {
 std::shared_ptr<SSL_CTX> new_context(const SSL_METHOD* method) {
   std::shared_ptr<SSL_CTX> ctx(SSL_CTX_new(method), SSL_CTX_free);
   if (!ctx) throw_tls_error("cannot create a TLS context");
-  SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION);
+  compat::set_version_range(ctx.get(), TLS1_2_VERSION, TLS1_3_VERSION);
   return ctx;
 }
 
@@ -64,7 +64,7 @@ void set_cipher(SSL_CTX* ctx, const Policy& policy) {
   if (cipher.rfind("TLS_", 0) == 0) {
     if (policy.version == "1.2") throw Error(fmt::format("'{}' is a TLS 1.3 suite, not for TLS 1.2", cipher));
     compat::set_tls13_suites(ctx, cipher);
-    SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION);
+    compat::set_version_range(ctx, TLS1_3_VERSION, compat::max_version(ctx));
   } else {
     if (policy.version == "1.3") {
       throw Error(fmt::format("'{}' is a TLS 1.2 cipher list; TLS 1.3 suites are named TLS_*", cipher));
@@ -73,15 +73,14 @@ void set_cipher(SSL_CTX* ctx, const Policy& policy) {
       ERR_clear_error();
       throw Error(fmt::format("unknown TLS 1.2 cipher '{}'", cipher));
     }
-    SSL_CTX_set_max_proto_version(ctx, TLS1_2_VERSION);
+    compat::set_version_range(ctx, compat::min_version(ctx), TLS1_2_VERSION);
   }
 }
 
 void apply_policy(SSL_CTX* ctx, const Policy& policy) {
   if (policy.version == "1.2" || policy.version == "1.3") {
     const int version = policy.version == "1.2" ? TLS1_2_VERSION : TLS1_3_VERSION;
-    SSL_CTX_set_min_proto_version(ctx, version);
-    SSL_CTX_set_max_proto_version(ctx, version);
+    compat::set_version_range(ctx, version, version);
   } else if (!policy.version.empty()) {
     throw Error(fmt::format("unknown TLS version '{}': use 1.2 or 1.3", policy.version));
   }
@@ -109,7 +108,8 @@ Offer describe_offer(SSL_CTX* ctx, const Policy& policy) {
   const int low = compat::min_version(ctx);
   const int high = compat::max_version(ctx);
   Offer offer;
-  offer.versions = low == high ? version_name(low) : fmt::format("{} {}", version_name(low), version_name(high));
+  offer.versions =
+      low == high ? version_name(low) : fmt::format("{} {}", version_name(low), version_name(high));
   if (policy.cipher.empty()) {
     offer.ciphers = "library default";
   } else {
@@ -137,6 +137,7 @@ void trust_file(SSL_CTX* ctx, const std::string& file, const char* what) {
 Context Context::for_server(const ServerConfig& config) {
   auto ctx = new_context(TLS_server_method());
   use_identity(ctx.get(), config.identity);
+  compat::accept_ed25519(ctx.get());  // client certificates may be Ed25519 too
   if (!config.client_ca_file.empty()) {
     trust_file(ctx.get(), config.client_ca_file, "client CA file");
     if (STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(config.client_ca_file.c_str())) {
@@ -169,6 +170,25 @@ Context Context::for_client(const ClientConfig& config) {
     }
   }
   if (config.identity) use_identity(ctx.get(), *config.identity);
+  compat::accept_ed25519(ctx.get());
+  // Remember whether the server asked for a client certificate, to explain
+  // a refusal that arrives only after the handshake (TLS 1.3).
+  SSL_CTX_set_cert_cb(
+      ctx.get(),
+      [](SSL* ssl, void*) -> int {
+        if (auto* stream = static_cast<TlsStream*>(SSL_get_app_data(ssl))) stream->note_certificate_request();
+        return 1;
+      },
+      nullptr);
+  // Resumable sessions (TLS 1.3 tickets arrive after the handshake) go to
+  // their stream, which hands them out for resumption; no cache of our own.
+  SSL_CTX_set_session_cache_mode(ctx.get(), SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+  SSL_CTX_sess_set_new_cb(ctx.get(), [](SSL* ssl, SSL_SESSION* session) -> int {
+    auto* stream = static_cast<TlsStream*>(SSL_get_app_data(ssl));
+    if (stream == nullptr) return 0;
+    stream->keep_session(Session::adopt(session));
+    return 1;  // we keep the reference
+  });
   apply_policy(ctx.get(), config.policy);
   compat::set_read_ahead(ctx.get(), config.read_ahead_bytes);
   Offer offer = describe_offer(ctx.get(), config.policy);
@@ -183,7 +203,8 @@ std::unique_ptr<TlsStream> Context::server_stream(UniqueFd fd) const {
   return std::make_unique<TlsStream>(std::move(fd), ssl);
 }
 
-std::unique_ptr<TlsStream> Context::client_stream(UniqueFd fd, const std::string& host, const Session& resume) const {
+std::unique_ptr<TlsStream> Context::client_stream(UniqueFd fd, const std::string& host,
+                                                  const Session& resume) const {
   SSL* ssl = SSL_new(ctx_.get());
   if (ssl == nullptr) throw_tls_error("cannot create a TLS connection");
   auto stream = std::make_unique<TlsStream>(std::move(fd), ssl);

@@ -46,7 +46,7 @@ void add_extension(X509* cert, X509* issuer, int nid, const std::string& value) 
   X509V3_CTX ctx;
   X509V3_set_ctx_nodb(&ctx);
   X509V3_set_ctx(&ctx, issuer, cert, nullptr, nullptr, 0);
-  X509ExtPtr ext(X509V3_EXT_conf_nid(nullptr, &ctx, nid, value.c_str()));
+  X509ExtPtr ext(X509V3_EXT_nconf_nid(nullptr, &ctx, nid, value.c_str()));
   if (!ext || X509_add_ext(cert, ext.get(), -1) != 1)
     throw_tls_error(fmt::format("cannot add extension '{}'", value));
 }
@@ -98,7 +98,8 @@ std::string to_pem(EVP_PKEY* key) {
 }
 
 Identity issue(const std::string& common_name, const std::string& extended_key_usage,
-               const std::string& alt_names, X509* ca, EVP_PKEY* ca_key, int validity_days, KeyType key_type) {
+               const std::string& alt_names, X509* ca, EVP_PKEY* ca_key, int validity_days,
+               KeyType key_type) {
   PkeyPtr key = new_key(key_type);
   X509Ptr cert = new_certificate(common_name, key.get(), validity_days);
   add_extension(cert.get(), ca, NID_basic_constraints, "critical,CA:FALSE");
@@ -180,7 +181,8 @@ CertificateSet generate_certificates(const std::vector<std::string>& extra_hosts
 
   CertificateSet set;
   set.ca_certificate_pem = to_pem(ca.get());
-  set.server = issue("tlscmp server", "serverAuth", alt_names, ca.get(), ca_key.get(), validity_days, key_type);
+  set.server =
+      issue("tlscmp server", "serverAuth", alt_names, ca.get(), ca_key.get(), validity_days, key_type);
   set.client = issue("tlscmp client", "clientAuth", {}, ca.get(), ca_key.get(), validity_days, key_type);
   return set;
 }
@@ -204,7 +206,7 @@ Identity load_identity(const std::string& cert_file, const std::string& key_file
 
 std::string certificate_key_type(const std::string& chain_pem) {
   X509Ptr leaf = leaf_of(chain_pem);
-  return leaf ? compat::key_type_name(X509_get0_pubkey(leaf.get())) : std::string{};
+  return compat::certificate_key_type(leaf.get());
 }
 
 std::string certificate_fingerprint(const std::string& chain_pem) {

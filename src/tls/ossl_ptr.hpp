@@ -13,6 +13,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "tls/ssl_compat.hpp"
 
 namespace tlscmp::tls {
 
@@ -35,11 +36,10 @@ inline BioPtr memory_bio(const std::string& text) {
 
 // The reason of the first error on the thread's queue ("" if none); empties the queue.
 inline std::string take_error_reason() {
-  const unsigned long err = ERR_get_error();
+  const auto err = ERR_get_error();
   ERR_clear_error();
   if (err == 0) return {};
-  const char* reason = ERR_reason_error_string(err);
-  return reason != nullptr ? reason : "unknown TLS library error";
+  return compat::reason_text(err);
 }
 
 // Throws tlscmp::Error: "<what>: <the library's reason>".

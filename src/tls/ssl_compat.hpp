@@ -1,17 +1,23 @@
 #pragma once
 
-// The only file that knows which TLS library tlscmp is built against.
-// Everything else in src/tls/ uses the API OpenSSL and BoringSSL share, and
-// calls these helpers where the two differ.
+// The only file that knows which TLS library tlscmp is built against:
+// OpenSSL 3, or BoringSSL (OPENSSL_IS_BORINGSSL, defined by its headers).
+// Everything else in src/tls/ uses the API the two share, and calls these
+// helpers where they differ.
 
 #include <openssl/crypto.h>
+#include <openssl/ec.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
-#include <openssl/rsa.h>
 #include <openssl/objects.h>
+#include <openssl/rsa.h>
 #include <openssl/ssl.h>
+#include <openssl/x509.h>
 
+#include <cctype>
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,28 +26,66 @@
 
 namespace tlscmp::tls::compat {
 
-// "OpenSSL 3.0.19 27 Jan 2026"
+#ifdef OPENSSL_IS_BORINGSSL
+inline constexpr bool kBoringSsl = true;
+#else
+inline constexpr bool kBoringSsl = false;
+#endif
+
+// "OpenSSL 3.0.19 27 Jan 2026", or "BoringSSL (API 17)".
 inline std::string library_version() {
+#ifdef OPENSSL_IS_BORINGSSL
+  return "BoringSSL (API " + std::to_string(BORINGSSL_API_VERSION) + ")";
+#else
   return OpenSSL_version(OPENSSL_VERSION);
+#endif
+}
+
+// The reason of an error code, in OpenSSL's words ("certificate verify
+// failed"); BoringSSL's reasons (CERTIFICATE_VERIFY_FAILED) are turned into
+// the same form, so that messages read the same with either library.
+inline std::string reason_text(decltype(ERR_get_error()) err) {
+  const char* reason = ERR_reason_error_string(err);
+  if (reason == nullptr) return "unknown TLS library error";
+  std::string text = reason;
+  if (kBoringSsl) {
+    for (char& c : text)
+      c = c == '_' ? ' ' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return text;
 }
 
 // Read-ahead lets the library pull as many records as fit into one buffer of
 // `bytes` with one read(2), instead of one record header and body at a time.
-inline void set_read_ahead(SSL_CTX* ctx, std::size_t bytes) {
+// BoringSSL sizes its read buffer itself and has no such setting.
+inline void set_read_ahead([[maybe_unused]] SSL_CTX* ctx, [[maybe_unused]] std::size_t bytes) {
+#ifndef OPENSSL_IS_BORINGSSL
   if (bytes == 0) return;
   SSL_CTX_set_read_ahead(ctx, 1);
   SSL_CTX_set_default_read_buffer_len(ctx, bytes);
+#endif
 }
 
 // True when the error on the queue means the peer closed the TCP connection
-// without sending close_notify (OpenSSL 3 reports it as SSL_ERROR_SSL).
-inline bool is_unexpected_eof(unsigned long err) {
+// without sending close_notify. OpenSSL 3 reports it as SSL_ERROR_SSL with
+// this reason; BoringSSL as SSL_ERROR_SYSCALL with an empty queue, which the
+// caller handles.
+inline bool is_unexpected_eof([[maybe_unused]] unsigned long err) {
+#ifdef OPENSSL_IS_BORINGSSL
+  return false;
+#else
   return ERR_GET_LIB(err) == ERR_LIB_SSL && ERR_GET_REASON(err) == SSL_R_UNEXPECTED_EOF_WHILE_READING;
+#endif
 }
 
-// Sends `host` as Server Name Indication (OpenSSL's call is a macro with a C cast).
+// Sends `host` as Server Name Indication.
 inline void set_server_name(SSL* ssl, const char* host) {
+#ifdef OPENSSL_IS_BORINGSSL
+  SSL_set_tlsext_host_name(ssl, host);
+#else
+  // OpenSSL's call is a macro with a C cast.
   SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name, const_cast<char*>(host));
+#endif
 }
 
 // The names --groups takes, for the library's own names of the same groups.
@@ -56,34 +100,88 @@ inline std::string friendly_group_name(const std::string& name) {
 
 // Name of the negotiated key exchange group ("X25519"), or "" if none.
 inline std::string negotiated_group(SSL* ssl) {
+#ifdef OPENSSL_IS_BORINGSSL
+  const uint16_t id = SSL_get_curve_id(ssl);
+  const char* name = id != 0 ? SSL_get_curve_name(id) : nullptr;
+  return name != nullptr ? friendly_group_name(name) : std::string{};
+#else
   const auto nid = static_cast<int>(SSL_get_negotiated_group(ssl));
   if (nid == 0 || nid == NID_undef) return {};
   const char* name = SSL_group_to_name(ssl, nid);
   return name != nullptr ? friendly_group_name(name) : std::string{};
+#endif
 }
 
-// TLS 1.3 suites, colon-separated. Throws tlscmp::Error if none is known.
-inline void set_tls13_suites(SSL_CTX* ctx, const std::string& suites) {
+// TLS 1.3 suites, colon-separated. Throws tlscmp::Error if none is known, or
+// (BoringSSL) because the library picks TLS 1.3 suites itself.
+inline void set_tls13_suites([[maybe_unused]] SSL_CTX* ctx, const std::string& suites) {
+#ifdef OPENSSL_IS_BORINGSSL
+  throw Error("BoringSSL chooses TLS 1.3 suites itself; '" + suites + "' can be chosen only with OpenSSL");
+#else
   if (SSL_CTX_set_ciphersuites(ctx, suites.c_str()) != 1) {
     ERR_clear_error();
     throw Error("unknown TLS 1.3 cipher suite '" + suites + "'");
   }
+#endif
 }
 
 // Key exchange groups, colon-separated ("X25519:P-256"); false if one is unknown.
 inline bool set_groups(SSL_CTX* ctx, const std::string& groups) {
+#ifdef OPENSSL_IS_BORINGSSL
+  return SSL_CTX_set1_curves_list(ctx, groups.c_str()) == 1;
+#else
   return SSL_CTX_set1_groups_list(ctx, groups.c_str()) == 1;
+#endif
+}
+
+// Lets the peer's certificate be Ed25519: OpenSSL accepts it by default,
+// BoringSSL only when its list of signature algorithms says so.
+inline void accept_ed25519([[maybe_unused]] SSL_CTX* ctx) {
+#ifdef OPENSSL_IS_BORINGSSL
+  static constexpr uint16_t kAlgorithms[] = {
+      SSL_SIGN_ECDSA_SECP256R1_SHA256, SSL_SIGN_RSA_PSS_RSAE_SHA256, SSL_SIGN_RSA_PKCS1_SHA256,
+      SSL_SIGN_ECDSA_SECP384R1_SHA384, SSL_SIGN_RSA_PSS_RSAE_SHA384, SSL_SIGN_RSA_PKCS1_SHA384,
+      SSL_SIGN_RSA_PSS_RSAE_SHA512,    SSL_SIGN_RSA_PKCS1_SHA512,    SSL_SIGN_ED25519};
+  SSL_CTX_set_verify_algorithm_prefs(ctx, kAlgorithms, sizeof kAlgorithms / sizeof kAlgorithms[0]);
+#endif
 }
 
 // Asks for kernel TLS: the library hands the record layer to the kernel after
-// the handshake where the kernel can take it, and stays in user space where not.
-inline void enable_ktls(SSL_CTX* ctx) { SSL_CTX_set_options(ctx, SSL_OP_ENABLE_KTLS); }
+// the handshake where the kernel can take it, and stays in user space where
+// not. BoringSSL has no kTLS: it always stays in user space.
+inline void enable_ktls([[maybe_unused]] SSL_CTX* ctx) {
+#ifndef OPENSSL_IS_BORINGSSL
+  SSL_CTX_set_options(ctx, SSL_OP_ENABLE_KTLS);
+#endif
+}
 
 // Whether the kernel took over sending and receiving on this connection.
-inline bool ktls_send(SSL* ssl) { return BIO_get_ktls_send(SSL_get_wbio(ssl)) != 0; }
-inline bool ktls_receive(SSL* ssl) { return BIO_get_ktls_recv(SSL_get_rbio(ssl)) != 0; }
+inline bool ktls_send([[maybe_unused]] SSL* ssl) {
+#ifdef OPENSSL_IS_BORINGSSL
+  return false;
+#else
+  return BIO_get_ktls_send(SSL_get_wbio(ssl)) != 0;
+#endif
+}
+inline bool ktls_receive([[maybe_unused]] SSL* ssl) {
+#ifdef OPENSSL_IS_BORINGSSL
+  return false;
+#else
+  return BIO_get_ktls_recv(SSL_get_rbio(ssl)) != 0;
+#endif
+}
 
-// The protocol versions a context allows; 0 from the library means "the highest it has".
+// The protocol versions a context allows (TLS1_2_VERSION, TLS1_3_VERSION).
+inline void set_version_range(SSL_CTX* ctx, int low, int high) {
+#ifdef OPENSSL_IS_BORINGSSL
+  SSL_CTX_set_min_proto_version(ctx, static_cast<uint16_t>(low));
+  SSL_CTX_set_max_proto_version(ctx, static_cast<uint16_t>(high));
+#else
+  SSL_CTX_set_min_proto_version(ctx, low);
+  SSL_CTX_set_max_proto_version(ctx, high);
+#endif
+}
+// 0 from the library means "the highest it has".
 inline int min_version(SSL_CTX* ctx) {
   const auto v = static_cast<int>(SSL_CTX_get_min_proto_version(ctx));
   return v != 0 ? v : TLS1_2_VERSION;
@@ -97,60 +195,123 @@ inline int max_version(SSL_CTX* ctx) {
 inline std::vector<std::string> cipher_names(SSL_CTX* ctx) {
   std::vector<std::string> names;
   STACK_OF(SSL_CIPHER)* ciphers = SSL_CTX_get_ciphers(ctx);
-  for (int i = 0; ciphers != nullptr && i < sk_SSL_CIPHER_num(ciphers); ++i) {
-    names.emplace_back(SSL_CIPHER_get_name(sk_SSL_CIPHER_value(ciphers, i)));
+  const auto count = ciphers != nullptr ? static_cast<std::size_t>(sk_SSL_CIPHER_num(ciphers)) : 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    names.emplace_back(SSL_CIPHER_get_name(
+        sk_SSL_CIPHER_value(ciphers, static_cast<decltype(sk_SSL_CIPHER_num(ciphers))>(i))));
   }
   return names;
 }
 
-// The peer's certificate (not owned), or nullptr.
-inline X509* peer_certificate(SSL* ssl) { return SSL_get0_peer_certificate(ssl); }
+// Caps the plaintext of each record sent.
+inline void set_max_send_fragment(SSL* ssl, std::size_t bytes) {
+#ifdef OPENSSL_IS_BORINGSSL
+  SSL_set_max_send_fragment(ssl, bytes);
+#else
+  SSL_set_max_send_fragment(ssl, static_cast<long>(bytes));
+#endif
+}
 
-// A fresh private key of `type` (the caller owns it), or nullptr.
+// Owners of objects the two libraries hand out differently.
+struct X509Free {
+  void operator()(X509* x) const { X509_free(x); }
+};
+struct PkeyFree {
+  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
+};
+using OwnedX509 = std::unique_ptr<X509, X509Free>;
+using OwnedPkey = std::unique_ptr<EVP_PKEY, PkeyFree>;
+
+// The peer's certificate, or nullptr.
+inline OwnedX509 peer_certificate(SSL* ssl) {
+#ifdef OPENSSL_IS_BORINGSSL
+  return OwnedX509(SSL_get_peer_certificate(ssl));
+#else
+  return OwnedX509(SSL_get1_peer_certificate(ssl));
+#endif
+}
+
+inline int key_id(const EVP_PKEY* key) {
+#ifdef OPENSSL_IS_BORINGSSL
+  return EVP_PKEY_id(key);
+#else
+  return EVP_PKEY_get_base_id(key);
+#endif
+}
+
+// A fresh private key of `type` (the caller owns it), or nullptr. Through
+// EVP_PKEY_CTX, which both libraries have.
 inline EVP_PKEY* generate_key(KeyType type) {
+  int id = EVP_PKEY_EC;
+  if (type == KeyType::rsa_2048 || type == KeyType::rsa_3072 || type == KeyType::rsa_4096) id = EVP_PKEY_RSA;
+  if (type == KeyType::ed25519) id = EVP_PKEY_ED25519;
+  std::unique_ptr<EVP_PKEY_CTX, void (*)(EVP_PKEY_CTX*)> ctx(EVP_PKEY_CTX_new_id(id, nullptr),
+                                                             EVP_PKEY_CTX_free);
+  if (!ctx || EVP_PKEY_keygen_init(ctx.get()) != 1) return nullptr;
+  int ok = 1;
   switch (type) {
     case KeyType::rsa_2048:
-      return EVP_RSA_gen(2048);
+      ok = EVP_PKEY_CTX_set_rsa_keygen_bits(ctx.get(), 2048);
+      break;
     case KeyType::rsa_3072:
-      return EVP_RSA_gen(3072);
+      ok = EVP_PKEY_CTX_set_rsa_keygen_bits(ctx.get(), 3072);
+      break;
     case KeyType::rsa_4096:
-      return EVP_RSA_gen(4096);
+      ok = EVP_PKEY_CTX_set_rsa_keygen_bits(ctx.get(), 4096);
+      break;
     case KeyType::ecdsa_p256:
-      return EVP_EC_gen("P-256");
+      ok = EVP_PKEY_CTX_set_ec_paramgen_curve_nid(ctx.get(), NID_X9_62_prime256v1);
+      break;
     case KeyType::ecdsa_p384:
-      return EVP_EC_gen("P-384");
+      ok = EVP_PKEY_CTX_set_ec_paramgen_curve_nid(ctx.get(), NID_secp384r1);
+      break;
     case KeyType::ed25519:
-      return EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519");
+      break;
   }
-  return nullptr;
+  EVP_PKEY* key = nullptr;
+  if (ok != 1 || EVP_PKEY_keygen(ctx.get(), &key) != 1) return nullptr;
+  return key;
 }
 
 // The digest to sign certificates with: SHA-256, or none for Ed25519, which hashes by itself.
 inline const EVP_MD* signing_digest(EVP_PKEY* key) {
-  return EVP_PKEY_get_base_id(key) == EVP_PKEY_ED25519 ? nullptr : EVP_sha256();
+  return key_id(key) == EVP_PKEY_ED25519 ? nullptr : EVP_sha256();
 }
 
 // "ECDSA P-256", "RSA 2048", "Ed25519": a public key as a person would name it.
 inline std::string key_type_name(EVP_PKEY* key) {
   if (key == nullptr) return {};
-  switch (EVP_PKEY_get_base_id(key)) {
+  switch (key_id(key)) {
     case EVP_PKEY_EC: {
+#ifdef OPENSSL_IS_BORINGSSL
+      const EC_KEY* ec = EVP_PKEY_get0_EC_KEY(key);
+      const int nid = ec != nullptr ? EC_GROUP_get_curve_name(EC_KEY_get0_group(ec)) : NID_undef;
+      const std::string name = nid != NID_undef ? OBJ_nid2sn(nid) : "?";
+#else
       char group[64] = {};
       std::size_t len = 0;
       EVP_PKEY_get_group_name(key, group, sizeof group, &len);
       const std::string name = group;
-      if (name == "prime256v1") return "ECDSA P-256";
-      if (name == "secp384r1") return "ECDSA P-384";
-      if (name == "secp521r1") return "ECDSA P-521";
+#endif
+      if (name == "prime256v1" || name == "P-256") return "ECDSA P-256";
+      if (name == "secp384r1" || name == "P-384") return "ECDSA P-384";
+      if (name == "secp521r1" || name == "P-521") return "ECDSA P-521";
       return "ECDSA " + name;
     }
     case EVP_PKEY_RSA:
-      return "RSA " + std::to_string(EVP_PKEY_get_bits(key));
+      return "RSA " + std::to_string(EVP_PKEY_bits(key));
     case EVP_PKEY_ED25519:
       return "Ed25519";
     default:
-      return OBJ_nid2sn(EVP_PKEY_get_base_id(key));
+      return OBJ_nid2sn(key_id(key));
   }
+}
+
+// The key type of a certificate's public key.
+inline std::string certificate_key_type(X509* cert) {
+  if (cert == nullptr) return {};
+  const OwnedPkey key(X509_get_pubkey(cert));  // a new reference in both libraries
+  return key_type_name(key.get());
 }
 
 }  // namespace tlscmp::tls::compat

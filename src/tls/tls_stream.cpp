@@ -20,7 +20,9 @@ int clamp_len(std::size_t n) {
 
 }  // namespace
 
-TlsStream::TlsStream(UniqueFd fd, ssl_st* ssl) : Stream(std::move(fd)), ssl_(ssl) {}
+TlsStream::TlsStream(UniqueFd fd, ssl_st* ssl) : Stream(std::move(fd)), ssl_(ssl) {
+  SSL_set_app_data(ssl_, this);  // for callbacks that need the stream
+}
 
 TlsStream::~TlsStream() {
   SSL_free(ssl_);
@@ -50,8 +52,9 @@ std::error_code TlsStream::handle_failure(int ret) {
         return TransportErrc::truncated;
       }
       error_detail_ = take_error_reason();
+      // Blame the certificate only where it was checked and found wanting.
       const long verify = SSL_get_verify_result(ssl_);
-      if (verify != X509_V_OK) {
+      if ((SSL_get_verify_mode(ssl_) & SSL_VERIFY_PEER) != 0 && verify != X509_V_OK) {
         error_detail_ =
             fmt::format("certificate verification failed: {}", X509_verify_cert_error_string(verify));
       }
@@ -83,16 +86,10 @@ SessionInfo TlsStream::session_info() const {
   if (const SSL_CIPHER* cipher = SSL_get_current_cipher(ssl_)) info.cipher = SSL_CIPHER_get_name(cipher);
   info.group = compat::negotiated_group(ssl_);
   const bool server = SSL_is_server(ssl_) != 0;
-  if (X509* cert = server ? SSL_get_certificate(ssl_) : compat::peer_certificate(ssl_)) {
-    info.certificate_key_type = compat::key_type_name(X509_get0_pubkey(cert));
-  }
-  if (server) {
-    if (X509* client = compat::peer_certificate(ssl_)) {
-      info.client_certificate_key_type = compat::key_type_name(X509_get0_pubkey(client));
-    }
-  } else if (X509* own = SSL_get_certificate(ssl_)) {
-    info.client_certificate_key_type = compat::key_type_name(X509_get0_pubkey(own));
-  }
+  const compat::OwnedX509 peer = compat::peer_certificate(ssl_);
+  X509* own = SSL_get_certificate(ssl_);
+  info.certificate_key_type = compat::certificate_key_type(server ? own : peer.get());
+  info.client_certificate_key_type = compat::certificate_key_type(server ? peer.get() : own);
   info.resumed = SSL_session_reused(ssl_) != 0;
   info.ktls_send = compat::ktls_send(ssl_);
   info.ktls_receive = compat::ktls_receive(ssl_);
@@ -107,18 +104,22 @@ Session Session::adopt(ssl_session_st* session) {
   return s;
 }
 
-Session TlsStream::session() const { return Session::adopt(SSL_get1_session(ssl_)); }
+Session TlsStream::session() const {
+  // In TLS 1.3 a session is resumable only once a ticket arrived, which the
+  // new-session callback reports; SSL_get1_session is what TLS 1.2 has.
+  return latest_session_ ? latest_session_ : Session::adopt(SSL_get1_session(ssl_));
+}
 
 bool TlsStream::certificate_requested() const {
-  const STACK_OF(X509_NAME)* names = SSL_get_client_CA_list(ssl_);
-  return names != nullptr && sk_X509_NAME_num(names) > 0;
+  return certificate_requested_;
 }
 
 void TlsStream::set_max_record_size(std::size_t bytes) {
-  SSL_set_max_send_fragment(ssl_, static_cast<long>(bytes));
+  compat::set_max_send_fragment(ssl_, bytes);
 }
 
 VerifyFailure TlsStream::verify_failure() const {
+  if ((SSL_get_verify_mode(ssl_) & SSL_VERIFY_PEER) == 0) return VerifyFailure::none;
   switch (SSL_get_verify_result(ssl_)) {
     case X509_V_OK:
       return VerifyFailure::none;

@@ -58,6 +58,10 @@ class TlsStream final : public Stream {
   // Client side, after the handshake and a first read (which takes in TLS 1.3
   // session tickets): the session to resume next time, or an empty one.
   Session session() const;
+  // For the context's new-session callback: a resumable session arrived.
+  void keep_session(Session session) { latest_session_ = std::move(session); }
+  // For the context's certificate callback: the server asked for a client certificate.
+  void note_certificate_request() { certificate_requested_ = true; }
   // Caps the plaintext of each record this side sends (512..16384 bytes).
   void set_max_record_size(std::size_t bytes);
 
@@ -72,6 +76,8 @@ class TlsStream final : public Stream {
   std::error_code handle_failure(int ret);
 
   ssl_st* ssl_;
+  Session latest_session_;  // the newest resumable session the server gave us
+  bool certificate_requested_ = false;
 };
 
 }  // namespace tlscmp::tls

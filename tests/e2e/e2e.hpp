@@ -28,6 +28,17 @@ inline nlohmann::json client_json(std::vector<std::string> args) {
   return nlohmann::json::parse(r.out);
 }
 
+// Whether the binary under test is built against BoringSSL, which cannot
+// choose TLS 1.3 suites and has no kTLS.
+inline bool boringssl_build() {
+  static const bool boringssl = [] {
+    const ProcessResult r =
+        run_process({tlscmp_binary(), "client", "-n", "1", "--repeat", "1", "--mode", "tcp", "-J"});
+    return r.out.find("\"tls_library\": \"BoringSSL") != std::string::npos;
+  }();
+  return boringssl;
+}
+
 inline bool is_one_line(const std::string& text) {
   return !text.empty() && text.find('\n') == text.size() - 1;
 }
