@@ -40,6 +40,10 @@ std::string tlscmp_binary() {
   return TLSCMP_BINARY;
 }
 
+std::string peer_binary() {
+  return TLSCMP_PEER_BINARY;
+}
+
 ProcessResult run_process(const std::vector<std::string>& args, std::chrono::seconds timeout) {
   int out_pipe[2];
   int err_pipe[2];
@@ -166,8 +170,9 @@ bool BackgroundProcess::wait_for_log(const std::string& text, std::chrono::milli
   return log().find(text) != std::string::npos;
 }
 
-ServerProcess::ServerProcess(const std::vector<std::string>& extra_args, const std::string& bind) {
-  std::vector<std::string> args{tlscmp_binary(), "server", "-p", "0", "--bind", bind};
+ServerProcess::ServerProcess(const std::vector<std::string>& extra_args, const std::string& bind,
+                             const std::string& binary) {
+  std::vector<std::string> args{binary, "server", "-p", "0", "--bind", bind};
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   process_ = std::make_unique<BackgroundProcess>(args, dir_.path() / "server.log");
   if (!process_->wait_for_log("listening on")) {

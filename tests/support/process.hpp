@@ -13,6 +13,11 @@
 
 namespace tlscmp::test {
 
+// The tlscmp under test, and (for cross-library tests) a tlscmp built
+// against the other TLS library, or "" when there is none.
+std::string tlscmp_binary();
+std::string peer_binary();
+
 struct ProcessResult {
   int exit_code = -1;  // -1 if killed by a signal or the timeout
   std::string out;
@@ -66,8 +71,8 @@ class BackgroundProcess {
 // `tlscmp server -p 0` with the given extra arguments, started and listening.
 class ServerProcess {
  public:
-  explicit ServerProcess(const std::vector<std::string>& extra_args = {},
-                         const std::string& bind = "127.0.0.1");
+  explicit ServerProcess(const std::vector<std::string>& extra_args = {}, const std::string& bind = "127.0.0.1",
+                         const std::string& binary = tlscmp_binary());
   std::uint16_t port() const { return port_; }
   std::string port_text() const { return std::to_string(port_); }
   BackgroundProcess& process() { return *process_; }
@@ -80,8 +85,6 @@ class ServerProcess {
   std::unique_ptr<BackgroundProcess> process_;
   std::uint16_t port_ = 0;
 };
-
-std::string tlscmp_binary();
 
 // A raw TCP connection to 127.0.0.1:port, for playing a broken or hostile peer.
 class RawConnection {
