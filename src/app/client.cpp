@@ -60,17 +60,25 @@ class EmbeddedServer {
   std::thread thread_;
 };
 
-// Opens the control connection of a test and sends its request; returns the
-// server's answer.
+// Starts a test on its control connection: sends the request, returns the
+// server's answer and notes the server's environment.
 protocol::TestAccept start_test(TcpStream& control, const protocol::TestRequest& request,
-                                const Timeouts& timeouts) {
+                                const Timeouts& timeouts, measure::Environment& environment) {
   set_nodelay(control.native_handle(), true);
   control.set_deadline(Deadline::after(timeouts.control));
   std::error_code ec;
   control.write_all(protocol::encode_preamble(protocol::ConnectionKind::control), ec);
   if (ec) throw Error(fmt::format("cannot talk to the server: {}", describe(ec)));
   send_message(control, request, "the test request");
-  return receive<protocol::TestAccept>(control, "the server's answer");
+  protocol::TestAccept accept = receive<protocol::TestAccept>(control, "the server's answer");
+  // The server's half of the environment, as it reported itself.
+  environment.server_version = accept.server_version;
+  environment.server_tls_library = accept.tls_library;
+  environment.server_cpu_model = accept.cpu_model;
+  environment.server_cpu_features = accept.cpu_features;
+  environment.server_kernel = accept.kernel;
+  environment.server_tls_ulps = accept.tls_ulps;
+  return accept;
 }
 
 // One test on its own control connection: parameters, data connection,
@@ -219,14 +227,8 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
   TcpStream control(connect_tcp(config_.host, config_.port, Deadline::after(timeouts.connect)));
   const InterruptWatch::Guard control_guard(interrupt_, control.native_handle());
   const protocol::TestRequest test = request();
-  accept_ = start_test(control, test, timeouts);
+  accept_ = start_test(control, test, timeouts, environment);
   const protocol::TestAccept& accept = accept_;
-  environment.server_tls_ulps = accept.tls_ulps;
-  environment.server_version = accept.server_version;
-  environment.server_tls_library = accept.tls_library;
-  environment.server_cpu_model = accept.cpu_model;
-  environment.server_cpu_features = accept.cpu_features;
-  environment.server_kernel = accept.kernel;
 
   measure::RunResult result;
   result.mode = mode_;
@@ -319,13 +321,7 @@ measure::HandshakeResults run_handshake_test(const ClientConfig& config, const t
   request.chunk_bytes = 1;
   request.handshakes = static_cast<std::uint32_t>(2 * config.handshakes);
   request.client_version = kVersion;
-  const protocol::TestAccept accept = start_test(control, request, timeouts);
-  environment.server_version = accept.server_version;
-  environment.server_tls_library = accept.tls_library;
-  environment.server_cpu_model = accept.cpu_model;
-  environment.server_cpu_features = accept.cpu_features;
-  environment.server_kernel = accept.kernel;
-  environment.server_tls_ulps = accept.tls_ulps;
+  const protocol::TestAccept accept = start_test(control, request, timeouts, environment);
 
   measure::HandshakeResults results;
   results.requested = config.handshakes;
