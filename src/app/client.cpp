@@ -66,10 +66,14 @@ protocol::TestAccept start_test(TcpStream& control, const protocol::TestRequest&
                                 const Timeouts& timeouts, measure::Environment& environment) {
   set_nodelay(control.native_handle(), true);
   control.set_deadline(Deadline::after(timeouts.control));
-  std::error_code ec;
-  control.write_all(protocol::encode_preamble(protocol::ConnectionKind::control), ec);
-  if (ec) throw Error(fmt::format("cannot talk to the server: {}", describe(ec)));
+  send_preamble(control, protocol::ConnectionKind::control);
   send_message(control, request, "the test request");
+  // The server's preamble comes first: a server of another protocol version says which.
+  const protocol::PreambleInfo server = receive_preamble(control, "the server's answer");
+  if (server.version != protocol::kVersion) {
+    throw Error(fmt::format("the server speaks tlscmp protocol version {}, this client speaks version {}",
+                            server.version, protocol::kVersion));
+  }
   protocol::TestAccept accept = receive<protocol::TestAccept>(control, "the server's answer");
   // The server's half of the environment, as it reported itself.
   environment.server_version = accept.server_version;

@@ -40,6 +40,11 @@ struct ServerConfig {
   bool require_client_cert = false;  // mutual TLS
   Timeouts timeouts;
   int max_connections = 256;  // connections handled at once; more are closed at once
+  // Caps on what one client may ask for; a test over a cap is refused with the reason.
+  std::uint64_t max_bytes = std::uint64_t{1} << 40;   // --max-bytes: a test's payload (1 TiB)
+  std::chrono::milliseconds max_duration{3'600'000};  // --max-duration: a test's transfer (1 h)
+  int max_clients = 32;                               // --max-clients: tests running at once
+  std::chrono::milliseconds shutdown_grace{10'000};   // SIGTERM: how long running tests may finish
 };
 
 struct ClientConfig {

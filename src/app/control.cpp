@@ -37,12 +37,18 @@ protocol::Message receive_message(Stream& stream, const char* what) {
   return protocol::decode(body);
 }
 
-protocol::ConnectionKind receive_preamble(Stream& stream) {
+void send_preamble(Stream& stream, protocol::ConnectionKind kind) {
+  std::error_code ec;
+  stream.write_all(protocol::encode_preamble(kind), ec);
+  if (ec) io_failure(stream, ec, "sending", "the connection preamble");
+}
+
+protocol::PreambleInfo receive_preamble(Stream& stream, const char* what) {
   protocol::Preamble preamble{};
   std::error_code ec;
   stream.read_exact(preamble, ec);
-  if (ec) io_failure(stream, ec, "receiving", "the connection preamble");
-  return protocol::decode_preamble(preamble);
+  if (ec) io_failure(stream, ec, "receiving", what);
+  return protocol::parse_preamble(preamble);
 }
 
 }  // namespace tlscmp::app

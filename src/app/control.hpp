@@ -20,11 +20,16 @@ template <typename T>
 T receive(Stream& stream, const char* what) {
   protocol::Message message = receive_message(stream, what);
   if (auto* m = std::get_if<T>(&message)) return std::move(*m);
-  if (auto* refusal = std::get_if<protocol::Refusal>(&message)) throw Error(refusal->reason);
+  if (auto* refusal = std::get_if<protocol::Refusal>(&message)) throw Error("refused: " + refusal->reason);
   throw protocol::ProtocolError(std::string("unexpected message instead of ") + what);
 }
 
-// Reads and checks the 8-byte connection preamble.
-protocol::ConnectionKind receive_preamble(Stream& stream);
+// Writes this build's 8-byte preamble for a connection of `kind`.
+void send_preamble(Stream& stream, protocol::ConnectionKind kind);
+
+// Reads the 8-byte connection preamble; throws ProtocolError if it is not
+// tlscmp's. The version is not judged here: see protocol::check_version.
+// `what` names the exchange for messages ("the server's answer").
+protocol::PreambleInfo receive_preamble(Stream& stream, const char* what = "the connection preamble");
 
 }  // namespace tlscmp::app

@@ -159,7 +159,38 @@ void Server::run(bool handle_signals) {
   io_.run();
   boost::system::error_code ignored;
   acceptor_.close(ignored);
+  finish_running_tests();
   shut_down_connections();
+}
+
+// After SIGTERM: no new connections; running tests may finish within the grace period.
+void Server::finish_running_tests() {
+  pending_.cancel_all();  // no data connection can come any more
+  std::unique_lock lock(mutex_);
+  if (running_tests_ == 0) return;
+  log_.line(fmt::format("waiting up to {} s for {} running tests",
+                        std::chrono::duration<double>(config_.shutdown_grace).count(), running_tests_));
+  if (!idle_.wait_for(lock, config_.shutdown_grace, [&] { return running_tests_ == 0; })) {
+    log_.line(fmt::format("{} tests still running: ending them", running_tests_));
+  }
+}
+
+bool Server::stopping() {
+  std::lock_guard lock(mutex_);
+  return stopping_;
+}
+
+Server::RunningTest::RunningTest(Server& server) : server_(server) {
+  std::lock_guard lock(server_.mutex_);
+  admitted_ = server_.running_tests_ < server_.config_.max_clients;
+  if (admitted_) ++server_.running_tests_;
+}
+
+Server::RunningTest::~RunningTest() {
+  if (!admitted_) return;
+  std::lock_guard lock(server_.mutex_);
+  --server_.running_tests_;
+  server_.idle_.notify_all();
 }
 
 void Server::stop() {
@@ -223,7 +254,14 @@ void Server::handle_connection(int raw_fd) {
         stream->set_deadline(deadline);
       }
 
-      const protocol::ConnectionKind kind = receive_preamble(*stream);
+      const protocol::PreambleInfo preamble = receive_preamble(*stream);
+      if (preamble.version != protocol::kVersion && preamble.kind == protocol::ConnectionKind::control) {
+        // Answer with our own preamble, so that the client can say which versions differ.
+        std::error_code ignored;
+        stream->write_all(protocol::encode_preamble(protocol::ConnectionKind::control), ignored);
+      }
+      protocol::check_version(preamble);
+      const protocol::ConnectionKind kind = preamble.kind;
       if (kind == protocol::ConnectionKind::control) {
         if (stream->is_tls()) throw protocol::ProtocolError("a control connection must be plain TCP");
         serve_control(*stream, peer);
@@ -252,6 +290,9 @@ void Server::handle_connection(int raw_fd) {
 void Server::serve_control(Stream& control, const std::string& peer) {
   const Timeouts& timeouts = config_.timeouts;
   control.set_deadline(Deadline::after(timeouts.control));
+  // Every control session starts with the server's own preamble: a client of
+  // another protocol version learns which one the server speaks.
+  send_preamble(control, protocol::ConnectionKind::control);
   // Tells the client why its test cannot run, then ends the session with that reason.
   auto refuse = [&](const std::string& reason) {
     try {
@@ -267,6 +308,20 @@ void Server::serve_control(Stream& control, const std::string& peer) {
     request = receive<protocol::TestRequest>(control, "the test request");
   } catch (const protocol::ProtocolError& e) {
     refuse(e.what());
+  }
+  // The caps, checked before anything is set up for the test.
+  if (request.bytes > config_.max_bytes) {
+    refuse(fmt::format("the test asks for {} bytes; this server allows at most {} (--max-bytes)",
+                       request.bytes, config_.max_bytes));
+  }
+  if (std::chrono::milliseconds(request.duration_ms) > config_.max_duration) {
+    refuse(fmt::format("the test asks for {} s; this server allows at most {} s (--max-duration)",
+                       static_cast<double>(request.duration_ms) / 1e3,
+                       std::chrono::duration<double>(config_.max_duration).count()));
+  }
+  const RunningTest running(*this);
+  if (!running.admitted()) {
+    refuse(fmt::format("the server is busy: {} tests are running, its --max-clients", config_.max_clients));
   }
   const auto ticket = pending_.open(request.handshakes);
   send_message(control, accept_message(ticket->cookie()), "the test acceptance");
@@ -287,7 +342,7 @@ void Server::serve_control(Stream& control, const std::string& peer) {
                       to_string(request.mode)));
     }
   }
-  if (!data) refuse("no data connection arrived in time");
+  if (!data) refuse(stopping() ? "the server is shutting down" : "no data connection arrived in time");
   if (data->is_tls() != (request.mode == Mode::tls)) {
     refuse(fmt::format("the data connection is {} but the test is {}", data->is_tls() ? "TLS" : "plain TCP",
                        to_string(request.mode)));
@@ -312,7 +367,9 @@ void Server::serve_control(Stream& control, const std::string& peer) {
     if (ec) throw Error(fmt::format("cannot start the transfer: {}", describe(ec, data->error_detail())));
     const Role role = request.direction == Direction::client_to_server ? Role::receiver : Role::sender;
     const tls::SessionInfo before = tls_stream != nullptr ? tls_stream->session_info() : tls::SessionInfo{};
-    mine = run_transfer(*data, transfer_spec(request, role, timeouts.idle));
+    TransferSpec spec = transfer_spec(request, role, timeouts.idle);
+    spec.max_duration = config_.max_duration;
+    mine = run_transfer(*data, spec);
     if (tls_stream != nullptr) add_tls_facts(mine, *tls_stream, before);
   }
   data.reset();

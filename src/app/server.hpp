@@ -45,6 +45,19 @@ class Server {
 
  private:
   class LiveFd;
+  // Counts a test among those running at once, if --max-clients allows.
+  class RunningTest {
+   public:
+    explicit RunningTest(Server& server);
+    ~RunningTest();
+    RunningTest(const RunningTest&) = delete;
+    RunningTest& operator=(const RunningTest&) = delete;
+    bool admitted() const { return admitted_; }
+
+   private:
+    Server& server_;
+    bool admitted_ = false;
+  };
 
   void accept_next();
   void handle_connection(int fd);
@@ -53,6 +66,8 @@ class Server {
   void finish_handshake_test(Stream& control, const std::string& peer, const protocol::TestRequest& request,
                              const PendingTests::Ticket& ticket);
   void shut_down_connections();
+  void finish_running_tests();
+  bool stopping();
   protocol::TestAccept accept_message(const protocol::Cookie& cookie) const;
 
   ServerConfig config_;
@@ -65,6 +80,7 @@ class Server {
   std::mutex mutex_;  // guards the members below
   std::condition_variable idle_;
   int active_connections_ = 0;
+  int running_tests_ = 0;        // control sessions past the --max-clients check
   std::multiset<int> live_fds_;  // sockets of running connections, shut down by stop
   bool stopping_ = false;
 };

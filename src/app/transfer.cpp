@@ -34,7 +34,11 @@ class Clockwork {
     }
     timed_ = spec.bytes == 0;
     stop_ns_ = start_ns + std::chrono::nanoseconds(spec.duration).count();
-    on_ = timed_ || record_ || live_;
+    if (spec.max_duration.count() > 0) {
+      limit_ns_ = start_ns + std::chrono::nanoseconds(spec.max_duration).count();
+      limit_ = spec.max_duration;
+    }
+    on_ = timed_ || record_ || live_ || limit_ns_ != 0;
   }
 
   bool on() const { return on_; }
@@ -49,6 +53,13 @@ class Clockwork {
 
   // Duration mode: has the sender's time run out?
   bool time_is_up(std::int64_t now_ns) const { return timed_ && now_ns >= stop_ns_; }
+
+  // The server's --max-duration: past it, the test fails. Returns the error, or "".
+  std::string past_limit(std::int64_t now_ns) const {
+    if (limit_ns_ == 0 || now_ns < limit_ns_) return {};
+    return fmt::format("the test ran past this server's --max-duration of {} s",
+                       std::chrono::duration<double>(limit_).count());
+  }
 
   void finish(std::int64_t end_ns, std::uint64_t total_bytes, protocol::SideResult& result) {
     if (record_) {
@@ -68,6 +79,8 @@ class Clockwork {
   bool timed_ = false;
   bool on_ = false;
   std::int64_t stop_ns_ = 0;
+  std::int64_t limit_ns_ = 0;
+  std::chrono::milliseconds limit_{0};
 };
 
 // Closes a side's measurement window, opened at `start_ns` and `cpu_start`
@@ -118,6 +131,7 @@ protocol::SideResult send_payload(Stream& stream, const TransferSpec& spec) {
   Clockwork clock(spec, start_ns);
   const bool timed = spec.bytes == 0;
   std::uint64_t sent = 0;
+  std::string over_limit;
   while (timed || sent < spec.bytes) {
     const std::size_t n = !timed && spec.bytes - sent < chunk.size()
                               ? static_cast<std::size_t>(spec.bytes - sent)
@@ -126,11 +140,19 @@ protocol::SideResult send_payload(Stream& stream, const TransferSpec& spec) {
     stream.write_all({chunk.data(), n}, ec);
     if (ec) break;
     sent += n;
-    if (clock.on() && clock.time_is_up(clock.tick(sent))) break;
+    if (clock.on()) {
+      const std::int64_t now = clock.tick(sent);
+      if (clock.time_is_up(now)) break;
+      if (!(over_limit = clock.past_limit(now)).empty()) break;
+    }
   }
   const std::int64_t end_ns = measure::now_ns();
   close_window(result, stream, sent, start_ns, end_ns, cpu_start);
   clock.finish(end_ns, sent, result);
+  if (!over_limit.empty()) {
+    result.error = fmt::format("{} after {} bytes", over_limit, sent);
+    return result;
+  }
   if (ec) {
     result.error = failure(stream, ec, "sending failed", sent, spec.bytes);
     return result;
@@ -159,7 +181,7 @@ protocol::SideResult receive_payload(Stream& stream, const TransferSpec& spec) {
   const bool timed = spec.bytes == 0;
   std::uint64_t received = 0;
   std::int64_t last_byte_ns = start_ns;
-  std::string mismatch;
+  std::string stop_reason;
   while (timed || received < spec.bytes) {
     // Never ask for more than is due, so that any byte beyond it stays unread
     // and is caught below as a protocol violation.
@@ -170,21 +192,24 @@ protocol::SideResult receive_payload(Stream& stream, const TransferSpec& spec) {
     if (ec) break;
     if (pattern) {
       if (const auto bad = pattern->first_mismatch({buffer.data(), n}, received)) {
-        mismatch = fmt::format("payload mismatch: byte {} differs from the --verify pattern", *bad);
+        stop_reason = fmt::format("payload mismatch: byte {} differs from the --verify pattern", *bad);
         received += n;
         break;
       }
     }
     received += n;
-    if (clock.on()) last_byte_ns = clock.tick(received);
+    if (clock.on()) {
+      last_byte_ns = clock.tick(received);
+      if (!(stop_reason = clock.past_limit(last_byte_ns)).empty()) break;
+    }
   }
   // In duration mode the end of stream is the normal end, and the last byte
   // came with the last read; otherwise the loop ended with it.
   const std::int64_t end_ns = timed ? last_byte_ns : measure::now_ns();
   close_window(result, stream, received, start_ns, end_ns, cpu_start);
   clock.finish(end_ns, received, result);
-  if (!mismatch.empty()) {
-    result.error = mismatch;
+  if (!stop_reason.empty()) {  // a --verify mismatch, or past the server's --max-duration
+    result.error = fmt::format("{} after {} bytes", stop_reason, received);
     return result;
   }
   if (timed) {

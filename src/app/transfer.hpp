@@ -31,6 +31,7 @@ struct TransferSpec {
   std::chrono::milliseconds idle_timeout{30'000};
   std::chrono::milliseconds interval{0};          // receiver: record intervals this long (0: none)
   std::optional<std::uint64_t> verify_seed;       // payload from this pattern, checked by the receiver
+  std::chrono::milliseconds max_duration{0};      // the server's --max-duration: past it the test fails
   measure::TransferObserver* observer = nullptr;  // may be null
 };
 

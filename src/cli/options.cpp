@@ -104,6 +104,10 @@ struct ServerFlags {
   tls::Policy tls_policy;
   std::string client_ca_file;
   bool require_client_cert = false;
+  std::string max_bytes = "1T";
+  double max_duration_s = 3600;
+  int max_clients = 32;
+  double shutdown_grace_s = 10;
   TimeoutFlags timeouts;
 };
 
@@ -143,6 +147,19 @@ void add_server_command(CLI::App& app, ServerFlags& flags) {
   cmd->add_flag("--require-client-cert", flags.require_client_cert,
                 "Mutual TLS: refuse TLS clients without a certificate from --ca")
       ->needs(ca);
+  cmd->add_option("--max-bytes", flags.max_bytes, "Largest payload a test may ask for (K, M, G, T suffixes)")
+      ->capture_default_str();
+  cmd->add_option("--max-duration", flags.max_duration_s,
+                  "Seconds a test's transfer may last, asked for or not")
+      ->check(CLI::Range(0.001, kMaxSeconds))
+      ->capture_default_str();
+  cmd->add_option("--max-clients", flags.max_clients, "Tests running at once; more are refused as busy")
+      ->check(CLI::Range(1, 10'000))
+      ->capture_default_str();
+  cmd->add_option("--shutdown-grace", flags.shutdown_grace_s,
+                  "After SIGINT/SIGTERM: seconds running tests may take to finish")
+      ->check(CLI::Range(0.0, kMaxTimeoutS))
+      ->capture_default_str();
   add_timeout_flags(cmd, flags.timeouts);
 }
 
@@ -286,6 +303,13 @@ Command parse_command_line(int argc, const char* const* argv) {
     config.tls_policy = server_flags.tls_policy;
     config.client_ca_file = server_flags.client_ca_file;
     config.require_client_cert = server_flags.require_client_cert;
+    config.max_bytes = parse_size(server_flags.max_bytes, "--max-bytes", 1, protocol::kMaxTestBytes);
+    config.max_duration = milliseconds_of(server_flags.max_duration_s);
+    config.max_clients = server_flags.max_clients;
+    config.shutdown_grace = milliseconds_of(server_flags.shutdown_grace_s);
+    // More connections than tests at once: a test has a control and a data
+    // connection, and strangers may knock meanwhile.
+    config.max_connections = std::max(256, 4 * server_flags.max_clients);
     return config;
   }
   if (app.got_subcommand("client")) return to_client_command(client_flags);

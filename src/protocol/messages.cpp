@@ -286,22 +286,31 @@ Preamble encode_preamble(ConnectionKind kind) {
   return p;
 }
 
-ConnectionKind decode_preamble(std::span<const std::byte, kPreambleBytes> bytes) {
+PreambleInfo parse_preamble(std::span<const std::byte, kPreambleBytes> bytes) {
   if (std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
     throw ProtocolError(fmt::format("not a tlscmp peer (it sent \"{}\")", printable(bytes)));
   }
   const auto kind = static_cast<std::uint8_t>(bytes[6]);
-  const auto version = static_cast<std::uint8_t>(bytes[7]);
-  if (version != kVersion) {
-    throw ProtocolError(fmt::format(
-        "the peer speaks tlscmp protocol version {}, this build speaks version {}", version, kVersion));
-  }
   if (kind != static_cast<std::uint8_t>(ConnectionKind::control) &&
       kind != static_cast<std::uint8_t>(ConnectionKind::data) &&
       kind != static_cast<std::uint8_t>(ConnectionKind::handshake)) {
     throw ProtocolError(fmt::format("unknown connection kind {:#04x}", kind));
   }
-  return static_cast<ConnectionKind>(kind);
+  return {static_cast<ConnectionKind>(kind), static_cast<std::uint8_t>(bytes[7])};
+}
+
+void check_version(const PreambleInfo& preamble) {
+  if (preamble.version != kVersion) {
+    throw ProtocolError(
+        fmt::format("the peer speaks tlscmp protocol version {}, this build speaks version {}",
+                    preamble.version, kVersion));
+  }
+}
+
+ConnectionKind decode_preamble(std::span<const std::byte, kPreambleBytes> bytes) {
+  const PreambleInfo info = parse_preamble(bytes);
+  check_version(info);
+  return info.kind;
 }
 
 std::vector<std::byte> encode(const Message& message) {

@@ -117,8 +117,18 @@ struct SideResult {
 
 using Message = std::variant<TestRequest, TestAccept, Refusal, SideResult>;
 
+// What a preamble says; the version may be another than ours.
+struct PreambleInfo {
+  ConnectionKind kind = ConnectionKind::control;
+  std::uint8_t version = kVersion;
+};
+
 Preamble encode_preamble(ConnectionKind kind);
-// Throws ProtocolError: not tlscmp, an unknown kind, or another protocol version.
+// Throws ProtocolError: not tlscmp, or an unknown kind. Any version passes.
+PreambleInfo parse_preamble(std::span<const std::byte, kPreambleBytes> bytes);
+// Throws ProtocolError for another protocol version, naming both.
+void check_version(const PreambleInfo& preamble);
+// parse_preamble and check_version in one.
 ConnectionKind decode_preamble(std::span<const std::byte, kPreambleBytes> bytes);
 
 // A whole frame: length header and JSON body.

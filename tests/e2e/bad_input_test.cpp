@@ -82,21 +82,40 @@ TEST_CASE("a server that closes early fails the run with a clear line") {
   expect_failure(r, 1, "the server's answer");
 }
 
-TEST_CASE("a server that answers with garbage fails the run") {
+namespace {
+
+// A one-connection fake server: takes what the client sends, answers `reply`.
+ProcessResult client_against(const std::string& reply) {
   Listener fake;
   std::thread server([&] {
     const int fd = fake.accept(std::chrono::seconds(10));
     if (fd < 0) return;
     char buf[256];
     (void)::recv(fd, buf, sizeof buf, 0);
-    const char reply[] = "\x00\x00\x00\x05hello";
-    (void)::send(fd, reply, sizeof reply - 1, MSG_NOSIGNAL);
+    (void)::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL);
     (void)::recv(fd, buf, sizeof buf, 0);
     ::close(fd);
   });
-  const ProcessResult r = run_tlscmp({"client", "127.0.0.1", "-p", std::to_string(fake.port()), "-n", "1K"});
+  ProcessResult r = run_tlscmp({"client", "127.0.0.1", "-p", std::to_string(fake.port()), "-n", "1K"});
   server.join();
-  expect_failure(r, 1, "bad control message");
+  return r;
+}
+
+const std::string kServerPreamble = std::string("TLSCMPC") + char(1);
+
+}  // namespace
+
+TEST_CASE("a server that answers with garbage fails the run") {
+  expect_failure(client_against(std::string("\x00\x00\x00\x05hello", 9)), 1, "not a tlscmp peer");
+  expect_failure(client_against(kServerPreamble + std::string("\x00\x00\x00\x05hello", 9)), 1,
+                 "bad control message");
+  expect_failure(client_against(kServerPreamble + std::string("\xff\xff\xff\xff", 4)), 1,
+                 "bad control message");
+}
+
+TEST_CASE("a server of another protocol version is named as such") {
+  expect_failure(client_against(std::string("TLSCMPC") + char(2)), 1,
+                 "the server speaks tlscmp protocol version 2, this client speaks version 1");
 }
 
 TEST_CASE("a host that does not answer times out with a clear line") {

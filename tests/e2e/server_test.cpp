@@ -184,12 +184,13 @@ TEST_CASE("the server keeps serving after garbage, plaintext, absurd parameters 
     RawConnection control(server.port());
     control.send(
         kControlPreamble +
-        control_frame(R"({"type":"test_request","mode":"tls","direction":"client_to_server",)"
-                      R"("bytes":1024,"duration_ms":0,"chunk_bytes":1024,"interval_ms":0,"no_delay":false,)"
-                      R"("verify":false,"verify_seed":0,"record_size":0,"handshakes":0,"client_version":"x"})"));
+        control_frame(
+            R"({"type":"test_request","mode":"tls","direction":"client_to_server",)"
+            R"("bytes":1024,"duration_ms":0,"chunk_bytes":1024,"interval_ms":0,"no_delay":false,)"
+            R"("verify":false,"verify_seed":0,"record_size":0,"handshakes":0,"client_version":"x"})"));
     const std::string accept = control.read_all(std::chrono::milliseconds(500));
     REQUIRE(accept.size() > 4);
-    const std::string cookie_hex = json::parse(accept.substr(4))["cookie"];
+    const std::string cookie_hex = json::parse(accept.substr(8 + 4))["cookie"];
     std::string cookie;
     for (std::size_t i = 0; i < cookie_hex.size(); i += 2)
       cookie += char(std::stoi(cookie_hex.substr(i, 2), nullptr, 16));
