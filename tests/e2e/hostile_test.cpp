@@ -1,0 +1,365 @@
+// Hostile and broken peers against a real server. Each case is followed by a
+// real test that must succeed with exact bytes, and the server's open file
+// descriptors must come back to where they were.
+
+#include <signal.h>
+#include <sys/socket.h>
+
+#include <thread>
+
+#include "app/control.hpp"
+#include "app/transfer.hpp"
+#include "e2e/e2e.hpp"
+#include "protocol/messages.hpp"
+#include "tls/context.hpp"
+#include "transport/socket.hpp"
+
+using namespace tlscmp;
+using namespace tlscmp::test;
+using nlohmann::json;
+
+namespace {
+
+constexpr auto kShort = std::chrono::milliseconds(5000);  // our own waits, longer than the server's
+
+// A server with short timeouts, so that stalls end quickly.
+std::vector<std::string> short_timeouts() {
+  return {"--handshake-timeout", "0.5", "--control-timeout", "0.5",
+          "--idle-timeout",      "1",   "--connect-timeout", "0.5"};
+}
+
+std::string length_header(std::uint32_t n) {
+  return std::string{char(n >> 24), char(n >> 16), char(n >> 8), char(n)};
+}
+
+const std::string kControl = std::string("TLSCMPC") + char(1);
+
+protocol::TestRequest request(Mode mode, Direction direction, std::uint64_t bytes) {
+  protocol::TestRequest r;
+  r.mode = mode;
+  r.direction = direction;
+  r.bytes = bytes;
+  r.chunk_bytes = 64 * 1024;
+  r.client_version = "hostile";
+  return r;
+}
+
+// A test driven by hand, to misbehave at a chosen step.
+class HandDrivenTest {
+ public:
+  HandDrivenTest(std::uint16_t port, const protocol::TestRequest& test)
+      : port_(port), control_(connect_tcp("127.0.0.1", port, Deadline::after(kShort))), mode_(test.mode) {
+    control_.set_deadline(Deadline::after(kShort));
+    app::send_preamble(control_, protocol::ConnectionKind::control);
+    app::send_message(control_, test, "the request");
+    app::receive_preamble(control_);
+    accept_ = app::receive<protocol::TestAccept>(control_, "the answer");
+  }
+
+  // Opens the data connection and takes the server's ready byte.
+  Stream& open_data() {
+    UniqueFd fd = connect_tcp("127.0.0.1", port_, Deadline::after(kShort));
+    if (mode_ == Mode::tls) {
+      tls::ClientConfig config;
+      config.insecure = true;
+      tls_.emplace(tls::Context::for_client(config));
+      auto stream = tls_->client_stream(std::move(fd), "127.0.0.1");
+      stream->set_deadline(Deadline::after(kShort));
+      REQUIRE_FALSE(stream->handshake());
+      data_ = std::move(stream);
+    } else {
+      data_ = std::make_unique<TcpStream>(std::move(fd));
+    }
+    data_->set_deadline(Deadline::after(kShort));
+    std::error_code ec;
+    app::send_preamble(*data_, protocol::ConnectionKind::data);
+    data_->write_all(accept_.cookie, ec);
+    REQUIRE_FALSE(ec);
+    std::byte ready{};
+    data_->read_exact({&ready, 1}, ec);
+    REQUIRE_FALSE(ec);
+    return *data_;
+  }
+
+  // As the sender: waits for go, then sends `bytes` of payload.
+  void send_payload(std::uint64_t bytes) {
+    std::error_code ec;
+    std::byte go{};
+    data_->read_exact({&go, 1}, ec);
+    REQUIRE_FALSE(ec);
+    const std::vector<std::byte> chunk(64 * 1024, std::byte{'x'});
+    for (std::uint64_t sent = 0; sent < bytes;) {
+      const std::size_t n = std::min<std::uint64_t>(chunk.size(), bytes - sent);
+      data_->write_all({chunk.data(), n}, ec);
+      REQUIRE_FALSE(ec);
+      sent += n;
+    }
+  }
+
+  // The server's account of the test.
+  protocol::SideResult server_result() {
+    control_.set_deadline(Deadline::after(kShort));
+    return app::receive<protocol::SideResult>(control_, "the server's result");
+  }
+
+  int data_fd() const { return data_->native_handle(); }
+  // Ends the payload stream properly (close_notify in TLS, then FIN).
+  void end_data() {
+    std::error_code ec;
+    data_->shutdown_send(ec);
+    REQUIRE_FALSE(ec);
+  }
+  // Closes the data connection with a reset (SO_LINGER 0), not a FIN.
+  void reset_data() {
+    const linger reset{1, 0};
+    ::setsockopt(data_->native_handle(), SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+    data_.reset();
+  }
+  TcpStream& control() { return control_; }
+
+ private:
+  std::uint16_t port_;
+  TcpStream control_;
+  Mode mode_;
+  protocol::TestAccept accept_;
+  std::optional<tls::Context> tls_;
+  std::unique_ptr<Stream> data_;
+};
+
+// The bytes a TLS client sends first: a real ClientHello, caught by a listener.
+std::string client_hello() {
+  Listener catcher;
+  std::string hello;
+  std::thread catch_it([&] {
+    const int fd = catcher.accept(kShort);
+    if (fd < 0) return;
+    char buf[4096];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n > 0) hello.assign(buf, static_cast<std::size_t>(n));
+    ::close(fd);
+  });
+  {
+    tls::ClientConfig config;
+    config.insecure = true;
+    const tls::Context context = tls::Context::for_client(config);
+    auto stream =
+        context.client_stream(connect_tcp("127.0.0.1", catcher.port(), Deadline::after(kShort)), "localhost");
+    stream->set_deadline(Deadline::after(kShort));
+    (void)stream->handshake();  // fails: the catcher hangs up
+  }
+  catch_it.join();
+  return hello;
+}
+
+bool fds_back_to(const ServerProcess& server, std::size_t baseline) {
+  for (int i = 0; i < 100; ++i) {
+    if (server.open_fds() <= baseline) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+void real_test_succeeds(ServerProcess& server) {
+  for (const char* direction : {"forward", "reverse"}) {
+    std::vector<std::string> args{"127.0.0.1", "-p", server.port_text(), "--insecure", "-n", "3M",
+                                  "--repeat",  "1",  "--verify"};
+    if (std::string(direction) == "reverse") args.push_back("-R");
+    const json j = client_json(args);
+    REQUIRE(j["runs"].size() == 2);
+    CHECK(j["runs"][0]["bytes"] == 3 << 20);
+    CHECK(j["runs"][1]["bytes"] == 3 << 20);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("hostile and broken peers: the server survives, serves the next client, and frees what they held") {
+  ServerProcess server(short_timeouts());
+  real_test_succeeds(server);  // warm up what the server keeps for its life
+  const std::size_t baseline = server.open_fds();
+  const auto brief = std::chrono::milliseconds(3000);
+
+  SUBCASE("plaintext HTTP where TLS or tlscmp is expected") {
+    RawConnection c(server.port());
+    c.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello");
+    c.read_all(brief);
+    CHECK(server.process().wait_for_log("not a tlscmp peer"));
+  }
+  SUBCASE("garbage inside a good TLS connection") {
+    tls::ClientConfig config;
+    config.insecure = true;
+    const tls::Context context = tls::Context::for_client(config);
+    auto stream =
+        context.client_stream(connect_tcp("127.0.0.1", server.port(), Deadline::after(kShort)), "x");
+    stream->set_deadline(Deadline::after(kShort));
+    REQUIRE_FALSE(stream->handshake());
+    std::error_code ec;
+    const std::string garbage = "GET / HTTP/1.1\r\n\r\n";
+    stream->write_all({reinterpret_cast<const std::byte*>(garbage.data()), garbage.size()}, ec);
+    std::byte b{};
+    stream->read_exact({&b, 1}, ec);
+    CHECK(ec);  // the server hangs up
+    CHECK(server.process().wait_for_log("not a tlscmp peer"));
+  }
+  SUBCASE("control frame lengths 0, 1, the cap, cap+1, 2^31-1 and 2^32-1") {
+    const auto cap = static_cast<std::uint32_t>(protocol::kMaxFrameBytes);
+    for (std::uint32_t n : {0u, cap + 1, 0x7fffffffu, 0xffffffffu}) {
+      CAPTURE(n);
+      RawConnection c(server.port());
+      c.send(kControl + length_header(n));
+      const std::string answer = c.read_all(brief);
+      CHECK(answer.find("refusal") != std::string::npos);
+      CHECK(answer.find("outside 1..") != std::string::npos);
+    }
+    {
+      RawConnection one(server.port());
+      one.send(kControl + length_header(1) + "x");
+      CHECK(one.read_all(brief).find("not valid JSON") != std::string::npos);
+    }
+    {
+      // The cap is allowed; the body never comes: a stall the control timeout ends.
+      RawConnection at_cap(server.port());
+      at_cap.send(kControl + length_header(cap) + std::string(1000, ' '));
+      at_cap.read_all(brief);
+      CHECK(server.process().wait_for_log("timed out"));
+    }
+  }
+  SUBCASE("a ClientHello cut at each stage, then a hang-up or a stall") {
+    const std::string hello = client_hello();
+    REQUIRE(hello.size() > 100);
+    CHECK(hello[0] == '\x16');
+    for (std::size_t cut :
+         {std::size_t{1}, std::size_t{5}, std::size_t{9}, hello.size() / 2, hello.size() - 1, hello.size()}) {
+      CAPTURE(cut);
+      {
+        RawConnection hang_up(server.port());
+        hang_up.send(hello.substr(0, cut));
+      }
+      RawConnection stall(server.port());
+      stall.send(hello.substr(0, cut));
+      stall.read_all(brief);  // the server gives up at its handshake timeout
+    }
+    CHECK(server.process().wait_for_log("TLS handshake failed"));
+  }
+  SUBCASE("a stall at each stage of a test") {
+    {
+      RawConnection after_preamble(server.port());  // preamble, no request
+      after_preamble.send(kControl);
+      after_preamble.read_all(brief);
+    }
+    {
+      HandDrivenTest no_data(server.port(), request(Mode::tcp, Direction::client_to_server, 1 << 20));
+      std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // never opens its data connection
+    }
+    for (Mode mode : {Mode::tcp, Mode::tls}) {
+      CAPTURE(to_string(mode));
+      HandDrivenTest no_go(server.port(), request(mode, Direction::server_to_client, 1 << 20));
+      no_go.open_data();  // the receiver that never says go
+      CHECK(no_go.server_result().error.find("no go") != std::string::npos);
+
+      HandDrivenTest mid(server.port(), request(mode, Direction::client_to_server, 4 << 20));
+      mid.open_data();
+      mid.send_payload(1 << 20);  // then nothing
+      CHECK(mid.server_result().error.find("timed out") != std::string::npos);
+
+      HandDrivenTest no_result(server.port(), request(mode, Direction::client_to_server, 1 << 20));
+      no_result.open_data();
+      no_result.send_payload(1 << 20);
+      no_result.end_data();
+      // The server's result comes; ours never does, until the server gives up.
+      CHECK(no_result.server_result().error.empty());
+      std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+    }
+    CHECK(server.process().wait_for_log("no data connection arrived in time"));
+    CHECK(server.process().wait_for_log("receiving the client's result: timed out"));
+  }
+  SUBCASE("a reset (SO_LINGER 0) in the middle of a transfer") {
+    for (Mode mode : {Mode::tcp, Mode::tls}) {
+      CAPTURE(to_string(mode));
+      HandDrivenTest t(server.port(), request(mode, Direction::client_to_server, 8 << 20));
+      t.open_data();
+      t.send_payload(2 << 20);
+      t.reset_data();
+      const protocol::SideResult r = t.server_result();
+      CHECK_FALSE(r.error.empty());
+      CHECK(r.bytes < (8u << 20));
+    }
+  }
+  SUBCASE("a FIN at half the bytes is a failure, in TLS too (no close_notify)") {
+    for (Mode mode : {Mode::tcp, Mode::tls}) {
+      CAPTURE(to_string(mode));
+      HandDrivenTest t(server.port(), request(mode, Direction::client_to_server, 4 << 20));
+      t.open_data();
+      t.send_payload(2 << 20);
+      ::shutdown(t.data_fd(), SHUT_WR);  // a TCP FIN; in TLS without close_notify
+      const protocol::SideResult r = t.server_result();
+      CHECK(r.bytes == (2u << 20));
+      CHECK(r.error.find(mode == Mode::tls
+                             ? "without close_notify"
+                             : "closed the data connection after 2097152") != std::string::npos);
+    }
+  }
+  SUBCASE("a client of another protocol version is told the server's") {
+    RawConnection c(server.port());
+    c.send(std::string("TLSCMPC") + char(7));
+    const std::string answer = c.read_all(brief);
+    CHECK(answer.rfind(kControl, 0) == 0);  // the server's own preamble, version 1
+    CHECK(server.process().wait_for_log("protocol version 7"));
+  }
+  SUBCASE("100 garbage connections at once while a real test runs") {
+    std::vector<std::unique_ptr<RawConnection>> garbage;
+    for (int i = 0; i < 100; ++i) {
+      garbage.push_back(std::make_unique<RawConnection>(server.port()));
+      if (i % 2 == 0) garbage.back()->send("\x01\x02garbage");  // the others stay silent
+    }
+    const json j = client_json(
+        {"127.0.0.1", "-p", server.port_text(), "--insecure", "-n", "8M", "--repeat", "1", "--verify"});
+    CHECK(j["runs"][0]["bytes"] == 8 << 20);
+    CHECK(j["runs"][1]["bytes"] == 8 << 20);
+    garbage.clear();
+  }
+
+  REQUIRE(server.process().running());
+  real_test_succeeds(server);
+  CHECK(fds_back_to(server, baseline));
+}
+
+TEST_CASE("SIGTERM lets a running test finish, then the server exits 0") {
+  ServerProcess server({"--shutdown-grace", "20"});
+  TempDir dir;
+  BackgroundProcess client({tlscmp_binary(), "client", "127.0.0.1", "-p", server.port_text(), "--insecure",
+                            "-t", "2", "--repeat", "1", "--mode", "tcp", "-J"},
+                           dir.file("err"), dir.file("out"));
+  REQUIRE(server.process().wait_for_log("listening"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  CHECK(server.process().stop(SIGTERM) == 0);
+  for (int i = 0; i < 100 && client.running(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK(client.stop(SIGKILL) == 0);
+  CHECK(server.log().find("waiting up to 20 s for 1 running tests") != std::string::npos);
+  CHECK(server.log().find("tcp client_to_server") != std::string::npos);
+}
+
+TEST_CASE("caps: a test over --max-bytes, --max-duration or --max-clients is refused with the reason") {
+  ServerProcess server({"--max-bytes", "4M", "--max-duration", "1", "--max-clients", "1"});
+  const std::vector<std::string> base{"client",     "127.0.0.1", "-p", server.port_text(),
+                                      "--insecure", "--repeat",  "1"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_tlscmp(args);
+  };
+  const ProcessResult too_big = with({"-n", "5M"});
+  CHECK(too_big.exit_code == 1);
+  CHECK(too_big.err.find("--max-bytes") != std::string::npos);
+  const ProcessResult too_long = with({"-t", "2"});
+  CHECK(too_long.exit_code == 1);
+  CHECK(too_long.err.find("--max-duration") != std::string::npos);
+  CHECK(with({"-n", "4M"}).exit_code == 0);
+
+  // One test at a time: a second client meanwhile hears that the server is busy.
+  HandDrivenTest holder(server.port(), request(Mode::tcp, Direction::client_to_server, 1 << 20));
+  const ProcessResult busy = with({"-n", "1M"});
+  CHECK(busy.exit_code == 1);
+  CHECK(busy.err.find("busy") != std::string::npos);
+}
