@@ -1,0 +1,37 @@
+// libFuzzer target for everything a peer's bytes meet first: the connection
+// preamble, the frame length and the control-message decoder. Whatever it is
+// fed, decoding either succeeds or throws ProtocolError; a message that
+// decodes must encode and decode again to the same frame.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <span>
+
+#include "protocol/messages.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace tlscmp::protocol;
+  const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(data), size);
+  if (bytes.size() >= kPreambleBytes) {
+    try {
+      (void)decode_preamble(bytes.first<kPreambleBytes>());
+    } catch (const ProtocolError&) {
+    }
+  }
+  if (bytes.size() >= kFrameHeaderBytes) {
+    try {
+      (void)decode_frame_length(bytes.first<kFrameHeaderBytes>());
+    } catch (const ProtocolError&) {
+    }
+  }
+  try {
+    const Message message = decode(bytes);
+    const std::vector<std::byte> frame = encode(message);
+    const std::span<const std::byte> body = std::span(frame).subspan(kFrameHeaderBytes);
+    const std::vector<std::byte> again = encode(decode(body));
+    if (again != frame) std::abort();  // the round trip must be stable
+  } catch (const ProtocolError&) {
+  }
+  return 0;
+}
