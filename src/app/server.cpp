@@ -132,8 +132,7 @@ Server::Server(const ServerConfig& config, const tls::Identity& identity, Logger
 }
 
 Server::~Server() {
-  std::unique_lock lock(mutex_);
-  idle_.wait(lock, [&] { return active_connections_ == 0; });
+  threads_.join_all();  // every wait in them has a deadline
 }
 
 std::uint16_t Server::port() const {
@@ -219,7 +218,8 @@ void Server::accept_next() {
         ::close(fd);
       } else {
         try {
-          std::thread([this, fd] { handle_connection(fd); }).detach();
+          threads_.reap();
+          threads_.spawn([this, fd] { handle_connection(fd); });
         } catch (const std::system_error& e) {
           log_.line(fmt::format("{} refused: cannot start a thread: {}", peer_address(fd), e.what()));
           ::close(fd);

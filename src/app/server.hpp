@@ -13,6 +13,7 @@
 #include "app/config.hpp"
 #include "app/log.hpp"
 #include "app/pending_tests.hpp"
+#include "app/thread_set.hpp"
 #include "tls/context.hpp"
 
 namespace tlscmp::app {
@@ -80,7 +81,9 @@ class Server {
   std::mutex mutex_;  // guards the members below
   std::condition_variable idle_;
   int active_connections_ = 0;
-  int running_tests_ = 0;        // control sessions past the --max-clients check
+  int running_tests_ = 0;  // control sessions past the --max-clients check
+  // Last: joined first when the server goes, while everything they use still exists.
+  ThreadSet threads_;
   std::multiset<int> live_fds_;  // sockets of running connections, shut down by stop
   bool stopping_ = false;
 };
