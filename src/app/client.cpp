@@ -149,6 +149,7 @@ std::unique_ptr<Stream> TestRun::open_data_connection(const protocol::Cookie& co
   const std::int64_t start_ns = measure::now_ns();
   UniqueFd fd = connect_tcp(config_.host, config_.port, Deadline::after(timeouts.connect));
   set_nodelay(fd.get(), true);  // until the transfer starts: no Nagle delay on the small setup messages
+  set_socket_buffers(fd.get(), config_.sndbuf_bytes, config_.rcvbuf_bytes);
   std::unique_ptr<Stream> stream;
   if (mode_ == Mode::tls) {
     auto tls = tls_->client_stream(std::move(fd), config_.host);
@@ -206,6 +207,12 @@ protocol::TestRequest TestRun::request() const {
   request.verify = config_.verify;
   request.verify_seed = verify_seed_;
   request.record_size = mode_ == Mode::tls ? config_.record_size : 0;
+  request.framing = config_.framing;
+  request.msg_size = config_.msg_size;
+  request.max_msg = config_.max_msg;
+  request.read_size = config_.read_size;
+  request.sndbuf_bytes = config_.sndbuf_bytes;
+  request.rcvbuf_bytes = config_.rcvbuf_bytes;
   request.client_version = kVersion;
   return request;
 }
@@ -299,11 +306,16 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
     }
   }
   // Nothing is silently lost: the receiver's count must be what was sent (and asked for).
-  if (receiver.bytes != sender.bytes || (config_.bytes > 0 && receiver.bytes != config_.bytes)) {
-    throw Error(fmt::format("{} run failed: the receiver counted {} bytes, the sender sent {}{}",
-                            to_string(mode_), receiver.bytes, sender.bytes,
-                            config_.bytes > 0 ? fmt::format(", {} were asked for", config_.bytes) : ""));
+  const std::uint64_t expected = stream_bytes(spec);
+  if (receiver.bytes != sender.bytes || (expected > 0 && receiver.bytes != expected) ||
+      receiver.messages != sender.messages) {
+    throw Error(
+        fmt::format("{} run failed: the receiver counted {} bytes ({} messages), the sender sent {} ({}){}",
+                    to_string(mode_), receiver.bytes, receiver.messages, sender.bytes, sender.messages,
+                    expected > 0 ? fmt::format(", {} were due", expected) : ""));
   }
+  result.messages = receiver.messages;
+  result.payload_bytes = receiver.payload_bytes;
   result.bytes = receiver.bytes;
   result.transfer_us = receiver.elapsed_us;
   result.sender_us = sender.elapsed_us;
@@ -476,6 +488,11 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
   parameters.groups = config.tls_policy.groups;
   parameters.record_size = config.record_size;
   parameters.client_certificate = tls_config.identity.has_value();
+  parameters.framing = framing::to_string(config.framing);
+  parameters.msg_size = config.msg_size;
+  parameters.read_size = config.read_size;
+  parameters.sndbuf_bytes = config.sndbuf_bytes;
+  parameters.rcvbuf_bytes = config.rcvbuf_bytes;
   tls::kernel_has_tls_ulp(environment.client_tls_ulps);
   if (config.host.empty()) {
     embedded.emplace(config.timeouts, config.tls_policy.ktls);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "framing/framing.hpp"
 #include "test_kind.hpp"
 #include "tls/identity.hpp"
 #include "tls/policy.hpp"
@@ -44,6 +45,7 @@ struct ServerConfig {
   std::uint64_t max_bytes = std::uint64_t{1} << 40;   // --max-bytes: a test's payload (1 TiB)
   std::chrono::milliseconds max_duration{3'600'000};  // --max-duration: a test's transfer (1 h)
   int max_clients = 32;                               // --max-clients: tests running at once
+  std::uint64_t max_msg = framing::kMaxMessageBytes;  // --max-msg: the largest message it assembles
   std::chrono::milliseconds shutdown_grace{10'000};   // SIGTERM: how long running tests may finish
 };
 
@@ -69,6 +71,13 @@ struct ClientConfig {
   std::uint32_t record_size = 0;  // the sender's largest TLS record plaintext (0: 16384)
   int handshakes = 0;             // > 0: N full and N resumed handshakes instead of bulk runs
   bool compare_ciphers = false;   // run TLS once per suite (TLS 1.3 suites, TLS 1.2 AEADs)
+  // Workload shape (seeds/000, seeds/001)
+  framing::Framing framing = framing::Framing::raw;
+  std::uint64_t msg_size = 0;  // > 0: messages of this size; -n is then the payload, in whole messages
+  std::uint64_t max_msg = framing::kMaxMessageBytes;  // the receiver refuses longer length prefixes
+  std::uint32_t read_size = 0;                        // the receiver's read call; 0: the chunk size
+  std::uint32_t sndbuf_bytes = 0;  // SO_SNDBUF asked for on both ends (-w, --sndbuf); 0: kernel default
+  std::uint32_t rcvbuf_bytes = 0;  // SO_RCVBUF asked for on both ends (-w, --rcvbuf); 0: kernel default
   Timeouts timeouts;
 };
 

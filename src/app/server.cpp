@@ -361,6 +361,7 @@ void Server::serve_control(Stream& control, const std::string& peer) {
       }
       if (request.record_size != 0) tls_stream->set_max_record_size(request.record_size);
     }
+    set_socket_buffers(data->native_handle(), request.sndbuf_bytes, request.rcvbuf_bytes);
     data->set_deadline(Deadline::after(timeouts.handshake));
     std::error_code ec;
     data->write_all({&kReadyByte, 1}, ec);
@@ -369,6 +370,7 @@ void Server::serve_control(Stream& control, const std::string& peer) {
     const tls::SessionInfo before = tls_stream != nullptr ? tls_stream->session_info() : tls::SessionInfo{};
     TransferSpec spec = transfer_spec(request, role, timeouts.idle);
     spec.max_duration = config_.max_duration;
+    spec.max_msg = std::min(spec.max_msg, config_.max_msg);
     mine = run_transfer(*data, spec);
     if (tls_stream != nullptr) add_tls_facts(mine, *tls_stream, before);
   }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <vector>
 
+#include "framing/framing.hpp"
 #include "measure/clock.hpp"
 #include "measure/cpu.hpp"
 #include "measure/payload.hpp"
@@ -118,43 +119,65 @@ protocol::SideResult send_payload(Stream& stream, const TransferSpec& spec) {
     return result;
   }
   set_nodelay(stream.native_handle(), spec.no_delay);
-  std::vector<std::byte> chunk(spec.chunk_bytes);
+  // Messages (--msg-size) come from a framing source; a plain stream from one
+  // chunk, filled once, or per write from the --verify pattern.
+  std::optional<framing::Source> source;
+  std::vector<std::byte> chunk;
   std::optional<measure::PayloadPattern> pattern;
-  if (spec.verify_seed) {
-    pattern.emplace(*spec.verify_seed);
+  if (spec.msg_size > 0) {
+    source.emplace(spec.framing, spec.msg_size, spec.chunk_bytes);
   } else {
-    fill_fixed(chunk);
+    chunk.resize(spec.chunk_bytes);
+    if (spec.verify_seed) {
+      pattern.emplace(*spec.verify_seed);
+    } else {
+      fill_fixed(chunk);
+    }
   }
 
   const measure::CpuTimes cpu_start = measure::thread_cpu_times();
   const std::int64_t start_ns = measure::now_ns();
   Clockwork clock(spec, start_ns);
-  const bool timed = spec.bytes == 0;
+  bool timed = spec.bytes == 0;
+  std::uint64_t total = stream_bytes(spec);  // 0 while timed
   std::uint64_t sent = 0;
   std::string over_limit;
-  while (timed || sent < spec.bytes) {
-    const std::size_t n = !timed && spec.bytes - sent < chunk.size()
-                              ? static_cast<std::size_t>(spec.bytes - sent)
-                              : chunk.size();
-    if (pattern) pattern->fill({chunk.data(), n}, sent);
-    stream.write_all({chunk.data(), n}, ec);
+  while (timed || sent < total) {
+    const std::uint64_t limit =
+        timed ? spec.chunk_bytes : std::min<std::uint64_t>(spec.chunk_bytes, total - sent);
+    std::span<const std::byte> piece;
+    if (source) {
+      piece = source->next(sent, limit);
+    } else {
+      if (pattern) pattern->fill({chunk.data(), static_cast<std::size_t>(limit)}, sent);
+      piece = {chunk.data(), static_cast<std::size_t>(limit)};
+    }
+    stream.write_all(piece, ec);
     if (ec) break;
-    sent += n;
+    sent += piece.size();
     if (clock.on()) {
       const std::int64_t now = clock.tick(sent);
-      if (clock.time_is_up(now)) break;
+      if (timed && clock.time_is_up(now)) {
+        // Time is up: a message begun is finished, so that the receiver gets whole ones.
+        timed = false;
+        total = sent + (source ? source->to_message_end(sent) : 0);
+      }
       if (!(over_limit = clock.past_limit(now)).empty()) break;
     }
   }
   const std::int64_t end_ns = measure::now_ns();
   close_window(result, stream, sent, start_ns, end_ns, cpu_start);
   clock.finish(end_ns, sent, result);
+  if (source) {
+    result.messages = sent / framing::stream_bytes(spec.framing, spec.msg_size, 1);
+    result.payload_bytes = result.messages * spec.msg_size;
+  }
   if (!over_limit.empty()) {
     result.error = fmt::format("{} after {} bytes", over_limit, sent);
     return result;
   }
   if (ec) {
-    result.error = failure(stream, ec, "sending failed", sent, spec.bytes);
+    result.error = failure(stream, ec, "sending failed", sent, total);
     return result;
   }
   stream.shutdown_send(ec);
@@ -165,9 +188,26 @@ protocol::SideResult send_payload(Stream& stream, const TransferSpec& spec) {
 protocol::SideResult receive_payload(Stream& stream, const TransferSpec& spec) {
   protocol::SideResult result;
   result.role = Role::receiver;
-  std::vector<std::byte> buffer(spec.chunk_bytes);
+  std::vector<std::byte> buffer(spec.read_size > 0 ? spec.read_size : spec.chunk_bytes);
   std::optional<measure::PayloadPattern> pattern;
-  if (spec.verify_seed) pattern.emplace(*spec.verify_seed);
+  std::optional<framing::Parser> parser;
+  if (spec.msg_size > 0) {
+    parser.emplace(spec.framing, spec.msg_size, spec.max_msg);
+  } else if (spec.verify_seed) {
+    pattern.emplace(*spec.verify_seed);
+  }
+  // With --verify and messages: every message must have the agreed size and
+  // the source's payload pattern; the first that does not is named.
+  const bool check_messages = parser && spec.verify_seed.has_value();
+  std::uint64_t bad_message = UINT64_MAX;
+  auto deliver = [&](std::span<const std::byte> message) {
+    if (!check_messages || bad_message != UINT64_MAX) return;
+    bool good = message.size() == spec.msg_size;
+    for (std::size_t k = 0; good && k < message.size(); ++k) {
+      good = message[k] == static_cast<std::byte>('a' + k % 26);
+    }
+    if (!good) bad_message = parser->messages();
+  };
   std::error_code ec;
 
   const measure::CpuTimes cpu_start = measure::thread_cpu_times();
@@ -179,25 +219,30 @@ protocol::SideResult receive_payload(Stream& stream, const TransferSpec& spec) {
   }
   Clockwork clock(spec, start_ns);
   const bool timed = spec.bytes == 0;
+  const std::uint64_t total = stream_bytes(spec);
   std::uint64_t received = 0;
   std::int64_t last_byte_ns = start_ns;
   std::string stop_reason;
-  while (timed || received < spec.bytes) {
+  while (timed || received < total) {
     // Never ask for more than is due, so that any byte beyond it stays unread
     // and is caught below as a protocol violation.
-    const std::size_t want = !timed && spec.bytes - received < buffer.size()
-                                 ? static_cast<std::size_t>(spec.bytes - received)
+    const std::size_t want = !timed && total - received < buffer.size()
+                                 ? static_cast<std::size_t>(total - received)
                                  : buffer.size();
     const std::size_t n = stream.read_some({buffer.data(), want}, ec);
     if (ec) break;
-    if (pattern) {
+    if (parser) {
+      stop_reason = parser->feed({buffer.data(), n}, deliver);
+      if (stop_reason.empty() && bad_message != UINT64_MAX) {
+        stop_reason = fmt::format("message {} differs from the agreed size or pattern", bad_message);
+      }
+    } else if (pattern) {
       if (const auto bad = pattern->first_mismatch({buffer.data(), n}, received)) {
         stop_reason = fmt::format("payload mismatch: byte {} differs from the --verify pattern", *bad);
-        received += n;
-        break;
       }
     }
     received += n;
+    if (!stop_reason.empty()) break;
     if (clock.on()) {
       last_byte_ns = clock.tick(received);
       if (!(stop_reason = clock.past_limit(last_byte_ns)).empty()) break;
@@ -208,16 +253,24 @@ protocol::SideResult receive_payload(Stream& stream, const TransferSpec& spec) {
   const std::int64_t end_ns = timed ? last_byte_ns : measure::now_ns();
   close_window(result, stream, received, start_ns, end_ns, cpu_start);
   clock.finish(end_ns, received, result);
-  if (!stop_reason.empty()) {  // a --verify mismatch, or past the server's --max-duration
+  if (parser) {
+    result.messages = parser->messages();
+    result.payload_bytes = parser->payload_bytes();
+  }
+  if (!stop_reason.empty()) {  // bad framing, a --verify mismatch, or past the server's --max-duration
     result.error = fmt::format("{} after {} bytes", stop_reason, received);
     return result;
   }
   if (timed) {
-    if (ec != TransportErrc::eof) result.error = failure(stream, ec, "receiving failed", received, 0);
+    if (ec != TransportErrc::eof) {
+      result.error = failure(stream, ec, "receiving failed", received, 0);
+    } else if (parser && parser->mid_message()) {
+      result.error = fmt::format("the stream ended in the middle of message {}", parser->messages() + 1);
+    }
     return result;
   }
   if (ec) {
-    result.error = failure(stream, ec, "receiving failed", received, spec.bytes);
+    result.error = failure(stream, ec, "receiving failed", received, total);
     return result;
   }
 
@@ -225,7 +278,7 @@ protocol::SideResult receive_payload(Stream& stream, const TransferSpec& spec) {
   std::byte extra{};
   stream.read_some({&extra, 1}, ec);
   if (!ec) {
-    result.error = fmt::format("the sender sent more than the {} bytes agreed", spec.bytes);
+    result.error = fmt::format("the sender sent more than the {} bytes agreed", total);
   } else if (ec != TransportErrc::eof) {
     result.error = fmt::format("the data stream did not end cleanly after the last byte: {}",
                                describe(ec, stream.error_detail()));
@@ -246,7 +299,17 @@ TransferSpec transfer_spec(const protocol::TestRequest& request, Role role,
   spec.idle_timeout = idle_timeout;
   spec.interval = std::chrono::milliseconds(request.interval_ms);
   if (request.verify) spec.verify_seed = request.verify_seed;
+  spec.framing = request.framing;
+  spec.msg_size = request.msg_size;
+  spec.max_msg = request.max_msg;
+  spec.read_size = request.read_size;
   return spec;
+}
+
+std::uint64_t stream_bytes(const TransferSpec& spec) {
+  if (spec.bytes == 0 || spec.msg_size == 0) return spec.bytes;
+  const std::uint64_t messages = (spec.bytes + spec.msg_size - 1) / spec.msg_size;
+  return framing::stream_bytes(spec.framing, spec.msg_size, messages);
 }
 
 protocol::SideResult run_transfer(Stream& stream, const TransferSpec& spec) {

@@ -29,11 +29,19 @@ struct TransferSpec {
   std::uint32_t chunk_bytes = 0;          // bytes per write, and the most asked of one read
   bool no_delay = false;                  // TCP_NODELAY while the payload flows
   std::chrono::milliseconds idle_timeout{30'000};
-  std::chrono::milliseconds interval{0};          // receiver: record intervals this long (0: none)
-  std::optional<std::uint64_t> verify_seed;       // payload from this pattern, checked by the receiver
-  std::chrono::milliseconds max_duration{0};      // the server's --max-duration: past it the test fails
-  measure::TransferObserver* observer = nullptr;  // may be null
+  std::chrono::milliseconds interval{0};      // receiver: record intervals this long (0: none)
+  std::optional<std::uint64_t> verify_seed;   // payload from this pattern, checked by the receiver
+  std::chrono::milliseconds max_duration{0};  // the server's --max-duration: past it the test fails
+  framing::Framing framing = framing::Framing::raw;
+  std::uint64_t msg_size = 0;  // > 0: the payload is messages of this size (bytes: rounded up to whole ones)
+  std::uint64_t max_msg = framing::kMaxMessageBytes;  // the receiver refuses longer length prefixes
+  std::uint32_t read_size = 0;                        // the receiver's read call size; 0: chunk_bytes
+  measure::TransferObserver* observer = nullptr;      // may be null
 };
+
+// The stream bytes a byte-count test moves: `bytes`, or with messages the
+// whole messages that carry at least `bytes`, headers included. 0 when timed.
+std::uint64_t stream_bytes(const TransferSpec& spec);
 
 // What the test request asks of the side playing `role`.
 TransferSpec transfer_spec(const protocol::TestRequest& request, Role role,

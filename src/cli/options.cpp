@@ -92,6 +92,13 @@ struct ClientFlags {
   std::string record_size;
   int handshakes = 0;
   bool compare_ciphers = false;
+  std::string framing = "raw";
+  std::string msg_size;
+  std::string max_msg = "1G";
+  std::string read_size;
+  std::string window;
+  std::string sndbuf;
+  std::string rcvbuf;
   bool no_delay = false;
   TimeoutFlags timeouts;
 };
@@ -108,6 +115,7 @@ struct ServerFlags {
   double max_duration_s = 3600;
   int max_clients = 32;
   double shutdown_grace_s = 10;
+  std::string max_msg = "1G";
   TimeoutFlags timeouts;
 };
 
@@ -152,6 +160,8 @@ void add_server_command(CLI::App& app, ServerFlags& flags) {
   cmd->add_option("--max-duration", flags.max_duration_s,
                   "Seconds a test's transfer may last, asked for or not")
       ->check(CLI::Range(0.001, kMaxSeconds))
+      ->capture_default_str();
+  cmd->add_option("--max-msg", flags.max_msg, "Largest message the server assembles as a receiver")
       ->capture_default_str();
   cmd->add_option("--max-clients", flags.max_clients, "Tests running at once; more are refused as busy")
       ->check(CLI::Range(1, 10'000))
@@ -212,6 +222,20 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
                   "Instead of bulk runs: N full and N resumed TLS handshakes, alternating, timed one by one")
       ->check(CLI::Range(1, static_cast<int>(protocol::kMaxHandshakes / 2)))
       ->excludes(time);
+  cmd->add_option(
+         "--framing", flags.framing,
+         "raw: a byte stream; len4: each message behind a 4-byte big-endian length (Erlang {packet,4})")
+      ->check(CLI::IsMember({"raw", "len4"}))
+      ->capture_default_str();
+  cmd->add_option("--msg-size", flags.msg_size,
+                  "Send messages of this size (10 to 1G); -n is then the payload, in whole messages, and the "
+                  "receiver delivers each message whole (with raw framing it cuts the stream itself)");
+  cmd->add_option("--max-msg", flags.max_msg, "The receiver refuses longer length prefixes (len4)")
+      ->capture_default_str();
+  cmd->add_option("--read-size", flags.read_size, "Bytes the receiver asks of each read call (default: -l)");
+  CLI::Option* window = cmd->add_option("-w,--window", flags.window, "SO_SNDBUF and SO_RCVBUF on both ends");
+  cmd->add_option("--sndbuf", flags.sndbuf, "SO_SNDBUF on both ends")->excludes(window);
+  cmd->add_option("--rcvbuf", flags.rcvbuf, "SO_RCVBUF on both ends")->excludes(window);
   cmd->add_option("--record-size", flags.record_size,
                   "Largest TLS record the sender writes, 512..16K bytes (max send fragment)");
   cmd->add_flag("-N,--no-delay", flags.no_delay, "Set TCP_NODELAY during the transfer (disable Nagle)");
@@ -243,6 +267,24 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   c.tls_policy = flags.tls_policy;
   c.handshakes = flags.handshakes;
   c.compare_ciphers = flags.compare_ciphers;
+  c.framing = flags.framing == "len4" ? framing::Framing::len4 : framing::Framing::raw;
+  if (!flags.msg_size.empty()) {
+    c.msg_size = parse_size(flags.msg_size, "--msg-size", 1, framing::kMaxMessageBytes);
+  } else if (c.framing == framing::Framing::len4) {
+    throw UsageError("--framing len4 needs --msg-size");
+  }
+  c.max_msg = parse_size(flags.max_msg, "--max-msg", 1, framing::kMaxMessageBytes);
+  if (c.msg_size > c.max_msg) throw UsageError("--msg-size is above --max-msg");
+  auto buffer_size = [](const std::string& text, const char* flag) -> std::uint32_t {
+    if (text.empty()) return 0;
+    return static_cast<std::uint32_t>(parse_size(text, flag, 1024, protocol::kMaxSocketBufferBytes));
+  };
+  if (!flags.read_size.empty()) {
+    c.read_size =
+        static_cast<std::uint32_t>(parse_size(flags.read_size, "--read-size", 1, protocol::kMaxChunkBytes));
+  }
+  c.sndbuf_bytes = buffer_size(flags.window.empty() ? flags.sndbuf : flags.window, "-w/--sndbuf");
+  c.rcvbuf_bytes = buffer_size(flags.window.empty() ? flags.rcvbuf : flags.window, "-w/--rcvbuf");
   c.cert_file = flags.cert_file;
   c.key_file = flags.key_file;
   if (!flags.record_size.empty()) {
@@ -306,6 +348,7 @@ Command parse_command_line(int argc, const char* const* argv) {
     config.max_bytes = parse_size(server_flags.max_bytes, "--max-bytes", 1, protocol::kMaxTestBytes);
     config.max_duration = milliseconds_of(server_flags.max_duration_s);
     config.max_clients = server_flags.max_clients;
+    config.max_msg = parse_size(server_flags.max_msg, "--max-msg", 1, framing::kMaxMessageBytes);
     config.shutdown_grace = milliseconds_of(server_flags.shutdown_grace_s);
     // More connections than tests at once: a test has a control and a data
     // connection, and strangers may knock meanwhile.

@@ -63,6 +63,7 @@ void compute_statistics(Comparison& comparison) {
         summarize_field(runs, [](const RunResult& r) { return r.handshake_us; }),
         summarize_field(runs, [](const RunResult& r) { return r.mbytes_per_s(); }),
         summarize_field(runs, [](const RunResult& r) { return static_cast<double>(r.bytes); }),
+        summarize_field(runs, [](const RunResult& r) { return r.messages_per_s(); }),
         summarize_field(runs, [](const RunResult& r) { return r.client.cpu_s_per_gib(r.bytes); }),
         summarize_field(runs, [](const RunResult& r) { return r.server.cpu_s_per_gib(r.bytes); }),
         summarize_field(runs, [](const RunResult& r) { return r.client.core_share(); }),

@@ -60,6 +60,12 @@ struct RunResult {
   SideCost client;
   SideCost server;
   std::vector<Interval> intervals;  // the receiver's, with -i
+  std::uint64_t messages = 0;       // with --msg-size: messages the receiver got whole
+  std::uint64_t payload_bytes = 0;  // with --msg-size: their bytes, length headers not counted
+
+  double messages_per_s() const {
+    return transfer_us > 0 ? static_cast<double>(messages) / (transfer_us / 1e6) : 0;
+  }
 
   std::string label() const { return variant.empty() ? to_string(mode) : variant; }
 
@@ -73,7 +79,8 @@ struct ModeStats {
   Summary sender_us;
   Summary handshake_us;
   Summary mbytes_per_s;
-  Summary bytes;  // varies only in duration mode
+  Summary bytes;           // varies only in duration mode
+  Summary messages_per_s;  // with --msg-size
   // CPU per side; which side sends depends on the direction.
   Summary client_cpu_s_per_gib;
   Summary server_cpu_s_per_gib;
@@ -125,6 +132,11 @@ struct TestParameters {
   std::uint32_t record_size = 0;    // --record-size, or 0
   bool client_certificate = false;  // --cert given: mutual TLS
   int handshakes = 0;               // --handshakes N, or 0 for a bulk comparison
+  std::string framing = "raw";      // --framing
+  std::uint64_t msg_size = 0;       // --msg-size, or 0 for a plain stream
+  std::uint32_t read_size = 0;      // --read-size, or 0 (the chunk size)
+  std::uint32_t sndbuf_bytes = 0;   // SO_SNDBUF asked for, or 0
+  std::uint32_t rcvbuf_bytes = 0;   // SO_RCVBUF asked for, or 0
 };
 
 // A handshake test (--handshakes N): N full and N resumed handshakes, alternating.

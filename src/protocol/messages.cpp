@@ -142,6 +142,12 @@ json to_json(const TestRequest& m) {
           {"verify_seed", m.verify_seed},
           {"record_size", m.record_size},
           {"handshakes", m.handshakes},
+          {"framing", framing::to_string(m.framing)},
+          {"msg_size", m.msg_size},
+          {"max_msg", m.max_msg},
+          {"read_size", m.read_size},
+          {"sndbuf_bytes", m.sndbuf_bytes},
+          {"rcvbuf_bytes", m.rcvbuf_bytes},
           {"client_version", m.client_version}};
 }
 
@@ -169,12 +175,23 @@ json to_json(const SideResult& m) {
   for (std::size_t i = 0; i < m.interval_end_us.size() && i < m.interval_bytes.size(); ++i) {
     intervals.push_back(json::array({m.interval_end_us[i], m.interval_bytes[i]}));
   }
-  return {
-      {"type", "side_result"},          {"role", to_string(m.role)},      {"bytes", m.bytes},
-      {"elapsed_us", m.elapsed_us},     {"cpu_user_s", m.cpu_user_s},     {"cpu_system_s", m.cpu_system_s},
-      {"sndbuf_bytes", m.sndbuf_bytes}, {"rcvbuf_bytes", m.rcvbuf_bytes}, {"mss_bytes", m.mss_bytes},
-      {"congestion", m.congestion},     {"ktls_send", m.ktls_send},       {"ktls_receive", m.ktls_receive},
-      {"tls_bytes", m.tls_bytes},       {"intervals", intervals},         {"error", m.error}};
+  return {{"type", "side_result"},
+          {"role", to_string(m.role)},
+          {"bytes", m.bytes},
+          {"elapsed_us", m.elapsed_us},
+          {"cpu_user_s", m.cpu_user_s},
+          {"cpu_system_s", m.cpu_system_s},
+          {"sndbuf_bytes", m.sndbuf_bytes},
+          {"rcvbuf_bytes", m.rcvbuf_bytes},
+          {"mss_bytes", m.mss_bytes},
+          {"congestion", m.congestion},
+          {"ktls_send", m.ktls_send},
+          {"ktls_receive", m.ktls_receive},
+          {"tls_bytes", m.tls_bytes},
+          {"messages", m.messages},
+          {"payload_bytes", m.payload_bytes},
+          {"intervals", intervals},
+          {"error", m.error}};
 }
 
 // [[end_us, bytes], ...]: at most kMaxIntervals, ends increasing, bytes adding
@@ -205,6 +222,7 @@ void get_intervals(const json& object, SideResult& m) {
 }
 
 constexpr std::array kModes{Mode::tcp, Mode::tls};
+constexpr std::array kFramings{framing::Framing::raw, framing::Framing::len4};
 constexpr std::array kDirections{Direction::client_to_server, Direction::server_to_client};
 constexpr std::array kRoles{Role::sender, Role::receiver};
 constexpr auto kMaxInt = static_cast<std::uint64_t>(std::numeric_limits<int>::max());
@@ -236,6 +254,13 @@ Message decode_object(const json& j) {
     if (m.record_size != 0 && m.record_size < kMinRecordBytes) {
       bad(fmt::format("'record_size' is below {}", kMinRecordBytes));
     }
+    m.framing = get_enum(j, "framing", kFramings);
+    m.msg_size = get_uint(j, "msg_size", 0, framing::kMaxMessageBytes);
+    m.max_msg = get_uint(j, "max_msg", 0, framing::kMaxMessageBytes);
+    if (m.framing == framing::Framing::len4 && m.msg_size == 0 && m.bytes > 0) bad("len4 needs a 'msg_size'");
+    m.read_size = static_cast<std::uint32_t>(get_uint(j, "read_size", 0, kMaxChunkBytes));
+    m.sndbuf_bytes = static_cast<std::uint32_t>(get_uint(j, "sndbuf_bytes", 0, kMaxSocketBufferBytes));
+    m.rcvbuf_bytes = static_cast<std::uint32_t>(get_uint(j, "rcvbuf_bytes", 0, kMaxSocketBufferBytes));
     m.client_version = get_string(j, "client_version");
     return m;
   }
@@ -269,6 +294,8 @@ Message decode_object(const json& j) {
     m.ktls_send = get_bool(j, "ktls_send");
     m.ktls_receive = get_bool(j, "ktls_receive");
     m.tls_bytes = get_uint(j, "tls_bytes", 0, 2 * kMaxTestBytes);
+    m.messages = get_uint(j, "messages", 0, kMaxTestBytes);
+    m.payload_bytes = get_uint(j, "payload_bytes", 0, kMaxTestBytes);
     get_intervals(j, m);
     m.error = get_string(j, "error");
     return m;

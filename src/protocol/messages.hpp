@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "error.hpp"
+#include "framing/framing.hpp"
 #include "test_kind.hpp"
 
 namespace tlscmp::protocol {
@@ -37,6 +38,7 @@ inline constexpr std::size_t kMaxIntervals = 20'000;
 inline constexpr std::uint32_t kMinRecordBytes = 512;
 inline constexpr std::uint32_t kMaxRecordBytes = 16384;
 inline constexpr std::uint32_t kMaxHandshakes = 100'000;
+inline constexpr std::uint32_t kMaxSocketBufferBytes = 1u << 30;
 
 // Anything a peer sent that does not follow the protocol.
 class ProtocolError : public Error {
@@ -67,7 +69,16 @@ struct TestRequest {
   std::uint64_t verify_seed = 0;  // the pattern's seed
   std::uint32_t record_size = 0;  // TLS: the sender's largest record, 0 or kMinRecordBytes..kMaxRecordBytes
   std::uint32_t handshakes = 0;   // handshake test: connections to expect, 1..kMaxHandshakes
-  std::string client_version;     // tlscmp version of the client, for the log
+  // Message framing (seeds/000): with msg_size > 0 the payload is messages of
+  // that size, behind 4-byte lengths (len4) or back to back (raw); `bytes` is
+  // then the payload asked for, rounded up to whole messages.
+  framing::Framing framing = framing::Framing::raw;
+  std::uint64_t msg_size = 0;                         // 0: a plain stream; else 1..framing::kMaxMessageBytes
+  std::uint64_t max_msg = framing::kMaxMessageBytes;  // the receiver refuses longer length prefixes
+  std::uint32_t read_size = 0;                        // the receiver's read call size; 0: chunk_bytes
+  std::uint32_t sndbuf_bytes = 0;  // SO_SNDBUF to ask for on both ends; 0: the kernel's default
+  std::uint32_t rcvbuf_bytes = 0;  // SO_RCVBUF to ask for on both ends; 0: the kernel's default
+  std::string client_version;      // tlscmp version of the client, for the log
 };
 
 // server -> client: the test is accepted; open the data connection with this cookie.
@@ -106,8 +117,10 @@ struct SideResult {
   std::string congestion;     // TCP_CONGESTION on this side, "cubic"
   bool ktls_send = false;     // TLS: the kernel encrypted what this side sent
   bool ktls_receive = false;  // TLS: the kernel decrypted what this side received
-  std::uint64_t tls_bytes =
-      0;  // TLS: record bytes this side wrote (sender) or read (receiver) in the transfer
+  // TLS: record bytes this side wrote (sender) or read (receiver) in the transfer.
+  std::uint64_t tls_bytes = 0;
+  std::uint64_t messages = 0;       // with msg_size: messages this side sent, or received whole
+  std::uint64_t payload_bytes = 0;  // with msg_size: the messages' bytes, headers not counted
   // Receiver only, with interval_ms: bytes per interval. Interval i ends at
   // end_us[i] (from go); the last one ends with the transfer.
   std::vector<double> interval_end_us;

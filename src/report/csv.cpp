@@ -31,7 +31,8 @@ constexpr const char* kSideColumns[] = {"window_us",  "cpu_user_s",   "cpu_syste
 
 std::string render_csv(const measure::Comparison& c) {
   std::string out =
-      "round,warmup,partial,mode,direction,bytes,chunk_bytes,transfer_us,sender_us,handshake_us,mbytes_per_s,"
+      "variant,round,warmup,partial,mode,direction,bytes,chunk_bytes,transfer_us,sender_us,handshake_us,"
+      "mbytes_per_s,messages,payload_bytes,messages_per_s,"
       "tls_version,cipher,group,certificate_key_type,client_certificate_key_type,record_size";
   for (const char* side : {"client", "server"}) {
     for (const char* column : kSideColumns)
@@ -41,10 +42,12 @@ std::string render_csv(const measure::Comparison& c) {
   const measure::Environment& e = c.environment;
   for (const measure::RunResult& run : c.runs) {
     out += fmt::format(
-        "{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{},{},{},{},{},{},{},{},{},{}\n", run.round,
-        run.warmup ? 1 : 0, run.partial ? 1 : 0, to_string(run.mode), to_string(c.parameters.direction),
-        run.bytes, c.parameters.chunk_bytes, run.transfer_us, run.sender_us, run.handshake_us,
-        run.mbytes_per_s(), field(run.tls.version), field(run.tls.cipher), field(run.tls.group),
+        "{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{:.1f},{},{},{},{},{},{},{},{},{},{},{},{}"
+        "\n",
+        field(run.label()), run.round, run.warmup ? 1 : 0, run.partial ? 1 : 0, to_string(run.mode),
+        to_string(c.parameters.direction), run.bytes, c.parameters.chunk_bytes, run.transfer_us,
+        run.sender_us, run.handshake_us, run.mbytes_per_s(), run.messages, run.payload_bytes,
+        run.messages_per_s(), field(run.tls.version), field(run.tls.cipher), field(run.tls.group),
         field(run.tls.certificate_key_type), field(run.tls.client_certificate_key_type), run.tls.record_size,
         side_fields(run.client, run.bytes), side_fields(run.server, run.bytes), field(e.client_tls_library),
         field(e.server_tls_library), field(e.client_cpu_model), field(e.server_cpu_model));

@@ -99,6 +99,17 @@ void set_nonblocking(int fd, bool on) {
   ::fcntl(fd, F_SETFL, on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK);
 }
 
+void set_socket_buffers(int fd, std::uint32_t sndbuf_bytes, std::uint32_t rcvbuf_bytes) {
+  if (sndbuf_bytes > 0) {
+    const auto value = static_cast<int>(sndbuf_bytes);
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &value, sizeof value);
+  }
+  if (rcvbuf_bytes > 0) {
+    const auto value = static_cast<int>(rcvbuf_bytes);
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &value, sizeof value);
+  }
+}
+
 void set_nodelay(int fd, bool on) {
   const int value = on ? 1 : 0;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &value, sizeof value);

@@ -22,6 +22,8 @@ std::error_code wait_fd(int fd, short events, Deadline deadline);
 bool peer_has_closed(int fd);
 
 void set_nonblocking(int fd, bool on);
+// Asks for SO_SNDBUF / SO_RCVBUF; 0 leaves the kernel's default (and autotuning).
+void set_socket_buffers(int fd, std::uint32_t sndbuf_bytes, std::uint32_t rcvbuf_bytes);
 void set_nodelay(int fd, bool on);
 
 // What the kernel applied, not what was asked: Linux doubles a requested size.

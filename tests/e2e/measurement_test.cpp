@@ -114,9 +114,9 @@ TEST_CASE("--csv prints a header and one row per run") {
   for (std::string line; std::getline(lines, line);)
     rows.push_back(line);
   REQUIRE(rows.size() == 5);
-  CHECK(rows[0].rfind("round,warmup,partial,mode,", 0) == 0);
-  CHECK(rows[1].rfind("1,0,0,tcp,client_to_server,1048576,", 0) == 0);
-  CHECK(rows[4].rfind("2,0,0,tls,client_to_server,1048576,", 0) == 0);
+  CHECK(rows[0].rfind("variant,round,warmup,partial,mode,", 0) == 0);
+  CHECK(rows[1].rfind("tcp,1,0,0,tcp,client_to_server,1048576,", 0) == 0);
+  CHECK(rows[4].rfind("tls,2,0,0,tls,client_to_server,1048576,", 0) == 0);
 }
 
 TEST_CASE("Ctrl-C stops cleanly and reports what was measured, marked partial") {

@@ -175,7 +175,7 @@ TEST_CASE("the server keeps serving after garbage, plaintext, absurd parameters 
         control_frame(
             R"({"type":"test_request","mode":"tcp","direction":"client_to_server",)"
             R"("bytes":18446744073709551615,"duration_ms":0,"chunk_bytes":1,"interval_ms":0,"no_delay":false,)"
-            R"("verify":false,"verify_seed":0,"record_size":0,"handshakes":0,"client_version":"x"})"));
+            R"("verify":false,"verify_seed":0,"record_size":0,"handshakes":0,"framing":"raw","msg_size":0,"max_msg":0,"read_size":0,"sndbuf_bytes":0,"rcvbuf_bytes":0,"client_version":"x"})"));
     const std::string answer = c.read_all(brief);
     CHECK(answer.find("refusal") != std::string::npos);
     CHECK(answer.find("bytes") != std::string::npos);
@@ -187,7 +187,7 @@ TEST_CASE("the server keeps serving after garbage, plaintext, absurd parameters 
         control_frame(
             R"({"type":"test_request","mode":"tls","direction":"client_to_server",)"
             R"("bytes":1024,"duration_ms":0,"chunk_bytes":1024,"interval_ms":0,"no_delay":false,)"
-            R"("verify":false,"verify_seed":0,"record_size":0,"handshakes":0,"client_version":"x"})"));
+            R"("verify":false,"verify_seed":0,"record_size":0,"handshakes":0,"framing":"raw","msg_size":0,"max_msg":0,"read_size":0,"sndbuf_bytes":0,"rcvbuf_bytes":0,"client_version":"x"})"));
     const std::string accept = control.read_all(std::chrono::milliseconds(500));
     REQUIRE(accept.size() > 4);
     const std::string cookie_hex = json::parse(accept.substr(8 + 4))["cookie"];

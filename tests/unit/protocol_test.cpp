@@ -184,7 +184,8 @@ TEST_CASE("a test runs for a byte count or for a time, never both or neither") {
   auto request = [](const std::string& bytes, const std::string& duration, const std::string& interval) {
     return R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":)" + bytes +
            R"(,"duration_ms":)" + duration + R"(,"chunk_bytes":1,"interval_ms":)" + interval +
-           R"(,"no_delay":false,"verify":false,"verify_seed":0,"record_size":0,"handshakes":0,"client_version":"x"})";
+           R"(,"no_delay":false,"verify":false,"verify_seed":0,"record_size":0,"handshakes":0,"framing":"raw",)"
+           R"("msg_size":0,"max_msg":1024,"read_size":0,"sndbuf_bytes":0,"rcvbuf_bytes":0,"client_version":"x"})";
   };
   CHECK(std::get<TestRequest>(decode(bytes_of(request("5", "0", "0")))).bytes == 5);
   CHECK(std::get<TestRequest>(decode(bytes_of(request("0", "2000", "100")))).duration_ms == 2000);
@@ -198,7 +199,7 @@ TEST_CASE("interval lists are checked") {
   auto result = [](const std::string& intervals) {
     return R"({"type":"side_result","role":"receiver","bytes":100,"elapsed_us":10,"cpu_user_s":0,)"
            R"("cpu_system_s":0,"sndbuf_bytes":0,"rcvbuf_bytes":0,"mss_bytes":0,"congestion":"cubic",)"
-           R"("ktls_send":false,"ktls_receive":false,"tls_bytes":0,)"
+           R"("ktls_send":false,"ktls_receive":false,"tls_bytes":0,"messages":0,"payload_bytes":0,)"
            R"("intervals":)" +
            intervals + R"(,"error":""})";
   };

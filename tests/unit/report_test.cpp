@@ -99,8 +99,8 @@ TEST_CASE("CSV: a header, one row per run, the same number of fields in each, un
     lines.push_back(csv.substr(start, end - start));
   }
   REQUIRE(lines.size() == 3);
-  CHECK(lines[0].rfind("round,warmup,partial,mode,direction,bytes,chunk_bytes,transfer_us,sender_us,", 0) ==
-        0);
+  CHECK(lines[0].rfind("variant,round,warmup,partial,mode,direction,bytes,chunk_bytes,transfer_us,sender_us,",
+                       0) == 0);
   CHECK(lines[0].find("client_cpu_s_per_gib") != std::string::npos);
   CHECK(lines[0].find("server_core_share") != std::string::npos);
   auto fields = [](const std::string& line) {
@@ -114,7 +114,7 @@ TEST_CASE("CSV: a header, one row per run, the same number of fields in each, un
   };
   CHECK(fields(lines[1]) == fields(lines[0]));
   CHECK(fields(lines[2]) == fields(lines[0]));
-  CHECK(lines[1].rfind("1,0,0,tcp,client_to_server,1048576,65536,1000.000,", 0) == 0);
+  CHECK(lines[1].rfind("tcp,1,0,0,tcp,client_to_server,1048576,65536,1000.000,", 0) == 0);
   CHECK(lines[2].find("TLS_AES_128_GCM_SHA256") != std::string::npos);
   CHECK(lines[1].find("\"Vendor, Model\"") != std::string::npos);
 }
