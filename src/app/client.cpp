@@ -414,6 +414,28 @@ measure::HandshakeResults run_handshake_test(const ClientConfig& config, const t
   return results;
 }
 
+// -w/--sndbuf/--rcvbuf: what the kernel applied, where it is not what was asked.
+void note_buffer_sizes(measure::Comparison& comparison) {
+  if (comparison.runs.empty()) return;
+  const measure::RunResult& last = comparison.runs.back();
+  const measure::TestParameters& p = comparison.parameters;
+  for (const auto& [option, asked, client, server] :
+       {std::tuple{"SO_SNDBUF", p.sndbuf_bytes, last.client.sndbuf_bytes, last.server.sndbuf_bytes},
+        std::tuple{"SO_RCVBUF", p.rcvbuf_bytes, last.client.rcvbuf_bytes, last.server.rcvbuf_bytes}}) {
+    if (asked == 0) continue;
+    const auto wanted = static_cast<int>(asked);
+    if (client == wanted && server == wanted) continue;
+    std::string why;
+    if (client == 2 * wanted || server == 2 * wanted)
+      why = "; Linux doubles what is asked, for its bookkeeping";
+    if (client < 2 * wanted || server < 2 * wanted)
+      why += "; less than asked is net.core.*mem_max capping it";
+    comparison.notes.push_back(
+        fmt::format("{} {} asked for, the kernel applied {} on the client and {} on the server{}", option,
+                    asked, client, server, why));
+  }
+}
+
 std::string run_label(const std::string& variant, int round, int rounds, bool warmup) {
   return warmup ? fmt::format("{} warm-up {}", variant, round)
                 : fmt::format("{} {}/{}", variant, round, rounds);
@@ -580,6 +602,7 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
       if (!comparison.error.empty() || comparison.interrupted) break;
     }
   }
+  note_buffer_sizes(comparison);
   measure::compute_statistics(comparison);
   return comparison;
 }

@@ -94,6 +94,13 @@ std::string render_text(const measure::Comparison& c) {
                      p.port, p.embedded_server ? " (embedded server)" : "");
   const std::string payload = p.bytes > 0 ? fmt::format("{} ({} bytes)", format_bytes(p.bytes), p.bytes)
                                           : fmt::format("{:g} s of sending", p.duration_s);
+  if (p.msg_size > 0) {
+    out += fmt::format("messages of {} bytes, {}{}\n", p.msg_size,
+                       p.framing == "len4" ? "each behind a 4-byte length (len4)" : "back to back (raw)",
+                       p.read_size > 0 ? fmt::format(", read {} bytes at a time", p.read_size) : "");
+  } else if (p.read_size > 0) {
+    out += fmt::format("the receiver reads {} bytes at a time\n", p.read_size);
+  }
   if (p.handshakes == 0)
     out += fmt::format("payload {} in {} chunks, {} round{}{}{}\n", payload, format_bytes(p.chunk_bytes),
                        p.rounds, p.rounds == 1 ? "" : "s",
@@ -129,24 +136,27 @@ std::string render_text(const measure::Comparison& c) {
     std::size_t width = 4;
     for (const auto& s : c.stats)
       width = std::max(width, s.variant.size());
-    out += fmt::format("\n{:<{}} {:>4} {:>9} {:>19} {:>4} {:>12} {:>12} {:>15} {:>15} {:>8}\n", "mode", width,
-                       "runs", "MB/s", "min - max", "cv", "handshake_us", "transfer_us", "CPU s/GiB", "cores",
-                       "vs tcp");
-    out += fmt::format("{:<{}} {:>4} {:>9} {:>19} {:>4} {:>12} {:>12} {:>15} {:>15} {:>8}\n", "", width, "",
-                       "median", "", "", "median", "median", "send / recv", "send / recv", "time");
+    const bool messages = p.msg_size > 0;
+    out += fmt::format("\n{:<{}} {:>4} {:>9} {:>19} {:>4} {:>12} {:>12} {:>15} {:>15} {:>8}{}\n", "mode",
+                       width, "runs", "MB/s", "min - max", "cv", "handshake_us", "transfer_us", "CPU s/GiB",
+                       "cores", "vs tcp", messages ? fmt::format(" {:>13}", "messages/s") : "");
+    out += fmt::format("{:<{}} {:>4} {:>9} {:>19} {:>4} {:>12} {:>12} {:>15} {:>15} {:>8}{}\n", "", width, "",
+                       "median", "", "", "median", "median", "send / recv", "send / recv", "time",
+                       messages ? fmt::format(" {:>13}", "median") : "");
     for (const auto& s : c.stats) {
       const measure::Summary& sender_gib = client_sends ? s.client_cpu_s_per_gib : s.server_cpu_s_per_gib;
       const measure::Summary& receiver_gib = client_sends ? s.server_cpu_s_per_gib : s.client_cpu_s_per_gib;
       const measure::Summary& sender_cores = client_sends ? s.client_core_share : s.server_core_share;
       const measure::Summary& receiver_cores = client_sends ? s.server_core_share : s.client_core_share;
       out += fmt::format(
-          "{:<{}} {:>4} {:>9.1f} {:>19} {:>4} {:>12.0f} {:>12.0f} {:>15} {:>15} {:>8}\n", s.variant, width,
+          "{:<{}} {:>4} {:>9.1f} {:>19} {:>4} {:>12.0f} {:>12.0f} {:>15} {:>15} {:>8}{}\n", s.variant, width,
           s.transfer_us.count, s.mbytes_per_s.median,
           fmt::format("{:.1f} - {:.1f}", s.mbytes_per_s.min, s.mbytes_per_s.max), cv(s.mbytes_per_s),
           s.handshake_us.median, s.transfer_us.median,
           fmt::format("{:.2f} / {:.2f}", sender_gib.median, receiver_gib.median),
           fmt::format("{:.2f} / {:.2f}", sender_cores.median, receiver_cores.median),
-          s.over_tcp ? fmt::format("{:.2f}x", s.over_tcp->median) : (s.mode == Mode::tcp ? "1.00x" : "-"));
+          s.over_tcp ? fmt::format("{:.2f}x", s.over_tcp->median) : (s.mode == Mode::tcp ? "1.00x" : "-"),
+          messages ? fmt::format(" {:>13.0f}", s.messages_per_s.median) : "");
     }
   }
   for (const std::string& note : c.notes)
