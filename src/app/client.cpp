@@ -11,6 +11,7 @@
 #include "app/interrupt.hpp"
 #include "app/log.hpp"
 #include "app/server.hpp"
+#include "app/streams.hpp"
 #include "app/tls_facts.hpp"
 #include "app/transfer.hpp"
 #include "measure/clock.hpp"
@@ -101,7 +102,9 @@ class TestRun {
   measure::RunResult run(measure::Environment& environment);
 
  private:
-  std::unique_ptr<Stream> open_data_connection(const protocol::Cookie& cookie, double& handshake_us);
+  std::unique_ptr<Stream> open_data_connection(const protocol::Cookie& cookie, std::uint32_t index,
+                                               double& handshake_us);
+  void await_ready(Stream& stream) const;
   protocol::TestRequest request() const;
   std::string offers_text() const;
 
@@ -144,7 +147,8 @@ std::string TestRun::offers_text() const {
       accept_.tls_groups);
 }
 
-std::unique_ptr<Stream> TestRun::open_data_connection(const protocol::Cookie& cookie, double& handshake_us) {
+std::unique_ptr<Stream> TestRun::open_data_connection(const protocol::Cookie& cookie, std::uint32_t index,
+                                                      double& handshake_us) {
   const Timeouts& timeouts = config_.timeouts;
   const std::int64_t start_ns = measure::now_ns();
   UniqueFd fd = connect_tcp(config_.host, config_.port, Deadline::after(timeouts.connect));
@@ -178,21 +182,35 @@ std::unique_ptr<Stream> TestRun::open_data_connection(const protocol::Cookie& co
   std::error_code ec;
   stream->write_all(preamble, ec);
   if (!ec) stream->write_all(cookie, ec);
+  const std::array<std::byte, protocol::kStreamIndexBytes> stream_index{static_cast<std::byte>(index >> 8),
+                                                                        static_cast<std::byte>(index)};
+  if (!ec) stream->write_all(stream_index, ec);
+  if (ec) {
+    throw Error(
+        fmt::format("the server did not take the data connection: {}", describe(ec, stream->error_detail())));
+  }
+  return stream;
+}
+
+// Waits for the server's ready byte on a data connection: it comes once every
+// stream of the test has arrived.
+void TestRun::await_ready(Stream& stream) const {
+  stream.set_deadline(Deadline::after(config_.timeouts.connect + config_.timeouts.handshake));
+  std::error_code ec;
   std::byte ready{};
-  if (!ec) stream->read_exact({&ready, 1}, ec);
+  stream.read_exact({&ready, 1}, ec);
   if (ec) {
     // In TLS 1.3 the server judges the client certificate after the client's
     // handshake is done: its verdict arrives here, as an alert.
-    std::string hint = client_certificate_hint(stream->error_detail());
-    const auto* tls = dynamic_cast<const tls::TlsStream*>(stream.get());
+    std::string hint = client_certificate_hint(stream.error_detail());
+    const auto* tls = dynamic_cast<const tls::TlsStream*>(&stream);
     if (hint.empty() && tls != nullptr && tls->certificate_requested() && config_.cert_file.empty()) {
       hint = " (the server asked for a client certificate: --cert FILE --key FILE)";
     }
     throw Error(fmt::format("the server did not start the transfer: {}{}",
-                            describe(ec, stream->error_detail()), hint));
+                            describe(ec, stream.error_detail()), hint));
   }
   if (ready != kReadyByte) throw protocol::ProtocolError("the server sent something other than ready");
-  return stream;
 }
 
 protocol::TestRequest TestRun::request() const {
@@ -213,6 +231,8 @@ protocol::TestRequest TestRun::request() const {
   request.read_size = config_.read_size;
   request.sndbuf_bytes = config_.sndbuf_bytes;
   request.rcvbuf_bytes = config_.rcvbuf_bytes;
+  request.streams = config_.streams;
+  request.bidir = config_.bidir;
   request.client_version = kVersion;
   return request;
 }
@@ -233,6 +253,47 @@ std::vector<measure::Interval> intervals_of(const protocol::SideResult& receiver
   return intervals;
 }
 
+// The window of the streams whose `role` side is `side`: from the earliest
+// start to the latest end among them, on that side's clock.
+double window_us(const std::vector<protocol::SideResult>& side, Role role) {
+  double first = -1;
+  double last = 0;
+  for (const protocol::SideResult& r : side) {
+    if (r.role != role) continue;
+    first = first < 0 ? r.offset_us : std::min(first, r.offset_us);
+    last = std::max(last, r.offset_us + r.elapsed_us);
+  }
+  return first < 0 ? 0 : last - first;
+}
+
+// Totals over a test's streams, each checked already: bytes and messages
+// added up; per direction, the receiving side's window from the first go to
+// the last byte; per side, CPU added up over its streams.
+void aggregate_streams(measure::RunResult& result, const std::vector<protocol::SideResult>& client,
+                       const std::vector<protocol::SideResult>& server) {
+  for (std::size_t i = 0; i < client.size(); ++i) {
+    const protocol::SideResult& receiver = client[i].role == Role::receiver ? client[i] : server[i];
+    const protocol::SideResult& sender = client[i].role == Role::sender ? client[i] : server[i];
+    result.bytes += receiver.bytes;
+    result.messages += receiver.messages;
+    result.payload_bytes += receiver.payload_bytes;
+    if (client.size() > 1) {
+      result.streams.push_back(
+          {static_cast<std::uint32_t>(i),
+           client[i].role == Role::sender ? Direction::client_to_server : Direction::server_to_client,
+           receiver.bytes, receiver.elapsed_us, sender.elapsed_us, receiver.messages});
+    }
+  }
+  // Each direction's window on its receiver's clock; the run's is the longer.
+  result.transfer_us = std::max(window_us(client, Role::receiver), window_us(server, Role::receiver));
+  result.sender_us = std::max(window_us(client, Role::sender), window_us(server, Role::sender));
+  result.client = side_cost(combine(client));
+  result.server = side_cost(combine(server));
+  const protocol::SideResult& first_receiver =
+      client.front().role == Role::receiver ? client.front() : server.front();
+  result.intervals = intervals_of(first_receiver);
+}
+
 measure::RunResult TestRun::run(measure::Environment& environment) {
   const Timeouts& timeouts = config_.timeouts;
   TcpStream control(connect_tcp(config_.host, config_.port, Deadline::after(timeouts.connect)));
@@ -243,9 +304,17 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
 
   measure::RunResult result;
   result.mode = mode_;
-  std::unique_ptr<Stream> data;
+  const std::uint32_t streams = test.streams;
+  std::vector<std::unique_ptr<Stream>> data;
+  std::vector<double> handshake_us;
   try {
-    data = open_data_connection(accept.cookie, result.handshake_us);
+    for (std::uint32_t i = 0; i < streams; ++i) {
+      double us = 0;
+      data.push_back(open_data_connection(accept.cookie, i, us));
+      handshake_us.push_back(us);
+    }
+    for (const auto& stream : data)
+      await_ready(*stream);
   } catch (const Error& e) {
     // If the server refused the data connection, its reason beats ours.
     std::string reason = e.what();
@@ -258,8 +327,8 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
     }
     throw Error(reason);
   }
-  const auto* tls_stream = dynamic_cast<const tls::TlsStream*>(data.get());
-  if (tls_stream != nullptr) {
+  result.handshake_us = measure::summarize(handshake_us).mean;
+  if (const auto* tls_stream = dynamic_cast<const tls::TlsStream*>(data.front().get())) {
     const tls::SessionInfo info = tls_stream->session_info();
     result.tls = {info.version,
                   info.cipher,
@@ -269,59 +338,65 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
                   config_.record_size};
   }
 
-  const Role role = config_.direction == Direction::client_to_server ? Role::sender : Role::receiver;
-  TransferSpec spec = transfer_spec(test, role, timeouts.idle);
-  spec.observer = observer_;
-  protocol::SideResult mine;
+  std::vector<protocol::SideResult> mine;
   {
-    const InterruptWatch::Guard data_guard(interrupt_, data->native_handle());
-    const tls::SessionInfo before = tls_stream != nullptr ? tls_stream->session_info() : tls::SessionInfo{};
-    mine = run_transfer(*data, spec);
-    if (tls_stream != nullptr) add_tls_facts(mine, *tls_stream, before);
+    std::vector<std::unique_ptr<InterruptWatch::Guard>> guards;
+    std::vector<StreamWork> work;
+    for (std::uint32_t i = 0; i < streams; ++i) {
+      guards.push_back(std::make_unique<InterruptWatch::Guard>(interrupt_, data[i]->native_handle()));
+      TransferSpec spec = transfer_spec(
+          test, stream_role(test.direction, test.bidir, i, /*server_side=*/false), timeouts.idle);
+      if (i == 0) spec.observer = observer_;  // the live view follows the first stream
+      work.push_back({data[i].get(), spec});
+    }
+    mine = run_streams(work);
   }
-  data.reset();
+  data.clear();
 
   if (interrupt_.interrupted()) {
     // Ctrl-C: what this side measured until then, marked partial.
+    const protocol::SideResult total = combine(mine);
     result.partial = true;
-    result.bytes = mine.bytes;
-    (role == Role::receiver ? result.transfer_us : result.sender_us) = mine.elapsed_us;
-    result.client = side_cost(mine);
-    if (role == Role::receiver) result.intervals = intervals_of(mine);
+    result.bytes = total.bytes;
+    (total.role == Role::receiver ? result.transfer_us : result.sender_us) = total.elapsed_us;
+    result.client = side_cost(total);
+    if (mine.front().role == Role::receiver) result.intervals = intervals_of(mine.front());
     return result;
   }
 
   control.set_deadline(Deadline::after(timeouts.control));
-  send_message(control, mine, "the client's result");
-  const auto theirs = receive<protocol::SideResult>(control, "the server's result");
-  if (theirs.role == mine.role) throw protocol::ProtocolError("the server claims the client's role");
-
-  const protocol::SideResult& receiver = role == Role::receiver ? mine : theirs;
-  const protocol::SideResult& sender = role == Role::sender ? mine : theirs;
-  // The receiver's account of what failed comes first: it saw what arrived.
-  for (const auto* side : {&receiver, &sender}) {
-    if (!side->error.empty()) {
-      throw Error(fmt::format("{} run failed on the {} ({}): {}", to_string(mode_),
-                              side == &mine ? "client" : "server", to_string(side->role), side->error));
+  for (const protocol::SideResult& m : mine)
+    send_message(control, m, "the client's result");
+  std::vector<protocol::SideResult> theirs;
+  for (std::uint32_t i = 0; i < streams; ++i) {
+    theirs.push_back(receive<protocol::SideResult>(control, "the server's result"));
+    if (theirs.back().stream != i || theirs.back().role == mine[i].role) {
+      throw protocol::ProtocolError("the server's results do not match the streams");
     }
   }
-  // Nothing is silently lost: the receiver's count must be what was sent (and asked for).
-  const std::uint64_t expected = stream_bytes(spec);
-  if (receiver.bytes != sender.bytes || (expected > 0 && receiver.bytes != expected) ||
-      receiver.messages != sender.messages) {
-    throw Error(
-        fmt::format("{} run failed: the receiver counted {} bytes ({} messages), the sender sent {} ({}){}",
-                    to_string(mode_), receiver.bytes, receiver.messages, sender.bytes, sender.messages,
-                    expected > 0 ? fmt::format(", {} were due", expected) : ""));
+
+  // Stream by stream: the receiver's account of what failed comes first (it
+  // saw what arrived), and nothing is silently lost.
+  const std::uint64_t expected = stream_bytes(transfer_spec(test, Role::sender, timeouts.idle));
+  for (std::uint32_t i = 0; i < streams; ++i) {
+    const protocol::SideResult& receiver = mine[i].role == Role::receiver ? mine[i] : theirs[i];
+    const protocol::SideResult& sender = mine[i].role == Role::sender ? mine[i] : theirs[i];
+    const std::string which = streams > 1 ? fmt::format(" stream {}", i) : "";
+    for (const auto* side : {&receiver, &sender}) {
+      if (!side->error.empty()) {
+        throw Error(fmt::format("{} run{} failed on the {} ({}): {}", to_string(mode_), which,
+                                side == &mine[i] ? "client" : "server", to_string(side->role), side->error));
+      }
+    }
+    if (receiver.bytes != sender.bytes || (expected > 0 && receiver.bytes != expected) ||
+        receiver.messages != sender.messages) {
+      throw Error(fmt::format(
+          "{} run{} failed: the receiver counted {} bytes ({} messages), the sender sent {} ({}){}",
+          to_string(mode_), which, receiver.bytes, receiver.messages, sender.bytes, sender.messages,
+          expected > 0 ? fmt::format(", {} were due", expected) : ""));
+    }
   }
-  result.messages = receiver.messages;
-  result.payload_bytes = receiver.payload_bytes;
-  result.bytes = receiver.bytes;
-  result.transfer_us = receiver.elapsed_us;
-  result.sender_us = sender.elapsed_us;
-  result.client = side_cost(mine);
-  result.server = side_cost(theirs);
-  result.intervals = intervals_of(receiver);
+  aggregate_streams(result, mine, theirs);
   return result;
 }
 
@@ -515,6 +590,8 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
   parameters.read_size = config.read_size;
   parameters.sndbuf_bytes = config.sndbuf_bytes;
   parameters.rcvbuf_bytes = config.rcvbuf_bytes;
+  parameters.streams = config.streams;
+  parameters.bidir = config.bidir;
   tls::kernel_has_tls_ulp(environment.client_tls_ulps);
   if (config.host.empty()) {
     embedded.emplace(config.timeouts, config.tls_policy.ktls);

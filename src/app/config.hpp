@@ -78,6 +78,8 @@ struct ClientConfig {
   std::uint32_t read_size = 0;                        // the receiver's read call; 0: the chunk size
   std::uint32_t sndbuf_bytes = 0;  // SO_SNDBUF asked for on both ends (-w, --sndbuf); 0: kernel default
   std::uint32_t rcvbuf_bytes = 0;  // SO_RCVBUF asked for on both ends (-w, --rcvbuf); 0: kernel default
+  std::uint32_t streams = 1;       // -P: parallel data connections
+  bool bidir = false;              // --bidir: odd-numbered streams go the other way
   Timeouts timeouts;
 };
 

@@ -21,7 +21,7 @@ protocol::Cookie random_cookie() {
 
 }  // namespace
 
-std::unique_ptr<PendingTests::Ticket> PendingTests::open(std::uint64_t handshakes) {
+std::unique_ptr<PendingTests::Ticket> PendingTests::open(std::uint32_t streams, std::uint64_t handshakes) {
   std::lock_guard lock(mutex_);
   protocol::Cookie cookie;
   do {
@@ -29,17 +29,21 @@ std::unique_ptr<PendingTests::Ticket> PendingTests::open(std::uint64_t handshake
   } while (slots_.contains(cookie));
   Slot slot;
   slot.handshakes = handshakes;
+  if (handshakes == 0) slot.streams.resize(streams);
   slots_.emplace(cookie, std::move(slot));
   return std::make_unique<Ticket>(*this, cookie);
 }
 
-bool PendingTests::deliver(const protocol::Cookie& cookie, std::unique_ptr<Stream> stream) {
+bool PendingTests::deliver(const protocol::Cookie& cookie, std::uint32_t index,
+                           std::unique_ptr<Stream> stream) {
   {
     std::lock_guard lock(mutex_);
     auto it = slots_.find(cookie);
-    if (cancelled_ || it == slots_.end() || it->second.delivered || it->second.handshakes > 0) return false;
-    it->second.stream = std::move(stream);
-    it->second.delivered = true;
+    if (cancelled_ || it == slots_.end() || index >= it->second.streams.size() || it->second.streams[index]) {
+      return false;
+    }
+    it->second.streams[index] = std::move(stream);
+    ++it->second.arrived;
   }
   delivered_.notify_all();
   return true;
@@ -68,20 +72,24 @@ void PendingTests::cancel_all() {
 }
 
 PendingTests::Ticket::~Ticket() {
-  std::unique_ptr<Stream> unclaimed;  // closed after the lock is released
+  std::vector<std::unique_ptr<Stream>> unclaimed;  // closed after the lock is released
   std::lock_guard lock(owner_.mutex_);
   auto it = owner_.slots_.find(cookie_);
   if (it == owner_.slots_.end()) return;
-  unclaimed = std::move(it->second.stream);
+  unclaimed = std::move(it->second.streams);
   owner_.slots_.erase(it);
 }
 
-std::unique_ptr<Stream> PendingTests::Ticket::wait(Deadline deadline) {
+std::vector<std::unique_ptr<Stream>> PendingTests::Ticket::wait(Deadline deadline) {
   std::unique_lock lock(owner_.mutex_);
   auto it = owner_.slots_.find(cookie_);
-  owner_.delivered_.wait_until(lock, deadline.at(),
-                               [&] { return it->second.stream != nullptr || owner_.cancelled_; });
-  return std::move(it->second.stream);
+  owner_.delivered_.wait_until(lock, deadline.at(), [&] {
+    return it->second.arrived == it->second.streams.size() || owner_.cancelled_;
+  });
+  std::vector<std::unique_ptr<Stream>> streams = std::move(it->second.streams);
+  it->second.streams.resize(streams.size());
+  it->second.arrived = 0;
+  return streams;
 }
 
 }  // namespace tlscmp::app

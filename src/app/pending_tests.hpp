@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "protocol/messages.hpp"
 #include "transport/deadline.hpp"
@@ -24,8 +25,9 @@ class PendingTests {
     ~Ticket();  // forgets the cookie; a stream delivered but never taken is closed
 
     const protocol::Cookie& cookie() const { return cookie_; }
-    // The delivered stream, or nullptr if none came before the deadline.
-    std::unique_ptr<Stream> wait(Deadline deadline);
+    // Every stream of the test, in index order, once all have come; what came
+    // by then (some entries empty) if the deadline passes first.
+    std::vector<std::unique_ptr<Stream>> wait(Deadline deadline);
     // Handshake tests: how many handshake connections came with this cookie.
     std::uint64_t probes() const;
 
@@ -34,11 +36,12 @@ class PendingTests {
     protocol::Cookie cookie_;
   };
 
-  // With `handshakes` > 0 the ticket is a handshake test's: it takes up to
-  // that many handshake connections (probe), and no data stream.
-  std::unique_ptr<Ticket> open(std::uint64_t handshakes = 0);
-  // False if no session waits for this cookie, or one already has its stream.
-  bool deliver(const protocol::Cookie& cookie, std::unique_ptr<Stream> stream);
+  // A test expecting `streams` data connections; or, with `handshakes` > 0, a
+  // handshake test's ticket, which takes up to that many handshake
+  // connections (probe) and no data stream.
+  std::unique_ptr<Ticket> open(std::uint32_t streams = 1, std::uint64_t handshakes = 0);
+  // False if no session waits for this cookie, or the index is out of range or already taken.
+  bool deliver(const protocol::Cookie& cookie, std::uint32_t index, std::unique_ptr<Stream> stream);
   // Counts one handshake connection; false unless the cookie belongs to a
   // running handshake test that expects more.
   bool probe(const protocol::Cookie& cookie);
@@ -47,8 +50,8 @@ class PendingTests {
 
  private:
   struct Slot {
-    std::unique_ptr<Stream> stream;
-    bool delivered = false;
+    std::vector<std::unique_ptr<Stream>> streams;  // by index
+    std::uint32_t arrived = 0;
     std::uint64_t handshakes = 0;  // > 0: a handshake test, expecting this many
     std::uint64_t probes = 0;
   };

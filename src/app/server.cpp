@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "app/control.hpp"
+#include "app/streams.hpp"
 #include "app/tls_facts.hpp"
 #include "app/transfer.hpp"
 #include "measure/environment.hpp"
@@ -269,13 +270,19 @@ void Server::handle_connection(int raw_fd) {
         serve_handshake(*stream);
       } else {
         protocol::Cookie cookie{};
+        std::array<std::byte, protocol::kStreamIndexBytes> index{};
         std::error_code ec;
         stream->read_exact(cookie, ec);
-        if (ec)
-          throw Error(
-              fmt::format("data connection without a cookie: {}", describe(ec, stream->error_detail())));
-        if (!pending_.deliver(cookie, std::move(stream))) {
-          throw protocol::ProtocolError("data connection for an unknown or finished test");
+        if (!ec) stream->read_exact(index, ec);
+        if (ec) {
+          throw Error(fmt::format("data connection without a cookie and stream index: {}",
+                                  describe(ec, stream->error_detail())));
+        }
+        const auto stream_index = static_cast<std::uint32_t>((std::to_integer<unsigned>(index[0]) << 8) |
+                                                             std::to_integer<unsigned>(index[1]));
+        if (!pending_.deliver(cookie, stream_index, std::move(stream))) {
+          throw protocol::ProtocolError(
+              "data connection for an unknown or finished test, or a stream it has");
         }
       }
     } catch (const std::exception& e) {
@@ -323,73 +330,93 @@ void Server::serve_control(Stream& control, const std::string& peer) {
   if (!running.admitted()) {
     refuse(fmt::format("the server is busy: {} tests are running, its --max-clients", config_.max_clients));
   }
-  const auto ticket = pending_.open(request.handshakes);
+  const auto ticket = pending_.open(request.streams, request.handshakes);
   send_message(control, accept_message(ticket->cookie()), "the test acceptance");
   if (request.handshakes > 0) {
     finish_handshake_test(control, peer, request, *ticket);
     return;
   }
 
-  // Wait for the data connection, but notice a client that gave up (a failed
-  // TLS handshake, say) instead of holding its slot until the deadline.
-  std::unique_ptr<Stream> data;
+  // Wait for the data connections, but notice a client that gave up (a
+  // failed TLS handshake, say) instead of holding its slot until the deadline.
+  std::vector<std::unique_ptr<Stream>> data;
   const Deadline data_deadline = Deadline::after(timeouts.connect + timeouts.handshake);
-  while (!data && !data_deadline.expired()) {
+  const auto all_came = [&] {
+    return !data.empty() && std::all_of(data.begin(), data.end(), [](const auto& d) { return d != nullptr; });
+  };
+  while (!all_came() && !data_deadline.expired()) {
     data = ticket->wait(Deadline::earlier(data_deadline, Deadline::after(kClientCheckInterval)));
-    if (!data && peer_has_closed(control.native_handle())) {
+    if (!all_came() && peer_has_closed(control.native_handle())) {
       throw Error(
-          fmt::format("{} test: the client closed the control connection before its data connection came",
+          fmt::format("{} test: the client closed the control connection before its data connections came",
                       to_string(request.mode)));
     }
+    if (stopping()) break;
   }
-  if (!data) refuse(stopping() ? "the server is shutting down" : "no data connection arrived in time");
-  if (data->is_tls() != (request.mode == Mode::tls)) {
-    refuse(fmt::format("the data connection is {} but the test is {}", data->is_tls() ? "TLS" : "plain TCP",
-                       to_string(request.mode)));
+  if (!all_came()) {
+    refuse(stopping() ? "the server is shutting down" : "not every data connection arrived in time");
+  }
+  for (const auto& stream : data) {
+    if (stream->is_tls() != (request.mode == Mode::tls)) {
+      refuse(fmt::format("the data connection is {} but the test is {}",
+                         stream->is_tls() ? "TLS" : "plain TCP", to_string(request.mode)));
+    }
   }
 
-  protocol::SideResult mine;
+  std::vector<protocol::SideResult> mine;
   std::string tls_description;
   {
-    LiveFd live(*this, data->native_handle());
-    auto* tls_stream = dynamic_cast<tls::TlsStream*>(data.get());
-    if (tls_stream != nullptr) {
-      const tls::SessionInfo info = tls_stream->session_info();
-      tls_description = fmt::format("{} {} {}", info.version, info.cipher, info.group);
-      if (!info.client_certificate_key_type.empty()) {
-        tls_description += fmt::format(", client certificate {}", info.client_certificate_key_type);
+    std::vector<std::unique_ptr<LiveFd>> live;
+    std::vector<StreamWork> work;
+    for (std::uint32_t i = 0; i < data.size(); ++i) {
+      Stream& stream = *data[i];
+      live.push_back(std::make_unique<LiveFd>(*this, stream.native_handle()));
+      if (auto* tls_stream = dynamic_cast<tls::TlsStream*>(&stream)) {
+        const tls::SessionInfo info = tls_stream->session_info();
+        tls_description = fmt::format("{} {} {}", info.version, info.cipher, info.group);
+        if (!info.client_certificate_key_type.empty()) {
+          tls_description += fmt::format(", client certificate {}", info.client_certificate_key_type);
+        }
+        if (request.record_size != 0) tls_stream->set_max_record_size(request.record_size);
       }
-      if (request.record_size != 0) tls_stream->set_max_record_size(request.record_size);
+      set_socket_buffers(stream.native_handle(), request.sndbuf_bytes, request.rcvbuf_bytes);
+      stream.set_deadline(Deadline::after(timeouts.handshake));
+      std::error_code ec;
+      stream.write_all({&kReadyByte, 1}, ec);
+      if (ec) throw Error(fmt::format("cannot start the transfer: {}", describe(ec, stream.error_detail())));
+      TransferSpec spec = transfer_spec(
+          request, stream_role(request.direction, request.bidir, i, /*server_side=*/true), timeouts.idle);
+      spec.max_duration = config_.max_duration;
+      spec.max_msg = std::min(spec.max_msg, config_.max_msg);
+      work.push_back({&stream, spec});
     }
-    set_socket_buffers(data->native_handle(), request.sndbuf_bytes, request.rcvbuf_bytes);
-    data->set_deadline(Deadline::after(timeouts.handshake));
-    std::error_code ec;
-    data->write_all({&kReadyByte, 1}, ec);
-    if (ec) throw Error(fmt::format("cannot start the transfer: {}", describe(ec, data->error_detail())));
-    const Role role = request.direction == Direction::client_to_server ? Role::receiver : Role::sender;
-    const tls::SessionInfo before = tls_stream != nullptr ? tls_stream->session_info() : tls::SessionInfo{};
-    TransferSpec spec = transfer_spec(request, role, timeouts.idle);
-    spec.max_duration = config_.max_duration;
-    spec.max_msg = std::min(spec.max_msg, config_.max_msg);
-    mine = run_transfer(*data, spec);
-    if (tls_stream != nullptr) add_tls_facts(mine, *tls_stream, before);
+    mine = run_streams(work);
+    live.clear();  // before the sockets close
   }
-  data.reset();
+  data.clear();
 
-  // Results both ways. A client that vanished is logged with what this side saw.
-  std::optional<protocol::SideResult> theirs;
+  // Results both ways, stream by stream. A client that vanished is logged with what this side saw.
+  std::vector<protocol::SideResult> theirs;
   std::string exchange_error;
   try {
     control.set_deadline(Deadline::after(timeouts.control));
-    send_message(control, mine, "the server's result");
-    theirs = receive<protocol::SideResult>(control, "the client's result");
-    if (theirs->role == mine.role) throw protocol::ProtocolError("the client claims the server's role");
+    for (const protocol::SideResult& result : mine)
+      send_message(control, result, "the server's result");
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      theirs.push_back(receive<protocol::SideResult>(control, "the client's result"));
+      if (theirs.back().stream != i || theirs.back().role == mine[i].role) {
+        throw protocol::ProtocolError("the client's results do not match the streams");
+      }
+    }
   } catch (const Error& e) {
-    theirs.reset();
+    theirs.clear();
     exchange_error = e.what();
   }
-  log_.line(
-      fmt::format("{} {}", peer, describe_test(request, mine, theirs, exchange_error, tls_description)));
+  const std::optional<protocol::SideResult> client =
+      theirs.empty() ? std::nullopt : std::optional(combine(theirs));
+  log_.line(fmt::format(
+      "{} {}{}", peer, describe_test(request, combine(mine), client, exchange_error, tls_description),
+      mine.size() > 1 ? fmt::format(", {} streams{}", mine.size(), request.bidir ? " both ways" : "") : ""));
 }
 
 // One connection of a handshake test: the TLS handshake is done; count it,

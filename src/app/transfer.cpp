@@ -90,6 +90,7 @@ void close_window(protocol::SideResult& result, const Stream& stream, std::uint6
                   std::int64_t start_ns, std::int64_t end_ns, const measure::CpuTimes& cpu_start) {
   const measure::CpuTimes cpu = measure::thread_cpu_times() - cpu_start;
   result.bytes = bytes;
+  result.window_start_ns = start_ns;
   result.elapsed_us = measure::ns_to_us(end_ns - start_ns);
   result.cpu_user_s = cpu.user_s;
   result.cpu_system_s = cpu.system_s;

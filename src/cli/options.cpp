@@ -99,6 +99,8 @@ struct ClientFlags {
   std::string window;
   std::string sndbuf;
   std::string rcvbuf;
+  int parallel = 1;
+  bool bidir = false;
   bool no_delay = false;
   TimeoutFlags timeouts;
 };
@@ -236,6 +238,11 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
   CLI::Option* window = cmd->add_option("-w,--window", flags.window, "SO_SNDBUF and SO_RCVBUF on both ends");
   cmd->add_option("--sndbuf", flags.sndbuf, "SO_SNDBUF on both ends")->excludes(window);
   cmd->add_option("--rcvbuf", flags.rcvbuf, "SO_RCVBUF on both ends")->excludes(window);
+  cmd->add_option("-P,--parallel", flags.parallel, "Parallel data connections per run, each its own stream")
+      ->check(CLI::Range(1, static_cast<int>(protocol::kMaxStreams)))
+      ->capture_default_str();
+  cmd->add_flag("--bidir", flags.bidir,
+                "Both directions at once: odd-numbered streams go the other way (-P 2 at least)");
   cmd->add_option("--record-size", flags.record_size,
                   "Largest TLS record the sender writes, 512..16K bytes (max send fragment)");
   cmd->add_flag("-N,--no-delay", flags.no_delay, "Set TCP_NODELAY during the transfer (disable Nagle)");
@@ -267,6 +274,9 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   c.tls_policy = flags.tls_policy;
   c.handshakes = flags.handshakes;
   c.compare_ciphers = flags.compare_ciphers;
+  c.streams = static_cast<std::uint32_t>(flags.parallel);
+  c.bidir = flags.bidir;
+  if (c.bidir && c.streams < 2) c.streams = 2;  // one each way at least
   c.framing = flags.framing == "len4" ? framing::Framing::len4 : framing::Framing::raw;
   if (!flags.msg_size.empty()) {
     c.msg_size = parse_size(flags.msg_size, "--msg-size", 1, framing::kMaxMessageBytes);

@@ -46,6 +46,18 @@ struct TlsParameters {
   std::uint32_t record_size = 0;            // the sender's largest record plaintext; 0: 16384
 };
 
+// One data connection of a run with -P (or --bidir).
+struct StreamResult {
+  std::uint32_t index = 0;
+  Direction direction = Direction::client_to_server;
+  std::uint64_t bytes = 0;  // the receiver's count
+  double transfer_us = 0;   // the receiver's window
+  double sender_us = 0;     // the sender's window
+  std::uint64_t messages = 0;
+
+  double mbytes_per_s() const { return transfer_us > 0 ? static_cast<double>(bytes) / transfer_us : 0; }
+};
+
 struct RunResult {
   std::string variant;   // "tcp", "tls", or with --compare-ciphers a suite; empty: the mode's name
   int round = 0;         // 1-based; one round runs each variant once; warm-up rounds count from 1 too
@@ -59,9 +71,10 @@ struct RunResult {
   TlsParameters tls;
   SideCost client;
   SideCost server;
-  std::vector<Interval> intervals;  // the receiver's, with -i
-  std::uint64_t messages = 0;       // with --msg-size: messages the receiver got whole
-  std::uint64_t payload_bytes = 0;  // with --msg-size: their bytes, length headers not counted
+  std::vector<Interval> intervals;    // the receiver's, with -i
+  std::uint64_t messages = 0;         // with --msg-size: messages the receiver got whole
+  std::uint64_t payload_bytes = 0;    // with --msg-size: their bytes, length headers not counted
+  std::vector<StreamResult> streams;  // with -P > 1: each connection; the fields above are the totals
 
   double messages_per_s() const {
     return transfer_us > 0 ? static_cast<double>(messages) / (transfer_us / 1e6) : 0;
@@ -137,6 +150,8 @@ struct TestParameters {
   std::uint32_t read_size = 0;      // --read-size, or 0 (the chunk size)
   std::uint32_t sndbuf_bytes = 0;   // SO_SNDBUF asked for, or 0
   std::uint32_t rcvbuf_bytes = 0;   // SO_RCVBUF asked for, or 0
+  std::uint32_t streams = 1;        // -P
+  bool bidir = false;               // --bidir
 };
 
 // A handshake test (--handshakes N): N full and N resumed handshakes, alternating.

@@ -148,6 +148,8 @@ json to_json(const TestRequest& m) {
           {"read_size", m.read_size},
           {"sndbuf_bytes", m.sndbuf_bytes},
           {"rcvbuf_bytes", m.rcvbuf_bytes},
+          {"streams", m.streams},
+          {"bidir", m.bidir},
           {"client_version", m.client_version}};
 }
 
@@ -190,6 +192,8 @@ json to_json(const SideResult& m) {
           {"tls_bytes", m.tls_bytes},
           {"messages", m.messages},
           {"payload_bytes", m.payload_bytes},
+          {"stream", m.stream},
+          {"offset_us", m.offset_us},
           {"intervals", intervals},
           {"error", m.error}};
 }
@@ -261,6 +265,9 @@ Message decode_object(const json& j) {
     m.read_size = static_cast<std::uint32_t>(get_uint(j, "read_size", 0, kMaxChunkBytes));
     m.sndbuf_bytes = static_cast<std::uint32_t>(get_uint(j, "sndbuf_bytes", 0, kMaxSocketBufferBytes));
     m.rcvbuf_bytes = static_cast<std::uint32_t>(get_uint(j, "rcvbuf_bytes", 0, kMaxSocketBufferBytes));
+    m.streams = static_cast<std::uint32_t>(get_uint(j, "streams", 1, kMaxStreams));
+    m.bidir = get_bool(j, "bidir");
+    if (m.bidir && m.streams < 2) bad("'bidir' needs at least 2 streams");
     m.client_version = get_string(j, "client_version");
     return m;
   }
@@ -296,6 +303,8 @@ Message decode_object(const json& j) {
     m.tls_bytes = get_uint(j, "tls_bytes", 0, 2 * kMaxTestBytes);
     m.messages = get_uint(j, "messages", 0, kMaxTestBytes);
     m.payload_bytes = get_uint(j, "payload_bytes", 0, kMaxTestBytes);
+    m.stream = static_cast<std::uint32_t>(get_uint(j, "stream", 0, kMaxStreams - 1));
+    m.offset_us = get_double(j, "offset_us", kMaxElapsedUs);
     get_intervals(j, m);
     m.error = get_string(j, "error");
     return m;

@@ -7,7 +7,8 @@
 // ('C' control, 'D' data) and the protocol version. A control connection then
 // carries frames: a 4-byte big-endian length (1..kMaxFrameBytes) and a JSON
 // object with a "type". A data connection (inside TLS for TLS tests) follows
-// its preamble with the 16-byte cookie the server handed out for the test.
+// its preamble with the 16-byte cookie the server handed out for the test
+// and its 2-byte big-endian stream index.
 
 #include <array>
 #include <cstddef>
@@ -39,6 +40,8 @@ inline constexpr std::uint32_t kMinRecordBytes = 512;
 inline constexpr std::uint32_t kMaxRecordBytes = 16384;
 inline constexpr std::uint32_t kMaxHandshakes = 100'000;
 inline constexpr std::uint32_t kMaxSocketBufferBytes = 1u << 30;
+inline constexpr std::uint32_t kMaxStreams = 128;
+inline constexpr std::size_t kStreamIndexBytes = 2;  // after the cookie on a data connection
 
 // Anything a peer sent that does not follow the protocol.
 class ProtocolError : public Error {
@@ -78,6 +81,8 @@ struct TestRequest {
   std::uint32_t read_size = 0;                        // the receiver's read call size; 0: chunk_bytes
   std::uint32_t sndbuf_bytes = 0;  // SO_SNDBUF to ask for on both ends; 0: the kernel's default
   std::uint32_t rcvbuf_bytes = 0;  // SO_RCVBUF to ask for on both ends; 0: the kernel's default
+  std::uint32_t streams = 1;       // parallel data connections, 1..kMaxStreams (-P)
+  bool bidir = false;              // odd-numbered streams go the other way (--bidir)
   std::string client_version;      // tlscmp version of the client, for the log
 };
 
@@ -121,6 +126,11 @@ struct SideResult {
   std::uint64_t tls_bytes = 0;
   std::uint64_t messages = 0;       // with msg_size: messages this side sent, or received whole
   std::uint64_t payload_bytes = 0;  // with msg_size: the messages' bytes, headers not counted
+  std::uint32_t stream = 0;         // which data connection, 0..streams-1
+  // When this stream's window began, from the earliest window of any stream on
+  // this side, in microseconds of this side's clock.
+  double offset_us = 0;
+  std::int64_t window_start_ns = 0;  // local only, never sent: this side's monotonic clock
   // Receiver only, with interval_ms: bytes per interval. Interval i ends at
   // end_us[i] (from go); the last one ends with the transfer.
   std::vector<double> interval_end_us;

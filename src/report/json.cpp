@@ -30,6 +30,16 @@ ordered_json or_null(const std::string& value, Mode mode) {
 }
 
 ordered_json to_json(const measure::RunResult& run, const measure::TestParameters& parameters) {
+  ordered_json streams = json::array();
+  for (const measure::StreamResult& s : run.streams) {
+    streams.push_back({{"stream", s.index},
+                       {"direction", to_string(s.direction)},
+                       {"bytes", s.bytes},
+                       {"transfer_us", s.transfer_us},
+                       {"sender_us", s.sender_us},
+                       {"mbytes_per_s", s.mbytes_per_s()},
+                       {"messages", s.messages}});
+  }
   ordered_json intervals = json::array();
   for (const measure::Interval& i : run.intervals) {
     intervals.push_back(
@@ -60,6 +70,7 @@ ordered_json to_json(const measure::RunResult& run, const measure::TestParameter
                                               : ordered_json(run.tls.client_certificate_key_type)},
           {"client", to_json(run.client, run.bytes)},
           {"server", to_json(run.server, run.bytes)},
+          {"streams", streams},
           {"intervals", intervals}};
 }
 
@@ -172,7 +183,9 @@ std::string render_json(const measure::Comparison& c) {
         {"msg_size", p.msg_size},
         {"read_size", p.read_size},
         {"sndbuf_bytes", p.sndbuf_bytes},
-        {"rcvbuf_bytes", p.rcvbuf_bytes}}},
+        {"rcvbuf_bytes", p.rcvbuf_bytes},
+        {"streams", p.streams},
+        {"bidir", p.bidir}}},
       {"environment",
        {{"client",
          {{"tlscmp_version", e.client_version},

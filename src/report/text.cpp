@@ -94,6 +94,10 @@ std::string render_text(const measure::Comparison& c) {
                      p.port, p.embedded_server ? " (embedded server)" : "");
   const std::string payload = p.bytes > 0 ? fmt::format("{} ({} bytes)", format_bytes(p.bytes), p.bytes)
                                           : fmt::format("{:g} s of sending", p.duration_s);
+  if (p.streams > 1) {
+    out += fmt::format("{} parallel streams{}, -n bytes each\n", p.streams,
+                       p.bidir ? ", odd-numbered ones the other way (--bidir)" : "");
+  }
   if (p.msg_size > 0) {
     out += fmt::format("messages of {} bytes, {}{}\n", p.msg_size,
                        p.framing == "len4" ? "each behind a 4-byte length (len4)" : "back to back (raw)",
@@ -122,9 +126,15 @@ std::string render_text(const measure::Comparison& c) {
     out += fmt::format("\n{:>5} {:<4} {:>13} {:>12} {:>12} {:>12} {:>9}  {}\n", "round", "mode", "bytes",
                        "transfer_us", "sender_us", "handshake_us", "MB/s", "tls");
     for (const auto& run : c.runs) {
+      std::string per_stream;
+      for (const measure::StreamResult& s : run.streams) {
+        per_stream += fmt::format("{}{} {}{:.1f}", per_stream.empty() ? "" : ", ", s.index,
+                                  s.direction == p.direction ? "" : "(back) ", s.mbytes_per_s());
+      }
       out += fmt::format("{:>5} {:<4} {:>13} {:>12.0f} {:>12.0f} {:>12.0f} {:>9.1f}  {}\n", round_label(run),
                          to_string(run.mode), run.bytes, run.transfer_us, run.sender_us, run.handshake_us,
                          run.mbytes_per_s(), tls_column(run));
+      if (!per_stream.empty()) out += fmt::format("{:>5} streams, MB/s each: {}\n", "", per_stream);
     }
     if (p.warmup_rounds > 0) out += "(w: warm-up, left out of the statistics)\n";
     if (c.interrupted)

@@ -74,6 +74,8 @@ class HandDrivenTest {
     std::error_code ec;
     app::send_preamble(*data_, protocol::ConnectionKind::data);
     data_->write_all(accept_.cookie, ec);
+    const std::array<std::byte, protocol::kStreamIndexBytes> stream0{};
+    if (!ec) data_->write_all(stream0, ec);
     REQUIRE_FALSE(ec);
     std::byte ready{};
     data_->read_exact({&ready, 1}, ec);
@@ -270,7 +272,7 @@ TEST_CASE("hostile and broken peers: the server survives, serves the next client
       CHECK(no_result.server_result().error.empty());
       std::this_thread::sleep_for(std::chrono::milliseconds(1200));
     }
-    CHECK(server.process().wait_for_log("no data connection arrived in time"));
+    CHECK(server.process().wait_for_log("not every data connection arrived in time"));
     CHECK(server.process().wait_for_log("receiving the client's result: timed out"));
   }
   SUBCASE("a reset (SO_LINGER 0) in the middle of a transfer") {

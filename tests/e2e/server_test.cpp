@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "e2e/e2e.hpp"
+#include "protocol/messages.hpp"
 
 using namespace tlscmp::test;
 using nlohmann::json;
@@ -29,6 +30,17 @@ std::string control_frame(const std::string& body) {
 }
 
 const std::string kControlPreamble = std::string("TLSCMPC") + char(1);
+
+// A well-formed test request as JSON, for a test to spoil.
+json request_json(tlscmp::Mode mode, std::uint64_t bytes) {
+  tlscmp::protocol::TestRequest request;
+  request.mode = mode;
+  request.bytes = bytes;
+  request.chunk_bytes = 1024;
+  const std::vector<std::byte> frame = tlscmp::protocol::encode(request);
+  return json::parse(reinterpret_cast<const char*>(frame.data()) + 4,
+                     reinterpret_cast<const char*>(frame.data()) + frame.size());
+}
 
 bool wait_for_fds(const ServerProcess& server, std::size_t baseline) {
   for (int i = 0; i < 100; ++i) {
@@ -170,24 +182,16 @@ TEST_CASE("the server keeps serving after garbage, plaintext, absurd parameters 
   }
   SUBCASE("absurd test parameters are refused with a reason") {
     RawConnection c(server.port());
-    c.send(
-        kControlPreamble +
-        control_frame(
-            R"({"type":"test_request","mode":"tcp","direction":"client_to_server",)"
-            R"("bytes":18446744073709551615,"duration_ms":0,"chunk_bytes":1,"interval_ms":0,"no_delay":false,)"
-            R"("verify":false,"verify_seed":0,"record_size":0,"handshakes":0,"framing":"raw","msg_size":0,"max_msg":0,"read_size":0,"sndbuf_bytes":0,"rcvbuf_bytes":0,"client_version":"x"})"));
+    json request = request_json(tlscmp::Mode::tcp, 1);
+    request["bytes"] = 18446744073709551615ull;
+    c.send(kControlPreamble + control_frame(request.dump()));
     const std::string answer = c.read_all(brief);
     CHECK(answer.find("refusal") != std::string::npos);
     CHECK(answer.find("bytes") != std::string::npos);
   }
   SUBCASE("plaintext data for a TLS test") {
     RawConnection control(server.port());
-    control.send(
-        kControlPreamble +
-        control_frame(
-            R"({"type":"test_request","mode":"tls","direction":"client_to_server",)"
-            R"("bytes":1024,"duration_ms":0,"chunk_bytes":1024,"interval_ms":0,"no_delay":false,)"
-            R"("verify":false,"verify_seed":0,"record_size":0,"handshakes":0,"framing":"raw","msg_size":0,"max_msg":0,"read_size":0,"sndbuf_bytes":0,"rcvbuf_bytes":0,"client_version":"x"})"));
+    control.send(kControlPreamble + control_frame(request_json(tlscmp::Mode::tls, 1024).dump()));
     const std::string accept = control.read_all(std::chrono::milliseconds(500));
     REQUIRE(accept.size() > 4);
     const std::string cookie_hex = json::parse(accept.substr(8 + 4))["cookie"];
@@ -195,13 +199,13 @@ TEST_CASE("the server keeps serving after garbage, plaintext, absurd parameters 
     for (std::size_t i = 0; i < cookie_hex.size(); i += 2)
       cookie += char(std::stoi(cookie_hex.substr(i, 2), nullptr, 16));
     RawConnection data(server.port());
-    data.send(std::string("TLSCMPD") + char(1) + cookie);
+    data.send(std::string("TLSCMPD") + char(1) + cookie + std::string(2, '\0'));  // stream 0
     const std::string refusal = control.read_all(brief);
     CHECK(refusal.find("the data connection is plain TCP but the test is tls") != std::string::npos);
   }
   SUBCASE("a data connection with a made-up cookie") {
     RawConnection c(server.port());
-    c.send(std::string("TLSCMPD") + char(1) + std::string(16, 'x'));
+    c.send(std::string("TLSCMPD") + char(1) + std::string(16, 'x') + std::string(2, '\0'));
     c.read_all(brief);
     CHECK(server.process().wait_for_log("unknown or finished test"));
   }

@@ -1,0 +1,31 @@
+#pragma once
+
+// Several data connections of one test, run at once (-P, --bidir).
+
+#include <vector>
+
+#include "app/transfer.hpp"
+#include "tls/tls_stream.hpp"
+
+namespace tlscmp::app {
+
+// The role this side plays on stream `index`: the direction's, or with
+// --bidir the other one on odd-numbered streams.
+Role stream_role(Direction direction, bool bidir, std::uint32_t index, bool server_side);
+
+struct StreamWork {
+  Stream* stream = nullptr;
+  TransferSpec spec;
+};
+
+// Runs every stream's transfer at once, one thread each (the first on the
+// calling thread), and returns their results in order with `stream` and
+// `offset_us` set; TLS streams also get kTLS facts and record bytes.
+std::vector<protocol::SideResult> run_streams(const std::vector<StreamWork>& work);
+
+// One side's streams as one result, for a log line: bytes and messages
+// added up, the window from the first stream's start to the last one's end,
+// CPU added up, the first error (naming its stream).
+protocol::SideResult combine(const std::vector<protocol::SideResult>& results);
+
+}  // namespace tlscmp::app
