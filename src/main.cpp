@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <variant>
@@ -16,12 +17,47 @@
 #include "error.hpp"
 #include "report/live.hpp"
 #include "report/report.hpp"
+#include "report/sweep.hpp"
 
 namespace {
 
 constexpr int kExitRunFailed = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw tlscmp::Error("cannot write '" + path + "'");
+}
+
+int run_sweep(const tlscmp::cli::SweepCommand& sweep) {
+  using namespace tlscmp;
+  std::unique_ptr<measure::TransferObserver> live;
+  if (::isatty(STDERR_FILENO) != 0) {
+    const app::ClientConfig& base = sweep.config.base;
+    live = std::make_unique<report::ProgressBar>(stderr, base.bytes,
+                                                 static_cast<double>(base.duration.count()) / 1e3);
+  }
+  const std::vector<app::SweepPoint> points = app::run_sweep(sweep.config, live.get());
+  std::cout << report::render_sweep_markdown(points);
+  write_file(sweep.out_prefix + ".csv", report::render_sweep_csv(points));
+  write_file(sweep.out_prefix + ".json", report::render_sweep_json(points));
+  std::cout << "\nwrote " << sweep.out_prefix << ".csv and " << sweep.out_prefix << ".json\n";
+  std::cout.flush();
+  for (const app::SweepPoint& point : points) {
+    if (point.comparison.interrupted) {
+      std::cerr << "tlscmp: interrupted; the files hold the points measured until then\n";
+      return kExitInterrupted;
+    }
+    if (!point.comparison.error.empty()) {
+      std::cerr << "tlscmp: error: " << point.comparison.error << "\n";
+      return kExitRunFailed;
+    }
+  }
+  return 0;
+}
 
 int run(const tlscmp::cli::Command& command) {
   using namespace tlscmp;
@@ -37,6 +73,7 @@ int run(const tlscmp::cli::Command& command) {
     app::run_server(*server);
     return 0;
   }
+  if (const auto* sweep = std::get_if<cli::SweepCommand>(&command)) return run_sweep(*sweep);
   const auto& client = std::get<cli::ClientCommand>(command);
   const app::ClientConfig& config = client.config;
   // Live views are for people: none with -J or --csv, a bar only on a terminal.

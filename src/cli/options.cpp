@@ -249,6 +249,53 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
   add_timeout_flags(cmd, flags.timeouts);
 }
 
+// tlscmp sweep: what a client takes, with the swept settings as lists.
+struct SweepFlags {
+  ClientFlags client;
+  std::vector<std::string> msg_sizes, lengths, framings, windows, sndbufs, rcvbufs, read_sizes, ciphers;
+  std::string out = "sweep";
+};
+
+void add_sweep_command(CLI::App& app, SweepFlags& flags) {
+  CLI::App* cmd = app.add_subcommand(
+      "sweep", "Run the comparison over a grid of settings; print a Markdown table, write CSV and JSON");
+  ClientFlags& c = flags.client;
+  cmd->add_option("host", c.host, "Server host name or address (none: an embedded server on loopback)");
+  cmd->add_option("-p,--port", c.port, "Server port")->check(CLI::Range(1, 65535))->capture_default_str();
+  cmd->add_option("--mode", c.mode, "tcp, tls, or both")
+      ->check(CLI::IsMember({"tcp", "tls", "both"}))
+      ->capture_default_str();
+  CLI::Option* bytes = cmd->add_option("-n,--bytes", c.bytes, "Payload bytes per run")->capture_default_str();
+  cmd->add_option("-t,--time", c.time_s, "Seconds per run instead of -n")
+      ->check(CLI::Range(0.001, kMaxSeconds))
+      ->excludes(bytes);
+  cmd->add_flag("-R,--reverse", c.reverse, "The server sends");
+  cmd->add_option("-P,--parallel", c.parallel, "Parallel streams")
+      ->check(CLI::Range(1, static_cast<int>(protocol::kMaxStreams)));
+  cmd->add_option("--repeat", c.repeat, "Rounds per point")
+      ->check(CLI::Range(1, kMaxRounds))
+      ->capture_default_str();
+  cmd->add_option("--warmup", c.warmup, "Warm-up rounds per point")->check(CLI::Range(0, kMaxRounds));
+  CLI::Option* ca = cmd->add_option("--ca", c.ca_file, "Trust the CA certificates in this PEM file");
+  cmd->add_flag("--insecure", c.insecure, "Do not verify the server's certificate")->excludes(ca);
+  cmd->add_flag("--verify", c.verify, "Check every byte on the receiver");
+  cmd->add_option("--max-msg", c.max_msg, "The receiver refuses longer length prefixes")
+      ->capture_default_str();
+  const auto list = [&](const char* name, std::vector<std::string>& values, const char* what) {
+    cmd->add_option(name, values, what)->delimiter(',');
+  };
+  list("--msg-size", flags.msg_sizes, "Message sizes, comma-separated (10,1K,1400,...)");
+  list("-l,--length", flags.lengths, "Chunk sizes");
+  list("--framing", flags.framings, "raw, len4, or both");
+  list("-w,--window", flags.windows, "SO_SNDBUF and SO_RCVBUF on both ends");
+  list("--sndbuf", flags.sndbufs, "SO_SNDBUF on both ends");
+  list("--rcvbuf", flags.rcvbufs, "SO_RCVBUF on both ends");
+  list("--read-size", flags.read_sizes, "The receiver's read sizes");
+  list("--cipher", flags.ciphers, "TLS suites or TLS 1.2 cipher lists");
+  cmd->add_option("--out", flags.out, "Write PREFIX.csv and PREFIX.json")->capture_default_str();
+  add_timeout_flags(cmd, c.timeouts);
+}
+
 ClientCommand to_client_command(const ClientFlags& flags) {
   ClientCommand command;
   app::ClientConfig& c = command.config;
@@ -332,6 +379,8 @@ Command parse_command_line(int argc, const char* const* argv) {
   add_certs_command(app, certs);
   add_server_command(app, server_flags);
   add_client_command(app, client_flags);
+  SweepFlags sweep_flags;
+  add_sweep_command(app, sweep_flags);
 
   try {
     app.parse(argc, argv);
@@ -366,6 +415,25 @@ Command parse_command_line(int argc, const char* const* argv) {
     return config;
   }
   if (app.got_subcommand("client")) return to_client_command(client_flags);
+  if (app.got_subcommand("sweep")) {
+    SweepCommand sweep;
+    sweep.config.base = to_client_command(sweep_flags.client).config;
+    sweep.out_prefix = sweep_flags.out;
+    // The first axis given in this order makes the rows of the table.
+    const std::vector<std::pair<const char*, const std::vector<std::string>*>> axes{
+        {"msg-size", &sweep_flags.msg_sizes}, {"length", &sweep_flags.lengths},
+        {"window", &sweep_flags.windows},     {"sndbuf", &sweep_flags.sndbufs},
+        {"rcvbuf", &sweep_flags.rcvbufs},     {"read-size", &sweep_flags.read_sizes},
+        {"framing", &sweep_flags.framings},   {"cipher", &sweep_flags.ciphers}};
+    for (const auto& [name, values] : axes) {
+      if (!values->empty()) sweep.config.axes.push_back({name, *values});
+    }
+    if (sweep.config.axes.empty())
+      throw UsageError("sweep: give at least one list to sweep, e.g. --msg-size 10,1K");
+    for (const auto& point : app::sweep_grid(sweep.config))
+      (void)app::point_config(sweep.config, point);
+    return sweep;
+  }
   return HelpRequest{app.help(), 2};
 }
 

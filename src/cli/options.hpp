@@ -4,6 +4,7 @@
 #include <variant>
 
 #include "app/config.hpp"
+#include "app/sweep.hpp"
 
 namespace tlscmp::cli {
 
@@ -18,7 +19,12 @@ struct ClientCommand {
   app::OutputFormat format = app::OutputFormat::text;
 };
 
-using Command = std::variant<HelpRequest, app::CertsConfig, app::ServerConfig, ClientCommand>;
+struct SweepCommand {
+  app::SweepConfig config;
+  std::string out_prefix = "sweep";  // writes PREFIX.csv and PREFIX.json
+};
+
+using Command = std::variant<HelpRequest, app::CertsConfig, app::ServerConfig, ClientCommand, SweepCommand>;
 
 // Options in, validated values out. Throws UsageError with a one-line reason.
 Command parse_command_line(int argc, const char* const* argv);

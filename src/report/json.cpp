@@ -117,6 +117,10 @@ std::string ci_method() {
 }
 
 std::string render_json(const measure::Comparison& c) {
+  return comparison_json(c).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+nlohmann::ordered_json comparison_json(const measure::Comparison& c) {
   const measure::TestParameters& p = c.parameters;
   const measure::Environment& e = c.environment;
   ordered_json modes = json::array();
@@ -208,7 +212,7 @@ std::string render_json(const measure::Comparison& c) {
       {"interrupted", c.interrupted},
       {"error", c.error.empty() ? ordered_json(nullptr) : ordered_json(c.error)},
   };
-  return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  return out;
 }
 
 }  // namespace tlscmp::report

@@ -4,6 +4,7 @@
 // functions of measured values: nothing here touches a socket or a clock.
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "measure/results.hpp"
@@ -12,6 +13,8 @@ namespace tlscmp::report {
 
 std::string render_text(const measure::Comparison& comparison);
 std::string render_json(const measure::Comparison& comparison);
+// The object render_json prints, for embedding (the sweep's JSON).
+nlohmann::ordered_json comparison_json(const measure::Comparison& comparison);
 // A header line and one row per run; the README lists the columns.
 std::string render_csv(const measure::Comparison& comparison);
 

@@ -1,0 +1,126 @@
+#include "report/sweep.hpp"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <map>
+
+#include "report/report.hpp"
+
+namespace tlscmp::report {
+namespace {
+
+// 26800000 -> "26,800,000", as the seed tables write numbers.
+std::string thousands(double value) {
+  const std::string digits = fmt::format("{:.0f}", value);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0 && digits[i - 1] != '-') out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+bool has_messages(const std::vector<app::SweepPoint>& points) {
+  for (const auto& p : points) {
+    if (p.comparison.parameters.msg_size > 0) return true;
+  }
+  return false;
+}
+
+// The settings of a point but the first (the row), as a column label.
+std::string column_label(const app::SweepPoint& point, const std::string& variant) {
+  std::string label = variant;
+  for (std::size_t i = 1; i < point.settings.size(); ++i) {
+    label += fmt::format(" {}={}", point.settings[i].first, point.settings[i].second);
+  }
+  return label;
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+}  // namespace
+
+std::string render_sweep_markdown(const std::vector<app::SweepPoint>& points) {
+  if (points.empty()) return "no sweep points ran\n";
+  const bool messages = has_messages(points);
+  // Rows in the order of the first axis; columns in order of first appearance.
+  std::vector<std::string> rows;
+  std::vector<std::string> columns;
+  std::map<std::pair<std::string, std::string>, std::string> cells;
+  for (const app::SweepPoint& point : points) {
+    const std::string row = point.settings.empty() ? "-" : point.settings.front().second;
+    if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
+    for (const measure::ModeStats& s : point.comparison.stats) {
+      const std::string column = column_label(point, s.variant);
+      if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
+      const measure::Summary& m = messages ? s.messages_per_s : s.mbytes_per_s;
+      cells[{row, column}] = messages ? fmt::format("{} - {}", thousands(m.min), thousands(m.max))
+                                      : fmt::format("{:.1f} - {:.1f}", m.min, m.max);
+    }
+  }
+  const std::string row_name = points.front().settings.empty() ? "" : points.front().settings.front().first;
+  std::string out = fmt::format("{} per second, min - max over the rounds\n\n", messages ? "messages" : "MB");
+  out += fmt::format("| {} |", row_name);
+  for (const std::string& c : columns)
+    out += fmt::format(" {} |", c);
+  out += "\n|---|";
+  for (std::size_t i = 0; i < columns.size(); ++i)
+    out += "---|";
+  out += "\n";
+  for (const std::string& r : rows) {
+    out += fmt::format("| {} |", r);
+    for (const std::string& c : columns) {
+      const auto it = cells.find({r, c});
+      out += fmt::format(" {} |", it == cells.end() ? "" : it->second);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string render_sweep_csv(const std::vector<app::SweepPoint>& points) {
+  std::string out;
+  const std::vector<std::pair<std::string, std::string>> none;
+  const auto& axes = points.empty() ? none : points.front().settings;
+  for (const auto& [name, value] : axes)
+    out += csv_field(name) + ",";
+  out +=
+      "variant,mode,runs,bytes_median,mbytes_per_s_min,mbytes_per_s_median,mbytes_per_s_max,"
+      "messages_per_s_min,messages_per_s_median,messages_per_s_max,transfer_us_median,"
+      "over_tcp_median,over_tcp_ci95_low,over_tcp_ci95_high\n";
+  for (const app::SweepPoint& point : points) {
+    for (const measure::ModeStats& s : point.comparison.stats) {
+      for (const auto& [name, value] : point.settings)
+        out += csv_field(value) + ",";
+      out += fmt::format("{},{},{},{:.0f},{:.3f},{:.3f},{:.3f},{:.1f},{:.1f},{:.1f},{:.3f},{},{},{}\n",
+                         csv_field(s.variant), to_string(s.mode), s.transfer_us.count, s.bytes.median,
+                         s.mbytes_per_s.min, s.mbytes_per_s.median, s.mbytes_per_s.max, s.messages_per_s.min,
+                         s.messages_per_s.median, s.messages_per_s.max, s.transfer_us.median,
+                         s.over_tcp ? fmt::format("{:.4f}", s.over_tcp->median) : "",
+                         s.over_tcp_ci ? fmt::format("{:.4f}", s.over_tcp_ci->low) : "",
+                         s.over_tcp_ci ? fmt::format("{:.4f}", s.over_tcp_ci->high) : "");
+    }
+  }
+  return out;
+}
+
+std::string render_sweep_json(const std::vector<app::SweepPoint>& points) {
+  nlohmann::ordered_json out = {{"points", nlohmann::ordered_json::array()}};
+  for (const app::SweepPoint& point : points) {
+    nlohmann::ordered_json settings = nlohmann::ordered_json::object();
+    for (const auto& [name, value] : point.settings)
+      settings[name] = value;
+    out["points"].push_back({{"settings", settings}, {"comparison", comparison_json(point.comparison)}});
+  }
+  return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace tlscmp::report
