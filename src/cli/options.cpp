@@ -425,9 +425,13 @@ Command parse_command_line(int argc, const char* const* argv) {
         {"window", &sweep_flags.windows},     {"sndbuf", &sweep_flags.sndbufs},
         {"rcvbuf", &sweep_flags.rcvbufs},     {"read-size", &sweep_flags.read_sizes},
         {"framing", &sweep_flags.framings},   {"cipher", &sweep_flags.ciphers}};
+    // A list of one is a setting like any other, not a column of the table.
+    std::vector<std::pair<std::string, std::string>> fixed;
     for (const auto& [name, values] : axes) {
-      if (!values->empty()) sweep.config.axes.push_back({name, *values});
+      if (values->size() == 1) fixed.emplace_back(name, values->front());
+      if (values->size() > 1) sweep.config.axes.push_back({name, *values});
     }
+    sweep.config.base = app::point_config({sweep.config.base, {}}, fixed);
     if (sweep.config.axes.empty())
       throw UsageError("sweep: give at least one list to sweep, e.g. --msg-size 10,1K");
     for (const auto& point : app::sweep_grid(sweep.config))

@@ -9,8 +9,10 @@
 namespace tlscmp::report {
 namespace {
 
-// 26800000 -> "26,800,000", as the seed tables write numbers.
+// 26800000 -> "26,800,000", as the seed tables write numbers; small values
+// (a few 1 GiB messages a second) keep a decimal.
 std::string thousands(double value) {
+  if (value < 100) return fmt::format("{:.1f}", value);
   const std::string digits = fmt::format("{:.0f}", value);
   std::string out;
   for (std::size_t i = 0; i < digits.size(); ++i) {
