@@ -5,21 +5,10 @@
 namespace tlscmp::report {
 namespace {
 
-// RFC 4180: quote a field that holds a comma, a quote or a line break.
-std::string field(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
-
 std::string side_fields(const measure::SideCost& side, std::uint64_t bytes) {
   return fmt::format("{:.3f},{:.6f},{:.6f},{:.6f},{:.4f},{},{},{},{},{},{},{}", side.window_us,
                      side.cpu_user_s, side.cpu_system_s, side.cpu_s_per_gib(bytes), side.core_share(),
-                     side.sndbuf_bytes, side.rcvbuf_bytes, side.mss_bytes, field(side.congestion),
+                     side.sndbuf_bytes, side.rcvbuf_bytes, side.mss_bytes, csv_field(side.congestion),
                      side.ktls_send ? 1 : 0, side.ktls_receive ? 1 : 0, side.tls_bytes);
 }
 
@@ -28,6 +17,16 @@ constexpr const char* kSideColumns[] = {"window_us",  "cpu_user_s",   "cpu_syste
                                         "congestion", "ktls_send",    "ktls_receive", "tls_bytes"};
 
 }  // namespace
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
 
 std::string render_csv(const measure::Comparison& c) {
   std::string out =
@@ -44,13 +43,14 @@ std::string render_csv(const measure::Comparison& c) {
     out += fmt::format(
         "{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{:.1f},{},{},{},{},{},{},{},{},{},{},{},{}"
         "\n",
-        field(run.label()), run.round, run.warmup ? 1 : 0, run.partial ? 1 : 0, to_string(run.mode),
+        csv_field(run.label()), run.round, run.warmup ? 1 : 0, run.partial ? 1 : 0, to_string(run.mode),
         to_string(c.parameters.direction), run.bytes, c.parameters.chunk_bytes, run.transfer_us,
         run.sender_us, run.handshake_us, run.mbytes_per_s(), run.messages, run.payload_bytes,
-        run.messages_per_s(), field(run.tls.version), field(run.tls.cipher), field(run.tls.group),
-        field(run.tls.certificate_key_type), field(run.tls.client_certificate_key_type), run.tls.record_size,
-        side_fields(run.client, run.bytes), side_fields(run.server, run.bytes), field(e.client_tls_library),
-        field(e.server_tls_library), field(e.client_cpu_model), field(e.server_cpu_model));
+        run.messages_per_s(), csv_field(run.tls.version), csv_field(run.tls.cipher), csv_field(run.tls.group),
+        csv_field(run.tls.certificate_key_type), csv_field(run.tls.client_certificate_key_type),
+        run.tls.record_size, side_fields(run.client, run.bytes), side_fields(run.server, run.bytes),
+        csv_field(e.client_tls_library), csv_field(e.server_tls_library), csv_field(e.client_cpu_model),
+        csv_field(e.server_cpu_model));
   }
   return out;
 }

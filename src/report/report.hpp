@@ -21,6 +21,9 @@ std::string render_csv(const measure::Comparison& comparison);
 // How the ratio's confidence interval is computed, in words.
 std::string ci_method();
 
+// A CSV field as RFC 4180 wants it: quoted when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& text);
+
 // "1 GiB", "64 KiB", "1.5 MiB", "100 B": binary units, as the size flags take them.
 std::string format_bytes(std::uint64_t bytes);
 

@@ -38,16 +38,6 @@ std::string column_label(const app::SweepPoint& point, const std::string& varian
   return label;
 }
 
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
-
 }  // namespace
 
 std::string render_sweep_markdown(const std::vector<app::SweepPoint>& points) {
