@@ -150,6 +150,8 @@ json to_json(const TestRequest& m) {
           {"rcvbuf_bytes", m.rcvbuf_bytes},
           {"streams", m.streams},
           {"bidir", m.bidir},
+          {"packets", m.packets},
+          {"rate_bps", m.rate_bps},
           {"client_version", m.client_version}};
 }
 
@@ -165,7 +167,30 @@ json to_json(const TestAccept& m) {
           {"tls_ciphers", m.tls_ciphers},
           {"tls_groups", m.tls_groups},
           {"ktls", m.ktls},
-          {"tls_ulps", m.tls_ulps}};
+          {"tls_ulps", m.tls_ulps},
+          {"udp_ports", m.udp_ports}};
+}
+
+json to_json(const Ready&) {
+  return {{"type", "ready"}};
+}
+
+json to_json(const DatagramResult& m) {
+  json senders = json::array();
+  for (const SenderCount& s : m.senders) {
+    senders.push_back({{"sender", s.sender},
+                       {"packets", s.packets},
+                       {"bytes", s.bytes},
+                       {"first_us", s.first_us},
+                       {"last_us", s.last_us},
+                       {"reordered", s.reordered},
+                       {"duplicates", s.duplicates}});
+  }
+  return {
+      {"type", "datagram_result"},      {"role", to_string(m.role)},        {"senders", senders},
+      {"elapsed_us", m.elapsed_us},     {"cpu_user_s", m.cpu_user_s},       {"cpu_system_s", m.cpu_system_s},
+      {"sndbuf_bytes", m.sndbuf_bytes}, {"rcvbuf_bytes", m.rcvbuf_bytes},   {"foreign", m.foreign},
+      {"kernel_drops", m.kernel_drops}, {"rcvbuf_errors", m.rcvbuf_errors}, {"error", m.error}};
 }
 
 json to_json(const Refusal& m) {
@@ -225,11 +250,56 @@ void get_intervals(const json& object, SideResult& m) {
   if (sum > m.bytes) bad("interval bytes add up to more than 'bytes'");
 }
 
-constexpr std::array kModes{Mode::tcp, Mode::tls};
+// What a datagram test may ask for, beyond the checks every test gets.
+void check_datagram_request(const TestRequest& m) {
+  if (m.direction != Direction::client_to_server) bad("datagram tests go from client to server");
+  const std::uint32_t largest = m.mode == Mode::dtls ? kMaxDtlsDatagramBytes : kMaxUdpDatagramBytes;
+  if (m.chunk_bytes < kDatagramHeaderBytes || m.chunk_bytes > largest) {
+    bad(fmt::format("'chunk_bytes' = {} is outside {}..{} for {}", m.chunk_bytes, kDatagramHeaderBytes,
+                    largest, to_string(m.mode)));
+  }
+  if (m.streams > kMaxSenders) bad(fmt::format("more than {} senders", kMaxSenders));
+  if (m.bidir || m.msg_size != 0 || m.framing != framing::Framing::raw || m.verify || m.record_size != 0 ||
+      m.interval_ms != 0) {
+    bad("a datagram test takes no stream options (bidir, framing, verify, record size, intervals)");
+  }
+}
+
+constexpr std::array kModes{Mode::tcp, Mode::tls, Mode::udp, Mode::dtls};
 constexpr std::array kFramings{framing::Framing::raw, framing::Framing::len4};
 constexpr std::array kDirections{Direction::client_to_server, Direction::server_to_client};
 constexpr std::array kRoles{Role::sender, Role::receiver};
 constexpr auto kMaxInt = static_cast<std::uint64_t>(std::numeric_limits<int>::max());
+
+DatagramResult decode_datagram_result(const json& j) {
+  DatagramResult m;
+  m.role = get_enum(j, "role", kRoles);
+  const json& senders = field(j, "senders");
+  if (!senders.is_array() || senders.size() > kMaxSenders) bad("'senders' is not a short array");
+  for (const json& s : senders) {
+    if (!s.is_object()) bad("a sender is not an object");
+    SenderCount c;
+    c.sender = static_cast<std::uint32_t>(get_uint(s, "sender", m.senders.size(), m.senders.size()));
+    c.packets = get_uint(s, "packets", 0, kMaxTestBytes);
+    c.bytes = get_uint(s, "bytes", 0, kMaxTestBytes);
+    c.first_us = get_double(s, "first_us", kMaxElapsedUs);
+    c.last_us = get_double(s, "last_us", kMaxElapsedUs);
+    if (c.last_us < c.first_us) bad("a sender's last datagram comes before its first");
+    c.reordered = get_uint(s, "reordered", 0, kMaxTestBytes);
+    c.duplicates = get_uint(s, "duplicates", 0, kMaxTestBytes);
+    m.senders.push_back(c);
+  }
+  m.elapsed_us = get_double(j, "elapsed_us", kMaxElapsedUs);
+  m.cpu_user_s = get_double(j, "cpu_user_s", kMaxElapsedUs / 1e6);
+  m.cpu_system_s = get_double(j, "cpu_system_s", kMaxElapsedUs / 1e6);
+  m.sndbuf_bytes = static_cast<int>(get_uint(j, "sndbuf_bytes", 0, kMaxInt));
+  m.rcvbuf_bytes = static_cast<int>(get_uint(j, "rcvbuf_bytes", 0, kMaxInt));
+  m.foreign = get_uint(j, "foreign", 0, kMaxTestBytes);
+  m.kernel_drops = get_uint(j, "kernel_drops", 0, kMaxTestBytes);
+  m.rcvbuf_errors = get_uint(j, "rcvbuf_errors", 0, kMaxTestBytes);
+  m.error = get_string(j, "error");
+  return m;
+}
 
 Message decode_object(const json& j) {
   const std::string type = get_string(j, "type");
@@ -240,9 +310,18 @@ Message decode_object(const json& j) {
     m.bytes = get_uint(j, "bytes", 0, kMaxTestBytes);
     m.duration_ms = get_uint(j, "duration_ms", 0, kMaxDurationMs);
     m.handshakes = static_cast<std::uint32_t>(get_uint(j, "handshakes", 0, kMaxHandshakes));
+    m.packets = get_uint(j, "packets", 0, kMaxPackets);
+    m.rate_bps = get_uint(j, "rate_bps", 0, kMaxRateBps);
     if (m.handshakes > 0) {
-      if (m.bytes != 0 || m.duration_ms != 0) bad("a handshake test moves no payload");
+      if (m.bytes != 0 || m.duration_ms != 0 || m.packets != 0) bad("a handshake test moves no payload");
       if (m.mode != Mode::tls) bad("a handshake test needs TLS");
+    } else if (is_datagram(m.mode)) {
+      if (m.bytes != 0) bad("a datagram test counts 'packets', not 'bytes'");
+      if ((m.packets == 0) == (m.duration_ms == 0)) {
+        bad("exactly one of 'packets' and 'duration_ms' must be non-zero");
+      }
+    } else if (m.packets != 0 || m.rate_bps != 0) {
+      bad("'packets' and 'rate_bps' are for datagram tests");
     } else if ((m.bytes == 0) == (m.duration_ms == 0)) {
       bad("exactly one of 'bytes' and 'duration_ms' must be non-zero");
     }
@@ -268,6 +347,7 @@ Message decode_object(const json& j) {
     m.streams = static_cast<std::uint32_t>(get_uint(j, "streams", 1, kMaxStreams));
     m.bidir = get_bool(j, "bidir");
     if (m.bidir && m.streams < 2) bad("'bidir' needs at least 2 streams");
+    if (is_datagram(m.mode)) check_datagram_request(m);
     m.client_version = get_string(j, "client_version");
     return m;
   }
@@ -284,8 +364,17 @@ Message decode_object(const json& j) {
     m.tls_groups = get_string(j, "tls_groups");
     m.ktls = get_bool(j, "ktls");
     m.tls_ulps = get_string(j, "tls_ulps");
+    const json& ports = field(j, "udp_ports");
+    if (!ports.is_array() || ports.size() > kMaxSenders) bad("'udp_ports' is not a short array");
+    for (const json& port : ports) {
+      if (!port.is_number_unsigned() || port.get<std::uint64_t>() == 0 || port.get<std::uint64_t>() > 65535)
+        bad("'udp_ports' holds something other than a port");
+      m.udp_ports.push_back(port.get<std::uint16_t>());
+    }
     return m;
   }
+  if (type == "ready") return Ready{};
+  if (type == "datagram_result") return decode_datagram_result(j);
   if (type == "refusal") return Refusal{get_string(j, "reason")};
   if (type == "side_result") {
     SideResult m;

@@ -20,6 +20,7 @@
 
 #include "error.hpp"
 #include "framing/framing.hpp"
+#include "protocol/datagram.hpp"
 #include "test_kind.hpp"
 
 namespace tlscmp::protocol {
@@ -41,7 +42,9 @@ inline constexpr std::uint32_t kMaxRecordBytes = 16384;
 inline constexpr std::uint32_t kMaxHandshakes = 100'000;
 inline constexpr std::uint32_t kMaxSocketBufferBytes = 1u << 30;
 inline constexpr std::uint32_t kMaxStreams = 128;
-inline constexpr std::size_t kStreamIndexBytes = 2;  // after the cookie on a data connection
+inline constexpr std::size_t kStreamIndexBytes = 2;                   // after the cookie on a data connection
+inline constexpr std::uint64_t kMaxPackets = std::uint64_t{1} << 40;  // per sender, in a datagram test
+inline constexpr std::uint64_t kMaxRateBps = std::uint64_t{1} << 50;  // bits per second, per sender
 
 // Anything a peer sent that does not follow the protocol.
 class ProtocolError : public Error {
@@ -83,7 +86,12 @@ struct TestRequest {
   std::uint32_t rcvbuf_bytes = 0;  // SO_RCVBUF to ask for on both ends; 0: the kernel's default
   std::uint32_t streams = 1;       // parallel data connections, 1..kMaxStreams (-P)
   bool bidir = false;              // odd-numbered streams go the other way (--bidir)
-  std::string client_version;      // tlscmp version of the client, for the log
+  // Datagram tests (udp, dtls; seeds/002): `streams` senders on the client
+  // send datagrams of chunk_bytes to the server, `packets` each or for
+  // duration_ms, at rate_bps each (0: as fast as they can). `bytes` is 0.
+  std::uint64_t packets = 0;   // datagrams per sender, 0 or 1..kMaxPackets
+  std::uint64_t rate_bps = 0;  // datagram bits per second per sender; 0: no limit
+  std::string client_version;  // tlscmp version of the client, for the log
 };
 
 // server -> client: the test is accepted; open the data connection with this cookie.
@@ -100,7 +108,15 @@ struct TestAccept {
   std::string tls_groups;    // colon-separated, or "library default"
   bool ktls = false;         // the server asks for kernel TLS (server --ktls)
   std::string tls_ulps;      // the server kernel's tcp_available_ulp
+  // Datagram tests: the server's UDP ports, on the address the control
+  // connection reached: one shared by every sender (udp), or one per sender
+  // (dtls, each its own DTLS session). Empty for stream tests.
+  std::vector<std::uint16_t> udp_ports;
 };
+
+// server -> client, datagram tests: the receiver is ready (DTLS sessions
+// established); the senders may start.
+struct Ready {};
 
 // server -> client: the test cannot run; `reason` says why, in one line.
 struct Refusal {
@@ -138,7 +154,38 @@ struct SideResult {
   std::string error;  // empty, or why this side's part of the test failed
 };
 
-using Message = std::variant<TestRequest, TestAccept, Refusal, SideResult>;
+// One sender's datagrams in a datagram test, as one side counted them.
+struct SenderCount {
+  std::uint32_t sender = 0;
+  std::uint64_t packets = 0;  // sent; or received, each sequence number once
+  std::uint64_t bytes = 0;    // their datagram bytes (payload as asked for, headers included)
+  // From this side's start ("ready"): its first and last datagram, microseconds.
+  double first_us = 0;
+  double last_us = 0;
+  std::uint64_t reordered = 0;   // receiver: came after a higher sequence number
+  std::uint64_t duplicates = 0;  // receiver: a sequence number seen before
+};
+
+// Either side -> the other at the end of a datagram test. The client sends
+// its senders' counts once they have all finished; the server answers with
+// what its receiver took in by then.
+struct DatagramResult {
+  Role role = Role::receiver;
+  std::vector<SenderCount> senders;  // one per sender, in index order
+  double elapsed_us = 0;             // first datagram to last, over every sender
+  double cpu_user_s = 0;             // this side's CPU over the test (every sender thread, or the receiver)
+  double cpu_system_s = 0;
+  int sndbuf_bytes = 0;  // SO_SNDBUF the kernel applied (sender sockets)
+  int rcvbuf_bytes = 0;  // SO_RCVBUF the kernel applied (receiver sockets)
+  // Receiver only:
+  std::uint64_t foreign =
+      0;  // datagrams not of this test: short, wrong magic or tag, unknown sender, not authentic DTLS
+  std::uint64_t kernel_drops = 0;   // SO_RXQ_OVFL: dropped by the kernel for a full receive buffer
+  std::uint64_t rcvbuf_errors = 0;  // /proc/net/snmp Udp RcvbufErrors over the test, host-wide
+  std::string error;                // empty, or why this side's part failed
+};
+
+using Message = std::variant<TestRequest, TestAccept, Refusal, SideResult, Ready, DatagramResult>;
 
 // What a preamble says; the version may be another than ours.
 struct PreambleInfo {

@@ -12,17 +12,18 @@
 #include <sstream>
 
 #include "error.hpp"
+#include "tls/context_setup.hpp"
 #include "tls/ossl_ptr.hpp"
 #include "tls/ssl_compat.hpp"
 #include "transport/socket.hpp"
 
 namespace tlscmp::tls {
-namespace {
+namespace detail {
 
-std::shared_ptr<SSL_CTX> new_context(const SSL_METHOD* method) {
+std::shared_ptr<SSL_CTX> new_context(const SSL_METHOD* method, int min_version, int max_version) {
   std::shared_ptr<SSL_CTX> ctx(SSL_CTX_new(method), SSL_CTX_free);
   if (!ctx) throw_tls_error("cannot create a TLS context");
-  compat::set_version_range(ctx.get(), TLS1_2_VERSION, TLS1_3_VERSION);
+  compat::set_version_range(ctx.get(), min_version, max_version);
   return ctx;
 }
 
@@ -55,6 +56,37 @@ void trust_pem(SSL_CTX* ctx, const std::string& pem) {
   ERR_clear_error();
   if (added == 0) throw Error("the given CA holds no PEM certificate");
 }
+
+void trust_file(SSL_CTX* ctx, const std::string& file, const char* what) {
+  if (::access(file.c_str(), R_OK) != 0) {
+    throw Error(fmt::format("cannot read {} '{}': {}", what, file, std::strerror(errno)));
+  }
+  if (SSL_CTX_load_verify_locations(ctx, file.c_str(), nullptr) != 1) {
+    throw_tls_error(fmt::format("{} '{}' holds no usable PEM certificate", what, file));
+  }
+}
+
+void set_client_trust(SSL_CTX* ctx, const ClientConfig& config) {
+  if (config.insecure) {
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
+    return;
+  }
+  SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
+  if (!config.ca_file.empty()) {
+    trust_file(ctx, config.ca_file, "CA file");
+  } else if (!config.ca_pem.empty()) {
+    trust_pem(ctx, config.ca_pem);
+  } else if (SSL_CTX_set_default_verify_paths(ctx) != 1) {
+    throw_tls_error("cannot load the system's trusted certificates");
+  }
+}
+
+}  // namespace detail
+namespace {
+
+using detail::new_context;
+using detail::trust_file;
+using detail::use_identity;
 
 void set_cipher(SSL_CTX* ctx, const Policy& policy) {
   const std::string& cipher = policy.cipher;
@@ -123,19 +155,10 @@ Offer describe_offer(SSL_CTX* ctx, const Policy& policy) {
   return offer;
 }
 
-void trust_file(SSL_CTX* ctx, const std::string& file, const char* what) {
-  if (::access(file.c_str(), R_OK) != 0) {
-    throw Error(fmt::format("cannot read {} '{}': {}", what, file, std::strerror(errno)));
-  }
-  if (SSL_CTX_load_verify_locations(ctx, file.c_str(), nullptr) != 1) {
-    throw_tls_error(fmt::format("{} '{}' holds no usable PEM certificate", what, file));
-  }
-}
-
 }  // namespace
 
 Context Context::for_server(const ServerConfig& config) {
-  auto ctx = new_context(TLS_server_method());
+  auto ctx = new_context(TLS_server_method(), TLS1_2_VERSION, TLS1_3_VERSION);
   use_identity(ctx.get(), config.identity);
   compat::accept_ed25519(ctx.get());  // client certificates may be Ed25519 too
   if (!config.client_ca_file.empty()) {
@@ -156,19 +179,8 @@ Context Context::for_server(const ServerConfig& config) {
 }
 
 Context Context::for_client(const ClientConfig& config) {
-  auto ctx = new_context(TLS_client_method());
-  if (config.insecure) {
-    SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_NONE, nullptr);
-  } else {
-    SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, nullptr);
-    if (!config.ca_file.empty()) {
-      trust_file(ctx.get(), config.ca_file, "CA file");
-    } else if (!config.ca_pem.empty()) {
-      trust_pem(ctx.get(), config.ca_pem);
-    } else if (SSL_CTX_set_default_verify_paths(ctx.get()) != 1) {
-      throw_tls_error("cannot load the system's trusted certificates");
-    }
-  }
+  auto ctx = new_context(TLS_client_method(), TLS1_2_VERSION, TLS1_3_VERSION);
+  detail::set_client_trust(ctx.get(), config);
   if (config.identity) use_identity(ctx.get(), *config.identity);
   compat::accept_ed25519(ctx.get());
   // Remember whether the server asked for a client certificate, to explain
