@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "app/control.hpp"
+#include "app/datagram.hpp"
 #include "app/interrupt.hpp"
 #include "app/log.hpp"
 #include "app/server.hpp"
@@ -60,31 +61,6 @@ class EmbeddedServer {
   Server server_;
   std::thread thread_;
 };
-
-// Starts a test on its control connection: sends the request, returns the
-// server's answer and notes the server's environment.
-protocol::TestAccept start_test(TcpStream& control, const protocol::TestRequest& request,
-                                const Timeouts& timeouts, measure::Environment& environment) {
-  set_nodelay(control.native_handle(), true);
-  control.set_deadline(Deadline::after(timeouts.control));
-  send_preamble(control, protocol::ConnectionKind::control);
-  send_message(control, request, "the test request");
-  // The server's preamble comes first: a server of another protocol version says which.
-  const protocol::PreambleInfo server = receive_preamble(control, "the server's answer");
-  if (server.version != protocol::kVersion) {
-    throw Error(fmt::format("the server speaks tlscmp protocol version {}, this client speaks version {}",
-                            server.version, protocol::kVersion));
-  }
-  protocol::TestAccept accept = receive<protocol::TestAccept>(control, "the server's answer");
-  // The server's half of the environment, as it reported itself.
-  environment.server_version = accept.server_version;
-  environment.server_tls_library = accept.tls_library;
-  environment.server_cpu_model = accept.cpu_model;
-  environment.server_cpu_features = accept.cpu_features;
-  environment.server_kernel = accept.kernel;
-  environment.server_tls_ulps = accept.tls_ulps;
-  return accept;
-}
 
 // One test on its own control connection: parameters, data connection,
 // transfer, results. config.host and config.port name the server to use.
@@ -521,6 +497,7 @@ struct Variant {
   Mode mode;
   std::string label;
   std::optional<tls::Context> tls;
+  std::optional<tls::DtlsContext> dtls;
 };
 
 // --compare-ciphers: the TLS 1.3 suites, and the TLS 1.2 AEAD suites for
@@ -592,6 +569,8 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
   parameters.rcvbuf_bytes = config.rcvbuf_bytes;
   parameters.streams = config.streams;
   parameters.bidir = config.bidir;
+  parameters.packets = config.packets;
+  parameters.rate_bps = config.rate_bps;
   tls::kernel_has_tls_ulp(environment.client_tls_ulps);
   if (config.host.empty()) {
     embedded.emplace(config.timeouts, config.tls_policy.ktls);
@@ -607,10 +586,12 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
   // What one round runs: tcp, and tls once or, with --compare-ciphers, once per suite.
   std::vector<Variant> variants;
   for (Mode mode : config.modes) {
-    if (mode == Mode::tcp) {
-      variants.push_back({Mode::tcp, "tcp", std::nullopt});
+    if (mode == Mode::tcp || mode == Mode::udp) {
+      variants.push_back({mode, to_string(mode), std::nullopt, std::nullopt});
+    } else if (mode == Mode::dtls) {
+      variants.push_back({mode, "dtls", std::nullopt, tls::DtlsContext::for_client(tls_config)});
     } else if (!config.compare_ciphers) {
-      variants.push_back({Mode::tls, "tls", tls::Context::for_client(tls_config)});
+      variants.push_back({Mode::tls, "tls", tls::Context::for_client(tls_config), std::nullopt});
     } else {
       bool any_tls13 = false;
       for (const auto& [label, version, cipher] : kComparedSuites) {
@@ -618,7 +599,7 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
         suite_config.policy.version = version;
         suite_config.policy.cipher = cipher;
         try {
-          variants.push_back({Mode::tls, label, tls::Context::for_client(suite_config)});
+          variants.push_back({Mode::tls, label, tls::Context::for_client(suite_config), std::nullopt});
           any_tls13 = any_tls13 || std::string_view(version) == "1.3";
         } catch (const Error& e) {
           comparison.notes.push_back(fmt::format("{} left out: {}", label, e.what()));
@@ -628,7 +609,8 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
         // A library that picks TLS 1.3 suites itself still gets a TLS 1.3 row.
         tls::ClientConfig tls13 = tls_config;
         tls13.policy.version = "1.3";
-        variants.push_back({Mode::tls, "TLSv1.3 (library's choice)", tls::Context::for_client(tls13)});
+        variants.push_back(
+            {Mode::tls, "TLSv1.3 (library's choice)", tls::Context::for_client(tls13), std::nullopt});
       }
     }
   }
@@ -662,13 +644,26 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
     for (const Variant& variant : variants) {
       if (observer != nullptr) observer->begin_run(run_label(variant.label, round, config.rounds, warmup));
       try {
-        TestRun test(target, variant.tls ? &*variant.tls : nullptr, variant.mode, interrupt, observer, seed);
-        measure::RunResult result = test.run(comparison.environment);
-        result.variant = variant.label;
-        result.round = round;
-        result.warmup = warmup;
-        comparison.interrupted = result.partial;
-        comparison.runs.push_back(std::move(result));
+        if (is_datagram(variant.mode)) {
+          measure::DatagramRun result =
+              run_datagram_test(target, variant.mode, variant.dtls ? &*variant.dtls : nullptr, interrupt,
+                                comparison.environment);
+          result.variant = variant.label;
+          result.round = round;
+          result.warmup = warmup;
+          result.partial = interrupt.interrupted();  // the senders stopped early
+          comparison.interrupted = result.partial;
+          comparison.datagram_runs.push_back(std::move(result));
+        } else {
+          TestRun test(target, variant.tls ? &*variant.tls : nullptr, variant.mode, interrupt, observer,
+                       seed);
+          measure::RunResult result = test.run(comparison.environment);
+          result.variant = variant.label;
+          result.round = round;
+          result.warmup = warmup;
+          comparison.interrupted = result.partial;
+          comparison.runs.push_back(std::move(result));
+        }
       } catch (const Error& e) {
         if (interrupt.interrupted()) {
           comparison.interrupted = true;

@@ -34,7 +34,8 @@ void write_file(const std::filesystem::path& path, const std::string& text, bool
 }  // namespace
 
 void write_certificates(const CertsConfig& config) {
-  const tls::CertificateSet set = tls::generate_certificates(config.hosts, config.validity_days, config.key_type);
+  const tls::CertificateSet set =
+      tls::generate_certificates(config.hosts, config.validity_days, config.key_type);
   const std::filesystem::path dir(config.dir);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -44,8 +45,9 @@ void write_certificates(const CertsConfig& config) {
   write_file(dir / "server.key", set.server.private_key_pem, true);
   write_file(dir / "client.pem", set.client.certificate_chain_pem, false);
   write_file(dir / "client.key", set.client.private_key_pem, true);
-  std::printf("wrote %s/{ca.pem, server.pem, server.key, client.pem, client.key}: %s keys, valid for %d days\n",
-              dir.string().c_str(), tls::to_string(config.key_type), config.validity_days);
+  std::printf(
+      "wrote %s/{ca.pem, server.pem, server.key, client.pem, client.key}: %s keys, valid for %d days\n",
+      dir.string().c_str(), tls::to_string(config.key_type), config.validity_days);
   std::printf("server certificate names: localhost, 127.0.0.1, ::1");
   for (const std::string& host : config.hosts)
     std::printf(", %s", host.c_str());

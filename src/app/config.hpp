@@ -80,6 +80,9 @@ struct ClientConfig {
   std::uint32_t rcvbuf_bytes = 0;  // SO_RCVBUF asked for on both ends (-w, --rcvbuf); 0: kernel default
   std::uint32_t streams = 1;       // -P: parallel data connections
   bool bidir = false;              // --bidir: odd-numbered streams go the other way
+  // Datagram tests (--mode udp, dtls, both-udp): -P senders, chunk_bytes per datagram.
+  std::uint64_t packets = 0;   // -n: datagrams per sender; 0 with -t
+  std::uint64_t rate_bps = 0;  // -b: bits per second per sender; 0: as fast as it can
   Timeouts timeouts;
 };
 

@@ -51,4 +51,29 @@ protocol::PreambleInfo receive_preamble(Stream& stream, const char* what) {
   return protocol::parse_preamble(preamble);
 }
 
+// Starts a test on its control connection: sends the request, returns the
+// server's answer and notes the server's environment.
+protocol::TestAccept start_test(TcpStream& control, const protocol::TestRequest& request,
+                                const Timeouts& timeouts, measure::Environment& environment) {
+  set_nodelay(control.native_handle(), true);
+  control.set_deadline(Deadline::after(timeouts.control));
+  send_preamble(control, protocol::ConnectionKind::control);
+  send_message(control, request, "the test request");
+  // The server's preamble comes first: a server of another protocol version says which.
+  const protocol::PreambleInfo server = receive_preamble(control, "the server's answer");
+  if (server.version != protocol::kVersion) {
+    throw Error(fmt::format("the server speaks tlscmp protocol version {}, this client speaks version {}",
+                            server.version, protocol::kVersion));
+  }
+  protocol::TestAccept accept = receive<protocol::TestAccept>(control, "the server's answer");
+  // The server's half of the environment, as it reported itself.
+  environment.server_version = accept.server_version;
+  environment.server_tls_library = accept.tls_library;
+  environment.server_cpu_model = accept.cpu_model;
+  environment.server_cpu_features = accept.cpu_features;
+  environment.server_kernel = accept.kernel;
+  environment.server_tls_ulps = accept.tls_ulps;
+  return accept;
+}
+
 }  // namespace tlscmp::app

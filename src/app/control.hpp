@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "app/config.hpp"
+#include "measure/results.hpp"
 #include "protocol/messages.hpp"
 #include "transport/stream.hpp"
 
@@ -23,6 +25,13 @@ T receive(Stream& stream, const char* what) {
   if (auto* refusal = std::get_if<protocol::Refusal>(&message)) throw Error("refused: " + refusal->reason);
   throw protocol::ProtocolError(std::string("unexpected message instead of ") + what);
 }
+
+// The client's start of a test on its control connection: sends the
+// preamble and the request, checks the server's preamble, returns the
+// server's acceptance (a refusal is thrown with its reason) and notes the
+// server's half of the environment.
+protocol::TestAccept start_test(TcpStream& control, const protocol::TestRequest& request,
+                                const Timeouts& timeouts, measure::Environment& environment);
 
 // Writes this build's 8-byte preamble for a connection of `kind`.
 void send_preamble(Stream& stream, protocol::ConnectionKind kind);

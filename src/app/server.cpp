@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "app/control.hpp"
+#include "app/datagram.hpp"
 #include "app/streams.hpp"
 #include "app/tls_facts.hpp"
 #include "app/transfer.hpp"
@@ -116,6 +117,7 @@ Server::Server(const ServerConfig& config, const tls::Identity& identity, Logger
       tls_(tls::Context::for_server({identity, tls::kDefaultReadAheadBytes, config.tls_policy,
                                      config.client_ca_file, config.require_client_cert})),
       acceptor_(io_) {
+  if (tls::DtlsContext::available(no_dtls_)) dtls_.emplace(tls::DtlsContext::for_server(identity));
   tcp::endpoint endpoint = listen_endpoint(config);
   boost::system::error_code ec;
   acceptor_.open(endpoint.protocol(), ec);
@@ -329,6 +331,13 @@ void Server::serve_control(Stream& control, const std::string& peer) {
   const RunningTest running(*this);
   if (!running.admitted()) {
     refuse(fmt::format("the server is busy: {} tests are running, its --max-clients", config_.max_clients));
+  }
+  if (is_datagram(request.mode)) {
+    if (request.mode == Mode::dtls && !dtls_) refuse(no_dtls_);
+    log_.line(fmt::format(
+        "{} {}", peer,
+        serve_datagram_test(control, request, accept_message({}), dtls_ ? &*dtls_ : nullptr, config_)));
+    return;
   }
   const auto ticket = pending_.open(request.streams, request.handshakes);
   send_message(control, accept_message(ticket->cookie()), "the test acceptance");

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -15,6 +16,7 @@
 #include "app/pending_tests.hpp"
 #include "app/thread_set.hpp"
 #include "tls/context.hpp"
+#include "tls/dtls.hpp"
 
 namespace tlscmp::app {
 
@@ -74,6 +76,8 @@ class Server {
   ServerConfig config_;
   Logger& log_;
   tls::Context tls_;
+  std::optional<tls::DtlsContext> dtls_;  // none where this build has no DTLS
+  std::string no_dtls_;                   // then: why not
   PendingTests pending_;
   boost::asio::io_context io_;
   boost::asio::ip::tcp::acceptor acceptor_;

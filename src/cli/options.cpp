@@ -74,14 +74,15 @@ struct ClientFlags {
   std::string host;
   int port = app::kDefaultPort;
   std::string mode = "both";
-  std::string bytes = "1G";
-  std::string length = "64K";
+  std::string bytes;   // default: 1G, or 1000000 datagrams in datagram modes
+  std::string length;  // default: 64K, or 15 bytes in datagram modes (seeds/002)
+  std::string rate;    // -b, datagram modes
   double time_s = 0;
   double interval_s = 0;
   bool reverse = false;
   std::string ca_file;
   bool insecure = false;
-  int repeat = 5;
+  int repeat = 0;  // 0: not given; 5 rounds, 1 in datagram modes
   int warmup = 0;
   bool json = false;
   bool csv = false;
@@ -179,28 +180,37 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
   CLI::App* cmd = app.add_subcommand("client", "Run the TCP vs TLS comparison against a server");
   cmd->add_option("host", flags.host, "Server host name or address (none: an embedded server on loopback)");
   cmd->add_option("-p,--port", flags.port, "Server port")->check(CLI::Range(1, 65535))->capture_default_str();
-  cmd->add_option("--mode", flags.mode, "tcp, tls, or both (alternating tcp, tls)")
-      ->check(CLI::IsMember({"tcp", "tls", "both"}))
+  cmd->add_option("--mode", flags.mode,
+                  "tcp, tls, or both (alternating tcp, tls); udp, dtls, or both-udp (alternating udp, dtls): "
+                  "datagrams from -P senders, counted for loss")
+      ->check(CLI::IsMember({"tcp", "tls", "both", "udp", "dtls", "both-udp"}))
       ->capture_default_str();
   CLI::Option* bytes = cmd->add_option("-n,--bytes", flags.bytes,
-                                       "Payload bytes per run; K, M, G, T suffixes are powers of 1024")
-                           ->capture_default_str();
+                                       "Payload bytes per run (default 1G); in datagram modes datagrams per "
+                                       "sender (default 1000000). K, M, G, T "
+                                       "suffixes are powers of 1024");
   CLI::Option* time =
       cmd->add_option("-t,--time", flags.time_s, "Seconds the sender sends per run, instead of a byte count")
           ->check(CLI::Range(0.001, kMaxSeconds));
   bytes->excludes(time);
   cmd->add_option("-i,--interval", flags.interval_s, "Report the receiver's bytes every this many seconds")
       ->check(CLI::Range(kMinIntervalSeconds, kMaxSeconds));
-  cmd->add_option("-l,--length", flags.length, "Chunk size: bytes per write and per read")
-      ->capture_default_str();
+  cmd->add_option(
+      "-l,--length", flags.length,
+      "Chunk size: bytes per write and per read (default 64K); in datagram modes bytes per datagram, "
+      "12-byte header included (default 15)");
+  cmd->add_option(
+      "-b,--bitrate", flags.rate,
+      "Datagram modes: bits per second per sender, K, M, G suffixes powers of 1000 (default 0: as "
+      "fast as it can)");
   cmd->add_flag("-R,--reverse", flags.reverse, "The server sends, the client receives");
   CLI::Option* ca = cmd->add_option("--ca", flags.ca_file, "Trust the CA certificates in this PEM file");
   CLI::Option* insecure =
       cmd->add_flag("--insecure", flags.insecure, "Do not verify the server's certificate or host name");
   ca->excludes(insecure);
-  cmd->add_option("--repeat", flags.repeat, "Rounds to measure; each runs every mode once, in turn")
-      ->check(CLI::Range(1, kMaxRounds))
-      ->capture_default_str();
+  cmd->add_option("--repeat", flags.repeat,
+                  "Rounds to measure; each runs every mode once, in turn (default 5; 1 in datagram modes)")
+      ->check(CLI::Range(1, kMaxRounds));
   cmd->add_option("--warmup", flags.warmup, "Rounds to run first and leave out of the statistics")
       ->check(CLI::Range(0, kMaxRounds))
       ->capture_default_str();
@@ -265,16 +275,14 @@ void add_sweep_command(CLI::App& app, SweepFlags& flags) {
   cmd->add_option("--mode", c.mode, "tcp, tls, or both")
       ->check(CLI::IsMember({"tcp", "tls", "both"}))
       ->capture_default_str();
-  CLI::Option* bytes = cmd->add_option("-n,--bytes", c.bytes, "Payload bytes per run")->capture_default_str();
+  CLI::Option* bytes = cmd->add_option("-n,--bytes", c.bytes, "Payload bytes per run (default 1G)");
   cmd->add_option("-t,--time", c.time_s, "Seconds per run instead of -n")
       ->check(CLI::Range(0.001, kMaxSeconds))
       ->excludes(bytes);
   cmd->add_flag("-R,--reverse", c.reverse, "The server sends");
   cmd->add_option("-P,--parallel", c.parallel, "Parallel streams")
       ->check(CLI::Range(1, static_cast<int>(protocol::kMaxStreams)));
-  cmd->add_option("--repeat", c.repeat, "Rounds per point")
-      ->check(CLI::Range(1, kMaxRounds))
-      ->capture_default_str();
+  cmd->add_option("--repeat", c.repeat, "Rounds per point (default 5)")->check(CLI::Range(1, kMaxRounds));
   cmd->add_option("--warmup", c.warmup, "Warm-up rounds per point")->check(CLI::Range(0, kMaxRounds));
   CLI::Option* ca = cmd->add_option("--ca", c.ca_file, "Trust the CA certificates in this PEM file");
   cmd->add_flag("--insecure", c.insecure, "Do not verify the server's certificate")->excludes(ca);
@@ -296,6 +304,54 @@ void add_sweep_command(CLI::App& app, SweepFlags& flags) {
   add_timeout_flags(cmd, c.timeouts);
 }
 
+// Datagram modes: what -n, -l, -b and -P mean there, and what does not apply.
+void to_datagram_config(const ClientFlags& flags, app::ClientConfig& c) {
+  if (flags.mode == "udp") c.modes = {Mode::udp};
+  if (flags.mode == "dtls") c.modes = {Mode::dtls};
+  if (flags.mode == "both-udp") c.modes = {Mode::udp, Mode::dtls};
+  const auto refuse = [](const char* flag) {
+    throw UsageError(fmt::format(
+        "{} is for tcp and tls; datagram modes take -n, -t, -l, -b, -P, --rcvbuf, --sndbuf", flag));
+  };
+  if (flags.reverse)
+    throw UsageError("-R: datagram tests go from the client's senders to the server's receiver");
+  if (flags.bidir) refuse("--bidir");
+  if (flags.interval_s > 0) refuse("-i");
+  if (flags.verify) refuse("--verify");
+  if (flags.handshakes > 0) refuse("--handshakes");
+  if (flags.compare_ciphers) refuse("--compare-ciphers");
+  if (!flags.msg_size.empty() || flags.framing != "raw") refuse("--msg-size/--framing");
+  if (!flags.read_size.empty()) refuse("--read-size");
+  if (!flags.record_size.empty()) refuse("--record-size");
+  if (flags.no_delay) refuse("-N");
+  if (flags.parallel > static_cast<int>(protocol::kMaxSenders)) {
+    throw UsageError(fmt::format("-P {}: at most {} senders", flags.parallel, protocol::kMaxSenders));
+  }
+  c.bytes = 0;
+  if (flags.time_s > 0) {
+    c.duration = milliseconds_of(flags.time_s);
+  } else {
+    c.packets = parse_count(flags.bytes.empty() ? "1000000" : flags.bytes, "-n", 1, protocol::kMaxPackets);
+  }
+  const bool dtls = c.modes.back() == Mode::dtls;
+  const std::uint32_t largest = dtls ? protocol::kMaxDtlsDatagramBytes : protocol::kMaxUdpDatagramBytes;
+  const auto length = parse_size(flags.length.empty() ? "15" : flags.length, "-l", 1, 1u << 30);
+  if (length < protocol::kDatagramHeaderBytes) {
+    throw UsageError(fmt::format("-l {}: each datagram carries a {}-byte header; use -l {} or more", length,
+                                 protocol::kDatagramHeaderBytes, protocol::kDatagramHeaderBytes));
+  }
+  if (length > largest) {
+    throw UsageError(
+        dtls ? fmt::format(
+                   "-l {}: above the largest DTLS record ({} bytes); DTLS sends one record per datagram",
+                   length, largest)
+             : fmt::format("-l {}: above the largest UDP datagram over IPv4 ({} bytes)", length, largest));
+  }
+  c.chunk_bytes = static_cast<std::uint32_t>(length);
+  if (!flags.rate.empty()) c.rate_bps = parse_rate(flags.rate, "-b", 0, protocol::kMaxRateBps);
+  c.rounds = flags.repeat > 0 ? flags.repeat : 1;
+}
+
 ClientCommand to_client_command(const ClientFlags& flags) {
   ClientCommand command;
   app::ClientConfig& c = command.config;
@@ -303,21 +359,24 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   c.port = static_cast<std::uint16_t>(flags.port);
   if (flags.mode == "tcp") c.modes = {Mode::tcp};
   if (flags.mode == "tls") c.modes = {Mode::tls};
+  const bool datagrams = flags.mode == "udp" || flags.mode == "dtls" || flags.mode == "both-udp";
+  if (!datagrams && !flags.rate.empty())
+    throw UsageError("-b is for datagram modes (--mode udp, dtls, both-udp)");
   if (flags.time_s > 0) {
     c.bytes = 0;
     c.duration = milliseconds_of(flags.time_s);
   } else {
-    c.bytes = parse_size(flags.bytes, "-n/--bytes", 1, protocol::kMaxTestBytes);
+    c.bytes = parse_size(flags.bytes.empty() ? "1G" : flags.bytes, "-n/--bytes", 1, protocol::kMaxTestBytes);
   }
   c.interval = milliseconds_of(flags.interval_s);
   c.warmup_rounds = flags.warmup;
   c.verify = flags.verify;
-  c.chunk_bytes =
-      static_cast<std::uint32_t>(parse_size(flags.length, "-l/--length", 1, protocol::kMaxChunkBytes));
+  c.chunk_bytes = static_cast<std::uint32_t>(
+      parse_size(flags.length.empty() ? "64K" : flags.length, "-l/--length", 1, protocol::kMaxChunkBytes));
   c.direction = flags.reverse ? Direction::server_to_client : Direction::client_to_server;
   c.ca_file = flags.ca_file;
   c.insecure = flags.insecure;
-  c.rounds = flags.repeat;
+  c.rounds = flags.repeat > 0 ? flags.repeat : 5;
   c.tls_policy = flags.tls_policy;
   c.handshakes = flags.handshakes;
   c.compare_ciphers = flags.compare_ciphers;
@@ -350,6 +409,7 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   }
   c.no_delay = flags.no_delay;
   c.timeouts = to_timeouts(flags.timeouts);
+  if (datagrams) to_datagram_config(flags, c);
   command.format = flags.json  ? app::OutputFormat::json
                    : flags.csv ? app::OutputFormat::csv
                                : app::OutputFormat::text;

@@ -8,27 +8,32 @@
 
 namespace tlscmp::cli {
 
-std::uint64_t parse_size(std::string_view text, std::string_view flag, std::uint64_t min, std::uint64_t max) {
+namespace {
+
+// A number with an optional K, M, G or T suffix, each a power of `base`;
+// `what` names the unit in messages ("bytes") and `example` shows a valid value.
+std::uint64_t parse_scaled(std::string_view text, std::string_view flag, std::uint64_t min, std::uint64_t max,
+                           std::uint64_t base, std::string_view what, std::string_view example) {
   auto bad = [&](const std::string& why) { return UsageError(fmt::format("{} '{}': {}", flag, text, why)); };
-  if (text.empty()) throw bad("a size is needed, such as 100M");
+  if (text.empty()) throw bad(fmt::format("a number is needed, such as {}", example));
   std::uint64_t unit = 1;
   std::string_view digits = text;
   switch (text.back()) {
     case 'k':
     case 'K':
-      unit = std::uint64_t{1} << 10;
+      unit = base;
       break;
     case 'm':
     case 'M':
-      unit = std::uint64_t{1} << 20;
+      unit = base * base;
       break;
     case 'g':
     case 'G':
-      unit = std::uint64_t{1} << 30;
+      unit = base * base * base;
       break;
     case 't':
     case 'T':
-      unit = std::uint64_t{1} << 40;
+      unit = base * base * base * base;
       break;
     default:
       break;
@@ -38,16 +43,32 @@ std::uint64_t parse_size(std::string_view text, std::string_view flag, std::uint
   if (digits.empty() || digits.front() == '.' ||
       digits.find_first_not_of("0123456789.") != std::string_view::npos ||
       digits.find('.') != digits.rfind('.')) {
-    throw bad("not a size; use a number with an optional K, M, G or T suffix (powers of 1024)");
+    throw bad(fmt::format(
+        "not a number of {}; use a number with an optional K, M, G or T suffix (powers of {})", what, base));
   }
   double value = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
   if (ec != std::errc{} || end != digits.data() + digits.size()) throw bad("not a number");
   const double bytes = std::floor(value * static_cast<double>(unit));
   if (!(bytes >= static_cast<double>(min)) || bytes > static_cast<double>(max)) {
-    throw bad(fmt::format("must be between {} and {} bytes", min, max));
+    throw bad(fmt::format("must be between {} and {} {}", min, max, what));
   }
   return static_cast<std::uint64_t>(bytes);
+}
+
+}  // namespace
+
+std::uint64_t parse_size(std::string_view text, std::string_view flag, std::uint64_t min, std::uint64_t max) {
+  return parse_scaled(text, flag, min, max, 1024, "bytes", "100M");
+}
+
+std::uint64_t parse_count(std::string_view text, std::string_view flag, std::uint64_t min,
+                          std::uint64_t max) {
+  return parse_scaled(text, flag, min, max, 1024, "datagrams", "1000000");
+}
+
+std::uint64_t parse_rate(std::string_view text, std::string_view flag, std::uint64_t min, std::uint64_t max) {
+  return parse_scaled(text, flag, min, max, 1000, "bits per second", "100M");
 }
 
 }  // namespace tlscmp::cli

@@ -5,13 +5,28 @@
 namespace tlscmp::measure {
 namespace {
 
-template <typename Get>
-Summary summarize_field(const std::vector<const RunResult*>& runs, Get get) {
+template <typename Run, typename Get>
+Summary summarize_field(const std::vector<const Run*>& runs, Get get) {
   std::vector<double> values;
   values.reserve(runs.size());
-  for (const RunResult* run : runs)
+  for (const Run* run : runs)
     values.push_back(get(*run));
   return summarize(values);
+}
+
+void compute_datagram_statistics(Comparison& comparison) {
+  comparison.datagram_stats.clear();
+  for (Mode mode : comparison.parameters.modes) {
+    std::vector<const DatagramRun*> runs;
+    for (const DatagramRun& run : comparison.datagram_runs) {
+      if (run.mode == mode && !run.warmup && !run.partial) runs.push_back(&run);
+    }
+    if (runs.empty()) continue;
+    comparison.datagram_stats.push_back(
+        {mode, summarize_field(runs, [](const DatagramRun& r) { return r.received_per_s(); }),
+         summarize_field(runs, [](const DatagramRun& r) { return r.sent_per_s(); }),
+         summarize_field(runs, [](const DatagramRun& r) { return r.total.loss_percent(); })});
+  }
 }
 
 }  // namespace
@@ -28,6 +43,7 @@ void compute_statistics(Comparison& comparison) {
   comparison.stats.clear();
   comparison.tls_over_tcp.reset();
   comparison.tls_over_tcp_ci.reset();
+  compute_datagram_statistics(comparison);
   auto counts = [](const RunResult& run) { return !run.warmup && !run.partial; };
 
   // Each round runs every variant back to back, so noise hits them alike:

@@ -86,6 +86,63 @@ struct RunResult {
   double mbytes_per_s() const { return transfer_us > 0 ? static_cast<double>(bytes) / transfer_us : 0; }
 };
 
+// One sender of a datagram run (udp, dtls), as both ends counted it.
+struct DatagramSender {
+  std::uint32_t index = 0;
+  std::uint64_t sent = 0;        // datagrams the sender sent
+  std::uint64_t received = 0;    // distinct sequence numbers the receiver took in
+  std::uint64_t reordered = 0;   // came after a higher sequence number
+  std::uint64_t duplicates = 0;  // a sequence number seen before (not counted in `received`)
+  std::uint64_t bytes_sent = 0;  // datagram bytes, header included
+  std::uint64_t bytes_received = 0;
+  double sender_us = 0;    // the sender's first send to its last
+  double receiver_us = 0;  // the receiver's first datagram of this sender to its last
+
+  std::uint64_t lost() const { return sent > received ? sent - received : 0; }
+  double loss_percent() const {
+    return sent > 0 ? 100.0 * static_cast<double>(lost()) / static_cast<double>(sent) : 0;
+  }
+};
+
+// One run of a datagram test: senders on the client, one receiver on the server.
+struct DatagramRun {
+  std::string variant;   // "udp" or "dtls"
+  int round = 0;         // as RunResult::round
+  bool warmup = false;   // as RunResult::warmup
+  bool partial = false;  // interrupted: what the receiver counted by then
+  Mode mode = Mode::udp;
+  std::vector<DatagramSender> senders;
+  DatagramSender total;     // the senders added up; its times are the run's windows
+  double handshake_us = 0;  // dtls: mean per sender, first ClientHello to the end of the handshake
+  double cookie_us = 0;     // dtls: mean per sender, first ClientHello to the HelloVerifyRequest
+  bool cookie_exchanged = false;
+  std::uint64_t foreign = 0;       // datagrams the receiver set apart as not of this test
+  std::uint64_t kernel_drops = 0;  // SO_RXQ_OVFL of the receiver's sockets
+  std::optional<std::uint64_t>
+      rcvbuf_errors;  // /proc/net/snmp RcvbufErrors over the run, on the server's host
+  TlsParameters tls;  // dtls: version, cipher, group
+  SideCost client;    // the senders' CPU, added up
+  SideCost server;    // the receiver's CPU
+
+  std::string label() const { return variant.empty() ? to_string(mode) : variant; }
+  // Datagrams per second the receiver took in, over its window.
+  double received_per_s() const {
+    return total.receiver_us > 0 ? static_cast<double>(total.received) / (total.receiver_us / 1e6) : 0;
+  }
+  // Datagrams per second the senders sent, over their window.
+  double sent_per_s() const {
+    return total.sender_us > 0 ? static_cast<double>(total.sent) / (total.sender_us / 1e6) : 0;
+  }
+};
+
+// Medians over a datagram mode's runs.
+struct DatagramStats {
+  Mode mode = Mode::udp;
+  Summary received_per_s;
+  Summary sent_per_s;
+  Summary loss_percent;
+};
+
 struct ModeStats {
   Mode mode = Mode::tcp;
   Summary transfer_us;
@@ -150,8 +207,10 @@ struct TestParameters {
   std::uint32_t read_size = 0;      // --read-size, or 0 (the chunk size)
   std::uint32_t sndbuf_bytes = 0;   // SO_SNDBUF asked for, or 0
   std::uint32_t rcvbuf_bytes = 0;   // SO_RCVBUF asked for, or 0
-  std::uint32_t streams = 1;        // -P
+  std::uint32_t streams = 1;        // -P; senders in a datagram test
   bool bidir = false;               // --bidir
+  std::uint64_t packets = 0;        // datagram tests: -n, datagrams per sender; 0 with -t
+  std::uint64_t rate_bps = 0;       // datagram tests: -b per sender; 0: as fast as it can
 };
 
 // A handshake test (--handshakes N): N full and N resumed handshakes, alternating.
@@ -183,6 +242,8 @@ struct Comparison {
   // 95% bootstrap confidence interval of the median of those ratios (2+ pairs).
   std::optional<Interval95> tls_over_tcp_ci;
   std::optional<HandshakeResults> handshakes;  // --handshakes: this instead of bulk runs
+  std::vector<DatagramRun> datagram_runs;      // udp and dtls modes: these instead of `runs`
+  std::vector<DatagramStats> datagram_stats;   // one per datagram mode that has runs
   std::vector<std::string> notes;              // remarks for the reader, e.g. a suite this library cannot run
   bool interrupted = false;                    // Ctrl-C: the runs so far, the last one partial
   std::string error;                           // empty, or why the comparison stopped early

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "report/datagram.hpp"
 #include "report/report.hpp"
 
 namespace tlscmp::report {
@@ -29,6 +30,7 @@ std::string csv_field(const std::string& text) {
 }
 
 std::string render_csv(const measure::Comparison& c) {
+  if (!c.parameters.modes.empty() && is_datagram(c.parameters.modes.front())) return render_datagram_csv(c);
   std::string out =
       "variant,round,warmup,partial,mode,direction,bytes,chunk_bytes,transfer_us,sender_us,handshake_us,"
       "mbytes_per_s,messages,payload_bytes,messages_per_s,"

@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "measure/stats.hpp"
+#include "report/datagram.hpp"
 #include "report/report.hpp"
 
 namespace tlscmp::report {
@@ -189,7 +190,9 @@ nlohmann::ordered_json comparison_json(const measure::Comparison& c) {
         {"sndbuf_bytes", p.sndbuf_bytes},
         {"rcvbuf_bytes", p.rcvbuf_bytes},
         {"streams", p.streams},
-        {"bidir", p.bidir}}},
+        {"bidir", p.bidir},
+        {"packets", p.packets},
+        {"rate_bps", p.rate_bps}}},
       {"environment",
        {{"client",
          {{"tlscmp_version", e.client_version},
@@ -208,6 +211,8 @@ nlohmann::ordered_json comparison_json(const measure::Comparison& c) {
       {"runs", runs},
       {"summary", summary},
       {"handshakes", handshakes_json(c)},
+      {"datagram_runs", datagram_runs_json(c)},
+      {"datagram_summary", datagram_summary_json(c)},
       {"notes", c.notes},
       {"interrupted", c.interrupted},
       {"error", c.error.empty() ? ordered_json(nullptr) : ordered_json(c.error)},

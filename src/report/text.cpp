@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 
+#include "report/datagram.hpp"
 #include "report/report.hpp"
 
 namespace tlscmp::report {
@@ -94,7 +95,7 @@ std::string render_text(const measure::Comparison& c) {
                      p.port, p.embedded_server ? " (embedded server)" : "");
   const std::string payload = p.bytes > 0 ? fmt::format("{} ({} bytes)", format_bytes(p.bytes), p.bytes)
                                           : fmt::format("{:g} s of sending", p.duration_s);
-  if (p.streams > 1) {
+  if (p.streams > 1 && !p.modes.empty() && !is_datagram(p.modes.front())) {
     out += fmt::format("{} parallel streams{}, -n bytes each\n", p.streams,
                        p.bidir ? ", odd-numbered ones the other way (--bidir)" : "");
   }
@@ -105,7 +106,8 @@ std::string render_text(const measure::Comparison& c) {
   } else if (p.read_size > 0) {
     out += fmt::format("the receiver reads {} bytes at a time\n", p.read_size);
   }
-  if (p.handshakes == 0)
+  const bool datagrams = !p.modes.empty() && is_datagram(p.modes.front());
+  if (p.handshakes == 0 && !datagrams)
     out += fmt::format("payload {} in {} chunks, {} round{}{}{}\n", payload, format_bytes(p.chunk_bytes),
                        p.rounds, p.rounds == 1 ? "" : "s",
                        p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "",
@@ -118,6 +120,7 @@ std::string render_text(const measure::Comparison& c) {
     out += client_host == server_host ? fmt::format("client and server: {}\n", client_host)
                                       : fmt::format("client: {}\nserver: {}\n", client_host, server_host);
   }
+  if (datagrams) out += render_datagram_runs(c);
   if (!c.runs.empty()) {
     const measure::RunResult& last = c.runs.back();
     out += fmt::format("sockets (last run): client {}; server {}\n", describe_socket(last.client),

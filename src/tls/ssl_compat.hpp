@@ -32,6 +32,14 @@ inline constexpr bool kBoringSsl = true;
 inline constexpr bool kBoringSsl = false;
 #endif
 
+// A DTLS server needs DTLSv1_listen and the cookie callbacks (stateless
+// HelloVerifyRequest), which BoringSSL does not have.
+#ifdef OPENSSL_IS_BORINGSSL
+#define TLSCMP_HAVE_DTLS 0
+#else
+#define TLSCMP_HAVE_DTLS 1
+#endif
+
 // "OpenSSL 3.0.19 27 Jan 2026", or "BoringSSL (API 17)".
 inline std::string library_version() {
 #ifdef OPENSSL_IS_BORINGSSL

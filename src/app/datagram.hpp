@@ -1,0 +1,53 @@
+#pragma once
+
+// Datagram tests (udp, dtls; seeds/002): senders on the client, one receiver
+// on the server, the end agreed over the control connection.
+//
+//   client                                   server
+//   test_request (mode udp|dtls) ----------->
+//                <------------------------- test_accept (udp_ports)
+//   dtls: one handshake per sender, in order, each on its own port
+//                <------------------------- ready
+//   datagrams, from every sender at once ---> counted per sender
+//   datagram_result (sent, per sender) ----->
+//                                            drains: until every sent datagram
+//                                            came, or none for kDrainQuiet
+//                <------------------------- datagram_result (received ...)
+//
+// A lost datagram therefore never holds up a run: the receiver learns from
+// the control connection how many were sent.
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+#include "app/config.hpp"
+#include "measure/results.hpp"
+#include "protocol/messages.hpp"
+#include "tls/context.hpp"
+#include "tls/dtls.hpp"
+#include "transport/stream.hpp"
+
+namespace tlscmp::app {
+
+class InterruptWatch;
+
+// Datagrams per sendmmsg/recvmmsg call.
+inline constexpr std::size_t kDatagramBatch = 64;
+// After the senders' count arrives: the receiver stops once it has them all,
+// or after this long without a datagram, or kDrainLimit at the most.
+inline constexpr std::chrono::milliseconds kDrainQuiet{200};
+inline constexpr std::chrono::milliseconds kDrainLimit{2000};
+
+// Server: runs one datagram test whose request passed the server's caps.
+// `accept` is the acceptance to send, without its ports; `dtls` is null
+// where this build has no DTLS. Returns the line to log; throws tlscmp::Error.
+std::string serve_datagram_test(Stream& control, const protocol::TestRequest& request,
+                                protocol::TestAccept accept, const tls::DtlsContext* dtls,
+                                const ServerConfig& config);
+
+// Client: one datagram run against config.host:config.port.
+measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, const tls::DtlsContext* dtls,
+                                       InterruptWatch& interrupt, measure::Environment& environment);
+
+}  // namespace tlscmp::app

@@ -1,0 +1,302 @@
+// The sending end of a datagram test (see app/datagram.hpp).
+
+#include <poll.h>
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "app/control.hpp"
+#include "app/datagram.hpp"
+#include "app/interrupt.hpp"
+#include "measure/clock.hpp"
+#include "measure/cpu.hpp"
+#include "protocol/datagram.hpp"
+#include "transport/datagram.hpp"
+#include "transport/socket.hpp"
+#include "version.hpp"
+
+namespace tlscmp::app {
+namespace {
+
+constexpr std::chrono::milliseconds kBlockedWait{10};  // a full send buffer: wait this long, then retry
+
+// One sender: its socket and, in dtls tests, its session.
+struct Sender {
+  UniqueFd fd;
+  std::unique_ptr<tls::DtlsSession> session;
+  tls::DtlsHandshake handshake;
+  // What it did, read once its thread has ended.
+  std::uint64_t sent = 0;
+  std::int64_t first_ns = 0;
+  std::int64_t last_ns = 0;
+  measure::CpuTimes cpu;
+  std::string error;
+};
+
+struct SendPlan {
+  std::uint32_t size = 0;     // bytes per datagram
+  std::uint64_t packets = 0;  // per sender; 0: until `duration`
+  std::chrono::milliseconds duration{0};
+  std::uint64_t rate_bps = 0;  // 0: as fast as it can
+  protocol::DatagramTag tag{};
+};
+
+[[noreturn]] void send_failed(const std::error_code& ec, std::uint32_t size) {
+  if (ec.value() == EMSGSIZE) {
+    throw Error(
+        fmt::format("datagrams of {} bytes are above the path's maximum (EMSGSIZE); use a smaller -l", size));
+  }
+  if (ec.value() == ECONNREFUSED)
+    throw Error("the server's UDP port refused datagrams (ICMP port unreachable)");
+  throw Error(fmt::format("cannot send datagrams: {}", ec.message()));
+}
+
+// Sends as the plan says, in batches of up to kDatagramBatch, paced by the
+// rate if there is one: each batch takes only the datagrams due by then.
+void send_all(Sender& sender, std::uint32_t index, const SendPlan& plan, const InterruptWatch& interrupt) {
+  const std::size_t size = plan.size;
+  const bool sealed = sender.session != nullptr;
+  std::vector<std::array<std::byte, protocol::kDatagramHeaderBytes>> headers(kDatagramBatch);
+  std::vector<std::byte> zeros(size - protocol::kDatagramHeaderBytes);
+  std::vector<std::byte> plain(size);  // dtls: one datagram's plaintext, sealed into `records`
+  const std::size_t record_room = size + tls::DtlsSession::kMaxOverhead;
+  std::vector<std::byte> records(sealed ? kDatagramBatch * record_room : 0);
+  std::vector<iovec> iov(2 * kDatagramBatch);
+  std::vector<mmsghdr> messages(kDatagramBatch);
+  const protocol::DatagramHeader header{static_cast<std::uint8_t>(index), plan.tag, 0};
+  const auto plain_header =
+      std::span<std::byte, protocol::kDatagramHeaderBytes>(plain.data(), protocol::kDatagramHeaderBytes);
+  protocol::encode_datagram_header(header, plain_header);
+  for (std::size_t k = 0; k < kDatagramBatch; ++k) {
+    protocol::encode_datagram_header(header, headers[k]);
+    messages[k] = {};
+    messages[k].msg_hdr.msg_iov = &iov[2 * k];
+    if (sealed) {
+      messages[k].msg_hdr.msg_iovlen = 1;
+    } else {
+      iov[2 * k] = {headers[k].data(), headers[k].size()};
+      iov[2 * k + 1] = {zeros.data(), zeros.size()};
+      messages[k].msg_hdr.msg_iovlen = zeros.empty() ? 1 : 2;
+    }
+  }
+  const double ns_per_datagram =
+      plan.rate_bps > 0 ? static_cast<double>(size) * 8 * 1e9 / static_cast<double>(plan.rate_bps) : 0;
+  const measure::CpuTimes cpu_before = measure::thread_cpu_times();
+  const std::int64_t start = measure::now_ns();
+  const std::int64_t end = plan.duration.count() > 0
+                               ? start + static_cast<std::int64_t>(plan.duration.count()) * 1'000'000
+                               : std::numeric_limits<std::int64_t>::max();
+  sender.first_ns = start;
+  std::uint64_t sequence = 0;
+  while ((plan.packets == 0 || sequence < plan.packets) && !interrupt.interrupted()) {
+    const std::int64_t now = measure::now_ns();
+    if (now >= end) break;
+    std::uint64_t n = kDatagramBatch;
+    if (plan.packets > 0) n = std::min(n, plan.packets - sequence);
+    if (ns_per_datagram > 0) {
+      const auto due = start + static_cast<std::int64_t>(static_cast<double>(sequence) * ns_per_datagram);
+      if (now < due) {
+        std::this_thread::sleep_for(std::chrono::nanoseconds(std::min(due, end) - now));
+        continue;
+      }
+      const auto owed = static_cast<std::uint64_t>(static_cast<double>(now - start) / ns_per_datagram) + 1;
+      n = std::min(n, owed > sequence ? owed - sequence : 1);
+    }
+    for (std::uint64_t k = 0; k < n; ++k) {
+      const auto number = static_cast<std::uint32_t>(sequence + k);  // wraps, as the receiver expects
+      if (sealed) {
+        protocol::set_datagram_sequence(plain_header, number);
+        std::byte* slot = records.data() + k * record_room;
+        const std::size_t length = sender.session->seal(plain, {slot, record_room});
+        iov[2 * k] = {slot, length};
+      } else {
+        protocol::set_datagram_sequence(headers[k], number);
+      }
+    }
+    std::error_code ec;
+    sequence += send_datagrams(sender.fd.get(), {messages.data(), static_cast<std::size_t>(n)}, ec);
+    if (ec) {
+      if (ec.value() != EAGAIN && ec.value() != EWOULDBLOCK && ec.value() != ENOBUFS)
+        send_failed(ec, plan.size);
+      (void)wait_fd(sender.fd.get(), POLLOUT, Deadline::after(kBlockedWait));
+    }
+  }
+  sender.last_ns = measure::now_ns();
+  sender.sent = sequence;
+  sender.cpu = measure::thread_cpu_times() - cpu_before;
+}
+
+// The hint that goes with a failed DTLS handshake.
+std::string dtls_hint(const std::string& reason, const std::string& host) {
+  if (reason.find("unable to get local issuer") != std::string::npos ||
+      reason.find("self-signed") != std::string::npos || reason.find("self signed") != std::string::npos) {
+    return " (trust the server's CA with --ca FILE, or skip verification with --insecure)";
+  }
+  if (reason.find("mismatch") != std::string::npos) {
+    return fmt::format(" (the server's certificate does not name '{}'; see tlscmp certs --host)", host);
+  }
+  return {};
+}
+
+}  // namespace
+
+measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, const tls::DtlsContext* dtls,
+                                       InterruptWatch& interrupt, measure::Environment& environment) {
+  const Timeouts& timeouts = config.timeouts;
+  TcpStream control(connect_tcp(config.host, config.port, Deadline::after(timeouts.connect)));
+  const InterruptWatch::Guard control_guard(interrupt, control.native_handle());
+  protocol::TestRequest request;
+  request.mode = mode;
+  request.direction = Direction::client_to_server;
+  request.packets = config.packets;
+  request.duration_ms = config.packets > 0 ? 0 : static_cast<std::uint64_t>(config.duration.count());
+  request.chunk_bytes = config.chunk_bytes;
+  request.streams = config.streams;
+  request.rate_bps = config.rate_bps;
+  request.sndbuf_bytes = config.sndbuf_bytes;
+  request.rcvbuf_bytes = config.rcvbuf_bytes;
+  request.client_version = kVersion;
+  const protocol::TestAccept accept = start_test(control, request, timeouts, environment);
+  const std::size_t ports = mode == Mode::dtls ? request.streams : 1;
+  if (accept.udp_ports.size() != ports)
+    throw protocol::ProtocolError("the server's UDP ports do not match the senders");
+
+  SendPlan plan;
+  plan.size = config.chunk_bytes;
+  plan.packets = config.packets;
+  plan.duration = config.packets > 0 ? std::chrono::milliseconds(0) : config.duration;
+  plan.rate_bps = config.rate_bps;
+  std::copy_n(accept.cookie.begin(), plan.tag.size(), plan.tag.begin());
+
+  measure::DatagramRun run;
+  run.mode = mode;
+  std::vector<Sender> senders(request.streams);
+  int sndbuf_bytes = 0;
+  for (std::uint32_t i = 0; i < senders.size(); ++i) {
+    senders[i].fd = connect_udp_beside(control.native_handle(), accept.udp_ports[mode == Mode::dtls ? i : 0]);
+    sndbuf_bytes = set_send_buffer(senders[i].fd.get(), config.sndbuf_bytes);
+  }
+  if (mode == Mode::dtls) {
+    for (std::uint32_t i = 0; i < senders.size(); ++i) {
+      Sender& s = senders[i];
+      try {
+        s.session = dtls->connect(s.fd.get(), config.host,
+                                  Deadline::after(timeouts.connect + timeouts.handshake), s.handshake);
+      } catch (const Error& e) {
+        throw Error(fmt::format("{}:{} sender {}: {}{}", config.host, accept.udp_ports[i], i, e.what(),
+                                dtls_hint(e.what(), config.host)));
+      }
+      run.handshake_us += s.handshake.handshake_us / static_cast<double>(senders.size());
+      run.cookie_us += s.handshake.cookie_us / static_cast<double>(senders.size());
+      run.cookie_exchanged = s.handshake.cookie_exchanged;
+    }
+    run.tls.version = senders.front().handshake.version;
+    run.tls.cipher = senders.front().handshake.cipher;
+    run.tls.group = senders.front().handshake.group;
+  }
+  control.set_deadline(Deadline::after(timeouts.connect + timeouts.handshake));
+  (void)receive<protocol::Ready>(control, "the receiver's ready");
+
+  {
+    std::vector<std::thread> threads;
+    for (std::uint32_t i = 0; i < senders.size(); ++i) {
+      threads.emplace_back([&, i] {
+        try {
+          send_all(senders[i], i, plan, interrupt);
+        } catch (const std::exception& e) {
+          senders[i].error = e.what();
+          senders[i].last_ns = measure::now_ns();
+        }
+      });
+    }
+    for (std::thread& t : threads)
+      t.join();
+  }
+
+  protocol::DatagramResult mine;
+  mine.role = Role::sender;
+  std::int64_t go = senders.front().first_ns;
+  for (const Sender& s : senders)
+    go = std::min(go, s.first_ns);
+  std::int64_t last = go;
+  for (std::uint32_t i = 0; i < senders.size(); ++i) {
+    const Sender& s = senders[i];
+    protocol::SenderCount c;
+    c.sender = i;
+    c.packets = s.sent;
+    c.bytes = s.sent * config.chunk_bytes;
+    c.first_us = measure::ns_to_us(s.first_ns - go);
+    c.last_us = measure::ns_to_us(s.last_ns - go);
+    last = std::max(last, s.last_ns);
+    mine.senders.push_back(c);
+    mine.cpu_user_s += s.cpu.user_s;
+    mine.cpu_system_s += s.cpu.system_s;
+    if (mine.error.empty() && !s.error.empty()) mine.error = fmt::format("sender {}: {}", i, s.error);
+  }
+  mine.elapsed_us = measure::ns_to_us(last - go);
+  mine.sndbuf_bytes = sndbuf_bytes;
+  control.set_deadline(Deadline::after(timeouts.control));
+  send_message(control, mine, "the senders' count");
+  if (!mine.error.empty())
+    throw Error(fmt::format("{} run failed on the client: {}", to_string(mode), mine.error));
+
+  control.set_deadline(Deadline::after(timeouts.control + kDrainLimit));
+  const auto theirs = receive<protocol::DatagramResult>(control, "the receiver's count");
+  if (theirs.role != Role::receiver || theirs.senders.size() != senders.size()) {
+    throw protocol::ProtocolError("the receiver's count does not match the senders");
+  }
+  if (!theirs.error.empty()) {
+    throw Error(fmt::format("{} run failed on the server (receiver): {}", to_string(mode), theirs.error));
+  }
+  for (std::uint32_t i = 0; i < senders.size(); ++i) {
+    const protocol::SenderCount& sent = mine.senders[i];
+    const protocol::SenderCount& received = theirs.senders[i];
+    if (received.packets > sent.packets) {
+      throw Error(
+          fmt::format("{} run failed: the receiver counted {} datagrams from sender {}, which sent {}",
+                      to_string(mode), received.packets, i, sent.packets));
+    }
+    measure::DatagramSender r;
+    r.index = i;
+    r.sent = sent.packets;
+    r.received = received.packets;
+    r.reordered = received.reordered;
+    r.duplicates = received.duplicates;
+    r.bytes_sent = sent.bytes;
+    r.bytes_received = received.bytes;
+    r.sender_us = sent.last_us - sent.first_us;
+    r.receiver_us = received.last_us - received.first_us;
+    run.senders.push_back(r);
+    run.total.sent += r.sent;
+    run.total.received += r.received;
+    run.total.reordered += r.reordered;
+    run.total.duplicates += r.duplicates;
+    run.total.bytes_sent += r.bytes_sent;
+    run.total.bytes_received += r.bytes_received;
+  }
+  run.total.sender_us = mine.elapsed_us;
+  run.total.receiver_us = theirs.elapsed_us;
+  run.foreign = theirs.foreign;
+  run.kernel_drops = theirs.kernel_drops;
+  run.rcvbuf_errors = theirs.rcvbuf_errors;
+  run.client = {
+      mine.elapsed_us, mine.cpu_user_s, mine.cpu_system_s, mine.sndbuf_bytes, 0, 0, {}, false, false, 0};
+  run.server = {theirs.elapsed_us,
+                theirs.cpu_user_s,
+                theirs.cpu_system_s,
+                0,
+                theirs.rcvbuf_bytes,
+                0,
+                {},
+                false,
+                false,
+                0};
+  return run;
+}
+
+}  // namespace tlscmp::app

@@ -1,0 +1,199 @@
+#include "report/datagram.hpp"
+
+#include <fmt/format.h>
+
+#include "report/report.hpp"
+
+namespace tlscmp::report {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+double seconds(double us) {
+  return us / 1e6;
+}
+
+double per_second(std::uint64_t count, double us) {
+  return us > 0 ? static_cast<double>(count) / seconds(us) : 0;
+}
+
+std::string row(const std::string& round, const std::string& mode, const std::string& sender,
+                const measure::DatagramSender& s, const std::string& kernel, const std::string& foreign) {
+  return fmt::format(
+      "{:>5} {:<4} {:>6} {:>10} {:>7.2f} {:>10.0f} {:>10} {:>7.2f}% {:>10.0f} {:>9} {:>6} {:>9} {:>7}\n",
+      round, mode, sender, s.sent, seconds(s.sender_us), per_second(s.sent, s.sender_us), s.received,
+      s.loss_percent(), per_second(s.received, s.receiver_us), s.reordered, s.duplicates, kernel, foreign);
+}
+
+ordered_json sender_json(const measure::DatagramSender& s) {
+  return {{"sent", s.sent},
+          {"received", s.received},
+          {"lost", s.lost()},
+          {"loss_percent", s.loss_percent()},
+          {"reordered", s.reordered},
+          {"duplicates", s.duplicates},
+          {"bytes_sent", s.bytes_sent},
+          {"bytes_received", s.bytes_received},
+          {"sender_us", s.sender_us},
+          {"receiver_us", s.receiver_us},
+          {"sent_per_s", per_second(s.sent, s.sender_us)},
+          {"received_per_s", per_second(s.received, s.receiver_us)}};
+}
+
+ordered_json summary_json(const measure::Summary& s) {
+  return {{"count", s.count}, {"min", s.min},   {"median", s.median},
+          {"max", s.max},     {"mean", s.mean}, {"stddev", s.stddev}};
+}
+
+const measure::DatagramStats* stats_of(const measure::Comparison& c, Mode mode) {
+  for (const measure::DatagramStats& s : c.datagram_stats) {
+    if (s.mode == mode) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string render_datagram_runs(const measure::Comparison& c) {
+  const measure::TestParameters& p = c.parameters;
+  std::string out =
+      fmt::format("datagrams of {} bytes, {} per sender, {} sender{}, {}; {} round{}\n", p.chunk_bytes,
+                  p.packets > 0 ? std::to_string(p.packets) : fmt::format("{:g} s of sending", p.duration_s),
+                  p.streams, p.streams == 1 ? "" : "s",
+                  p.rate_bps > 0 ? fmt::format("{} bit/s per sender", p.rate_bps) : "as fast as they can",
+                  p.rounds, p.rounds == 1 ? "" : "s");
+  if (c.datagram_runs.empty()) return out;
+  out += fmt::format("\n{:>5} {:<4} {:>6} {:>10} {:>7} {:>10} {:>10} {:>8} {:>10} {:>9} {:>6} {:>9} {:>7}\n",
+                     "round", "mode", "sender", "sent", "time_s", "sent/s", "received", "loss", "received/s",
+                     "reordered", "dups", "kernel", "foreign");
+  for (const measure::DatagramRun& run : c.datagram_runs) {
+    const std::string round = fmt::format("{}{}{}", run.warmup ? "w" : "", run.round, run.partial ? "*" : "");
+    if (run.senders.size() > 1) {
+      for (const measure::DatagramSender& s : run.senders)
+        out += row(round, run.label(), std::to_string(s.index), s, "", "");
+    }
+    out += row(round, run.label(), run.senders.size() > 1 ? "all" : "", run.total,
+               std::to_string(run.kernel_drops), std::to_string(run.foreign));
+  }
+  out +=
+      "(received/s over the receiver's first to last datagram; kernel: SO_RXQ_OVFL drops on the receiver's\n"
+      " sockets; foreign: datagrams set apart as not of this test)\n";
+  const measure::DatagramRun& last = c.datagram_runs.back();
+  out += fmt::format("sockets (last run): client SO_SNDBUF {}, server SO_RCVBUF {}", last.client.sndbuf_bytes,
+                     last.server.rcvbuf_bytes);
+  if (last.rcvbuf_errors)
+    out += fmt::format("; Udp RcvbufErrors on the server's host +{}", *last.rcvbuf_errors);
+  out += "\n";
+  for (const measure::DatagramRun& run : c.datagram_runs) {
+    if (run.mode != Mode::dtls) continue;
+    out += fmt::format(
+        "dtls: {} {} {}; cookie exchange {:.0f} us, handshake {:.0f} us (first ClientHello to "
+        "Finished, mean per sender)\n",
+        run.tls.version, run.tls.cipher, run.tls.group, run.cookie_us, run.handshake_us);
+    break;
+  }
+  if (!c.datagram_stats.empty() && p.rounds > 1) {
+    out += fmt::format("\n{:<4} {:>4} {:>12} {:>12} {:>8}\n", "mode", "runs", "received/s", "sent/s", "loss");
+    for (const measure::DatagramStats& s : c.datagram_stats) {
+      out += fmt::format("{:<4} {:>4} {:>12.0f} {:>12.0f} {:>7.2f}%\n", to_string(s.mode),
+                         s.received_per_s.count, s.received_per_s.median, s.sent_per_s.median,
+                         s.loss_percent.median);
+    }
+    out += "(medians)\n";
+  }
+  const auto* udp = stats_of(c, Mode::udp);
+  const auto* dtls = stats_of(c, Mode::dtls);
+  if (udp != nullptr && dtls != nullptr && udp->received_per_s.median > 0) {
+    out += fmt::format("\nDTLS/UDP datagrams received per second: {:.2f}x; sent per second: {:.2f}x\n",
+                       dtls->received_per_s.median / udp->received_per_s.median,
+                       udp->sent_per_s.median > 0 ? dtls->sent_per_s.median / udp->sent_per_s.median : 0.0);
+  }
+  return out;
+}
+
+ordered_json datagram_runs_json(const measure::Comparison& c) {
+  ordered_json runs = json::array();
+  for (const measure::DatagramRun& run : c.datagram_runs) {
+    ordered_json senders = json::array();
+    for (const measure::DatagramSender& s : run.senders) {
+      ordered_json one = {{"sender", s.index}};
+      one.update(sender_json(s));
+      senders.push_back(one);
+    }
+    const bool dtls = run.mode == Mode::dtls;
+    ordered_json r = {{"variant", run.label()},      {"round", run.round},
+                      {"warmup", run.warmup},        {"partial", run.partial},
+                      {"mode", to_string(run.mode)}, {"datagram_bytes", c.parameters.chunk_bytes}};
+    r.update(sender_json(run.total));
+    r.update(ordered_json{
+        {"foreign", run.foreign},
+        {"kernel_drops", run.kernel_drops},
+        {"rcvbuf_errors", run.rcvbuf_errors ? ordered_json(*run.rcvbuf_errors) : ordered_json(nullptr)},
+        {"handshake_us", dtls ? ordered_json(run.handshake_us) : ordered_json(nullptr)},
+        {"cookie_us", dtls ? ordered_json(run.cookie_us) : ordered_json(nullptr)},
+        {"cookie_exchanged", dtls ? ordered_json(run.cookie_exchanged) : ordered_json(nullptr)},
+        {"tls_version", dtls ? ordered_json(run.tls.version) : ordered_json(nullptr)},
+        {"cipher", dtls ? ordered_json(run.tls.cipher) : ordered_json(nullptr)},
+        {"group", dtls ? ordered_json(run.tls.group) : ordered_json(nullptr)},
+        {"client",
+         {{"cpu_user_s", run.client.cpu_user_s},
+          {"cpu_system_s", run.client.cpu_system_s},
+          {"sndbuf_bytes", run.client.sndbuf_bytes}}},
+        {"server",
+         {{"cpu_user_s", run.server.cpu_user_s},
+          {"cpu_system_s", run.server.cpu_system_s},
+          {"rcvbuf_bytes", run.server.rcvbuf_bytes}}},
+        {"senders", senders}});
+    runs.push_back(r);
+  }
+  return runs;
+}
+
+ordered_json datagram_summary_json(const measure::Comparison& c) {
+  ordered_json summary = json::object();
+  for (const measure::DatagramStats& s : c.datagram_stats) {
+    summary[to_string(s.mode)] = {{"runs", s.received_per_s.count},
+                                  {"received_per_s", summary_json(s.received_per_s)},
+                                  {"sent_per_s", summary_json(s.sent_per_s)},
+                                  {"loss_percent", summary_json(s.loss_percent)}};
+  }
+  const auto* udp = stats_of(c, Mode::udp);
+  const auto* dtls = stats_of(c, Mode::dtls);
+  summary["dtls_over_udp_received_per_s"] =
+      udp != nullptr && dtls != nullptr && udp->received_per_s.median > 0
+          ? ordered_json(dtls->received_per_s.median / udp->received_per_s.median)
+          : ordered_json(nullptr);
+  return summary;
+}
+
+std::string render_datagram_csv(const measure::Comparison& c) {
+  std::string out =
+      "variant,round,warmup,partial,mode,sender,datagram_bytes,sent,received,lost,loss_percent,reordered,"
+      "duplicates,sender_us,receiver_us,sent_per_s,received_per_s,kernel_drops,foreign,rcvbuf_errors,"
+      "handshake_us,"
+      "cookie_us,tls_version,cipher,client_cpu_s,server_cpu_s,client_sndbuf_bytes,server_rcvbuf_bytes\n";
+  for (const measure::DatagramRun& run : c.datagram_runs) {
+    auto line = [&](const std::string& sender, const measure::DatagramSender& s, bool total) {
+      out += fmt::format(
+          "{},{},{},{},{},{},{},{},{},{},{:.4f},{},{},{:.3f},{:.3f},{:.1f},{:.1f},{},{},{},{:.3f},{:.3f},{},{"
+          "},{:.6f},{:.6f},{},{}\n",
+          csv_field(run.label()), run.round, run.warmup ? 1 : 0, run.partial ? 1 : 0, to_string(run.mode),
+          sender, c.parameters.chunk_bytes, s.sent, s.received, s.lost(), s.loss_percent(), s.reordered,
+          s.duplicates, s.sender_us, s.receiver_us, per_second(s.sent, s.sender_us),
+          per_second(s.received, s.receiver_us), total ? std::to_string(run.kernel_drops) : "",
+          total ? std::to_string(run.foreign) : "",
+          total && run.rcvbuf_errors ? std::to_string(*run.rcvbuf_errors) : "", run.handshake_us,
+          run.cookie_us, csv_field(run.tls.version), csv_field(run.tls.cipher), run.client.cpu_s(),
+          run.server.cpu_s(), run.client.sndbuf_bytes, run.server.rcvbuf_bytes);
+    };
+    if (run.senders.size() > 1) {
+      for (const measure::DatagramSender& s : run.senders)
+        line(std::to_string(s.index), s, false);
+    }
+    line("all", run.total, true);
+  }
+  return out;
+}
+
+}  // namespace tlscmp::report

@@ -1,0 +1,193 @@
+#include "transport/datagram.hpp"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <fmt/format.h>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "error.hpp"
+#include "transport/socket.hpp"
+
+namespace tlscmp {
+namespace {
+
+[[noreturn]] void fail(const char* what) {
+  throw Error(fmt::format("{}: {}", what, std::strerror(errno)));
+}
+
+// The address of one end of `fd`: local (getsockname) or remote (getpeername).
+sockaddr_storage end_of(int fd, bool local, socklen_t& length) {
+  sockaddr_storage address{};
+  length = sizeof address;
+  const int rc = local ? ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length)
+                       : ::getpeername(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  if (rc != 0) fail("cannot read the control connection's address");
+  return address;
+}
+
+void set_port(sockaddr_storage& address, std::uint16_t port) {
+  if (address.ss_family == AF_INET6) {
+    reinterpret_cast<sockaddr_in6*>(&address)->sin6_port = htons(port);
+  } else {
+    reinterpret_cast<sockaddr_in*>(&address)->sin_port = htons(port);
+  }
+}
+
+UniqueFd udp_socket(int family) {
+  UniqueFd fd(::socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) fail("cannot create a UDP socket");
+  return fd;
+}
+
+int applied(int fd, int option) {
+  int value = 0;
+  socklen_t length = sizeof value;
+  ::getsockopt(fd, SOL_SOCKET, option, &value, &length);
+  return value;
+}
+
+// The value under `name` in the /proc/net/snmp layout: a header line of
+// names and a value line, both starting with `prefix`.
+std::optional<std::uint64_t> snmp_value(const char* file, const std::string& prefix,
+                                        const std::string& name) {
+  std::ifstream in(file);
+  std::string header;
+  std::string values;
+  while (std::getline(in, header)) {
+    if (header.rfind(prefix, 0) != 0) continue;
+    if (!std::getline(in, values)) return std::nullopt;
+    std::istringstream names(header);
+    std::istringstream numbers(values);
+    std::string n;
+    std::string v;
+    while (names >> n && numbers >> v) {
+      if (n == name) return std::stoull(v);
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// The value of `name` in the /proc/net/snmp6 layout: "name value" per line.
+std::optional<std::uint64_t> snmp6_value(const char* file, const std::string& name) {
+  std::ifstream in(file);
+  std::string n;
+  std::uint64_t v = 0;
+  while (in >> n >> v) {
+    if (n == name) return v;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+UniqueFd bind_udp_beside(int beside, std::uint16_t& port) {
+  socklen_t length = 0;
+  sockaddr_storage address = end_of(beside, /*local=*/true, length);
+  set_port(address, 0);
+  UniqueFd fd = udp_socket(address.ss_family);
+  if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&address), length) != 0)
+    fail("cannot bind a UDP socket");
+  sockaddr_storage bound{};
+  socklen_t bound_length = sizeof bound;
+  ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&bound), &bound_length);
+  port = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<const sockaddr_in6*>(&bound)->sin6_port
+                                           : reinterpret_cast<const sockaddr_in*>(&bound)->sin_port);
+  return fd;
+}
+
+UniqueFd connect_udp_beside(int beside, std::uint16_t port) {
+  socklen_t length = 0;
+  sockaddr_storage address = end_of(beside, /*local=*/false, length);
+  set_port(address, port);
+  UniqueFd fd = udp_socket(address.ss_family);
+  if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&address), length) != 0) {
+    fail("cannot connect a UDP socket to the server");
+  }
+  return fd;
+}
+
+void enable_drop_counter(int fd) {
+  const int on = 1;
+  if (::setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &on, sizeof on) != 0) fail("cannot set SO_RXQ_OVFL");
+}
+
+int set_receive_buffer(int fd, std::uint32_t bytes) {
+  set_socket_buffers(fd, 0, bytes);
+  return applied(fd, SO_RCVBUF);
+}
+
+int set_send_buffer(int fd, std::uint32_t bytes) {
+  set_socket_buffers(fd, bytes, 0);
+  return applied(fd, SO_SNDBUF);
+}
+
+std::optional<std::uint64_t> udp_receive_buffer_errors() {
+  const auto v4 = snmp_value("/proc/net/snmp", "Udp:", "RcvbufErrors");
+  if (!v4) return std::nullopt;
+  return *v4 + snmp6_value("/proc/net/snmp6", "Udp6RcvbufErrors").value_or(0);
+}
+
+DatagramBatch::DatagramBatch(std::size_t batch, std::size_t capacity)
+    : capacity_(capacity),
+      buffers_(batch * capacity),
+      iovecs_(batch),
+      messages_(batch),
+      controls_(batch * CMSG_SPACE(sizeof(std::uint32_t))) {}
+
+std::size_t DatagramBatch::receive(int fd) {
+  const std::size_t control_bytes = CMSG_SPACE(sizeof(std::uint32_t));
+  for (std::size_t i = 0; i < messages_.size(); ++i) {
+    iovecs_[i] = {buffers_.data() + i * capacity_, capacity_};
+    msghdr& h = messages_[i].msg_hdr;
+    h = {};
+    h.msg_iov = &iovecs_[i];
+    h.msg_iovlen = 1;
+    h.msg_control = controls_.data() + i * control_bytes;
+    h.msg_controllen = control_bytes;
+  }
+  int n = 0;
+  do {
+    n = ::recvmmsg(fd, messages_.data(), static_cast<unsigned>(messages_.size()), MSG_DONTWAIT, nullptr);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) {
+    // ECONNREFUSED: an ICMP error for something this socket sent; nothing to take.
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ECONNREFUSED) return 0;
+    fail("cannot receive datagrams");
+  }
+  // The latest count is enough: the kernel adds the counter only once it is non-zero.
+  bool found = false;
+  for (auto i = static_cast<std::size_t>(n); i-- > 0 && !found;) {
+    msghdr& h = messages_[i].msg_hdr;
+    for (cmsghdr* c = CMSG_FIRSTHDR(&h); c != nullptr && !found; c = CMSG_NXTHDR(&h, c)) {
+      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
+        std::uint32_t drops = 0;
+        std::memcpy(&drops, CMSG_DATA(c), sizeof drops);
+        drops_ = drops;
+        found = true;
+      }
+    }
+  }
+  return static_cast<std::size_t>(n);
+}
+
+std::size_t send_datagrams(int fd, std::span<mmsghdr> messages, std::error_code& ec) {
+  std::size_t sent = 0;
+  while (sent < messages.size()) {
+    const int n = ::sendmmsg(fd, messages.data() + sent, static_cast<unsigned>(messages.size() - sent), 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ec.assign(errno, std::system_category());
+      return sent;
+    }
+    sent += static_cast<std::size_t>(n);
+  }
+  return sent;
+}
+
+}  // namespace tlscmp
