@@ -1,0 +1,319 @@
+// Datagram tests (udp, dtls): the datagram header, the control messages that
+// carry their counts, the client's flags and the reports.
+
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/options.hpp"
+#include "cli/size.hpp"
+#include "error.hpp"
+#include "protocol/datagram.hpp"
+#include "protocol/messages.hpp"
+#include "report/report.hpp"
+
+using namespace tlscmp;
+using namespace tlscmp::protocol;
+
+namespace {
+
+std::span<const std::byte> bytes_of(const std::string& text) {
+  return {reinterpret_cast<const std::byte*>(text.data()), text.size()};
+}
+
+nlohmann::json body_of(const Message& message) {
+  const std::vector<std::byte> frame = encode(message);
+  return nlohmann::json::parse(reinterpret_cast<const char*>(frame.data()) + kFrameHeaderBytes,
+                               reinterpret_cast<const char*>(frame.data()) + frame.size());
+}
+
+Message decode_json(const nlohmann::json& j) {
+  return decode(bytes_of(j.dump()));
+}
+
+TestRequest udp_request() {
+  TestRequest r;
+  r.mode = Mode::udp;
+  r.packets = 1000;
+  r.chunk_bytes = 15;
+  r.streams = 3;
+  r.rate_bps = 1'000'000;
+  return r;
+}
+
+app::ClientConfig client(std::vector<std::string> args) {
+  args.insert(args.begin(), {"tlscmp", "client"});
+  std::vector<const char*> argv;
+  for (const auto& a : args)
+    argv.push_back(a.c_str());
+  return std::get<cli::ClientCommand>(cli::parse_command_line(static_cast<int>(argv.size()), argv.data()))
+      .config;
+}
+
+}  // namespace
+
+TEST_CASE("the datagram header: magic, sender, tag and a big-endian sequence number") {
+  std::array<std::byte, kDatagramHeaderBytes> out{};
+  const DatagramHeader header{
+      2, {std::byte{0xde}, std::byte{0xad}, std::byte{0xbe}, std::byte{0xef}}, 0x01020304};
+  encode_datagram_header(header, out);
+  CHECK(out[0] == std::byte{'u'});
+  CHECK(out[1] == std::byte{'T'});
+  CHECK(out[2] == std::byte{2});
+  CHECK(out[8] == std::byte{1});
+  CHECK(out[11] == std::byte{4});
+  const auto back = decode_datagram_header(out);
+  REQUIRE(back);
+  CHECK(back->sender == 2);
+  CHECK(back->tag == header.tag);
+  CHECK(back->sequence == 0x01020304u);
+
+  set_datagram_sequence(out, 0xfffffffe);
+  CHECK(decode_datagram_header(out)->sequence == 0xfffffffeu);
+  // With a payload after the header, as the senders send it.
+  std::vector<std::byte> datagram(1000);
+  std::copy(out.begin(), out.end(), datagram.begin());
+  CHECK(decode_datagram_header(datagram)->sequence == 0xfffffffeu);
+}
+
+TEST_CASE("what is not a tlscmp datagram is told apart") {
+  std::array<std::byte, kDatagramHeaderBytes> out{};
+  encode_datagram_header({}, out);
+  CHECK(decode_datagram_header(std::span(out).first(kDatagramHeaderBytes - 1)) == std::nullopt);  // short
+  CHECK(decode_datagram_header({}) == std::nullopt);
+  auto wrong_magic = out;
+  wrong_magic[0] = std::byte{'x'};
+  CHECK(decode_datagram_header(wrong_magic) == std::nullopt);
+  auto flags = out;
+  flags[3] = std::byte{1};
+  CHECK(decode_datagram_header(flags) == std::nullopt);
+  CHECK(decode_datagram_header(bytes_of("GET / HTTP/1.1\r\n\r\n")) == std::nullopt);
+}
+
+TEST_CASE("a datagram test request survives encoding, and its limits are checked") {
+  const auto back = std::get<TestRequest>(decode_json(body_of(udp_request())));
+  CHECK(back.mode == Mode::udp);
+  CHECK(back.packets == 1000);
+  CHECK(back.rate_bps == 1'000'000);
+  CHECK(back.streams == 3);
+
+  auto refused = [](auto edit) {
+    nlohmann::json j = body_of(udp_request());
+    edit(j);
+    CAPTURE(j.dump());
+    CHECK_THROWS_AS(decode_json(j), ProtocolError);
+  };
+  refused([](auto& j) { j["chunk_bytes"] = kDatagramHeaderBytes - 1; });  // no room for the header
+  refused([](auto& j) { j["chunk_bytes"] = kMaxUdpDatagramBytes + 1; });
+  refused([](auto& j) {
+    j["mode"] = "dtls";
+    j["chunk_bytes"] = kMaxDtlsDatagramBytes + 1;  // one record per datagram
+  });
+  refused([](auto& j) { j["direction"] = "server_to_client"; });
+  refused([](auto& j) { j["bytes"] = 100; });         // datagram tests count packets
+  refused([](auto& j) { j["duration_ms"] = 1000; });  // packets and a duration
+  refused([](auto& j) { j["packets"] = 0; });         // neither
+  refused([](auto& j) { j["streams"] = kMaxSenders + 1; });
+  refused([](auto& j) { j["verify"] = true; });
+  refused([](auto& j) { j["packets"] = -1; });
+  refused([](auto& j) {
+    j["mode"] = "tcp";  // packets and a rate belong to datagram tests
+    j["bytes"] = 0;
+  });
+  nlohmann::json dtls = body_of(udp_request());
+  dtls["mode"] = "dtls";
+  dtls["chunk_bytes"] = kMaxDtlsDatagramBytes;
+  CHECK(std::get<TestRequest>(decode_json(dtls)).mode == Mode::dtls);
+}
+
+TEST_CASE("ports, ready and the counts survive encoding") {
+  TestAccept accept;
+  accept.udp_ports = {4000, 4001};
+  CHECK(std::get<TestAccept>(decode_json(body_of(accept))).udp_ports ==
+        std::vector<std::uint16_t>{4000, 4001});
+  CHECK(std::holds_alternative<Ready>(decode_json(body_of(Ready{}))));
+
+  DatagramResult result;
+  result.role = Role::receiver;
+  result.senders = {{0, 10, 150, 1.5, 20.5, 1, 2}, {1, 7, 105, 0, 9, 0, 0}};
+  result.elapsed_us = 20.5;
+  result.foreign = 3;
+  result.kernel_drops = 4;
+  result.rcvbuf_errors = 5;
+  const auto back = std::get<DatagramResult>(decode_json(body_of(result)));
+  REQUIRE(back.senders.size() == 2);
+  CHECK(back.senders[0].packets == 10);
+  CHECK(back.senders[0].reordered == 1);
+  CHECK(back.senders[0].duplicates == 2);
+  CHECK(back.senders[1].last_us == 9);
+  CHECK(back.foreign == 3);
+  CHECK(back.kernel_drops == 4);
+  CHECK(back.rcvbuf_errors == 5);
+}
+
+TEST_CASE("malformed ports and counts are refused") {
+  TestAccept accept;
+  accept.udp_ports = {4000};
+  for (const char* ports : {"[0]", "[65536]", "[-1]", R"(["80"])", "80"}) {
+    nlohmann::json j = body_of(accept);
+    j["udp_ports"] = nlohmann::json::parse(ports);
+    CAPTURE(ports);
+    CHECK_THROWS_AS(decode_json(j), ProtocolError);
+  }
+  DatagramResult result;
+  result.senders = {{0, 10, 150, 1, 2, 0, 0}, {1, 10, 150, 1, 2, 0, 0}};
+  auto refused = [&](auto edit) {
+    nlohmann::json j = body_of(result);
+    edit(j);
+    CAPTURE(j.dump());
+    CHECK_THROWS_AS(decode_json(j), ProtocolError);
+  };
+  refused([](auto& j) { j["senders"][1]["sender"] = 0; });     // out of order
+  refused([](auto& j) { j["senders"][0]["last_us"] = 0.5; });  // ends before it starts
+  refused([](auto& j) { j["senders"][0]["packets"] = -3; });
+  refused([](auto& j) { j["senders"] = nlohmann::json::array({1, 2}); });
+  refused([](auto& j) { j["foreign"] = "many"; });
+  refused([](auto& j) {
+    nlohmann::json many = nlohmann::json::array();
+    for (std::uint32_t i = 0; i <= kMaxSenders; ++i)
+      many.push_back(j["senders"][0]);
+    j["senders"] = many;
+  });
+}
+
+TEST_CASE("client flags in datagram modes") {
+  const app::ClientConfig udp = client({"--mode", "udp"});
+  CHECK(udp.modes == std::vector<Mode>{Mode::udp});
+  CHECK(udp.packets == 1'000'000);  // seeds/002: a million datagrams of 15 bytes
+  CHECK(udp.chunk_bytes == 15);
+  CHECK(udp.bytes == 0);
+  CHECK(udp.rate_bps == 0);
+  CHECK(udp.rounds == 1);
+
+  const app::ClientConfig both = client({"--mode", "both-udp", "-n", "5000", "-l", "5000", "-b", "100M", "-P",
+                                         "3", "--rcvbuf", "4M", "--repeat", "3"});
+  CHECK(both.modes == std::vector<Mode>{Mode::udp, Mode::dtls});
+  CHECK(both.packets == 5000);
+  CHECK(both.chunk_bytes == 5000);
+  CHECK(both.rate_bps == 100'000'000);  // powers of 1000, as iperf3's -b
+  CHECK(both.streams == 3);
+  CHECK(both.rcvbuf_bytes == 4u << 20);
+  CHECK(both.rounds == 3);
+
+  const app::ClientConfig timed = client({"--mode", "dtls", "-t", "2"});
+  CHECK(timed.packets == 0);
+  CHECK(timed.duration == std::chrono::milliseconds(2000));
+  CHECK(client({"--mode", "udp", "-l", "65507"}).chunk_bytes == 65507);
+  CHECK(client({"--mode", "tcp"}).rounds == 5);
+  CHECK(client({"--mode", "tcp"}).chunk_bytes == 64 * 1024);
+}
+
+TEST_CASE("datagram flags out of range, or meant for streams, are refused with a reason") {
+  CHECK_THROWS_WITH_AS(client({"--mode", "udp", "-l", "11"}), doctest::Contains("12-byte header"),
+                       UsageError);
+  CHECK_THROWS_WITH_AS(client({"--mode", "udp", "-l", "65508"}), doctest::Contains("largest UDP datagram"),
+                       UsageError);
+  CHECK_THROWS_WITH_AS(client({"--mode", "dtls", "-l", "20000"}), doctest::Contains("DTLS record"),
+                       UsageError);
+  CHECK_THROWS_WITH_AS(client({"--mode", "both-udp", "-l", "20000"}), doctest::Contains("DTLS record"),
+                       UsageError);
+  CHECK_THROWS_WITH_AS(client({"--mode", "udp", "-R"}), doctest::Contains("-R"), UsageError);
+  CHECK_THROWS_WITH_AS(client({"--mode", "tcp", "-b", "1M"}), doctest::Contains("-b"), UsageError);
+  CHECK_THROWS_AS(client({"--mode", "udp", "-P", "65"}), UsageError);
+  CHECK_THROWS_AS(client({"--mode", "udp", "--verify"}), UsageError);
+  CHECK_THROWS_AS(client({"--mode", "udp", "--framing", "len4", "--msg-size", "10"}), UsageError);
+  CHECK_THROWS_AS(client({"--mode", "udp", "-b", "fast"}), UsageError);
+  CHECK_THROWS_AS(client({"--mode", "udp", "-n", "0"}), UsageError);
+}
+
+TEST_CASE("rates are powers of 1000, counts powers of 1024") {
+  CHECK(cli::parse_rate("100M", "-b", 0, 1ull << 50) == 100'000'000);
+  CHECK(cli::parse_rate("1.5k", "-b", 0, 1ull << 50) == 1500);
+  CHECK(cli::parse_rate("0", "-b", 0, 1ull << 50) == 0);
+  CHECK(cli::parse_count("1M", "-n", 1, 1ull << 40) == 1048576);
+  CHECK(cli::parse_count("1000000", "-n", 1, 1ull << 40) == 1'000'000);
+  CHECK_THROWS_WITH_AS(cli::parse_count("0", "-n", 1, 10), doctest::Contains("datagrams"), UsageError);
+  CHECK_THROWS_WITH_AS(cli::parse_rate("-1", "-b", 0, 10), doctest::Contains("bits per second"), UsageError);
+}
+
+namespace {
+
+measure::Comparison datagram_sample() {
+  measure::Comparison c;
+  c.parameters.host = "127.0.0.1";
+  c.parameters.modes = {Mode::udp, Mode::dtls};
+  c.parameters.chunk_bytes = 15;
+  c.parameters.packets = 1000;
+  c.parameters.streams = 2;
+  c.parameters.rounds = 1;
+  for (Mode mode : {Mode::udp, Mode::dtls}) {
+    measure::DatagramRun run;
+    run.mode = mode;
+    run.variant = to_string(mode);
+    run.round = 1;
+    run.senders = {{0, 1000, 900, 3, 1, 15000, 13500, 1e5, 1e5},
+                   {1, 1000, 700, 0, 0, 15000, 10500, 1e5, 2e5}};
+    run.total = {0, 2000, mode == Mode::udp ? 1600u : 800u, 3, 1, 30000, 24000, 1e5, 2e5};
+    run.foreign = 4;
+    run.kernel_drops = 400;
+    run.rcvbuf_errors = 401;
+    if (mode == Mode::dtls) {
+      run.handshake_us = 1200;
+      run.cookie_us = 150;
+      run.cookie_exchanged = true;
+      run.tls = {"DTLSv1.2", "ECDHE-ECDSA-AES256-GCM-SHA384", "X25519", "", "", 0};
+    }
+    c.datagram_runs.push_back(run);
+  }
+  measure::compute_statistics(c);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("datagram runs in JSON: totals, loss, per sender, the handshake and DTLS over UDP") {
+  const auto j = nlohmann::json::parse(report::render_json(datagram_sample()));
+  REQUIRE(j["datagram_runs"].size() == 2);
+  const auto& udp = j["datagram_runs"][0];
+  CHECK(udp["mode"] == "udp");
+  CHECK(udp["sent"] == 2000);
+  CHECK(udp["received"] == 1600);
+  CHECK(udp["lost"] == 400);
+  CHECK(udp["loss_percent"] == doctest::Approx(20.0));
+  CHECK(udp["received_per_s"] == doctest::Approx(8000.0));  // 1600 over 0.2 s
+  CHECK(udp["kernel_drops"] == 400);
+  CHECK(udp["foreign"] == 4);
+  CHECK(udp["handshake_us"].is_null());
+  REQUIRE(udp["senders"].size() == 2);
+  CHECK(udp["senders"][1]["lost"] == 300);
+  CHECK(udp["senders"][0]["reordered"] == 3);
+  const auto& dtls = j["datagram_runs"][1];
+  CHECK(dtls["cookie_us"] == 150.0);
+  CHECK(dtls["tls_version"] == "DTLSv1.2");
+  CHECK(j["datagram_summary"]["dtls_over_udp_received_per_s"] == doctest::Approx(0.5));
+  CHECK(j["test"]["packets"] == 1000);
+  CHECK(j["runs"].empty());
+}
+
+TEST_CASE("datagram runs in text and CSV") {
+  const measure::Comparison c = datagram_sample();
+  const std::string text = report::render_text(c);
+  CHECK(text.find("20.00%") != std::string::npos);
+  CHECK(text.find("cookie exchange 150 us") != std::string::npos);
+  CHECK(text.find("DTLS/UDP datagrams received per second: 0.50x") != std::string::npos);
+  const std::string csv = report::render_csv(c);
+  std::size_t lines = 0;
+  std::size_t header_fields = 0;
+  for (std::size_t start = 0; start < csv.size();) {
+    const std::size_t end = csv.find('\n', start);
+    const std::string line = csv.substr(start, end - start);
+    const auto fields = static_cast<std::size_t>(std::count(line.begin(), line.end(), ',')) + 1;
+    if (lines == 0) header_fields = fields;
+    CHECK(fields == header_fields);
+    ++lines;
+    start = end + 1;
+  }
+  CHECK(lines == 1 + 2 * 3);  // a header; per run two senders and the total
+}
