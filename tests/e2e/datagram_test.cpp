@@ -1,0 +1,236 @@
+// Datagram tests (udp, dtls) over loopback: exact counts at a low rate, the
+// senders' totals, datagrams that are not the test's, and loss under overload.
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <thread>
+
+#include "app/control.hpp"
+#include "e2e/e2e.hpp"
+#include "protocol/datagram.hpp"
+#include "protocol/messages.hpp"
+#include "transport/datagram.hpp"
+#include "transport/socket.hpp"
+
+using namespace tlscmp;
+using namespace tlscmp::test;
+using nlohmann::json;
+
+namespace {
+
+constexpr auto kShort = std::chrono::milliseconds(5000);
+
+// The modes this build can run: DTLS needs OpenSSL.
+std::string datagram_modes() {
+  return boringssl_build() ? "udp" : "both-udp";
+}
+
+// Sent, received and lost add up, per sender and in total, and the totals are the senders' sums.
+void check_accounting(const json& run) {
+  std::uint64_t sent = 0;
+  std::uint64_t received = 0;
+  std::uint64_t reordered = 0;
+  for (const json& s : run["senders"]) {
+    CHECK(s["received"].get<std::uint64_t>() + s["lost"].get<std::uint64_t>() ==
+          s["sent"].get<std::uint64_t>());
+    sent += s["sent"].get<std::uint64_t>();
+    received += s["received"].get<std::uint64_t>();
+    reordered += s["reordered"].get<std::uint64_t>();
+  }
+  CHECK(run["sent"] == sent);
+  CHECK(run["received"] == received);
+  CHECK(run["reordered"] == reordered);
+  CHECK(run["lost"].get<std::uint64_t>() == sent - received);
+}
+
+}  // namespace
+
+TEST_CASE("udp and dtls at a low rate: every datagram arrives once and is counted") {
+  const json j = client_json({"--mode", datagram_modes(), "-n", "300", "-l", "100", "-b", "2M"});
+  REQUIRE(j["datagram_runs"].size() == (boringssl_build() ? 1u : 2u));
+  for (const json& run : j["datagram_runs"]) {
+    CAPTURE(run.dump());
+    CHECK(run["sent"] == 300);
+    CHECK(run["received"] == 300);
+    CHECK(run["lost"] == 0);
+    CHECK(run["duplicates"] == 0);
+    CHECK(run["foreign"] == 0);
+    CHECK(run["bytes_received"] == 300 * 100);
+    CHECK(run["datagram_bytes"] == 100);
+    // 300 datagrams of 800 bits at 2 Mbit/s: about 0.12 s of sending, not as fast as it can.
+    CHECK(run["sender_us"].get<double>() > 100'000);
+    CHECK(run["received_per_s"].get<double>() > 0);
+    check_accounting(run);
+    if (run["mode"] == "dtls") {
+      CHECK(run["tls_version"] == "DTLSv1.2");
+      CHECK(run["cookie_exchanged"] == true);
+      CHECK(run["cookie_us"].get<double>() > 0);
+      CHECK(run["handshake_us"].get<double>() > run["cookie_us"].get<double>());
+      CHECK_FALSE(run["cipher"].get<std::string>().empty());
+    } else {
+      CHECK(run["handshake_us"].is_null());
+    }
+  }
+  CHECK(j["test"]["packets"] == 300);
+  CHECK(j["test"]["rate_bps"] == 2'000'000);
+}
+
+TEST_CASE("three senders: each counted apart, the totals are the sums") {
+  const json j = client_json({"--mode", datagram_modes(), "-P", "3", "-n", "200", "-l", "64", "-b", "1M"});
+  for (const json& run : j["datagram_runs"]) {
+    CAPTURE(run.dump());
+    REQUIRE(run["senders"].size() == 3);
+    for (const json& s : run["senders"]) {
+      CHECK(s["sent"] == 200);
+      CHECK(s["received"] == 200);
+    }
+    CHECK(run["sent"] == 600);
+    CHECK(run["received"] == 600);
+    check_accounting(run);
+  }
+}
+
+TEST_CASE(
+    "as fast as it can into a small buffer: what was lost is accounted for, and the kernel says where") {
+  const json j = client_json({"--mode", "udp", "-n", "200000", "-l", "15", "--rcvbuf", "4K"});
+  const json& run = j["datagram_runs"][0];
+  CAPTURE(run.dump());
+  check_accounting(run);
+  CHECK(run["server"]["rcvbuf_bytes"].get<int>() >= 4096);  // what the kernel applied, reported
+  // On loopback nothing is lost on the way: every loss is a drop for a full receive buffer.
+  if (run["lost"].get<std::uint64_t>() > 0) {
+    CHECK(run["kernel_drops"].get<std::uint64_t>() > 0);
+    CHECK(run["kernel_drops"].get<std::uint64_t>() <= run["lost"].get<std::uint64_t>());
+  }
+}
+
+TEST_CASE("text output: the seed's columns, per sender and in total") {
+  const ProcessResult r =
+      run_tlscmp({"client", "--mode", "udp", "-P", "2", "-n", "100", "-l", "15", "-b", "500K"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("received/s") != std::string::npos);
+  CHECK(r.out.find("loss") != std::string::npos);
+  CHECK(r.out.find(" all ") != std::string::npos);
+  CHECK(r.out.find("datagrams of 15 bytes, 100 per sender, 2 senders") != std::string::npos);
+}
+
+TEST_CASE("datagrams that are not the test's are counted apart and do not disturb the count") {
+  ServerProcess server;
+  TcpStream control(connect_tcp("127.0.0.1", server.port(), Deadline::after(kShort)));
+  control.set_deadline(Deadline::after(kShort));
+  protocol::TestRequest request;
+  request.mode = Mode::udp;
+  request.packets = 50;
+  request.chunk_bytes = 40;
+  request.client_version = "test";
+  app::send_preamble(control, protocol::ConnectionKind::control);
+  app::send_message(control, request, "the request");
+  app::receive_preamble(control);
+  const auto accept = app::receive<protocol::TestAccept>(control, "the answer");
+  REQUIRE(accept.udp_ports.size() == 1);
+  (void)app::receive<protocol::Ready>(control, "ready");
+
+  UniqueFd udp = connect_udp_beside(control.native_handle(), accept.udp_ports[0]);
+  const auto send = [&](const std::vector<std::byte>& datagram) {
+    REQUIRE(::send(udp.get(), datagram.data(), datagram.size(), 0) == static_cast<ssize_t>(datagram.size()));
+  };
+  protocol::DatagramHeader header;
+  std::copy_n(accept.cookie.begin(), header.tag.size(), header.tag.begin());
+  const auto datagram = [&](const protocol::DatagramHeader& h, std::size_t size) {
+    std::vector<std::byte> d(size);
+    protocol::encode_datagram_header(h, std::span<std::byte, protocol::kDatagramHeaderBytes>(d.data(), 12));
+    return d;
+  };
+  // Garbage first: short, the wrong magic, the wrong tag, an unknown sender, the wrong size.
+  send(std::vector<std::byte>(5, std::byte{'x'}));
+  send(std::vector<std::byte>(40, std::byte{0xff}));
+  protocol::DatagramHeader other_test = header;
+  other_test.tag[0] ^= std::byte{1};
+  send(datagram(other_test, 40));
+  protocol::DatagramHeader stranger = header;
+  stranger.sender = 7;
+  send(datagram(stranger, 40));
+  send(datagram(header, 41));
+  // Then the test's own, with one sent twice, one late and one never.
+  for (std::uint32_t n : {0u, 1u, 2u, 2u, 4u, 3u}) {
+    header.sequence = n;
+    send(datagram(header, 40));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // on loopback: in this order
+  }
+  protocol::DatagramResult sent;
+  sent.role = Role::sender;
+  sent.senders = {{0, 6, 6 * 40, 0, 1, 0, 0}};
+  app::send_message(control, sent, "the senders' count");
+  const auto received = app::receive<protocol::DatagramResult>(control, "the receiver's count");
+  REQUIRE(received.senders.size() == 1);
+  CHECK(received.senders[0].packets == 5);  // 0 1 2 3 4
+  CHECK(received.senders[0].duplicates == 1);
+  CHECK(received.senders[0].reordered == 1);
+  CHECK(received.foreign == 5);
+  CHECK(received.kernel_drops == 0);
+  CHECK(server.process().wait_for_log("5 foreign"));
+}
+
+TEST_CASE("a datagram client that goes quiet or away: the server logs it and serves the next") {
+  ServerProcess server({"--idle-timeout", "1", "--control-timeout", "1"});
+  {
+    TcpStream control(connect_tcp("127.0.0.1", server.port(), Deadline::after(kShort)));
+    control.set_deadline(Deadline::after(kShort));
+    protocol::TestRequest request;
+    request.mode = Mode::udp;
+    request.packets = 1000;
+    request.chunk_bytes = 20;
+    request.client_version = "quiet";
+    app::send_preamble(control, protocol::ConnectionKind::control);
+    app::send_message(control, request, "the request");
+    app::receive_preamble(control);
+    (void)app::receive<protocol::TestAccept>(control, "the answer");
+    (void)app::receive<protocol::Ready>(control, "ready");
+    CHECK(server.process().wait_for_log("no datagram and no word from the client", std::chrono::seconds(5)));
+  }
+  {
+    TcpStream control(connect_tcp("127.0.0.1", server.port(), Deadline::after(kShort)));
+    control.set_deadline(Deadline::after(kShort));
+    protocol::TestRequest request;
+    request.mode = Mode::udp;
+    request.packets = 1000;
+    request.chunk_bytes = 20;
+    request.client_version = "gone";
+    app::send_preamble(control, protocol::ConnectionKind::control);
+    app::send_message(control, request, "the request");
+    app::receive_preamble(control);
+    (void)app::receive<protocol::TestAccept>(control, "the answer");
+  }  // closed before the senders' count
+  CHECK(server.process().wait_for_log("the senders' count", std::chrono::seconds(5)));
+  const json j =
+      client_json({"127.0.0.1", "-p", server.port_text(), "--mode", "udp", "-n", "100", "-b", "1M"});
+  CHECK(j["datagram_runs"][0]["received"] == 100);
+}
+
+TEST_CASE(
+    "dtls: an untrusted server certificate fails in one line with a hint; BoringSSL says it has no DTLS") {
+  ServerProcess server;
+  const ProcessResult r =
+      run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--mode", "dtls", "-n", "10"});
+  CHECK(r.exit_code != 0);
+  CHECK(is_one_line(r.err));
+  if (boringssl_build()) {
+    CHECK(r.err.find("DTLS tests need OpenSSL") != std::string::npos);
+  } else {
+    CHECK(r.err.find("certificate verify failed") != std::string::npos);
+    CHECK(r.err.find("--ca") != std::string::npos);
+  }
+}
+
+TEST_CASE("datagram sizes beyond what UDP or DTLS can carry are refused before anything is sent") {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"client", "--mode", "udp", "-l", "65508"},
+        std::vector<std::string>{"client", "--mode", "dtls", "-l", "16385"},
+        std::vector<std::string>{"client", "--mode", "udp", "-l", "8"}}) {
+    const ProcessResult r = run_tlscmp(args);
+    CHECK(r.exit_code != 0);
+    CHECK(is_one_line(r.err));
+  }
+}
