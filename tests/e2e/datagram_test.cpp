@@ -210,7 +210,8 @@ TEST_CASE("a datagram client that goes quiet or away: the server logs it and ser
 }
 
 TEST_CASE(
-    "dtls: an untrusted server certificate fails in one line with a hint; BoringSSL says it has no DTLS") {
+    "dtls: an untrusted server certificate fails in one line with a hint, and BoringSSL says it has no "
+    "DTLS") {
   ServerProcess server;
   const ProcessResult r =
       run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--mode", "dtls", "-n", "10"});

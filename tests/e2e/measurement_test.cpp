@@ -60,7 +60,7 @@ TEST_CASE("--repeat 3 -J carries every statistic and environment field") {
   }
 }
 
-TEST_CASE("-t streams for a time; the receiver's count and clock decide") {
+TEST_CASE("-t streams for a time, and the receiver's count and clock decide") {
   for (const char* direction : {"forward", "reverse"}) {
     CAPTURE(direction);
     std::vector<std::string> args{"-t", "2", "--repeat", "1", "--verify"};

@@ -25,7 +25,7 @@ TEST_CASE("gaps are losses") {
   CHECK(t.lost(12) == 6);  // the last two never came either
 }
 
-TEST_CASE("late arrivals are reordered, not lost; repeats are duplicates") {
+TEST_CASE("late arrivals are reordered, not lost, and repeats are duplicates") {
   SequenceTracker t;
   for (std::uint32_t s : {0u, 2u, 1u, 3u, 3u, 2u, 4u})
     t.receive(s);

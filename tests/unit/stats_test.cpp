@@ -106,7 +106,7 @@ TEST_CASE("bootstrap interval: bounds, degenerate samples and repeatability") {
   CHECK_FALSE(bootstrap_median_ci(std::vector<double>{5}).has_value());
 }
 
-TEST_CASE("warm-up and partial runs are left out of the statistics; CPU per GiB and core share") {
+TEST_CASE("warm-up and partial runs are left out of the statistics, with CPU per GiB and core share") {
   Comparison c;
   c.parameters.modes = {Mode::tcp};
   RunResult counted;
