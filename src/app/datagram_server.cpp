@@ -92,8 +92,10 @@ class Receiver {
     }
     r.elapsed_us = first == 0 ? 0 : measure::ns_to_us(last - first);
     r.foreign = foreign_;
-    for (const ReceivingSocket& s : sockets_)
-      r.kernel_drops += s.kernel_drops;
+    for (const ReceivingSocket& s : sockets_) {
+      // The socket's own count, which includes drops after the last datagram taken.
+      r.kernel_drops += std::max<std::uint64_t>(s.kernel_drops, udp_socket_drops(s.fd.get()).value_or(0));
+    }
     return r;
   }
 

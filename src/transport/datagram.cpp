@@ -2,6 +2,7 @@
 
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <fmt/format.h>
 #include <cerrno>
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "error.hpp"
 #include "transport/socket.hpp"
@@ -85,6 +87,26 @@ std::optional<std::uint64_t> snmp6_value(const char* file, const std::string& na
 }
 
 }  // namespace
+
+std::optional<std::uint64_t> udp_socket_drops(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return std::nullopt;
+  const std::string inode = std::to_string(st.st_ino);
+  for (const char* file : {"/proc/net/udp", "/proc/net/udp6"}) {
+    std::ifstream in(file);
+    std::string line;
+    std::getline(in, line);  // the header
+    while (std::getline(in, line)) {
+      // sl local remote st tx:rx tr:when retrnsmt uid timeout inode ref pointer drops
+      std::istringstream fields(line);
+      std::vector<std::string> f;
+      for (std::string w; fields >> w;)
+        f.push_back(w);
+      if (f.size() >= 13 && f[9] == inode) return std::stoull(f[12]);
+    }
+  }
+  return std::nullopt;
+}
 
 UniqueFd bind_udp_beside(int beside, std::uint16_t& port) {
   socklen_t length = 0;

@@ -32,6 +32,11 @@ void enable_drop_counter(int fd);
 int set_receive_buffer(int fd, std::uint32_t bytes);
 int set_send_buffer(int fd, std::uint32_t bytes);
 
+// The kernel's drop count of this one UDP socket (the "drops" column of
+// /proc/net/udp or /proc/net/udp6, found by the socket's inode): unlike
+// SO_RXQ_OVFL it also counts drops after the last datagram taken.
+std::optional<std::uint64_t> udp_socket_drops(int fd);
+
 // Udp RcvbufErrors of /proc/net/snmp plus Udp6RcvbufErrors of /proc/net/snmp6:
 // datagrams this network namespace dropped for a full receive buffer, since boot.
 // nullopt where the files cannot be read.
