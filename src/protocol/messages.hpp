@@ -180,7 +180,7 @@ struct DatagramResult {
   // Receiver only:
   std::uint64_t foreign =
       0;  // datagrams not of this test: short, wrong magic or tag, unknown sender, not authentic DTLS
-  std::uint64_t kernel_drops = 0;   // SO_RXQ_OVFL: dropped by the kernel for a full receive buffer
+  std::uint64_t kernel_drops = 0;   // dropped by the kernel for a full receive buffer (SO_RXQ_OVFL, /proc/net/udp)
   std::uint64_t rcvbuf_errors = 0;  // /proc/net/snmp Udp RcvbufErrors over the test, host-wide
   std::string error;                // empty, or why this side's part failed
 };
