@@ -60,6 +60,12 @@ std::uint64_t get_uint(const json& object, const char* name, std::uint64_t min, 
   return n;
 }
 
+// For fields added after the first release of the protocol: absent means `absent`.
+std::uint64_t get_uint_or(const json& object, const char* name, std::uint64_t absent, std::uint64_t min,
+                          std::uint64_t max) {
+  return object.contains(name) ? get_uint(object, name, min, max) : absent;
+}
+
 double get_double(const json& object, const char* name, double max) {
   const json& value = field(object, name);
   if (!value.is_number()) bad(fmt::format("'{}' is not a number", name));
@@ -310,8 +316,8 @@ Message decode_object(const json& j) {
     m.bytes = get_uint(j, "bytes", 0, kMaxTestBytes);
     m.duration_ms = get_uint(j, "duration_ms", 0, kMaxDurationMs);
     m.handshakes = static_cast<std::uint32_t>(get_uint(j, "handshakes", 0, kMaxHandshakes));
-    m.packets = get_uint(j, "packets", 0, kMaxPackets);
-    m.rate_bps = get_uint(j, "rate_bps", 0, kMaxRateBps);
+    m.packets = get_uint_or(j, "packets", 0, 0, kMaxPackets);
+    m.rate_bps = get_uint_or(j, "rate_bps", 0, 0, kMaxRateBps);
     if (m.handshakes > 0) {
       if (m.bytes != 0 || m.duration_ms != 0 || m.packets != 0) bad("a handshake test moves no payload");
       if (m.mode != Mode::tls) bad("a handshake test needs TLS");
@@ -364,7 +370,7 @@ Message decode_object(const json& j) {
     m.tls_groups = get_string(j, "tls_groups");
     m.ktls = get_bool(j, "ktls");
     m.tls_ulps = get_string(j, "tls_ulps");
-    const json& ports = field(j, "udp_ports");
+    const json& ports = j.contains("udp_ports") ? j["udp_ports"] : json::array();
     if (!ports.is_array() || ports.size() > kMaxSenders) bad("'udp_ports' is not a short array");
     for (const json& port : ports) {
       if (!port.is_number_unsigned() || port.get<std::uint64_t>() == 0 || port.get<std::uint64_t>() > 65535)

@@ -78,7 +78,8 @@ std::string render_datagram_runs(const measure::Comparison& c) {
   }
   out +=
       "(received/s over the receiver's first to last datagram; kernel: dropped for a full buffer at the\n"
-      " receiver's sockets, SO_RXQ_OVFL and /proc/net/udp; foreign: datagrams set apart as not of this test)\n";
+      " receiver's sockets, SO_RXQ_OVFL and /proc/net/udp; foreign: datagrams set apart as not of this "
+      "test)\n";
   const measure::DatagramRun& last = c.datagram_runs.back();
   out += fmt::format("sockets (last run): client SO_SNDBUF {}, server SO_RCVBUF {}", last.client.sndbuf_bytes,
                      last.server.rcvbuf_bytes);

@@ -10,6 +10,7 @@
 #include "e2e/e2e.hpp"
 #include "protocol/datagram.hpp"
 #include "protocol/messages.hpp"
+#include "tls/dtls.hpp"
 #include "transport/datagram.hpp"
 #include "transport/socket.hpp"
 
@@ -234,4 +235,61 @@ TEST_CASE("datagram sizes beyond what UDP or DTLS can carry are refused before a
     CHECK(r.exit_code != 0);
     CHECK(is_one_line(r.err));
   }
+}
+
+TEST_CASE("dtls: garbage on the port before and after the handshake is set apart, and the test runs") {
+  if (boringssl_build()) return;
+  ServerProcess server;
+  TcpStream control(connect_tcp("127.0.0.1", server.port(), Deadline::after(kShort)));
+  control.set_deadline(Deadline::after(kShort));
+  protocol::TestRequest request;
+  request.mode = Mode::dtls;
+  request.packets = 20;
+  request.chunk_bytes = 100;
+  request.client_version = "test";
+  app::send_preamble(control, protocol::ConnectionKind::control);
+  app::send_message(control, request, "the request");
+  app::receive_preamble(control);
+  const auto accept = app::receive<protocol::TestAccept>(control, "the answer");
+  REQUIRE(accept.udp_ports.size() == 1);
+
+  UniqueFd udp = connect_udp_beside(control.native_handle(), accept.udp_ports[0]);
+  const auto send = [&](const std::string& bytes) {
+    REQUIRE(::send(udp.get(), bytes.data(), bytes.size(), 0) == static_cast<ssize_t>(bytes.size()));
+  };
+  send("not a ClientHello");
+  send(std::string("\x16\xfe\xfd") +
+       std::string(30, '\0'));  // a DTLS handshake record header, then nothing sensible
+
+  tls::ClientConfig config;
+  config.insecure = true;
+  const tls::DtlsContext dtls = tls::DtlsContext::for_client(config);
+  tls::DtlsHandshake handshake;
+  auto session = dtls.connect(udp.get(), "127.0.0.1", Deadline::after(kShort), handshake);
+  CHECK(handshake.cookie_exchanged);
+  (void)app::receive<protocol::Ready>(control, "ready");
+
+  protocol::DatagramHeader header;
+  std::copy_n(accept.cookie.begin(), header.tag.size(), header.tag.begin());
+  std::vector<std::byte> plain(100);
+  std::vector<std::byte> record(100 + tls::DtlsSession::kMaxOverhead);
+  for (std::uint32_t n = 0; n < 20; ++n) {
+    header.sequence = n;
+    protocol::encode_datagram_header(header,
+                                     std::span<std::byte, protocol::kDatagramHeaderBytes>(plain.data(), 12));
+    const std::size_t length = session->seal(plain, record);
+    REQUIRE(::send(udp.get(), record.data(), length, 0) == static_cast<ssize_t>(length));
+    if (n == 10) {
+      send("garbage in the middle");
+      send(std::string(reinterpret_cast<const char*>(record.data()), length));  // a replay
+    }
+  }
+  protocol::DatagramResult sent;
+  sent.role = Role::sender;
+  sent.senders = {{0, 20, 2000, 0, 1, 0, 0}};
+  app::send_message(control, sent, "the senders' count");
+  const auto received = app::receive<protocol::DatagramResult>(control, "the receiver's count");
+  REQUIRE(received.senders.size() == 1);
+  CHECK(received.senders[0].packets == 20);
+  CHECK(received.foreign == 2);  // the garbage and the replay, which DTLS itself discards
 }

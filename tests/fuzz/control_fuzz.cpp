@@ -1,5 +1,6 @@
 // libFuzzer target for everything a peer's bytes meet first: the connection
-// preamble, the frame length and the control-message decoder. Whatever it is
+// preamble, the frame length, the control-message decoder and the datagram
+// header. Whatever it is
 // fed, decoding either succeeds or throws ProtocolError; a message that
 // decodes must encode and decode again to the same frame.
 
@@ -24,6 +25,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       (void)decode_frame_length(bytes.first<kFrameHeaderBytes>());
     } catch (const ProtocolError&) {
     }
+  }
+  // A datagram's header, as the receiver meets every datagram: decodes or is set apart.
+  if (const auto header = decode_datagram_header(bytes)) {
+    if (bytes.size() < kDatagramHeaderBytes) std::abort();
   }
   try {
     const Message message = decode(bytes);
