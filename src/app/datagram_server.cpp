@@ -34,6 +34,13 @@ struct SenderTally {
   std::int64_t last_ns = 0;
 };
 
+// Datagrams per recvmmsg: kDatagramBatch, fewer for big datagrams, so that a
+// test's receive buffers stay near 1 MiB.
+std::size_t batch_size(const protocol::TestRequest& request) {
+  constexpr std::size_t kBufferBytes = 1 << 20;
+  return std::clamp<std::size_t>(kBufferBytes / request.chunk_bytes, 8, kDatagramBatch);
+}
+
 // Counts what arrives, per sender, and what does not belong.
 class Receiver {
  public:
@@ -43,7 +50,7 @@ class Receiver {
         tag_(tag),
         sockets_(sockets),
         senders_(request.streams),
-        batch_(kDatagramBatch,
+        batch_(batch_size(request),
                request.chunk_bytes + (request.mode == Mode::dtls ? tls::DtlsSession::kMaxOverhead : 0)),
         plain_(protocol::kMaxDtlsDatagramBytes) {}
 

@@ -192,11 +192,18 @@ json to_json(const DatagramResult& m) {
                        {"reordered", s.reordered},
                        {"duplicates", s.duplicates}});
   }
-  return {
-      {"type", "datagram_result"},      {"role", to_string(m.role)},        {"senders", senders},
-      {"elapsed_us", m.elapsed_us},     {"cpu_user_s", m.cpu_user_s},       {"cpu_system_s", m.cpu_system_s},
-      {"sndbuf_bytes", m.sndbuf_bytes}, {"rcvbuf_bytes", m.rcvbuf_bytes},   {"foreign", m.foreign},
-      {"kernel_drops", m.kernel_drops}, {"rcvbuf_errors", m.rcvbuf_errors}, {"error", m.error}};
+  return {{"type", "datagram_result"},
+          {"role", to_string(m.role)},
+          {"senders", senders},
+          {"elapsed_us", m.elapsed_us},
+          {"cpu_user_s", m.cpu_user_s},
+          {"cpu_system_s", m.cpu_system_s},
+          {"sndbuf_bytes", m.sndbuf_bytes},
+          {"rcvbuf_bytes", m.rcvbuf_bytes},
+          {"foreign", m.foreign},
+          {"kernel_drops", m.kernel_drops},
+          {"rcvbuf_errors", m.rcvbuf_errors ? json(*m.rcvbuf_errors) : json(nullptr)},
+          {"error", m.error}};
 }
 
 json to_json(const Refusal& m) {
@@ -302,7 +309,9 @@ DatagramResult decode_datagram_result(const json& j) {
   m.rcvbuf_bytes = static_cast<int>(get_uint(j, "rcvbuf_bytes", 0, kMaxInt));
   m.foreign = get_uint(j, "foreign", 0, kMaxTestBytes);
   m.kernel_drops = get_uint(j, "kernel_drops", 0, kMaxTestBytes);
-  m.rcvbuf_errors = get_uint(j, "rcvbuf_errors", 0, kMaxTestBytes);
+  if (j.contains("rcvbuf_errors") && !j["rcvbuf_errors"].is_null()) {
+    m.rcvbuf_errors = get_uint(j, "rcvbuf_errors", 0, kMaxTestBytes);
+  }
   m.error = get_string(j, "error");
   return m;
 }

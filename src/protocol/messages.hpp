@@ -13,6 +13,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <variant>
@@ -180,9 +181,12 @@ struct DatagramResult {
   // Receiver only:
   std::uint64_t foreign =
       0;  // datagrams not of this test: short, wrong magic or tag, unknown sender, not authentic DTLS
-  std::uint64_t kernel_drops = 0;   // dropped by the kernel for a full receive buffer (SO_RXQ_OVFL, /proc/net/udp)
-  std::uint64_t rcvbuf_errors = 0;  // /proc/net/snmp Udp RcvbufErrors over the test, host-wide
-  std::string error;                // empty, or why this side's part failed
+  std::uint64_t kernel_drops =
+      0;  // dropped by the kernel for a full receive buffer (SO_RXQ_OVFL, /proc/net/udp)
+  // /proc/net/snmp Udp RcvbufErrors over the test, host-wide; none where it cannot be read (null on the
+  // wire).
+  std::optional<std::uint64_t> rcvbuf_errors;
+  std::string error;  // empty, or why this side's part failed
 };
 
 using Message = std::variant<TestRequest, TestAccept, Refusal, SideResult, Ready, DatagramResult>;
