@@ -81,6 +81,7 @@ class TestRun {
   std::unique_ptr<Stream> open_data_connection(const protocol::Cookie& cookie, std::uint32_t index,
                                                double& handshake_us);
   void await_ready(Stream& stream) const;
+  std::string rejection_hint(const Stream& stream) const;
   protocol::TestRequest request() const;
   std::string offers_text() const;
 
@@ -162,10 +163,23 @@ std::unique_ptr<Stream> TestRun::open_data_connection(const protocol::Cookie& co
                                                                         static_cast<std::byte>(index)};
   if (!ec) stream->write_all(stream_index, ec);
   if (ec) {
-    throw Error(
-        fmt::format("the server did not take the data connection: {}", describe(ec, stream->error_detail())));
+    throw Error(fmt::format("the server did not take the data connection: {}{}",
+                            describe(ec, stream->error_detail()), rejection_hint(*stream)));
   }
   return stream;
+}
+
+// In TLS 1.3 the server judges the client certificate after the client's
+// handshake is done: its verdict arrives as an alert on the first read, or, when
+// the server's close reset the connection first, not at all. Then the request
+// for a certificate this client did not have is the likely reason.
+std::string TestRun::rejection_hint(const Stream& stream) const {
+  std::string hint = client_certificate_hint(stream.error_detail());
+  const auto* tls = dynamic_cast<const tls::TlsStream*>(&stream);
+  if (hint.empty() && tls != nullptr && tls->certificate_requested() && config_.cert_file.empty()) {
+    hint = " (the server asked for a client certificate: --cert FILE --key FILE)";
+  }
+  return hint;
 }
 
 // Waits for the server's ready byte on a data connection: it comes once every
@@ -176,15 +190,8 @@ void TestRun::await_ready(Stream& stream) const {
   std::byte ready{};
   stream.read_exact({&ready, 1}, ec);
   if (ec) {
-    // In TLS 1.3 the server judges the client certificate after the client's
-    // handshake is done: its verdict arrives here, as an alert.
-    std::string hint = client_certificate_hint(stream.error_detail());
-    const auto* tls = dynamic_cast<const tls::TlsStream*>(&stream);
-    if (hint.empty() && tls != nullptr && tls->certificate_requested() && config_.cert_file.empty()) {
-      hint = " (the server asked for a client certificate: --cert FILE --key FILE)";
-    }
     throw Error(fmt::format("the server did not start the transfer: {}{}",
-                            describe(ec, stream.error_detail()), hint));
+                            describe(ec, stream.error_detail()), rejection_hint(stream)));
   }
   if (ready != kReadyByte) throw protocol::ProtocolError("the server sent something other than ready");
 }

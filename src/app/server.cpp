@@ -249,6 +249,8 @@ void Server::handle_connection(int raw_fd) {
         auto tls = tls_.server_stream(std::move(fd));
         tls->set_deadline(deadline);
         if (const std::error_code ec = tls->handshake()) {
+          // Let the alert reach the client before the socket closes.
+          drain_before_close(raw_fd, std::chrono::milliseconds(250));
           throw Error(fmt::format("TLS handshake failed: {}", describe(ec, tls->error_detail())));
         }
         stream = std::move(tls);

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include <fmt/format.h>
+#include <array>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -91,6 +92,22 @@ bool peer_has_closed(int fd) {
   if ((p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0) return true;
   std::byte b{};
   return ::recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+void drain_before_close(int fd, std::chrono::milliseconds limit) {
+  if (::shutdown(fd, SHUT_WR) != 0) return;
+  const Deadline deadline = Deadline::after(limit);
+  std::array<std::byte, 16384> sink{};
+  for (std::size_t drained = 0; drained < 256 * 1024;) {
+    if (wait_fd(fd, POLLIN, deadline)) return;
+    const ssize_t n = ::recv(fd, sink.data(), sink.size(), MSG_DONTWAIT);
+    if (n == 0) return;
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EINTR) continue;
+      return;
+    }
+    drained += static_cast<std::size_t>(n);
+  }
 }
 
 void set_nonblocking(int fd, bool on) {

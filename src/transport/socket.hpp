@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <system_error>
@@ -20,6 +21,11 @@ std::error_code wait_fd(int fd, short events, Deadline deadline);
 // True if the peer has closed or reset the connection (checked without waiting,
 // without consuming data).
 bool peer_has_closed(int fd);
+
+// Sends FIN and reads and discards what the peer still sends, until it closes,
+// `limit` passes or 256 KiB came. Closing with unread data would send a reset,
+// and a reset can overtake what was sent last (a TLS alert) at the peer.
+void drain_before_close(int fd, std::chrono::milliseconds limit);
 
 void set_nonblocking(int fd, bool on);
 // Asks for SO_SNDBUF / SO_RCVBUF; 0 leaves the kernel's default (and autotuning).
