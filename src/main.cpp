@@ -37,7 +37,8 @@ int run_sweep(const tlscmp::cli::SweepCommand& sweep) {
   std::unique_ptr<measure::TransferObserver> live;
   if (::isatty(STDERR_FILENO) != 0) {
     const app::ClientConfig& base = sweep.config.base;
-    live = std::make_unique<report::ProgressBar>(stderr, base.bytes,
+    const std::uint64_t live_streams = base.bidir ? (base.streams + 1) / 2 : base.streams;
+    live = std::make_unique<report::ProgressBar>(stderr, base.bytes * live_streams,
                                                  static_cast<double>(base.duration.count()) / 1e3);
   }
   const std::vector<app::SweepPoint> points = app::run_sweep(sweep.config, live.get());
@@ -83,7 +84,9 @@ int run(const tlscmp::cli::Command& command) {
       live = std::make_unique<report::IntervalLines>(
           stdout, config.interval, config.direction == Direction::client_to_server ? "sent" : "received");
     } else if (::isatty(STDERR_FILENO) != 0) {
-      live = std::make_unique<report::ProgressBar>(stderr, config.bytes,
+      // The bar follows the streams that go the test's way, added up.
+      const std::uint64_t live_streams = config.bidir ? (config.streams + 1) / 2 : config.streams;
+      live = std::make_unique<report::ProgressBar>(stderr, config.bytes * live_streams,
                                                    static_cast<double>(config.duration.count()) / 1e3);
     }
   }

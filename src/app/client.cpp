@@ -252,19 +252,32 @@ double window_us(const std::vector<protocol::SideResult>& side, Role role) {
 // Totals over a test's streams, each checked already: bytes and messages
 // added up; per direction, the receiving side's window from the first go to
 // the last byte; per side, CPU added up over its streams.
+// The receivers' intervals of the streams that go the way of stream 0, added
+// up period by period.
+std::vector<measure::Interval> summed_intervals(const std::vector<const protocol::SideResult*>& receivers,
+                                                std::uint64_t interval_ms) {
+  std::vector<std::vector<measure::Interval>> each;
+  for (const protocol::SideResult* r : receivers)
+    each.push_back(intervals_of(*r));
+  return measure::sum_intervals(each, static_cast<double>(interval_ms) / 1e3);
+}
+
 void aggregate_streams(measure::RunResult& result, const std::vector<protocol::SideResult>& client,
-                       const std::vector<protocol::SideResult>& server) {
+                       const std::vector<protocol::SideResult>& server, std::uint64_t interval_ms) {
+  std::vector<const protocol::SideResult*> forward_receivers;
   for (std::size_t i = 0; i < client.size(); ++i) {
     const protocol::SideResult& receiver = client[i].role == Role::receiver ? client[i] : server[i];
     const protocol::SideResult& sender = client[i].role == Role::sender ? client[i] : server[i];
     result.bytes += receiver.bytes;
     result.messages += receiver.messages;
     result.payload_bytes += receiver.payload_bytes;
+    if (client[i].role == client.front().role) forward_receivers.push_back(&receiver);
     if (client.size() > 1) {
       result.streams.push_back(
           {static_cast<std::uint32_t>(i),
            client[i].role == Role::sender ? Direction::client_to_server : Direction::server_to_client,
-           receiver.bytes, receiver.elapsed_us, sender.elapsed_us, receiver.messages});
+           receiver.bytes, receiver.elapsed_us, sender.elapsed_us, receiver.messages,
+           intervals_of(receiver)});
     }
   }
   // Each direction's window on its receiver's clock; the run's is the longer.
@@ -272,9 +285,7 @@ void aggregate_streams(measure::RunResult& result, const std::vector<protocol::S
   result.sender_us = std::max(window_us(client, Role::sender), window_us(server, Role::sender));
   result.client = side_cost(combine(client));
   result.server = side_cost(combine(server));
-  const protocol::SideResult& first_receiver =
-      client.front().role == Role::receiver ? client.front() : server.front();
-  result.intervals = intervals_of(first_receiver);
+  result.intervals = summed_intervals(forward_receivers, interval_ms);
 }
 
 measure::RunResult TestRun::run(measure::Environment& environment) {
@@ -325,11 +336,19 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
   {
     std::vector<std::unique_ptr<InterruptWatch::Guard>> guards;
     std::vector<StreamWork> work;
+    // The live view follows the streams that go the test's way, added up.
+    const Role live_role = stream_role(test.direction, test.bidir, 0, /*server_side=*/false);
+    std::size_t live_streams = 0;
     for (std::uint32_t i = 0; i < streams; ++i) {
+      if (stream_role(test.direction, test.bidir, i, false) == live_role) ++live_streams;
+    }
+    std::optional<measure::JoinedObserver> joined;
+    if (observer_ != nullptr && live_streams > 1) joined.emplace(*observer_, live_streams);
+    for (std::uint32_t i = 0, live = 0; i < streams; ++i) {
       guards.push_back(std::make_unique<InterruptWatch::Guard>(interrupt_, data[i]->native_handle()));
-      TransferSpec spec = transfer_spec(
-          test, stream_role(test.direction, test.bidir, i, /*server_side=*/false), timeouts.idle);
-      if (i == 0) spec.observer = observer_;  // the live view follows the first stream
+      const Role role = stream_role(test.direction, test.bidir, i, /*server_side=*/false);
+      TransferSpec spec = transfer_spec(test, role, timeouts.idle);
+      if (role == live_role) spec.observer = joined ? joined->stream(live++) : observer_;
       work.push_back({data[i].get(), spec});
     }
     mine = run_streams(work);
@@ -343,7 +362,11 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
     result.bytes = total.bytes;
     (total.role == Role::receiver ? result.transfer_us : result.sender_us) = total.elapsed_us;
     result.client = side_cost(total);
-    if (mine.front().role == Role::receiver) result.intervals = intervals_of(mine.front());
+    std::vector<const protocol::SideResult*> receivers;
+    for (const protocol::SideResult& m : mine) {
+      if (m.role == Role::receiver && m.role == mine.front().role) receivers.push_back(&m);
+    }
+    result.intervals = summed_intervals(receivers, test.interval_ms);
     return result;
   }
 
@@ -379,7 +402,7 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
           expected > 0 ? fmt::format(", {} were due", expected) : ""));
     }
   }
-  aggregate_streams(result, mine, theirs);
+  aggregate_streams(result, mine, theirs, test.interval_ms);
   return result;
 }
 

@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -54,6 +56,13 @@ class IntervalRecorder {
   std::vector<Interval> intervals_;
 };
 
+// The intervals of parallel streams (-P) added up, period by period. Each
+// stream's interval i goes to the period its start falls in (floor(start /
+// period)): its intervals start on its own grid, and one that spans several
+// periods (a stalled loop) is counted once. A sum starts at the earliest and
+// ends at the latest of its parts, each on its stream's clock from its go.
+std::vector<Interval> sum_intervals(const std::vector<std::vector<Interval>>& streams, double period_s);
+
 // A live view of one side's transfers (the client's interval lines or
 // progress bar). The data loop calls it once per tick, never per chunk.
 class TransferObserver {
@@ -66,6 +75,57 @@ class TransferObserver {
   virtual void on_tick(const Interval& last, std::uint64_t total_bytes) = 0;
   // The transfer is over (done or failed).
   virtual void on_end() = 0;
+};
+
+// Joins the live ticks of parallel streams into one view: period k reaches the
+// target once every stream has reported it, passed it or ended, with the
+// streams' bytes added up. The streams report from their own threads.
+class JoinedObserver {
+ public:
+  JoinedObserver(TransferObserver& target, std::size_t streams);
+  JoinedObserver(const JoinedObserver&) = delete;
+  JoinedObserver& operator=(const JoinedObserver&) = delete;
+
+  // What stream `i` reports to.
+  TransferObserver* stream(std::size_t i) { return &ports_[i]; }
+
+ private:
+  class Port final : public TransferObserver {
+   public:
+    Port(JoinedObserver& owner, std::size_t index) : owner_(&owner), index_(index) {}
+    void begin_run(const std::string&) override {}
+    std::chrono::milliseconds tick_period() const override { return owner_->target_->tick_period(); }
+    void on_tick(const Interval& last, std::uint64_t total_bytes) override {
+      owner_->tick(index_, last, total_bytes);
+    }
+    void on_end() override { owner_->end(index_); }
+
+   private:
+    JoinedObserver* owner_;
+    std::size_t index_;
+  };
+  struct Stream {
+    std::int64_t reached = -1;  // the highest period this stream reported
+    bool ended = false;
+    std::uint64_t total_bytes = 0;
+  };
+
+  void tick(std::size_t i, const Interval& last, std::uint64_t total_bytes);
+  void end(std::size_t i);
+  void forward_complete();  // with mutex_ held
+
+  TransferObserver* target_;
+  double period_s_;
+  std::mutex mutex_;
+  std::vector<Port> ports_;
+  std::vector<Stream> streams_;
+  struct Pending {
+    Interval sum;
+    bool any = false;  // a stream reported this period
+  };
+  std::int64_t first_pending_ = 0;  // the period of pending_.front()
+  std::deque<Pending> pending_;     // periods not yet forwarded, in order
+  bool ended_ = false;
 };
 
 }  // namespace tlscmp::measure

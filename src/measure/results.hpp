@@ -54,6 +54,7 @@ struct StreamResult {
   double transfer_us = 0;   // the receiver's window
   double sender_us = 0;     // the sender's window
   std::uint64_t messages = 0;
+  std::vector<Interval> intervals;  // the receiver's, with -i
 
   double mbytes_per_s() const { return transfer_us > 0 ? static_cast<double>(bytes) / transfer_us : 0; }
 };
@@ -71,7 +72,8 @@ struct RunResult {
   TlsParameters tls;
   SideCost client;
   SideCost server;
-  std::vector<Interval> intervals;    // the receiver's, with -i
+  std::vector<Interval> intervals;    // the receiver's, with -i; with -P those of the streams that go
+                                      // the test's way, added up (measure::sum_intervals)
   std::uint64_t messages = 0;         // with --msg-size: messages the receiver got whole
   std::uint64_t payload_bytes = 0;    // with --msg-size: their bytes, length headers not counted
   std::vector<StreamResult> streams;  // with -P > 1: each connection; the fields above are the totals

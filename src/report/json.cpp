@@ -32,6 +32,16 @@ ordered_json or_null(const std::string& value, Mode mode) {
 
 ordered_json to_json(const measure::RunResult& run, const measure::TestParameters& parameters) {
   ordered_json streams = json::array();
+  const auto intervals_json = [](const std::vector<measure::Interval>& list) {
+    ordered_json intervals = json::array();
+    for (const measure::Interval& i : list) {
+      intervals.push_back({{"start_s", i.start_s},
+                           {"end_s", i.end_s},
+                           {"bytes", i.bytes},
+                           {"mbytes_per_s", i.mbytes_per_s()}});
+    }
+    return intervals;
+  };
   for (const measure::StreamResult& s : run.streams) {
     streams.push_back({{"stream", s.index},
                        {"direction", to_string(s.direction)},
@@ -39,12 +49,8 @@ ordered_json to_json(const measure::RunResult& run, const measure::TestParameter
                        {"transfer_us", s.transfer_us},
                        {"sender_us", s.sender_us},
                        {"mbytes_per_s", s.mbytes_per_s()},
-                       {"messages", s.messages}});
-  }
-  ordered_json intervals = json::array();
-  for (const measure::Interval& i : run.intervals) {
-    intervals.push_back(
-        {{"start_s", i.start_s}, {"end_s", i.end_s}, {"bytes", i.bytes}, {"mbytes_per_s", i.mbytes_per_s()}});
+                       {"messages", s.messages},
+                       {"intervals", intervals_json(s.intervals)}});
   }
   return {{"variant", run.label()},
           {"round", run.round},
@@ -72,7 +78,7 @@ ordered_json to_json(const measure::RunResult& run, const measure::TestParameter
           {"client", to_json(run.client, run.bytes)},
           {"server", to_json(run.server, run.bytes)},
           {"streams", streams},
-          {"intervals", intervals}};
+          {"intervals", intervals_json(run.intervals)}};
 }
 
 ordered_json ratio_json(const measure::Comparison& c) {

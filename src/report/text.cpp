@@ -96,8 +96,10 @@ std::string render_text(const measure::Comparison& c) {
   const std::string payload = p.bytes > 0 ? fmt::format("{} ({} bytes)", format_bytes(p.bytes), p.bytes)
                                           : fmt::format("{:g} s of sending", p.duration_s);
   if (p.streams > 1 && !p.modes.empty() && !is_datagram(p.modes.front())) {
-    out += fmt::format("{} parallel streams{}, -n bytes each\n", p.streams,
-                       p.bidir ? ", odd-numbered ones the other way (--bidir)" : "");
+    out += fmt::format("{} parallel streams{}, {}{}\n", p.streams,
+                       p.bidir ? ", odd-numbered ones the other way (--bidir)" : "",
+                       p.bytes > 0 ? "the payload on each" : "each sending for the time",
+                       p.interval_s > 0 ? "; intervals add up the streams that go the test's way" : "");
   }
   if (p.msg_size > 0) {
     out += fmt::format("messages of {} bytes, {}{}\n", p.msg_size,

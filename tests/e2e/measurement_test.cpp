@@ -106,6 +106,54 @@ TEST_CASE("-i reports the receiver's intervals, which add up to the run") {
   CHECK(text.out.find("MB/s sent") != std::string::npos);
 }
 
+TEST_CASE("-i with -P: each stream's intervals add up to its bytes, and the run's to the run's") {
+  const json j = client_json({"-t", "1", "-i", "0.25", "-P", "3", "--repeat", "1"});
+  for (const json& run : j["runs"]) {
+    CAPTURE(run["mode"]);
+    const auto sum_of = [](const json& intervals) {
+      std::uint64_t sum = 0;
+      for (const json& i : intervals)
+        sum += i["bytes"].get<std::uint64_t>();
+      return sum;
+    };
+    REQUIRE(run["streams"].size() == 3);
+    std::size_t longest = 0;
+    for (const json& s : run["streams"]) {
+      CHECK(s["intervals"].size() >= 3);
+      CHECK(sum_of(s["intervals"]) == s["bytes"].get<std::uint64_t>());
+      longest = std::max(longest, s["intervals"].size());
+    }
+    CHECK(sum_of(run["intervals"]) == run["bytes"].get<std::uint64_t>());
+    // One sum per period, not one per stream interval.
+    CHECK(run["intervals"].size() <= longest);
+    CHECK(run["intervals"].size() >= 3);
+  }
+  // In text mode the live lines add up all three streams. They cover the
+  // periods up to at least 0.75 s of the 1 s run, so well over half of its
+  // bytes; stream 0 alone would show about a third.
+  const ProcessResult text =
+      run_tlscmp({"client", "-t", "1", "-i", "0.25", "-P", "3", "--repeat", "1", "--mode", "tcp"});
+  REQUIRE(text.exit_code == 0);
+  std::istringstream lines(text.out);
+  std::uint64_t live_bytes = 0;
+  std::uint64_t run_bytes = 0;
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string first, second, third;
+    words >> first >> second;
+    if (first == "[tcp" && second == "1/1]") {
+      std::uint64_t bytes = 0;
+      words >> third >> third >> bytes;  // "0.00-0.25" "s" BYTES
+      live_bytes += bytes;
+    } else if (first == "1" && second == "tcp") {
+      words >> run_bytes;
+    }
+  }
+  REQUIRE(run_bytes > 0);
+  CHECK(live_bytes > run_bytes / 2);
+  CHECK(live_bytes <= run_bytes);
+}
+
 TEST_CASE("--csv prints a header and one row per run") {
   const ProcessResult r = run_tlscmp({"client", "-n", "1M", "--repeat", "2", "--csv"});
   REQUIRE(r.exit_code == 0);
