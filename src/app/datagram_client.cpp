@@ -159,6 +159,7 @@ measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, co
   request.chunk_bytes = config.chunk_bytes;
   request.streams = config.streams;
   request.rate_bps = config.rate_bps;
+  request.interval_ms = static_cast<std::uint64_t>(config.interval.count());
   request.sndbuf_bytes = config.sndbuf_bytes;
   request.rcvbuf_bytes = config.rcvbuf_bytes;
   request.client_version = kVersion;
@@ -285,6 +286,12 @@ measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, co
   run.foreign = theirs.foreign;
   run.kernel_drops = theirs.kernel_drops;
   run.rcvbuf_errors = theirs.rcvbuf_errors;
+  double start_s = 0;
+  for (const protocol::DatagramInterval& i : theirs.intervals) {
+    const double end_s = i.end_us / 1e6;
+    run.intervals.push_back({start_s, end_s, i.received, i.expected, i.received * request.chunk_bytes});
+    start_s = end_s;
+  }
   run.client = {
       mine.elapsed_us, mine.cpu_user_s, mine.cpu_system_s, mine.sndbuf_bytes, 0, 0, {}, false, false, 0};
   run.server = {theirs.elapsed_us,

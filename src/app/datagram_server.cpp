@@ -76,6 +76,33 @@ class Receiver {
     return total;
   }
 
+  // With -i: closes the interval that ends now, if one is due. Intervals count
+  // from `start_ns` on a nominal grid; each closes when the loop gets there.
+  void tick(std::int64_t start_ns, std::int64_t now_ns) {
+    if (request_.interval_ms == 0) return;
+    const std::int64_t period_ns = static_cast<std::int64_t>(request_.interval_ms) * 1'000'000;
+    if (next_boundary_ns_ == 0) next_boundary_ns_ = start_ns + period_ns;
+    if (now_ns < next_boundary_ns_) return;
+    close_interval(start_ns, now_ns);
+    while (next_boundary_ns_ <= now_ns)
+      next_boundary_ns_ += period_ns;
+  }
+
+  // With -i: the last, shorter interval ends at the last datagram, and quiet
+  // intervals after it (the drain) are left out.
+  void finish_intervals(std::int64_t start_ns) {
+    if (request_.interval_ms == 0) return;
+    std::int64_t last_ns = 0;
+    for (const SenderTally& t : senders_)
+      last_ns = std::max(last_ns, t.last_ns);
+    if (received() > counted_received_) close_interval(start_ns, std::max(last_ns, closed_ns_));
+    const double last_us = last_ns == 0 ? 0 : measure::ns_to_us(last_ns - start_ns);
+    while (!intervals_.empty() && intervals_.back().received == 0 && intervals_.back().expected == 0 &&
+           (intervals_.size() == 1 || intervals_[intervals_.size() - 2].end_us >= last_us)) {
+      intervals_.pop_back();
+    }
+  }
+
   protocol::DatagramResult result(std::int64_t start_ns) const {
     protocol::DatagramResult r;
     r.role = Role::receiver;
@@ -98,6 +125,7 @@ class Receiver {
       r.senders.push_back(c);
     }
     r.elapsed_us = first == 0 ? 0 : measure::ns_to_us(last - first);
+    r.intervals = intervals_;
     r.foreign = foreign_;
     for (const ReceivingSocket& s : sockets_) {
       // The socket's own count, which includes drops after the last datagram taken.
@@ -107,6 +135,27 @@ class Receiver {
   }
 
  private:
+  void close_interval(std::int64_t start_ns, std::int64_t now_ns) {
+    std::uint64_t received = 0;
+    std::uint64_t expected = 0;
+    for (const SenderTally& t : senders_) {
+      received += t.sequence.received();
+      expected += t.sequence.span();
+    }
+    protocol::DatagramInterval interval{measure::ns_to_us(now_ns - start_ns), received - counted_received_,
+                                        expected - counted_expected_};
+    counted_received_ = received;
+    counted_expected_ = expected;
+    closed_ns_ = now_ns;
+    if (intervals_.size() < protocol::kMaxIntervals) {
+      intervals_.push_back(interval);
+    } else {  // past the cap, the last kept interval grows
+      intervals_.back().end_us = interval.end_us;
+      intervals_.back().received += interval.received;
+      intervals_.back().expected += interval.expected;
+    }
+  }
+
   void take(std::size_t socket, std::size_t i, std::int64_t now) {
     if (batch_.truncated(i)) {
       ++foreign_;
@@ -140,6 +189,12 @@ class Receiver {
   DatagramBatch batch_;
   std::vector<std::byte> plain_;  // a DTLS record's plaintext
   std::uint64_t foreign_ = 0;
+  // -i: the intervals closed so far, and the counts at the last close.
+  std::vector<protocol::DatagramInterval> intervals_;
+  std::int64_t next_boundary_ns_ = 0;
+  std::int64_t closed_ns_ = 0;
+  std::uint64_t counted_received_ = 0;
+  std::uint64_t counted_expected_ = 0;
 };
 
 protocol::Cookie random_cookie() {
@@ -233,6 +288,7 @@ std::string serve_datagram_test(Stream& control, const protocol::TestRequest& re
       any = true;
     const std::int64_t now = measure::now_ns();
     if (any) last_activity_ns = now;
+    receiver.tick(start_ns, now);
     if (sent) {
       if (receiver.received() >= due || now - last_activity_ns >= ns(kDrainQuiet) ||
           now - count_came_ns >= ns(kDrainLimit)) {
@@ -257,6 +313,7 @@ std::string serve_datagram_test(Stream& control, const protocol::TestRequest& re
     }
   }
 
+  receiver.finish_intervals(start_ns);
   protocol::DatagramResult result = receiver.result(start_ns);
   const measure::CpuTimes cpu = measure::thread_cpu_times() - cpu_before;
   result.cpu_user_s = cpu.user_s;

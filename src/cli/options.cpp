@@ -311,12 +311,11 @@ void to_datagram_config(const ClientFlags& flags, app::ClientConfig& c) {
   if (flags.mode == "both-udp") c.modes = {Mode::udp, Mode::dtls};
   const auto refuse = [](const char* flag) {
     throw UsageError(fmt::format(
-        "{} is for tcp and tls; datagram modes take -n, -t, -l, -b, -P, --rcvbuf, --sndbuf", flag));
+        "{} is for tcp and tls; datagram modes take -n, -t, -l, -b, -P, -i, --rcvbuf, --sndbuf", flag));
   };
   if (flags.reverse)
     throw UsageError("-R: datagram tests go from the client's senders to the server's receiver");
   if (flags.bidir) refuse("--bidir");
-  if (flags.interval_s > 0) refuse("-i");
   if (flags.verify) refuse("--verify");
   if (flags.handshakes > 0) refuse("--handshakes");
   if (flags.compare_ciphers) refuse("--compare-ciphers");

@@ -106,6 +106,27 @@ struct DatagramSender {
   }
 };
 
+// One interval of a datagram receiver's count (-i), on its clock from the
+// moment it was ready. Loss within an interval is an estimate from sequence
+// numbers: how far the senders' highest numbers moved on, less what came.
+// A datagram that comes an interval late counts there, so an interval can
+// show less loss than it had and the next one none; the run's loss is exact.
+struct DatagramInterval {
+  double start_s = 0;
+  double end_s = 0;
+  std::uint64_t received = 0;  // distinct datagrams taken in
+  std::uint64_t expected = 0;  // how far the highest sequence numbers seen moved on
+  std::uint64_t bytes = 0;     // received times the datagram size
+
+  std::uint64_t lost() const { return expected > received ? expected - received : 0; }
+  double loss_percent() const {
+    return expected > 0 ? 100.0 * static_cast<double>(lost()) / static_cast<double>(expected) : 0;
+  }
+  double received_per_s() const {
+    return end_s > start_s ? static_cast<double>(received) / (end_s - start_s) : 0;
+  }
+};
+
 // One run of a datagram test: senders on the client, one receiver on the server.
 struct DatagramRun {
   std::string variant;   // "udp" or "dtls"
@@ -121,10 +142,11 @@ struct DatagramRun {
   std::uint64_t foreign = 0;       // datagrams the receiver set apart as not of this test
   std::uint64_t kernel_drops = 0;  // SO_RXQ_OVFL of the receiver's sockets
   std::optional<std::uint64_t>
-      rcvbuf_errors;  // /proc/net/snmp RcvbufErrors over the run, on the server's host
-  TlsParameters tls;  // dtls: version, cipher, group
-  SideCost client;    // the senders' CPU, added up
-  SideCost server;    // the receiver's CPU
+      rcvbuf_errors;                        // /proc/net/snmp RcvbufErrors over the run, on the server's host
+  TlsParameters tls;                        // dtls: version, cipher, group
+  std::vector<DatagramInterval> intervals;  // the receiver's, with -i
+  SideCost client;                          // the senders' CPU, added up
+  SideCost server;                          // the receiver's CPU
 
   std::string label() const { return variant.empty() ? to_string(mode) : variant; }
   // Datagrams per second the receiver took in, over its window.

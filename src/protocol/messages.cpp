@@ -182,6 +182,9 @@ json to_json(const Ready&) {
 }
 
 json to_json(const DatagramResult& m) {
+  json intervals = json::array();
+  for (const DatagramInterval& i : m.intervals)
+    intervals.push_back(json::array({i.end_us, i.received, i.expected}));
   json senders = json::array();
   for (const SenderCount& s : m.senders) {
     senders.push_back({{"sender", s.sender},
@@ -203,6 +206,7 @@ json to_json(const DatagramResult& m) {
           {"foreign", m.foreign},
           {"kernel_drops", m.kernel_drops},
           {"rcvbuf_errors", m.rcvbuf_errors ? json(*m.rcvbuf_errors) : json(nullptr)},
+          {"intervals", intervals},
           {"error", m.error}};
 }
 
@@ -272,9 +276,8 @@ void check_datagram_request(const TestRequest& m) {
                     largest, to_string(m.mode)));
   }
   if (m.streams > kMaxSenders) bad(fmt::format("more than {} senders", kMaxSenders));
-  if (m.bidir || m.msg_size != 0 || m.framing != framing::Framing::raw || m.verify || m.record_size != 0 ||
-      m.interval_ms != 0) {
-    bad("a datagram test takes no stream options (bidir, framing, verify, record size, intervals)");
+  if (m.bidir || m.msg_size != 0 || m.framing != framing::Framing::raw || m.verify || m.record_size != 0) {
+    bad("a datagram test takes no stream options (bidir, framing, verify, record size)");
   }
 }
 
@@ -283,6 +286,34 @@ constexpr std::array kFramings{framing::Framing::raw, framing::Framing::len4};
 constexpr std::array kDirections{Direction::client_to_server, Direction::server_to_client};
 constexpr std::array kRoles{Role::sender, Role::receiver};
 constexpr auto kMaxInt = static_cast<std::uint64_t>(std::numeric_limits<int>::max());
+
+// [[end_us, received, expected], ...]: at most kMaxIntervals, ends
+// increasing, received adding up to no more than the senders' total.
+void get_datagram_intervals(const json& object, DatagramResult& m) {
+  const json& list = field(object, "intervals");
+  if (!list.is_array()) bad("'intervals' is not an array");
+  if (list.size() > kMaxIntervals) bad(fmt::format("more than {} intervals", kMaxIntervals));
+  std::uint64_t total = 0;
+  for (const SenderCount& s : m.senders)
+    total += s.packets;
+  std::uint64_t sum = 0;
+  double previous_end = 0;
+  m.intervals.reserve(list.size());
+  for (const json& item : list) {
+    if (!item.is_array() || item.size() != 3 || !item[0].is_number() || !item[1].is_number_unsigned() ||
+        !item[2].is_number_unsigned()) {
+      bad("an interval is not [end_us, received, expected]");
+    }
+    DatagramInterval i{item[0].get<double>(), item[1].get<std::uint64_t>(), item[2].get<std::uint64_t>()};
+    if (!std::isfinite(i.end_us) || i.end_us < previous_end || i.end_us > kMaxElapsedUs)
+      bad("interval ends out of order");
+    if (i.received > kMaxTestBytes - sum || i.expected > kMaxTestBytes) bad("interval counts are too large");
+    sum += i.received;
+    previous_end = i.end_us;
+    m.intervals.push_back(i);
+  }
+  if (sum > total) bad("interval counts add up to more than the senders' packets");
+}
 
 DatagramResult decode_datagram_result(const json& j) {
   DatagramResult m;
@@ -309,6 +340,7 @@ DatagramResult decode_datagram_result(const json& j) {
   m.rcvbuf_bytes = static_cast<int>(get_uint(j, "rcvbuf_bytes", 0, kMaxInt));
   m.foreign = get_uint(j, "foreign", 0, kMaxTestBytes);
   m.kernel_drops = get_uint(j, "kernel_drops", 0, kMaxTestBytes);
+  if (j.contains("intervals")) get_datagram_intervals(j, m);
   if (j.contains("rcvbuf_errors") && !j["rcvbuf_errors"].is_null()) {
     m.rcvbuf_errors = get_uint(j, "rcvbuf_errors", 0, kMaxTestBytes);
   }

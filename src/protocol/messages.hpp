@@ -170,6 +170,13 @@ struct SenderCount {
 // Either side -> the other at the end of a datagram test. The client sends
 // its senders' counts once they have all finished; the server answers with
 // what its receiver took in by then.
+// One interval of a datagram receiver's count (with -i).
+struct DatagramInterval {
+  double end_us = 0;           // from ready, on the receiver's clock
+  std::uint64_t received = 0;  // distinct datagrams taken in during it
+  std::uint64_t expected = 0;  // how far the senders' highest sequence numbers seen moved on during it
+};
+
 struct DatagramResult {
   Role role = Role::receiver;
   std::vector<SenderCount> senders;  // one per sender, in index order
@@ -186,7 +193,8 @@ struct DatagramResult {
   // /proc/net/snmp Udp RcvbufErrors over the test, host-wide; none where it cannot be read (null on the
   // wire).
   std::optional<std::uint64_t> rcvbuf_errors;
-  std::string error;  // empty, or why this side's part failed
+  std::vector<DatagramInterval> intervals;  // the receiver's, with -i; absent on the wire means none
+  std::string error;                        // empty, or why this side's part failed
 };
 
 using Message = std::variant<TestRequest, TestAccept, Refusal, SideResult, Ready, DatagramResult>;

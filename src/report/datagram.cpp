@@ -80,6 +80,20 @@ std::string render_datagram_runs(const measure::Comparison& c) {
       "(received/s over the receiver's first to last datagram; kernel: dropped for a full buffer at the\n"
       " receiver's sockets, SO_RXQ_OVFL and /proc/net/udp; foreign: datagrams set apart as not of this "
       "test)\n";
+  bool intervals_title = false;
+  for (const measure::DatagramRun& run : c.datagram_runs) {
+    for (const measure::DatagramInterval& i : run.intervals) {
+      if (!intervals_title) {
+        out += fmt::format("\nthe receiver's intervals (-i {:g}; loss from sequence numbers, an estimate):\n",
+                           p.interval_s);
+        intervals_title = true;
+      }
+      out += fmt::format("{:<10} {:>16} {:>10} received {:>10.0f}/s {:>9} lost {:>6.2f}%\n",
+                         fmt::format("[{} {}{}]", run.label(), run.warmup ? "w" : "", run.round),
+                         fmt::format("{:.2f}-{:.2f} s", i.start_s, i.end_s), i.received, i.received_per_s(),
+                         i.lost(), i.loss_percent());
+    }
+  }
   const measure::DatagramRun& last = c.datagram_runs.back();
   out += fmt::format("sockets (last run): client SO_SNDBUF {}, server SO_RCVBUF {}", last.client.sndbuf_bytes,
                      last.server.rcvbuf_bytes);
@@ -146,6 +160,18 @@ ordered_json datagram_runs_json(const measure::Comparison& c) {
           {"cpu_system_s", run.server.cpu_system_s},
           {"rcvbuf_bytes", run.server.rcvbuf_bytes}}},
         {"senders", senders}});
+    ordered_json intervals = json::array();
+    for (const measure::DatagramInterval& i : run.intervals) {
+      intervals.push_back({{"start_s", i.start_s},
+                           {"end_s", i.end_s},
+                           {"received", i.received},
+                           {"expected", i.expected},
+                           {"lost", i.lost()},
+                           {"loss_percent", i.loss_percent()},
+                           {"bytes", i.bytes},
+                           {"received_per_s", i.received_per_s()}});
+    }
+    r["intervals"] = intervals;
     runs.push_back(r);
   }
   return runs;

@@ -77,6 +77,39 @@ TEST_CASE("udp and dtls at a low rate: every datagram arrives once and is counte
   CHECK(j["test"]["rate_bps"] == 2'000'000);
 }
 
+TEST_CASE("-i: the receiver's intervals add up to what it received, and to what was sent") {
+  // 3 senders at 2 Mbit/s of 100-byte datagrams: 2500/s each, about 0.8 s.
+  const json j = client_json(
+      {"--mode", datagram_modes(), "-P", "3", "-n", "2000", "-l", "100", "-b", "2M", "-i", "0.2"});
+  for (const json& run : j["datagram_runs"]) {
+    CAPTURE(run.dump());
+    REQUIRE(run["received"] == 6000);
+    const json& intervals = run["intervals"];
+    REQUIRE(intervals.size() >= 3);
+    std::uint64_t received = 0;
+    std::uint64_t expected = 0;
+    double previous_end = 0;
+    for (const json& i : intervals) {
+      CHECK(i["start_s"].get<double>() == doctest::Approx(previous_end));
+      CHECK(i["end_s"].get<double>() > i["start_s"].get<double>());
+      CHECK(i["bytes"] == i["received"].get<std::uint64_t>() * 100);
+      received += i["received"].get<std::uint64_t>();
+      expected += i["expected"].get<std::uint64_t>();
+      previous_end = i["end_s"];
+    }
+    CHECK(received == 6000);
+    CHECK(expected == 6000);  // nothing lost: the highest numbers seen reach what was sent
+    CHECK(intervals.back()["received"].get<std::uint64_t>() > 0);  // the quiet drain is left out
+  }
+  CHECK(j["test"]["interval_s"] == 0.2);
+  // Text mode prints them after the table.
+  const ProcessResult text =
+      run_tlscmp({"client", "--mode", "udp", "-n", "1000", "-l", "100", "-b", "2M", "-i", "0.2"});
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("the receiver's intervals (-i 0.2") != std::string::npos);
+  CHECK(text.out.find("[udp 1]") != std::string::npos);
+}
+
 TEST_CASE("three senders: each counted apart, the totals are the sums") {
   const json j = client_json({"--mode", datagram_modes(), "-P", "3", "-n", "200", "-l", "64", "-b", "1M"});
   for (const json& run : j["datagram_runs"]) {

@@ -142,7 +142,15 @@ TEST_CASE("ports, ready and the counts survive encoding") {
   result.foreign = 3;
   result.kernel_drops = 4;
   result.rcvbuf_errors = 5;
+  result.intervals = {{250'000, 6, 7}, {400'000.5, 11, 10}};
   const auto back = std::get<DatagramResult>(decode_json(body_of(result)));
+  REQUIRE(back.intervals.size() == 2);
+  CHECK(back.intervals[1].end_us == 400'000.5);
+  CHECK(back.intervals[1].received == 11);
+  CHECK(back.intervals[1].expected == 10);
+  nlohmann::json without = body_of(result);
+  without.erase("intervals");  // a peer without -i support sends none
+  CHECK(std::get<DatagramResult>(decode_json(without)).intervals.empty());
   REQUIRE(back.senders.size() == 2);
   CHECK(back.senders[0].packets == 10);
   CHECK(back.senders[0].reordered == 1);
@@ -175,6 +183,11 @@ TEST_CASE("malformed ports and counts are refused") {
   refused([](auto& j) { j["senders"][0]["packets"] = -3; });
   refused([](auto& j) { j["senders"] = nlohmann::json::array({1, 2}); });
   refused([](auto& j) { j["foreign"] = "many"; });
+  refused([](auto& j) { j["intervals"] = nlohmann::json::parse("[[1.0, 2]]"); });  // not 3 numbers
+  refused([](auto& j) { j["intervals"] = nlohmann::json::parse("[[2.0, 1, 1], [1.0, 1, 1]]"); });    // order
+  refused([](auto& j) { j["intervals"] = nlohmann::json::parse("[[1.0, 15, 15], [2.0, 6, 6]]"); });  // > 20
+  refused([](auto& j) { j["intervals"] = nlohmann::json::parse("[[1.0, -1, 1]]"); });
+  refused([](auto& j) { j["intervals"] = "none"; });
   refused([](auto& j) {
     nlohmann::json many = nlohmann::json::array();
     for (std::uint32_t i = 0; i <= kMaxSenders; ++i)
@@ -206,6 +219,7 @@ TEST_CASE("client flags in datagram modes") {
   CHECK(timed.packets == 0);
   CHECK(timed.duration == std::chrono::milliseconds(2000));
   CHECK(client({"--mode", "udp", "-l", "65507"}).chunk_bytes == 65507);
+  CHECK(client({"--mode", "udp", "-i", "0.5"}).interval == std::chrono::milliseconds(500));
   CHECK(client({"--mode", "tcp"}).rounds == 5);
   CHECK(client({"--mode", "tcp"}).chunk_bytes == 64 * 1024);
 }
@@ -295,6 +309,28 @@ TEST_CASE("datagram runs in JSON: totals, loss, per sender, the handshake and DT
   CHECK(j["datagram_summary"]["dtls_over_udp_received_per_s"] == doctest::Approx(0.5));
   CHECK(j["test"]["packets"] == 1000);
   CHECK(j["runs"].empty());
+}
+
+TEST_CASE("datagram intervals in JSON and text: loss per interval from sequence numbers, never below 0") {
+  measure::Comparison c = datagram_sample();
+  c.parameters.interval_s = 0.1;
+  // 800 of 1000 came in the first interval; 300 late ones and no new numbers in the second.
+  c.datagram_runs[0].intervals = {{0, 0.1, 800, 1000, 80'000}, {0.1, 0.15, 300, 0, 30'000}};
+  const auto j = nlohmann::json::parse(report::render_json(c));
+  const auto& intervals = j["datagram_runs"][0]["intervals"];
+  REQUIRE(intervals.size() == 2);
+  CHECK(intervals[0]["lost"] == 200);
+  CHECK(intervals[0]["loss_percent"] == doctest::Approx(20.0));
+  CHECK(intervals[0]["received_per_s"] == doctest::Approx(8000.0));
+  CHECK(intervals[1]["lost"] == 0);
+  CHECK(intervals[1]["loss_percent"] == 0);
+  CHECK(intervals[1]["expected"] == 0);
+  CHECK(intervals[1]["received_per_s"] == doctest::Approx(6000.0));
+  CHECK(j["datagram_runs"][1]["intervals"].empty());
+  const std::string text = report::render_text(c);
+  CHECK(text.find("the receiver's intervals (-i 0.1") != std::string::npos);
+  CHECK(text.find("0.00-0.10 s        800 received       8000/s       200 lost  20.00%") !=
+        std::string::npos);
 }
 
 TEST_CASE("datagram runs in text and CSV") {
