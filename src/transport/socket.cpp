@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -14,6 +15,13 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
 
 #include "error.hpp"
 #include "transport/errors.hpp"
@@ -23,52 +31,105 @@ namespace tlscmp {
 namespace asio = boost::asio;
 using asio::ip::tcp;
 
+namespace {
+
+// What a resolver thread fills in, shared with it: a thread left behind past
+// the deadline still holds it.
+struct Resolution {
+  std::mutex mutex;
+  std::condition_variable finished;
+  bool done = false;
+  int status = 0;  // getaddrinfo's
+  std::vector<tcp::endpoint> endpoints;
+};
+
+void resolve_into(Resolution& r, const std::string& host, const std::string& service, int flags) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = flags;
+  addrinfo* list = nullptr;
+  const int status = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &list);
+  std::vector<tcp::endpoint> endpoints;
+  for (const addrinfo* a = list; status == 0 && a != nullptr; a = a->ai_next) {
+    if (a->ai_addrlen > sizeof(sockaddr_in6)) continue;
+    tcp::endpoint endpoint;
+    std::memcpy(endpoint.data(), a->ai_addr, a->ai_addrlen);
+    endpoint.resize(a->ai_addrlen);
+    endpoints.push_back(endpoint);
+  }
+  if (list != nullptr) ::freeaddrinfo(list);
+  const std::lock_guard lock(r.mutex);
+  r.status = status;
+  r.endpoints = std::move(endpoints);
+  r.done = true;
+  r.finished.notify_all();
+}
+
+// The addresses of `host`, or none if resolution did not finish by the
+// deadline. getaddrinfo cannot be cancelled, and a DNS server that never
+// answers keeps it for its own timeouts (5 s times the attempts), so names
+// resolve on a detached thread that is left to finish alone past the
+// deadline; address literals resolve here. Throws Error if resolution fails.
+std::optional<std::vector<tcp::endpoint>> resolve(const std::string& host, std::uint16_t port,
+                                                  Deadline deadline) {
+  const std::string service = std::to_string(port);
+  auto resolution = std::make_shared<Resolution>();
+  if (is_ip_literal(host)) {
+    resolve_into(*resolution, host, service, AI_NUMERICHOST | AI_NUMERICSERV);
+  } else {
+    std::thread([resolution, host, service] {
+      resolve_into(*resolution, host, service, AI_ADDRCONFIG | AI_NUMERICSERV);
+    }).detach();
+  }
+  std::unique_lock lock(resolution->mutex);
+  const auto done = [&] { return resolution->done; };
+  if (deadline.at() == SteadyClock::time_point::max()) {
+    resolution->finished.wait(lock, done);
+  } else if (!resolution->finished.wait_until(lock, deadline.at(), done)) {
+    return std::nullopt;
+  }
+  if (resolution->status != 0) {
+    throw Error(fmt::format("cannot resolve host '{}': {}", host, ::gai_strerror(resolution->status)));
+  }
+  if (resolution->endpoints.empty()) throw Error(fmt::format("cannot resolve host '{}': no address", host));
+  return std::move(resolution->endpoints);
+}
+
+}  // namespace
+
 UniqueFd connect_tcp(const std::string& host, std::uint16_t port, Deadline deadline) {
-  // Asio resolves (getaddrinfo on its own thread, so a dead DNS server cannot
-  // outlast the deadline) and tries each address in turn; the timer bounds both.
+  const std::string where = host.find(':') != std::string::npos ? fmt::format("[{}]:{}", host, port)
+                                                                : fmt::format("{}:{}", host, port);
+  const std::optional<std::vector<tcp::endpoint>> endpoints = resolve(host, port, deadline);
+  if (!endpoints) {
+    throw Error(fmt::format(
+        "cannot connect to {}: no answer within the connect timeout (name resolution did not finish)",
+        where));
+  }
+
+  // Asio tries each address in turn; the timer bounds them all.
   asio::io_context io;
-  tcp::resolver resolver(io);
   tcp::socket socket(io);
   boost::system::error_code result = asio::error::would_block;
-  bool resolved = false;
-
   asio::steady_timer timer(io, deadline.at());
   timer.async_wait([&](const boost::system::error_code& ec) {
     if (ec) return;  // cancelled: the connect finished first
-    resolver.cancel();
     boost::system::error_code ignored;
     socket.close(ignored);
     result = asio::error::timed_out;
   });
-  resolver.async_resolve(
-      host, std::to_string(port),
-      [&](const boost::system::error_code& ec, const tcp::resolver::results_type& endpoints) {
-        if (result == asio::error::timed_out) return;
-        if (ec) {
-          result = ec;
-          timer.cancel();
-          return;
-        }
-        resolved = true;
-        asio::async_connect(socket, endpoints,
-                            [&](const boost::system::error_code& connect_ec, const tcp::endpoint&) {
-                              if (result == asio::error::timed_out) return;
-                              result = connect_ec;
-                              timer.cancel();
-                            });
-      });
+  asio::async_connect(socket, *endpoints, [&](const boost::system::error_code& ec, const tcp::endpoint&) {
+    if (result == asio::error::timed_out) return;
+    result = ec;
+    timer.cancel();
+  });
   io.run();
 
-  const std::string where = host.find(':') != std::string::npos ? fmt::format("[{}]:{}", host, port)
-                                                                : fmt::format("{}:{}", host, port);
   if (result == asio::error::timed_out) {
-    throw Error(fmt::format("cannot connect to {}: no answer within the connect timeout{}", where,
-                            resolved ? "" : " (name resolution did not finish)"));
+    throw Error(fmt::format("cannot connect to {}: no answer within the connect timeout", where));
   }
-  if (result) {
-    if (!resolved) throw Error(fmt::format("cannot resolve host '{}': {}", host, result.message()));
-    throw Error(fmt::format("cannot connect to {}: {}", where, result.message()));
-  }
+  if (result) throw Error(fmt::format("cannot connect to {}: {}", where, result.message()));
   UniqueFd fd(socket.release());
   set_nonblocking(fd.get(), true);
   return fd;

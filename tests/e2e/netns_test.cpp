@@ -63,3 +63,47 @@ TEST_CASE("a rate-limited link (tc tbf): the counts stay exact") {
   for (const json& run : j["runs"])
     CHECK(run["bytes"] == 2 << 20);
 }
+
+TEST_CASE("a DNS server that never answers cannot outlast --connect-timeout") {
+  if (const std::string reason = cannot_run(); !reason.empty()) {
+    MESSAGE("skipped: " << reason);
+    return;
+  }
+  // A namespace whose resolv.conf names a UDP socket that takes queries and
+  // never answers, with a resolver timeout of 30 s: getaddrinfo alone would
+  // take that long. `ip netns exec` puts /etc/netns/NAME/resolv.conf in place.
+  const std::string script = R"SH(
+set -u
+ns=tlscmp-dns-$$
+ip netns add "$ns" || exit 90
+trap 'kill $dns 2>/dev/null; ip netns del "$ns"; rm -rf "/etc/netns/$ns"' EXIT
+mkdir -p "/etc/netns/$ns"
+printf 'nameserver 127.0.0.2\noptions timeout:30 attempts:1\n' > "/etc/netns/$ns/resolv.conf"
+ip -n "$ns" link set lo up
+ip netns exec "$ns" python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.2", 53))
+print("bound", flush=True)
+s.recvfrom(512)
+time.sleep(120)' > "/tmp/$ns.dns" &
+dns=$!
+for i in $(seq 100); do grep -q bound "/tmp/$ns.dns" && break; sleep 0.05; done
+rm -f "/tmp/$ns.dns"
+start=$(date +%s%N)
+ip netns exec "$ns" "$TLSCMP" client silent-dns.example --connect-timeout 1 -n 1M --mode tcp --repeat 1 2>&1 >/dev/null
+rc=$?
+echo "exit=$rc ms=$(( ($(date +%s%N) - start) / 1000000 ))"
+)SH";
+  const ProcessResult r = run_process({"/usr/bin/env", "TLSCMP=" + tlscmp_binary(), "bash", "-c", script},
+                                      std::chrono::seconds(60));
+  INFO("stdout: " << r.out);
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("name resolution did not finish") != std::string::npos);
+  CHECK(r.out.find("exit=1 ") != std::string::npos);
+  const auto ms_at = r.out.find("ms=");
+  REQUIRE(ms_at != std::string::npos);
+  // The resolver would need 30 s; the client gives up at its 1 s deadline.
+  CHECK(std::stoi(r.out.substr(ms_at + 3)) < 15'000);
+}
