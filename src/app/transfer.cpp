@@ -70,7 +70,6 @@ class Clockwork {
         result.interval_bytes.push_back(i.bytes);
       }
     }
-    if (observer_ != nullptr) observer_->on_end();
   }
 
  private:
@@ -314,13 +313,16 @@ std::uint64_t stream_bytes(const TransferSpec& spec) {
 }
 
 protocol::SideResult run_transfer(Stream& stream, const TransferSpec& spec) {
+  protocol::SideResult result;
   if (const std::error_code ec = stream.enter_transfer_phase(spec.idle_timeout)) {
-    protocol::SideResult result;
     result.role = spec.role;
     result.error = fmt::format("cannot set the idle timeout: {}", ec.message());
-    return result;
+  } else {
+    result = spec.role == Role::sender ? send_payload(stream, spec) : receive_payload(stream, spec);
   }
-  return spec.role == Role::sender ? send_payload(stream, spec) : receive_payload(stream, spec);
+  // However the transfer ended: a live view joined over streams waits for each.
+  if (spec.observer != nullptr) spec.observer->on_end();
+  return result;
 }
 
 }  // namespace tlscmp::app
