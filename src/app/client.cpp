@@ -601,6 +601,7 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
   parameters.bidir = config.bidir;
   parameters.packets = config.packets;
   parameters.rate_bps = config.rate_bps;
+  parameters.gso = config.gso;
   tls::kernel_has_tls_ulp(environment.client_tls_ulps);
   if (config.host.empty()) {
     embedded.emplace(config.timeouts, config.tls_policy.ktls);

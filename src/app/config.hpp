@@ -83,6 +83,7 @@ struct ClientConfig {
   // Datagram tests (--mode udp, dtls, both-udp): -P senders, chunk_bytes per datagram.
   std::uint64_t packets = 0;   // -n: datagrams per sender; 0 with -t
   std::uint64_t rate_bps = 0;  // -b: bits per second per sender; 0: as fast as it can
+  bool gso = false;            // --gso: senders send segmented buffers (UDP_SEGMENT)
   Timeouts timeouts;
 };
 

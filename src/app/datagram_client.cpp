@@ -44,10 +44,18 @@ struct SendPlan {
   std::uint64_t packets = 0;  // per sender; 0: until `duration`
   std::chrono::milliseconds duration{0};
   std::uint64_t rate_bps = 0;  // 0: as fast as it can
+  bool gso = false;            // --gso
   protocol::DatagramTag tag{};
 };
 
-[[noreturn]] void send_failed(const std::error_code& ec, std::uint32_t size) {
+[[noreturn]] void send_failed(const std::error_code& ec, std::uint32_t size, bool gso) {
+  if (gso && (ec.value() == EMSGSIZE || ec.value() == EINVAL || ec.value() == EIO)) {
+    throw Error(
+        fmt::format("--gso: the kernel refused a segmented send of {}-byte datagrams ({}); segments "
+                    "cannot be fragmented, so each must fit the path's MTU whole: use a smaller -l, "
+                    "or leave out --gso",
+                    size, ec.message()));
+  }
   if (ec.value() == EMSGSIZE) {
     throw Error(
         fmt::format("datagrams of {} bytes are above the path's maximum (EMSGSIZE); use a smaller -l", size));
@@ -69,6 +77,10 @@ void send_all(Sender& sender, std::uint32_t index, const SendPlan& plan, const I
   std::vector<std::byte> records(sealed ? kDatagramBatch * record_room : 0);
   std::vector<iovec> iov(2 * kDatagramBatch);
   std::vector<mmsghdr> messages(kDatagramBatch);
+  // --gso: each message carries up to gso_segments datagrams, back to back in
+  // `iov`, two entries each (the second empty where there is nothing to add).
+  std::vector<mmsghdr> gso_messages(plan.gso ? kDatagramBatch : 0);
+  std::size_t gso_segments = 0;  // set at the first batch, once the datagrams' size on the wire is known
   const protocol::DatagramHeader header{static_cast<std::uint8_t>(index), plan.tag, 0};
   const auto plain_header =
       std::span<std::byte, protocol::kDatagramHeaderBytes>(plain.data(), protocol::kDatagramHeaderBytes);
@@ -79,6 +91,7 @@ void send_all(Sender& sender, std::uint32_t index, const SendPlan& plan, const I
     messages[k].msg_hdr.msg_iov = &iov[2 * k];
     if (sealed) {
       messages[k].msg_hdr.msg_iovlen = 1;
+      iov[2 * k + 1] = {nullptr, 0};
     } else {
       iov[2 * k] = {headers[k].data(), headers[k].size()};
       iov[2 * k + 1] = {zeros.data(), zeros.size()};
@@ -119,11 +132,33 @@ void send_all(Sender& sender, std::uint32_t index, const SendPlan& plan, const I
         protocol::set_datagram_sequence(headers[k], number);
       }
     }
+    std::span<mmsghdr> batch{messages.data(), static_cast<std::size_t>(n)};
+    if (plan.gso) {
+      const std::size_t wire = iov[0].iov_len + iov[1].iov_len;
+      if (gso_segments == 0) {
+        enable_udp_segmentation(sender.fd.get(), static_cast<std::uint16_t>(wire));
+        gso_segments = std::clamp<std::size_t>(protocol::kMaxUdpDatagramBytes / wire, 1, kMaxGsoSegments);
+      }
+      std::size_t m = 0;
+      for (std::size_t first = 0; first < n; first += gso_segments, ++m) {
+        const std::size_t count = std::min<std::size_t>(gso_segments, n - first);
+        for (std::size_t k = first; k < first + count; ++k) {
+          // The kernel cuts at every `wire` bytes: every datagram must be that long.
+          if (iov[2 * k].iov_len + iov[2 * k + 1].iov_len != wire)
+            throw Error("--gso: DTLS records of unequal size cannot be segmented");
+        }
+        gso_messages[m] = {};
+        gso_messages[m].msg_hdr.msg_iov = &iov[2 * first];
+        gso_messages[m].msg_hdr.msg_iovlen = 2 * count;
+      }
+      batch = {gso_messages.data(), m};
+    }
     std::error_code ec;
-    sequence += send_datagrams(sender.fd.get(), {messages.data(), static_cast<std::size_t>(n)}, ec);
+    const std::size_t messages_sent = send_datagrams(sender.fd.get(), batch, ec);
+    sequence += plan.gso ? std::min<std::uint64_t>(n, messages_sent * gso_segments) : messages_sent;
     if (ec) {
       if (ec.value() != EAGAIN && ec.value() != EWOULDBLOCK && ec.value() != ENOBUFS)
-        send_failed(ec, plan.size);
+        send_failed(ec, plan.size, plan.gso);
       (void)wait_fd(sender.fd.get(), POLLOUT, Deadline::after(kBlockedWait));
     }
   }
@@ -173,6 +208,7 @@ measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, co
   plan.packets = config.packets;
   plan.duration = config.packets > 0 ? std::chrono::milliseconds(0) : config.duration;
   plan.rate_bps = config.rate_bps;
+  plan.gso = config.gso;
   std::copy_n(accept.cookie.begin(), plan.tag.size(), plan.tag.begin());
 
   measure::DatagramRun run;

@@ -77,6 +77,7 @@ struct ClientFlags {
   std::string bytes;   // default: 1G, or 1000000 datagrams in datagram modes
   std::string length;  // default: 64K, or 15 bytes in datagram modes (seeds/002)
   std::string rate;    // -b, datagram modes
+  bool gso = false;    // --gso, datagram modes
   double time_s = 0;
   double interval_s = 0;
   bool reverse = false;
@@ -203,6 +204,9 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
       "-b,--bitrate", flags.rate,
       "Datagram modes: bits per second per sender, K, M, G suffixes powers of 1000 (default 0: as "
       "fast as it can)");
+  cmd->add_flag("--gso", flags.gso,
+                "Datagram modes: hand the kernel up to 64 datagrams per send as one buffer, cut into "
+                "datagrams by UDP segmentation offload (UDP_SEGMENT)");
   cmd->add_flag("-R,--reverse", flags.reverse, "The server sends, the client receives");
   CLI::Option* ca = cmd->add_option("--ca", flags.ca_file, "Trust the CA certificates in this PEM file");
   CLI::Option* insecure =
@@ -348,6 +352,7 @@ void to_datagram_config(const ClientFlags& flags, app::ClientConfig& c) {
   }
   c.chunk_bytes = static_cast<std::uint32_t>(length);
   if (!flags.rate.empty()) c.rate_bps = parse_rate(flags.rate, "-b", 0, protocol::kMaxRateBps);
+  c.gso = flags.gso;
   c.rounds = flags.repeat > 0 ? flags.repeat : 1;
 }
 
@@ -361,6 +366,7 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   const bool datagrams = flags.mode == "udp" || flags.mode == "dtls" || flags.mode == "both-udp";
   if (!datagrams && !flags.rate.empty())
     throw UsageError("-b is for datagram modes (--mode udp, dtls, both-udp)");
+  if (!datagrams && flags.gso) throw UsageError("--gso is for datagram modes (--mode udp, dtls, both-udp)");
   if (flags.time_s > 0) {
     c.bytes = 0;
     c.duration = milliseconds_of(flags.time_s);

@@ -235,6 +235,7 @@ struct TestParameters {
   bool bidir = false;               // --bidir
   std::uint64_t packets = 0;        // datagram tests: -n, datagrams per sender; 0 with -t
   std::uint64_t rate_bps = 0;       // datagram tests: -b per sender; 0: as fast as it can
+  bool gso = false;                 // datagram tests: --gso
 };
 
 // A handshake test (--handshakes N): N full and N resumed handshakes, alternating.

@@ -58,11 +58,11 @@ const measure::DatagramStats* stats_of(const measure::Comparison& c, Mode mode) 
 std::string render_datagram_runs(const measure::Comparison& c) {
   const measure::TestParameters& p = c.parameters;
   std::string out =
-      fmt::format("datagrams of {} bytes, {} per sender, {} sender{}, {}; {} round{}\n", p.chunk_bytes,
+      fmt::format("datagrams of {} bytes, {} per sender, {} sender{}, {}{}; {} round{}\n", p.chunk_bytes,
                   p.packets > 0 ? std::to_string(p.packets) : fmt::format("{:g} s of sending", p.duration_s),
                   p.streams, p.streams == 1 ? "" : "s",
                   p.rate_bps > 0 ? fmt::format("{} bit/s per sender", p.rate_bps) : "as fast as they can",
-                  p.rounds, p.rounds == 1 ? "" : "s");
+                  p.gso ? " (--gso: segmented by the kernel)" : "", p.rounds, p.rounds == 1 ? "" : "s");
   if (c.datagram_runs.empty()) return out;
   out += fmt::format("\n{:>5} {:<4} {:>6} {:>10} {:>7} {:>10} {:>10} {:>8} {:>10} {:>9} {:>6} {:>9} {:>7}\n",
                      "round", "mode", "sender", "sent", "time_s", "sent/s", "received", "loss", "received/s",

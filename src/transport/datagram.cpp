@@ -1,6 +1,7 @@
 #include "transport/datagram.hpp"
 
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
@@ -147,6 +148,14 @@ int set_receive_buffer(int fd, std::uint32_t bytes) {
 int set_send_buffer(int fd, std::uint32_t bytes) {
   set_socket_buffers(fd, bytes, 0);
   return applied(fd, SO_SNDBUF);
+}
+
+void enable_udp_segmentation(int fd, std::uint16_t segment_bytes) {
+  const int size = segment_bytes;
+  if (::setsockopt(fd, SOL_UDP, UDP_SEGMENT, &size, sizeof size) != 0) {
+    throw Error(fmt::format("--gso: this kernel takes no UDP segmentation offload (UDP_SEGMENT): {}",
+                            std::strerror(errno)));
+  }
 }
 
 std::optional<std::uint64_t> udp_receive_buffer_errors() {

@@ -32,6 +32,13 @@ void enable_drop_counter(int fd);
 int set_receive_buffer(int fd, std::uint32_t bytes);
 int set_send_buffer(int fd, std::uint32_t bytes);
 
+// UDP segmentation offload (UDP_SEGMENT): from now on a send of more than
+// `segment_bytes` is cut into datagrams of that size by the kernel or the NIC.
+// Throws Error if the kernel has no UDP GSO.
+void enable_udp_segmentation(int fd, std::uint16_t segment_bytes);
+// The most datagrams one segmented send may carry (the kernel's limit is 64 or 128).
+inline constexpr std::size_t kMaxGsoSegments = 64;
+
 // The kernel's drop count of this one UDP socket (the "drops" column of
 // /proc/net/udp or /proc/net/udp6, found by the socket's inode): unlike
 // SO_RXQ_OVFL it also counts drops after the last datagram taken.

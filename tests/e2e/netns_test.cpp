@@ -64,6 +64,29 @@ TEST_CASE("a rate-limited link (tc tbf): the counts stay exact") {
     CHECK(run["bytes"] == 2 << 20);
 }
 
+TEST_CASE("over a veth (MTU 1500): 5000-byte datagrams go as IP fragments, but not with --gso") {
+  if (const std::string reason = cannot_run(); !reason.empty()) {
+    MESSAGE("skipped: " << reason);
+    return;
+  }
+  const json j = harness({"--mode", "udp", "-l", "5000", "-n", "200", "-b", "40M", "-J"});
+  REQUIRE(j["datagram_runs"].size() == 1);
+  CHECK(j["datagram_runs"][0]["received"] == 200);
+  // Segments cannot be fragmented: the kernel refuses, and the client says why in one line.
+  const ProcessResult r = run_process(
+      {"/usr/bin/env", "TLSCMP=" + tlscmp_binary(), std::string(TLSCMP_SOURCE_DIR) + "/scripts/netns-harness",
+       "--mode", "udp", "-l", "5000", "-n", "200", "--gso"},
+      std::chrono::seconds(120));
+  INFO("stdout: " << r.out);
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code != 0);
+  CHECK(r.err.find("tlscmp: error: udp run failed on the client: sender 0: --gso: the kernel refused a "
+                   "segmented send of 5000-byte datagrams") != std::string::npos);
+  // With datagrams that fit the MTU, the same link takes segmented sends.
+  const json fits = harness({"--mode", "udp", "-l", "1400", "-n", "500", "-b", "20M", "--gso", "-J"});
+  CHECK(fits["datagram_runs"][0]["received"] == 500);
+}
+
 TEST_CASE("a DNS server that never answers cannot outlast --connect-timeout") {
   if (const std::string reason = cannot_run(); !reason.empty()) {
     MESSAGE("skipped: " << reason);

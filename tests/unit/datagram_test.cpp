@@ -220,6 +220,8 @@ TEST_CASE("client flags in datagram modes") {
   CHECK(timed.duration == std::chrono::milliseconds(2000));
   CHECK(client({"--mode", "udp", "-l", "65507"}).chunk_bytes == 65507);
   CHECK(client({"--mode", "udp", "-i", "0.5"}).interval == std::chrono::milliseconds(500));
+  CHECK(client({"--mode", "dtls", "--gso"}).gso);
+  CHECK_FALSE(udp.gso);
   CHECK(client({"--mode", "tcp"}).rounds == 5);
   CHECK(client({"--mode", "tcp"}).chunk_bytes == 64 * 1024);
 }
@@ -235,6 +237,8 @@ TEST_CASE("datagram flags out of range, or meant for streams, are refused with a
                        UsageError);
   CHECK_THROWS_WITH_AS(client({"--mode", "udp", "-R"}), doctest::Contains("-R"), UsageError);
   CHECK_THROWS_WITH_AS(client({"--mode", "tcp", "-b", "1M"}), doctest::Contains("-b"), UsageError);
+  CHECK_THROWS_WITH_AS(client({"--mode", "tls", "--gso"}), doctest::Contains("--gso is for datagram modes"),
+                       UsageError);
   CHECK_THROWS_AS(client({"--mode", "udp", "-P", "65"}), UsageError);
   CHECK_THROWS_AS(client({"--mode", "udp", "--verify"}), UsageError);
   CHECK_THROWS_AS(client({"--mode", "udp", "--framing", "len4", "--msg-size", "10"}), UsageError);
