@@ -194,7 +194,9 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
       cmd->add_option("-t,--time", flags.time_s, "Seconds the sender sends per run, instead of a byte count")
           ->check(CLI::Range(0.001, kMaxSeconds));
   bytes->excludes(time);
-  cmd->add_option("-i,--interval", flags.interval_s, "Report the receiver's bytes every this many seconds")
+  cmd->add_option(
+         "-i,--interval", flags.interval_s,
+         "Report the receiver's bytes (datagram modes: datagrams received and lost) every this many seconds")
       ->check(CLI::Range(kMinIntervalSeconds, kMaxSeconds));
   cmd->add_option(
       "-l,--length", flags.length,
