@@ -8,6 +8,7 @@
 
 #include "app/control.hpp"
 #include "e2e/e2e.hpp"
+#include "e2e/hand_started.hpp"
 #include "protocol/datagram.hpp"
 #include "protocol/messages.hpp"
 #include "tls/dtls.hpp"
@@ -21,6 +22,16 @@ using nlohmann::json;
 namespace {
 
 constexpr auto kShort = std::chrono::milliseconds(5000);
+
+// A datagram test of `mode` started by hand, `packets` datagrams of `size` bytes.
+protocol::TestRequest datagram_request(Mode mode, std::uint64_t packets, std::uint32_t size) {
+  protocol::TestRequest request;
+  request.mode = mode;
+  request.packets = packets;
+  request.chunk_bytes = size;
+  request.client_version = "test";
+  return request;
+}
 
 // The modes this build can run: DTLS needs OpenSSL.
 std::string datagram_modes() {
@@ -180,17 +191,9 @@ TEST_CASE("text output: the seed's columns, per sender and in total") {
 
 TEST_CASE("datagrams that are not the test's are counted apart and do not disturb the count") {
   ServerProcess server;
-  TcpStream control(connect_tcp("127.0.0.1", server.port(), Deadline::after(kShort)));
-  control.set_deadline(Deadline::after(kShort));
-  protocol::TestRequest request;
-  request.mode = Mode::udp;
-  request.packets = 50;
-  request.chunk_bytes = 40;
-  request.client_version = "test";
-  app::send_preamble(control, protocol::ConnectionKind::control);
-  app::send_message(control, request, "the request");
-  app::receive_preamble(control);
-  const auto accept = app::receive<protocol::TestAccept>(control, "the answer");
+  HandStartedTest test(server.port(), datagram_request(Mode::udp, 50, 40), kShort);
+  TcpStream& control = test.control;
+  const protocol::TestAccept& accept = test.accept;
   REQUIRE(accept.udp_ports.size() == 1);
   (void)app::receive<protocol::Ready>(control, "ready");
 
@@ -238,32 +241,12 @@ TEST_CASE("datagrams that are not the test's are counted apart and do not distur
 TEST_CASE("a datagram client that goes quiet or away: the server logs it and serves the next") {
   ServerProcess server({"--idle-timeout", "1", "--control-timeout", "1"});
   {
-    TcpStream control(connect_tcp("127.0.0.1", server.port(), Deadline::after(kShort)));
-    control.set_deadline(Deadline::after(kShort));
-    protocol::TestRequest request;
-    request.mode = Mode::udp;
-    request.packets = 1000;
-    request.chunk_bytes = 20;
-    request.client_version = "quiet";
-    app::send_preamble(control, protocol::ConnectionKind::control);
-    app::send_message(control, request, "the request");
-    app::receive_preamble(control);
-    (void)app::receive<protocol::TestAccept>(control, "the answer");
-    (void)app::receive<protocol::Ready>(control, "ready");
+    HandStartedTest quiet(server.port(), datagram_request(Mode::udp, 1000, 20), kShort);
+    (void)app::receive<protocol::Ready>(quiet.control, "ready");
     CHECK(server.process().wait_for_log("no datagram and no word from the client", std::chrono::seconds(5)));
   }
   {
-    TcpStream control(connect_tcp("127.0.0.1", server.port(), Deadline::after(kShort)));
-    control.set_deadline(Deadline::after(kShort));
-    protocol::TestRequest request;
-    request.mode = Mode::udp;
-    request.packets = 1000;
-    request.chunk_bytes = 20;
-    request.client_version = "gone";
-    app::send_preamble(control, protocol::ConnectionKind::control);
-    app::send_message(control, request, "the request");
-    app::receive_preamble(control);
-    (void)app::receive<protocol::TestAccept>(control, "the answer");
+    HandStartedTest gone(server.port(), datagram_request(Mode::udp, 1000, 20), kShort);
   }  // closed before the senders' count
   CHECK(server.process().wait_for_log("the senders' count", std::chrono::seconds(5)));
   const json j =
@@ -301,17 +284,9 @@ TEST_CASE("datagram sizes beyond what UDP or DTLS can carry are refused before a
 TEST_CASE("dtls: garbage on the port before and after the handshake is set apart, and the test runs") {
   if (boringssl_build()) return;
   ServerProcess server;
-  TcpStream control(connect_tcp("127.0.0.1", server.port(), Deadline::after(kShort)));
-  control.set_deadline(Deadline::after(kShort));
-  protocol::TestRequest request;
-  request.mode = Mode::dtls;
-  request.packets = 20;
-  request.chunk_bytes = 100;
-  request.client_version = "test";
-  app::send_preamble(control, protocol::ConnectionKind::control);
-  app::send_message(control, request, "the request");
-  app::receive_preamble(control);
-  const auto accept = app::receive<protocol::TestAccept>(control, "the answer");
+  HandStartedTest test(server.port(), datagram_request(Mode::dtls, 20, 100), kShort);
+  TcpStream& control = test.control;
+  const protocol::TestAccept& accept = test.accept;
   REQUIRE(accept.udp_ports.size() == 1);
 
   UniqueFd udp = connect_udp_beside(control.native_handle(), accept.udp_ports[0]);

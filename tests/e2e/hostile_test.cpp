@@ -10,6 +10,7 @@
 #include "app/control.hpp"
 #include "app/transfer.hpp"
 #include "e2e/e2e.hpp"
+#include "e2e/hand_started.hpp"
 #include "protocol/messages.hpp"
 #include "tls/context.hpp"
 #include "transport/socket.hpp"
@@ -48,13 +49,7 @@ protocol::TestRequest request(Mode mode, Direction direction, std::uint64_t byte
 class HandDrivenTest {
  public:
   HandDrivenTest(std::uint16_t port, const protocol::TestRequest& test)
-      : port_(port), control_(connect_tcp("127.0.0.1", port, Deadline::after(kShort))), mode_(test.mode) {
-    control_.set_deadline(Deadline::after(kShort));
-    app::send_preamble(control_, protocol::ConnectionKind::control);
-    app::send_message(control_, test, "the request");
-    app::receive_preamble(control_);
-    accept_ = app::receive<protocol::TestAccept>(control_, "the answer");
-  }
+      : port_(port), started_(port, test, kShort), mode_(test.mode) {}
 
   // Opens the data connection and takes the server's ready byte.
   Stream& open_data() {
@@ -73,7 +68,7 @@ class HandDrivenTest {
     data_->set_deadline(Deadline::after(kShort));
     std::error_code ec;
     app::send_preamble(*data_, protocol::ConnectionKind::data);
-    data_->write_all(accept_.cookie, ec);
+    data_->write_all(started_.accept.cookie, ec);
     const std::array<std::byte, protocol::kStreamIndexBytes> stream0{};
     if (!ec) data_->write_all(stream0, ec);
     REQUIRE_FALSE(ec);
@@ -100,8 +95,8 @@ class HandDrivenTest {
 
   // The server's account of the test.
   protocol::SideResult server_result() {
-    control_.set_deadline(Deadline::after(kShort));
-    return app::receive<protocol::SideResult>(control_, "the server's result");
+    started_.control.set_deadline(Deadline::after(kShort));
+    return app::receive<protocol::SideResult>(started_.control, "the server's result");
   }
 
   int data_fd() const { return data_->native_handle(); }
@@ -117,13 +112,12 @@ class HandDrivenTest {
     ::setsockopt(data_->native_handle(), SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
     data_.reset();
   }
-  TcpStream& control() { return control_; }
+  TcpStream& control() { return started_.control; }
 
  private:
   std::uint16_t port_;
-  TcpStream control_;
+  HandStartedTest started_;
   Mode mode_;
-  protocol::TestAccept accept_;
   std::optional<tls::Context> tls_;
   std::unique_ptr<Stream> data_;
 };
