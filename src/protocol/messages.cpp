@@ -240,30 +240,40 @@ json to_json(const SideResult& m) {
           {"error", m.error}};
 }
 
-// [[end_us, bytes], ...]: at most kMaxIntervals, ends increasing, bytes adding
-// up to no more than the side's total.
-void get_intervals(const json& object, SideResult& m) {
+// The "intervals" list of `object`: at most kMaxIntervals items, each
+// [end_us, then `Counts` unsigned counts] (`shape` names it in errors), ends
+// increasing. Hands each to take(end_us, counts).
+template <std::size_t Counts, typename Take>
+void for_each_interval(const json& object, const char* shape, Take take) {
   const json& list = field(object, "intervals");
   if (!list.is_array()) bad("'intervals' is not an array");
   if (list.size() > kMaxIntervals) bad(fmt::format("more than {} intervals", kMaxIntervals));
-  m.interval_end_us.reserve(list.size());
-  m.interval_bytes.reserve(list.size());
-  std::uint64_t sum = 0;
   double previous_end = 0;
   for (const json& item : list) {
-    if (!item.is_array() || item.size() != 2 || !item[0].is_number() || !item[1].is_number_unsigned()) {
-      bad("an interval is not [end_us, bytes]");
-    }
+    bool well_formed = item.is_array() && item.size() == Counts + 1 && item[0].is_number();
+    for (std::size_t k = 1; well_formed && k <= Counts; ++k)
+      well_formed = item[k].is_number_unsigned();
+    if (!well_formed) bad(fmt::format("an interval is not {}", shape));
     const auto end_us = item[0].get<double>();
-    const auto bytes = item[1].get<std::uint64_t>();
     if (!std::isfinite(end_us) || end_us < previous_end || end_us > kMaxElapsedUs)
       bad("interval ends out of order");
-    if (bytes > kMaxTestBytes - sum) bad("interval bytes add up to too many");
-    sum += bytes;
     previous_end = end_us;
-    m.interval_end_us.push_back(end_us);
-    m.interval_bytes.push_back(bytes);
+    std::array<std::uint64_t, Counts> counts{};
+    for (std::size_t k = 0; k < Counts; ++k)
+      counts[k] = item[k + 1].template get<std::uint64_t>();
+    take(end_us, counts);
   }
+}
+
+// [[end_us, bytes], ...]: bytes adding up to no more than the side's total.
+void get_intervals(const json& object, SideResult& m) {
+  std::uint64_t sum = 0;
+  for_each_interval<1>(object, "[end_us, bytes]", [&](double end_us, const std::array<std::uint64_t, 1>& c) {
+    if (c[0] > kMaxTestBytes - sum) bad("interval bytes add up to too many");
+    sum += c[0];
+    m.interval_end_us.push_back(end_us);
+    m.interval_bytes.push_back(c[0]);
+  });
   if (sum > m.bytes) bad("interval bytes add up to more than 'bytes'");
 }
 
@@ -287,31 +297,20 @@ constexpr std::array kDirections{Direction::client_to_server, Direction::server_
 constexpr std::array kRoles{Role::sender, Role::receiver};
 constexpr auto kMaxInt = static_cast<std::uint64_t>(std::numeric_limits<int>::max());
 
-// [[end_us, received, expected], ...]: at most kMaxIntervals, ends
-// increasing, received adding up to no more than the senders' total.
+// [[end_us, received, expected], ...]: received adding up to no more than
+// the senders' total.
 void get_datagram_intervals(const json& object, DatagramResult& m) {
-  const json& list = field(object, "intervals");
-  if (!list.is_array()) bad("'intervals' is not an array");
-  if (list.size() > kMaxIntervals) bad(fmt::format("more than {} intervals", kMaxIntervals));
+  std::uint64_t sum = 0;
+  for_each_interval<2>(object, "[end_us, received, expected]",
+                       [&](double end_us, const std::array<std::uint64_t, 2>& c) {
+                         if (c[0] > kMaxTestBytes - sum || c[1] > kMaxTestBytes)
+                           bad("interval counts are too large");
+                         sum += c[0];
+                         m.intervals.push_back({end_us, c[0], c[1]});
+                       });
   std::uint64_t total = 0;
   for (const SenderCount& s : m.senders)
     total += s.packets;
-  std::uint64_t sum = 0;
-  double previous_end = 0;
-  m.intervals.reserve(list.size());
-  for (const json& item : list) {
-    if (!item.is_array() || item.size() != 3 || !item[0].is_number() || !item[1].is_number_unsigned() ||
-        !item[2].is_number_unsigned()) {
-      bad("an interval is not [end_us, received, expected]");
-    }
-    DatagramInterval i{item[0].get<double>(), item[1].get<std::uint64_t>(), item[2].get<std::uint64_t>()};
-    if (!std::isfinite(i.end_us) || i.end_us < previous_end || i.end_us > kMaxElapsedUs)
-      bad("interval ends out of order");
-    if (i.received > kMaxTestBytes - sum || i.expected > kMaxTestBytes) bad("interval counts are too large");
-    sum += i.received;
-    previous_end = i.end_us;
-    m.intervals.push_back(i);
-  }
   if (sum > total) bad("interval counts add up to more than the senders' packets");
 }
 
