@@ -13,6 +13,7 @@
 
 #include "app/client.hpp"
 #include "app/commands.hpp"
+#include "app/streams.hpp"
 #include "cli/options.hpp"
 #include "error.hpp"
 #include "report/live.hpp"
@@ -37,8 +38,8 @@ int run_sweep(const tlscmp::cli::SweepCommand& sweep) {
   std::unique_ptr<measure::TransferObserver> live;
   if (::isatty(STDERR_FILENO) != 0) {
     const app::ClientConfig& base = sweep.config.base;
-    const std::uint64_t live_streams = base.bidir ? (base.streams + 1) / 2 : base.streams;
-    live = std::make_unique<report::ProgressBar>(stderr, base.bytes * live_streams,
+    live = std::make_unique<report::ProgressBar>(stderr,
+                                                 base.bytes * app::forward_streams(base.bidir, base.streams),
                                                  static_cast<double>(base.duration.count()) / 1e3);
   }
   const std::vector<app::SweepPoint> points = app::run_sweep(sweep.config, live.get());
@@ -85,9 +86,9 @@ int run(const tlscmp::cli::Command& command) {
           stdout, config.interval, config.direction == Direction::client_to_server ? "sent" : "received");
     } else if (::isatty(STDERR_FILENO) != 0) {
       // The bar follows the streams that go the test's way, added up.
-      const std::uint64_t live_streams = config.bidir ? (config.streams + 1) / 2 : config.streams;
-      live = std::make_unique<report::ProgressBar>(stderr, config.bytes * live_streams,
-                                                   static_cast<double>(config.duration.count()) / 1e3);
+      live = std::make_unique<report::ProgressBar>(
+          stderr, config.bytes * app::forward_streams(config.bidir, config.streams),
+          static_cast<double>(config.duration.count()) / 1e3);
     }
   }
   const measure::Comparison comparison = app::run_client(config, live.get());

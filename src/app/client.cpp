@@ -338,10 +338,7 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
     std::vector<StreamWork> work;
     // The live view follows the streams that go the test's way, added up.
     const Role live_role = stream_role(test.direction, test.bidir, 0, /*server_side=*/false);
-    std::size_t live_streams = 0;
-    for (std::uint32_t i = 0; i < streams; ++i) {
-      if (stream_role(test.direction, test.bidir, i, false) == live_role) ++live_streams;
-    }
+    const std::uint32_t live_streams = forward_streams(test.bidir, streams);
     std::optional<measure::JoinedObserver> joined;
     if (observer_ != nullptr && live_streams > 1) joined.emplace(*observer_, live_streams);
     for (std::uint32_t i = 0, live = 0; i < streams; ++i) {

@@ -25,6 +25,10 @@ Role stream_role(Direction direction, bool bidir, std::uint32_t index, bool serv
   return client_sends != server_side ? Role::sender : Role::receiver;
 }
 
+std::uint32_t forward_streams(bool bidir, std::uint32_t streams) {
+  return bidir ? (streams + 1) / 2 : streams;
+}
+
 std::vector<protocol::SideResult> run_streams(const std::vector<StreamWork>& work) {
   std::vector<protocol::SideResult> results(work.size());
   {
