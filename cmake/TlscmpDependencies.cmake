@@ -1,4 +1,4 @@
-# Every dependency comes from a Debian 12 package (scripts/install-deps installs them).
+# Every dependency comes from a Debian 12 or 13 package (scripts/install-deps installs them).
 # Why each is here is written in README.md, "Dependencies".
 find_package(Threads REQUIRED)
 # TLS: OpenSSL (libssl-dev) by default, or BoringSSL. Either way the targets
@@ -27,6 +27,13 @@ elseif(TLSCMP_TLS_BACKEND STREQUAL "BoringSSL")
   add_library(tlscmp_tls_ssl INTERFACE)
   target_include_directories(tlscmp_tls_ssl SYSTEM BEFORE INTERFACE "${BORINGSSL_INCLUDE_DIR}")
   target_link_libraries(tlscmp_tls_ssl INTERFACE "${BORINGSSL_SSL}" "${BORINGSSL_CRYPTO}")
+  # Which Debian package it came from, for --version (BoringSSL has no version of its own).
+  execute_process(COMMAND dpkg-query -W "-f=\${Version}" android-libboringssl-dev
+                  OUTPUT_VARIABLE boringssl_package RESULT_VARIABLE dpkg_failed ERROR_QUIET)
+  if(NOT BORINGSSL_ROOT AND NOT dpkg_failed AND boringssl_package)
+    target_compile_definitions(tlscmp_tls_ssl INTERFACE
+      TLSCMP_BORINGSSL_PACKAGE="Debian's android-libboringssl ${boringssl_package}")
+  endif()
   # The libraries are not on the loader's path: remember where they are.
   get_filename_component(boringssl_rpath "${BORINGSSL_SSL}" DIRECTORY)
   set(CMAKE_BUILD_RPATH "${boringssl_rpath}")
@@ -34,10 +41,29 @@ elseif(TLSCMP_TLS_BACKEND STREQUAL "BoringSSL")
 else()
   message(FATAL_ERROR "TLSCMP_TLS_BACKEND must be OpenSSL or BoringSSL, not '${TLSCMP_TLS_BACKEND}'")
 endif()
-find_package(Boost 1.81 CONFIG REQUIRED)     # libboost1.81-dev: Asio (header-only)
-find_package(CLI11 2.1 CONFIG REQUIRED)      # libcli11-dev: command line parsing
-find_package(nlohmann_json 3.11 CONFIG REQUIRED) # nlohmann-json3-dev: control messages and -J output
-find_package(fmt 9 CONFIG REQUIRED)          # libfmt-dev: text formatting
+# The oldest versions each library is built and tested with; a missing or
+# older one stops the configuration with one message naming the package.
+# (find_package's own message lists config file names, not what to install.)
+# A macro, not a function: the packages' variables (doctest's module path) must
+# reach the caller.
+macro(tlscmp_require package minimum debian_package why)
+  find_package(${package} CONFIG QUIET)
+  if(NOT ${package}_FOUND)
+    message(FATAL_ERROR "tlscmp needs ${package} ${minimum} or newer (${why}) and found none: "
+                        "install ${debian_package}, or run scripts/install-deps")
+  endif()
+  if(${package}_VERSION VERSION_LESS ${minimum})
+    message(FATAL_ERROR "tlscmp needs ${package} ${minimum} or newer (${why}); found ${${package}_VERSION} "
+                        "in ${${package}_DIR}: see README.md, \"Other releases\"")
+  endif()
+  message(STATUS "${package} ${${package}_VERSION}: ${why}")
+endmacro()
+# Boost: Asio only, header-only. 1.74 is Debian 12's and Ubuntu 22.04's
+# libboost-dev; Debian 13 has 1.83 (and 1.88).
+tlscmp_require(Boost 1.74 "libboost-dev" "Boost.Asio")
+tlscmp_require(CLI11 2.1 "libcli11-dev" "command line parsing")
+tlscmp_require(nlohmann_json 3.11 "nlohmann-json3-dev" "control messages and -J output")
+tlscmp_require(fmt 9 "libfmt-dev" "text formatting")
 if(TLSCMP_BUILD_TESTS)
-  find_package(doctest 2.4 CONFIG REQUIRED)  # doctest-dev: unit and end-to-end tests
+  tlscmp_require(doctest 2.4 "doctest-dev" "unit and end-to-end tests")
 endif()

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/endian/conversion.hpp>
+
 namespace tlscmp::framing {
 
 enum class Framing : std::uint8_t {
@@ -23,6 +25,13 @@ inline constexpr std::size_t kHeaderBytes = 4;
 inline constexpr std::uint64_t kMaxMessageBytes = std::uint64_t{1} << 30;  // 1 GiB
 
 const char* to_string(Framing framing);
+
+// The length in a 4-byte big-endian prefix.
+inline std::uint64_t load_length(std::span<const std::byte, kHeaderBytes> prefix) {
+  std::uint32_t big = 0;
+  std::memcpy(&big, prefix.data(), kHeaderBytes);
+  return boost::endian::big_to_native(big);
+}
 
 // The stream bytes that carry `messages` messages of `message_bytes` each.
 inline std::uint64_t stream_bytes(Framing framing, std::uint64_t message_bytes, std::uint64_t messages) {
@@ -87,11 +96,8 @@ std::string Parser::feed(std::span<const std::byte> data, Deliver&& deliver) {
       } else {
         if (header_have_ == 0) {
           // Fast path: header and body both in the caller's buffer.
-          while (n - i >= kHeaderBytes) {
-            const std::uint64_t length = (std::to_integer<std::uint64_t>(data[i]) << 24) |
-                                         (std::to_integer<std::uint64_t>(data[i + 1]) << 16) |
-                                         (std::to_integer<std::uint64_t>(data[i + 2]) << 8) |
-                                         std::to_integer<std::uint64_t>(data[i + 3]);
+          while (i + kHeaderBytes <= n) {
+            const std::uint64_t length = load_length(data.subspan(i).first<kHeaderBytes>());
             if (length > max_bytes_) {
               return "a length prefix of " + std::to_string(length) + " bytes at stream offset " +
                      std::to_string(offset_) + " is above --max-msg " + std::to_string(max_bytes_);
@@ -111,10 +117,7 @@ std::string Parser::feed(std::span<const std::byte> data, Deliver&& deliver) {
           ++offset_;
         }
         if (header_have_ < kHeaderBytes) break;
-        const std::uint64_t length = (std::to_integer<std::uint64_t>(header_[0]) << 24) |
-                                     (std::to_integer<std::uint64_t>(header_[1]) << 16) |
-                                     (std::to_integer<std::uint64_t>(header_[2]) << 8) |
-                                     std::to_integer<std::uint64_t>(header_[3]);
+        const std::uint64_t length = load_length(std::span<const std::byte, kHeaderBytes>(header_));
         header_have_ = 0;
         if (length > max_bytes_) {
           return "a length prefix of " + std::to_string(length) + " bytes at stream offset " +
