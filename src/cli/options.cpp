@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "app/about.hpp"
 #include "cli/size.hpp"
 #include "error.hpp"
 #include "protocol/messages.hpp"
-#include "version.hpp"
 
 namespace tlscmp::cli {
 namespace {
@@ -64,7 +64,11 @@ void add_tls_policy_flags(CLI::App* cmd, tls::Policy& policy, const char* whose)
   cmd->add_option("--cipher", policy.cipher,
                   "TLS 1.3 suite(s) such as TLS_AES_128_GCM_SHA256, or a TLS 1.2 OpenSSL cipher list such as "
                   "ECDHE-ECDSA-AES128-GCM-SHA256 (which limits TLS to 1.2)");
-  cmd->add_option("--groups", policy.groups, "Key exchange groups, colon-separated, e.g. X25519:P-256");
+  cmd->add_option(
+         "--groups", policy.groups,
+         "Key exchange groups, colon-separated, e.g. X25519:P-256 or X25519MLKEM768 (tlscmp --version "
+         "lists those the TLS library has)")
+      ->type_name("LIST");
   cmd->add_flag(
       "--ktls", policy.ktls,
       "Ask for kernel TLS; reported per direction, with a fallback to user space where the kernel has none");
@@ -126,18 +130,19 @@ struct ServerFlags {
 void add_certs_command(CLI::App& app, app::CertsConfig& certs) {
   CLI::App* cmd = app.add_subcommand("certs", "Write a CA, a server and a client certificate for TLS tests");
   cmd->add_option("--dir", certs.dir, "Directory to write ca.pem, server.pem/.key, client.pem/.key into")
+      ->type_name("DIR")
       ->capture_default_str();
   cmd->add_option("--host", certs.hosts,
                   "Extra DNS name or IP address for the server certificate (repeatable); "
                   "localhost, 127.0.0.1 and ::1 are always in it");
+  std::vector<std::string> key_types;
+  for (tls::KeyType type : tls::all_key_types())
+    key_types.emplace_back(tls::to_string(type));
   cmd->add_option_function<std::string>(
-      "--key-type",
-      [&certs](const std::string& text) {
-        const auto type = tls::parse_key_type(text);
-        if (!type) throw CLI::ValidationError("--key-type", "unknown key type '" + text + "'");
-        certs.key_type = *type;
-      },
-      "Key type of all three: rsa-2048, rsa-3072, rsa-4096, ecdsa-p256 (default), ecdsa-p384, ed25519");
+         "--key-type", [&certs](const std::string& text) { certs.key_type = *tls::parse_key_type(text); },
+         "Key type of all three certificates")
+      ->check(CLI::IsMember(key_types))
+      ->default_str(tls::to_string(certs.key_type));
   cmd->add_option("--days", certs.validity_days, "Validity in days")
       ->check(CLI::Range(1, kMaxCertificateDays))
       ->capture_default_str();
@@ -149,23 +154,28 @@ void add_server_command(CLI::App& app, ServerFlags& flags) {
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
   cmd->add_option("--bind", flags.bind, "Address to listen on (default: every IPv6 and IPv4 address)");
-  CLI::Option* cert = cmd->add_option("--cert", flags.cert_file, "Server certificate chain (PEM)");
-  CLI::Option* key = cmd->add_option("--key", flags.key_file, "Server private key (PEM, unencrypted)");
+  CLI::Option* cert =
+      cmd->add_option("--cert", flags.cert_file, "Server certificate chain (PEM)")->type_name("FILE");
+  CLI::Option* key =
+      cmd->add_option("--key", flags.key_file, "Server private key (PEM, unencrypted)")->type_name("FILE");
   cert->needs(key);
   key->needs(cert);
   add_tls_policy_flags(cmd, flags.tls_policy, "TLS tests");
   CLI::Option* ca =
-      cmd->add_option("--ca", flags.client_ca_file, "Trust client certificates from these CAs (PEM)");
+      cmd->add_option("--ca", flags.client_ca_file, "Trust client certificates from these CAs (PEM)")
+          ->type_name("FILE");
   cmd->add_flag("--require-client-cert", flags.require_client_cert,
                 "Mutual TLS: refuse TLS clients without a certificate from --ca")
       ->needs(ca);
   cmd->add_option("--max-bytes", flags.max_bytes, "Largest payload a test may ask for (K, M, G, T suffixes)")
+      ->type_name("SIZE")
       ->capture_default_str();
   cmd->add_option("--max-duration", flags.max_duration_s,
                   "Seconds a test's transfer may last, asked for or not")
       ->check(CLI::Range(0.001, kMaxSeconds))
       ->capture_default_str();
   cmd->add_option("--max-msg", flags.max_msg, "Largest message the server assembles as a receiver")
+      ->type_name("SIZE")
       ->capture_default_str();
   cmd->add_option("--max-clients", flags.max_clients, "Tests running at once; more are refused as busy")
       ->check(CLI::Range(1, 10'000))
@@ -189,7 +199,8 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
   CLI::Option* bytes = cmd->add_option("-n,--bytes", flags.bytes,
                                        "Payload bytes per run (default 1G); in datagram modes datagrams per "
                                        "sender (default 1000000). K, M, G, T "
-                                       "suffixes are powers of 1024");
+                                       "suffixes are powers of 1024")
+                           ->type_name("SIZE");
   CLI::Option* time =
       cmd->add_option("-t,--time", flags.time_s, "Seconds the sender sends per run, instead of a byte count")
           ->check(CLI::Range(0.001, kMaxSeconds));
@@ -199,18 +210,21 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
          "Report the receiver's bytes (datagram modes: datagrams received and lost) every this many seconds")
       ->check(CLI::Range(kMinIntervalSeconds, kMaxSeconds));
   cmd->add_option(
-      "-l,--length", flags.length,
-      "Chunk size: bytes per write and per read (default 64K); in datagram modes bytes per datagram, "
-      "12-byte header included (default 15)");
+         "-l,--length", flags.length,
+         "Chunk size: bytes per write and per read (default 64K); in datagram modes bytes per datagram, "
+         "12-byte header included (default 15)")
+      ->type_name("SIZE");
   cmd->add_option(
-      "-b,--bitrate", flags.rate,
-      "Datagram modes: bits per second per sender, K, M, G suffixes powers of 1000 (default 0: as "
-      "fast as it can)");
+         "-b,--bitrate", flags.rate,
+         "Datagram modes: bits per second per sender, K, M, G suffixes powers of 1000 (default 0: as "
+         "fast as it can)")
+      ->type_name("RATE");
   cmd->add_flag("--gso", flags.gso,
                 "Datagram modes: hand the kernel up to 64 datagrams per send as one buffer, cut into "
                 "datagrams by UDP segmentation offload (UDP_SEGMENT)");
   cmd->add_flag("-R,--reverse", flags.reverse, "The server sends, the client receives");
-  CLI::Option* ca = cmd->add_option("--ca", flags.ca_file, "Trust the CA certificates in this PEM file");
+  CLI::Option* ca =
+      cmd->add_option("--ca", flags.ca_file, "Trust the CA certificates in this PEM file")->type_name("FILE");
   CLI::Option* insecure =
       cmd->add_flag("--insecure", flags.insecure, "Do not verify the server's certificate or host name");
   ca->excludes(insecure);
@@ -232,8 +246,10 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
       ->excludes(cmd->get_option("--cipher"))
       ->excludes(cmd->get_option("--tls-version"));
   CLI::Option* cert =
-      cmd->add_option("--cert", flags.cert_file, "Client certificate chain (PEM), for mutual TLS");
-  CLI::Option* key = cmd->add_option("--key", flags.key_file, "Client private key (PEM, unencrypted)");
+      cmd->add_option("--cert", flags.cert_file, "Client certificate chain (PEM), for mutual TLS")
+          ->type_name("FILE");
+  CLI::Option* key =
+      cmd->add_option("--key", flags.key_file, "Client private key (PEM, unencrypted)")->type_name("FILE");
   cert->needs(key);
   key->needs(cert);
   cmd->add_option("--handshakes", flags.handshakes,
@@ -247,20 +263,25 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
       ->capture_default_str();
   cmd->add_option("--msg-size", flags.msg_size,
                   "Send messages of this size (10 to 1G); -n is then the payload, in whole messages, and the "
-                  "receiver delivers each message whole (with raw framing it cuts the stream itself)");
+                  "receiver delivers each message whole (with raw framing it cuts the stream itself)")
+      ->type_name("SIZE");
   cmd->add_option("--max-msg", flags.max_msg, "The receiver refuses longer length prefixes (len4)")
+      ->type_name("SIZE")
       ->capture_default_str();
-  cmd->add_option("--read-size", flags.read_size, "Bytes the receiver asks of each read call (default: -l)");
-  CLI::Option* window = cmd->add_option("-w,--window", flags.window, "SO_SNDBUF and SO_RCVBUF on both ends");
-  cmd->add_option("--sndbuf", flags.sndbuf, "SO_SNDBUF on both ends")->excludes(window);
-  cmd->add_option("--rcvbuf", flags.rcvbuf, "SO_RCVBUF on both ends")->excludes(window);
+  cmd->add_option("--read-size", flags.read_size, "Bytes the receiver asks of each read call (default: -l)")
+      ->type_name("SIZE");
+  CLI::Option* window =
+      cmd->add_option("-w,--window", flags.window, "SO_SNDBUF and SO_RCVBUF on both ends")->type_name("SIZE");
+  cmd->add_option("--sndbuf", flags.sndbuf, "SO_SNDBUF on both ends")->type_name("SIZE")->excludes(window);
+  cmd->add_option("--rcvbuf", flags.rcvbuf, "SO_RCVBUF on both ends")->type_name("SIZE")->excludes(window);
   cmd->add_option("-P,--parallel", flags.parallel, "Parallel data connections per run, each its own stream")
       ->check(CLI::Range(1, static_cast<int>(protocol::kMaxStreams)))
       ->capture_default_str();
   cmd->add_flag("--bidir", flags.bidir,
                 "Both directions at once: odd-numbered streams go the other way (-P 2 at least)");
   cmd->add_option("--record-size", flags.record_size,
-                  "Largest TLS record the sender writes, 512..16K bytes (max send fragment)");
+                  "Largest TLS record the sender writes, 512..16K bytes (max send fragment)")
+      ->type_name("SIZE");
   cmd->add_flag("-N,--no-delay", flags.no_delay, "Set TCP_NODELAY during the transfer (disable Nagle)");
   add_timeout_flags(cmd, flags.timeouts);
 }
@@ -281,7 +302,8 @@ void add_sweep_command(CLI::App& app, SweepFlags& flags) {
   cmd->add_option("--mode", c.mode, "tcp, tls, or both")
       ->check(CLI::IsMember({"tcp", "tls", "both"}))
       ->capture_default_str();
-  CLI::Option* bytes = cmd->add_option("-n,--bytes", c.bytes, "Payload bytes per run (default 1G)");
+  CLI::Option* bytes =
+      cmd->add_option("-n,--bytes", c.bytes, "Payload bytes per run (default 1G)")->type_name("SIZE");
   cmd->add_option("-t,--time", c.time_s, "Seconds per run instead of -n")
       ->check(CLI::Range(0.001, kMaxSeconds))
       ->excludes(bytes);
@@ -290,13 +312,15 @@ void add_sweep_command(CLI::App& app, SweepFlags& flags) {
       ->check(CLI::Range(1, static_cast<int>(protocol::kMaxStreams)));
   cmd->add_option("--repeat", c.repeat, "Rounds per point (default 5)")->check(CLI::Range(1, kMaxRounds));
   cmd->add_option("--warmup", c.warmup, "Warm-up rounds per point")->check(CLI::Range(0, kMaxRounds));
-  CLI::Option* ca = cmd->add_option("--ca", c.ca_file, "Trust the CA certificates in this PEM file");
+  CLI::Option* ca =
+      cmd->add_option("--ca", c.ca_file, "Trust the CA certificates in this PEM file")->type_name("FILE");
   cmd->add_flag("--insecure", c.insecure, "Do not verify the server's certificate")->excludes(ca);
   cmd->add_flag("--verify", c.verify, "Check every byte on the receiver");
   cmd->add_option("--max-msg", c.max_msg, "The receiver refuses longer length prefixes")
+      ->type_name("SIZE")
       ->capture_default_str();
   const auto list = [&](const char* name, std::vector<std::string>& values, const char* what) {
-    cmd->add_option(name, values, what)->delimiter(',');
+    cmd->add_option(name, values, what)->delimiter(',')->type_name("LIST");
   };
   list("--msg-size", flags.msg_sizes, "Message sizes, comma-separated (10,1K,1400,...)");
   list("-l,--length", flags.lengths, "Chunk sizes");
@@ -306,7 +330,9 @@ void add_sweep_command(CLI::App& app, SweepFlags& flags) {
   list("--rcvbuf", flags.rcvbufs, "SO_RCVBUF on both ends");
   list("--read-size", flags.read_sizes, "The receiver's read sizes");
   list("--cipher", flags.ciphers, "TLS suites or TLS 1.2 cipher lists");
-  cmd->add_option("--out", flags.out, "Write PREFIX.csv and PREFIX.json")->capture_default_str();
+  cmd->add_option("--out", flags.out, "Write PREFIX.csv and PREFIX.json")
+      ->type_name("PREFIX")
+      ->capture_default_str();
   add_timeout_flags(cmd, c.timeouts);
 }
 
@@ -433,21 +459,45 @@ std::string one_line(std::string text) {
   return text;
 }
 
+// Every flag of every subcommand, bound to these values.
+struct Flags {
+  app::CertsConfig certs;
+  ServerFlags server;
+  ClientFlags client;
+  SweepFlags sweep;
+};
+
+void define_command_line(CLI::App& app, Flags& flags) {
+  app.set_version_flag(
+      "-V,--version", [] { return app::build_description(); },
+      "Print the version, TLS library, transports and kernel TLS support, and exit");
+  app.require_subcommand(0, 1);
+  add_certs_command(app, flags.certs);
+  add_server_command(app, flags.server);
+  add_client_command(app, flags.client);
+  add_sweep_command(app, flags.sweep);
+}
+
+constexpr const char* kProgramDescription =
+    "tlscmp: what TLS costs over plain TCP, on these hosts, for this workload";
+
 }  // namespace
 
-Command parse_command_line(int argc, const char* const* argv) {
-  CLI::App app{"tlscmp: what TLS costs over plain TCP, on these hosts, for this workload", "tlscmp"};
-  app.set_version_flag("-V,--version", std::string("tlscmp ") + kVersion);
-  app.require_subcommand(0, 1);
+void visit_command_line(const std::function<void(const CLI::App&)>& visit) {
+  CLI::App app{kProgramDescription, "tlscmp"};
+  Flags flags;
+  define_command_line(app, flags);
+  visit(app);
+}
 
-  app::CertsConfig certs;
-  ServerFlags server_flags;
-  ClientFlags client_flags;
-  add_certs_command(app, certs);
-  add_server_command(app, server_flags);
-  add_client_command(app, client_flags);
-  SweepFlags sweep_flags;
-  add_sweep_command(app, sweep_flags);
+Command parse_command_line(int argc, const char* const* argv) {
+  CLI::App app{kProgramDescription, "tlscmp"};
+  Flags flags;
+  define_command_line(app, flags);
+  const app::CertsConfig& certs = flags.certs;
+  const ServerFlags& server_flags = flags.server;
+  const ClientFlags& client_flags = flags.client;
+  const SweepFlags& sweep_flags = flags.sweep;
 
   try {
     app.parse(argc, argv);

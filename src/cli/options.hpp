@@ -1,10 +1,15 @@
 #pragma once
 
+#include <functional>
 #include <string>
 #include <variant>
 
 #include "app/config.hpp"
 #include "app/sweep.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace tlscmp::cli {
 
@@ -28,5 +33,10 @@ using Command = std::variant<HelpRequest, app::CertsConfig, app::ServerConfig, C
 
 // Options in, validated values out. Throws UsageError with a one-line reason.
 Command parse_command_line(int argc, const char* const* argv);
+
+// Builds the whole command line, every subcommand and flag as --help shows
+// them, and hands it to `visit`: the man page and the shell completion are
+// written from it (cli/manual.hpp).
+void visit_command_line(const std::function<void(const CLI::App&)>& visit);
 
 }  // namespace tlscmp::cli

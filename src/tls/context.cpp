@@ -109,6 +109,20 @@ void set_cipher(SSL_CTX* ctx, const Policy& policy) {
   }
 }
 
+// Names the groups in `list` that this library lacks, and those it has.
+std::string unknown_groups_message(const std::string& list) {
+  std::string unknown;
+  std::istringstream names(list);
+  for (std::string name; std::getline(names, name, ':');) {
+    if (!compat::has_group(name.c_str())) unknown += (unknown.empty() ? "" : ", ") + name;
+  }
+  std::string have;
+  for (const std::string& group : available_groups())
+    have += (have.empty() ? "" : ", ") + group;
+  return fmt::format("--groups {}: {} has no key exchange group named {}; it has {}", list,
+                     compat::library_version(), unknown.empty() ? list : unknown, have);
+}
+
 void apply_policy(SSL_CTX* ctx, const Policy& policy) {
   if (policy.version == "1.2" || policy.version == "1.3") {
     const int version = policy.version == "1.2" ? TLS1_2_VERSION : TLS1_3_VERSION;
@@ -119,8 +133,7 @@ void apply_policy(SSL_CTX* ctx, const Policy& policy) {
   set_cipher(ctx, policy);
   if (!policy.groups.empty() && !compat::set_groups(ctx, policy.groups)) {
     ERR_clear_error();
-    throw Error(fmt::format("unknown key exchange group in '{}' (try X25519, P-256, P-384, P-521, X448)",
-                            policy.groups));
+    throw Error(unknown_groups_message(policy.groups));
   }
   if (policy.ktls) compat::enable_ktls(ctx);
 }
@@ -234,6 +247,26 @@ std::unique_ptr<TlsStream> Context::client_stream(UniqueFd fd, const std::string
 
 std::string library_version() {
   return compat::library_version();
+}
+
+std::string header_version() {
+  return compat::header_version();
+}
+
+bool has_dtls() {
+  return compat::kHaveDtls;
+}
+
+std::vector<std::string> known_groups() {
+  return {std::begin(compat::kKnownGroups), std::end(compat::kKnownGroups)};
+}
+
+std::vector<std::string> available_groups() {
+  std::vector<std::string> groups;
+  for (const char* group : compat::kKnownGroups) {
+    if (compat::has_group(group)) groups.emplace_back(group);
+  }
+  return groups;
 }
 
 bool kernel_has_tls_ulp(std::string& available) {

@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tls/identity.hpp"
 #include "tls/policy.hpp"
@@ -65,5 +66,16 @@ bool kernel_has_tls_ulp(std::string& available);
 
 // Name and version of the TLS library in use, e.g. "OpenSSL 3.0.19 27 Jan 2026".
 std::string library_version();
+// The headers this build was compiled with, "OpenSSL 3.0.19 27 Jan 2026"; ""
+// where the library has no separate header version (BoringSSL).
+std::string header_version();
+
+// Whether this build has DTLS (the OpenSSL build; BoringSSL has no DTLSv1_listen).
+bool has_dtls();
+
+// The key exchange groups tlscmp knows by name (X25519 ... MLKEM ... ffdhe),
+// in table order; and those of them this library offers, in the same order.
+std::vector<std::string> known_groups();
+std::vector<std::string> available_groups();
 
 }  // namespace tlscmp::tls

@@ -40,12 +40,25 @@ inline constexpr bool kBoringSsl = false;
 #define TLSCMP_HAVE_DTLS 1
 #endif
 
+inline constexpr bool kHaveDtls = TLSCMP_HAVE_DTLS != 0;
+
 // "OpenSSL 3.0.19 27 Jan 2026", or "BoringSSL (API 17)".
 inline std::string library_version() {
 #ifdef OPENSSL_IS_BORINGSSL
   return "BoringSSL (API " + std::to_string(BORINGSSL_API_VERSION) + ")";
 #else
   return OpenSSL_version(OPENSSL_VERSION);
+#endif
+}
+
+// The headers this build was compiled against, where they may differ from
+// the library loaded at run time: "OpenSSL 3.0.19 27 Jan 2026". BoringSSL is
+// linked by path and has one version: "".
+inline std::string header_version() {
+#ifdef OPENSSL_IS_BORINGSSL
+  return {};
+#else
+  return OPENSSL_VERSION_TEXT;
 #endif
 }
 
@@ -140,6 +153,36 @@ inline bool set_groups(SSL_CTX* ctx, const std::string& groups) {
 #else
   return SSL_CTX_set1_groups_list(ctx, groups.c_str()) == 1;
 #endif
+}
+
+// The key exchange groups tlscmp knows by name, in the order its tables show
+// them: classic elliptic curves, the hybrid and pure ML-KEM groups of
+// OpenSSL 3.5 (and newer BoringSSL), BoringSSL's earlier Kyber draft, and
+// the finite-field groups. Which of them a library has, it is asked.
+inline constexpr const char* kKnownGroups[] = {"X25519",
+                                               "P-256",
+                                               "P-384",
+                                               "P-521",
+                                               "X448",
+                                               "X25519MLKEM768",
+                                               "SecP256r1MLKEM768",
+                                               "SecP384r1MLKEM1024",
+                                               "MLKEM512",
+                                               "MLKEM768",
+                                               "MLKEM1024",
+                                               "X25519Kyber768Draft00",
+                                               "ffdhe2048",
+                                               "ffdhe3072",
+                                               "ffdhe4096",
+                                               "ffdhe6144",
+                                               "ffdhe8192"};
+
+// Whether a context of this library accepts `group` by that name.
+inline bool has_group(const char* group) {
+  const std::unique_ptr<SSL_CTX, void (*)(SSL_CTX*)> ctx(SSL_CTX_new(TLS_method()), SSL_CTX_free);
+  const bool ok = ctx != nullptr && set_groups(ctx.get(), group);
+  ERR_clear_error();
+  return ok;
 }
 
 // Lets the peer's certificate be Ed25519: OpenSSL accepts it by default,

@@ -1,0 +1,69 @@
+#include "app/about.hpp"
+
+#include <sys/utsname.h>
+
+#include <fmt/format.h>
+#include <filesystem>
+#include <fstream>
+
+#include "tls/context.hpp"
+#include "version.hpp"
+
+namespace tlscmp::app {
+namespace {
+
+// Where the running kernel's modules would be: tls.ko may be there unloaded
+// (the kernel loads it on the first TCP_ULP "tls"), or built in.
+std::string tls_module_state() {
+  utsname u{};
+  if (::uname(&u) != 0) return "unknown";
+  const std::filesystem::path dir = std::filesystem::path("/lib/modules") / u.release;
+  std::ifstream builtin(dir / "modules.builtin");
+  for (std::string line; std::getline(builtin, line);) {
+    if (line.ends_with("/tls.ko")) return "built in";
+  }
+  std::error_code ec;
+  for (const char* name : {"tls.ko", "tls.ko.xz", "tls.ko.zst", "tls.ko.gz"}) {
+    if (std::filesystem::exists(dir / "kernel/net/tls" / name, ec)) return "a module, loaded on first use";
+  }
+  return {};
+}
+
+std::string kernel_tls_line() {
+  std::string ulps;
+  if (tls::kernel_has_tls_ulp(ulps)) return "yes: this kernel offers the tls ULP, so --ktls can use it";
+  const std::string module = tls_module_state();
+  if (!module.empty() && module != "unknown") return fmt::format("yes: the tls ULP is {}", module);
+  return fmt::format(
+      "no: this kernel offers no tls ULP (tcp_available_ulp: {}); --ktls falls back to user space",
+      ulps.empty() ? "none" : ulps);
+}
+
+std::string join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words)
+    out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+}  // namespace
+
+std::string build_description() {
+  std::string library = tls::library_version();
+  const std::string headers = tls::header_version();
+  if (!headers.empty() && headers != library) library += fmt::format(" (built with {} headers)", headers);
+#ifdef TLSCMP_BORINGSSL_PACKAGE
+  library += " from " TLSCMP_BORINGSSL_PACKAGE;
+#endif
+  const bool dtls = tls::has_dtls();
+  std::string out = fmt::format("tlscmp {}\n", kVersion);  // CLI11 adds the last newline
+  out += fmt::format("TLS library: {}\n", library);
+  out += fmt::format("transports: tcp, tls (TLS 1.2, 1.3), udp{}\n", dtls ? ", dtls (DTLS 1.2)" : "");
+  out += fmt::format(
+      "DTLS: {}\n", dtls ? "yes" : "no (tlscmp's DTLS server needs DTLSv1_listen, which this library lacks)");
+  out += fmt::format("key exchange groups: {}\n", join(tls::available_groups()));
+  out += fmt::format("kernel TLS: {}", kernel_tls_line());
+  return out;
+}
+
+}  // namespace tlscmp::app
