@@ -3,6 +3,7 @@
 #include <sys/random.h>
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -403,29 +404,33 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
   return result;
 }
 
+// What one handshake test measured: each handshake's figures, [0] full and
+// [1] resumed, and what the last full one negotiated.
+struct HandshakeTest {
+  measure::HandshakeSamples kinds[2];
+  measure::TlsParameters tls;
+};
+
 // --handshakes N: N full handshakes and N resumed ones, alternating, each on a
-// connection of its own that closes right after.
-measure::HandshakeResults run_handshake_test(const ClientConfig& config, const tls::Context& tls,
-                                             InterruptWatch& interrupt, measure::Environment& environment) {
+// connection of its own that closes right after. With a `budget`, no new pair
+// starts once that much time has gone (one pair at least).
+HandshakeTest run_handshake_test(const ClientConfig& config, int count, const tls::Context& tls,
+                                 InterruptWatch& interrupt, measure::Environment& environment,
+                                 std::chrono::milliseconds budget = {}) {
   const Timeouts& timeouts = config.timeouts;
   TcpStream control(connect_tcp(config.host, config.port, Deadline::after(timeouts.connect)));
   const InterruptWatch::Guard control_guard(interrupt, control.native_handle());
   protocol::TestRequest request;
   request.mode = Mode::tls;
   request.chunk_bytes = 1;
-  request.handshakes = static_cast<std::uint32_t>(2 * config.handshakes);
+  request.handshakes = static_cast<std::uint32_t>(2 * count);
   request.client_version = kVersion;
   const protocol::TestAccept accept = start_test(control, request, timeouts, environment);
 
-  measure::HandshakeResults results;
-  results.requested = config.handshakes;
-  std::vector<double> us[2];         // [0] full, [1] resumed: connect plus handshake
-  std::vector<double> tls_us[2];     // the TLS handshake alone
-  std::vector<double> bytes_in[2];   // TLS bytes read during the handshake
-  std::vector<double> bytes_out[2];  // TLS bytes written during the handshake
-  std::size_t resumed[2] = {0, 0};
+  HandshakeTest results;
   std::uint64_t made = 0;
-  for (int i = 0; i < config.handshakes && !interrupt.interrupted(); ++i) {
+  const Deadline stop = budget.count() > 0 ? Deadline::after(budget) : Deadline::never();
+  for (int i = 0; i < count && !interrupt.interrupted() && (i == 0 || !stop.expired()); ++i) {
     tls::Session session;  // from the full handshake, for the resumed one after it
     for (int kind = 0; kind < 2 && !interrupt.interrupted(); ++kind) {
       const std::int64_t start_ns = measure::now_ns();
@@ -434,17 +439,21 @@ measure::HandshakeResults run_handshake_test(const ClientConfig& config, const t
       set_nodelay(fd.get(), true);
       const std::int64_t connected_ns = measure::now_ns();
       auto stream = tls.client_stream(std::move(fd), config.host, kind == 1 ? session : tls::Session{});
+      stream->count_hellos();
       stream->set_deadline(Deadline::after(timeouts.handshake));
       if (const std::error_code ec = stream->handshake()) {
         throw Error(fmt::format("TLS handshake {} with {}:{} failed: {}", made + 1, config.host, config.port,
                                 describe(ec, stream->error_detail())));
       }
       const std::int64_t end_ns = measure::now_ns();
-      us[kind].push_back(measure::ns_to_us(end_ns - start_ns));
-      tls_us[kind].push_back(measure::ns_to_us(end_ns - connected_ns));
+      measure::HandshakeSamples& samples = results.kinds[kind];
+      samples.handshake_us.push_back(measure::ns_to_us(end_ns - start_ns));
+      samples.tls_us.push_back(measure::ns_to_us(end_ns - connected_ns));
       const tls::SessionInfo after_handshake = stream->session_info();
-      bytes_in[kind].push_back(static_cast<double>(after_handshake.bytes_read));
-      bytes_out[kind].push_back(static_cast<double>(after_handshake.bytes_written));
+      samples.bytes_received.push_back(static_cast<double>(after_handshake.bytes_read));
+      samples.bytes_sent.push_back(static_cast<double>(after_handshake.bytes_written));
+      samples.client_hello_bytes.push_back(after_handshake.client_hello_bytes);
+      samples.server_hello_bytes.push_back(after_handshake.server_hello_bytes);
       // Say which test this is, and take the server's byte: with it come the
       // TLS 1.3 session tickets that the resumed handshake needs.
       std::error_code ec;
@@ -459,7 +468,7 @@ measure::HandshakeResults run_handshake_test(const ClientConfig& config, const t
       // ended without close_notify.
       stream->shutdown_send(ec);
       const tls::SessionInfo info = stream->session_info();
-      if (info.resumed) ++resumed[kind];
+      if (info.resumed) ++samples.resumed;
       if (kind == 0) {
         session = stream->session();
         results.tls = {info.version,
@@ -484,12 +493,79 @@ measure::HandshakeResults run_handshake_test(const ClientConfig& config, const t
     throw Error(
         fmt::format("the server counted {} handshake connections, the client made {}", theirs.bytes, made));
   }
-  for (int kind = 0; kind < 2; ++kind) {
-    (kind == 0 ? results.full : results.resumed) = measure::HandshakeKind{
-        measure::summarize(us[kind]), measure::summarize(tls_us[kind]), measure::summarize(bytes_in[kind]),
-        measure::summarize(bytes_out[kind]), resumed[kind]};
-  }
   return results;
+}
+
+// --compare-groups without --handshakes: full and resumed handshakes per
+// group and round (100 each over the default 5 rounds), and the time a group
+// may take per round, so that the slow finite-field groups (ffdhe8192: most
+// of a second per handshake) are measured with fewer handshakes, not for minutes.
+constexpr int kGroupHandshakesPerRound = 20;
+constexpr std::chrono::milliseconds kGroupBudgetPerRound{1000};
+
+// --compare-groups: the handshake test with each key exchange group this
+// library has, alone, group after group within each round. A group the
+// server refuses is a row with its error; the others go on.
+void run_group_comparison(const ClientConfig& config, const tls::ClientConfig& tls_config,
+                          InterruptWatch& interrupt, measure::Comparison& comparison) {
+  struct Entry {
+    std::string group;
+    tls::Context context;
+    HandshakeTest samples;
+    std::string error;
+  };
+  const std::vector<std::string> available = tls::available_groups();
+  std::vector<Entry> entries;
+  std::string lacking;
+  for (const std::string& group : tls::known_groups()) {
+    if (std::find(available.begin(), available.end(), group) == available.end()) {
+      lacking += (lacking.empty() ? "" : ", ") + group;
+      continue;
+    }
+    tls::ClientConfig one = tls_config;
+    one.policy.groups = group;
+    entries.push_back({group, tls::Context::for_client(one), {}, {}});
+  }
+  if (!lacking.empty())
+    comparison.notes.push_back(fmt::format("{} has no {}: left out", tls::library_version(), lacking));
+  const int per_round = config.handshakes > 0 ? config.handshakes : kGroupHandshakesPerRound;
+  const int total_rounds = config.warmup_rounds + config.rounds;
+  for (int r = 0; r < total_rounds && !comparison.interrupted; ++r) {
+    for (Entry& entry : entries) {
+      if (!entry.error.empty()) continue;  // it failed once: the server or the version cannot do it
+      try {
+        const HandshakeTest test = run_handshake_test(config, per_round, entry.context, interrupt,
+                                                      comparison.environment, kGroupBudgetPerRound);
+        if (r < config.warmup_rounds) continue;
+        for (int kind = 0; kind < 2; ++kind)
+          entry.samples.kinds[kind].add(test.kinds[kind]);
+        entry.samples.tls = test.tls;
+      } catch (const Error& e) {
+        if (interrupt.interrupted()) {
+          comparison.interrupted = true;
+          break;
+        }
+        entry.error = e.what();
+      }
+    }
+  }
+  std::string cut_short;
+  for (const Entry& entry : entries) {
+    const std::size_t made = entry.samples.kinds[0].handshake_us.size();
+    if (entry.error.empty() && made < static_cast<std::size_t>(per_round * config.rounds))
+      cut_short += fmt::format("{}{} ({})", cut_short.empty() ? "" : ", ", entry.group, made);
+    measure::GroupHandshakes row{entry.group, std::nullopt, entry.error};
+    if (entry.error.empty() && !entry.samples.kinds[0].handshake_us.empty()) {
+      row.results = measure::HandshakeResults{per_round * config.rounds, entry.samples.kinds[0].summarize(),
+                                              entry.samples.kinds[1].summarize(), entry.samples.tls};
+    }
+    comparison.groups.push_back(std::move(row));
+  }
+  if (!cut_short.empty()) {
+    comparison.notes.push_back(
+        fmt::format("a group stops a round after {} s, so these made fewer full handshakes than asked: {}",
+                    std::chrono::duration<double>(kGroupBudgetPerRound).count(), cut_short));
+  }
 }
 
 // -w/--sndbuf/--rcvbuf: what the kernel applied, where it is not what was asked.
@@ -644,16 +720,22 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
   }
   for (const Variant& v : variants)
     parameters.variants.push_back(v.label);
-  std::optional<tls::Context> tls;
-  if (config.handshakes > 0) tls = tls::Context::for_client(tls_config);
-
   ClientConfig target = config;  // with the server actually used
   target.host = parameters.host;
   target.port = parameters.port;
+  if (config.compare_groups) {
+    parameters.compare_groups = true;
+    parameters.handshakes = config.handshakes > 0 ? config.handshakes : kGroupHandshakesPerRound;
+    run_group_comparison(target, tls_config, interrupt, comparison);
+    return comparison;
+  }
   if (config.handshakes > 0) {
     parameters.handshakes = config.handshakes;
     try {
-      comparison.handshakes = run_handshake_test(target, *tls, interrupt, environment);
+      const tls::Context tls = tls::Context::for_client(tls_config);
+      const HandshakeTest test = run_handshake_test(target, config.handshakes, tls, interrupt, environment);
+      comparison.handshakes = measure::HandshakeResults{config.handshakes, test.kinds[0].summarize(),
+                                                        test.kinds[1].summarize(), test.tls};
     } catch (const Error& e) {
       if (interrupt.interrupted()) {
         comparison.interrupted = true;

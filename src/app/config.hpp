@@ -71,6 +71,7 @@ struct ClientConfig {
   std::uint32_t record_size = 0;  // the sender's largest TLS record plaintext (0: 16384)
   int handshakes = 0;             // > 0: N full and N resumed handshakes instead of bulk runs
   bool compare_ciphers = false;   // run TLS once per suite (TLS 1.3 suites, TLS 1.2 AEADs)
+  bool compare_groups = false;    // handshakes with each key exchange group the library has, per round
   // Workload shape (seeds/000, seeds/001)
   framing::Framing framing = framing::Framing::raw;
   std::uint64_t msg_size = 0;  // > 0: messages of this size; -n is then the payload, in whole messages

@@ -98,6 +98,7 @@ struct ClientFlags {
   std::string record_size;
   int handshakes = 0;
   bool compare_ciphers = false;
+  bool compare_groups = false;
   std::string framing = "raw";
   std::string msg_size;
   std::string max_msg = "1G";
@@ -256,6 +257,13 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
                   "Instead of bulk runs: N full and N resumed TLS handshakes, alternating, timed one by one")
       ->check(CLI::Range(1, static_cast<int>(protocol::kMaxHandshakes / 2)))
       ->excludes(time);
+  cmd->add_flag("--compare-groups", flags.compare_groups,
+                "Instead of bulk runs: full and resumed handshakes with each key exchange group the TLS "
+                "library has (20 of each per group and round, or --handshakes N), in one table with ratios "
+                "to X25519")
+      ->excludes(cmd->get_option("--groups"))
+      ->excludes(cmd->get_option("--compare-ciphers"))
+      ->excludes(time);
   cmd->add_option(
          "--framing", flags.framing,
          "raw: a byte stream; len4: each message behind a 4-byte big-endian length (Erlang {packet,4})")
@@ -351,6 +359,7 @@ void to_datagram_config(const ClientFlags& flags, app::ClientConfig& c) {
   if (flags.verify) refuse("--verify");
   if (flags.handshakes > 0) refuse("--handshakes");
   if (flags.compare_ciphers) refuse("--compare-ciphers");
+  if (flags.compare_groups) refuse("--compare-groups");
   if (!flags.msg_size.empty() || flags.framing != "raw") refuse("--msg-size/--framing");
   if (!flags.read_size.empty()) refuse("--read-size");
   if (!flags.record_size.empty()) refuse("--record-size");
@@ -413,6 +422,7 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   c.tls_policy = flags.tls_policy;
   c.handshakes = flags.handshakes;
   c.compare_ciphers = flags.compare_ciphers;
+  c.compare_groups = flags.compare_groups;
   c.streams = static_cast<std::uint32_t>(flags.parallel);
   c.bidir = flags.bidir;
   if (c.bidir && c.streams < 2) c.streams = 2;  // one each way at least

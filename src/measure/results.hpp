@@ -226,6 +226,7 @@ struct TestParameters {
   std::uint32_t record_size = 0;    // --record-size, or 0
   bool client_certificate = false;  // --cert given: mutual TLS
   int handshakes = 0;               // --handshakes N, or 0 for a bulk comparison
+  bool compare_groups = false;      // --compare-groups: N handshakes per group and round
   std::string framing = "raw";      // --framing
   std::uint64_t msg_size = 0;       // --msg-size, or 0 for a plain stream
   std::uint32_t read_size = 0;      // --read-size, or 0 (the chunk size)
@@ -245,9 +246,26 @@ struct HandshakeKind {
   Summary
       bytes_received;  // TLS bytes the client read during the handshake (a full one carries the certificate)
   Summary bytes_sent;  // TLS bytes the client wrote during the handshake
-  std::size_t resumed = 0;  // how many the server really resumed
+  std::size_t resumed = 0;     // how many the server really resumed
+  Summary client_hello_bytes;  // bytes of the ClientHello message(s) the client sent
+  Summary server_hello_bytes;  // bytes of the ServerHello message(s) it received
   // Handshakes per second one client makes, one after another: 1e6 / mean handshake_us.
   double per_second() const { return handshake_us.mean > 0 ? 1e6 / handshake_us.mean : 0; }
+};
+
+// The values behind a HandshakeKind, one per handshake, gathered over one or
+// more handshake tests (--compare-groups runs one per group per round).
+struct HandshakeSamples {
+  std::vector<double> handshake_us;
+  std::vector<double> tls_us;
+  std::vector<double> bytes_received;
+  std::vector<double> bytes_sent;
+  std::vector<double> client_hello_bytes;
+  std::vector<double> server_hello_bytes;
+  std::size_t resumed = 0;
+
+  void add(const HandshakeSamples& more);
+  HandshakeKind summarize() const;
 };
 
 struct HandshakeResults {
@@ -256,6 +274,27 @@ struct HandshakeResults {
   HandshakeKind resumed;
   TlsParameters tls;  // of the last full handshake
 };
+
+// --compare-groups: handshake tests with one key exchange group each.
+struct GroupHandshakes {
+  std::string group;                        // as --groups takes it: "X25519MLKEM768"
+  std::optional<HandshakeResults> results;  // none when its handshakes failed
+  std::string error;                        // why, e.g. the server does not have the group
+};
+
+// A group's figures over X25519's: > 1 means more (faster, slower, bigger).
+struct GroupRatios {
+  double full_per_second = 0;
+  double resumed_per_second = 0;
+  double full_tls_us_median = 0;  // the TLS handshake alone, medians
+  double resumed_tls_us_median = 0;
+  double client_hello_bytes = 0;  // medians
+  double server_hello_bytes = 0;
+};
+
+// The X25519 row's results, the baseline of the ratios; nullptr if it has none.
+const HandshakeResults* group_baseline(const std::vector<GroupHandshakes>& groups);
+GroupRatios group_ratios(const HandshakeResults& group, const HandshakeResults& x25519);
 
 struct Comparison {
   TestParameters parameters;
@@ -267,6 +306,7 @@ struct Comparison {
   // 95% bootstrap confidence interval of the median of those ratios (2+ pairs).
   std::optional<Interval95> tls_over_tcp_ci;
   std::optional<HandshakeResults> handshakes;  // --handshakes: this instead of bulk runs
+  std::vector<GroupHandshakes> groups;         // --compare-groups: these instead of bulk runs
   std::vector<DatagramRun> datagram_runs;      // udp and dtls modes: these instead of `runs`
   std::vector<DatagramStats> datagram_stats;   // one per datagram mode that has runs
   std::vector<std::string> notes;              // remarks for the reader, e.g. a suite this library cannot run

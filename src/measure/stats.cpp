@@ -35,6 +35,7 @@ Summary summarize(std::span<const double> values) {
   s.min = sorted.front();
   s.max = sorted.back();
   s.median = median_of_sorted(sorted);
+  s.p99 = percentile_of_sorted(sorted, 0.99);
   s.mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(n);
   if (n > 1) {
     double squares = 0;

@@ -14,6 +14,7 @@ struct Summary {
   double max = 0;
   double mean = 0;
   double stddev = 0;  // sample standard deviation (n - 1); 0 for fewer than two values
+  double p99 = 0;     // 99th percentile, interpolated between the closest ranks
 };
 
 Summary summarize(std::span<const double> values);

@@ -11,8 +11,8 @@ using nlohmann::json;
 using nlohmann::ordered_json;
 
 ordered_json to_json(const measure::Summary& s) {
-  return {{"count", s.count}, {"min", s.min},   {"median", s.median},
-          {"max", s.max},     {"mean", s.mean}, {"stddev", s.stddev}};
+  return {{"count", s.count}, {"min", s.min},       {"median", s.median}, {"max", s.max},
+          {"mean", s.mean},   {"stddev", s.stddev}, {"p99", s.p99}};
 }
 
 ordered_json to_json(const measure::SideCost& side, std::uint64_t bytes) {
@@ -95,25 +95,54 @@ ordered_json ratio_json(const measure::Comparison& c) {
   return r;
 }
 
-ordered_json handshakes_json(const measure::Comparison& c) {
-  if (!c.handshakes) return nullptr;
-  const measure::HandshakeResults& h = *c.handshakes;
-  auto kind = [](const measure::HandshakeKind& k) {
-    return ordered_json{{"count", k.handshake_us.count},
-                        {"resumed", k.resumed},
-                        {"handshake_us", to_json(k.handshake_us)},
-                        {"tls_us", to_json(k.tls_us)},
-                        {"bytes_received", to_json(k.bytes_received)},
-                        {"bytes_sent", to_json(k.bytes_sent)},
-                        {"per_second", k.per_second()}};
-  };
+ordered_json to_json(const measure::HandshakeKind& k) {
+  return {{"count", k.handshake_us.count},
+          {"resumed", k.resumed},
+          {"handshake_us", to_json(k.handshake_us)},
+          {"tls_us", to_json(k.tls_us)},
+          {"bytes_received", to_json(k.bytes_received)},
+          {"bytes_sent", to_json(k.bytes_sent)},
+          {"client_hello_bytes", to_json(k.client_hello_bytes)},
+          {"server_hello_bytes", to_json(k.server_hello_bytes)},
+          {"per_second", k.per_second()}};
+}
+
+ordered_json to_json(const measure::HandshakeResults& h) {
   return {{"requested", h.requested},
           {"tls_version", h.tls.version},
           {"cipher", h.tls.cipher},
           {"group", h.tls.group},
           {"certificate_key_type", h.tls.certificate_key_type},
-          {"full", kind(h.full)},
-          {"resumed", kind(h.resumed)}};
+          {"full", to_json(h.full)},
+          {"resumed", to_json(h.resumed)}};
+}
+
+ordered_json handshakes_json(const measure::Comparison& c) {
+  return c.handshakes ? to_json(*c.handshakes) : ordered_json(nullptr);
+}
+
+// --compare-groups: a row per group, with its ratios to X25519's row.
+ordered_json groups_json(const measure::Comparison& c) {
+  if (!c.parameters.compare_groups) return nullptr;
+  const measure::HandshakeResults* base = measure::group_baseline(c.groups);
+  ordered_json rows = json::array();
+  for (const measure::GroupHandshakes& g : c.groups) {
+    ordered_json row = {{"group", g.group},
+                        {"error", g.error.empty() ? ordered_json(nullptr) : ordered_json(g.error)}};
+    if (g.results) {
+      row.update(to_json(*g.results));
+      row["vs_x25519"] = nullptr;
+      if (base != nullptr) {
+        const measure::GroupRatios r = measure::group_ratios(*g.results, *base);
+        row["vs_x25519"] = {
+            {"full_per_second", r.full_per_second},       {"resumed_per_second", r.resumed_per_second},
+            {"full_tls_us_median", r.full_tls_us_median}, {"resumed_tls_us_median", r.resumed_tls_us_median},
+            {"client_hello_bytes", r.client_hello_bytes}, {"server_hello_bytes", r.server_hello_bytes}};
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
 }
 
 }  // namespace
@@ -199,7 +228,9 @@ nlohmann::ordered_json comparison_json(const measure::Comparison& c) {
         {"bidir", p.bidir},
         {"packets", p.packets},
         {"rate_bps", p.rate_bps},
-        {"gso", p.gso}}},
+        {"gso", p.gso},
+        {"handshakes", p.handshakes},
+        {"compare_groups", p.compare_groups}}},
       {"environment",
        {{"client",
          {{"tlscmp_version", e.client_version},
@@ -218,6 +249,7 @@ nlohmann::ordered_json comparison_json(const measure::Comparison& c) {
       {"runs", runs},
       {"summary", summary},
       {"handshakes", handshakes_json(c)},
+      {"groups", groups_json(c)},
       {"datagram_runs", datagram_runs_json(c)},
       {"datagram_summary", datagram_summary_json(c)},
       {"notes", c.notes},

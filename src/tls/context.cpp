@@ -185,9 +185,18 @@ Context Context::for_server(const ServerConfig& config) {
   } else if (config.require_client_cert) {
     throw Error("--require-client-cert needs --ca FILE with the CAs to trust client certificates from");
   }
-  apply_policy(ctx.get(), config.policy);
+  // A test server takes every key exchange group its library has, not just
+  // the library's default few, so that a client may try any of them
+  // (--groups, --compare-groups). Which one is used, the client decides: it
+  // sends its key shares in its own order.
+  Policy policy = config.policy;
+  if (policy.groups.empty()) {
+    for (const std::string& group : available_groups())
+      policy.groups += (policy.groups.empty() ? "" : ":") + group;
+  }
+  apply_policy(ctx.get(), policy);
   compat::set_read_ahead(ctx.get(), config.read_ahead_bytes);
-  Offer offer = describe_offer(ctx.get(), config.policy);
+  Offer offer = describe_offer(ctx.get(), policy);
   return Context(std::move(ctx), std::move(offer));
 }
 

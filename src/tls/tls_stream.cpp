@@ -4,8 +4,10 @@
 #include <sys/socket.h>
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 
 #include "tls/ossl_ptr.hpp"
 #include "tls/ssl_compat.hpp"
@@ -16,6 +18,15 @@ namespace {
 
 int clamp_len(std::size_t n) {
   return n > INT_MAX ? INT_MAX : static_cast<int>(n);
+}
+
+// The message callback of count_hellos(): whole handshake messages, each
+// starting with its one-byte type.
+void watch_handshake(int /*write_p*/, int /*version*/, int content_type, const void* buf, std::size_t len,
+                     SSL* ssl, void* /*arg*/) {
+  if (content_type != SSL3_RT_HANDSHAKE || len == 0) return;
+  auto* stream = static_cast<TlsStream*>(SSL_get_app_data(ssl));
+  stream->note_handshake_message(static_cast<const unsigned char*>(buf)[0], len);
 }
 
 }  // namespace
@@ -66,10 +77,23 @@ std::error_code TlsStream::handle_failure(int ret) {
   }
 }
 
+void TlsStream::count_hellos() {
+  SSL_set_msg_callback(ssl_, watch_handshake);
+}
+
+void TlsStream::note_handshake_message(unsigned type, std::size_t bytes) {
+  const auto counted = static_cast<std::uint32_t>(std::min<std::size_t>(bytes, UINT32_MAX));
+  if (type == SSL3_MT_CLIENT_HELLO) client_hello_bytes_ += counted;
+  if (type == SSL3_MT_SERVER_HELLO) server_hello_bytes_ += counted;
+}
+
 std::error_code TlsStream::handshake() {
   for (;;) {
     const int ret = SSL_do_handshake(ssl_);
-    if (ret == 1) return {};
+    if (ret == 1) {
+      SSL_set_msg_callback(ssl_, nullptr);
+      return {};
+    }
     if (auto ec = handle_failure(ret)) {
       if (ec == TransportErrc::eof || ec == TransportErrc::truncated) {
         error_detail_ = "the peer closed the connection during the handshake";
@@ -95,6 +119,8 @@ SessionInfo TlsStream::session_info() const {
   info.ktls_receive = compat::ktls_receive(ssl_);
   info.bytes_read = BIO_number_read(SSL_get_rbio(ssl_));
   info.bytes_written = BIO_number_written(SSL_get_wbio(ssl_));
+  info.client_hello_bytes = client_hello_bytes_;
+  info.server_hello_bytes = server_hello_bytes_;
   return info;
 }
 

@@ -23,6 +23,11 @@ struct SessionInfo {
   bool ktls_receive = false;                // the kernel decrypts what this side receives
   std::uint64_t bytes_read = 0;             // TLS bytes read from the socket so far (records, not payload)
   std::uint64_t bytes_written = 0;          // TLS bytes written to the socket so far
+  // With count_hellos(): bytes of the ClientHello and ServerHello handshake
+  // messages (4-byte message header included, record header not) this side
+  // sent or received, a HelloRetryRequest's second round included; else 0.
+  std::uint32_t client_hello_bytes = 0;
+  std::uint32_t server_hello_bytes = 0;
 };
 
 // A saved TLS session, to resume with a later connection (a session ticket or ID).
@@ -64,6 +69,12 @@ class TlsStream final : public Stream {
   void note_certificate_request() { certificate_requested_ = true; }
   // Caps the plaintext of each record this side sends (512..16384 bytes).
   void set_max_record_size(std::size_t bytes);
+  // Before handshake(): count the bytes of the hello messages, for
+  // session_info(). A message callback, removed when the handshake is done,
+  // so that the data path never pays for it.
+  void count_hellos();
+  // For that callback: a handshake message of `type` and `bytes` went by.
+  void note_handshake_message(unsigned type, std::size_t bytes);
 
   std::size_t read_some(std::span<std::byte> buf, std::error_code& ec) override;
   std::size_t write_some(std::span<const std::byte> buf, std::error_code& ec) override;
@@ -78,6 +89,8 @@ class TlsStream final : public Stream {
   ssl_st* ssl_;
   Session latest_session_;  // the newest resumable session the server gave us
   bool certificate_requested_ = false;
+  std::uint32_t client_hello_bytes_ = 0;
+  std::uint32_t server_hello_bytes_ = 0;
 };
 
 }  // namespace tlscmp::tls

@@ -110,6 +110,12 @@ TEST_CASE("resumed handshakes are reported as resumed, and carry fewer bytes tha
     // No certificate in a resumed handshake: a size, not a time, so no noise.
     CHECK(h["resumed"]["bytes_received"]["median"].get<double>() <
           h["full"]["bytes_received"]["median"].get<double>());
+    // The hellos, counted by message: a resumed ClientHello carries the
+    // session (a ticket, or the TLS 1.3 PSK), so it is the larger one.
+    CHECK(h["full"]["client_hello_bytes"]["median"].get<double>() > 100);
+    CHECK(h["full"]["server_hello_bytes"]["median"].get<double>() > 40);
+    CHECK(h["resumed"]["client_hello_bytes"]["median"].get<double>() >
+          h["full"]["client_hello_bytes"]["median"].get<double>());
   }
 }
 

@@ -26,6 +26,17 @@ TEST_CASE("the median of an even-sized sample is the mean of the middle two") {
   CHECK(s.mean == doctest::Approx(25));
 }
 
+TEST_CASE("the 99th percentile interpolates between the closest ranks") {
+  std::vector<double> v;
+  for (int i = 100; i >= 1; --i)
+    v.push_back(i);  // 1..100, given in reverse
+  const Summary s = summarize(v);
+  // Rank 0.99 * 99 = 98.01: between 99 and 100.
+  CHECK(s.p99 == doctest::Approx(99.01));
+  CHECK(summarize(std::vector<double>{5, 1, 4, 2, 3}).p99 == doctest::Approx(4.96));  // rank 3.96
+  CHECK(summarize(std::vector<double>{7}).p99 == 7);
+}
+
 TEST_CASE("one value and no values") {
   const std::vector<double> one{7};
   const Summary s = summarize(one);
