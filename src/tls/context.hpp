@@ -16,7 +16,7 @@ struct ssl_ctx_st;
 namespace tlscmp::tls {
 
 // Read-ahead buffer used unless told otherwise: the size with which the bare
-// loop in ../shared/bench/tls-ceiling.c reaches its ceiling.
+// loop in bench/tls-ceiling.c reaches its ceiling.
 inline constexpr std::size_t kDefaultReadAheadBytes = 256 * 1024;
 
 struct ServerConfig {
