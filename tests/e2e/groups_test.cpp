@@ -95,10 +95,14 @@ TEST_CASE("--compare-groups: a row per group the library has, hello sizes, ratio
         median(x25519["full"], "client_hello_bytes") + 33);
   if (has(groups, "X25519MLKEM768")) {
     // An ML-KEM-768 public key (1184 bytes) rides along X25519's in the
-    // ClientHello, and its ciphertext (1088 bytes) in the ServerHello.
+    // ClientHello, and its ciphertext (1088 bytes) in the ServerHello. With
+    // no elliptic-curve group offered, OpenSSL 3.5 leaves out the 8-byte
+    // ec_point_formats extension, so the ClientHello grows by 1176 there.
     const json& hybrid = row(j, "X25519MLKEM768");
-    CHECK(median(hybrid["full"], "client_hello_bytes") ==
-          median(x25519["full"], "client_hello_bytes") + 1184);
+    const double grown =
+        median(hybrid["full"], "client_hello_bytes") - median(x25519["full"], "client_hello_bytes");
+    CHECK(grown >= 1184 - 8);
+    CHECK(grown <= 1184);
     CHECK(median(hybrid["full"], "server_hello_bytes") ==
           median(x25519["full"], "server_hello_bytes") + 1088);
     CHECK(hybrid["tls_version"] == "TLSv1.3");
