@@ -100,7 +100,9 @@ int run(const tlscmp::cli::Command& command) {
       std::cout << report::render_csv(comparison);
       break;
     case app::OutputFormat::text:
-      std::cout << report::render_text(comparison);
+      // With -i the header came first, before the live lines.
+      std::cout << (config.interval.count() > 0 ? report::render_text_body(comparison)
+                                                : report::render_text(comparison));
       break;
   }
   std::cout.flush();

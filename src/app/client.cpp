@@ -16,6 +16,7 @@
 #include "app/streams.hpp"
 #include "app/tls_facts.hpp"
 #include "app/transfer.hpp"
+#include "endpoint.hpp"
 #include "measure/clock.hpp"
 #include "measure/environment.hpp"
 #include "tls/context.hpp"
@@ -43,17 +44,20 @@ class EmbeddedServer {
   EmbeddedServer& operator=(const EmbeddedServer&) = delete;
 
   std::uint16_t port() const { return server_.port(); }
-  const std::string& ca_pem() const { return certificates_.ca_certificate_pem; }
+  const std::string& ca_pem() const { return certificates_.ca.certificate_chain_pem; }
 
  private:
   // Like a server started by hand with no options, but for --ktls, which
-  // the client asks of both ends.
+  // the client asks of both ends, and the caps: this server is the client's
+  // own, so whatever the client may ask (-n up to 1P, -t up to its limit) runs.
   static ServerConfig embedded_config(const Timeouts& timeouts, bool ktls) {
     ServerConfig config;
     config.bind_address = "127.0.0.1";
     config.port = 0;
     config.timeouts = timeouts;
     config.tls_policy.ktls = ktls;
+    config.max_bytes = protocol::kMaxTestBytes;
+    config.max_duration = std::chrono::milliseconds(protocol::kMaxDurationMs);
     return config;
   }
 
@@ -82,9 +86,7 @@ class TestRun {
   std::unique_ptr<Stream> open_data_connection(const protocol::Cookie& cookie, std::uint32_t index,
                                                double& handshake_us);
   void await_ready(Stream& stream) const;
-  std::string rejection_hint(const Stream& stream) const;
   protocol::TestRequest request() const;
-  std::string offers_text() const;
 
   const ClientConfig& config_;
   const tls::Context* tls_;
@@ -116,13 +118,78 @@ std::string client_certificate_hint(const std::string& detail) {
   return {};
 }
 
-std::string TestRun::offers_text() const {
-  const tls::Offer& mine = tls_->offer();
+// In TLS 1.3 the server judges the client certificate after the client's
+// handshake is done: its verdict arrives as an alert on the first read, or, when
+// the server's close reset the connection first, not at all. Then the request
+// for a certificate this client did not have is the likely reason.
+std::string rejection_hint(const Stream& stream, const ClientConfig& config) {
+  std::string hint = client_certificate_hint(stream.error_detail());
+  const auto* tls = dynamic_cast<const tls::TlsStream*>(&stream);
+  if (hint.empty() && tls != nullptr && tls->certificate_requested() && config.cert_file.empty()) {
+    hint = " (the server asked for a client certificate: --cert FILE --key FILE)";
+  }
+  return hint;
+}
+
+std::string offers_text(const tls::Offer& mine, const protocol::TestAccept& accept) {
   return fmt::format(
       "; the client offered versions {}, ciphers {}, groups {}; the server accepts versions {}, ciphers {}, "
       "groups {}",
-      mine.versions, mine.ciphers, mine.groups, accept_.tls_versions, accept_.tls_ciphers,
-      accept_.tls_groups);
+      mine.versions, mine.ciphers, mine.groups, accept.tls_versions, accept.tls_ciphers, accept.tls_groups);
+}
+
+// The certificate a TLS 1.2 cipher name needs: "ECDHE-ECDSA-..." an ECDSA (or
+// Ed25519) one, "ECDHE-RSA-...", "DHE-RSA-..." and plain "AES..." an RSA one.
+std::string certificate_for_cipher(const std::string& cipher) {
+  if (cipher.find("ECDSA") != std::string::npos) return "ECDSA";
+  if (cipher.find("RSA") != std::string::npos || cipher.rfind("AES", 0) == 0) return "RSA";
+  return {};
+}
+
+// "the server's certificate is ECDSA P-256; TLS 1.2 cipher ECDHE-RSA-... needs an
+// RSA certificate", where no cipher of a TLS 1.2 list fits the server's
+// certificate; else "".
+std::string cipher_certificate_mismatch(const std::string& ciphers, const std::string& certificate) {
+  if (ciphers.empty() || ciphers.rfind("TLS_", 0) == 0 || certificate.empty()) return {};
+  std::string needs;
+  std::size_t start = 0;
+  while (start <= ciphers.size()) {
+    const std::size_t end = std::min(ciphers.find(':', start), ciphers.size());
+    needs = certificate_for_cipher(ciphers.substr(start, end - start));
+    const bool fits = needs.empty() || (needs == "RSA" && certificate.rfind("RSA", 0) == 0) ||
+                      (needs == "ECDSA" && (certificate.rfind("ECDSA", 0) == 0 || certificate == "Ed25519"));
+    if (fits) return {};
+    start = end + 1;
+  }
+  return fmt::format("the server's certificate is {}; TLS 1.2 cipher {} needs {} certificate", certificate,
+                     ciphers, needs == "RSA" ? "an RSA" : "an ECDSA or Ed25519");
+}
+
+// Why a TLS handshake with the server failed, in one line that says what to
+// change: the certificate (expired, not yet valid, not for this name, not
+// from the trusted CA), a cipher the certificate cannot serve, or what each
+// side offers when they share nothing.
+std::string explain_handshake_failure(const tls::TlsStream& stream, std::error_code ec,
+                                      const ClientConfig& config, const tls::Offer& mine,
+                                      const protocol::TestAccept& accept) {
+  std::string reason = describe(ec, stream.error_detail());
+  switch (stream.verify_failure()) {
+    case tls::VerifyFailure::untrusted:
+      if (config.ca_file.empty())
+        reason += " (trust the server's CA with --ca FILE, or skip verification with --insecure)";
+      return reason;
+    case tls::VerifyFailure::name_mismatch:
+      return reason + fmt::format(" (the server's certificate does not name '{}'; see tlscmp certs --host)",
+                                  config.host);
+    case tls::VerifyFailure::none:
+      break;
+    default:
+      return reason;
+  }
+  if (!is_negotiation_failure(stream.error_detail())) return reason;
+  const std::string mismatch =
+      cipher_certificate_mismatch(config.tls_policy.cipher, accept.certificate_key_type);
+  return mismatch.empty() ? reason + offers_text(mine, accept) : mismatch;
 }
 
 std::unique_ptr<Stream> TestRun::open_data_connection(const protocol::Cookie& cookie, std::uint32_t index,
@@ -137,16 +204,8 @@ std::unique_ptr<Stream> TestRun::open_data_connection(const protocol::Cookie& co
     auto tls = tls_->client_stream(std::move(fd), config_.host);
     tls->set_deadline(Deadline::after(timeouts.handshake));
     if (const std::error_code ec = tls->handshake()) {
-      std::string reason = describe(ec, tls->error_detail());
-      if (tls->verify_failure() == tls::VerifyFailure::untrusted) {
-        reason += " (trust the server's CA with --ca FILE, or skip verification with --insecure)";
-      } else if (tls->verify_failure() == tls::VerifyFailure::name_mismatch) {
-        reason += fmt::format(" (the server's certificate does not name '{}'; see tlscmp certs --host)",
-                              config_.host);
-      } else if (is_negotiation_failure(tls->error_detail())) {
-        reason += offers_text();
-      }
-      throw Error(fmt::format("TLS handshake with {}:{} failed: {}", config_.host, config_.port, reason));
+      throw Error(fmt::format("TLS handshake with {} failed: {}", host_port(config_.host, config_.port),
+                              explain_handshake_failure(*tls, ec, config_, tls_->offer(), accept_)));
     }
     if (config_.record_size != 0) tls->set_max_record_size(config_.record_size);
     stream = std::move(tls);
@@ -165,22 +224,9 @@ std::unique_ptr<Stream> TestRun::open_data_connection(const protocol::Cookie& co
   if (!ec) stream->write_all(stream_index, ec);
   if (ec) {
     throw Error(fmt::format("the server did not take the data connection: {}{}",
-                            describe(ec, stream->error_detail()), rejection_hint(*stream)));
+                            describe(ec, stream->error_detail()), rejection_hint(*stream, config_)));
   }
   return stream;
-}
-
-// In TLS 1.3 the server judges the client certificate after the client's
-// handshake is done: its verdict arrives as an alert on the first read, or, when
-// the server's close reset the connection first, not at all. Then the request
-// for a certificate this client did not have is the likely reason.
-std::string TestRun::rejection_hint(const Stream& stream) const {
-  std::string hint = client_certificate_hint(stream.error_detail());
-  const auto* tls = dynamic_cast<const tls::TlsStream*>(&stream);
-  if (hint.empty() && tls != nullptr && tls->certificate_requested() && config_.cert_file.empty()) {
-    hint = " (the server asked for a client certificate: --cert FILE --key FILE)";
-  }
-  return hint;
 }
 
 // Waits for the server's ready byte on a data connection: it comes once every
@@ -192,7 +238,7 @@ void TestRun::await_ready(Stream& stream) const {
   stream.read_exact({&ready, 1}, ec);
   if (ec) {
     throw Error(fmt::format("the server did not start the transfer: {}{}",
-                            describe(ec, stream.error_detail()), rejection_hint(stream)));
+                            describe(ec, stream.error_detail()), rejection_hint(stream, config_)));
   }
   if (ready != kReadyByte) throw protocol::ProtocolError("the server sent something other than ready");
 }
@@ -442,8 +488,9 @@ HandshakeTest run_handshake_test(const ClientConfig& config, int count, const tl
       stream->count_hellos();
       stream->set_deadline(Deadline::after(timeouts.handshake));
       if (const std::error_code ec = stream->handshake()) {
-        throw Error(fmt::format("TLS handshake {} with {}:{} failed: {}", made + 1, config.host, config.port,
-                                describe(ec, stream->error_detail())));
+        throw Error(fmt::format("TLS handshake {} with {} failed: {}", made + 1,
+                                host_port(config.host, config.port),
+                                explain_handshake_failure(*stream, ec, config, tls.offer(), accept)));
       }
       const std::int64_t end_ns = measure::now_ns();
       measure::HandshakeSamples& samples = results.kinds[kind];
@@ -462,8 +509,8 @@ HandshakeTest run_handshake_test(const ClientConfig& config, int count, const tl
       std::byte ready{};
       if (!ec) stream->read_exact({&ready, 1}, ec);
       if (ec)
-        throw Error(
-            fmt::format("handshake connection {}: {}", made + 1, describe(ec, stream->error_detail())));
+        throw Error(fmt::format("handshake connection {}: {}{}", made + 1,
+                                describe(ec, stream->error_detail()), rejection_hint(*stream, config)));
       // A clean close: OpenSSL will not resume a session whose connection
       // ended without close_notify.
       stream->shutdown_send(ec);
@@ -745,7 +792,24 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
     }
     return comparison;
   }
+  // One TLS handshake per TLS variant before the first measured run (not
+  // timed, not counted), so that a TLS setting that cannot work fails in
+  // seconds rather than after a whole TCP run.
+  for (const Variant& variant : variants) {
+    if (!variant.tls) continue;
+    try {
+      (void)run_handshake_test(target, 1, *variant.tls, interrupt, environment);
+    } catch (const Error& e) {
+      if (interrupt.interrupted()) {
+        comparison.interrupted = true;
+      } else {
+        comparison.error = variant.label == "tls" ? e.what() : fmt::format("{}: {}", variant.label, e.what());
+      }
+      return comparison;
+    }
+  }
   const std::uint64_t seed = random_seed();
+  if (observer != nullptr) observer->begin_comparison(parameters);
   // Warm-up rounds first, then the measured ones; each round runs every mode in turn.
   const int total_rounds = config.warmup_rounds + config.rounds;
   for (int r = 0; r < total_rounds && comparison.error.empty() && !comparison.interrupted; ++r) {

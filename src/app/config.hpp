@@ -29,6 +29,7 @@ struct CertsConfig {
   std::vector<std::string> hosts;  // extra subjectAltNames for the server certificate
   int validity_days = 365;
   tls::KeyType key_type = tls::KeyType::ecdsa_p256;
+  bool new_ca = false;  // make a new CA even where the directory holds one
 };
 
 struct ServerConfig {

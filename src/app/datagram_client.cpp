@@ -14,6 +14,7 @@
 #include "app/control.hpp"
 #include "app/datagram.hpp"
 #include "app/interrupt.hpp"
+#include "endpoint.hpp"
 #include "measure/clock.hpp"
 #include "measure/cpu.hpp"
 #include "protocol/datagram.hpp"
@@ -237,8 +238,8 @@ measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, co
         s.session = dtls->connect(s.fd.get(), config.host,
                                   Deadline::after(timeouts.connect + timeouts.handshake), s.handshake);
       } catch (const Error& e) {
-        throw Error(fmt::format("{}:{} sender {}: {}{}", config.host, accept.udp_ports[i], i, e.what(),
-                                dtls_hint(e.what(), config.host)));
+        throw Error(fmt::format("{} sender {}: {}{}", host_port(config.host, accept.udp_ports[i]), i,
+                                e.what(), dtls_hint(e.what(), config.host)));
       }
       run.handshake_us += s.handshake.handshake_us / static_cast<double>(senders.size());
       run.cookie_us += s.handshake.cookie_us / static_cast<double>(senders.size());

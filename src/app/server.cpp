@@ -16,6 +16,7 @@
 #include "app/streams.hpp"
 #include "app/tls_facts.hpp"
 #include "app/transfer.hpp"
+#include "endpoint.hpp"
 #include "measure/environment.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
@@ -41,9 +42,7 @@ tcp::endpoint listen_endpoint(const ServerConfig& config) {
 }
 
 std::string format_endpoint(const tcp::endpoint& endpoint) {
-  const std::string address = endpoint.address().to_string();
-  return endpoint.address().is_v6() ? fmt::format("[{}]:{}", address, endpoint.port())
-                                    : fmt::format("{}:{}", address, endpoint.port());
+  return host_port(endpoint.address().to_string(), endpoint.port());
 }
 
 // Waits for the first byte of a new connection and returns it without consuming it.
@@ -477,6 +476,7 @@ protocol::TestAccept Server::accept_message(const protocol::Cookie& cookie) cons
   accept.tls_versions = offer.versions;
   accept.tls_ciphers = offer.ciphers;
   accept.tls_groups = offer.groups;
+  accept.certificate_key_type = offer.certificate_key_type;
   accept.ktls = config_.tls_policy.ktls;
   tls::kernel_has_tls_ulp(accept.tls_ulps);
   return accept;

@@ -130,7 +130,7 @@ test, so the server never needs a restart.
 )";
 
 constexpr const char* kSizes =
-    R"(Sizes are a number with an optional suffix K, M, G or T (either case), each a
+    R"(Sizes are a number with an optional suffix K, M, G, T or P (either case), each a
 power of 1024 as in iperf3: 64K is 65536 bytes. Rates (\-b) are bits per
 second with suffixes that are powers of 1000: 100M is 10^8 bit/s.
 )";

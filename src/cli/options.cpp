@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
+#include <charconv>
+#include <regex>
 
 #include "app/about.hpp"
 #include "cli/size.hpp"
@@ -144,6 +146,9 @@ void add_certs_command(CLI::App& app, app::CertsConfig& certs) {
          "Key type of all three certificates")
       ->check(CLI::IsMember(key_types))
       ->default_str(tls::to_string(certs.key_type));
+  cmd->add_flag(
+      "--new-ca", certs.new_ca,
+      "Make a new CA even where --dir holds one (whose ca.pem copies on clients then stop working)");
   cmd->add_option("--days", certs.validity_days, "Validity in days")
       ->check(CLI::Range(1, kMaxCertificateDays))
       ->capture_default_str();
@@ -168,7 +173,8 @@ void add_server_command(CLI::App& app, ServerFlags& flags) {
   cmd->add_flag("--require-client-cert", flags.require_client_cert,
                 "Mutual TLS: refuse TLS clients without a certificate from --ca")
       ->needs(ca);
-  cmd->add_option("--max-bytes", flags.max_bytes, "Largest payload a test may ask for (K, M, G, T suffixes)")
+  cmd->add_option("--max-bytes", flags.max_bytes,
+                  "Largest payload a test may ask for (K, M, G, T, P suffixes)")
       ->type_name("SIZE")
       ->capture_default_str();
   cmd->add_option("--max-duration", flags.max_duration_s,
@@ -199,7 +205,7 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
       ->capture_default_str();
   CLI::Option* bytes = cmd->add_option("-n,--bytes", flags.bytes,
                                        "Payload bytes per run (default 1G); in datagram modes datagrams per "
-                                       "sender (default 1000000). K, M, G, T "
+                                       "sender (default 1000000). K, M, G, T, P "
                                        "suffixes are powers of 1024")
                            ->type_name("SIZE");
   CLI::Option* time =
@@ -269,9 +275,10 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
          "raw: a byte stream; len4: each message behind a 4-byte big-endian length (Erlang {packet,4})")
       ->check(CLI::IsMember({"raw", "len4"}))
       ->capture_default_str();
-  cmd->add_option("--msg-size", flags.msg_size,
-                  "Send messages of this size (10 to 1G); -n is then the payload, in whole messages, and the "
-                  "receiver delivers each message whole (with raw framing it cuts the stream itself)")
+  cmd->add_option(
+         "--msg-size", flags.msg_size,
+         "Send messages of this size (1 byte to 1G); -n is then the payload, in whole messages, and the "
+         "receiver delivers each message whole (with raw framing it cuts the stream itself)")
       ->type_name("SIZE");
   cmd->add_option("--max-msg", flags.max_msg, "The receiver refuses longer length prefixes (len4)")
       ->type_name("SIZE")
@@ -363,6 +370,7 @@ void to_datagram_config(const ClientFlags& flags, app::ClientConfig& c) {
   if (!flags.msg_size.empty() || flags.framing != "raw") refuse("--msg-size/--framing");
   if (!flags.read_size.empty()) refuse("--read-size");
   if (!flags.record_size.empty()) refuse("--record-size");
+  if (flags.tls_policy.ktls) refuse("--ktls");
   if (flags.no_delay) refuse("-N");
   if (flags.parallel > static_cast<int>(protocol::kMaxSenders)) {
     throw UsageError(fmt::format("-P {}: at most {} senders", flags.parallel, protocol::kMaxSenders));
@@ -393,11 +401,59 @@ void to_datagram_config(const ClientFlags& flags, app::ClientConfig& c) {
   c.rounds = flags.repeat > 0 ? flags.repeat : 1;
 }
 
-ClientCommand to_client_command(const ClientFlags& flags) {
-  ClientCommand command;
-  app::ClientConfig& c = command.config;
+// TLS settings where no TLS runs: refused, as -b is without datagrams, so that
+// a flag never silently does nothing.
+void refuse_tls_flags_without_tls(const ClientFlags& flags) {
+  if (flags.mode != "tcp" && flags.mode != "udp") return;
+  // With udp, DTLS would take the first six; to_datagram_config refuses the rest.
+  const bool datagrams = flags.mode == "udp";
+  const std::pair<bool, const char*> given[] = {{!flags.tls_policy.version.empty(), "--tls-version"},
+                                                {!flags.tls_policy.cipher.empty(), "--cipher"},
+                                                {!flags.tls_policy.groups.empty(), "--groups"},
+                                                {!flags.ca_file.empty(), "--ca"},
+                                                {flags.insecure, "--insecure"},
+                                                {!flags.cert_file.empty(), "--cert"},
+                                                {flags.tls_policy.ktls && !datagrams, "--ktls"},
+                                                {!flags.record_size.empty() && !datagrams, "--record-size"},
+                                                {flags.compare_ciphers && !datagrams, "--compare-ciphers"},
+                                                {flags.handshakes > 0 && !datagrams, "--handshakes"},
+                                                {flags.compare_groups && !datagrams, "--compare-groups"}};
+  for (const auto& [set, flag] : given) {
+    if (set) {
+      throw UsageError(fmt::format("{} is for TLS, and --mode {} runs none: use --mode {}", flag, flags.mode,
+                                   datagrams ? "dtls or both-udp" : "tls or both"));
+    }
+  }
+}
+
+// HOST as written in URLs: "[::1]", or "[fd00::1]:5678" with a port; a bare
+// IPv6 address (::1) or a name is taken as it is.
+void split_host(const ClientFlags& flags, app::ClientConfig& c) {
   c.host = flags.host;
   c.port = static_cast<std::uint16_t>(flags.port);
+  if (flags.host.empty() || flags.host.front() != '[') return;
+  const auto close = flags.host.find(']');
+  if (close == std::string::npos || close == 1)
+    throw UsageError(
+        fmt::format("host '{}': write an IPv6 address as [ADDRESS] or [ADDRESS]:PORT", flags.host));
+  c.host = flags.host.substr(1, close - 1);
+  const std::string rest = flags.host.substr(close + 1);
+  if (rest.empty()) return;
+  int port = 0;
+  const auto [end, ec] = std::from_chars(rest.data() + 1, rest.data() + rest.size(), port);
+  if (rest.front() != ':' || ec != std::errc{} || end != rest.data() + rest.size() || port < 1 ||
+      port > 65535)
+    throw UsageError(fmt::format("host '{}': the port after ']:' must be 1 to 65535", flags.host));
+  if (flags.port != app::kDefaultPort && flags.port != port)
+    throw UsageError(fmt::format("host '{}' and -p {} name two ports; give one", flags.host, flags.port));
+  c.port = static_cast<std::uint16_t>(port);
+}
+
+ClientCommand to_client_command(const ClientFlags& flags) {
+  refuse_tls_flags_without_tls(flags);
+  ClientCommand command;
+  app::ClientConfig& c = command.config;
+  split_host(flags, c);
   if (flags.mode == "tcp") c.modes = {Mode::tcp};
   if (flags.mode == "tls") c.modes = {Mode::tls};
   const bool datagrams = flags.mode == "udp" || flags.mode == "dtls" || flags.mode == "both-udp";
@@ -442,8 +498,12 @@ ClientCommand to_client_command(const ClientFlags& flags) {
     c.read_size =
         static_cast<std::uint32_t>(parse_size(flags.read_size, "--read-size", 1, protocol::kMaxChunkBytes));
   }
-  c.sndbuf_bytes = buffer_size(flags.window.empty() ? flags.sndbuf : flags.window, "-w/--sndbuf");
-  c.rcvbuf_bytes = buffer_size(flags.window.empty() ? flags.rcvbuf : flags.window, "-w/--rcvbuf");
+  if (flags.window.empty()) {
+    c.sndbuf_bytes = buffer_size(flags.sndbuf, "--sndbuf");
+    c.rcvbuf_bytes = buffer_size(flags.rcvbuf, "--rcvbuf");
+  } else {
+    c.sndbuf_bytes = c.rcvbuf_bytes = buffer_size(flags.window, "-w");
+  }
   c.cert_file = flags.cert_file;
   c.key_file = flags.key_file;
   if (!flags.record_size.empty()) {
@@ -467,6 +527,15 @@ std::string one_line(std::string text) {
   while (!text.empty() && text.back() == ' ')
     text.pop_back();
   return text;
+}
+
+// CLI11 says "--port: At Most 1 required but received 3" of a flag given
+// three times; say it plainly. Other mismatches keep CLI11's words.
+std::string plain_mismatch(const std::string& text) {
+  static const std::regex repeated(R"(^(\S+): At Most 1 required but received (\d+)$)");
+  std::smatch m;
+  if (!std::regex_match(text, m, repeated)) return text;
+  return fmt::format("{} was given {} times; give it once", m[1].str(), m[2].str());
 }
 
 // Every flag of every subcommand, bound to these values.
@@ -516,6 +585,8 @@ Command parse_command_line(int argc, const char* const* argv) {
     return HelpRequest{sub->help(), 0};
   } catch (const CLI::CallForVersion& e) {
     return HelpRequest{std::string(e.what()) + "\n", 0};
+  } catch (const CLI::ArgumentMismatch& e) {
+    throw UsageError(plain_mismatch(one_line(e.what())));
   } catch (const CLI::ParseError& e) {
     throw UsageError(one_line(e.what()));
   }

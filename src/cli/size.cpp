@@ -10,7 +10,18 @@ namespace tlscmp::cli {
 
 namespace {
 
-// A number with an optional K, M, G or T suffix, each a power of `base`;
+// A bound as the flags take it: "1K" for 1024, "16M", else the plain number.
+std::string bound_text(std::uint64_t value, std::uint64_t base) {
+  static constexpr const char* kSuffixes[] = {"", "K", "M", "G", "T", "P"};
+  std::size_t unit = 0;
+  while (value != 0 && value % base == 0 && unit + 1 < std::size(kSuffixes)) {
+    value /= base;
+    ++unit;
+  }
+  return std::to_string(value) + kSuffixes[unit];
+}
+
+// A number with an optional K, M, G, T or P suffix, each a power of `base`;
 // `what` names the unit in messages ("bytes") and `example` shows a valid value.
 std::uint64_t parse_scaled(std::string_view text, std::string_view flag, std::uint64_t min, std::uint64_t max,
                            std::uint64_t base, std::string_view what, std::string_view example) {
@@ -35,6 +46,10 @@ std::uint64_t parse_scaled(std::string_view text, std::string_view flag, std::ui
     case 'T':
       unit = base * base * base * base;
       break;
+    case 'p':
+    case 'P':
+      unit = base * base * base * base * base;
+      break;
     default:
       break;
   }
@@ -43,15 +58,17 @@ std::uint64_t parse_scaled(std::string_view text, std::string_view flag, std::ui
   if (digits.empty() || digits.front() == '.' ||
       digits.find_first_not_of("0123456789.") != std::string_view::npos ||
       digits.find('.') != digits.rfind('.')) {
-    throw bad(fmt::format(
-        "not a number of {}; use a number with an optional K, M, G or T suffix (powers of {})", what, base));
+    throw bad(
+        fmt::format("not a number of {}; use a number with an optional K, M, G, T or P suffix (powers of {})",
+                    what, base));
   }
   double value = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
   if (ec != std::errc{} || end != digits.data() + digits.size()) throw bad("not a number");
   const double bytes = std::floor(value * static_cast<double>(unit));
   if (!(bytes >= static_cast<double>(min)) || bytes > static_cast<double>(max)) {
-    throw bad(fmt::format("must be between {} and {} {}", min, max, what));
+    throw bad(
+        fmt::format("must be between {} and {} {}", bound_text(min, base), bound_text(max, base), what));
   }
   return static_cast<std::uint64_t>(bytes);
 }

@@ -5,8 +5,9 @@
 
 namespace tlscmp::cli {
 
-// Parses a byte count: a number with an optional suffix K, M, G or T (either
-// case), each a power of 1024 as in iperf3: "64K" = 65536, "1.5M" = 1572864.
+// Parses a byte count: a number with an optional suffix K, M, G, T or P
+// (either case), each a power of 1024 as in iperf3: "64K" = 65536, "1.5M" =
+// 1572864, "1P" = 2^50.
 // A fraction of a byte is dropped. Throws UsageError naming `flag` for anything
 // else, or a count outside min..max.
 std::uint64_t parse_size(std::string_view text, std::string_view flag, std::uint64_t min, std::uint64_t max);
@@ -14,7 +15,7 @@ std::uint64_t parse_size(std::string_view text, std::string_view flag, std::uint
 // A datagram count, with the same suffixes (powers of 1024: "1M" = 1048576).
 std::uint64_t parse_count(std::string_view text, std::string_view flag, std::uint64_t min, std::uint64_t max);
 
-// Bits per second, as iperf3's -b: suffixes K, M, G, T are powers of 1000
+// Bits per second, as iperf3's -b: suffixes K, M, G, T, P are powers of 1000
 // ("100M" = 100,000,000).
 std::uint64_t parse_rate(std::string_view text, std::string_view flag, std::uint64_t min, std::uint64_t max);
 

@@ -65,9 +65,13 @@ std::vector<Interval> sum_intervals(const std::vector<std::vector<Interval>>& st
 
 // A live view of one side's transfers (the client's interval lines or
 // progress bar). The data loop calls it once per tick, never per chunk.
+struct TestParameters;
+
 class TransferObserver {
  public:
   virtual ~TransferObserver() = default;
+  // Once, before the first run: what the comparison will run (and where).
+  virtual void begin_comparison(const TestParameters& /*parameters*/) {}
   // Before each run: a short label such as "tls 3/5" or "tcp warm-up 1".
   virtual void begin_run(const std::string& label) = 0;
   virtual std::chrono::milliseconds tick_period() const = 0;

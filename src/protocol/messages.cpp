@@ -174,6 +174,7 @@ json to_json(const TestAccept& m) {
           {"tls_groups", m.tls_groups},
           {"ktls", m.ktls},
           {"tls_ulps", m.tls_ulps},
+          {"certificate_key_type", m.certificate_key_type},
           {"udp_ports", m.udp_ports}};
 }
 
@@ -410,6 +411,7 @@ Message decode_object(const json& j) {
     m.tls_groups = get_string(j, "tls_groups");
     m.ktls = get_bool(j, "ktls");
     m.tls_ulps = get_string(j, "tls_ulps");
+    if (j.contains("certificate_key_type")) m.certificate_key_type = get_string(j, "certificate_key_type");
     const json& ports = j.contains("udp_ports") ? j["udp_ports"] : json::array();
     if (!ports.is_array() || ports.size() > kMaxSenders) bad("'udp_ports' is not a short array");
     for (const json& port : ports) {

@@ -104,11 +104,12 @@ struct TestAccept {
   std::string cpu_features;    // crypto-relevant CPU flags of the server's host, "aes avx2 sha_ni vaes"
   std::string kernel;          // of the server's host, "Linux 6.1.0 x86_64"
   // What the server's TLS accepts, for messages naming both sides' offers.
-  std::string tls_versions;  // "TLSv1.2 TLSv1.3"
-  std::string tls_ciphers;   // colon-separated
-  std::string tls_groups;    // colon-separated, or "library default"
-  bool ktls = false;         // the server asks for kernel TLS (server --ktls)
-  std::string tls_ulps;      // the server kernel's tcp_available_ulp
+  std::string tls_versions;          // "TLSv1.2 TLSv1.3"
+  std::string tls_ciphers;           // colon-separated
+  std::string tls_groups;            // colon-separated, or "library default"
+  std::string certificate_key_type;  // the server certificate's key, "ECDSA P-256"; optional on the wire
+  bool ktls = false;                 // the server asks for kernel TLS (server --ktls)
+  std::string tls_ulps;              // the server kernel's tcp_available_ulp
   // Datagram tests: the server's UDP ports, on the address the control
   // connection reached: one shared by every sender (udp), or one per sender
   // (dtls, each its own DTLS session). Empty for stream tests.

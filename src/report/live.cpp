@@ -4,8 +4,14 @@
 #include <algorithm>
 
 #include "report/report.hpp"
+#include "version.hpp"
 
 namespace tlscmp::report {
+
+void IntervalLines::begin_comparison(const measure::TestParameters& parameters) {
+  fmt::print(out_, "{}\n", render_text_header(parameters, kVersion));
+  std::fflush(out_);
+}
 
 void IntervalLines::on_tick(const measure::Interval& last, std::uint64_t) {
   fmt::print(out_, "[{}] {:>16} {:>14} bytes {:>9.1f} MB/s {}\n", label_,

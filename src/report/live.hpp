@@ -11,12 +11,15 @@
 
 namespace tlscmp::report {
 
-// -i: one line per interval of this side's view, as the run goes.
+// -i: one line per interval of this side's view, as the run goes: what
+// this side sent (as sender) or received (as receiver) in each interval.
 class IntervalLines final : public measure::TransferObserver {
  public:
   // `verb` says what this side does with the bytes: "sent" or "received".
   IntervalLines(std::FILE* out, std::chrono::milliseconds period, std::string verb)
       : out_(out), period_(period), verb_(std::move(verb)) {}
+  // The report's first lines, so that they come before the live ones.
+  void begin_comparison(const measure::TestParameters& parameters) override;
   void begin_run(const std::string& label) override { label_ = label; }
   std::chrono::milliseconds tick_period() const override { return period_; }
   void on_tick(const measure::Interval& last, std::uint64_t total_bytes) override;

@@ -12,6 +12,11 @@
 namespace tlscmp::report {
 
 std::string render_text(const measure::Comparison& comparison);
+// The first lines of the text report: version, direction, server, streams,
+// messages and payload, all known before the first run. -i prints them
+// first, and the rest of the report (render_text_body) after the live lines.
+std::string render_text_header(const measure::TestParameters& parameters, const std::string& version);
+std::string render_text_body(const measure::Comparison& comparison);
 std::string render_json(const measure::Comparison& comparison);
 // The object render_json prints, for embedding (the sweep's JSON).
 nlohmann::ordered_json comparison_json(const measure::Comparison& comparison);

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 
+#include "endpoint.hpp"
 #include "report/datagram.hpp"
 #include "report/report.hpp"
 
@@ -137,11 +138,13 @@ std::string render_groups(const measure::Comparison& c) {
 }
 
 std::string render_text(const measure::Comparison& c) {
-  const measure::TestParameters& p = c.parameters;
-  const measure::Environment& e = c.environment;
+  return render_text_header(c.parameters, c.environment.client_version) + render_text_body(c);
+}
+
+std::string render_text_header(const measure::TestParameters& p, const std::string& version) {
   std::string out;
-  out += fmt::format("tlscmp {}: {}, {}:{}{}\n", e.client_version, describe_direction(p.direction), p.host,
-                     p.port, p.embedded_server ? " (embedded server)" : "");
+  out += fmt::format("tlscmp {}: {}, {}{}\n", version, describe_direction(p.direction),
+                     host_port(p.host, p.port), p.embedded_server ? " (embedded server)" : "");
   const std::string payload = p.bytes > 0 ? fmt::format("{} ({} bytes)", format_bytes(p.bytes), p.bytes)
                                           : fmt::format("{:g} s of sending", p.duration_s);
   if (p.streams > 1 && !p.modes.empty() && !is_datagram(p.modes.front())) {
@@ -163,6 +166,14 @@ std::string render_text(const measure::Comparison& c) {
                        p.rounds, p.rounds == 1 ? "" : "s",
                        p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "",
                        p.verify ? ", every byte verified" : "");
+  return out;
+}
+
+std::string render_text_body(const measure::Comparison& c) {
+  const measure::TestParameters& p = c.parameters;
+  const measure::Environment& e = c.environment;
+  const bool datagrams = !p.modes.empty() && is_datagram(p.modes.front());
+  std::string out;
   const std::string client_host =
       describe_host(e.client_tls_library, e.client_cpu_model, e.client_cpu_features, e.client_kernel);
   const std::string server_host =
@@ -241,7 +252,7 @@ std::string render_text(const measure::Comparison& c) {
   if (c.handshakes) out += render_handshakes(*c.handshakes);
   if (p.compare_groups) out += render_groups(c);
   if (c.interrupted) out += "\ninterrupted: the figures above are partial\n";
-  if (!c.error.empty()) out += fmt::format("\nstopped: {}\n", c.error);
+  // An error is not repeated here: main prints it once, on stderr.
   return out;
 }
 

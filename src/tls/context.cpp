@@ -66,12 +66,27 @@ void trust_file(SSL_CTX* ctx, const std::string& file, const char* what) {
   }
 }
 
+// The verify callback of a client context: changes no verdict, but hands the
+// first certificate that failed, with its names and dates, to its stream.
+int record_verify_failure(int ok, X509_STORE_CTX* store) {
+  if (ok == 1) return ok;
+  auto* ssl = static_cast<SSL*>(X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx()));
+  auto* stream = ssl != nullptr ? static_cast<TlsStream*>(SSL_get_app_data(ssl)) : nullptr;
+  X509* cert = X509_STORE_CTX_get_current_cert(store);
+  if (stream == nullptr || cert == nullptr) return ok;
+  stream->note_verify_failure(
+      {X509_STORE_CTX_get_error(store), X509_STORE_CTX_get_error_depth(store),
+       compat::name_text(X509_get_subject_name(cert)), compat::name_text(X509_get_issuer_name(cert)),
+       compat::time_text(X509_get0_notBefore(cert)), compat::time_text(X509_get0_notAfter(cert))});
+  return ok;
+}
+
 void set_client_trust(SSL_CTX* ctx, const ClientConfig& config) {
   if (config.insecure) {
     SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
     return;
   }
-  SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
+  SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, record_verify_failure);
   if (!config.ca_file.empty()) {
     trust_file(ctx, config.ca_file, "CA file");
   } else if (!config.ca_pem.empty()) {
@@ -174,6 +189,10 @@ Context Context::for_server(const ServerConfig& config) {
   auto ctx = new_context(TLS_server_method(), TLS1_2_VERSION, TLS1_3_VERSION);
   use_identity(ctx.get(), config.identity);
   compat::accept_ed25519(ctx.get());  // client certificates may be Ed25519 too
+  // Without a session ID context a server that verifies clients cannot
+  // resume their sessions: OpenSSL ends such a handshake with "internal error".
+  static constexpr unsigned char kSessionContext[] = {'t', 'l', 's', 'c', 'm', 'p'};
+  SSL_CTX_set_session_id_context(ctx.get(), kSessionContext, sizeof kSessionContext);
   if (!config.client_ca_file.empty()) {
     trust_file(ctx.get(), config.client_ca_file, "client CA file");
     if (STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(config.client_ca_file.c_str())) {
@@ -197,6 +216,7 @@ Context Context::for_server(const ServerConfig& config) {
   apply_policy(ctx.get(), policy);
   compat::set_read_ahead(ctx.get(), config.read_ahead_bytes);
   Offer offer = describe_offer(ctx.get(), policy);
+  offer.certificate_key_type = certificate_key_type(config.identity.certificate_chain_pem);
   return Context(std::move(ctx), std::move(offer));
 }
 
@@ -226,7 +246,13 @@ Context Context::for_client(const ClientConfig& config) {
   apply_policy(ctx.get(), config.policy);
   compat::set_read_ahead(ctx.get(), config.read_ahead_bytes);
   Offer offer = describe_offer(ctx.get(), config.policy);
-  return Context(std::move(ctx), std::move(offer));
+  std::string trust = "the system's trusted CAs";
+  if (!config.ca_file.empty()) {
+    trust = fmt::format("the CA in {}", config.ca_file);
+  } else if (!config.ca_pem.empty()) {
+    trust = "the embedded server's CA";
+  }
+  return Context(std::move(ctx), std::move(offer), std::move(trust));
 }
 
 std::unique_ptr<TlsStream> Context::server_stream(UniqueFd fd) const {
@@ -244,6 +270,7 @@ std::unique_ptr<TlsStream> Context::client_stream(UniqueFd fd, const std::string
   auto stream = std::make_unique<TlsStream>(std::move(fd), ssl);
   SSL_set_fd(ssl, stream->native_handle());
   SSL_set_connect_state(ssl);
+  stream->set_trust_description(trust_);
   if (is_ip_literal(host)) {
     X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host.c_str());
   } else {

@@ -55,9 +55,11 @@ class Context {
   const Offer& offer() const { return offer_; }
 
  private:
-  Context(std::shared_ptr<ssl_ctx_st> ctx, Offer offer) : ctx_(std::move(ctx)), offer_(std::move(offer)) {}
+  Context(std::shared_ptr<ssl_ctx_st> ctx, Offer offer, std::string trust = {})
+      : ctx_(std::move(ctx)), offer_(std::move(offer)), trust_(std::move(trust)) {}
   std::shared_ptr<ssl_ctx_st> ctx_;
   Offer offer_;
+  std::string trust_;  // client: what the server's chain must lead to, in words
 };
 
 // True if this kernel offers the "tls" upper-layer protocol that kTLS needs;

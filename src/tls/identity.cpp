@@ -160,7 +160,7 @@ std::optional<KeyType> parse_key_type(const std::string& text) {
 }
 
 CertificateSet generate_certificates(const std::vector<std::string>& extra_hosts, int validity_days,
-                                     KeyType key_type) {
+                                     KeyType key_type, const std::optional<Identity>& given_ca) {
   std::string alt_names = "DNS:localhost,IP:127.0.0.1,IP:::1";
   for (const std::string& host : extra_hosts) {
     if (is_ip_literal(host)) {
@@ -172,15 +172,27 @@ CertificateSet generate_certificates(const std::vector<std::string>& extra_hosts
     }
   }
 
-  PkeyPtr ca_key = new_key(key_type);
-  X509Ptr ca = new_certificate("tlscmp CA", ca_key.get(), validity_days);
-  add_extension(ca.get(), ca.get(), NID_basic_constraints, "critical,CA:TRUE,pathlen:0");
-  add_extension(ca.get(), ca.get(), NID_key_usage, "critical,keyCertSign,cRLSign");
-  add_extension(ca.get(), ca.get(), NID_subject_key_identifier, "hash");
-  sign(ca.get(), ca.get(), ca_key.get());
+  PkeyPtr ca_key;
+  X509Ptr ca;
+  if (given_ca) {
+    ca = leaf_of(given_ca->certificate_chain_pem);
+    BioPtr bio = memory_bio(given_ca->private_key_pem);
+    ca_key.reset(PEM_read_bio_PrivateKey(bio.get(), nullptr, no_passphrase, nullptr));
+    ERR_clear_error();
+    if (!ca || !ca_key) throw Error("the CA's certificate or key cannot be read");
+    if (X509_check_ca(ca.get()) == 0)
+      throw Error("the CA's certificate is not a CA certificate (no CA:TRUE)");
+  } else {
+    ca_key = new_key(key_type);
+    ca = new_certificate("tlscmp CA", ca_key.get(), validity_days);
+    add_extension(ca.get(), ca.get(), NID_basic_constraints, "critical,CA:TRUE,pathlen:0");
+    add_extension(ca.get(), ca.get(), NID_key_usage, "critical,keyCertSign,cRLSign");
+    add_extension(ca.get(), ca.get(), NID_subject_key_identifier, "hash");
+    sign(ca.get(), ca.get(), ca_key.get());
+  }
 
   CertificateSet set;
-  set.ca_certificate_pem = to_pem(ca.get());
+  set.ca = Identity{to_pem(ca.get()), to_pem(ca_key.get())};
   set.server =
       issue("tlscmp server", "serverAuth", alt_names, ca.get(), ca_key.get(), validity_days, key_type);
   set.client = issue("tlscmp client", "clientAuth", {}, ca.get(), ca_key.get(), validity_days, key_type);
@@ -207,6 +219,23 @@ Identity load_identity(const std::string& cert_file, const std::string& key_file
 std::string certificate_key_type(const std::string& chain_pem) {
   X509Ptr leaf = leaf_of(chain_pem);
   return compat::certificate_key_type(leaf.get());
+}
+
+CertificateFacts certificate_facts(const std::string& chain_pem) {
+  CertificateFacts facts;
+  X509Ptr leaf = leaf_of(chain_pem);
+  if (!leaf) return facts;
+  facts.not_before = compat::time_text(X509_get0_notBefore(leaf.get()));
+  facts.not_after = compat::time_text(X509_get0_notAfter(leaf.get()));
+  facts.not_yet_valid = X509_cmp_current_time(X509_get0_notBefore(leaf.get())) > 0;
+  int days = 0;
+  int seconds = 0;
+  if (ASN1_TIME_diff(&days, &seconds, nullptr, X509_get0_notAfter(leaf.get())) == 1) {
+    const long total_s = static_cast<long>(days) * 86400 + seconds;  // both carry the same sign
+    facts.days_left = total_s >= 0 ? total_s / 86400 : -((-total_s + 86399) / 86400);
+  }
+  facts.names = compat::subject_alt_names(leaf.get());
+  return facts;
 }
 
 std::string certificate_fingerprint(const std::string& chain_pem) {

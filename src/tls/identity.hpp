@@ -23,17 +23,19 @@ std::vector<KeyType> all_key_types();
 
 // What `tlscmp certs` writes: a CA, a server and a client identity it signed.
 struct CertificateSet {
-  std::string ca_certificate_pem;
+  Identity ca;  // the CA's certificate and private key
   Identity server;
   Identity client;
 };
 
-// A fresh CA, a server certificate whose subjectAltNames are localhost,
-// 127.0.0.1, ::1 and each of `extra_hosts` (DNS names or IP addresses), and
-// a client certificate, all with keys of `key_type`, valid for
-// `validity_days`. The CA's private key is used for signing and then discarded.
+// A server certificate whose subjectAltNames are localhost, 127.0.0.1, ::1
+// and each of `extra_hosts` (DNS names or IP addresses), and a client
+// certificate, both with keys of `key_type`, valid for `validity_days`,
+// signed by `ca` (as load_identity read it), or by a fresh CA with a key of
+// `key_type` when there is none.
 CertificateSet generate_certificates(const std::vector<std::string>& extra_hosts, int validity_days,
-                                     KeyType key_type = KeyType::ecdsa_p256);
+                                     KeyType key_type = KeyType::ecdsa_p256,
+                                     const std::optional<Identity>& ca = std::nullopt);
 
 // Reads a PEM certificate chain and a PEM private key from files and checks
 // that they belong together. Throws tlscmp::Error naming the file and cause.
@@ -41,6 +43,17 @@ Identity load_identity(const std::string& cert_file, const std::string& key_file
 
 // "ECDSA P-256", "RSA 2048", "Ed25519" for the leaf certificate of `chain_pem`.
 std::string certificate_key_type(const std::string& chain_pem);
+
+// What the server says of its certificate at start: whom it names, and when
+// it is valid.
+struct CertificateFacts {
+  std::vector<std::string> names;  // subjectAltNames: DNS names and IP addresses
+  std::string not_before;          // as the certificate says, "2026-11-30 09:51:00Z"
+  std::string not_after;
+  bool not_yet_valid = false;
+  long days_left = 0;  // whole days until notAfter; negative once it has expired
+};
+CertificateFacts certificate_facts(const std::string& chain_pem);
 
 // SHA-256 fingerprint of the leaf certificate, as colon-separated hex.
 std::string certificate_fingerprint(const std::string& chain_pem);

@@ -17,9 +17,10 @@ struct Policy {
 
 // A side's offer in words, for messages that name both sides' offers.
 struct Offer {
-  std::string versions;  // "TLSv1.2 TLSv1.3"
-  std::string ciphers;   // the suites it would accept, colon-separated
-  std::string groups;    // the groups it would accept, or "library default"
+  std::string versions;              // "TLSv1.2 TLSv1.3"
+  std::string ciphers;               // the suites it would accept, colon-separated
+  std::string groups;                // the groups it would accept, or "library default"
+  std::string certificate_key_type;  // a server's certificate key, "ECDSA P-256"; "" for a client
 };
 
 }  // namespace tlscmp::tls

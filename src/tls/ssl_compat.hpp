@@ -5,6 +5,7 @@
 // Everything else in src/tls/ uses the API the two share, and calls these
 // helpers where they differ.
 
+#include <arpa/inet.h>
 #include <openssl/crypto.h>
 #include <openssl/ec.h>
 #include <openssl/err.h>
@@ -13,6 +14,7 @@
 #include <openssl/rsa.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 #include <cctype>
 #include <cstddef>
@@ -356,6 +358,57 @@ inline std::string key_type_name(EVP_PKEY* key) {
     default:
       return OBJ_nid2sn(key_id(key));
   }
+}
+
+// A distinguished name on one line, "O=tlscmp, CN=tlscmp CA".
+inline std::string name_text(const X509_NAME* name) {
+  if (name == nullptr) return {};
+  std::unique_ptr<BIO, int (*)(BIO*)> bio(BIO_new(BIO_s_mem()), BIO_free);
+  if (!bio || X509_NAME_print_ex(bio.get(), name, 0, XN_FLAG_ONELINE & ~ASN1_STRFLGS_ESC_MSB) < 0) return {};
+  char* data = nullptr;
+  const long len = BIO_get_mem_data(bio.get(), &data);
+  return len > 0 ? std::string(data, static_cast<std::size_t>(len)) : std::string{};
+}
+
+// A certificate's time: "2026-11-30 09:51:00Z" (OpenSSL), "Nov 30 09:51:00 2026 GMT" (BoringSSL).
+inline std::string time_text(const ASN1_TIME* time) {
+  if (time == nullptr) return {};
+  std::unique_ptr<BIO, int (*)(BIO*)> bio(BIO_new(BIO_s_mem()), BIO_free);
+#ifdef OPENSSL_IS_BORINGSSL
+  if (!bio || ASN1_TIME_print(bio.get(), time) != 1) return {};
+#else
+  if (!bio || ASN1_TIME_print_ex(bio.get(), time, ASN1_DTFLGS_ISO8601) != 1) return {};
+#endif
+  char* data = nullptr;
+  const long len = BIO_get_mem_data(bio.get(), &data);
+  return len > 0 ? std::string(data, static_cast<std::size_t>(len)) : std::string{};
+}
+
+// A certificate's subjectAltNames, DNS names and IP addresses, as text.
+inline std::vector<std::string> subject_alt_names(X509* cert) {
+  std::vector<std::string> names;
+  auto* list = static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
+  if (list == nullptr) return names;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(sk_GENERAL_NAME_num(list)); ++i) {
+    const GENERAL_NAME* name =
+        sk_GENERAL_NAME_value(list, static_cast<decltype(sk_GENERAL_NAME_num(list))>(i));
+    if (name->type == GEN_DNS) {
+      const ASN1_STRING* dns = name->d.dNSName;
+      names.emplace_back(reinterpret_cast<const char*>(ASN1_STRING_get0_data(dns)),
+                         static_cast<std::size_t>(ASN1_STRING_length(dns)));
+    } else if (name->type == GEN_IPADD) {
+      const ASN1_OCTET_STRING* ip = name->d.iPAddress;
+      char text[64] = {};
+      const int length = ASN1_STRING_length(ip);
+      if ((length == 4 || length == 16) &&
+          ::inet_ntop(length == 4 ? AF_INET : AF_INET6, ASN1_STRING_get0_data(ip), text, sizeof text) !=
+              nullptr) {
+        names.emplace_back(text);
+      }
+    }
+  }
+  GENERAL_NAMES_free(list);
+  return names;
 }
 
 // The key type of a certificate's public key.

@@ -66,8 +66,7 @@ std::error_code TlsStream::handle_failure(int ret) {
       // Blame the certificate only where it was checked and found wanting.
       const long verify = SSL_get_verify_result(ssl_);
       if ((SSL_get_verify_mode(ssl_) & SSL_VERIFY_PEER) != 0 && verify != X509_V_OK) {
-        error_detail_ =
-            fmt::format("certificate verification failed: {}", X509_verify_cert_error_string(verify));
+        error_detail_ = explain_verify_failure(verify);
       }
       return TransportErrc::tls_failure;
     }
@@ -152,8 +151,44 @@ VerifyFailure TlsStream::verify_failure() const {
     case X509_V_ERR_HOSTNAME_MISMATCH:
     case X509_V_ERR_IP_ADDRESS_MISMATCH:
       return VerifyFailure::name_mismatch;
-    default:
+    case X509_V_ERR_CERT_HAS_EXPIRED:
+      return VerifyFailure::expired;
+    case X509_V_ERR_CERT_NOT_YET_VALID:
+      return VerifyFailure::not_yet_valid;
+    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
+    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
+    case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+    case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN:
+    case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
+    case X509_V_ERR_CERT_SIGNATURE_FAILURE:
       return VerifyFailure::untrusted;
+    default:
+      return VerifyFailure::other;
+  }
+}
+
+std::string TlsStream::explain_verify_failure(long verify) const {
+  const VerifyDetail& d = verify_detail_;
+  const std::string which = d.error == 0 || d.depth == 0
+                                ? std::string("the server's certificate")
+                                : fmt::format("the certificate '{}' in the server's chain", d.subject);
+  switch (verify) {
+    case X509_V_ERR_CERT_HAS_EXPIRED:
+      return fmt::format("{} expired on {} (it was valid from {}): the server needs a new one", which,
+                         d.not_after, d.not_before);
+    case X509_V_ERR_CERT_NOT_YET_VALID:
+      return fmt::format("{} is not valid until {}: check the clocks of both hosts", which, d.not_before);
+    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
+    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
+    case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+    case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN:
+    case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
+    case X509_V_ERR_CERT_SIGNATURE_FAILURE:
+      return fmt::format(
+          "the server's chain does not lead to {} (the certificate '{}' in it is issued by '{}')",
+          trust_.empty() ? "a trusted CA" : trust_, d.subject, d.issuer);
+    default:
+      return fmt::format("certificate verification failed: {}", X509_verify_cert_error_string(verify));
   }
 }
 

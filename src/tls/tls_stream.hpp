@@ -43,7 +43,18 @@ class Session {
 };
 
 // Why the peer's certificate was not accepted, if it was not.
-enum class VerifyFailure { none, untrusted, name_mismatch };
+enum class VerifyFailure { none, untrusted, name_mismatch, expired, not_yet_valid, other };
+
+// The first certificate of the peer's chain that failed verification, as the
+// verify callback saw it, for messages that say what is wrong with it.
+struct VerifyDetail {
+  long error = 0;          // X509_V_ERR_*; 0: nothing failed
+  int depth = 0;           // 0: the peer's own certificate, 1: its issuer, ...
+  std::string subject;     // "O=tlscmp, CN=tlscmp server"
+  std::string issuer;      // "O=tlscmp, CN=tlscmp CA"
+  std::string not_before;  // "2026-11-30 09:51:00Z"
+  std::string not_after;
+};
 
 // TLS over a TCP socket. OpenSSL reads and writes the socket directly (a
 // socket BIO): no memory BIO pair, no extra copy, as in the bare ceiling loop.
@@ -58,6 +69,13 @@ class TlsStream final : public Stream {
   std::error_code handshake();
   SessionInfo session_info() const;
   VerifyFailure verify_failure() const;
+  // For the context's verify callback: the first failure is kept.
+  void note_verify_failure(VerifyDetail detail) {
+    if (verify_detail_.error == 0) verify_detail_ = std::move(detail);
+  }
+  // Client side: what the server's chain must lead to, in words ("the CA in
+  // ca.pem", "the system's trusted CAs"), for verification messages.
+  void set_trust_description(std::string text) { trust_ = std::move(text); }
   // Client side, after the handshake: whether the server asked for a client certificate.
   bool certificate_requested() const;
   // Client side, after the handshake and a first read (which takes in TLS 1.3
@@ -85,12 +103,16 @@ class TlsStream final : public Stream {
   // Turns a failed SSL_* call's result into an error code; for WANT_READ and
   // WANT_WRITE, waits and returns {} so that the caller retries.
   std::error_code handle_failure(int ret);
+  // What failed verification (X509_V_ERR_*), in words with names and dates.
+  std::string explain_verify_failure(long verify) const;
 
   ssl_st* ssl_;
   Session latest_session_;  // the newest resumable session the server gave us
   bool certificate_requested_ = false;
   std::uint32_t client_hello_bytes_ = 0;
   std::uint32_t server_hello_bytes_ = 0;
+  VerifyDetail verify_detail_;
+  std::string trust_;
 };
 
 }  // namespace tlscmp::tls

@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "endpoint.hpp"
 #include "error.hpp"
 #include "transport/errors.hpp"
 
@@ -99,8 +100,7 @@ std::optional<std::vector<tcp::endpoint>> resolve(const std::string& host, std::
 }  // namespace
 
 UniqueFd connect_tcp(const std::string& host, std::uint16_t port, Deadline deadline) {
-  const std::string where = host.find(':') != std::string::npos ? fmt::format("[{}]:{}", host, port)
-                                                                : fmt::format("{}:{}", host, port);
+  const std::string where = host_port(host, port);
   const std::optional<std::vector<tcp::endpoint>> endpoints = resolve(host, port, deadline);
   if (!endpoints) {
     throw Error(fmt::format(
@@ -229,7 +229,7 @@ std::string peer_address(int fd) {
       return fmt::format("{}:{}", text, ntohs(in6->sin6_port));
     }
     ::inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof text);
-    return fmt::format("[{}]:{}", text, ntohs(in6->sin6_port));
+    return host_port(text, ntohs(in6->sin6_port));
   }
   return "?";
 }

@@ -323,8 +323,8 @@ TEST_CASE("hostile and broken peers: the server survives, serves the next client
 TEST_CASE("SIGTERM lets a running test finish, then the server exits 0") {
   ServerProcess server({"--shutdown-grace", "20"});
   TempDir dir;
-  BackgroundProcess client({tlscmp_binary(), "client", "127.0.0.1", "-p", server.port_text(), "--insecure",
-                            "-t", "2", "--repeat", "1", "--mode", "tcp", "-J"},
+  BackgroundProcess client({tlscmp_binary(), "client", "127.0.0.1", "-p", server.port_text(), "-t", "2",
+                            "--repeat", "1", "--mode", "tcp", "-J"},
                            dir.file("err"), dir.file("out"));
   REQUIRE(server.process().wait_for_log("listening"));
   std::this_thread::sleep_for(std::chrono::milliseconds(700));

@@ -50,8 +50,8 @@ TEST_CASE("a length prefix above --max-msg is an error naming the offset") {
   CHECK(r.exit_code == 0);
   ServerProcess server({"--max-msg", "1000"});
   const ProcessResult refused =
-      run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--insecure", "--framing", "len4",
-                  "--msg-size", "2000", "-n", "100K", "--repeat", "1", "--mode", "tcp"});
+      run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--framing", "len4", "--msg-size", "2000",
+                  "-n", "100K", "--repeat", "1", "--mode", "tcp"});
   CHECK(refused.exit_code == 1);
   CHECK(is_one_line(refused.err));
   CHECK(refused.err.find("length prefix of 2000 bytes at stream offset 0 is above --max-msg 1000") !=

@@ -15,12 +15,15 @@ TEST_CASE("sizes without a suffix are bytes") {
   CHECK(parse_size("65536", "-n", 1, kMax) == 65536);
 }
 
-TEST_CASE("K, M, G and T are powers of 1024, in either case") {
+TEST_CASE("K, M, G, T and P are powers of 1024, in either case") {
   CHECK(parse_size("64K", "-l", 1, kMax) == 65536);
   CHECK(parse_size("64k", "-l", 1, kMax) == 65536);
   CHECK(parse_size("1M", "-n", 1, kMax) == 1048576);
   CHECK(parse_size("1g", "-n", 1, kMax) == 1073741824);
   CHECK(parse_size("2T", "-n", 1, kMax) == 2199023255552);
+  CHECK(parse_size("1P", "-n", 1, kMax) == kMax);  // 1 PiB, the most a run moves
+  CHECK(parse_size("0.5p", "-n", 1, kMax) == kMax / 2);
+  CHECK_THROWS_AS(parse_size("2P", "-n", 1, kMax), UsageError);
 }
 
 TEST_CASE("a fraction is allowed and a fraction of a byte is dropped") {
