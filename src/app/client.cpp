@@ -72,13 +72,14 @@ class EmbeddedServer {
 class TestRun {
  public:
   TestRun(const ClientConfig& config, const tls::Context* tls, Mode mode, InterruptWatch& interrupt,
-          measure::TransferObserver* observer, std::uint64_t verify_seed)
+          measure::TransferObserver* observer, std::uint64_t verify_seed, int round)
       : config_(config),
         tls_(tls),
         mode_(mode),
         interrupt_(interrupt),
         observer_(observer),
-        verify_seed_(verify_seed) {}
+        verify_seed_(verify_seed),
+        round_(round) {}
 
   measure::RunResult run(measure::Environment& environment);
 
@@ -94,6 +95,7 @@ class TestRun {
   InterruptWatch& interrupt_;
   measure::TransferObserver* observer_;
   std::uint64_t verify_seed_;
+  int round_;                    // for the server's log
   protocol::TestAccept accept_;  // the server's answer, with its TLS offer
 };
 
@@ -264,7 +266,15 @@ protocol::TestRequest TestRun::request() const {
   request.streams = config_.streams;
   request.bidir = config_.bidir;
   request.client_version = kVersion;
+  request.round = static_cast<std::uint32_t>(round_);
   return request;
+}
+
+// A failed stream, as one line: what happened, and on which side.
+std::string stream_failure(const protocol::SideResult& side, bool client_side, std::uint32_t streams) {
+  return fmt::format("{} (the {}, {}{})", side.error, client_side ? "client" : "server",
+                     side.role == Role::sender ? "sending" : "receiving",
+                     streams > 1 ? fmt::format(", stream {}", side.stream) : "");
 }
 
 measure::SideCost side_cost(const protocol::SideResult& side) {
@@ -414,15 +424,26 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
     return result;
   }
 
-  control.set_deadline(Deadline::after(timeouts.control));
-  for (const protocol::SideResult& m : mine)
-    send_message(control, m, "the client's result");
+  // After a failure on this side (a stall, a reset) the server's result may
+  // never come: the link may be dead, the server stopped. It gets a short
+  // grace, then this side's own account stands.
+  const auto failed_here =
+      std::find_if(mine.begin(), mine.end(), [](const protocol::SideResult& m) { return !m.error.empty(); });
+  control.set_deadline(Deadline::after(failed_here == mine.end() ? timeouts.control
+                                                                 : std::min(timeouts.control, kResultGrace)));
   std::vector<protocol::SideResult> theirs;
-  for (std::uint32_t i = 0; i < streams; ++i) {
-    theirs.push_back(receive<protocol::SideResult>(control, "the server's result"));
-    if (theirs.back().stream != i || theirs.back().role == mine[i].role) {
-      throw protocol::ProtocolError("the server's results do not match the streams");
+  try {
+    for (const protocol::SideResult& m : mine)
+      send_message(control, m, "the client's result");
+    for (std::uint32_t i = 0; i < streams; ++i) {
+      theirs.push_back(receive<protocol::SideResult>(control, "the server's result"));
+      if (theirs.back().stream != i || theirs.back().role == mine[i].role) {
+        throw protocol::ProtocolError("the server's results do not match the streams");
+      }
     }
+  } catch (const Error&) {
+    if (failed_here == mine.end()) throw;
+    throw Error(stream_failure(*failed_here, /*client_side=*/true, streams));
   }
 
   // Stream by stream: the receiver's account of what failed comes first (it
@@ -433,17 +454,13 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
     const protocol::SideResult& sender = mine[i].role == Role::sender ? mine[i] : theirs[i];
     const std::string which = streams > 1 ? fmt::format(" stream {}", i) : "";
     for (const auto* side : {&receiver, &sender}) {
-      if (!side->error.empty()) {
-        throw Error(fmt::format("{} run{} failed on the {} ({}): {}", to_string(mode_), which,
-                                side == &mine[i] ? "client" : "server", to_string(side->role), side->error));
-      }
+      if (!side->error.empty()) throw Error(stream_failure(*side, side == &mine[i], streams));
     }
     if (receiver.bytes != sender.bytes || (expected > 0 && receiver.bytes != expected) ||
         receiver.messages != sender.messages) {
-      throw Error(fmt::format(
-          "{} run{} failed: the receiver counted {} bytes ({} messages), the sender sent {} ({}){}",
-          to_string(mode_), which, receiver.bytes, receiver.messages, sender.bytes, sender.messages,
-          expected > 0 ? fmt::format(", {} were due", expected) : ""));
+      throw Error(fmt::format("the receiver{} counted {} bytes ({} messages), the sender sent {} ({}){}",
+                              which, receiver.bytes, receiver.messages, sender.bytes, sender.messages,
+                              expected > 0 ? fmt::format(", {} were due", expected) : ""));
     }
   }
   aggregate_streams(result, mine, theirs, test.interval_ms);
@@ -829,8 +846,8 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
           comparison.interrupted = result.partial;
           comparison.datagram_runs.push_back(std::move(result));
         } else {
-          TestRun test(target, variant.tls ? &*variant.tls : nullptr, variant.mode, interrupt, observer,
-                       seed);
+          TestRun test(target, variant.tls ? &*variant.tls : nullptr, variant.mode, interrupt, observer, seed,
+                       round);
           measure::RunResult result = test.run(comparison.environment);
           result.variant = variant.label;
           result.round = round;
@@ -842,7 +859,9 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
         if (interrupt.interrupted()) {
           comparison.interrupted = true;
         } else {
-          comparison.error = e.what();
+          // Which run: "tls round 2: no data for 30 s after ...".
+          comparison.error =
+              fmt::format("{} {} {}: {}", variant.label, warmup ? "warm-up round" : "round", round, e.what());
         }
       }
       if (!comparison.error.empty() || comparison.interrupted) break;

@@ -2,6 +2,7 @@
 
 // Control messages over a stream: framing on top of protocol/ encode/decode.
 
+#include <chrono>
 #include <string>
 
 #include "app/config.hpp"
@@ -15,6 +16,10 @@ namespace tlscmp::app {
 // reason; `what` names the exchange ("the test request") for that reason.
 void send_message(Stream& stream, const protocol::Message& message, const char* what);
 protocol::Message receive_message(Stream& stream, const char* what);
+
+// After a failure on its own side, how long one side waits for the other's
+// result before its own account stands: the other may be unreachable.
+inline constexpr std::chrono::milliseconds kResultGrace{500};
 
 // Receives a message that must be of type T. A Refusal arriving instead is
 // thrown as tlscmp::Error carrying the peer's reason.

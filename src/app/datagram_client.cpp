@@ -292,8 +292,7 @@ measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, co
   mine.sndbuf_bytes = sndbuf_bytes;
   control.set_deadline(Deadline::after(timeouts.control));
   send_message(control, mine, "the senders' count");
-  if (!mine.error.empty())
-    throw Error(fmt::format("{} run failed on the client: {}", to_string(mode), mine.error));
+  if (!mine.error.empty()) throw Error(fmt::format("{} (the client, sending)", mine.error));
 
   control.set_deadline(Deadline::after(timeouts.control + kDrainLimit));
   const auto theirs = receive<protocol::DatagramResult>(control, "the receiver's count");
@@ -301,15 +300,14 @@ measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, co
     throw protocol::ProtocolError("the receiver's count does not match the senders");
   }
   if (!theirs.error.empty()) {
-    throw Error(fmt::format("{} run failed on the server (receiver): {}", to_string(mode), theirs.error));
+    throw Error(fmt::format("{} (the server, receiving)", theirs.error));
   }
   for (std::uint32_t i = 0; i < senders.size(); ++i) {
     const protocol::SenderCount& sent = mine.senders[i];
     const protocol::SenderCount& received = theirs.senders[i];
     if (received.packets > sent.packets) {
-      throw Error(
-          fmt::format("{} run failed: the receiver counted {} datagrams from sender {}, which sent {}",
-                      to_string(mode), received.packets, i, sent.packets));
+      throw Error(fmt::format("the receiver counted {} datagrams from sender {}, which sent {}",
+                              received.packets, i, sent.packets));
     }
     measure::DatagramSender r;
     r.index = i;

@@ -68,13 +68,16 @@ std::string describe_test(const protocol::TestRequest& request, const protocol::
                           const std::optional<protocol::SideResult>& client,
                           const std::string& exchange_error, const std::string& tls_description) {
   const std::string what = fmt::format("{} {}", to_string(request.mode), to_string(request.direction));
+  // Failures name the client's round too, as the client's own line does.
+  const std::string failed =
+      fmt::format("{}{} failed", what, request.round > 0 ? fmt::format(" round {}", request.round) : "");
   // A side's own error already names how many bytes it moved.
-  if (!server.error.empty()) return fmt::format("{} failed: {}", what, server.error);
-  if (client && !client->error.empty()) return fmt::format("{} failed: {}", what, client->error);
+  if (!server.error.empty()) return fmt::format("{}: {}", failed, server.error);
+  if (client && !client->error.empty()) return fmt::format("{} on the client: {}", failed, client->error);
   if (!client) {
     const std::string of = request.bytes > 0 ? fmt::format("{} of {}", server.bytes, request.bytes)
                                              : std::to_string(server.bytes);
-    return fmt::format("{} failed after {} bytes {}: {}", what, of,
+    return fmt::format("{} after {} bytes {}: {}", failed, of,
                        server.role == Role::receiver ? "received" : "sent", exchange_error);
   }
   const protocol::SideResult& receiver = server.role == Role::receiver ? server : *client;
@@ -408,8 +411,13 @@ void Server::serve_control(Stream& control, const std::string& peer) {
   // Results both ways, stream by stream. A client that vanished is logged with what this side saw.
   std::vector<protocol::SideResult> theirs;
   std::string exchange_error;
+  // After a failure here (a stall, say) the client's result may never come:
+  // a short grace, then this side's account goes to the log.
+  const bool failed_here =
+      std::any_of(mine.begin(), mine.end(), [](const protocol::SideResult& m) { return !m.error.empty(); });
   try {
-    control.set_deadline(Deadline::after(timeouts.control));
+    control.set_deadline(
+        Deadline::after(failed_here ? std::min(timeouts.control, kResultGrace) : timeouts.control));
     for (const protocol::SideResult& result : mine)
       send_message(control, result, "the server's result");
     for (std::size_t i = 0; i < mine.size(); ++i) {

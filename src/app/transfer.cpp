@@ -100,11 +100,24 @@ void close_window(protocol::SideResult& result, const Stream& stream, std::uint6
   result.congestion = settings.congestion;
 }
 
-std::string failure(const Stream& stream, const std::error_code& ec, const char* doing, std::uint64_t done,
-                    std::uint64_t total) {
+// "35.9 MB": decimal megabytes, as MB/s are.
+std::string megabytes(std::uint64_t bytes) {
+  return fmt::format("{:.1f} MB", static_cast<double>(bytes) / 1e6);
+}
+
+std::string failure(const Stream& stream, const std::error_code& ec, const TransferSpec& spec,
+                    std::uint64_t done, std::uint64_t total) {
+  const bool sending = spec.role == Role::sender;
+  // A stall: nothing moved for the whole idle timeout (SO_RCVTIMEO/SO_SNDTIMEO).
+  if (ec == TransportErrc::timeout) {
+    return fmt::format("no data {}for {:g} s after {}{} {}", sending ? "moved " : "",
+                       std::chrono::duration<double>(spec.idle_timeout).count(), megabytes(done),
+                       total > 0 ? " of " + megabytes(total) : "", sending ? "sent" : "received");
+  }
   const std::string of = total > 0 ? fmt::format("{} of {}", done, total) : fmt::format("{}", done);
   if (ec == TransportErrc::eof) return fmt::format("the peer closed the data connection after {} bytes", of);
-  return fmt::format("{} after {} bytes: {}", doing, of, describe(ec, stream.error_detail()));
+  return fmt::format("{} after {} bytes: {}", sending ? "sending failed" : "receiving failed", of,
+                     describe(ec, stream.error_detail()));
 }
 
 protocol::SideResult send_payload(Stream& stream, const TransferSpec& spec) {
@@ -177,7 +190,7 @@ protocol::SideResult send_payload(Stream& stream, const TransferSpec& spec) {
     return result;
   }
   if (ec) {
-    result.error = failure(stream, ec, "sending failed", sent, total);
+    result.error = failure(stream, ec, spec, sent, total);
     return result;
   }
   stream.shutdown_send(ec);
@@ -263,14 +276,14 @@ protocol::SideResult receive_payload(Stream& stream, const TransferSpec& spec) {
   }
   if (timed) {
     if (ec != TransportErrc::eof) {
-      result.error = failure(stream, ec, "receiving failed", received, 0);
+      result.error = failure(stream, ec, spec, received, 0);
     } else if (parser && parser->mid_message()) {
       result.error = fmt::format("the stream ended in the middle of message {}", parser->messages() + 1);
     }
     return result;
   }
   if (ec) {
-    result.error = failure(stream, ec, "receiving failed", received, total);
+    result.error = failure(stream, ec, spec, received, total);
     return result;
   }
 

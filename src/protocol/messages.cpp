@@ -158,7 +158,8 @@ json to_json(const TestRequest& m) {
           {"bidir", m.bidir},
           {"packets", m.packets},
           {"rate_bps", m.rate_bps},
-          {"client_version", m.client_version}};
+          {"client_version", m.client_version},
+          {"round", m.round}};
 }
 
 json to_json(const TestAccept& m) {
@@ -396,6 +397,7 @@ Message decode_object(const json& j) {
     if (m.bidir && m.streams < 2) bad("'bidir' needs at least 2 streams");
     if (is_datagram(m.mode)) check_datagram_request(m);
     m.client_version = get_string(j, "client_version");
+    m.round = static_cast<std::uint32_t>(get_uint_or(j, "round", 0, 0, 1'000'000));
     return m;
   }
   if (type == "test_accept") {

@@ -93,6 +93,7 @@ struct TestRequest {
   std::uint64_t packets = 0;   // datagrams per sender, 0 or 1..kMaxPackets
   std::uint64_t rate_bps = 0;  // datagram bits per second per sender; 0: no limit
   std::string client_version;  // tlscmp version of the client, for the log
+  std::uint32_t round = 0;     // the client's round (1-based), for the log; 0: not said (optional)
 };
 
 // server -> client: the test is accepted; open the data connection with this cookie.

@@ -195,7 +195,10 @@ std::string TlsStream::explain_verify_failure(long verify) const {
 std::size_t TlsStream::read_some(std::span<std::byte> buf, std::error_code& ec) {
   for (;;) {
     const int n = SSL_read(ssl_, buf.data(), clamp_len(buf.size()));
-    if (n > 0) return static_cast<std::size_t>(n);
+    if (n > 0) {
+      progressed();
+      return static_cast<std::size_t>(n);
+    }
     if ((ec = handle_failure(n))) return 0;
   }
 }
@@ -203,7 +206,10 @@ std::size_t TlsStream::read_some(std::span<std::byte> buf, std::error_code& ec) 
 std::size_t TlsStream::write_some(std::span<const std::byte> buf, std::error_code& ec) {
   for (;;) {
     const int n = SSL_write(ssl_, buf.data(), clamp_len(buf.size()));
-    if (n > 0) return static_cast<std::size_t>(n);
+    if (n > 0) {
+      progressed();
+      return static_cast<std::size_t>(n);
+    }
     if ((ec = handle_failure(n))) return 0;
   }
 }

@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "transport/errors.hpp"
@@ -36,7 +37,11 @@ void Stream::set_deadline(Deadline deadline) {
 }
 
 std::error_code Stream::enter_transfer_phase(std::chrono::milliseconds idle) {
-  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(idle).count();
+  constexpr std::chrono::milliseconds kMaxTick{250};
+  const std::chrono::milliseconds tick = std::min(idle, kMaxTick);
+  idle_ticks_ = static_cast<int>((idle + tick - std::chrono::milliseconds(1)) / tick);
+  stalled_ticks_ = 0;
+  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(tick).count();
   timeval tv{};
   tv.tv_sec = static_cast<time_t>(us / 1'000'000);
   tv.tv_usec = static_cast<suseconds_t>(us % 1'000'000);
@@ -50,7 +55,7 @@ std::error_code Stream::enter_transfer_phase(std::chrono::milliseconds idle) {
 }
 
 std::error_code Stream::wait_ready(short events) {
-  if (transfer_phase_) return TransportErrc::timeout;
+  if (transfer_phase_) return ++stalled_ticks_ < idle_ticks_ ? std::error_code{} : TransportErrc::timeout;
   return wait_fd(fd_.get(), events, deadline_);
 }
 
@@ -66,7 +71,10 @@ std::error_code from_errno(int err) {
 std::size_t TcpStream::read_some(std::span<std::byte> buf, std::error_code& ec) {
   for (;;) {
     const ssize_t n = ::read(fd_.get(), buf.data(), buf.size());
-    if (n > 0) return static_cast<std::size_t>(n);
+    if (n > 0) {
+      progressed();
+      return static_cast<std::size_t>(n);
+    }
     if (n == 0) {
       ec = TransportErrc::eof;
       return 0;
@@ -85,7 +93,10 @@ std::size_t TcpStream::write_some(std::span<const std::byte> buf, std::error_cod
   for (;;) {
     // MSG_NOSIGNAL: a vanished peer is an EPIPE error here, never a SIGPIPE.
     const ssize_t n = ::send(fd_.get(), buf.data(), buf.size(), MSG_NOSIGNAL);
-    if (n >= 0) return static_cast<std::size_t>(n);
+    if (n >= 0) {
+      progressed();
+      return static_cast<std::size_t>(n);
+    }
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) {
       if ((ec = wait_ready(POLLOUT))) return 0;

@@ -16,9 +16,13 @@ namespace tlscmp {
 // A stream lives in two phases. In the setup phase (connect, handshake, test
 // parameters) the socket is non-blocking and every call waits with poll(2) until
 // the deadline set by set_deadline(). In the transfer phase the socket is
-// blocking and each call may wait up to the idle timeout for progress
-// (SO_RCVTIMEO/SO_SNDTIMEO): the data loop then makes exactly the system calls a
-// bare read/write loop makes, and a stalled peer still ends in a timeout.
+// blocking, with SO_RCVTIMEO/SO_SNDTIMEO of a short tick (at most 250 ms): the
+// data loop then makes exactly the system calls a bare read/write loop makes
+// while data flows, and a call that blocks wakes up every tick; once ticks
+// without any progress add up to the idle timeout, it ends in a timeout. (A
+// send with SO_SNDTIMEO of the whole idle timeout returns a partial count
+// when its time runs out and then waits a whole timeout again: a stalled
+// receiver would take up to twice the idle timeout to notice.)
 class Stream {
  public:
   explicit Stream(UniqueFd fd) : fd_(std::move(fd)) {}
@@ -51,9 +55,12 @@ class Stream {
 
  protected:
   // Called when a call would block: in the setup phase waits with poll(2) for
-  // `events` until the deadline; in the transfer phase the kernel's idle
-  // timeout has already passed, so it reports a timeout.
+  // `events` until the deadline; in the transfer phase a tick has passed with
+  // nothing moved: {} to try again, or a timeout once the ticks reach the
+  // idle timeout.
   std::error_code wait_ready(short events);
+  // In the transfer phase: bytes moved, so the idle ticks start over.
+  void progressed() { stalled_ticks_ = 0; }
 
   UniqueFd fd_;
   std::string error_detail_;
@@ -61,6 +68,8 @@ class Stream {
  private:
   bool transfer_phase_ = false;
   Deadline deadline_ = Deadline::never();
+  int stalled_ticks_ = 0;  // ticks in a row with nothing moved
+  int idle_ticks_ = 1;     // that many make the idle timeout
 };
 
 // Plain TCP.

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <regex>
 
 #include "e2e/e2e.hpp"
 
@@ -80,7 +81,7 @@ TEST_CASE("over a veth (MTU 1500): 5000-byte datagrams go as IP fragments, but n
   INFO("stdout: " << r.out);
   INFO("stderr: " << r.err);
   CHECK(r.exit_code != 0);
-  CHECK(r.err.find("tlscmp: error: udp run failed on the client: sender 0: --gso: the kernel refused a "
+  CHECK(r.err.find("tlscmp: error: udp round 1: sender 0: --gso: the kernel refused a "
                    "segmented send of 5000-byte datagrams") != std::string::npos);
   // With datagrams that fit the MTU, the same link takes segmented sends.
   const json fits = harness({"--mode", "udp", "-l", "1400", "-n", "500", "-b", "20M", "--gso", "-J"});
@@ -129,4 +130,65 @@ echo "exit=$rc ms=$(( ($(date +%s%N) - start) / 1000000 ))"
   REQUIRE(ms_at != std::string::npos);
   // The resolver would need 30 s; the client gives up at its 1 s deadline.
   CHECK(std::stoi(r.out.substr(ms_at + 3)) < 15'000);
+}
+
+TEST_CASE("a link that goes silent mid-transfer: both sides say so within the idle timeout plus 2 s") {
+  if (const std::string reason = cannot_run(); !reason.empty()) {
+    MESSAGE("skipped: " << reason);
+    return;
+  }
+  // The issue's case, shorter: 128 MiB at 100 Mbit/s, the server's side
+  // dropping everything to the client 3 s in.
+  for (const char* direction : {"forward", "reverse"}) {
+    CAPTURE(direction);
+    const bool reverse = std::string(direction) == "reverse";
+    std::vector<std::string> args{"--rate",
+                                  "100mbit",
+                                  "--blackhole-after",
+                                  "3",
+                                  "--server-args",
+                                  "--idle-timeout 5",
+                                  "--mode",
+                                  "tcp",
+                                  "-n",
+                                  "128M",
+                                  "--repeat",
+                                  "1",
+                                  "-i",
+                                  "1",
+                                  "--idle-timeout",
+                                  "5"};
+    if (reverse) args.emplace_back("-R");
+    args.insert(args.begin(), {"/usr/bin/env", "TLSCMP=" + tlscmp_binary(),
+                               std::string(TLSCMP_SOURCE_DIR) + "/scripts/netns-harness"});
+    const ProcessResult r = run_process(args, std::chrono::seconds(120));
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 1);
+    // The client: one line, within 5 + 2 s of the cut.
+    const std::string error =
+        "tlscmp: error: tcp round 1: no data " + std::string(reverse ? "" : "moved ") + "for 5 s after ";
+    CHECK(r.err.find(error) != std::string::npos);
+    CHECK(r.err.find(" MB of 134.2 MB " + std::string(reverse ? "received" : "sent")) != std::string::npos);
+    std::smatch exited;
+    REQUIRE(
+        std::regex_search(r.err, exited, std::regex(R"(the client exited (\d+) ms after the blackhole)")));
+    CHECK(std::stol(exited[1].str()) < 7000);
+    // The server: its log line, timestamped within 5 + 2 s of the cut.
+    std::smatch cut;
+    std::smatch logged;
+    REQUIRE(std::regex_search(r.err, cut,
+                              std::regex(R"(blackhole at \d{4}-\d\d-\d\dT\d\d:(\d\d):(\d\d\.\d{3})Z)")));
+    const std::string line = std::string("tcp ") + (reverse ? "server_to_client" : "client_to_server") +
+                             " round 1 failed: no data " + (reverse ? "moved " : "") + "for 5 s after ";
+    REQUIRE(std::regex_search(
+        r.err, logged,
+        std::regex(R"(\d{4}-\d\d-\d\dT\d\d:(\d\d):(\d\d\.\d{3})Z \S+ )" +
+                   std::regex_replace(line, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)"))));
+    const auto seconds = [](const std::smatch& m) {
+      return std::stoi(m[1].str()) * 60 + std::stod(m[2].str());
+    };
+    double late = seconds(logged) - seconds(cut);
+    if (late < 0) late += 3600;  // the hour turned in between
+    CHECK(late < 7);
+  }
 }
