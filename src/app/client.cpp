@@ -198,7 +198,8 @@ std::unique_ptr<Stream> TestRun::open_data_connection(const protocol::Cookie& co
                                                       double& handshake_us) {
   const Timeouts& timeouts = config_.timeouts;
   const std::int64_t start_ns = measure::now_ns();
-  UniqueFd fd = connect_tcp(config_.host, config_.port, Deadline::after(timeouts.connect));
+  UniqueFd fd =
+      connect_tcp(config_.host, config_.port, Deadline::after(timeouts.connect), config_.bind_address);
   set_nodelay(fd.get(), true);  // until the transfer starts: no Nagle delay on the small setup messages
   set_socket_buffers(fd.get(), config_.sndbuf_bytes, config_.rcvbuf_bytes);
   std::unique_ptr<Stream> stream;
@@ -347,7 +348,8 @@ void aggregate_streams(measure::RunResult& result, const std::vector<protocol::S
 
 measure::RunResult TestRun::run(measure::Environment& environment) {
   const Timeouts& timeouts = config_.timeouts;
-  TcpStream control(connect_tcp(config_.host, config_.port, Deadline::after(timeouts.connect)));
+  TcpStream control(
+      connect_tcp(config_.host, config_.port, Deadline::after(timeouts.connect), config_.bind_address));
   const InterruptWatch::Guard control_guard(interrupt_, control.native_handle());
   const protocol::TestRequest test = request();
   accept_ = start_test(control, test, timeouts, environment);
@@ -481,7 +483,8 @@ HandshakeTest run_handshake_test(const ClientConfig& config, int count, const tl
                                  InterruptWatch& interrupt, measure::Environment& environment,
                                  std::chrono::milliseconds budget = {}) {
   const Timeouts& timeouts = config.timeouts;
-  TcpStream control(connect_tcp(config.host, config.port, Deadline::after(timeouts.connect)));
+  TcpStream control(
+      connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address));
   const InterruptWatch::Guard control_guard(interrupt, control.native_handle());
   protocol::TestRequest request;
   request.mode = Mode::tls;
@@ -497,7 +500,8 @@ HandshakeTest run_handshake_test(const ClientConfig& config, int count, const tl
     tls::Session session;  // from the full handshake, for the resumed one after it
     for (int kind = 0; kind < 2 && !interrupt.interrupted(); ++kind) {
       const std::int64_t start_ns = measure::now_ns();
-      UniqueFd fd = connect_tcp(config.host, config.port, Deadline::after(timeouts.connect));
+      UniqueFd fd =
+          connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address);
       const InterruptWatch::Guard guard(interrupt, fd.get());
       set_nodelay(fd.get(), true);
       const std::int64_t connected_ns = measure::now_ns();

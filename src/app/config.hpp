@@ -41,7 +41,13 @@ struct ServerConfig {
   std::string client_ca_file;        // trust client certificates from these CAs
   bool require_client_cert = false;  // mutual TLS
   Timeouts timeouts;
-  int max_connections = 256;  // connections handled at once; more are closed at once
+  int max_connections = 256;  // connections handled at once; more are turned away as busy
+  // Connections still being set up (accepted, preamble not yet read): at most
+  // this many in all, and from one source address, so that one host's idle
+  // connections cannot lock the others out; more are turned away as busy.
+  int max_pending = 256;
+  int max_pending_per_source = 16;
+  std::chrono::milliseconds preamble_timeout{2'000};  // a new connection's first byte, or it is closed
   // Caps on what one client may ask for; a test over a cap is refused with the reason.
   std::uint64_t max_bytes = std::uint64_t{1} << 40;   // --max-bytes: a test's payload (1 TiB)
   std::chrono::milliseconds max_duration{3'600'000};  // --max-duration: a test's transfer (1 h)
@@ -53,6 +59,7 @@ struct ServerConfig {
 struct ClientConfig {
   std::string host;  // empty: start an embedded server on loopback
   std::uint16_t port = kDefaultPort;
+  std::string bind_address;                       // -B: the local address of the TCP connections, or ""
   std::vector<Mode> modes{Mode::tcp, Mode::tls};  // one round runs each, in this order
   Direction direction = Direction::client_to_server;
   std::uint64_t bytes = std::uint64_t{1} << 30;  // 0: run for `duration` instead

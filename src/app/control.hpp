@@ -27,7 +27,11 @@ template <typename T>
 T receive(Stream& stream, const char* what) {
   protocol::Message message = receive_message(stream, what);
   if (auto* m = std::get_if<T>(&message)) return std::move(*m);
-  if (auto* refusal = std::get_if<protocol::Refusal>(&message)) throw Error("refused: " + refusal->reason);
+  if (auto* refusal = std::get_if<protocol::Refusal>(&message)) {
+    // "server busy: ..." says it all; other refusals say who refused.
+    throw Error(refusal->reason.rfind("server busy", 0) == 0 ? refusal->reason
+                                                             : "refused: " + refusal->reason);
+  }
   throw protocol::ProtocolError(std::string("unexpected message instead of ") + what);
 }
 

@@ -196,7 +196,8 @@ std::string dtls_hint(const std::string& reason, const std::string& host) {
 measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, const tls::DtlsContext* dtls,
                                        InterruptWatch& interrupt, measure::Environment& environment) {
   const Timeouts& timeouts = config.timeouts;
-  TcpStream control(connect_tcp(config.host, config.port, Deadline::after(timeouts.connect)));
+  TcpStream control(
+      connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address));
   const InterruptWatch::Guard control_guard(interrupt, control.native_handle());
   protocol::TestRequest request;
   request.mode = mode;

@@ -4,10 +4,15 @@
 #include <sys/socket.h>
 
 #include <fmt/format.h>
+#include <array>
 #include <boost/asio/ip/v6_only.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
 #include <cerrno>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <thread>
 
@@ -46,10 +51,15 @@ std::string format_endpoint(const tcp::endpoint& endpoint) {
 }
 
 // Waits for the first byte of a new connection and returns it without consuming it.
-std::byte peek_first_byte(int fd, Deadline deadline) {
+// `wait` is the first byte's time, and `flag` the option that set it.
+std::byte peek_first_byte(int fd, std::chrono::milliseconds wait, const char* flag) {
+  const Deadline deadline = Deadline::after(wait);
   for (;;) {
     if (const std::error_code ec = wait_fd(fd, POLLIN, deadline)) {
-      if (ec == TransportErrc::timeout) throw Error("sent nothing before the handshake timeout; closed");
+      if (ec == TransportErrc::timeout) {
+        throw Error(fmt::format("sent nothing within {:g} s ({}); closed",
+                                std::chrono::duration<double>(wait).count(), flag));
+      }
       throw Error(fmt::format("cannot wait for the first byte: {}", ec.message()));
     }
     std::byte first{};
@@ -201,6 +211,105 @@ void Server::stop() {
   io_.stop();
 }
 
+void Server::SetUpSlot::release() {
+  if (!held_) return;
+  held_ = false;
+  std::lock_guard lock(server_.mutex_);
+  --server_.setting_up_;
+  if (--server_.setting_up_by_source_[source_] == 0) server_.setting_up_by_source_.erase(source_);
+}
+
+std::string Server::admit(const std::string& source) {
+  std::lock_guard lock(mutex_);
+  if (active_connections_ >= config_.max_connections) {
+    return fmt::format(
+        "server busy: {} connections being served; try again, or raise --max-clients on the server",
+        config_.max_connections);
+  }
+  if (setting_up_ >= config_.max_pending) {
+    return fmt::format(
+        "server busy: {} connections being set up; try again, or raise --max-pending on the server",
+        config_.max_pending);
+  }
+  int& from_source = setting_up_by_source_[source];
+  if (from_source >= config_.max_pending_per_source) {
+    return fmt::format(
+        "server busy: {} connections from {} being set up; try again, or raise --max-pending-per-source on "
+        "the "
+        "server",
+        config_.max_pending_per_source, source);
+  }
+  ++from_source;
+  ++setting_up_;
+  ++active_connections_;
+  return {};
+}
+
+void Server::log_busy(const std::string& peer, const std::string& reason) {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_busy_log_ < std::chrono::seconds(1)) {
+    ++busy_unlogged_;
+    return;
+  }
+  log_.line(fmt::format(
+      "{} turned away: {}{}", peer, reason,
+      busy_unlogged_ > 0 ? fmt::format(" (and {} more since the last such line)", busy_unlogged_) : ""));
+  last_busy_log_ = now;
+  busy_unlogged_ = 0;
+}
+
+void Server::turn_away(tcp::socket socket, const std::string& reason) {
+  constexpr int kMaxTurningAway = 1024;  // beyond: closed at once
+  constexpr std::chrono::seconds kLinger{1};
+  if (turning_away_ >= kMaxTurningAway) return;  // the socket closes as it goes
+  struct TurnAway {
+    TurnAway(tcp::socket s, asio::io_context& io) : socket(std::move(s)), timer(io) {}
+    tcp::socket socket;
+    asio::steady_timer timer;
+    std::vector<std::byte> answer;
+    std::array<std::byte, 4096> sink{};
+  };
+  auto state = std::make_shared<TurnAway>(std::move(socket), io_);
+  const protocol::Preamble preamble = protocol::encode_preamble(protocol::ConnectionKind::control);
+  const std::vector<std::byte> refusal = protocol::encode(protocol::Refusal{reason});
+  state->answer.assign(preamble.begin(), preamble.end());
+  state->answer.insert(state->answer.end(), refusal.begin(), refusal.end());
+  ++turning_away_;
+  auto done = [this, state] {
+    boost::system::error_code ignored;
+    state->timer.cancel();
+    if (state->socket.is_open()) {
+      state->socket.close(ignored);
+      --turning_away_;
+    }
+  };
+  state->timer.expires_after(kLinger);
+  state->timer.async_wait([done](const boost::system::error_code& ec) {
+    if (!ec) done();
+  });
+  asio::async_write(state->socket, asio::buffer(state->answer),
+                    [this, state, done](const boost::system::error_code& ec, std::size_t) {
+                      if (ec) return done();
+                      boost::system::error_code ignored;
+                      state->socket.shutdown(tcp::socket::shutdown_send, ignored);
+                      // Read until the client closes: a close with unread data would be a reset.
+                      auto drain = std::make_shared<std::function<void()>>();
+                      *drain = [state, done, drain] {
+                        state->socket.async_read_some(
+                            asio::buffer(state->sink),
+                            [done, drain](const boost::system::error_code& read_ec, std::size_t) {
+                              if (read_ec) {
+                                done();
+                                *drain = nullptr;  // ends the cycle
+                                return;
+                              }
+                              (*drain)();
+                            });
+                      };
+                      (*drain)();
+                    });
+}
+
 void Server::accept_next() {
   acceptor_.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted) return;
@@ -208,26 +317,24 @@ void Server::accept_next() {
       // EMFILE and the like: say so and keep serving those already connected.
       log_.line(fmt::format("accept failed: {}", ec.message()));
     } else {
-      const int fd = socket.release();
-      bool accepted = false;
-      {
-        std::lock_guard lock(mutex_);
-        if (active_connections_ < config_.max_connections) {
-          ++active_connections_;
-          accepted = true;
-        }
-      }
-      if (!accepted) {
-        log_.line(fmt::format("{} refused: {} connections are already being served", peer_address(fd),
-                              config_.max_connections));
-        ::close(fd);
+      boost::system::error_code ignored;
+      asio::ip::address address = socket.remote_endpoint(ignored).address();
+      if (address.is_v6() && address.to_v6().is_v4_mapped())
+        address = asio::ip::make_address_v4(asio::ip::v4_mapped, address.to_v6());
+      const std::string source = address.to_string();
+      const std::string busy = admit(source);
+      if (!busy.empty()) {
+        log_busy(peer_address(socket.native_handle()), busy);
+        turn_away(std::move(socket), busy);
       } else {
+        const int fd = socket.release();
         try {
           threads_.reap();
-          threads_.spawn([this, fd] { handle_connection(fd); });
+          threads_.spawn([this, fd, source] { handle_connection(fd, source); });
         } catch (const std::system_error& e) {
           log_.line(fmt::format("{} refused: cannot start a thread: {}", peer_address(fd), e.what()));
           ::close(fd);
+          SetUpSlot slot(*this, source);  // gives back the place admit() counted
           std::lock_guard lock(mutex_);
           --active_connections_;
         }
@@ -237,17 +344,22 @@ void Server::accept_next() {
   });
 }
 
-void Server::handle_connection(int raw_fd) {
+void Server::handle_connection(int raw_fd, const std::string& source) {
   {
     std::unique_ptr<Stream> stream;  // declared first, so that its socket closes last
     UniqueFd fd(raw_fd);
     const std::string peer = peer_address(raw_fd);
     LiveFd live(*this, raw_fd);
+    SetUpSlot set_up(*this, source);
     try {
       set_nonblocking(raw_fd, true);
       set_nodelay(raw_fd, true);
       const Deadline deadline = Deadline::after(config_.timeouts.handshake);
-      if (peek_first_byte(raw_fd, deadline) == kTlsHandshakeRecord) {
+      // The first byte within --preamble-timeout (or the handshake timeout, if shorter).
+      const bool preamble_first = config_.preamble_timeout <= config_.timeouts.handshake;
+      if (peek_first_byte(raw_fd, preamble_first ? config_.preamble_timeout : config_.timeouts.handshake,
+                          preamble_first ? "--preamble-timeout" : "--handshake-timeout") ==
+          kTlsHandshakeRecord) {
         auto tls = tls_.server_stream(std::move(fd));
         tls->set_deadline(deadline);
         if (const std::error_code ec = tls->handshake()) {
@@ -262,6 +374,7 @@ void Server::handle_connection(int raw_fd) {
       }
 
       const protocol::PreambleInfo preamble = receive_preamble(*stream);
+      set_up.release();  // set up: no longer counted against --max-pending
       if (preamble.version != protocol::kVersion && preamble.kind == protocol::ConnectionKind::control) {
         // Answer with our own preamble, so that the client can say which versions differ.
         std::error_code ignored;
@@ -334,7 +447,8 @@ void Server::serve_control(Stream& control, const std::string& peer) {
   }
   const RunningTest running(*this);
   if (!running.admitted()) {
-    refuse(fmt::format("the server is busy: {} tests are running, its --max-clients", config_.max_clients));
+    refuse(fmt::format("server busy: {} tests running; try again, or raise --max-clients on the server",
+                       config_.max_clients));
   }
   if (is_datagram(request.mode)) {
     if (request.mode == Mode::dtls && !dtls_) refuse(no_dtls_);

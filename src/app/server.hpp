@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -62,8 +63,32 @@ class Server {
     bool admitted_ = false;
   };
 
+  // A connection's place among those being set up, from accept until its
+  // preamble is read (or it ends): counted in all and per source address.
+  class SetUpSlot {
+   public:
+    SetUpSlot(Server& server, std::string source) : server_(server), source_(std::move(source)) {}
+    ~SetUpSlot() { release(); }
+    SetUpSlot(const SetUpSlot&) = delete;
+    SetUpSlot& operator=(const SetUpSlot&) = delete;
+    void release();
+
+   private:
+    Server& server_;
+    std::string source_;
+    bool held_ = true;
+  };
+
   void accept_next();
-  void handle_connection(int fd);
+  // Why a new connection from `source` cannot be taken now ("server busy:
+  // ..."), or "" after counting it in.
+  std::string admit(const std::string& source);
+  // Tells a connection the server cannot take it, without a reset: the
+  // server's preamble and a refusal, then FIN; then drops what the client
+  // sends until it closes (or a second passes), on the accepting thread.
+  void turn_away(boost::asio::ip::tcp::socket socket, const std::string& reason);
+  void log_busy(const std::string& peer, const std::string& reason);
+  void handle_connection(int fd, const std::string& source);
   void serve_control(Stream& control, const std::string& peer);
   void serve_handshake(Stream& stream);
   void finish_handshake_test(Stream& control, const std::string& peer, const protocol::TestRequest& request,
@@ -86,6 +111,13 @@ class Server {
   std::condition_variable idle_;
   int active_connections_ = 0;
   int running_tests_ = 0;  // control sessions past the --max-clients check
+  int setting_up_ = 0;     // connections being set up (SetUpSlot)
+  std::map<std::string, int> setting_up_by_source_;
+  // The accepting thread's own: connections being turned away, and the busy
+  // lines not logged (one a second at most, so that a flood cannot flood the log).
+  int turning_away_ = 0;
+  std::chrono::steady_clock::time_point last_busy_log_{};
+  int busy_unlogged_ = 0;
   // Last: joined first when the server goes, while everything they use still exists.
   ThreadSet threads_;
   std::multiset<int> live_fds_;  // sockets of running connections, shut down by stop

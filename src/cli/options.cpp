@@ -78,6 +78,7 @@ void add_tls_policy_flags(CLI::App* cmd, tls::Policy& policy, const char* whose)
 
 struct ClientFlags {
   std::string host;
+  std::string bind;  // -B
   int port = app::kDefaultPort;
   std::string mode = "both";
   std::string bytes;   // default: 1G, or 1000000 datagrams in datagram modes
@@ -125,6 +126,9 @@ struct ServerFlags {
   std::string max_bytes = "1T";
   double max_duration_s = 3600;
   int max_clients = 32;
+  int max_pending = 256;
+  int max_pending_per_source = 16;
+  double preamble_timeout_s = 2;
   double shutdown_grace_s = 10;
   std::string max_msg = "1G";
   TimeoutFlags timeouts;
@@ -187,6 +191,20 @@ void add_server_command(CLI::App& app, ServerFlags& flags) {
   cmd->add_option("--max-clients", flags.max_clients, "Tests running at once; more are refused as busy")
       ->check(CLI::Range(1, 10'000))
       ->capture_default_str();
+  cmd->add_option("--max-pending", flags.max_pending,
+                  "Connections still being set up (no preamble read yet); more are told the server is busy")
+      ->check(CLI::Range(1, 100'000))
+      ->capture_default_str();
+  cmd->add_option(
+         "--max-pending-per-source", flags.max_pending_per_source,
+         "Connections still being set up from one source address; more from it are told the server is "
+         "busy")
+      ->check(CLI::Range(1, 100'000))
+      ->capture_default_str();
+  cmd->add_option("--preamble-timeout", flags.preamble_timeout_s,
+                  "Seconds a new connection may take to send its first byte before it is closed")
+      ->check(CLI::Range(0.001, kMaxTimeoutS))
+      ->capture_default_str();
   cmd->add_option("--shutdown-grace", flags.shutdown_grace_s,
                   "After SIGINT/SIGTERM: seconds running tests may take to finish")
       ->check(CLI::Range(0.0, kMaxTimeoutS))
@@ -198,6 +216,9 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
   CLI::App* cmd = app.add_subcommand("client", "Run the TCP vs TLS comparison against a server");
   cmd->add_option("host", flags.host, "Server host name or address (none: an embedded server on loopback)");
   cmd->add_option("-p,--port", flags.port, "Server port")->check(CLI::Range(1, 65535))->capture_default_str();
+  cmd->add_option("-B,--bind", flags.bind,
+                  "Connect from this local IP address (the TCP connections; as iperf3's -B)")
+      ->type_name("ADDR");
   cmd->add_option("--mode", flags.mode,
                   "tcp, tls, or both (alternating tcp, tls); udp, dtls, or both-udp (alternating udp, dtls): "
                   "datagrams from -P senders, counted for loss")
@@ -371,6 +392,7 @@ void to_datagram_config(const ClientFlags& flags, app::ClientConfig& c) {
   if (!flags.read_size.empty()) refuse("--read-size");
   if (!flags.record_size.empty()) refuse("--record-size");
   if (flags.tls_policy.ktls) refuse("--ktls");
+  if (!flags.bind.empty()) refuse("-B");
   if (flags.no_delay) refuse("-N");
   if (flags.parallel > static_cast<int>(protocol::kMaxSenders)) {
     throw UsageError(fmt::format("-P {}: at most {} senders", flags.parallel, protocol::kMaxSenders));
@@ -454,6 +476,7 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   ClientCommand command;
   app::ClientConfig& c = command.config;
   split_host(flags, c);
+  c.bind_address = flags.bind;
   if (flags.mode == "tcp") c.modes = {Mode::tcp};
   if (flags.mode == "tls") c.modes = {Mode::tls};
   const bool datagrams = flags.mode == "udp" || flags.mode == "dtls" || flags.mode == "both-udp";
@@ -610,6 +633,9 @@ Command parse_command_line(int argc, const char* const* argv) {
     // More connections than tests at once: a test has a control and a data
     // connection, and strangers may knock meanwhile.
     config.max_connections = std::max(256, 4 * server_flags.max_clients);
+    config.max_pending = server_flags.max_pending;
+    config.max_pending_per_source = server_flags.max_pending_per_source;
+    config.preamble_timeout = milliseconds_of(server_flags.preamble_timeout_s);
     return config;
   }
   if (app.got_subcommand("client")) return to_client_command(client_flags);

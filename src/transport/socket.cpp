@@ -17,6 +17,7 @@
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -99,16 +100,30 @@ std::optional<std::vector<tcp::endpoint>> resolve(const std::string& host, std::
 
 }  // namespace
 
-UniqueFd connect_tcp(const std::string& host, std::uint16_t port, Deadline deadline) {
+UniqueFd connect_tcp(const std::string& host, std::uint16_t port, Deadline deadline,
+                     const std::string& source) {
   const std::string where = host_port(host, port);
-  const std::optional<std::vector<tcp::endpoint>> endpoints = resolve(host, port, deadline);
+  std::optional<asio::ip::address> from;
+  if (!source.empty()) {
+    boost::system::error_code ec;
+    from = asio::ip::make_address(source, ec);
+    if (ec) throw Error(fmt::format("--bind '{}' is not an IP address of this host", source));
+  }
+  std::optional<std::vector<tcp::endpoint>> endpoints = resolve(host, port, deadline);
   if (!endpoints) {
     throw Error(fmt::format(
         "cannot connect to {}: no answer within the connect timeout (name resolution did not finish)",
         where));
   }
+  if (from) {
+    std::erase_if(*endpoints, [&](const tcp::endpoint& e) { return e.address().is_v4() != from->is_v4(); });
+    if (endpoints->empty()) {
+      throw Error(fmt::format("cannot connect to {} from {}: the server has no address of that family", where,
+                              source));
+    }
+  }
 
-  // Asio tries each address in turn; the timer bounds them all.
+  // Each address in turn, from `source` if given; the timer bounds them all.
   asio::io_context io;
   tcp::socket socket(io);
   boost::system::error_code result = asio::error::would_block;
@@ -119,16 +134,33 @@ UniqueFd connect_tcp(const std::string& host, std::uint16_t port, Deadline deadl
     socket.close(ignored);
     result = asio::error::timed_out;
   });
-  asio::async_connect(socket, *endpoints, [&](const boost::system::error_code& ec, const tcp::endpoint&) {
-    if (result == asio::error::timed_out) return;
-    result = ec;
-    timer.cancel();
-  });
+  std::size_t next = 0;
+  std::function<void()> attempt = [&] {
+    boost::system::error_code ec;
+    socket.close(ec);
+    const tcp::endpoint& to = (*endpoints)[next++];
+    socket.open(to.protocol(), ec);
+    if (!ec && from) socket.bind(tcp::endpoint(*from, 0), ec);
+    if (ec) {
+      result = ec;
+      timer.cancel();
+      return;
+    }
+    socket.async_connect(to, [&](const boost::system::error_code& connect_ec) {
+      if (result == asio::error::timed_out) return;
+      if (connect_ec && next < endpoints->size()) return attempt();
+      result = connect_ec;
+      timer.cancel();
+    });
+  };
+  attempt();
   io.run();
 
   if (result == asio::error::timed_out) {
     throw Error(fmt::format("cannot connect to {}: no answer within the connect timeout", where));
   }
+  if (result && from)
+    throw Error(fmt::format("cannot connect to {} from {}: {}", where, source, result.message()));
   if (result) throw Error(fmt::format("cannot connect to {}: {}", where, result.message()));
   UniqueFd fd(socket.release());
   set_nonblocking(fd.get(), true);

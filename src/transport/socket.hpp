@@ -11,9 +11,12 @@
 namespace tlscmp {
 
 // Resolves `host` and connects to the first address that answers, all before
-// `deadline`. The returned socket is non-blocking. Throws tlscmp::Error with a
-// one-line reason ("cannot connect to HOST:PORT: Connection refused").
-UniqueFd connect_tcp(const std::string& host, std::uint16_t port, Deadline deadline);
+// `deadline`, from the local address `source` when it is not empty (an IP
+// address; only the server's addresses of its family are tried). The
+// returned socket is non-blocking. Throws tlscmp::Error with a one-line
+// reason ("cannot connect to HOST:PORT: Connection refused").
+UniqueFd connect_tcp(const std::string& host, std::uint16_t port, Deadline deadline,
+                     const std::string& source = {});
 
 // Waits with poll(2) until `fd` has `events` or the deadline passes.
 std::error_code wait_fd(int fd, short events, Deadline deadline);

@@ -192,3 +192,36 @@ TEST_CASE("a link that goes silent mid-transfer: both sides say so within the id
     CHECK(late < 7);
   }
 }
+
+TEST_CASE("300 idle connections from one host: another host is served, the flooding host is told busy") {
+  if (const std::string reason = cannot_run(); !reason.empty()) {
+    MESSAGE("skipped: " << reason);
+    return;
+  }
+  const std::vector<std::string> args{"/usr/bin/env",
+                                      "TLSCMP=" + tlscmp_binary(),
+                                      std::string(TLSCMP_SOURCE_DIR) + "/scripts/netns-harness",
+                                      "--flood",
+                                      "300",
+                                      "-n",
+                                      "4M",
+                                      "--repeat",
+                                      "1",
+                                      "--verify",
+                                      "-J"};
+  const ProcessResult r = run_process(args, std::chrono::seconds(120));
+  CAPTURE(r.err);
+  // The other host: a whole comparison, every byte verified.
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  REQUIRE(j["runs"].size() == 2);
+  CHECK(j["runs"][1]["bytes"] == 4 << 20);
+  // The flooding host: the busy line, well within --preamble-timeout.
+  std::smatch busy;
+  REQUIRE(std::regex_search(
+      r.err, busy,
+      std::regex(
+          R"(from the flooding address, after (\d+) ms: tlscmp: error: server busy: 16 connections from )"
+          R"(10\.77\.\d+\.3 being set up; try again, or raise --max-pending-per-source on the server)")));
+  CHECK(std::stol(busy[1].str()) < 2000);
+}
