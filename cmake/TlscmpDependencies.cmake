@@ -54,7 +54,7 @@ macro(tlscmp_require package minimum debian_package why)
   endif()
   if(${package}_VERSION VERSION_LESS ${minimum})
     message(FATAL_ERROR "tlscmp needs ${package} ${minimum} or newer (${why}); found ${${package}_VERSION} "
-                        "in ${${package}_DIR}: see README.md, \"Other releases\"")
+                        "in ${${package}_DIR}: see docs/development.md, \"Other releases\"")
   endif()
   message(STATUS "${package} ${${package}_VERSION}: ${why}")
 endmacro()

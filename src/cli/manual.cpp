@@ -161,7 +161,11 @@ or uses a throwaway one when there is none. Enable it with
 \fBsystemctl enable \-\-now tlscmp\-server\fR; a restart rereads the certificate.
 .TP
 .I /usr/share/doc/tlscmp/README.md
-what every figure means, the JSON and CSV fields, and measured examples
+the first hour: quick start, two hosts, reading the output
+.TP
+.I /usr/share/doc/tlscmp/docs/
+one topic a file: flags, what every figure means and the JSON and CSV
+fields, the server in production, TLS choices, datagrams, performance
 )";
 
 constexpr const char* kExamples = R"(.TP

@@ -173,7 +173,8 @@ TEST_CASE("cmake --install to a prefix puts the binary, man page, completion, RE
   REQUIRE(r.exit_code == 0);
   for (const char* file :
        {"bin/tlscmp", "share/man/man1/tlscmp.1.gz", "share/bash-completion/completions/tlscmp",
-        "share/doc/tlscmp/README.md", "lib/systemd/system/tlscmp-server.service"}) {
+        "share/doc/tlscmp/README.md", "share/doc/tlscmp/docs/flags.md",
+        "lib/systemd/system/tlscmp-server.service"}) {
     CAPTURE(file);
     CHECK(std::filesystem::is_regular_file(dir.path() / file));
   }
