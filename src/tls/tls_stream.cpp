@@ -29,6 +29,30 @@ void watch_handshake(int /*write_p*/, int /*version*/, int content_type, const v
   stream->note_handshake_message(static_cast<const unsigned char*>(buf)[0], len);
 }
 
+// What kind of failure an X509_V_ERR_* code is.
+VerifyFailure classify_verify_result(long verify) {
+  switch (verify) {
+    case X509_V_OK:
+      return VerifyFailure::none;
+    case X509_V_ERR_HOSTNAME_MISMATCH:
+    case X509_V_ERR_IP_ADDRESS_MISMATCH:
+      return VerifyFailure::name_mismatch;
+    case X509_V_ERR_CERT_HAS_EXPIRED:
+      return VerifyFailure::expired;
+    case X509_V_ERR_CERT_NOT_YET_VALID:
+      return VerifyFailure::not_yet_valid;
+    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
+    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
+    case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+    case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN:
+    case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
+    case X509_V_ERR_CERT_SIGNATURE_FAILURE:
+      return VerifyFailure::untrusted;
+    default:
+      return VerifyFailure::other;
+  }
+}
+
 }  // namespace
 
 TlsStream::TlsStream(UniqueFd fd, ssl_st* ssl) : Stream(std::move(fd)), ssl_(ssl) {
@@ -145,26 +169,7 @@ void TlsStream::set_max_record_size(std::size_t bytes) {
 
 VerifyFailure TlsStream::verify_failure() const {
   if ((SSL_get_verify_mode(ssl_) & SSL_VERIFY_PEER) == 0) return VerifyFailure::none;
-  switch (SSL_get_verify_result(ssl_)) {
-    case X509_V_OK:
-      return VerifyFailure::none;
-    case X509_V_ERR_HOSTNAME_MISMATCH:
-    case X509_V_ERR_IP_ADDRESS_MISMATCH:
-      return VerifyFailure::name_mismatch;
-    case X509_V_ERR_CERT_HAS_EXPIRED:
-      return VerifyFailure::expired;
-    case X509_V_ERR_CERT_NOT_YET_VALID:
-      return VerifyFailure::not_yet_valid;
-    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
-    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
-    case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
-    case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN:
-    case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
-    case X509_V_ERR_CERT_SIGNATURE_FAILURE:
-      return VerifyFailure::untrusted;
-    default:
-      return VerifyFailure::other;
-  }
+  return classify_verify_result(SSL_get_verify_result(ssl_));
 }
 
 std::string TlsStream::explain_verify_failure(long verify) const {
@@ -172,18 +177,13 @@ std::string TlsStream::explain_verify_failure(long verify) const {
   const std::string which = d.error == 0 || d.depth == 0
                                 ? std::string("the server's certificate")
                                 : fmt::format("the certificate '{}' in the server's chain", d.subject);
-  switch (verify) {
-    case X509_V_ERR_CERT_HAS_EXPIRED:
+  switch (classify_verify_result(verify)) {
+    case VerifyFailure::expired:
       return fmt::format("{} expired on {} (it was valid from {}): the server needs a new one", which,
                          d.not_after, d.not_before);
-    case X509_V_ERR_CERT_NOT_YET_VALID:
+    case VerifyFailure::not_yet_valid:
       return fmt::format("{} is not valid until {}: check the clocks of both hosts", which, d.not_before);
-    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
-    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
-    case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
-    case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN:
-    case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
-    case X509_V_ERR_CERT_SIGNATURE_FAILURE:
+    case VerifyFailure::untrusted:
       return fmt::format(
           "the server's chain does not lead to {} (the certificate '{}' in it is issued by '{}')",
           trust_.empty() ? "a trusted CA" : trust_, d.subject, d.issuer);

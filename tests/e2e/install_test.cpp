@@ -13,13 +13,6 @@ using namespace tlscmp::test;
 
 namespace {
 
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 const std::filesystem::path kDocDir = std::filesystem::path(TLSCMP_BUILD_DIR) / "doc";
 
 // Every flag `tlscmp COMMAND --help` lists: "-p", "--port", ...
@@ -68,7 +61,7 @@ TEST_CASE("--version names the TLS library, the transports, DTLS, the groups and
   CHECK(r.out.find(boringssl ? "udp\n" : "udp, dtls (DTLS 1.2)\n") != std::string::npos);
   CHECK(r.out.find("key exchange groups: X25519 P-256 P-384") != std::string::npos);
   // The kernel line agrees with what the kernel lists.
-  const std::string ulps = read_text("/proc/sys/net/ipv4/tcp_available_ulp");
+  const std::string ulps = read_file("/proc/sys/net/ipv4/tcp_available_ulp");
   const bool tls_ulp = (" " + ulps + " ").find(" tls") != std::string::npos;
   if (tls_ulp) {
     CHECK(r.out.find("kernel TLS: yes: this kernel offers the tls ULP") != std::string::npos);
@@ -84,7 +77,7 @@ TEST_CASE("--version names the TLS library, the transports, DTLS, the groups and
 
 TEST_CASE(
     "the man page covers every subcommand and every flag --help lists, and man reads it without warnings") {
-  const std::string page = read_text(kDocDir / "tlscmp.1");
+  const std::string page = read_file(kDocDir / "tlscmp.1");
   REQUIRE_FALSE(page.empty());
   // roff writes a flag's dashes as \-.
   const std::string plain = std::regex_replace(page, std::regex(R"(\\-)"), "-");
@@ -106,7 +99,7 @@ TEST_CASE(
     }
   }
   CHECK(plain.find("--version") != std::string::npos);
-  CHECK(read_text(kDocDir / "tlscmp.1.gz").size() > 100);
+  CHECK(read_file(kDocDir / "tlscmp.1.gz").size() > 100);
   if (std::filesystem::exists("/usr/bin/man")) {
     const ProcessResult r = run_process(
         {"/usr/bin/env", "MANWIDTH=80", "/usr/bin/man", "--warnings", "-l", (kDocDir / "tlscmp.1").string()});
@@ -141,7 +134,7 @@ TEST_CASE("bash completion offers subcommands, each one's flags, and the values 
 TEST_CASE("the server unit passes systemd-analyze verify and runs tlscmp server hardened") {
   const std::filesystem::path unit =
       std::filesystem::path(TLSCMP_BUILD_DIR) / "packaging/test/tlscmp-server.service";
-  const std::string text = read_text(unit);
+  const std::string text = read_file(unit);
   REQUIRE_FALSE(text.empty());
   CHECK(text.find("ExecStart=" + tlscmp_binary() + " server --cert %d/server.pem --key %d/server.key") !=
         std::string::npos);
@@ -171,15 +164,14 @@ TEST_CASE("cmake --install to a prefix puts the binary, man page, completion, RE
   CAPTURE(r.out);
   CAPTURE(r.err);
   REQUIRE(r.exit_code == 0);
-  for (const char* file :
-       {"bin/tlscmp", "share/man/man1/tlscmp.1.gz", "share/bash-completion/completions/tlscmp",
-        "share/doc/tlscmp/README.md", "share/doc/tlscmp/docs/flags.md",
-        "lib/systemd/system/tlscmp-server.service"}) {
+  for (const char* file : {"bin/tlscmp", "share/man/man1/tlscmp.1.gz",
+                           "share/bash-completion/completions/tlscmp", "share/doc/tlscmp/README.md",
+                           "share/doc/tlscmp/docs/flags.md", "lib/systemd/system/tlscmp-server.service"}) {
     CAPTURE(file);
     CHECK(std::filesystem::is_regular_file(dir.path() / file));
   }
   // The unit names the binary where it was installed.
-  CHECK(read_text(dir.path() / "lib/systemd/system/tlscmp-server.service")
+  CHECK(read_file(dir.path() / "lib/systemd/system/tlscmp-server.service")
             .find("ExecStart=" + (dir.path() / "bin/tlscmp").string() + " server ") != std::string::npos);
   const ProcessResult version = run_process({(dir.path() / "bin/tlscmp").string(), "--version"});
   CHECK(version.exit_code == 0);

@@ -16,13 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 struct CertDir {
   TempDir dir;
   CertDir() { REQUIRE(run_tlscmp({"certs", "--dir", dir.path().string()}).exit_code == 0); }
@@ -95,14 +88,14 @@ TEST_CASE("tlscmp certs run again reuses the CA, so that copies of ca.pem keep w
   TempDir dir;
   const std::string d = dir.path().string();
   REQUIRE(run_tlscmp({"certs", "--dir", d}).exit_code == 0);
-  const std::string ca = read_text(dir.file("ca.pem"));
+  const std::string ca = read_file(dir.file("ca.pem"));
   CHECK((std::filesystem::status(dir.file("ca.key")).permissions() & std::filesystem::perms::others_read) ==
         std::filesystem::perms::none);
   const ProcessResult again = run_tlscmp({"certs", "--dir", d, "--host", "bench.example"});
   REQUIRE(again.exit_code == 0);
   CHECK(again.out.find("reusing the CA in " + dir.file("ca.pem")) != std::string::npos);
   CHECK(again.out.find("replaced the keys server.key, client.key with new ones") != std::string::npos);
-  CHECK(read_text(dir.file("ca.pem")) == ca);
+  CHECK(read_file(dir.file("ca.pem")) == ca);
   // The new server certificate, with its new name, is trusted by the old ca.pem.
   const ProcessResult verify = run_process({"/usr/bin/openssl", "verify", "-CAfile", dir.file("ca.pem"),
                                             dir.file("server.pem"), dir.file("client.pem")});
@@ -116,16 +109,16 @@ TEST_CASE("tlscmp certs run again reuses the CA, so that copies of ca.pem keep w
   REQUIRE(fresh.exit_code == 0);
   CHECK(fresh.out.find("the old ca.pem copies on clients no longer work") != std::string::npos);
   CHECK(fresh.out.find("ca.key") != std::string::npos);  // the CA's key is replaced too, and says so
-  CHECK(read_text(dir.file("ca.pem")) != ca);
+  CHECK(read_file(dir.file("ca.pem")) != ca);
 
   // A ca.pem without its key (an older tlscmp kept none): refused, not replaced.
   std::filesystem::remove(dir.file("ca.key"));
-  const std::string before = read_text(dir.file("ca.pem"));
+  const std::string before = read_file(dir.file("ca.pem"));
   const ProcessResult keyless = run_tlscmp({"certs", "--dir", d});
   CHECK(keyless.exit_code == 1);
   CHECK(is_one_line(keyless.err));
   CHECK(keyless.err.find("--new-ca") != std::string::npos);
-  CHECK(read_text(dir.file("ca.pem")) == before);
+  CHECK(read_file(dir.file("ca.pem")) == before);
 }
 
 TEST_CASE("TLS flags where no TLS runs are refused in one line, as -b is without datagrams") {
@@ -169,7 +162,7 @@ TEST_CASE("smaller mistakes: repeated flags, -w, sizes up to 1P, each said plain
                         dir.file("out"));
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   CHECK(big.stop(SIGINT) == 130);
-  const json j = json::parse(read_text(dir.file("out")));
+  const json j = json::parse(read_file(dir.file("out")));
   CHECK(j["test"]["bytes"] == std::uint64_t{1} << 50);
   CHECK(j["runs"][0]["partial"] == true);
   CHECK(j["runs"][0]["bytes"].get<std::uint64_t>() > 0);

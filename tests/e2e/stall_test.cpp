@@ -21,17 +21,10 @@ namespace {
 
 constexpr int kIdleSeconds = 2;
 
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // Waits until `path` holds `text`; false after 20 s.
 bool wait_for_text(const std::filesystem::path& path, const std::string& text) {
   for (int i = 0; i < 400; ++i) {
-    if (read_text(path).find(text) != std::string::npos) return true;
+    if (read_file(path).find(text) != std::string::npos) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return false;
@@ -84,7 +77,7 @@ TEST_CASE("a server that stops mid-transfer: the client says so within the idle 
       const double took = seconds_since(stalled);
       ::kill(server.process().pid(), SIGCONT);
       CHECK(client.stop(SIGKILL) == 1);
-      const std::string err = read_text(dir.file("err"));
+      const std::string err = read_file(dir.file("err"));
       CAPTURE(err);
       CHECK(is_one_line(err));
       CHECK(err.find(std::string("tlscmp: error: ") + mode + " round 1: no data ") != std::string::npos);

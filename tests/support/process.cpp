@@ -154,11 +154,15 @@ int BackgroundProcess::stop(int signal) {
   return exit_code_;
 }
 
-std::string BackgroundProcess::log() const {
-  std::ifstream in(log_file_);
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+std::string BackgroundProcess::log() const {
+  return read_file(log_file_);
 }
 
 bool BackgroundProcess::wait_for_log(const std::string& text, std::chrono::milliseconds timeout) const {

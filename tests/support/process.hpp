@@ -28,6 +28,9 @@ struct ProcessResult {
 ProcessResult run_process(const std::vector<std::string>& args,
                           std::chrono::seconds timeout = std::chrono::seconds(60));
 
+// The whole of a file ("" if it cannot be read).
+std::string read_file(const std::filesystem::path& path);
+
 // A fresh directory under the system's temporary directory, removed at the end.
 class TempDir {
  public:
@@ -71,8 +74,8 @@ class BackgroundProcess {
 // `tlscmp server -p 0` with the given extra arguments, started and listening.
 class ServerProcess {
  public:
-  explicit ServerProcess(const std::vector<std::string>& extra_args = {}, const std::string& bind = "127.0.0.1",
-                         const std::string& binary = tlscmp_binary());
+  explicit ServerProcess(const std::vector<std::string>& extra_args = {},
+                         const std::string& bind = "127.0.0.1", const std::string& binary = tlscmp_binary());
   std::uint16_t port() const { return port_; }
   std::string port_text() const { return std::to_string(port_); }
   BackgroundProcess& process() { return *process_; }
