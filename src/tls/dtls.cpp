@@ -100,7 +100,7 @@ std::shared_ptr<SSL_CTX> new_dtls_context(const SSL_METHOD* method) {
 // The reason a handshake failed, with the certificate check's verdict where it failed.
 std::string handshake_failure(SSL* ssl) {
   std::string reason = take_error_reason();
-  const long verify = SSL_get_verify_result(ssl);
+  const long verify = compat::verify_result(ssl);
   if (verify != X509_V_OK) {
     reason = fmt::format("certificate verify failed: {}", X509_verify_cert_error_string(verify));
   }

@@ -101,6 +101,14 @@ inline bool is_unexpected_eof([[maybe_unused]] unsigned long err) {
 #endif
 }
 
+// The verdict of the peer's certificate check: X509_V_OK where it passed or
+// never ran. BoringSSL reports X509_V_ERR_INVALID_CALL until a certificate was
+// checked (a handshake that failed before one arrived); OpenSSL reports OK.
+inline long verify_result(const SSL* ssl) {
+  const long verify = SSL_get_verify_result(ssl);
+  return verify == X509_V_ERR_INVALID_CALL ? X509_V_OK : verify;
+}
+
 // Sends `host` as Server Name Indication.
 inline void set_server_name(SSL* ssl, const char* host) {
 #ifdef OPENSSL_IS_BORINGSSL

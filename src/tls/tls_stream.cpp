@@ -88,7 +88,7 @@ std::error_code TlsStream::handle_failure(int ret) {
       }
       error_detail_ = take_error_reason();
       // Blame the certificate only where it was checked and found wanting.
-      const long verify = SSL_get_verify_result(ssl_);
+      const long verify = compat::verify_result(ssl_);
       if ((SSL_get_verify_mode(ssl_) & SSL_VERIFY_PEER) != 0 && verify != X509_V_OK) {
         error_detail_ = explain_verify_failure(verify);
       }
@@ -169,7 +169,7 @@ void TlsStream::set_max_record_size(std::size_t bytes) {
 
 VerifyFailure TlsStream::verify_failure() const {
   if ((SSL_get_verify_mode(ssl_) & SSL_VERIFY_PEER) == 0) return VerifyFailure::none;
-  return classify_verify_result(SSL_get_verify_result(ssl_));
+  return classify_verify_result(compat::verify_result(ssl_));
 }
 
 std::string TlsStream::explain_verify_failure(long verify) const {
