@@ -7,9 +7,10 @@
 #include <cstdio>
 #include <exception>
 #include <fstream>
-#include <iostream>
 #include <memory>
 #include <variant>
+
+#include <fmt/format.h>
 
 #include "app/client.hpp"
 #include "app/commands.hpp"
@@ -43,18 +44,18 @@ int run_sweep(const tlscmp::cli::SweepCommand& sweep) {
                                                  static_cast<double>(base.duration.count()) / 1e3);
   }
   const std::vector<app::SweepPoint> points = app::run_sweep(sweep.config, live.get());
-  std::cout << report::render_sweep_markdown(points);
+  fmt::print(stdout, "{}", report::render_sweep_markdown(points));
   write_file(sweep.out_prefix + ".csv", report::render_sweep_csv(points));
   write_file(sweep.out_prefix + ".json", report::render_sweep_json(points));
-  std::cout << "\nwrote " << sweep.out_prefix << ".csv and " << sweep.out_prefix << ".json\n";
-  std::cout.flush();
+  fmt::print(stdout, "\nwrote {}.csv and {}.json\n", sweep.out_prefix, sweep.out_prefix);
+  std::fflush(stdout);
   for (const app::SweepPoint& point : points) {
     if (point.comparison.interrupted) {
-      std::cerr << "tlscmp: interrupted; the files hold the points measured until then\n";
+      fmt::print(stderr, "tlscmp: interrupted; the files hold the points measured until then\n");
       return kExitInterrupted;
     }
     if (!point.comparison.error.empty()) {
-      std::cerr << "tlscmp: error: " << point.comparison.error << "\n";
+      fmt::print(stderr, "tlscmp: error: {}\n", point.comparison.error);
       return kExitRunFailed;
     }
   }
@@ -64,7 +65,7 @@ int run_sweep(const tlscmp::cli::SweepCommand& sweep) {
 int run(const tlscmp::cli::Command& command) {
   using namespace tlscmp;
   if (const auto* help = std::get_if<cli::HelpRequest>(&command)) {
-    std::cout << help->text;
+    fmt::print(stdout, "{}", help->text);
     return help->exit_code;
   }
   if (const auto* certs = std::get_if<app::CertsConfig>(&command)) {
@@ -94,18 +95,19 @@ int run(const tlscmp::cli::Command& command) {
   const measure::Comparison comparison = app::run_client(config, live.get());
   switch (client.format) {
     case app::OutputFormat::json:
-      std::cout << report::render_json(comparison);
+      fmt::print(stdout, "{}", report::render_json(comparison));
       break;
     case app::OutputFormat::csv:
-      std::cout << report::render_csv(comparison);
+      fmt::print(stdout, "{}", report::render_csv(comparison));
       break;
     case app::OutputFormat::text:
       // With -i the header came first, before the live lines.
-      std::cout << (config.interval.count() > 0 ? report::render_text_body(comparison)
-                                                : report::render_text(comparison));
+      fmt::print(stdout, "{}",
+                 config.interval.count() > 0 ? report::render_text_body(comparison)
+                                             : report::render_text(comparison));
       break;
   }
-  std::cout.flush();
+  std::fflush(stdout);
   // kTLS asked for where a kernel cannot do it: say so in one line; the runs
   // went on in user space, and the results say so per direction.
   if (config.tls_policy.ktls) {
@@ -119,16 +121,18 @@ int run(const tlscmp::cli::Command& command) {
       ulps = list;
     }
     if (!sides.empty()) {
-      std::cerr << "tlscmp: kTLS: no tls ULP in the kernel of the " << sides
-                << " (tcp_available_ulp: " << ulps << "), so TLS ran in user space\n";
+      fmt::print(stderr,
+                 "tlscmp: kTLS: no tls ULP in the kernel of the {} (tcp_available_ulp: {}), so TLS ran in "
+                 "user space\n",
+                 sides, ulps);
     }
   }
   if (comparison.interrupted) {
-    std::cerr << "tlscmp: interrupted; the report holds what was measured until then\n";
+    fmt::print(stderr, "tlscmp: interrupted; the report holds what was measured until then\n");
     return kExitInterrupted;
   }
   if (!comparison.error.empty()) {
-    std::cerr << "tlscmp: error: " << comparison.error << "\n";
+    fmt::print(stderr, "tlscmp: error: {}\n", comparison.error);
     return kExitRunFailed;
   }
   return 0;
@@ -143,10 +147,10 @@ int main(int argc, char** argv) {
   try {
     return run(tlscmp::cli::parse_command_line(argc, argv));
   } catch (const tlscmp::UsageError& e) {
-    std::cerr << "tlscmp: " << e.what() << "\n";
+    fmt::print(stderr, "tlscmp: {}\n", e.what());
     return kExitUsage;
   } catch (const std::exception& e) {
-    std::cerr << "tlscmp: error: " << e.what() << "\n";
+    fmt::print(stderr, "tlscmp: error: {}\n", e.what());
     return kExitRunFailed;
   }
 }

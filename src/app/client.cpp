@@ -126,7 +126,7 @@ std::string client_certificate_hint(const std::string& detail) {
 // for a certificate this client did not have is the likely reason.
 std::string rejection_hint(const Stream& stream, const ClientConfig& config) {
   std::string hint = client_certificate_hint(stream.error_detail());
-  const auto* tls = dynamic_cast<const tls::TlsStream*>(&stream);
+  const tls::TlsStream* tls = stream.tls();
   if (hint.empty() && tls != nullptr && tls->certificate_requested() && config.cert_file.empty()) {
     hint = " (the server asked for a client certificate: --cert FILE --key FILE)";
   }
@@ -221,10 +221,7 @@ std::unique_ptr<Stream> TestRun::open_data_connection(const protocol::Cookie& co
   const protocol::Preamble preamble = protocol::encode_preamble(protocol::ConnectionKind::data);
   std::error_code ec;
   stream->write_all(preamble, ec);
-  if (!ec) stream->write_all(cookie, ec);
-  const std::array<std::byte, protocol::kStreamIndexBytes> stream_index{static_cast<std::byte>(index >> 8),
-                                                                        static_cast<std::byte>(index)};
-  if (!ec) stream->write_all(stream_index, ec);
+  if (!ec) stream->write_all(protocol::encode_data_header(cookie, index), ec);
   if (ec) {
     throw Error(fmt::format("the server did not take the data connection: {}{}",
                             describe(ec, stream->error_detail()), rejection_hint(*stream, config_)));
@@ -381,7 +378,7 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
     throw Error(reason);
   }
   result.handshake_us = measure::summarize(handshake_us).mean;
-  if (const auto* tls_stream = dynamic_cast<const tls::TlsStream*>(data.front().get())) {
+  if (const tls::TlsStream* tls_stream = data.front()->tls()) {
     const tls::SessionInfo info = tls_stream->session_info();
     result.tls = {info.version,
                   info.cipher,

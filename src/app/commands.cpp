@@ -102,27 +102,27 @@ void write_certificates(const CertsConfig& config) {
   write_file(dir / "client.pem", set.client.certificate_chain_pem, false);
   write_file(dir / "client.key", set.client.private_key_pem, true);
   if (ca) {
-    std::printf("reusing the CA in %s (and its key, ca.key): the ca.pem copies on clients keep working\n",
-                ca_pem.string().c_str());
+    fmt::print("reusing the CA in {} (and its key, ca.key): the ca.pem copies on clients keep working\n",
+               ca_pem.string());
   } else if (have_ca) {
-    std::printf(
-        "--new-ca: a new CA in %s; the old ca.pem copies on clients no longer work: copy the new one\n",
-        ca_pem.string().c_str());
+    fmt::print(
+        "--new-ca: a new CA in {}; the old ca.pem copies on clients no longer work: copy the new one\n",
+        ca_pem.string());
   }
-  std::printf("wrote %s/{%sserver.pem, server.key, client.pem, client.key}: %s keys, valid for %d days\n",
-              dir.string().c_str(), ca ? "" : "ca.pem, ca.key, ", tls::to_string(config.key_type),
-              config.validity_days);
+  fmt::print("wrote {}/{{{}server.pem, server.key, client.pem, client.key}}: {} keys, valid for {} days\n",
+             dir.string(), ca ? "" : "ca.pem, ca.key, ", tls::to_string(config.key_type),
+             config.validity_days);
   if (!replaced.empty()) {
     std::string names;
     for (const std::string& r : replaced)
       names += (names.empty() ? "" : ", ") + r;
-    std::printf("replaced the keys %s with new ones\n", names.c_str());
+    fmt::print("replaced the keys {} with new ones\n", names);
   }
-  std::printf("server certificate names: localhost, 127.0.0.1, ::1");
+  fmt::print("server certificate names: localhost, 127.0.0.1, ::1");
   for (const std::string& host : config.hosts)
-    std::printf(", %s", host.c_str());
-  std::printf("\nclients trust %s (--ca); to add names later, run tlscmp certs again: it reuses the CA\n",
-              ca_pem.string().c_str());
+    fmt::print(", {}", host);
+  fmt::print("\nclients trust {} (--ca); to add names later, run tlscmp certs again: it reuses the CA\n",
+             ca_pem.string());
 }
 
 void run_server(const ServerConfig& config) {

@@ -388,18 +388,15 @@ void Server::handle_connection(int raw_fd, const std::string& source) {
       } else if (kind == protocol::ConnectionKind::handshake) {
         serve_handshake(*stream);
       } else {
-        protocol::Cookie cookie{};
-        std::array<std::byte, protocol::kStreamIndexBytes> index{};
+        protocol::DataHeader header{};
         std::error_code ec;
-        stream->read_exact(cookie, ec);
-        if (!ec) stream->read_exact(index, ec);
+        stream->read_exact(header, ec);
         if (ec) {
           throw Error(fmt::format("data connection without a cookie and stream index: {}",
                                   describe(ec, stream->error_detail())));
         }
-        const auto stream_index = static_cast<std::uint32_t>((std::to_integer<unsigned>(index[0]) << 8) |
-                                                             std::to_integer<unsigned>(index[1]));
-        if (!pending_.deliver(cookie, stream_index, std::move(stream))) {
+        const protocol::DataHeaderInfo data = protocol::decode_data_header(header);
+        if (!pending_.deliver(data.cookie, data.stream, std::move(stream))) {
           throw protocol::ProtocolError(
               "data connection for an unknown or finished test, or a stream it has");
         }
@@ -498,7 +495,7 @@ void Server::serve_control(Stream& control, const std::string& peer) {
     for (std::uint32_t i = 0; i < data.size(); ++i) {
       Stream& stream = *data[i];
       live.push_back(std::make_unique<LiveFd>(*this, stream.native_handle()));
-      if (auto* tls_stream = dynamic_cast<tls::TlsStream*>(&stream)) {
+      if (tls::TlsStream* tls_stream = stream.tls()) {
         const tls::SessionInfo info = tls_stream->session_info();
         tls_description = fmt::format("{} {} {}", info.version, info.cipher, info.group);
         if (!info.client_certificate_key_type.empty()) {

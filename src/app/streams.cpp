@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <thread>
+#include <utility>
 
 #include "app/tls_facts.hpp"
 
@@ -10,7 +11,7 @@ namespace tlscmp::app {
 namespace {
 
 protocol::SideResult run_one(const StreamWork& work) {
-  const auto* tls = dynamic_cast<const tls::TlsStream*>(work.stream);
+  const tls::TlsStream* tls = std::as_const(*work.stream).tls();
   const tls::SessionInfo before = tls != nullptr ? tls->session_info() : tls::SessionInfo{};
   protocol::SideResult result = run_transfer(*work.stream, work.spec);
   if (tls != nullptr) add_tls_facts(result, *tls, before);

@@ -10,12 +10,6 @@
 
 namespace tlscmp::app {
 
-const std::vector<std::string>& sweep_axis_names() {
-  static const std::vector<std::string> names{"msg-size", "length",    "framing", "window", "sndbuf",
-                                              "rcvbuf",   "read-size", "cipher",  "mode"};
-  return names;
-}
-
 ClientConfig point_config(const SweepConfig& sweep,
                           const std::vector<std::pair<std::string, std::string>>& settings) {
   ClientConfig c = sweep.base;

@@ -29,9 +29,6 @@ struct SweepPoint {
   measure::Comparison comparison;
 };
 
-// Names the sweep takes: msg-size, length, framing, window, sndbuf, rcvbuf, read-size, cipher, mode.
-const std::vector<std::string>& sweep_axis_names();
-
 // The client settings of one grid point. Throws UsageError for a value that
 // cannot be used (checked for every point before anything runs).
 ClientConfig point_config(const SweepConfig& sweep,

@@ -39,8 +39,8 @@ bool Parser::start_body(std::uint64_t length, std::string& error) {
 Source::Source(Framing framing, std::uint64_t message_bytes, std::size_t chunk_bytes)
     : period_(message_bytes + (framing == Framing::len4 ? kHeaderBytes : 0)),
       header_bytes_(framing == Framing::len4 ? kHeaderBytes : 0) {
-  header_ = {static_cast<std::byte>(message_bytes >> 24), static_cast<std::byte>(message_bytes >> 16),
-             static_cast<std::byte>(message_bytes >> 8), static_cast<std::byte>(message_bytes)};
+  header_.resize(kHeaderBytes);
+  store_big_u32(header_.data(), static_cast<std::uint32_t>(message_bytes));
   if (period_ <= chunk_bytes) {
     const std::size_t fit = chunk_bytes / static_cast<std::size_t>(period_);
     whole_.reserve(fit * static_cast<std::size_t>(period_));

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include <boost/endian/conversion.hpp>
+#include "byte_order.hpp"
 
 namespace tlscmp::framing {
 
@@ -28,9 +28,7 @@ const char* to_string(Framing framing);
 
 // The length in a 4-byte big-endian prefix.
 inline std::uint64_t load_length(std::span<const std::byte, kHeaderBytes> prefix) {
-  std::uint32_t big = 0;
-  std::memcpy(&big, prefix.data(), kHeaderBytes);
-  return boost::endian::big_to_native(big);
+  return load_big_u32(prefix.data());
 }
 
 // The stream bytes that carry `messages` messages of `message_bytes` each.

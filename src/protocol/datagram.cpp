@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "byte_order.hpp"
+
 namespace tlscmp::protocol {
 namespace {
 
@@ -20,10 +22,7 @@ void encode_datagram_header(const DatagramHeader& header, std::span<std::byte, k
 }
 
 void set_datagram_sequence(std::span<std::byte, kDatagramHeaderBytes> header, std::uint32_t sequence) {
-  header[8] = static_cast<std::byte>(sequence >> 24);
-  header[9] = static_cast<std::byte>(sequence >> 16);
-  header[10] = static_cast<std::byte>(sequence >> 8);
-  header[11] = static_cast<std::byte>(sequence);
+  store_big_u32(header.data() + 8, sequence);
 }
 
 std::optional<DatagramHeader> decode_datagram_header(std::span<const std::byte> datagram) {
@@ -32,10 +31,7 @@ std::optional<DatagramHeader> decode_datagram_header(std::span<const std::byte> 
   DatagramHeader header;
   header.sender = std::to_integer<std::uint8_t>(datagram[2]);
   std::memcpy(header.tag.data(), datagram.data() + 4, header.tag.size());
-  header.sequence = (std::to_integer<std::uint32_t>(datagram[8]) << 24) |
-                    (std::to_integer<std::uint32_t>(datagram[9]) << 16) |
-                    (std::to_integer<std::uint32_t>(datagram[10]) << 8) |
-                    std::to_integer<std::uint32_t>(datagram[11]);
+  header.sequence = load_big_u32(datagram.data() + 8);
   return header;
 }
 

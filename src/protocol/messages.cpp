@@ -6,6 +6,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "byte_order.hpp"
+
 namespace tlscmp::protocol {
 namespace {
 
@@ -493,18 +495,13 @@ std::vector<std::byte> encode(const Message& message) {
       [](const auto& m) { return to_json(m).dump(-1, ' ', false, json::error_handler_t::replace); }, message);
   const auto n = static_cast<std::uint32_t>(body.size());
   std::vector<std::byte> frame(kFrameHeaderBytes + body.size());
-  frame[0] = static_cast<std::byte>(n >> 24);
-  frame[1] = static_cast<std::byte>(n >> 16);
-  frame[2] = static_cast<std::byte>(n >> 8);
-  frame[3] = static_cast<std::byte>(n);
+  store_big_u32(frame.data(), n);
   std::memcpy(frame.data() + kFrameHeaderBytes, body.data(), body.size());
   return frame;
 }
 
 std::size_t decode_frame_length(std::span<const std::byte, kFrameHeaderBytes> header) {
-  const std::uint32_t n =
-      (std::to_integer<std::uint32_t>(header[0]) << 24) | (std::to_integer<std::uint32_t>(header[1]) << 16) |
-      (std::to_integer<std::uint32_t>(header[2]) << 8) | std::to_integer<std::uint32_t>(header[3]);
+  const std::uint32_t n = load_big_u32(header.data());
   if (n == 0 || n > kMaxFrameBytes) {
     throw ProtocolError(fmt::format("bad control message: length {} is outside 1..{}", n, kMaxFrameBytes));
   }
@@ -519,6 +516,20 @@ Message decode(std::span<const std::byte> body) {
   if (j.is_discarded()) bad("not valid JSON");
   if (!j.is_object()) bad("not a JSON object");
   return decode_object(j);
+}
+
+DataHeader encode_data_header(const Cookie& cookie, std::uint32_t stream) {
+  DataHeader header{};
+  std::memcpy(header.data(), cookie.data(), kCookieBytes);
+  store_big_u16(header.data() + kCookieBytes, static_cast<std::uint16_t>(stream));
+  return header;
+}
+
+DataHeaderInfo decode_data_header(std::span<const std::byte, kDataHeaderBytes> bytes) {
+  DataHeaderInfo info;
+  std::memcpy(info.cookie.data(), bytes.data(), kCookieBytes);
+  info.stream = load_big_u16(bytes.data() + kCookieBytes);
+  return info;
 }
 
 std::string cookie_hex(const Cookie& cookie) {

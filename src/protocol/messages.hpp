@@ -222,6 +222,17 @@ std::size_t decode_frame_length(std::span<const std::byte, kFrameHeaderBytes> he
 // A frame body. Throws ProtocolError for anything malformed, out of range or unknown.
 Message decode(std::span<const std::byte> body);
 
+// A data connection's header, after its preamble: the test's cookie, then the
+// stream's index (2 bytes, big-endian).
+inline constexpr std::size_t kDataHeaderBytes = kCookieBytes + kStreamIndexBytes;
+using DataHeader = std::array<std::byte, kDataHeaderBytes>;
+struct DataHeaderInfo {
+  Cookie cookie{};
+  std::uint32_t stream = 0;
+};
+DataHeader encode_data_header(const Cookie& cookie, std::uint32_t stream);
+DataHeaderInfo decode_data_header(std::span<const std::byte, kDataHeaderBytes> bytes);
+
 std::string cookie_hex(const Cookie& cookie);
 
 }  // namespace tlscmp::protocol

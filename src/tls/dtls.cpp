@@ -9,6 +9,7 @@
 #include <openssl/rand.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
+#include <boost/endian/conversion.hpp>
 
 #include <array>
 #include <cerrno>
@@ -61,8 +62,7 @@ bool peer_cookie(SSL* ssl, unsigned char* cookie, std::size_t capacity, std::siz
             BIO_ADDR_rawaddress(peer, data.data() + 2, &address_bytes) == 1;
   if (ok) {
     const int family = BIO_ADDR_family(peer);
-    data[0] = static_cast<unsigned char>(family >> 8);
-    data[1] = static_cast<unsigned char>(family);
+    boost::endian::store_big_u16(data.data(), static_cast<std::uint16_t>(family));
     const unsigned short port = BIO_ADDR_rawport(peer);
     std::memcpy(data.data() + 2 + address_bytes, &port, sizeof port);
     const auto& secret = cookie_secret();

@@ -97,7 +97,8 @@ class TlsStream final : public Stream {
   std::size_t read_some(std::span<std::byte> buf, std::error_code& ec) override;
   std::size_t write_some(std::span<const std::byte> buf, std::error_code& ec) override;
   void shutdown_send(std::error_code& ec) override;
-  bool is_tls() const override { return true; }
+  TlsStream* tls() override { return this; }
+  const TlsStream* tls() const override { return this; }
 
  private:
   // Turns a failed SSL_* call's result into an error code; for WANT_READ and

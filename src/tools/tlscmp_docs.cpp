@@ -3,7 +3,8 @@
 
 #include <exception>
 #include <fstream>
-#include <iostream>
+
+#include <fmt/format.h>
 
 #include "cli/manual.hpp"
 #include "version.hpp"
@@ -14,7 +15,7 @@ bool write_file(const char* path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
   out.close();
-  if (!out) std::cerr << "tlscmp-docs: cannot write '" << path << "'\n";
+  if (!out) fmt::print(stderr, "tlscmp-docs: cannot write '{}'\n", path);
   return static_cast<bool>(out);
 }
 
@@ -22,7 +23,7 @@ bool write_file(const char* path, const std::string& text) {
 
 int main(int argc, char** argv) {
   if (argc != 4) {
-    std::cerr << "usage: tlscmp-docs MAN_PAGE COMPLETION DATE\n";
+    fmt::print(stderr, "usage: tlscmp-docs MAN_PAGE COMPLETION DATE\n");
     return 2;
   }
   try {
@@ -30,7 +31,7 @@ int main(int argc, char** argv) {
                     write_file(argv[2], tlscmp::cli::render_bash_completion());
     return ok ? 0 : 1;
   } catch (const std::exception& e) {
-    std::cerr << "tlscmp-docs: " << e.what() << "\n";
+    fmt::print(stderr, "tlscmp-docs: {}\n", e.what());
     return 1;
   }
 }

@@ -11,6 +11,10 @@
 
 namespace tlscmp {
 
+namespace tls {
+class TlsStream;
+}
+
 // A connected byte stream: plain TCP or TLS, behind one interface.
 //
 // A stream lives in two phases. In the setup phase (connect, handshake, test
@@ -37,7 +41,10 @@ class Stream {
   virtual std::size_t write_some(std::span<const std::byte> buf, std::error_code& ec) = 0;
   // Ends the sending direction: TLS close_notify, then TCP FIN.
   virtual void shutdown_send(std::error_code& ec) = 0;
-  virtual bool is_tls() const = 0;
+  // The TLS side of this stream (session facts, record size), or null for plain TCP.
+  virtual tls::TlsStream* tls() { return nullptr; }
+  virtual const tls::TlsStream* tls() const { return nullptr; }
+  bool is_tls() const { return tls() != nullptr; }
 
   // Reads exactly buf.size() bytes, or fails with ec.
   void read_exact(std::span<std::byte> buf, std::error_code& ec);
@@ -79,7 +86,6 @@ class TcpStream final : public Stream {
   std::size_t read_some(std::span<std::byte> buf, std::error_code& ec) override;
   std::size_t write_some(std::span<const std::byte> buf, std::error_code& ec) override;
   void shutdown_send(std::error_code& ec) override;
-  bool is_tls() const override { return false; }
 };
 
 }  // namespace tlscmp

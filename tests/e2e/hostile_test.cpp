@@ -68,9 +68,7 @@ class HandDrivenTest {
     data_->set_deadline(Deadline::after(kShort));
     std::error_code ec;
     app::send_preamble(*data_, protocol::ConnectionKind::data);
-    data_->write_all(started_.accept.cookie, ec);
-    const std::array<std::byte, protocol::kStreamIndexBytes> stream0{};
-    if (!ec) data_->write_all(stream0, ec);
+    data_->write_all(protocol::encode_data_header(started_.accept.cookie, 0), ec);
     REQUIRE_FALSE(ec);
     std::byte ready{};
     data_->read_exact({&ready, 1}, ec);

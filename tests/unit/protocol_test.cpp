@@ -139,6 +139,22 @@ TEST_CASE("the preamble names tlscmp, the connection kind and the version") {
   CHECK_THROWS_WITH_AS(decode_preamble(http), doctest::Contains("GET / HT"), ProtocolError);
 }
 
+TEST_CASE("a data connection's header carries the cookie, then the stream index big-endian") {
+  protocol::Cookie cookie{};
+  for (std::size_t i = 0; i < cookie.size(); ++i)
+    cookie[i] = static_cast<std::byte>(i + 1);
+  const protocol::DataHeader header = protocol::encode_data_header(cookie, 0x0102);
+  CHECK(header[0] == std::byte{1});
+  CHECK(header[protocol::kCookieBytes] == std::byte{0x01});
+  CHECK(header[protocol::kCookieBytes + 1] == std::byte{0x02});
+  const protocol::DataHeaderInfo back = protocol::decode_data_header(header);
+  CHECK(back.cookie == cookie);
+  CHECK(back.stream == 0x0102);
+  CHECK(
+      protocol::decode_data_header(protocol::encode_data_header(cookie, protocol::kMaxStreams - 1)).stream ==
+      protocol::kMaxStreams - 1);
+}
+
 TEST_CASE("frame lengths are bounded before anything is allocated") {
   CHECK(decode_frame_length(header(1)) == 1);
   CHECK(decode_frame_length(header(kMaxFrameBytes)) == kMaxFrameBytes);
