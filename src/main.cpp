@@ -14,9 +14,9 @@
 
 #include "app/client.hpp"
 #include "app/commands.hpp"
-#include "app/streams.hpp"
 #include "cli/options.hpp"
 #include "error.hpp"
+#include "kinds/stream/streams.hpp"
 #include "report/live.hpp"
 #include "report/report.hpp"
 #include "report/sweep.hpp"
@@ -39,9 +39,9 @@ int run_sweep(const tlscmp::cli::SweepCommand& sweep) {
   std::unique_ptr<measure::TransferObserver> live;
   if (::isatty(STDERR_FILENO) != 0) {
     const app::ClientConfig& base = sweep.config.base;
-    live = std::make_unique<report::ProgressBar>(stderr,
-                                                 base.bytes * app::forward_streams(base.bidir, base.streams),
-                                                 static_cast<double>(base.duration.count()) / 1e3);
+    live = std::make_unique<report::ProgressBar>(
+        stderr, base.bytes * kinds::forward_streams(base.bidir, base.streams),
+        static_cast<double>(base.duration.count()) / 1e3);
   }
   const std::vector<app::SweepPoint> points = app::run_sweep(sweep.config, live.get());
   fmt::print(stdout, "{}", report::render_sweep_markdown(points));
@@ -88,7 +88,7 @@ int run(const tlscmp::cli::Command& command) {
     } else if (::isatty(STDERR_FILENO) != 0) {
       // The bar follows the streams that go the test's way, added up.
       live = std::make_unique<report::ProgressBar>(
-          stderr, config.bytes * app::forward_streams(config.bidir, config.streams),
+          stderr, config.bytes * kinds::forward_streams(config.bidir, config.streams),
           static_cast<double>(config.duration.count()) / 1e3);
     }
   }

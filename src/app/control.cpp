@@ -1,5 +1,7 @@
 #include "app/control.hpp"
 
+#include <array>
+
 #include <fmt/format.h>
 #include <vector>
 
@@ -74,6 +76,23 @@ protocol::TestAccept start_test(TcpStream& control, const protocol::TestRequest&
   environment.server_kernel = accept.kernel;
   environment.server_tls_ulps = accept.tls_ulps;
   return accept;
+}
+
+void await_close(Stream& control, std::chrono::milliseconds wait) {
+  control.set_deadline(Deadline::after(wait));
+  std::array<std::byte, 256> sink{};
+  std::error_code ec;
+  while (!ec)
+    control.read_some(sink, ec);
+}
+
+void refuse_test(Stream& control, const std::string& reason) {
+  try {
+    send_message(control, protocol::Refusal{reason}, "the refusal");
+  } catch (const Error&) {
+    // The client may be gone already; the log line says why we stopped.
+  }
+  throw Error(reason);
 }
 
 }  // namespace tlscmp::app

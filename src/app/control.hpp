@@ -35,12 +35,21 @@ T receive(Stream& stream, const char* what) {
   throw protocol::ProtocolError(std::string("unexpected message instead of ") + what);
 }
 
+// Tells the client why its test cannot run (a Refusal; the client may be gone
+// already), then throws tlscmp::Error with that reason for the server's log.
+[[noreturn]] void refuse_test(Stream& control, const std::string& reason);
+
 // The client's start of a test on its control connection: sends the
 // preamble and the request, checks the server's preamble, returns the
 // server's acceptance (a refusal is thrown with its reason) and notes the
 // server's half of the environment.
 protocol::TestAccept start_test(TcpStream& control, const protocol::TestRequest& request,
                                 const Timeouts& timeouts, measure::Environment& environment);
+
+// The client's end of a test's control session: waits (at most `wait`) for
+// the server to close it. By then the server has counted the test as done,
+// so that the next test cannot find it still running (--max-clients 1).
+void await_close(Stream& control, std::chrono::milliseconds wait);
 
 // Writes this build's 8-byte preamble for a connection of `kind`.
 void send_preamble(Stream& stream, protocol::ConnectionKind kind);

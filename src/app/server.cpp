@@ -17,11 +17,10 @@
 #include <thread>
 
 #include "app/control.hpp"
-#include "app/datagram.hpp"
-#include "app/streams.hpp"
-#include "app/tls_facts.hpp"
-#include "app/transfer.hpp"
 #include "endpoint.hpp"
+#include "kinds/datagram/datagram.hpp"
+#include "kinds/handshake/handshake.hpp"
+#include "kinds/stream/stream.hpp"
 #include "measure/environment.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
@@ -36,7 +35,6 @@ namespace {
 
 constexpr std::byte kTlsHandshakeRecord{0x16};  // the first byte of every TLS ClientHello
 constexpr std::chrono::seconds kShutdownGrace{5};
-constexpr std::chrono::milliseconds kClientCheckInterval{100};
 
 tcp::endpoint listen_endpoint(const ServerConfig& config) {
   if (config.bind_address.empty()) return {tcp::v6(), config.port};
@@ -70,34 +68,6 @@ std::byte peek_first_byte(int fd, std::chrono::milliseconds wait, const char* fl
       throw Error(fmt::format("cannot read the first byte: {}", std::strerror(errno)));
     }
   }
-}
-
-// The server's log line for one test. `client` is empty when the client's
-// result never came (the exchange failed with `exchange_error`).
-std::string describe_test(const protocol::TestRequest& request, const protocol::SideResult& server,
-                          const std::optional<protocol::SideResult>& client,
-                          const std::string& exchange_error, const std::string& tls_description) {
-  const std::string what = fmt::format("{} {}", to_string(request.mode), to_string(request.direction));
-  // Failures name the client's round too, as the client's own line does.
-  const std::string failed =
-      fmt::format("{}{} failed", what, request.round > 0 ? fmt::format(" round {}", request.round) : "");
-  // A side's own error already names how many bytes it moved.
-  if (!server.error.empty()) return fmt::format("{}: {}", failed, server.error);
-  if (client && !client->error.empty()) return fmt::format("{} on the client: {}", failed, client->error);
-  if (!client) {
-    const std::string of = request.bytes > 0 ? fmt::format("{} of {}", server.bytes, request.bytes)
-                                             : std::to_string(server.bytes);
-    return fmt::format("{} after {} bytes {}: {}", failed, of,
-                       server.role == Role::receiver ? "received" : "sent", exchange_error);
-  }
-  const protocol::SideResult& receiver = server.role == Role::receiver ? server : *client;
-  const protocol::SideResult& sender = server.role == Role::sender ? server : *client;
-  std::string text = fmt::format(
-      "{} {} bytes in {:.0f} us ({:.1f} MB/s), sender {:.0f} us", what, receiver.bytes, receiver.elapsed_us,
-      receiver.elapsed_us > 0 ? static_cast<double>(receiver.bytes) / receiver.elapsed_us : 0.0,
-      sender.elapsed_us);
-  if (!tls_description.empty()) text += ", " + tls_description;
-  return text;
 }
 
 }  // namespace
@@ -386,7 +356,7 @@ void Server::handle_connection(int raw_fd, const std::string& source) {
         if (stream->is_tls()) throw protocol::ProtocolError("a control connection must be plain TCP");
         serve_control(*stream, peer);
       } else if (kind == protocol::ConnectionKind::handshake) {
-        serve_handshake(*stream);
+        kinds::serve_handshake_connection(*stream, pending_);
       } else {
         protocol::DataHeader header{};
         std::error_code ec;
@@ -410,21 +380,35 @@ void Server::handle_connection(int raw_fd, const std::string& source) {
   idle_.notify_all();
 }
 
+// What the kinds' server halves get of this server (kinds/server_side.hpp).
+class Server::Side final : public kinds::ServerSide {
+ public:
+  explicit Side(Server& server) : server_(server) {}
+  const ServerConfig& config() const override { return server_.config_; }
+  protocol::TestAccept acceptance(const protocol::Cookie& cookie) const override {
+    return server_.accept_message(cookie);
+  }
+  std::unique_ptr<PendingTests::Ticket> open_ticket(std::uint32_t streams,
+                                                    std::uint64_t handshakes) override {
+    return server_.pending_.open(streams, handshakes);
+  }
+  const tls::DtlsContext* dtls() const override { return server_.dtls_ ? &*server_.dtls_ : nullptr; }
+  LiveSocket register_live(int fd) override {
+    auto live = std::make_shared<LiveFd>(server_, fd);
+    return LiveSocket([live]() mutable { live.reset(); });
+  }
+  bool stopping() override { return server_.stopping(); }
+
+ private:
+  Server& server_;
+};
+
 void Server::serve_control(Stream& control, const std::string& peer) {
-  const Timeouts& timeouts = config_.timeouts;
-  control.set_deadline(Deadline::after(timeouts.control));
+  control.set_deadline(Deadline::after(config_.timeouts.control));
   // Every control session starts with the server's own preamble: a client of
   // another protocol version learns which one the server speaks.
   send_preamble(control, protocol::ConnectionKind::control);
-  // Tells the client why its test cannot run, then ends the session with that reason.
-  auto refuse = [&](const std::string& reason) {
-    try {
-      send_message(control, protocol::Refusal{reason}, "the refusal");
-    } catch (const Error&) {
-      // The client may be gone already; the log line says why we stopped.
-    }
-    throw Error(reason);
-  };
+  const auto refuse = [&](const std::string& reason) { refuse_test(control, reason); };
 
   protocol::TestRequest request;
   try {
@@ -447,140 +431,22 @@ void Server::serve_control(Stream& control, const std::string& peer) {
     refuse(fmt::format("server busy: {} tests running; try again, or raise --max-clients on the server",
                        config_.max_clients));
   }
-  if (is_datagram(request.mode)) {
-    if (request.mode == Mode::dtls && !dtls_) refuse(no_dtls_);
-    log_.line(fmt::format(
-        "{} {}", peer,
-        serve_datagram_test(control, request, accept_message({}), dtls_ ? &*dtls_ : nullptr, config_)));
-    return;
+  // Each kind's server half runs the test and returns its log line.
+  Side side(*this);
+  std::string line;
+  switch (protocol::kind_of(request)) {
+    case protocol::TestKind::datagram:
+      if (request.mode == Mode::dtls && !dtls_) refuse(no_dtls_);
+      line = kinds::serve_datagram_test(control, request, side);
+      break;
+    case protocol::TestKind::handshake:
+      line = kinds::serve_handshake_test(control, request, side);
+      break;
+    case protocol::TestKind::stream:
+      line = kinds::serve_stream_test(control, request, side);
+      break;
   }
-  const auto ticket = pending_.open(request.streams, request.handshakes);
-  send_message(control, accept_message(ticket->cookie()), "the test acceptance");
-  if (request.handshakes > 0) {
-    finish_handshake_test(control, peer, request, *ticket);
-    return;
-  }
-
-  // Wait for the data connections, but notice a client that gave up (a
-  // failed TLS handshake, say) instead of holding its slot until the deadline.
-  std::vector<std::unique_ptr<Stream>> data;
-  const Deadline data_deadline = Deadline::after(timeouts.connect + timeouts.handshake);
-  const auto all_came = [&] {
-    return !data.empty() && std::all_of(data.begin(), data.end(), [](const auto& d) { return d != nullptr; });
-  };
-  while (!all_came() && !data_deadline.expired()) {
-    data = ticket->wait(Deadline::earlier(data_deadline, Deadline::after(kClientCheckInterval)));
-    if (!all_came() && peer_has_closed(control.native_handle())) {
-      throw Error(
-          fmt::format("{} test: the client closed the control connection before its data connections came",
-                      to_string(request.mode)));
-    }
-    if (stopping()) break;
-  }
-  if (!all_came()) {
-    refuse(stopping() ? "the server is shutting down" : "not every data connection arrived in time");
-  }
-  for (const auto& stream : data) {
-    if (stream->is_tls() != (request.mode == Mode::tls)) {
-      refuse(fmt::format("the data connection is {} but the test is {}",
-                         stream->is_tls() ? "TLS" : "plain TCP", to_string(request.mode)));
-    }
-  }
-
-  std::vector<protocol::SideResult> mine;
-  std::string tls_description;
-  {
-    std::vector<std::unique_ptr<LiveFd>> live;
-    std::vector<StreamWork> work;
-    for (std::uint32_t i = 0; i < data.size(); ++i) {
-      Stream& stream = *data[i];
-      live.push_back(std::make_unique<LiveFd>(*this, stream.native_handle()));
-      if (tls::TlsStream* tls_stream = stream.tls()) {
-        const tls::SessionInfo info = tls_stream->session_info();
-        tls_description = fmt::format("{} {} {}", info.version, info.cipher, info.group);
-        if (!info.client_certificate_key_type.empty()) {
-          tls_description += fmt::format(", client certificate {}", info.client_certificate_key_type);
-        }
-        if (request.record_size != 0) tls_stream->set_max_record_size(request.record_size);
-      }
-      set_socket_buffers(stream.native_handle(), request.sndbuf_bytes, request.rcvbuf_bytes);
-      stream.set_deadline(Deadline::after(timeouts.handshake));
-      std::error_code ec;
-      stream.write_all({&kReadyByte, 1}, ec);
-      if (ec) throw Error(fmt::format("cannot start the transfer: {}", describe(ec, stream.error_detail())));
-      TransferSpec spec = transfer_spec(
-          request, stream_role(request.direction, request.bidir, i, /*server_side=*/true), timeouts.idle);
-      spec.max_duration = config_.max_duration;
-      spec.max_msg = std::min(spec.max_msg, config_.max_msg);
-      work.push_back({&stream, spec});
-    }
-    mine = run_streams(work);
-    live.clear();  // before the sockets close
-  }
-  data.clear();
-
-  // Results both ways, stream by stream. A client that vanished is logged with what this side saw.
-  std::vector<protocol::SideResult> theirs;
-  std::string exchange_error;
-  // After a failure here (a stall, say) the client's result may never come:
-  // a short grace, then this side's account goes to the log.
-  const bool failed_here =
-      std::any_of(mine.begin(), mine.end(), [](const protocol::SideResult& m) { return !m.error.empty(); });
-  try {
-    control.set_deadline(
-        Deadline::after(failed_here ? std::min(timeouts.control, kResultGrace) : timeouts.control));
-    for (const protocol::SideResult& result : mine)
-      send_message(control, result, "the server's result");
-    for (std::size_t i = 0; i < mine.size(); ++i) {
-      theirs.push_back(receive<protocol::SideResult>(control, "the client's result"));
-      if (theirs.back().stream != i || theirs.back().role == mine[i].role) {
-        throw protocol::ProtocolError("the client's results do not match the streams");
-      }
-    }
-  } catch (const Error& e) {
-    theirs.clear();
-    exchange_error = e.what();
-  }
-  const std::optional<protocol::SideResult> client =
-      theirs.empty() ? std::nullopt : std::optional(combine(theirs));
-  log_.line(fmt::format(
-      "{} {}{}", peer, describe_test(request, combine(mine), client, exchange_error, tls_description),
-      mine.size() > 1 ? fmt::format(", {} streams{}", mine.size(), request.bidir ? " both ways" : "") : ""));
-}
-
-// One connection of a handshake test: the TLS handshake is done; count it,
-// answer with one byte (so that the client takes in its session tickets),
-// and close.
-void Server::serve_handshake(Stream& stream) {
-  if (!stream.is_tls()) throw protocol::ProtocolError("a handshake connection must be TLS");
-  protocol::Cookie cookie{};
-  std::error_code ec;
-  stream.read_exact(cookie, ec);
-  if (ec)
-    throw Error(
-        fmt::format("handshake connection without a cookie: {}", describe(ec, stream.error_detail())));
-  if (!pending_.probe(cookie))
-    throw protocol::ProtocolError("handshake connection for an unknown or finished test");
-  stream.write_all({&kReadyByte, 1}, ec);
-  // A clean close: OpenSSL forgets a session whose connection ended without close_notify.
-  if (!ec) stream.shutdown_send(ec);
-}
-
-// A handshake test's control session: the client makes its connections, then
-// says how many; both counts must agree.
-void Server::finish_handshake_test(Stream& control, const std::string& peer,
-                                   const protocol::TestRequest& request, const PendingTests::Ticket& ticket) {
-  const Timeouts& t = config_.timeouts;
-  // Each handshake may take up to a connect and a handshake timeout.
-  control.set_deadline(Deadline::after(t.control + request.handshakes * (t.connect + t.handshake)));
-  const auto theirs = receive<protocol::SideResult>(control, "the client's handshake count");
-  protocol::SideResult mine;
-  mine.role = Role::receiver;
-  mine.bytes = ticket.probes();
-  control.set_deadline(Deadline::after(t.control));
-  send_message(control, mine, "the server's handshake count");
-  log_.line(fmt::format("{} tls handshake test: {} of {} connections served{}", peer, mine.bytes,
-                        request.handshakes, theirs.error.empty() ? "" : ", client: " + theirs.error));
+  log_.line(fmt::format("{} {}", peer, line));
 }
 
 protocol::TestAccept Server::accept_message(const protocol::Cookie& cookie) const {

@@ -49,6 +49,7 @@ class Server {
 
  private:
   class LiveFd;
+  class Side;
   // Counts a test among those running at once, if --max-clients allows.
   class RunningTest {
    public:
@@ -89,10 +90,8 @@ class Server {
   void turn_away(boost::asio::ip::tcp::socket socket, const std::string& reason);
   void log_busy(const std::string& peer, const std::string& reason);
   void handle_connection(int fd, const std::string& source);
+  // The control session: the request, the caps, then the kind's server half.
   void serve_control(Stream& control, const std::string& peer);
-  void serve_handshake(Stream& stream);
-  void finish_handshake_test(Stream& control, const std::string& peer, const protocol::TestRequest& request,
-                             const PendingTests::Ticket& ticket);
   void shut_down_connections();
   void finish_running_tests();
   bool stopping();

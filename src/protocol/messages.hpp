@@ -199,6 +199,13 @@ struct DatagramResult {
   std::string error;                        // empty, or why this side's part failed
 };
 
+// What kind of test a request asks for: decides which kind's halves run it.
+enum class TestKind : std::uint8_t { stream, handshake, datagram };
+inline TestKind kind_of(const TestRequest& request) {
+  if (is_datagram(request.mode)) return TestKind::datagram;
+  return request.handshakes > 0 ? TestKind::handshake : TestKind::stream;
+}
+
 using Message = std::variant<TestRequest, TestAccept, Refusal, SideResult, Ready, DatagramResult>;
 
 // What a preamble says; the version may be another than ours.

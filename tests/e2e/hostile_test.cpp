@@ -8,9 +8,9 @@
 #include <thread>
 
 #include "app/control.hpp"
-#include "app/transfer.hpp"
 #include "e2e/e2e.hpp"
 #include "e2e/hand_started.hpp"
+#include "kinds/stream/transfer.hpp"
 #include "protocol/messages.hpp"
 #include "tls/context.hpp"
 #include "transport/socket.hpp"

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "app/control.hpp"
-#include "app/datagram.hpp"
 #include "app/interrupt.hpp"
 #include "endpoint.hpp"
+#include "kinds/datagram/datagram.hpp"
 #include "measure/clock.hpp"
 #include "measure/cpu.hpp"
 #include "protocol/datagram.hpp"
@@ -22,7 +22,14 @@
 #include "transport/socket.hpp"
 #include "version.hpp"
 
-namespace tlscmp::app {
+namespace tlscmp::kinds {
+
+using app::ClientConfig;
+using app::InterruptWatch;
+using app::receive;
+using app::send_message;
+using app::start_test;
+using app::Timeouts;
 namespace {
 
 constexpr std::chrono::milliseconds kBlockedWait{10};  // a full send buffer: wait this long, then retry
@@ -297,6 +304,7 @@ measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, co
 
   control.set_deadline(Deadline::after(timeouts.control + kDrainLimit));
   const auto theirs = receive<protocol::DatagramResult>(control, "the receiver's count");
+  app::await_close(control, timeouts.control);
   if (theirs.role != Role::receiver || theirs.senders.size() != senders.size()) {
     throw protocol::ProtocolError("the receiver's count does not match the senders");
   }
@@ -354,4 +362,4 @@ measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, co
   return run;
 }
 
-}  // namespace tlscmp::app
+}  // namespace tlscmp::kinds

@@ -1,4 +1,4 @@
-#include "app/transfer.hpp"
+#include "kinds/stream/transfer.hpp"
 
 #include <fmt/format.h>
 #include <vector>
@@ -10,7 +10,7 @@
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 
-namespace tlscmp::app {
+namespace tlscmp::kinds {
 namespace {
 
 // Without --verify the payload is one chunk of a fixed pattern, written over
@@ -338,4 +338,4 @@ protocol::SideResult run_transfer(Stream& stream, const TransferSpec& spec) {
   return result;
 }
 
-}  // namespace tlscmp::app
+}  // namespace tlscmp::kinds

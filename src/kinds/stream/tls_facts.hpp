@@ -3,7 +3,7 @@
 #include "protocol/messages.hpp"
 #include "tls/tls_stream.hpp"
 
-namespace tlscmp::app {
+namespace tlscmp::kinds {
 
 // What the TLS layer adds to a side's result after its transfer: whether the
 // kernel did the record work in each direction, and the record bytes this
@@ -17,4 +17,4 @@ inline void add_tls_facts(protocol::SideResult& result, const tls::TlsStream& st
                                                  : after.bytes_read - before.bytes_read;
 }
 
-}  // namespace tlscmp::app
+}  // namespace tlscmp::kinds

@@ -1,13 +1,13 @@
-#include "app/streams.hpp"
+#include "kinds/stream/streams.hpp"
 
 #include <fmt/format.h>
 #include <algorithm>
 #include <thread>
 #include <utility>
 
-#include "app/tls_facts.hpp"
+#include "kinds/stream/tls_facts.hpp"
 
-namespace tlscmp::app {
+namespace tlscmp::kinds {
 namespace {
 
 protocol::SideResult run_one(const StreamWork& work) {
@@ -74,4 +74,4 @@ protocol::SideResult combine(const std::vector<protocol::SideResult>& results) {
   return total;
 }
 
-}  // namespace tlscmp::app
+}  // namespace tlscmp::kinds

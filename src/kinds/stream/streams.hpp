@@ -4,10 +4,10 @@
 
 #include <vector>
 
-#include "app/transfer.hpp"
+#include "kinds/stream/transfer.hpp"
 #include "tls/tls_stream.hpp"
 
-namespace tlscmp::app {
+namespace tlscmp::kinds {
 
 // The role this side plays on stream `index`: the direction's, or with
 // --bidir the other one on odd-numbered streams.
@@ -31,4 +31,4 @@ std::vector<protocol::SideResult> run_streams(const std::vector<StreamWork>& wor
 // CPU added up, the first error (naming its stream).
 protocol::SideResult combine(const std::vector<protocol::SideResult>& results);
 
-}  // namespace tlscmp::app
+}  // namespace tlscmp::kinds

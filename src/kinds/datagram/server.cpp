@@ -10,14 +10,19 @@
 #include <vector>
 
 #include "app/control.hpp"
-#include "app/datagram.hpp"
+#include "kinds/datagram/datagram.hpp"
 #include "measure/clock.hpp"
 #include "measure/cpu.hpp"
 #include "measure/sequence.hpp"
 #include "protocol/datagram.hpp"
 #include "transport/datagram.hpp"
 
-namespace tlscmp::app {
+namespace tlscmp::kinds {
+
+using app::receive;
+using app::send_message;
+using app::ServerConfig;
+using app::Timeouts;
 namespace {
 
 // One port the receiver listens on, with its DTLS session in dtls tests.
@@ -243,10 +248,11 @@ std::string describe(const protocol::TestRequest& request, const protocol::Datag
 
 }  // namespace
 
-std::string serve_datagram_test(Stream& control, const protocol::TestRequest& request,
-                                protocol::TestAccept accept, const tls::DtlsContext* dtls,
-                                const ServerConfig& config) {
+std::string serve_datagram_test(Stream& control, const protocol::TestRequest& request, ServerSide& side) {
+  const ServerConfig& config = side.config();
   const Timeouts& timeouts = config.timeouts;
+  const tls::DtlsContext* dtls = side.dtls();
+  protocol::TestAccept accept = side.acceptance({});
   const bool is_dtls = request.mode == Mode::dtls;
   if (is_dtls && dtls == nullptr) throw Error("no DTLS context");
   // One port for every udp sender, as the seed's receiver had; one per dtls sender, each a session.
@@ -333,4 +339,4 @@ std::string serve_datagram_test(Stream& control, const protocol::TestRequest& re
   return describe(request, *sent, result);
 }
 
-}  // namespace tlscmp::app
+}  // namespace tlscmp::kinds

@@ -22,6 +22,7 @@
 #include <string>
 
 #include "app/config.hpp"
+#include "kinds/server_side.hpp"
 #include "measure/results.hpp"
 #include "protocol/messages.hpp"
 #include "tls/context.hpp"
@@ -29,8 +30,10 @@
 #include "transport/stream.hpp"
 
 namespace tlscmp::app {
-
 class InterruptWatch;
+}
+
+namespace tlscmp::kinds {
 
 // Datagrams per sendmmsg/recvmmsg call.
 inline constexpr std::size_t kDatagramBatch = 64;
@@ -39,15 +42,14 @@ inline constexpr std::size_t kDatagramBatch = 64;
 inline constexpr std::chrono::milliseconds kDrainQuiet{200};
 inline constexpr std::chrono::milliseconds kDrainLimit{2000};
 
-// Server: runs one datagram test whose request passed the server's caps.
-// `accept` is the acceptance to send, without its ports; `dtls` is null
-// where this build has no DTLS. Returns the line to log; throws tlscmp::Error.
-std::string serve_datagram_test(Stream& control, const protocol::TestRequest& request,
-                                protocol::TestAccept accept, const tls::DtlsContext* dtls,
-                                const ServerConfig& config);
+// Server: runs one datagram test whose request passed the server's caps
+// (a dtls test only where side.dtls() is not null). Returns the line to log;
+// throws tlscmp::Error.
+std::string serve_datagram_test(Stream& control, const protocol::TestRequest& request, ServerSide& side);
 
 // Client: one datagram run against config.host:config.port.
-measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, const tls::DtlsContext* dtls,
-                                       InterruptWatch& interrupt, measure::Environment& environment);
+measure::DatagramRun run_datagram_test(const app::ClientConfig& config, Mode mode,
+                                       const tls::DtlsContext* dtls, app::InterruptWatch& interrupt,
+                                       measure::Environment& environment);
 
-}  // namespace tlscmp::app
+}  // namespace tlscmp::kinds

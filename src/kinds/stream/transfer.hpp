@@ -17,7 +17,7 @@
 #include "protocol/messages.hpp"
 #include "transport/stream.hpp"
 
-namespace tlscmp::app {
+namespace tlscmp::kinds {
 
 inline constexpr std::byte kReadyByte{'R'};
 inline constexpr std::byte kGoByte{'G'};
@@ -52,4 +52,4 @@ TransferSpec transfer_spec(const protocol::TestRequest& request, Role role,
 // SideResult::error, with the bytes moved until then.
 protocol::SideResult run_transfer(Stream& stream, const TransferSpec& spec);
 
-}  // namespace tlscmp::app
+}  // namespace tlscmp::kinds

@@ -1,0 +1,179 @@
+// The client half of handshake tests (see kinds/handshake/handshake.hpp).
+
+#include <fmt/format.h>
+#include <algorithm>
+
+#include "app/control.hpp"
+#include "app/interrupt.hpp"
+#include "endpoint.hpp"
+#include "kinds/handshake/handshake.hpp"
+#include "kinds/tls_failure.hpp"
+#include "measure/clock.hpp"
+#include "transport/errors.hpp"
+#include "transport/socket.hpp"
+#include "version.hpp"
+
+namespace tlscmp::kinds {
+
+using app::ClientConfig;
+using app::InterruptWatch;
+using app::receive;
+using app::send_message;
+using app::start_test;
+using app::Timeouts;
+
+// --handshakes N: N full handshakes and N resumed ones, alternating, each on a
+// connection of its own that closes right after. With a `budget`, no new pair
+// starts once that much time has gone (one pair at least).
+HandshakeTest run_handshake_test(const ClientConfig& config, int count, const tls::Context& tls,
+                                 InterruptWatch& interrupt, measure::Environment& environment,
+                                 std::chrono::milliseconds budget) {
+  const Timeouts& timeouts = config.timeouts;
+  TcpStream control(
+      connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address));
+  const InterruptWatch::Guard control_guard(interrupt, control.native_handle());
+  protocol::TestRequest request;
+  request.mode = Mode::tls;
+  request.chunk_bytes = 1;
+  request.handshakes = static_cast<std::uint32_t>(2 * count);
+  request.client_version = kVersion;
+  const protocol::TestAccept accept = start_test(control, request, timeouts, environment);
+
+  HandshakeTest results;
+  std::uint64_t made = 0;
+  const Deadline stop = budget.count() > 0 ? Deadline::after(budget) : Deadline::never();
+  for (int i = 0; i < count && !interrupt.interrupted() && (i == 0 || !stop.expired()); ++i) {
+    tls::Session session;  // from the full handshake, for the resumed one after it
+    for (int kind = 0; kind < 2 && !interrupt.interrupted(); ++kind) {
+      const std::int64_t start_ns = measure::now_ns();
+      UniqueFd fd =
+          connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address);
+      const InterruptWatch::Guard guard(interrupt, fd.get());
+      set_nodelay(fd.get(), true);
+      const std::int64_t connected_ns = measure::now_ns();
+      auto stream = tls.client_stream(std::move(fd), config.host, kind == 1 ? session : tls::Session{});
+      stream->count_hellos();
+      stream->set_deadline(Deadline::after(timeouts.handshake));
+      if (const std::error_code ec = stream->handshake()) {
+        throw Error(fmt::format("TLS handshake {} with {} failed: {}", made + 1,
+                                host_port(config.host, config.port),
+                                explain_handshake_failure(*stream, ec, config, tls.offer(), accept)));
+      }
+      const std::int64_t end_ns = measure::now_ns();
+      measure::HandshakeSamples& samples = results.kinds[kind];
+      samples.handshake_us.push_back(measure::ns_to_us(end_ns - start_ns));
+      samples.tls_us.push_back(measure::ns_to_us(end_ns - connected_ns));
+      const tls::SessionInfo after_handshake = stream->session_info();
+      samples.bytes_received.push_back(static_cast<double>(after_handshake.bytes_read));
+      samples.bytes_sent.push_back(static_cast<double>(after_handshake.bytes_written));
+      samples.client_hello_bytes.push_back(after_handshake.client_hello_bytes);
+      samples.server_hello_bytes.push_back(after_handshake.server_hello_bytes);
+      // Say which test this is, and take the server's byte: with it come the
+      // TLS 1.3 session tickets that the resumed handshake needs.
+      std::error_code ec;
+      stream->write_all(protocol::encode_preamble(protocol::ConnectionKind::handshake), ec);
+      if (!ec) stream->write_all(accept.cookie, ec);
+      std::byte ready{};
+      if (!ec) stream->read_exact({&ready, 1}, ec);
+      if (ec)
+        throw Error(fmt::format("handshake connection {}: {}{}", made + 1,
+                                describe(ec, stream->error_detail()), rejection_hint(*stream, config)));
+      // A clean close: OpenSSL will not resume a session whose connection
+      // ended without close_notify.
+      stream->shutdown_send(ec);
+      const tls::SessionInfo info = stream->session_info();
+      if (info.resumed) ++samples.resumed;
+      if (kind == 0) {
+        session = stream->session();
+        results.tls = {info.version,
+                       info.cipher,
+                       info.group,
+                       info.certificate_key_type,
+                       info.client_certificate_key_type,
+                       0};
+      }
+      ++made;
+    }
+  }
+  if (interrupt.interrupted()) throw Error("interrupted");
+
+  protocol::SideResult mine;
+  mine.role = Role::sender;
+  mine.bytes = made;
+  control.set_deadline(Deadline::after(timeouts.control));
+  send_message(control, mine, "the handshake count");
+  const auto theirs = receive<protocol::SideResult>(control, "the server's handshake count");
+  if (theirs.bytes != made) {
+    throw Error(
+        fmt::format("the server counted {} handshake connections, the client made {}", theirs.bytes, made));
+  }
+  app::await_close(control, timeouts.control);
+  return results;
+}
+
+// --compare-groups: the handshake test with each key exchange group this
+// library has, alone, group after group within each round. A group the
+// server refuses is a row with its error; the others go on.
+void run_group_comparison(const ClientConfig& config, const tls::ClientConfig& tls_config,
+                          InterruptWatch& interrupt, measure::Comparison& comparison) {
+  struct Entry {
+    std::string group;
+    tls::Context context;
+    HandshakeTest samples;
+    std::string error;
+  };
+  const std::vector<std::string> available = tls::available_groups();
+  std::vector<Entry> entries;
+  std::string lacking;
+  for (const std::string& group : tls::known_groups()) {
+    if (std::find(available.begin(), available.end(), group) == available.end()) {
+      lacking += (lacking.empty() ? "" : ", ") + group;
+      continue;
+    }
+    tls::ClientConfig one = tls_config;
+    one.policy.groups = group;
+    entries.push_back({group, tls::Context::for_client(one), {}, {}});
+  }
+  if (!lacking.empty())
+    comparison.notes.push_back(fmt::format("{} has no {}: left out", tls::library_version(), lacking));
+  const int per_round = config.handshakes > 0 ? config.handshakes : kGroupHandshakesPerRound;
+  const int total_rounds = config.warmup_rounds + config.rounds;
+  for (int r = 0; r < total_rounds && !comparison.interrupted; ++r) {
+    for (Entry& entry : entries) {
+      if (!entry.error.empty()) continue;  // it failed once: the server or the version cannot do it
+      try {
+        const HandshakeTest test = run_handshake_test(config, per_round, entry.context, interrupt,
+                                                      comparison.environment, kGroupBudgetPerRound);
+        if (r < config.warmup_rounds) continue;
+        for (int kind = 0; kind < 2; ++kind)
+          entry.samples.kinds[kind].add(test.kinds[kind]);
+        entry.samples.tls = test.tls;
+      } catch (const Error& e) {
+        if (interrupt.interrupted()) {
+          comparison.interrupted = true;
+          break;
+        }
+        entry.error = e.what();
+      }
+    }
+  }
+  std::string cut_short;
+  for (const Entry& entry : entries) {
+    const std::size_t made = entry.samples.kinds[0].handshake_us.size();
+    if (entry.error.empty() && made < static_cast<std::size_t>(per_round * config.rounds))
+      cut_short += fmt::format("{}{} ({})", cut_short.empty() ? "" : ", ", entry.group, made);
+    measure::GroupHandshakes row{entry.group, std::nullopt, entry.error};
+    if (entry.error.empty() && !entry.samples.kinds[0].handshake_us.empty()) {
+      row.results = measure::HandshakeResults{per_round * config.rounds, entry.samples.kinds[0].summarize(),
+                                              entry.samples.kinds[1].summarize(), entry.samples.tls};
+    }
+    comparison.groups.push_back(std::move(row));
+  }
+  if (!cut_short.empty()) {
+    comparison.notes.push_back(
+        fmt::format("a group stops a round after {} s, so these made fewer full handshakes than asked: {}",
+                    std::chrono::duration<double>(kGroupBudgetPerRound).count(), cut_short));
+  }
+}
+
+}  // namespace tlscmp::kinds

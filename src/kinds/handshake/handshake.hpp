@@ -1,0 +1,66 @@
+#pragma once
+
+// Handshake tests (--handshakes N, --compare-groups): TLS connections that
+// only shake hands, full and resumed in turn, each on a connection of its own.
+//
+//   client                                   server
+//   test_request (handshakes 2N) ----------->
+//                <------------------------- test_accept (cookie)
+//   per handshake: connect, TLS handshake (timed), preamble 'H' and cookie
+//                <------------------------- one byte (and the session tickets)
+//   close_notify, close
+//   side_result (connections made) -------->
+//                <------------------------- side_result (connections served)
+
+#include <chrono>
+#include <string>
+
+#include "app/config.hpp"
+#include "app/pending_tests.hpp"
+#include "kinds/server_side.hpp"
+#include "measure/results.hpp"
+#include "protocol/messages.hpp"
+#include "tls/context.hpp"
+#include "transport/stream.hpp"
+
+namespace tlscmp::app {
+class InterruptWatch;
+}
+
+namespace tlscmp::kinds {
+
+// What one handshake test measured: each handshake's figures, [0] full and
+// [1] resumed, and what the last full one negotiated.
+struct HandshakeTest {
+  measure::HandshakeSamples kinds[2];
+  measure::TlsParameters tls;
+};
+
+// --compare-groups without --handshakes: full and resumed handshakes per
+// group and round (100 each over the default 5 rounds), and the time a group
+// may take per round, so that the slow finite-field groups (ffdhe8192: most
+// of a second per handshake) are measured with fewer handshakes, not for minutes.
+inline constexpr int kGroupHandshakesPerRound = 20;
+inline constexpr std::chrono::milliseconds kGroupBudgetPerRound{1000};
+
+// Client: `count` full handshakes and `count` resumed ones, alternating. With
+// a `budget`, no new pair starts once that much time has gone (one pair at
+// least). Throws tlscmp::Error with the failure explained.
+HandshakeTest run_handshake_test(const app::ClientConfig& config, int count, const tls::Context& tls,
+                                 app::InterruptWatch& interrupt, measure::Environment& environment,
+                                 std::chrono::milliseconds budget = {});
+
+// Client: --compare-groups, every group the library has, round by round,
+// into comparison.groups (and its notes).
+void run_group_comparison(const app::ClientConfig& config, const tls::ClientConfig& tls_config,
+                          app::InterruptWatch& interrupt, measure::Comparison& comparison);
+
+// Server: one handshake connection, its TLS handshake done: counted against
+// its test's ticket, answered with one byte, closed cleanly. Returns "" (the
+// test's control session logs the test); throws tlscmp::Error.
+std::string serve_handshake_connection(Stream& stream, app::PendingTests& pending);
+
+// Server: a handshake test's control session. Returns the line to log.
+std::string serve_handshake_test(Stream& control, const protocol::TestRequest& request, ServerSide& side);
+
+}  // namespace tlscmp::kinds

@@ -1,0 +1,50 @@
+// The server half of handshake tests (see kinds/handshake/handshake.hpp).
+
+#include <fmt/format.h>
+
+#include "app/control.hpp"
+#include "kinds/handshake/handshake.hpp"
+#include "kinds/stream/transfer.hpp"
+#include "transport/errors.hpp"
+#include "transport/socket.hpp"
+
+namespace tlscmp::kinds {
+
+// One connection of a handshake test: the TLS handshake is done; count it,
+// answer with one byte (so that the client takes in its session tickets),
+// and close.
+std::string serve_handshake_connection(Stream& stream, app::PendingTests& pending) {
+  if (!stream.is_tls()) throw protocol::ProtocolError("a handshake connection must be TLS");
+  protocol::Cookie cookie{};
+  std::error_code ec;
+  stream.read_exact(cookie, ec);
+  if (ec)
+    throw Error(
+        fmt::format("handshake connection without a cookie: {}", describe(ec, stream.error_detail())));
+  if (!pending.probe(cookie))
+    throw protocol::ProtocolError("handshake connection for an unknown or finished test");
+  stream.write_all({&kReadyByte, 1}, ec);
+  // A clean close: OpenSSL forgets a session whose connection ended without close_notify.
+  if (!ec) stream.shutdown_send(ec);
+  return {};
+}
+
+// A handshake test's control session: the client makes its connections, then
+// says how many; both counts must agree.
+std::string serve_handshake_test(Stream& control, const protocol::TestRequest& request, ServerSide& side) {
+  const app::Timeouts& t = side.config().timeouts;
+  const auto ticket = side.open_ticket(0, request.handshakes);
+  app::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
+  // Each handshake may take up to a connect and a handshake timeout.
+  control.set_deadline(Deadline::after(t.control + request.handshakes * (t.connect + t.handshake)));
+  const auto theirs = app::receive<protocol::SideResult>(control, "the client's handshake count");
+  protocol::SideResult mine;
+  mine.role = Role::receiver;
+  mine.bytes = ticket->probes();
+  control.set_deadline(Deadline::after(t.control));
+  app::send_message(control, mine, "the server's handshake count");
+  return fmt::format("tls handshake test: {} of {} connections served{}", mine.bytes, request.handshakes,
+                     theirs.error.empty() ? "" : ", client: " + theirs.error);
+}
+
+}  // namespace tlscmp::kinds

@@ -1,0 +1,60 @@
+#pragma once
+
+// What a test kind's server half may use of the server, and no more: its
+// settings and caps, the acceptance to send, a ticket for the data or
+// handshake connections its client will open, and a way to register a live
+// socket, so that a stopping server can shut it down. A kind never sees the
+// Server itself.
+
+#include <functional>
+#include <memory>
+#include <utility>
+
+#include "app/config.hpp"
+#include "app/pending_tests.hpp"
+#include "protocol/messages.hpp"
+#include "tls/dtls.hpp"
+
+namespace tlscmp::kinds {
+
+class ServerSide {
+ public:
+  // A socket registered as live until this goes (declare it after the socket's owner).
+  class LiveSocket {
+   public:
+    explicit LiveSocket(std::function<void()> unregister) : unregister_(std::move(unregister)) {}
+    ~LiveSocket() {
+      if (unregister_) unregister_();
+    }
+    LiveSocket(LiveSocket&& other) noexcept : unregister_(std::exchange(other.unregister_, nullptr)) {}
+    LiveSocket(const LiveSocket&) = delete;
+    LiveSocket& operator=(const LiveSocket&) = delete;
+    LiveSocket& operator=(LiveSocket&&) = delete;
+
+   private:
+    std::function<void()> unregister_;
+  };
+
+  // The server's settings: timeouts and caps (--max-duration, --max-msg ...).
+  virtual const app::ServerConfig& config() const = 0;
+  // The acceptance to send for a test with this cookie: the server's version,
+  // library, CPU, kernel and TLS offer.
+  virtual protocol::TestAccept acceptance(const protocol::Cookie& cookie) const = 0;
+  // A ticket for `streams` data connections, or with `handshakes` > 0 for up
+  // to that many handshake connections (see app::PendingTests).
+  virtual std::unique_ptr<app::PendingTests::Ticket> open_ticket(std::uint32_t streams,
+                                                                 std::uint64_t handshakes) = 0;
+  // The DTLS context, or null where this build has none.
+  virtual const tls::DtlsContext* dtls() const = 0;
+  virtual LiveSocket register_live(int fd) = 0;
+  // True once the server is shutting down: waits end early.
+  virtual bool stopping() = 0;
+
+ protected:
+  ServerSide() = default;
+  ~ServerSide() = default;
+  ServerSide(const ServerSide&) = default;
+  ServerSide& operator=(const ServerSide&) = default;
+};
+
+}  // namespace tlscmp::kinds

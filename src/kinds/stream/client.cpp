@@ -1,0 +1,347 @@
+// The client half of a bulk stream test (see kinds/stream/stream.hpp).
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "app/control.hpp"
+#include "app/interrupt.hpp"
+#include "endpoint.hpp"
+#include "kinds/stream/stream.hpp"
+#include "kinds/stream/streams.hpp"
+#include "kinds/stream/transfer.hpp"
+#include "kinds/tls_failure.hpp"
+#include "measure/clock.hpp"
+#include "measure/stats.hpp"
+#include "transport/errors.hpp"
+#include "transport/socket.hpp"
+#include "version.hpp"
+
+namespace tlscmp::kinds {
+namespace {
+
+using app::ClientConfig;
+using app::InterruptWatch;
+using app::kResultGrace;
+using app::receive;
+using app::receive_message;
+using app::send_message;
+using app::start_test;
+using app::Timeouts;
+
+// One test on its own control connection: parameters, data connection,
+// transfer, results. config.host and config.port name the server to use.
+class TestRun {
+ public:
+  TestRun(const ClientConfig& config, const tls::Context* tls, Mode mode, InterruptWatch& interrupt,
+          measure::TransferObserver* observer, std::uint64_t verify_seed, int round)
+      : config_(config),
+        tls_(tls),
+        mode_(mode),
+        interrupt_(interrupt),
+        observer_(observer),
+        verify_seed_(verify_seed),
+        round_(round) {}
+
+  measure::RunResult run(measure::Environment& environment);
+
+ private:
+  std::unique_ptr<Stream> open_data_connection(const protocol::Cookie& cookie, std::uint32_t index,
+                                               double& handshake_us);
+  void await_ready(Stream& stream) const;
+  protocol::TestRequest request() const;
+
+  const ClientConfig& config_;
+  const tls::Context* tls_;
+  Mode mode_;
+  InterruptWatch& interrupt_;
+  measure::TransferObserver* observer_;
+  std::uint64_t verify_seed_;
+  int round_;                    // for the server's log
+  protocol::TestAccept accept_;  // the server's answer, with its TLS offer
+};
+
+std::unique_ptr<Stream> TestRun::open_data_connection(const protocol::Cookie& cookie, std::uint32_t index,
+                                                      double& handshake_us) {
+  const Timeouts& timeouts = config_.timeouts;
+  const std::int64_t start_ns = measure::now_ns();
+  UniqueFd fd =
+      connect_tcp(config_.host, config_.port, Deadline::after(timeouts.connect), config_.bind_address);
+  set_nodelay(fd.get(), true);  // until the transfer starts: no Nagle delay on the small setup messages
+  set_socket_buffers(fd.get(), config_.sndbuf_bytes, config_.rcvbuf_bytes);
+  std::unique_ptr<Stream> stream;
+  if (mode_ == Mode::tls) {
+    auto tls = tls_->client_stream(std::move(fd), config_.host);
+    tls->set_deadline(Deadline::after(timeouts.handshake));
+    if (const std::error_code ec = tls->handshake()) {
+      throw Error(fmt::format("TLS handshake with {} failed: {}", host_port(config_.host, config_.port),
+                              explain_handshake_failure(*tls, ec, config_, tls_->offer(), accept_)));
+    }
+    if (config_.record_size != 0) tls->set_max_record_size(config_.record_size);
+    stream = std::move(tls);
+  } else {
+    stream = std::make_unique<TcpStream>(std::move(fd));
+  }
+  handshake_us = measure::ns_to_us(measure::now_ns() - start_ns);
+
+  stream->set_deadline(Deadline::after(timeouts.handshake));
+  const protocol::Preamble preamble = protocol::encode_preamble(protocol::ConnectionKind::data);
+  std::error_code ec;
+  stream->write_all(preamble, ec);
+  if (!ec) stream->write_all(protocol::encode_data_header(cookie, index), ec);
+  if (ec) {
+    throw Error(fmt::format("the server did not take the data connection: {}{}",
+                            describe(ec, stream->error_detail()), rejection_hint(*stream, config_)));
+  }
+  return stream;
+}
+
+// Waits for the server's ready byte on a data connection: it comes once every
+// stream of the test has arrived.
+void TestRun::await_ready(Stream& stream) const {
+  stream.set_deadline(Deadline::after(config_.timeouts.connect + config_.timeouts.handshake));
+  std::error_code ec;
+  std::byte ready{};
+  stream.read_exact({&ready, 1}, ec);
+  if (ec) {
+    throw Error(fmt::format("the server did not start the transfer: {}{}",
+                            describe(ec, stream.error_detail()), rejection_hint(stream, config_)));
+  }
+  if (ready != kReadyByte) throw protocol::ProtocolError("the server sent something other than ready");
+}
+
+protocol::TestRequest TestRun::request() const {
+  protocol::TestRequest request;
+  request.mode = mode_;
+  request.direction = config_.direction;
+  request.bytes = config_.bytes;
+  request.duration_ms = static_cast<std::uint64_t>(config_.duration.count());
+  request.chunk_bytes = config_.chunk_bytes;
+  request.interval_ms = static_cast<std::uint64_t>(config_.interval.count());
+  request.no_delay = config_.no_delay;
+  request.verify = config_.verify;
+  request.verify_seed = verify_seed_;
+  request.record_size = mode_ == Mode::tls ? config_.record_size : 0;
+  request.framing = config_.framing;
+  request.msg_size = config_.msg_size;
+  request.max_msg = config_.max_msg;
+  request.read_size = config_.read_size;
+  request.sndbuf_bytes = config_.sndbuf_bytes;
+  request.rcvbuf_bytes = config_.rcvbuf_bytes;
+  request.streams = config_.streams;
+  request.bidir = config_.bidir;
+  request.client_version = kVersion;
+  request.round = static_cast<std::uint32_t>(round_);
+  return request;
+}
+
+// A failed stream, as one line: what happened, and on which side.
+std::string stream_failure(const protocol::SideResult& side, bool client_side, std::uint32_t streams) {
+  return fmt::format("{} (the {}, {}{})", side.error, client_side ? "client" : "server",
+                     side.role == Role::sender ? "sending" : "receiving",
+                     streams > 1 ? fmt::format(", stream {}", side.stream) : "");
+}
+
+measure::SideCost side_cost(const protocol::SideResult& side) {
+  return {side.elapsed_us, side.cpu_user_s, side.cpu_system_s, side.sndbuf_bytes, side.rcvbuf_bytes,
+          side.mss_bytes,  side.congestion, side.ktls_send,    side.ktls_receive, side.tls_bytes};
+}
+
+std::vector<measure::Interval> intervals_of(const protocol::SideResult& receiver) {
+  std::vector<measure::Interval> intervals;
+  double start_s = 0;
+  for (std::size_t i = 0; i < receiver.interval_end_us.size(); ++i) {
+    const double end_s = receiver.interval_end_us[i] / 1e6;
+    intervals.push_back({start_s, end_s, receiver.interval_bytes[i]});
+    start_s = end_s;
+  }
+  return intervals;
+}
+
+// The window of the streams whose `role` side is `side`: from the earliest
+// start to the latest end among them, on that side's clock.
+double window_us(const std::vector<protocol::SideResult>& side, Role role) {
+  double first = -1;
+  double last = 0;
+  for (const protocol::SideResult& r : side) {
+    if (r.role != role) continue;
+    first = first < 0 ? r.offset_us : std::min(first, r.offset_us);
+    last = std::max(last, r.offset_us + r.elapsed_us);
+  }
+  return first < 0 ? 0 : last - first;
+}
+
+// Totals over a test's streams, each checked already: bytes and messages
+// added up; per direction, the receiving side's window from the first go to
+// the last byte; per side, CPU added up over its streams.
+// The receivers' intervals of the streams that go the way of stream 0, added
+// up period by period.
+std::vector<measure::Interval> summed_intervals(const std::vector<const protocol::SideResult*>& receivers,
+                                                std::uint64_t interval_ms) {
+  std::vector<std::vector<measure::Interval>> each;
+  for (const protocol::SideResult* r : receivers)
+    each.push_back(intervals_of(*r));
+  return measure::sum_intervals(each, static_cast<double>(interval_ms) / 1e3);
+}
+
+void aggregate_streams(measure::RunResult& result, const std::vector<protocol::SideResult>& client,
+                       const std::vector<protocol::SideResult>& server, std::uint64_t interval_ms) {
+  std::vector<const protocol::SideResult*> forward_receivers;
+  for (std::size_t i = 0; i < client.size(); ++i) {
+    const protocol::SideResult& receiver = client[i].role == Role::receiver ? client[i] : server[i];
+    const protocol::SideResult& sender = client[i].role == Role::sender ? client[i] : server[i];
+    result.bytes += receiver.bytes;
+    result.messages += receiver.messages;
+    result.payload_bytes += receiver.payload_bytes;
+    if (client[i].role == client.front().role) forward_receivers.push_back(&receiver);
+    if (client.size() > 1) {
+      result.streams.push_back(
+          {static_cast<std::uint32_t>(i),
+           client[i].role == Role::sender ? Direction::client_to_server : Direction::server_to_client,
+           receiver.bytes, receiver.elapsed_us, sender.elapsed_us, receiver.messages,
+           intervals_of(receiver)});
+    }
+  }
+  // Each direction's window on its receiver's clock; the run's is the longer.
+  result.transfer_us = std::max(window_us(client, Role::receiver), window_us(server, Role::receiver));
+  result.sender_us = std::max(window_us(client, Role::sender), window_us(server, Role::sender));
+  result.client = side_cost(combine(client));
+  result.server = side_cost(combine(server));
+  result.intervals = summed_intervals(forward_receivers, interval_ms);
+}
+
+measure::RunResult TestRun::run(measure::Environment& environment) {
+  const Timeouts& timeouts = config_.timeouts;
+  TcpStream control(
+      connect_tcp(config_.host, config_.port, Deadline::after(timeouts.connect), config_.bind_address));
+  const InterruptWatch::Guard control_guard(interrupt_, control.native_handle());
+  const protocol::TestRequest test = request();
+  accept_ = start_test(control, test, timeouts, environment);
+  const protocol::TestAccept& accept = accept_;
+
+  measure::RunResult result;
+  result.mode = mode_;
+  const std::uint32_t streams = test.streams;
+  std::vector<std::unique_ptr<Stream>> data;
+  std::vector<double> handshake_us;
+  try {
+    for (std::uint32_t i = 0; i < streams; ++i) {
+      double us = 0;
+      data.push_back(open_data_connection(accept.cookie, i, us));
+      handshake_us.push_back(us);
+    }
+    for (const auto& stream : data)
+      await_ready(*stream);
+  } catch (const Error& e) {
+    // If the server refused the data connection, its reason beats ours.
+    std::string reason = e.what();
+    control.set_deadline(Deadline::after(std::chrono::milliseconds(500)));
+    try {
+      const protocol::Message message = receive_message(control, "the server's answer");
+      if (const auto* refusal = std::get_if<protocol::Refusal>(&message)) reason = refusal->reason;
+    } catch (const Error&) {
+      // No word from the server: our own reason stands.
+    }
+    throw Error(reason);
+  }
+  result.handshake_us = measure::summarize(handshake_us).mean;
+  if (const tls::TlsStream* tls_stream = data.front()->tls()) {
+    const tls::SessionInfo info = tls_stream->session_info();
+    result.tls = {info.version,
+                  info.cipher,
+                  info.group,
+                  info.certificate_key_type,
+                  info.client_certificate_key_type,
+                  config_.record_size};
+  }
+
+  std::vector<protocol::SideResult> mine;
+  {
+    std::vector<std::unique_ptr<InterruptWatch::Guard>> guards;
+    std::vector<StreamWork> work;
+    // The live view follows the streams that go the test's way, added up.
+    const Role live_role = stream_role(test.direction, test.bidir, 0, /*server_side=*/false);
+    const std::uint32_t live_streams = forward_streams(test.bidir, streams);
+    std::optional<measure::JoinedObserver> joined;
+    if (observer_ != nullptr && live_streams > 1) joined.emplace(*observer_, live_streams);
+    for (std::uint32_t i = 0, live = 0; i < streams; ++i) {
+      guards.push_back(std::make_unique<InterruptWatch::Guard>(interrupt_, data[i]->native_handle()));
+      const Role role = stream_role(test.direction, test.bidir, i, /*server_side=*/false);
+      TransferSpec spec = transfer_spec(test, role, timeouts.idle);
+      if (role == live_role) spec.observer = joined ? joined->stream(live++) : observer_;
+      work.push_back({data[i].get(), spec});
+    }
+    mine = run_streams(work);
+  }
+  data.clear();
+
+  if (interrupt_.interrupted()) {
+    // Ctrl-C: what this side measured until then, marked partial.
+    const protocol::SideResult total = combine(mine);
+    result.partial = true;
+    result.bytes = total.bytes;
+    (total.role == Role::receiver ? result.transfer_us : result.sender_us) = total.elapsed_us;
+    result.client = side_cost(total);
+    std::vector<const protocol::SideResult*> receivers;
+    for (const protocol::SideResult& m : mine) {
+      if (m.role == Role::receiver && m.role == mine.front().role) receivers.push_back(&m);
+    }
+    result.intervals = summed_intervals(receivers, test.interval_ms);
+    return result;
+  }
+
+  // After a failure on this side (a stall, a reset) the server's result may
+  // never come: the link may be dead, the server stopped. It gets a short
+  // grace, then this side's own account stands.
+  const auto failed_here =
+      std::find_if(mine.begin(), mine.end(), [](const protocol::SideResult& m) { return !m.error.empty(); });
+  control.set_deadline(Deadline::after(failed_here == mine.end() ? timeouts.control
+                                                                 : std::min(timeouts.control, kResultGrace)));
+  std::vector<protocol::SideResult> theirs;
+  try {
+    for (const protocol::SideResult& m : mine)
+      send_message(control, m, "the client's result");
+    for (std::uint32_t i = 0; i < streams; ++i) {
+      theirs.push_back(receive<protocol::SideResult>(control, "the server's result"));
+      if (theirs.back().stream != i || theirs.back().role == mine[i].role) {
+        throw protocol::ProtocolError("the server's results do not match the streams");
+      }
+    }
+  } catch (const Error&) {
+    if (failed_here == mine.end()) throw;
+    throw Error(stream_failure(*failed_here, /*client_side=*/true, streams));
+  }
+
+  // Stream by stream: the receiver's account of what failed comes first (it
+  // saw what arrived), and nothing is silently lost.
+  const std::uint64_t expected = stream_bytes(transfer_spec(test, Role::sender, timeouts.idle));
+  for (std::uint32_t i = 0; i < streams; ++i) {
+    const protocol::SideResult& receiver = mine[i].role == Role::receiver ? mine[i] : theirs[i];
+    const protocol::SideResult& sender = mine[i].role == Role::sender ? mine[i] : theirs[i];
+    const std::string which = streams > 1 ? fmt::format(" stream {}", i) : "";
+    for (const auto* side : {&receiver, &sender}) {
+      if (!side->error.empty()) throw Error(stream_failure(*side, side == &mine[i], streams));
+    }
+    if (receiver.bytes != sender.bytes || (expected > 0 && receiver.bytes != expected) ||
+        receiver.messages != sender.messages) {
+      throw Error(fmt::format("the receiver{} counted {} bytes ({} messages), the sender sent {} ({}){}",
+                              which, receiver.bytes, receiver.messages, sender.bytes, sender.messages,
+                              expected > 0 ? fmt::format(", {} were due", expected) : ""));
+    }
+  }
+  aggregate_streams(result, mine, theirs, test.interval_ms);
+  app::await_close(control, timeouts.control);
+  return result;
+}
+
+}  // namespace
+
+measure::RunResult run_stream_test(const app::ClientConfig& config, const tls::Context* tls, Mode mode,
+                                   app::InterruptWatch& interrupt, measure::TransferObserver* observer,
+                                   std::uint64_t verify_seed, int round, measure::Environment& environment) {
+  TestRun test(config, tls, mode, interrupt, observer, verify_seed, round);
+  return test.run(environment);
+}
+
+}  // namespace tlscmp::kinds

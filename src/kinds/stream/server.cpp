@@ -1,0 +1,148 @@
+// The server half of a bulk stream test (see kinds/stream/stream.hpp).
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "app/control.hpp"
+#include "kinds/stream/stream.hpp"
+#include "kinds/stream/streams.hpp"
+#include "kinds/stream/transfer.hpp"
+#include "transport/errors.hpp"
+#include "transport/socket.hpp"
+
+namespace tlscmp::kinds {
+namespace {
+
+using app::kResultGrace;
+using app::receive;
+using app::send_message;
+
+// How often a server waiting for data connections checks that the client is still there.
+constexpr std::chrono::milliseconds kClientCheckInterval{100};
+
+// The server's log line for one test. `client` is empty when the client's
+// result never came (the exchange failed with `exchange_error`).
+std::string describe_test(const protocol::TestRequest& request, const protocol::SideResult& server,
+                          const std::optional<protocol::SideResult>& client,
+                          const std::string& exchange_error, const std::string& tls_description) {
+  const std::string what = fmt::format("{} {}", to_string(request.mode), to_string(request.direction));
+  // Failures name the client's round too, as the client's own line does.
+  const std::string failed =
+      fmt::format("{}{} failed", what, request.round > 0 ? fmt::format(" round {}", request.round) : "");
+  // A side's own error already names how many bytes it moved.
+  if (!server.error.empty()) return fmt::format("{}: {}", failed, server.error);
+  if (client && !client->error.empty()) return fmt::format("{} on the client: {}", failed, client->error);
+  if (!client) {
+    const std::string of = request.bytes > 0 ? fmt::format("{} of {}", server.bytes, request.bytes)
+                                             : std::to_string(server.bytes);
+    return fmt::format("{} after {} bytes {}: {}", failed, of,
+                       server.role == Role::receiver ? "received" : "sent", exchange_error);
+  }
+  const protocol::SideResult& receiver = server.role == Role::receiver ? server : *client;
+  const protocol::SideResult& sender = server.role == Role::sender ? server : *client;
+  std::string text = fmt::format(
+      "{} {} bytes in {:.0f} us ({:.1f} MB/s), sender {:.0f} us", what, receiver.bytes, receiver.elapsed_us,
+      receiver.elapsed_us > 0 ? static_cast<double>(receiver.bytes) / receiver.elapsed_us : 0.0,
+      sender.elapsed_us);
+  if (!tls_description.empty()) text += ", " + tls_description;
+  return text;
+}
+
+}  // namespace
+
+std::string serve_stream_test(Stream& control, const protocol::TestRequest& request, ServerSide& side) {
+  const app::Timeouts& t = side.config().timeouts;
+  auto refuse = [&](const std::string& reason) { app::refuse_test(control, reason); };
+  const auto ticket_holder = side.open_ticket(request.streams, 0);
+  app::PendingTests::Ticket& ticket = *ticket_holder;
+  app::send_message(control, side.acceptance(ticket.cookie()), "the test acceptance");
+
+  // Wait for the data connections, but notice a client that gave up (a
+  // failed TLS handshake, say) instead of holding its slot until the deadline.
+  std::vector<std::unique_ptr<Stream>> data;
+  const Deadline data_deadline = Deadline::after(t.connect + t.handshake);
+  const auto all_came = [&] {
+    return !data.empty() && std::all_of(data.begin(), data.end(), [](const auto& d) { return d != nullptr; });
+  };
+  while (!all_came() && !data_deadline.expired()) {
+    data = ticket.wait(Deadline::earlier(data_deadline, Deadline::after(kClientCheckInterval)));
+    if (!all_came() && peer_has_closed(control.native_handle())) {
+      throw Error(
+          fmt::format("{} test: the client closed the control connection before its data connections came",
+                      to_string(request.mode)));
+    }
+    if (side.stopping()) break;
+  }
+  if (!all_came()) {
+    refuse(side.stopping() ? "the server is shutting down" : "not every data connection arrived in time");
+  }
+  for (const auto& stream : data) {
+    if (stream->is_tls() != (request.mode == Mode::tls)) {
+      refuse(fmt::format("the data connection is {} but the test is {}",
+                         stream->is_tls() ? "TLS" : "plain TCP", to_string(request.mode)));
+    }
+  }
+
+  std::vector<protocol::SideResult> mine;
+  std::string tls_description;
+  {
+    std::vector<std::unique_ptr<ServerSide::LiveSocket>> live;
+    std::vector<StreamWork> work;
+    for (std::uint32_t i = 0; i < data.size(); ++i) {
+      Stream& stream = *data[i];
+      live.push_back(std::make_unique<ServerSide::LiveSocket>(side.register_live(stream.native_handle())));
+      if (tls::TlsStream* tls_stream = stream.tls()) {
+        const tls::SessionInfo info = tls_stream->session_info();
+        tls_description = fmt::format("{} {} {}", info.version, info.cipher, info.group);
+        if (!info.client_certificate_key_type.empty()) {
+          tls_description += fmt::format(", client certificate {}", info.client_certificate_key_type);
+        }
+        if (request.record_size != 0) tls_stream->set_max_record_size(request.record_size);
+      }
+      set_socket_buffers(stream.native_handle(), request.sndbuf_bytes, request.rcvbuf_bytes);
+      stream.set_deadline(Deadline::after(t.handshake));
+      std::error_code ec;
+      stream.write_all({&kReadyByte, 1}, ec);
+      if (ec) throw Error(fmt::format("cannot start the transfer: {}", describe(ec, stream.error_detail())));
+      TransferSpec spec = transfer_spec(
+          request, stream_role(request.direction, request.bidir, i, /*server_side=*/true), t.idle);
+      spec.max_duration = side.config().max_duration;
+      spec.max_msg = std::min(spec.max_msg, side.config().max_msg);
+      work.push_back({&stream, spec});
+    }
+    mine = run_streams(work);
+    live.clear();  // before the sockets close
+  }
+  data.clear();
+
+  // Results both ways, stream by stream. A client that vanished is logged with what this side saw.
+  std::vector<protocol::SideResult> theirs;
+  std::string exchange_error;
+  // After a failure here (a stall, say) the client's result may never come:
+  // a short grace, then this side's account goes to the log.
+  const bool failed_here =
+      std::any_of(mine.begin(), mine.end(), [](const protocol::SideResult& m) { return !m.error.empty(); });
+  try {
+    control.set_deadline(Deadline::after(failed_here ? std::min(t.control, kResultGrace) : t.control));
+    for (const protocol::SideResult& result : mine)
+      send_message(control, result, "the server's result");
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      theirs.push_back(receive<protocol::SideResult>(control, "the client's result"));
+      if (theirs.back().stream != i || theirs.back().role == mine[i].role) {
+        throw protocol::ProtocolError("the client's results do not match the streams");
+      }
+    }
+  } catch (const Error& e) {
+    theirs.clear();
+    exchange_error = e.what();
+  }
+  const std::optional<protocol::SideResult> client =
+      theirs.empty() ? std::nullopt : std::optional(combine(theirs));
+  return fmt::format(
+      "{}{}", describe_test(request, combine(mine), client, exchange_error, tls_description),
+      mine.size() > 1 ? fmt::format(", {} streams{}", mine.size(), request.bidir ? " both ways" : "") : "");
+}
+
+}  // namespace tlscmp::kinds

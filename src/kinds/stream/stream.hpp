@@ -1,0 +1,46 @@
+#pragma once
+
+// Bulk stream tests (tcp, tls; seeds/000 and seeds/001): -P data connections
+// beside the control connection, each moving a payload one way (or, with
+// --bidir, every other one the other way), timed by the receiver.
+//
+//   client                                   server
+//   test_request (mode tcp|tls) ------------>
+//                <------------------------- test_accept (cookie)
+//   data connection per stream: preamble, cookie, stream index (TLS: after
+//   the handshake, which is timed on its own)
+//                <------------------------- 'R' on each, once all came
+//   the transfer on each stream (kinds/stream/transfer.hpp)
+//   side_result per stream ----------------->
+//                <------------------------- side_result per stream
+
+#include <cstdint>
+#include <string>
+
+#include "app/config.hpp"
+#include "kinds/server_side.hpp"
+#include "measure/intervals.hpp"
+#include "measure/results.hpp"
+#include "protocol/messages.hpp"
+#include "tls/context.hpp"
+#include "transport/stream.hpp"
+
+namespace tlscmp::app {
+class InterruptWatch;
+}
+
+namespace tlscmp::kinds {
+
+// Client: one run of `mode` (tcp or tls, with `tls` for the latter) against
+// config.host:config.port. `observer` (may be null) watches the streams that
+// go the test's way; `verify_seed` seeds --verify's payload; `round` goes to
+// the server's log. Throws tlscmp::Error naming what failed and on which side.
+measure::RunResult run_stream_test(const app::ClientConfig& config, const tls::Context* tls, Mode mode,
+                                   app::InterruptWatch& interrupt, measure::TransferObserver* observer,
+                                   std::uint64_t verify_seed, int round, measure::Environment& environment);
+
+// Server: runs one stream test whose request passed the server's caps.
+// Returns the line to log; throws tlscmp::Error.
+std::string serve_stream_test(Stream& control, const protocol::TestRequest& request, ServerSide& side);
+
+}  // namespace tlscmp::kinds
