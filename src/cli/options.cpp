@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <charconv>
+#include <functional>
 #include <regex>
 
 #include "app/about.hpp"
@@ -320,6 +321,46 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
       ->type_name("SIZE");
   cmd->add_flag("-N,--no-delay", flags.no_delay, "Set TCP_NODELAY during the transfer (disable Nagle)");
   add_timeout_flags(cmd, flags.timeouts);
+}
+
+// A swept setting's values, each parsed and checked as its flag would be,
+// and kept typed: the sweep applies them without parsing again.
+app::SweepAxis sweep_axis(const std::string& name, const std::vector<std::string>& texts) {
+  app::SweepAxis axis{name, {}};
+  const std::string flag = "--" + name;
+  for (const std::string& text : texts) {
+    std::function<void(app::ClientConfig&)> apply;
+    if (name == "msg-size") {
+      const std::uint64_t n = parse_size(text, flag, 1, framing::kMaxMessageBytes);
+      apply = [n](app::ClientConfig& c) { c.msg_size = n; };
+    } else if (name == "length" || name == "read-size") {
+      const auto n = static_cast<std::uint32_t>(parse_size(text, flag, 1, protocol::kMaxChunkBytes));
+      if (name == "length") {
+        apply = [n](app::ClientConfig& c) { c.chunk_bytes = n; };
+      } else {
+        apply = [n](app::ClientConfig& c) { c.read_size = n; };
+      }
+    } else if (name == "window" || name == "sndbuf" || name == "rcvbuf") {
+      const auto n =
+          static_cast<std::uint32_t>(parse_size(text, flag, 1024, protocol::kMaxSocketBufferBytes));
+      const bool send = name != "rcvbuf";
+      const bool receive = name != "sndbuf";
+      apply = [n, send, receive](app::ClientConfig& c) {
+        if (send) c.sndbuf_bytes = n;
+        if (receive) c.rcvbuf_bytes = n;
+      };
+    } else if (name == "framing") {
+      if (text != "raw" && text != "len4") throw UsageError(fmt::format("--framing '{}': raw or len4", text));
+      const framing::Framing f = text == "len4" ? framing::Framing::len4 : framing::Framing::raw;
+      apply = [f](app::ClientConfig& c) { c.framing = f; };
+    } else if (name == "cipher") {
+      apply = [text](app::ClientConfig& c) { c.tls_policy.cipher = text; };
+    } else {
+      throw UsageError(fmt::format("cannot sweep '{}'", name));
+    }
+    axis.values.push_back({text, std::move(apply)});
+  }
+  return axis;
 }
 
 // tlscmp sweep: what a client takes, with the swept settings as lists.
@@ -644,22 +685,26 @@ Command parse_command_line(int argc, const char* const* argv) {
     sweep.config.base = to_client_command(sweep_flags.client).config;
     sweep.out_prefix = sweep_flags.out;
     // The first axis given in this order makes the rows of the table.
-    const std::vector<std::pair<const char*, const std::vector<std::string>*>> axes{
+    const std::vector<std::pair<const char*, const std::vector<std::string>*>> lists{
         {"msg-size", &sweep_flags.msg_sizes}, {"length", &sweep_flags.lengths},
         {"window", &sweep_flags.windows},     {"sndbuf", &sweep_flags.sndbufs},
         {"rcvbuf", &sweep_flags.rcvbufs},     {"read-size", &sweep_flags.read_sizes},
         {"framing", &sweep_flags.framings},   {"cipher", &sweep_flags.ciphers}};
     // A list of one is a setting like any other, not a column of the table.
-    std::vector<std::pair<std::string, std::string>> fixed;
-    for (const auto& [name, values] : axes) {
-      if (values->size() == 1) fixed.emplace_back(name, values->front());
-      if (values->size() > 1) sweep.config.axes.push_back({name, *values});
+    app::SweepConfig fixed;
+    for (const auto& [name, texts] : lists) {
+      if (texts->empty()) continue;
+      app::SweepAxis axis = sweep_axis(name, *texts);
+      (texts->size() == 1 ? fixed.axes : sweep.config.axes).push_back(std::move(axis));
     }
-    sweep.config.base = app::point_config({sweep.config.base, {}}, fixed);
-    if (sweep.config.axes.empty())
+    for (const app::SweepAxis& axis : fixed.axes)
+      axis.values.front().apply(sweep.config.base);  // judged with the swept values, point by point
+    if (sweep.config.axes.empty()) {
+      (void)app::point_config(sweep.config.base, {});  // settings that cannot work say so first
       throw UsageError("sweep: give at least one list to sweep, e.g. --msg-size 10,1K");
-    for (const auto& point : app::sweep_grid(sweep.config))
-      (void)app::point_config(sweep.config, point);
+    }
+    for (const app::SweepGridPoint& point : app::sweep_grid(sweep.config))
+      (void)app::point_config(sweep.config.base, point);
     return sweep;
   }
   return HelpRequest{app.help(), 2};

@@ -151,4 +151,18 @@ TEST_CASE("sweep values that cannot run together are refused before anything sta
   const ProcessResult cipher = run_tlscmp({"sweep", "--mode", "tcp", "--cipher", "TLS_AES_128_GCM_SHA256"});
   CHECK(cipher.exit_code == 2);
   CHECK(cipher.err.find("a cipher needs the tls mode") != std::string::npos);
+  const ProcessResult bad_size = run_tlscmp({"sweep", "--msg-size", "10,abc"});
+  CHECK(bad_size.exit_code == 2);
+  CHECK(bad_size.err.find("--msg-size 'abc'") != std::string::npos);
+}
+
+TEST_CASE("a sweep's list of one is judged with the swept values: len4 with swept message sizes runs") {
+  TempDir dir;
+  const ProcessResult r =
+      run_tlscmp({"sweep", "--mode", "tcp", "-n", "64K", "--repeat", "1", "--framing", "len4", "--window",
+                  "64K", "--msg-size", "100,1K", "--out", dir.file("s")});
+  CHECK(r.exit_code == 0);
+  const json j = json::parse(read_file(dir.file("s.json")));
+  REQUIRE(j["points"].size() == 2);
+  CHECK(j["points"][1]["settings"]["msg-size"] == "1K");
 }
