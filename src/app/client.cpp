@@ -67,8 +67,9 @@ class EmbeddedServer {
 
 // -w/--sndbuf/--rcvbuf: what the kernel applied, where it is not what was asked.
 void note_buffer_sizes(measure::Comparison& comparison) {
-  if (comparison.runs.empty()) return;
-  const measure::RunResult& last = comparison.runs.back();
+  const auto* streams = comparison.get<measure::StreamResults>();
+  if (streams == nullptr || streams->runs.empty()) return;
+  const measure::RunResult& last = streams->runs.back();
   const measure::TestParameters& p = comparison.parameters;
   for (const auto& [option, asked, client, server] :
        {std::tuple{"SO_SNDBUF", p.sndbuf_bytes, last.client.sndbuf_bytes, last.server.sndbuf_bytes},
@@ -232,8 +233,8 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
       const tls::Context tls = tls::Context::for_client(tls_config);
       const kinds::HandshakeTest test =
           kinds::run_handshake_test(target, config.handshakes, tls, interrupt, environment);
-      comparison.handshakes = measure::HandshakeResults{config.handshakes, test.kinds[0].summarize(),
-                                                        test.kinds[1].summarize(), test.tls};
+      comparison.results = measure::HandshakeResults{config.handshakes, test.kinds[0].summarize(),
+                                                     test.kinds[1].summarize(), test.tls};
     } catch (const Error& e) {
       if (interrupt.interrupted()) {
         comparison.interrupted = true;
@@ -278,7 +279,7 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
           result.warmup = warmup;
           result.partial = interrupt.interrupted();  // the senders stopped early
           comparison.interrupted = result.partial;
-          comparison.datagram_runs.push_back(std::move(result));
+          comparison.as<measure::DatagramResults>().runs.push_back(std::move(result));
         } else {
           measure::RunResult result =
               kinds::run_stream_test(target, variant.tls ? &*variant.tls : nullptr, variant.mode, interrupt,
@@ -287,7 +288,7 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
           result.round = round;
           result.warmup = warmup;
           comparison.interrupted = result.partial;
-          comparison.runs.push_back(std::move(result));
+          comparison.as<measure::StreamResults>().runs.push_back(std::move(result));
         }
       } catch (const Error& e) {
         if (interrupt.interrupted()) {

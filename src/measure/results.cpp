@@ -14,15 +14,15 @@ Summary summarize_field(const std::vector<const Run*>& runs, Get get) {
   return summarize(values);
 }
 
-void compute_datagram_statistics(Comparison& comparison) {
-  comparison.datagram_stats.clear();
-  for (Mode mode : comparison.parameters.modes) {
+void compute_datagram_statistics(const TestParameters& parameters, DatagramResults& results) {
+  results.stats.clear();
+  for (Mode mode : parameters.modes) {
     std::vector<const DatagramRun*> runs;
-    for (const DatagramRun& run : comparison.datagram_runs) {
+    for (const DatagramRun& run : results.runs) {
       if (run.mode == mode && !run.warmup && !run.partial) runs.push_back(&run);
     }
     if (runs.empty()) continue;
-    comparison.datagram_stats.push_back(
+    results.stats.push_back(
         {mode, summarize_field(runs, [](const DatagramRun& r) { return r.received_per_s(); }),
          summarize_field(runs, [](const DatagramRun& r) { return r.sent_per_s(); }),
          summarize_field(runs, [](const DatagramRun& r) { return r.total.loss_percent(); })});
@@ -40,10 +40,14 @@ std::vector<std::string> variant_order(const Comparison& comparison) {
 }
 
 void compute_statistics(Comparison& comparison) {
-  comparison.stats.clear();
-  comparison.tls_over_tcp.reset();
-  comparison.tls_over_tcp_ci.reset();
-  compute_datagram_statistics(comparison);
+  if (auto* datagrams = std::get_if<DatagramResults>(&comparison.results))
+    compute_datagram_statistics(comparison.parameters, *datagrams);
+  auto* streams = std::get_if<StreamResults>(&comparison.results);
+  if (streams == nullptr) return;
+  StreamResults& results = *streams;
+  results.stats.clear();
+  results.tls_over_tcp.reset();
+  results.tls_over_tcp_ci.reset();
   auto counts = [](const RunResult& run) { return !run.warmup && !run.partial; };
 
   // Each round runs every variant back to back, so noise hits them alike:
@@ -51,7 +55,7 @@ void compute_statistics(Comparison& comparison) {
   // that duration runs (whose byte counts differ) compare too; with equal
   // byte counts it is the transfer time ratio.
   std::map<int, double> tcp_us_per_byte;  // round -> the TCP run's
-  for (const RunResult& run : comparison.runs) {
+  for (const RunResult& run : results.runs) {
     if (counts(run) && run.mode == Mode::tcp && run.bytes > 0) {
       tcp_us_per_byte[run.round] = run.transfer_us / static_cast<double>(run.bytes);
     }
@@ -61,7 +65,7 @@ void compute_statistics(Comparison& comparison) {
     std::vector<const RunResult*> runs;
     std::vector<double> ratios;
     Mode mode = Mode::tcp;
-    for (const RunResult& run : comparison.runs) {
+    for (const RunResult& run : results.runs) {
       if (run.label() != variant || !counts(run)) continue;
       runs.push_back(&run);
       mode = run.mode;
@@ -92,17 +96,17 @@ void compute_statistics(Comparison& comparison) {
       stats.over_tcp = summarize(ratios);
       stats.over_tcp_ci = bootstrap_median_ci(ratios);
     }
-    comparison.stats.push_back(stats);
+    results.stats.push_back(stats);
   }
   // The headline: the one TLS variant of a plain comparison.
   std::size_t tls_variants = 0;
-  for (const ModeStats& s : comparison.stats) {
+  for (const ModeStats& s : results.stats) {
     if (s.mode == Mode::tls) ++tls_variants;
   }
-  for (const ModeStats& s : comparison.stats) {
+  for (const ModeStats& s : results.stats) {
     if (s.mode == Mode::tls && tls_variants == 1) {
-      comparison.tls_over_tcp = s.over_tcp;
-      comparison.tls_over_tcp_ci = s.over_tcp_ci;
+      results.tls_over_tcp = s.over_tcp;
+      results.tls_over_tcp_ci = s.over_tcp_ci;
     }
   }
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "measure/intervals.hpp"
@@ -296,22 +297,50 @@ struct GroupRatios {
 const HandshakeResults* group_baseline(const std::vector<GroupHandshakes>& groups);
 GroupRatios group_ratios(const HandshakeResults& group, const HandshakeResults& x25519);
 
-struct Comparison {
-  TestParameters parameters;
-  Environment environment;
+// Bulk stream runs (tcp, tls) and their statistics.
+struct StreamResults {
   std::vector<RunResult> runs;
-  std::vector<ModeStats> stats;  // one per mode that has runs, in parameters.modes order
+  std::vector<ModeStats> stats;  // one per variant that has runs, in parameters.variants order
   // TLS transfer time over TCP transfer time, per byte, one value per round that has both.
   std::optional<Summary> tls_over_tcp;
   // 95% bootstrap confidence interval of the median of those ratios (2+ pairs).
   std::optional<Interval95> tls_over_tcp_ci;
-  std::optional<HandshakeResults> handshakes;  // --handshakes: this instead of bulk runs
-  std::vector<GroupHandshakes> groups;         // --compare-groups: these instead of bulk runs
-  std::vector<DatagramRun> datagram_runs;      // udp and dtls modes: these instead of `runs`
-  std::vector<DatagramStats> datagram_stats;   // one per datagram mode that has runs
-  std::vector<std::string> notes;              // remarks for the reader, e.g. a suite this library cannot run
-  bool interrupted = false;                    // Ctrl-C: the runs so far, the last one partial
-  std::string error;                           // empty, or why the comparison stopped early
+};
+
+// --compare-groups: one row per key exchange group.
+struct GroupResults {
+  std::vector<GroupHandshakes> groups;
+};
+
+// Datagram runs (udp, dtls) and their statistics.
+struct DatagramResults {
+  std::vector<DatagramRun> runs;
+  std::vector<DatagramStats> stats;  // one per datagram mode that has runs
+};
+
+// What one test kind measured: a comparison holds exactly one of these.
+// HandshakeResults: --handshakes.
+using KindResults = std::variant<StreamResults, HandshakeResults, GroupResults, DatagramResults>;
+
+struct Comparison {
+  TestParameters parameters;
+  Environment environment;
+  KindResults results;             // the kind's results (empty StreamResults until a run)
+  std::vector<std::string> notes;  // remarks for the reader, e.g. a suite this library cannot run
+  bool interrupted = false;        // Ctrl-C: the runs so far, the last one partial
+  std::string error;               // empty, or why the comparison stopped early
+
+  // The results as kind T, or null where they are of another kind.
+  template <typename T>
+  const T* get() const {
+    return std::get_if<T>(&results);
+  }
+  // The results as kind T, for filling: made T (empty) where they were another kind.
+  template <typename T>
+  T& as() {
+    if (!std::holds_alternative<T>(results)) results = T{};
+    return std::get<T>(results);
+  }
 };
 
 // Fills `stats` (one per variant, with ratios to TCP) and the headline

@@ -81,7 +81,7 @@ ordered_json to_json(const measure::RunResult& run, const measure::TestParameter
           {"intervals", intervals_json(run.intervals)}};
 }
 
-ordered_json ratio_json(const measure::Comparison& c) {
+ordered_json ratio_json(const measure::StreamResults& c) {
   if (!c.tls_over_tcp) return nullptr;
   ordered_json r = to_json(*c.tls_over_tcp);
   if (c.tls_over_tcp_ci) {
@@ -118,15 +118,17 @@ ordered_json to_json(const measure::HandshakeResults& h) {
 }
 
 ordered_json handshakes_json(const measure::Comparison& c) {
-  return c.handshakes ? to_json(*c.handshakes) : ordered_json(nullptr);
+  const auto* handshakes = c.get<measure::HandshakeResults>();
+  return handshakes != nullptr ? to_json(*handshakes) : ordered_json(nullptr);
 }
 
 // --compare-groups: a row per group, with its ratios to X25519's row.
 ordered_json groups_json(const measure::Comparison& c) {
-  if (!c.parameters.compare_groups) return nullptr;
-  const measure::HandshakeResults* base = measure::group_baseline(c.groups);
+  const auto* groups = c.get<measure::GroupResults>();
+  if (groups == nullptr) return nullptr;
+  const measure::HandshakeResults* base = measure::group_baseline(groups->groups);
   ordered_json rows = json::array();
-  for (const measure::GroupHandshakes& g : c.groups) {
+  for (const measure::GroupHandshakes& g : groups->groups) {
     ordered_json row = {{"group", g.group},
                         {"error", g.error.empty() ? ordered_json(nullptr) : ordered_json(g.error)}};
     if (g.results) {
@@ -167,12 +169,15 @@ nlohmann::ordered_json comparison_json(const measure::Comparison& c) {
   for (const std::string& v : p.variants)
     variants.push_back(v);
 
+  static const measure::StreamResults kNoStreams;
+  const measure::StreamResults* found = c.get<measure::StreamResults>();
+  const measure::StreamResults& streams = found != nullptr ? *found : kNoStreams;
   ordered_json runs = json::array();
-  for (const auto& run : c.runs)
+  for (const auto& run : streams.runs)
     runs.push_back(to_json(run, p));
 
   ordered_json summary = json::object();
-  for (const auto& stats : c.stats) {
+  for (const auto& stats : streams.stats) {
     ordered_json over_tcp = nullptr;
     if (stats.over_tcp) {
       over_tcp = to_json(*stats.over_tcp);
@@ -194,7 +199,7 @@ nlohmann::ordered_json comparison_json(const measure::Comparison& c) {
                               {"server_core_share", to_json(stats.server_core_share)},
                               {"over_tcp_transfer_time", over_tcp}};
   }
-  summary["tls_over_tcp_transfer_time"] = ratio_json(c);
+  summary["tls_over_tcp_transfer_time"] = ratio_json(streams);
 
   ordered_json out = {
       {"tlscmp_version", e.client_version},

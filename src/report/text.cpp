@@ -91,8 +91,7 @@ std::string render_handshakes(const measure::HandshakeResults& h) {
 }
 
 // --compare-groups: one row per key exchange group, then each over X25519.
-std::string render_groups(const measure::Comparison& c) {
-  const measure::TestParameters& p = c.parameters;
+std::string render_groups(const measure::TestParameters& p, const measure::GroupResults& c) {
   std::string out;
   const measure::GroupHandshakes* first = nullptr;
   std::size_t width = 5;
@@ -183,14 +182,15 @@ std::string render_text_body(const measure::Comparison& c) {
                                       : fmt::format("client: {}\nserver: {}\n", client_host, server_host);
   }
   if (datagrams) out += render_datagram_runs(c);
-  if (!c.runs.empty()) {
-    const measure::RunResult& last = c.runs.back();
+  const measure::StreamResults* streams = c.get<measure::StreamResults>();
+  if (streams != nullptr && !streams->runs.empty()) {
+    const measure::RunResult& last = streams->runs.back();
     out += fmt::format("sockets (last run): client {}; server {}\n", describe_socket(last.client),
                        describe_socket(last.server));
 
     out += fmt::format("\n{:>5} {:<4} {:>13} {:>12} {:>12} {:>12} {:>9}  {}\n", "round", "mode", "bytes",
                        "transfer_us", "sender_us", "handshake_us", "MB/s", "tls");
-    for (const auto& run : c.runs) {
+    for (const auto& run : streams->runs) {
       std::string per_stream;
       for (const measure::StreamResult& s : run.streams) {
         per_stream += fmt::format("{}{} {}{:.1f}", per_stream.empty() ? "" : ", ", s.index,
@@ -206,10 +206,10 @@ std::string render_text_body(const measure::Comparison& c) {
       out += "(*: interrupted, this side's figures until then; left out of the statistics)\n";
   }
 
-  if (!c.stats.empty()) {
+  if (streams != nullptr && !streams->stats.empty()) {
     const bool client_sends = p.direction == Direction::client_to_server;
     std::size_t width = 4;
-    for (const auto& s : c.stats)
+    for (const auto& s : streams->stats)
       width = std::max(width, s.variant.size());
     const bool messages = p.msg_size > 0;
     out += fmt::format("\n{:<{}} {:>4} {:>9} {:>19} {:>4} {:>12} {:>12} {:>15} {:>15} {:>8}{}\n", "mode",
@@ -218,7 +218,7 @@ std::string render_text_body(const measure::Comparison& c) {
     out += fmt::format("{:<{}} {:>4} {:>9} {:>19} {:>4} {:>12} {:>12} {:>15} {:>15} {:>8}{}\n", "", width, "",
                        "median", "", "", "median", "median", "send / recv", "send / recv", "time",
                        messages ? fmt::format(" {:>13}", "median") : "");
-    for (const auto& s : c.stats) {
+    for (const auto& s : streams->stats) {
       const measure::Summary& sender_gib = client_sends ? s.client_cpu_s_per_gib : s.server_cpu_s_per_gib;
       const measure::Summary& receiver_gib = client_sends ? s.server_cpu_s_per_gib : s.client_cpu_s_per_gib;
       const measure::Summary& sender_cores = client_sends ? s.client_core_share : s.server_core_share;
@@ -237,20 +237,21 @@ std::string render_text_body(const measure::Comparison& c) {
   for (const std::string& note : c.notes)
     out += fmt::format("note: {}\n", note);
 
-  if (c.tls_over_tcp) {
-    const measure::Summary& r = *c.tls_over_tcp;
+  if (streams != nullptr && streams->tls_over_tcp) {
+    const measure::Summary& r = *streams->tls_over_tcp;
     if (r.count == 1) {
       out += fmt::format("\nTLS/TCP transfer time: {:.2f}x (one pair; --repeat for an interval)\n", r.median);
     } else {
       out += fmt::format("\nTLS/TCP transfer time, paired by round: median {:.2f}x", r.median);
-      if (c.tls_over_tcp_ci) {
-        out += fmt::format(", 95% CI {:.2f}x - {:.2f}x", c.tls_over_tcp_ci->low, c.tls_over_tcp_ci->high);
+      if (streams->tls_over_tcp_ci) {
+        out += fmt::format(", 95% CI {:.2f}x - {:.2f}x", streams->tls_over_tcp_ci->low,
+                           streams->tls_over_tcp_ci->high);
       }
       out += fmt::format(" (min {:.2f}x, max {:.2f}x, {} pairs; bootstrap)\n", r.min, r.max, r.count);
     }
   }
-  if (c.handshakes) out += render_handshakes(*c.handshakes);
-  if (p.compare_groups) out += render_groups(c);
+  if (const auto* handshakes = c.get<measure::HandshakeResults>()) out += render_handshakes(*handshakes);
+  if (const auto* groups = c.get<measure::GroupResults>()) out += render_groups(p, *groups);
   if (c.interrupted) out += "\ninterrupted: the figures above are partial\n";
   // An error is not repeated here: main prints it once, on stderr.
   return out;

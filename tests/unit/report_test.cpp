@@ -28,7 +28,7 @@ Comparison sample() {
   tls.mode = Mode::tls;
   tls.transfer_us = 1500;
   tls.tls = {"TLSv1.3", "TLS_AES_128_GCM_SHA256", "x25519", "ECDSA P-256", "", 0};
-  c.runs = {tcp, tls};
+  c.as<measure::StreamResults>().runs = {tcp, tls};
   compute_statistics(c);
   return c;
 }
@@ -74,13 +74,13 @@ TEST_CASE("JSON carries the documented fields for every run") {
 
 TEST_CASE("the ratio's confidence interval and its method are in the JSON") {
   Comparison c = sample();
-  RunResult tcp2 = c.runs[0];
+  RunResult tcp2 = c.as<measure::StreamResults>().runs[0];
   tcp2.round = 2;
-  RunResult tls2 = c.runs[1];
+  RunResult tls2 = c.as<measure::StreamResults>().runs[1];
   tls2.round = 2;
   tls2.transfer_us = 2000;
-  c.runs.push_back(tcp2);
-  c.runs.push_back(tls2);
+  c.as<measure::StreamResults>().runs.push_back(tcp2);
+  c.as<measure::StreamResults>().runs.push_back(tls2);
   compute_statistics(c);
   const auto r = nlohmann::json::parse(report::render_json(c))["summary"]["tls_over_tcp_transfer_time"];
   CHECK(r["count"] == 2);

@@ -59,19 +59,21 @@ TEST_CASE("statistics per mode, and TLS/TCP ratios paired by round") {
   };
   // Round 2 is slow for both modes: pairing keeps its ratio at 2, where the
   // ratio of the unpaired medians would not tell.
-  c.runs = {run(1, Mode::tcp, 100),  run(1, Mode::tls, 150), run(2, Mode::tcp, 1000),
-            run(2, Mode::tls, 2000), run(3, Mode::tcp, 200), run(3, Mode::tls, 500)};
+  c.as<measure::StreamResults>().runs = {run(1, Mode::tcp, 100),  run(1, Mode::tls, 150),
+                                         run(2, Mode::tcp, 1000), run(2, Mode::tls, 2000),
+                                         run(3, Mode::tcp, 200),  run(3, Mode::tls, 500)};
   compute_statistics(c);
-  REQUIRE(c.stats.size() == 2);
-  CHECK(c.stats[0].mode == Mode::tcp);
-  CHECK(c.stats[0].transfer_us.median == 200);
-  CHECK(c.stats[1].transfer_us.median == 500);
-  CHECK(c.stats[0].mbytes_per_s.max == doctest::Approx(10000));  // 1e6 bytes in 100 us
-  REQUIRE(c.tls_over_tcp.has_value());
-  CHECK(c.tls_over_tcp->count == 3);
-  CHECK(c.tls_over_tcp->min == doctest::Approx(1.5));
-  CHECK(c.tls_over_tcp->median == doctest::Approx(2));
-  CHECK(c.tls_over_tcp->max == doctest::Approx(2.5));
+  REQUIRE(c.as<measure::StreamResults>().stats.size() == 2);
+  CHECK(c.as<measure::StreamResults>().stats[0].mode == Mode::tcp);
+  CHECK(c.as<measure::StreamResults>().stats[0].transfer_us.median == 200);
+  CHECK(c.as<measure::StreamResults>().stats[1].transfer_us.median == 500);
+  CHECK(c.as<measure::StreamResults>().stats[0].mbytes_per_s.max ==
+        doctest::Approx(10000));  // 1e6 bytes in 100 us
+  REQUIRE(c.as<measure::StreamResults>().tls_over_tcp.has_value());
+  CHECK(c.as<measure::StreamResults>().tls_over_tcp->count == 3);
+  CHECK(c.as<measure::StreamResults>().tls_over_tcp->min == doctest::Approx(1.5));
+  CHECK(c.as<measure::StreamResults>().tls_over_tcp->median == doctest::Approx(2));
+  CHECK(c.as<measure::StreamResults>().tls_over_tcp->max == doctest::Approx(2.5));
 }
 
 TEST_CASE("no ratio without both modes") {
@@ -81,10 +83,10 @@ TEST_CASE("no ratio without both modes") {
   r.round = 1;
   r.mode = Mode::tls;
   r.transfer_us = 10;
-  c.runs = {r};
+  c.as<measure::StreamResults>().runs = {r};
   compute_statistics(c);
-  CHECK(c.stats.size() == 1);
-  CHECK_FALSE(c.tls_over_tcp.has_value());
+  CHECK(c.as<measure::StreamResults>().stats.size() == 1);
+  CHECK_FALSE(c.as<measure::StreamResults>().tls_over_tcp.has_value());
 }
 
 TEST_CASE("bootstrap interval of the median: a case worked by hand") {
@@ -132,13 +134,13 @@ TEST_CASE("warm-up and partial runs are left out of the statistics, with CPU per
   RunResult partial = counted;
   partial.partial = true;
   partial.transfer_us = 1;
-  c.runs = {warmup, counted, partial};
+  c.as<measure::StreamResults>().runs = {warmup, counted, partial};
   compute_statistics(c);
-  REQUIRE(c.stats.size() == 1);
-  CHECK(c.stats[0].transfer_us.count == 1);
-  CHECK(c.stats[0].transfer_us.median == 2e6);
-  CHECK(c.stats[0].client_cpu_s_per_gib.median == doctest::Approx(1.0));
-  CHECK(c.stats[0].client_core_share.median == doctest::Approx(0.5));
+  REQUIRE(c.as<measure::StreamResults>().stats.size() == 1);
+  CHECK(c.as<measure::StreamResults>().stats[0].transfer_us.count == 1);
+  CHECK(c.as<measure::StreamResults>().stats[0].transfer_us.median == 2e6);
+  CHECK(c.as<measure::StreamResults>().stats[0].client_cpu_s_per_gib.median == doctest::Approx(1.0));
+  CHECK(c.as<measure::StreamResults>().stats[0].client_core_share.median == doctest::Approx(0.5));
 }
 
 TEST_CASE("duration runs compare time per byte") {
@@ -152,8 +154,8 @@ TEST_CASE("duration runs compare time per byte") {
   RunResult tls = tcp;
   tls.mode = Mode::tls;
   tls.bytes = 1000;  // half the bytes in the same time: twice the time per byte
-  c.runs = {tcp, tls};
+  c.as<measure::StreamResults>().runs = {tcp, tls};
   compute_statistics(c);
-  REQUIRE(c.tls_over_tcp.has_value());
-  CHECK(c.tls_over_tcp->median == doctest::Approx(2));
+  REQUIRE(c.as<measure::StreamResults>().tls_over_tcp.has_value());
+  CHECK(c.as<measure::StreamResults>().tls_over_tcp->median == doctest::Approx(2));
 }

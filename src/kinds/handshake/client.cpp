@@ -122,6 +122,7 @@ void run_group_comparison(const ClientConfig& config, const tls::ClientConfig& t
     HandshakeTest samples;
     std::string error;
   };
+  measure::GroupResults& results = comparison.as<measure::GroupResults>();
   const std::vector<std::string> available = tls::available_groups();
   std::vector<Entry> entries;
   std::string lacking;
@@ -167,7 +168,7 @@ void run_group_comparison(const ClientConfig& config, const tls::ClientConfig& t
       row.results = measure::HandshakeResults{per_round * config.rounds, entry.samples.kinds[0].summarize(),
                                               entry.samples.kinds[1].summarize(), entry.samples.tls};
     }
-    comparison.groups.push_back(std::move(row));
+    results.groups.push_back(std::move(row));
   }
   if (!cut_short.empty()) {
     comparison.notes.push_back(

@@ -51,7 +51,7 @@ HandshakeTest run_handshake_test(const app::ClientConfig& config, int count, con
                                  std::chrono::milliseconds budget = {});
 
 // Client: --compare-groups, every group the library has, round by round,
-// into comparison.groups (and its notes).
+// into the comparison's GroupResults (and its notes).
 void run_group_comparison(const app::ClientConfig& config, const tls::ClientConfig& tls_config,
                           app::InterruptWatch& interrupt, measure::Comparison& comparison);
 
