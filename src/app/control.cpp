@@ -7,6 +7,7 @@
 
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
+#include "version.hpp"
 
 namespace tlscmp::app {
 namespace {
@@ -76,6 +77,37 @@ protocol::TestAccept start_test(TcpStream& control, const protocol::TestRequest&
   environment.server_kernel = accept.kernel;
   environment.server_tls_ulps = accept.tls_ulps;
   return accept;
+}
+
+protocol::TestRequest test_request(const ClientConfig& config, Mode mode) {
+  protocol::TestRequest r;
+  r.mode = mode;
+  r.client_version = kVersion;
+  r.chunk_bytes = config.chunk_bytes;
+  r.interval_ms = static_cast<std::uint64_t>(config.interval.count());
+  r.sndbuf_bytes = config.sndbuf_bytes;
+  r.rcvbuf_bytes = config.rcvbuf_bytes;
+  r.streams = config.streams;
+  const auto duration_ms = static_cast<std::uint64_t>(config.duration.count());
+  if (is_datagram(mode)) {
+    r.direction = Direction::client_to_server;
+    r.packets = config.packets;
+    r.duration_ms = config.packets > 0 ? 0 : duration_ms;
+    r.rate_bps = config.rate_bps;
+    return r;
+  }
+  r.direction = config.direction;
+  r.bytes = config.bytes;
+  r.duration_ms = duration_ms;
+  r.no_delay = config.no_delay;
+  r.verify = config.verify;
+  r.record_size = mode == Mode::tls ? config.record_size : 0;
+  r.framing = config.framing;
+  r.msg_size = config.msg_size;
+  r.max_msg = config.max_msg;
+  r.read_size = config.read_size;
+  r.bidir = config.bidir;
+  return r;
 }
 
 void await_close(Stream& control, std::chrono::milliseconds wait) {

@@ -39,6 +39,11 @@ T receive(Stream& stream, const char* what) {
 // already), then throws tlscmp::Error with that reason for the server's log.
 [[noreturn]] void refuse_test(Stream& control, const std::string& reason);
 
+// The test a client asks for when it runs `mode` with `config`: the one
+// description that both halves read (the server from the wire). Stream and
+// datagram kinds; the kind's own fields (a seed, the round) are added by it.
+protocol::TestRequest test_request(const ClientConfig& config, Mode mode);
+
 // The client's start of a test on its control connection: sends the
 // preamble and the request, checks the server's preamble, returns the
 // server's acceptance (a refusal is thrown with its reason) and notes the

@@ -20,7 +20,6 @@
 #include "protocol/datagram.hpp"
 #include "transport/datagram.hpp"
 #include "transport/socket.hpp"
-#include "version.hpp"
 
 namespace tlscmp::kinds {
 
@@ -206,28 +205,17 @@ measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, co
   TcpStream control(
       connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address));
   const InterruptWatch::Guard control_guard(interrupt, control.native_handle());
-  protocol::TestRequest request;
-  request.mode = mode;
-  request.direction = Direction::client_to_server;
-  request.packets = config.packets;
-  request.duration_ms = config.packets > 0 ? 0 : static_cast<std::uint64_t>(config.duration.count());
-  request.chunk_bytes = config.chunk_bytes;
-  request.streams = config.streams;
-  request.rate_bps = config.rate_bps;
-  request.interval_ms = static_cast<std::uint64_t>(config.interval.count());
-  request.sndbuf_bytes = config.sndbuf_bytes;
-  request.rcvbuf_bytes = config.rcvbuf_bytes;
-  request.client_version = kVersion;
+  const protocol::TestRequest request = app::test_request(config, mode);
   const protocol::TestAccept accept = start_test(control, request, timeouts, environment);
   const std::size_t ports = mode == Mode::dtls ? request.streams : 1;
   if (accept.udp_ports.size() != ports)
     throw protocol::ProtocolError("the server's UDP ports do not match the senders");
 
   SendPlan plan;
-  plan.size = config.chunk_bytes;
-  plan.packets = config.packets;
-  plan.duration = config.packets > 0 ? std::chrono::milliseconds(0) : config.duration;
-  plan.rate_bps = config.rate_bps;
+  plan.size = request.chunk_bytes;
+  plan.packets = request.packets;
+  plan.duration = std::chrono::milliseconds(request.duration_ms);
+  plan.rate_bps = request.rate_bps;
   plan.gso = config.gso;
   std::copy_n(accept.cookie.begin(), plan.tag.size(), plan.tag.begin());
 

@@ -16,7 +16,6 @@
 #include "measure/stats.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
-#include "version.hpp"
 
 namespace tlscmp::kinds {
 namespace {
@@ -112,26 +111,8 @@ void TestRun::await_ready(Stream& stream) const {
 }
 
 protocol::TestRequest TestRun::request() const {
-  protocol::TestRequest request;
-  request.mode = mode_;
-  request.direction = config_.direction;
-  request.bytes = config_.bytes;
-  request.duration_ms = static_cast<std::uint64_t>(config_.duration.count());
-  request.chunk_bytes = config_.chunk_bytes;
-  request.interval_ms = static_cast<std::uint64_t>(config_.interval.count());
-  request.no_delay = config_.no_delay;
-  request.verify = config_.verify;
+  protocol::TestRequest request = app::test_request(config_, mode_);
   request.verify_seed = verify_seed_;
-  request.record_size = mode_ == Mode::tls ? config_.record_size : 0;
-  request.framing = config_.framing;
-  request.msg_size = config_.msg_size;
-  request.max_msg = config_.max_msg;
-  request.read_size = config_.read_size;
-  request.sndbuf_bytes = config_.sndbuf_bytes;
-  request.rcvbuf_bytes = config_.rcvbuf_bytes;
-  request.streams = config_.streams;
-  request.bidir = config_.bidir;
-  request.client_version = kVersion;
   request.round = static_cast<std::uint32_t>(round_);
   return request;
 }
