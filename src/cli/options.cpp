@@ -77,6 +77,21 @@ void add_tls_policy_flags(CLI::App* cmd, tls::Policy& policy, const char* whose)
       "Ask for kernel TLS; reported per direction, with a fallback to user space where the kernel has none");
 }
 
+// A size option (64K, 1.5M, 1G: powers of 1024) that CLI11 parses with
+// parse_size straight into `target`; a bad value is refused naming `flag`.
+template <typename T>
+CLI::Option* add_size(CLI::App* cmd, const std::string& names, T& target, const char* flag, std::uint64_t min,
+                      std::uint64_t max, const std::string& what) {
+  return cmd
+      ->add_option_function<std::string>(
+          names,
+          [&target, flag, min, max](const std::string& text) {
+            target = static_cast<T>(parse_size(text, flag, min, max));
+          },
+          what)
+      ->type_name("SIZE");
+}
+
 struct ClientFlags {
   std::string host;
   std::string bind;  // -B
@@ -99,17 +114,13 @@ struct ClientFlags {
   tls::Policy tls_policy;
   std::string cert_file;
   std::string key_file;
-  std::string record_size;
   int handshakes = 0;
   bool compare_ciphers = false;
   bool compare_groups = false;
   std::string framing = "raw";
-  std::string msg_size;
-  std::string max_msg = "1G";
-  std::string read_size;
-  std::string window;
-  std::string sndbuf;
-  std::string rcvbuf;
+  // The sizes, parsed by CLI11 (add_size) straight into these settings:
+  // msg_size, max_msg, read_size, sndbuf_bytes, rcvbuf_bytes, record_size.
+  app::ClientConfig sizes;
   int parallel = 1;
   bool bidir = false;
   bool no_delay = false;
@@ -124,14 +135,13 @@ struct ServerFlags {
   tls::Policy tls_policy;
   std::string client_ca_file;
   bool require_client_cert = false;
-  std::string max_bytes = "1T";
+  app::ServerConfig sizes;  // max_bytes and max_msg, parsed by CLI11 (add_size)
   double max_duration_s = 3600;
   int max_clients = 32;
   int max_pending = 256;
   int max_pending_per_source = 16;
   double preamble_timeout_s = 2;
   double shutdown_grace_s = 10;
-  std::string max_msg = "1G";
   TimeoutFlags timeouts;
 };
 
@@ -178,17 +188,16 @@ void add_server_command(CLI::App& app, ServerFlags& flags) {
   cmd->add_flag("--require-client-cert", flags.require_client_cert,
                 "Mutual TLS: refuse TLS clients without a certificate from --ca")
       ->needs(ca);
-  cmd->add_option("--max-bytes", flags.max_bytes,
-                  "Largest payload a test may ask for (K, M, G, T, P suffixes)")
-      ->type_name("SIZE")
-      ->capture_default_str();
+  add_size(cmd, "--max-bytes", flags.sizes.max_bytes, "--max-bytes", 1, protocol::kMaxTestBytes,
+           "Largest payload a test may ask for (K, M, G, T, P suffixes)")
+      ->default_str("1T");
   cmd->add_option("--max-duration", flags.max_duration_s,
                   "Seconds a test's transfer may last, asked for or not")
       ->check(CLI::Range(0.001, kMaxSeconds))
       ->capture_default_str();
-  cmd->add_option("--max-msg", flags.max_msg, "Largest message the server assembles as a receiver")
-      ->type_name("SIZE")
-      ->capture_default_str();
+  add_size(cmd, "--max-msg", flags.sizes.max_msg, "--max-msg", 1, framing::kMaxMessageBytes,
+           "Largest message the server assembles as a receiver")
+      ->default_str("1G");
   cmd->add_option("--max-clients", flags.max_clients, "Tests running at once; more are refused as busy")
       ->check(CLI::Range(1, 10'000))
       ->capture_default_str();
@@ -297,28 +306,37 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
          "raw: a byte stream; len4: each message behind a 4-byte big-endian length (Erlang {packet,4})")
       ->check(CLI::IsMember({"raw", "len4"}))
       ->capture_default_str();
-  cmd->add_option(
-         "--msg-size", flags.msg_size,
-         "Send messages of this size (1 byte to 1G); -n is then the payload, in whole messages, and the "
-         "receiver delivers each message whole (with raw framing it cuts the stream itself)")
-      ->type_name("SIZE");
-  cmd->add_option("--max-msg", flags.max_msg, "The receiver refuses longer length prefixes (len4)")
-      ->type_name("SIZE")
-      ->capture_default_str();
-  cmd->add_option("--read-size", flags.read_size, "Bytes the receiver asks of each read call (default: -l)")
-      ->type_name("SIZE");
-  CLI::Option* window =
-      cmd->add_option("-w,--window", flags.window, "SO_SNDBUF and SO_RCVBUF on both ends")->type_name("SIZE");
-  cmd->add_option("--sndbuf", flags.sndbuf, "SO_SNDBUF on both ends")->type_name("SIZE")->excludes(window);
-  cmd->add_option("--rcvbuf", flags.rcvbuf, "SO_RCVBUF on both ends")->type_name("SIZE")->excludes(window);
+  app::ClientConfig& sizes = flags.sizes;
+  add_size(cmd, "--msg-size", sizes.msg_size, "--msg-size", 1, framing::kMaxMessageBytes,
+           "Send messages of this size (1 byte to 1G); -n is then the payload, in whole messages, and the "
+           "receiver delivers each message whole (with raw framing it cuts the stream itself)");
+  add_size(cmd, "--max-msg", sizes.max_msg, "--max-msg", 1, framing::kMaxMessageBytes,
+           "The receiver refuses longer length prefixes (len4)")
+      ->default_str("1G");
+  add_size(cmd, "--read-size", sizes.read_size, "--read-size", 1, protocol::kMaxChunkBytes,
+           "Bytes the receiver asks of each read call (default: -l)");
+  CLI::Option* window = cmd->add_option_function<std::string>(
+                               "-w,--window",
+                               [&sizes](const std::string& text) {
+                                 sizes.sndbuf_bytes = sizes.rcvbuf_bytes = static_cast<std::uint32_t>(
+                                     parse_size(text, "-w", 1024, protocol::kMaxSocketBufferBytes));
+                               },
+                               "SO_SNDBUF and SO_RCVBUF on both ends")
+                            ->type_name("SIZE");
+  add_size(cmd, "--sndbuf", sizes.sndbuf_bytes, "--sndbuf", 1024, protocol::kMaxSocketBufferBytes,
+           "SO_SNDBUF on both ends")
+      ->excludes(window);
+  add_size(cmd, "--rcvbuf", sizes.rcvbuf_bytes, "--rcvbuf", 1024, protocol::kMaxSocketBufferBytes,
+           "SO_RCVBUF on both ends")
+      ->excludes(window);
   cmd->add_option("-P,--parallel", flags.parallel, "Parallel data connections per run, each its own stream")
       ->check(CLI::Range(1, static_cast<int>(protocol::kMaxStreams)))
       ->capture_default_str();
   cmd->add_flag("--bidir", flags.bidir,
                 "Both directions at once: odd-numbered streams go the other way (-P 2 at least)");
-  cmd->add_option("--record-size", flags.record_size,
-                  "Largest TLS record the sender writes, 512..16K bytes (max send fragment)")
-      ->type_name("SIZE");
+  add_size(cmd, "--record-size", sizes.record_size, "--record-size", protocol::kMinRecordBytes,
+           protocol::kMaxRecordBytes,
+           "Largest TLS record the sender writes, 512..16K bytes (max send fragment)");
   cmd->add_flag("-N,--no-delay", flags.no_delay, "Set TCP_NODELAY during the transfer (disable Nagle)");
   add_timeout_flags(cmd, flags.timeouts);
 }
@@ -393,9 +411,9 @@ void add_sweep_command(CLI::App& app, SweepFlags& flags) {
       cmd->add_option("--ca", c.ca_file, "Trust the CA certificates in this PEM file")->type_name("FILE");
   cmd->add_flag("--insecure", c.insecure, "Do not verify the server's certificate")->excludes(ca);
   cmd->add_flag("--verify", c.verify, "Check every byte on the receiver");
-  cmd->add_option("--max-msg", c.max_msg, "The receiver refuses longer length prefixes")
-      ->type_name("SIZE")
-      ->capture_default_str();
+  add_size(cmd, "--max-msg", c.sizes.max_msg, "--max-msg", 1, framing::kMaxMessageBytes,
+           "The receiver refuses longer length prefixes")
+      ->default_str("1G");
   const auto list = [&](const char* name, std::vector<std::string>& values, const char* what) {
     cmd->add_option(name, values, what)->delimiter(',')->type_name("LIST");
   };
@@ -429,9 +447,9 @@ void to_datagram_config(const ClientFlags& flags, app::ClientConfig& c) {
   if (flags.handshakes > 0) refuse("--handshakes");
   if (flags.compare_ciphers) refuse("--compare-ciphers");
   if (flags.compare_groups) refuse("--compare-groups");
-  if (!flags.msg_size.empty() || flags.framing != "raw") refuse("--msg-size/--framing");
-  if (!flags.read_size.empty()) refuse("--read-size");
-  if (!flags.record_size.empty()) refuse("--record-size");
+  if (flags.sizes.msg_size != 0 || flags.framing != "raw") refuse("--msg-size/--framing");
+  if (flags.sizes.read_size != 0) refuse("--read-size");
+  if (flags.sizes.record_size != 0) refuse("--record-size");
   if (flags.tls_policy.ktls) refuse("--ktls");
   if (!flags.bind.empty()) refuse("-B");
   if (flags.no_delay) refuse("-N");
@@ -477,7 +495,7 @@ void refuse_tls_flags_without_tls(const ClientFlags& flags) {
                                                 {flags.insecure, "--insecure"},
                                                 {!flags.cert_file.empty(), "--cert"},
                                                 {flags.tls_policy.ktls && !datagrams, "--ktls"},
-                                                {!flags.record_size.empty() && !datagrams, "--record-size"},
+                                                {flags.sizes.record_size != 0 && !datagrams, "--record-size"},
                                                 {flags.compare_ciphers && !datagrams, "--compare-ciphers"},
                                                 {flags.handshakes > 0 && !datagrams, "--handshakes"},
                                                 {flags.compare_groups && !datagrams, "--compare-groups"}};
@@ -547,33 +565,17 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   c.bidir = flags.bidir;
   if (c.bidir && c.streams < 2) c.streams = 2;  // one each way at least
   c.framing = flags.framing == "len4" ? framing::Framing::len4 : framing::Framing::raw;
-  if (!flags.msg_size.empty()) {
-    c.msg_size = parse_size(flags.msg_size, "--msg-size", 1, framing::kMaxMessageBytes);
-  } else if (c.framing == framing::Framing::len4) {
+  c.msg_size = flags.sizes.msg_size;
+  c.max_msg = flags.sizes.max_msg;
+  c.read_size = flags.sizes.read_size;
+  c.sndbuf_bytes = flags.sizes.sndbuf_bytes;
+  c.rcvbuf_bytes = flags.sizes.rcvbuf_bytes;
+  c.record_size = flags.sizes.record_size;
+  if (c.msg_size == 0 && c.framing == framing::Framing::len4)
     throw UsageError("--framing len4 needs --msg-size");
-  }
-  c.max_msg = parse_size(flags.max_msg, "--max-msg", 1, framing::kMaxMessageBytes);
   if (c.msg_size > c.max_msg) throw UsageError("--msg-size is above --max-msg");
-  auto buffer_size = [](const std::string& text, const char* flag) -> std::uint32_t {
-    if (text.empty()) return 0;
-    return static_cast<std::uint32_t>(parse_size(text, flag, 1024, protocol::kMaxSocketBufferBytes));
-  };
-  if (!flags.read_size.empty()) {
-    c.read_size =
-        static_cast<std::uint32_t>(parse_size(flags.read_size, "--read-size", 1, protocol::kMaxChunkBytes));
-  }
-  if (flags.window.empty()) {
-    c.sndbuf_bytes = buffer_size(flags.sndbuf, "--sndbuf");
-    c.rcvbuf_bytes = buffer_size(flags.rcvbuf, "--rcvbuf");
-  } else {
-    c.sndbuf_bytes = c.rcvbuf_bytes = buffer_size(flags.window, "-w");
-  }
   c.cert_file = flags.cert_file;
   c.key_file = flags.key_file;
-  if (!flags.record_size.empty()) {
-    c.record_size = static_cast<std::uint32_t>(
-        parse_size(flags.record_size, "--record-size", protocol::kMinRecordBytes, protocol::kMaxRecordBytes));
-  }
   c.no_delay = flags.no_delay;
   c.timeouts = to_timeouts(flags.timeouts);
   if (datagrams) to_datagram_config(flags, c);
@@ -666,10 +668,10 @@ Command parse_command_line(int argc, const char* const* argv) {
     config.tls_policy = server_flags.tls_policy;
     config.client_ca_file = server_flags.client_ca_file;
     config.require_client_cert = server_flags.require_client_cert;
-    config.max_bytes = parse_size(server_flags.max_bytes, "--max-bytes", 1, protocol::kMaxTestBytes);
+    config.max_bytes = server_flags.sizes.max_bytes;
     config.max_duration = milliseconds_of(server_flags.max_duration_s);
     config.max_clients = server_flags.max_clients;
-    config.max_msg = parse_size(server_flags.max_msg, "--max-msg", 1, framing::kMaxMessageBytes);
+    config.max_msg = server_flags.sizes.max_msg;
     config.shutdown_grace = milliseconds_of(server_flags.shutdown_grace_s);
     // More connections than tests at once: a test has a control and a data
     // connection, and strangers may knock meanwhile.
