@@ -117,75 +117,51 @@ constexpr ComparedSuite kComparedSuites[] = {
     {"TLSv1.2 CHACHA20", "1.2", "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"},
 };
 
-// A fresh seed per comparison, so that a stale or misrouted stream cannot pass.
-std::uint64_t random_seed() {
-  std::uint64_t seed = 0;
-  if (::getrandom(&seed, sizeof seed, 0) != static_cast<ssize_t>(sizeof seed)) {
-    seed = static_cast<std::uint64_t>(measure::now_ns());
-  }
-  return seed;
+// The report's account of the settings (the server used is added once known).
+measure::TestParameters parameters_of(const ClientConfig& config) {
+  measure::TestParameters p;
+  p.modes = config.modes;
+  p.direction = config.direction;
+  p.bytes = config.bytes;
+  p.duration_s = static_cast<double>(config.duration.count()) / 1e3;
+  p.chunk_bytes = config.chunk_bytes;
+  p.interval_s = static_cast<double>(config.interval.count()) / 1e3;
+  p.rounds = config.rounds;
+  p.warmup_rounds = config.warmup_rounds;
+  p.no_delay = config.no_delay;
+  p.verify = config.verify;
+  p.ktls = config.tls_policy.ktls;
+  p.tls_version = config.tls_policy.version;
+  p.cipher = config.tls_policy.cipher;
+  p.groups = config.tls_policy.groups;
+  p.record_size = config.record_size;
+  p.framing = framing::to_string(config.framing);
+  p.msg_size = config.msg_size;
+  p.read_size = config.read_size;
+  p.sndbuf_bytes = config.sndbuf_bytes;
+  p.rcvbuf_bytes = config.rcvbuf_bytes;
+  p.streams = config.streams;
+  p.bidir = config.bidir;
+  p.packets = config.packets;
+  p.rate_bps = config.rate_bps;
+  p.gso = config.gso;
+  return p;
 }
 
-}  // namespace
-
-measure::Comparison run_client(const ClientConfig& config, measure::TransferObserver* observer) {
-  // First, before any thread starts: Ctrl-C must reach the watcher, not kill us.
-  InterruptWatch interrupt;
-
-  measure::Comparison comparison;
-  measure::TestParameters& parameters = comparison.parameters;
-  parameters.modes = config.modes;
-  parameters.direction = config.direction;
-  parameters.bytes = config.bytes;
-  parameters.duration_s = static_cast<double>(config.duration.count()) / 1e3;
-  parameters.chunk_bytes = config.chunk_bytes;
-  parameters.interval_s = static_cast<double>(config.interval.count()) / 1e3;
-  parameters.rounds = config.rounds;
-  parameters.warmup_rounds = config.warmup_rounds;
-  parameters.no_delay = config.no_delay;
-  parameters.verify = config.verify;
-  measure::Environment& environment = comparison.environment;
+// This host's half of the environment.
+void note_client_host(measure::Environment& environment) {
   environment.client_version = kVersion;
   environment.client_tls_library = tls::library_version();
   environment.client_cpu_model = measure::cpu_model();
   environment.client_cpu_features = measure::cpu_crypto_features();
   environment.client_kernel = measure::kernel_description();
-
-  std::optional<EmbeddedServer> embedded;
-  tls::ClientConfig tls_config;
-  tls_config.ca_file = config.ca_file;
-  tls_config.insecure = config.insecure;
-  tls_config.policy = config.tls_policy;
-  if (!config.cert_file.empty()) tls_config.identity = tls::load_identity(config.cert_file, config.key_file);
-  parameters.ktls = config.tls_policy.ktls;
-  parameters.tls_version = config.tls_policy.version;
-  parameters.cipher = config.tls_policy.cipher;
-  parameters.groups = config.tls_policy.groups;
-  parameters.record_size = config.record_size;
-  parameters.client_certificate = tls_config.identity.has_value();
-  parameters.framing = framing::to_string(config.framing);
-  parameters.msg_size = config.msg_size;
-  parameters.read_size = config.read_size;
-  parameters.sndbuf_bytes = config.sndbuf_bytes;
-  parameters.rcvbuf_bytes = config.rcvbuf_bytes;
-  parameters.streams = config.streams;
-  parameters.bidir = config.bidir;
-  parameters.packets = config.packets;
-  parameters.rate_bps = config.rate_bps;
-  parameters.gso = config.gso;
   tls::kernel_has_tls_ulp(environment.client_tls_ulps);
-  if (config.host.empty()) {
-    embedded.emplace(config.timeouts, config.tls_policy.ktls);
-    parameters.host = "127.0.0.1";
-    parameters.port = embedded->port();
-    parameters.embedded_server = true;
-    if (config.ca_file.empty()) tls_config.ca_pem = embedded->ca_pem();
-  } else {
-    parameters.host = config.host;
-    parameters.port = config.port;
-  }
+}
 
-  // What one round runs: tcp, and tls once or, with --compare-ciphers, once per suite.
+// What one round runs: tcp, and tls once or, with --compare-ciphers, once per
+// suite (a suite this library cannot run is a note); udp and dtls.
+std::vector<Variant> make_variants(const ClientConfig& config, const tls::ClientConfig& tls_config,
+                                   std::vector<std::string>& notes) {
   std::vector<Variant> variants;
   for (Mode mode : config.modes) {
     if (mode == Mode::tcp || mode == Mode::udp) {
@@ -204,7 +180,7 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
           variants.push_back({Mode::tls, label, tls::Context::for_client(suite_config), std::nullopt});
           any_tls13 = any_tls13 || std::string_view(version) == "1.3";
         } catch (const Error& e) {
-          comparison.notes.push_back(fmt::format("{} left out: {}", label, e.what()));
+          notes.push_back(fmt::format("{} left out: {}", label, e.what()));
         }
       }
       if (!any_tls13) {
@@ -216,6 +192,49 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
       }
     }
   }
+  return variants;
+}
+
+// A fresh seed per comparison, so that a stale or misrouted stream cannot pass.
+std::uint64_t random_seed() {
+  std::uint64_t seed = 0;
+  if (::getrandom(&seed, sizeof seed, 0) != static_cast<ssize_t>(sizeof seed)) {
+    seed = static_cast<std::uint64_t>(measure::now_ns());
+  }
+  return seed;
+}
+
+}  // namespace
+
+measure::Comparison run_client(const ClientConfig& config, measure::TransferObserver* observer) {
+  // First, before any thread starts: Ctrl-C must reach the watcher, not kill us.
+  InterruptWatch interrupt;
+
+  measure::Comparison comparison;
+  comparison.parameters = parameters_of(config);
+  measure::TestParameters& parameters = comparison.parameters;
+  measure::Environment& environment = comparison.environment;
+  note_client_host(environment);
+
+  std::optional<EmbeddedServer> embedded;
+  tls::ClientConfig tls_config;
+  tls_config.ca_file = config.ca_file;
+  tls_config.insecure = config.insecure;
+  tls_config.policy = config.tls_policy;
+  if (!config.cert_file.empty()) tls_config.identity = tls::load_identity(config.cert_file, config.key_file);
+  parameters.client_certificate = tls_config.identity.has_value();
+  if (config.host.empty()) {
+    embedded.emplace(config.timeouts, config.tls_policy.ktls);
+    parameters.host = "127.0.0.1";
+    parameters.port = embedded->port();
+    parameters.embedded_server = true;
+    if (config.ca_file.empty()) tls_config.ca_pem = embedded->ca_pem();
+  } else {
+    parameters.host = config.host;
+    parameters.port = config.port;
+  }
+
+  const std::vector<Variant> variants = make_variants(config, tls_config, comparison.notes);
   for (const Variant& v : variants)
     parameters.variants.push_back(v.label);
   ClientConfig target = config;  // with the server actually used
