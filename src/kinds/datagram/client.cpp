@@ -1,4 +1,4 @@
-// The sending end of a datagram test (see app/datagram.hpp).
+// The sending end of a datagram test (see kinds/datagram/datagram.hpp).
 
 #include <poll.h>
 

@@ -1,4 +1,4 @@
-// The receiving end of a datagram test (see app/datagram.hpp).
+// The receiving end of a datagram test (see kinds/datagram/datagram.hpp).
 
 #include <poll.h>
 #include <sys/random.h>
