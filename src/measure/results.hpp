@@ -335,6 +335,14 @@ struct Comparison {
   const T* get() const {
     return std::get_if<T>(&results);
   }
+  // The results as kind T, or an empty T where they are of another kind: for
+  // reports that list what a kind has, whatever the comparison ran.
+  template <typename T>
+  const T& or_empty() const {
+    static const T kEmpty{};
+    const T* found = get<T>();
+    return found != nullptr ? *found : kEmpty;
+  }
   // The results as kind T, for filling: made T (empty) where they were another kind.
   template <typename T>
   T& as() {

@@ -41,9 +41,7 @@ std::string render_csv(const measure::Comparison& c) {
   }
   out += ",client_tls_library,server_tls_library,client_cpu_model,server_cpu_model\n";
   const measure::Environment& e = c.environment;
-  const auto* streams = c.get<measure::StreamResults>();
-  for (const measure::RunResult& run :
-       streams != nullptr ? streams->runs : std::vector<measure::RunResult>{}) {
+  for (const measure::RunResult& run : c.or_empty<measure::StreamResults>().runs) {
     out += fmt::format(
         "{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{:.1f},{},{},{},{},{},{},{},{},{},{},{},{}"
         "\n",

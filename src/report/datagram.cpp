@@ -46,15 +46,8 @@ ordered_json summary_json(const measure::Summary& s) {
           {"max", s.max},     {"mean", s.mean}, {"stddev", s.stddev}};
 }
 
-// The comparison's datagram results, or none (empty) where it holds another kind.
-const measure::DatagramResults& datagrams_of(const measure::Comparison& c) {
-  static const measure::DatagramResults kNone;
-  const auto* d = c.get<measure::DatagramResults>();
-  return d != nullptr ? *d : kNone;
-}
-
 const measure::DatagramStats* stats_of(const measure::Comparison& c, Mode mode) {
-  for (const measure::DatagramStats& s : datagrams_of(c).stats) {
+  for (const measure::DatagramStats& s : c.or_empty<measure::DatagramResults>().stats) {
     if (s.mode == mode) return &s;
   }
   return nullptr;
@@ -70,11 +63,11 @@ std::string render_datagram_runs(const measure::Comparison& c) {
                   p.streams, p.streams == 1 ? "" : "s",
                   p.rate_bps > 0 ? fmt::format("{} bit/s per sender", p.rate_bps) : "as fast as they can",
                   p.gso ? " (--gso: segmented by the kernel)" : "", p.rounds, p.rounds == 1 ? "" : "s");
-  if (datagrams_of(c).runs.empty()) return out;
+  if (c.or_empty<measure::DatagramResults>().runs.empty()) return out;
   out += fmt::format("\n{:>5} {:<4} {:>6} {:>10} {:>7} {:>10} {:>10} {:>8} {:>10} {:>9} {:>6} {:>9} {:>7}\n",
                      "round", "mode", "sender", "sent", "time_s", "sent/s", "received", "loss", "received/s",
                      "reordered", "dups", "kernel", "foreign");
-  for (const measure::DatagramRun& run : datagrams_of(c).runs) {
+  for (const measure::DatagramRun& run : c.or_empty<measure::DatagramResults>().runs) {
     const std::string round = fmt::format("{}{}{}", run.warmup ? "w" : "", run.round, run.partial ? "*" : "");
     if (run.senders.size() > 1) {
       for (const measure::DatagramSender& s : run.senders)
@@ -88,7 +81,7 @@ std::string render_datagram_runs(const measure::Comparison& c) {
       " receiver's sockets, SO_RXQ_OVFL and /proc/net/udp; foreign: datagrams set apart as not of this "
       "test)\n";
   bool intervals_title = false;
-  for (const measure::DatagramRun& run : datagrams_of(c).runs) {
+  for (const measure::DatagramRun& run : c.or_empty<measure::DatagramResults>().runs) {
     for (const measure::DatagramInterval& i : run.intervals) {
       if (!intervals_title) {
         out += fmt::format("\nthe receiver's intervals (-i {:g}; loss from sequence numbers, an estimate):\n",
@@ -101,13 +94,13 @@ std::string render_datagram_runs(const measure::Comparison& c) {
                          i.lost(), i.loss_percent());
     }
   }
-  const measure::DatagramRun& last = datagrams_of(c).runs.back();
+  const measure::DatagramRun& last = c.or_empty<measure::DatagramResults>().runs.back();
   out += fmt::format("sockets (last run): client SO_SNDBUF {}, server SO_RCVBUF {}", last.client.sndbuf_bytes,
                      last.server.rcvbuf_bytes);
   if (last.rcvbuf_errors)
     out += fmt::format("; Udp RcvbufErrors on the server's host +{}", *last.rcvbuf_errors);
   out += "\n";
-  for (const measure::DatagramRun& run : datagrams_of(c).runs) {
+  for (const measure::DatagramRun& run : c.or_empty<measure::DatagramResults>().runs) {
     if (run.mode != Mode::dtls) continue;
     out += fmt::format(
         "dtls: {} {} {}; cookie exchange {:.0f} us, handshake {:.0f} us (first ClientHello to "
@@ -115,9 +108,9 @@ std::string render_datagram_runs(const measure::Comparison& c) {
         run.tls.version, run.tls.cipher, run.tls.group, run.cookie_us, run.handshake_us);
     break;
   }
-  if (!datagrams_of(c).stats.empty() && p.rounds > 1) {
+  if (!c.or_empty<measure::DatagramResults>().stats.empty() && p.rounds > 1) {
     out += fmt::format("\n{:<4} {:>4} {:>12} {:>12} {:>8}\n", "mode", "runs", "received/s", "sent/s", "loss");
-    for (const measure::DatagramStats& s : datagrams_of(c).stats) {
+    for (const measure::DatagramStats& s : c.or_empty<measure::DatagramResults>().stats) {
       out += fmt::format("{:<4} {:>4} {:>12.0f} {:>12.0f} {:>7.2f}%\n", to_string(s.mode),
                          s.received_per_s.count, s.received_per_s.median, s.sent_per_s.median,
                          s.loss_percent.median);
@@ -136,7 +129,7 @@ std::string render_datagram_runs(const measure::Comparison& c) {
 
 ordered_json datagram_runs_json(const measure::Comparison& c) {
   ordered_json runs = json::array();
-  for (const measure::DatagramRun& run : datagrams_of(c).runs) {
+  for (const measure::DatagramRun& run : c.or_empty<measure::DatagramResults>().runs) {
     ordered_json senders = json::array();
     for (const measure::DatagramSender& s : run.senders) {
       ordered_json one = {{"sender", s.index}};
@@ -186,7 +179,7 @@ ordered_json datagram_runs_json(const measure::Comparison& c) {
 
 ordered_json datagram_summary_json(const measure::Comparison& c) {
   ordered_json summary = json::object();
-  for (const measure::DatagramStats& s : datagrams_of(c).stats) {
+  for (const measure::DatagramStats& s : c.or_empty<measure::DatagramResults>().stats) {
     summary[to_string(s.mode)] = {{"runs", s.received_per_s.count},
                                   {"received_per_s", summary_json(s.received_per_s)},
                                   {"sent_per_s", summary_json(s.sent_per_s)},
@@ -207,7 +200,7 @@ std::string render_datagram_csv(const measure::Comparison& c) {
       "duplicates,sender_us,receiver_us,sent_per_s,received_per_s,kernel_drops,foreign,rcvbuf_errors,"
       "handshake_us,"
       "cookie_us,tls_version,cipher,client_cpu_s,server_cpu_s,client_sndbuf_bytes,server_rcvbuf_bytes\n";
-  for (const measure::DatagramRun& run : datagrams_of(c).runs) {
+  for (const measure::DatagramRun& run : c.or_empty<measure::DatagramResults>().runs) {
     auto line = [&](const std::string& sender, const measure::DatagramSender& s, bool total) {
       out += fmt::format(
           "{},{},{},{},{},{},{},{},{},{},{:.4f},{},{},{:.3f},{:.3f},{:.1f},{:.1f},{},{},{},{:.3f},{:.3f},{},{"

@@ -169,9 +169,7 @@ nlohmann::ordered_json comparison_json(const measure::Comparison& c) {
   for (const std::string& v : p.variants)
     variants.push_back(v);
 
-  static const measure::StreamResults kNoStreams;
-  const measure::StreamResults* found = c.get<measure::StreamResults>();
-  const measure::StreamResults& streams = found != nullptr ? *found : kNoStreams;
+  const measure::StreamResults& streams = c.or_empty<measure::StreamResults>();
   ordered_json runs = json::array();
   for (const auto& run : streams.runs)
     runs.push_back(to_json(run, p));

@@ -22,13 +22,6 @@ std::string thousands(double value) {
   return out;
 }
 
-// A point's per-variant statistics (a sweep runs stream tests).
-const std::vector<measure::ModeStats>& stats_of(const app::SweepPoint& point) {
-  static const std::vector<measure::ModeStats> kNone;
-  const auto* streams = point.comparison.get<measure::StreamResults>();
-  return streams != nullptr ? streams->stats : kNone;
-}
-
 bool has_messages(const std::vector<app::SweepPoint>& points) {
   for (const auto& p : points) {
     if (p.comparison.parameters.msg_size > 0) return true;
@@ -57,7 +50,7 @@ std::string render_sweep_markdown(const std::vector<app::SweepPoint>& points) {
   for (const app::SweepPoint& point : points) {
     const std::string row = point.settings.empty() ? "-" : point.settings.front().second;
     if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
-    for (const measure::ModeStats& s : stats_of(point)) {
+    for (const measure::ModeStats& s : point.comparison.or_empty<measure::StreamResults>().stats) {
       const std::string column = column_label(point, s.variant);
       if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
       const measure::Summary& m = messages ? s.messages_per_s : s.mbytes_per_s;
@@ -96,7 +89,7 @@ std::string render_sweep_csv(const std::vector<app::SweepPoint>& points) {
       "messages_per_s_min,messages_per_s_median,messages_per_s_max,transfer_us_median,"
       "over_tcp_median,over_tcp_ci95_low,over_tcp_ci95_high\n";
   for (const app::SweepPoint& point : points) {
-    for (const measure::ModeStats& s : stats_of(point)) {
+    for (const measure::ModeStats& s : point.comparison.or_empty<measure::StreamResults>().stats) {
       for (const auto& [name, value] : point.settings)
         out += csv_field(value) + ",";
       out += fmt::format("{},{},{},{:.0f},{:.3f},{:.3f},{:.3f},{:.1f},{:.1f},{:.1f},{:.3f},{},{},{}\n",

@@ -56,9 +56,9 @@ void run_group_comparison(const app::ClientConfig& config, const tls::ClientConf
                           app::InterruptWatch& interrupt, measure::Comparison& comparison);
 
 // Server: one handshake connection, its TLS handshake done: counted against
-// its test's ticket, answered with one byte, closed cleanly. Returns "" (the
-// test's control session logs the test); throws tlscmp::Error.
-std::string serve_handshake_connection(Stream& stream, app::PendingTests& pending);
+// its test's ticket, answered with one byte, closed cleanly (the test's
+// control session logs the test). Throws tlscmp::Error.
+void serve_handshake_connection(Stream& stream, app::PendingTests& pending);
 
 // Server: a handshake test's control session. Returns the line to log.
 std::string serve_handshake_test(Stream& control, const protocol::TestRequest& request, ServerSide& side);

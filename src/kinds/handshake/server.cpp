@@ -13,7 +13,7 @@ namespace tlscmp::kinds {
 // One connection of a handshake test: the TLS handshake is done; count it,
 // answer with one byte (so that the client takes in its session tickets),
 // and close.
-std::string serve_handshake_connection(Stream& stream, app::PendingTests& pending) {
+void serve_handshake_connection(Stream& stream, app::PendingTests& pending) {
   if (!stream.is_tls()) throw protocol::ProtocolError("a handshake connection must be TLS");
   protocol::Cookie cookie{};
   std::error_code ec;
@@ -26,7 +26,6 @@ std::string serve_handshake_connection(Stream& stream, app::PendingTests& pendin
   stream.write_all({&kReadyByte, 1}, ec);
   // A clean close: OpenSSL forgets a session whose connection ended without close_notify.
   if (!ec) stream.shutdown_send(ec);
-  return {};
 }
 
 // A handshake test's control session: the client makes its connections, then
