@@ -14,6 +14,7 @@
 #include "endpoint.hpp"
 #include "kinds/datagram/datagram.hpp"
 #include "kinds/handshake/handshake.hpp"
+#include "kinds/rr/rr.hpp"
 #include "kinds/stream/stream.hpp"
 #include "measure/clock.hpp"
 #include "measure/environment.hpp"
@@ -145,6 +146,10 @@ measure::TestParameters parameters_of(const ClientConfig& config) {
   p.packets = config.packets;
   p.rate_bps = config.rate_bps;
   p.gso = config.gso;
+  p.rr_request_bytes = config.rr_request_bytes;
+  p.rr_response_bytes = config.rr_response_bytes;
+  p.transactions = config.transactions;
+  p.rate_tps = config.rate_tps;
   return p;
 }
 
@@ -299,6 +304,15 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
           result.partial = interrupt.interrupted();  // the senders stopped early
           comparison.interrupted = result.partial;
           comparison.as<measure::DatagramResults>().runs.push_back(std::move(result));
+        } else if (config.rr_request_bytes > 0) {
+          measure::RrRun result =
+              kinds::run_rr_test(target, variant.tls ? &*variant.tls : nullptr, variant.mode, interrupt, seed,
+                                 round, comparison.environment);
+          result.variant = variant.label;
+          result.round = round;
+          result.warmup = warmup;
+          comparison.interrupted = result.partial;
+          comparison.as<measure::RrResults>().runs.push_back(std::move(result));
         } else {
           measure::RunResult result =
               kinds::run_stream_test(target, variant.tls ? &*variant.tls : nullptr, variant.mode, interrupt,

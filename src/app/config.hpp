@@ -93,6 +93,11 @@ struct ClientConfig {
   std::uint64_t packets = 0;   // -n: datagrams per sender; 0 with -t
   std::uint64_t rate_bps = 0;  // -b: bits per second per sender; 0: as fast as it can
   bool gso = false;            // --gso: senders send segmented buffers (UDP_SEGMENT)
+  // Request/response tests (--rr REQ/RESP): -P connections; bytes is then 0.
+  std::uint64_t rr_request_bytes = 0;  // 0: not an rr test
+  std::uint64_t rr_response_bytes = 0;
+  std::uint64_t transactions = 0;  // -n: over all connections; 0 with -t
+  double rate_tps = 0;             // --rate: open loop, transactions per second over all connections
   Timeouts timeouts;
 };
 

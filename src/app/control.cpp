@@ -96,6 +96,16 @@ protocol::TestRequest test_request(const ClientConfig& config, Mode mode) {
     r.rate_bps = config.rate_bps;
     return r;
   }
+  if (config.rr_request_bytes > 0) {
+    r.rr_request_bytes = config.rr_request_bytes;
+    r.rr_response_bytes = config.rr_response_bytes;
+    r.transactions = config.transactions;
+    r.duration_ms = config.transactions > 0 ? 0 : duration_ms;
+    r.rate_tps = config.rate_tps;
+    r.verify = config.verify;
+    r.record_size = mode == Mode::tls ? config.record_size : 0;
+    return r;
+  }
   r.direction = config.direction;
   r.bytes = config.bytes;
   r.duration_ms = duration_ms;

@@ -20,6 +20,7 @@
 #include "endpoint.hpp"
 #include "kinds/datagram/datagram.hpp"
 #include "kinds/handshake/handshake.hpp"
+#include "kinds/rr/rr.hpp"
 #include "kinds/stream/stream.hpp"
 #include "measure/environment.hpp"
 #include "transport/errors.hpp"
@@ -426,6 +427,10 @@ void Server::serve_control(Stream& control, const std::string& peer) {
                        static_cast<double>(request.duration_ms) / 1e3,
                        std::chrono::duration<double>(config_.max_duration).count()));
   }
+  if (const std::string problem = protocol::rr_schedule_problem(request.rate_tps, request.streams);
+      !problem.empty()) {
+    refuse("this server refuses " + problem);
+  }
   const RunningTest running(*this);
   if (!running.admitted()) {
     refuse(fmt::format("server busy: {} tests running; try again, or raise --max-clients on the server",
@@ -444,6 +449,9 @@ void Server::serve_control(Stream& control, const std::string& peer) {
       break;
     case protocol::TestKind::stream:
       line = kinds::serve_stream_test(control, request, side);
+      break;
+    case protocol::TestKind::rr:
+      line = kinds::serve_rr_test(control, request, side);
       break;
   }
   log_.line(fmt::format("{} {}", peer, line));

@@ -124,6 +124,8 @@ struct ClientFlags {
   int parallel = 1;
   bool bidir = false;
   bool no_delay = false;
+  std::string rr;       // --rr REQ/RESP
+  std::string rr_rate;  // --rate, with --rr
   TimeoutFlags timeouts;
 };
 
@@ -338,6 +340,17 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
            protocol::kMaxRecordBytes,
            "Largest TLS record the sender writes, 512..16K bytes (max send fragment)");
   cmd->add_flag("-N,--no-delay", flags.no_delay, "Set TCP_NODELAY during the transfer (disable Nagle)");
+  cmd->add_option(
+         "--rr", flags.rr,
+         "Instead of bulk runs: transactions of a REQ-byte request and a RESP-byte response (1/1, 64/16K, "
+         "1K/1M), closed loop on each of -P connections, for -t seconds (default 10) or -n transactions "
+         "in all")
+      ->type_name("REQ/RESP");
+  cmd->add_option(
+         "--rate", flags.rr_rate,
+         "With --rr and -t: open loop, this many transactions per second over all connections (K, M: "
+         "powers of 1000); latency counts from when each request was due")
+      ->type_name("TPS");
   add_timeout_flags(cmd, flags.timeouts);
 }
 
@@ -482,6 +495,63 @@ void to_datagram_config(const ClientFlags& flags, app::ClientConfig& c) {
   c.rounds = flags.repeat > 0 ? flags.repeat : 1;
 }
 
+// "64/16K": a request and a response size, each 1 byte to 1 GiB.
+std::pair<std::uint64_t, std::uint64_t> parse_rr(const std::string& text, const std::string& flag) {
+  const auto slash = text.find('/');
+  if (slash == std::string::npos || text.find('/', slash + 1) != std::string::npos) {
+    throw UsageError(fmt::format("{} '{}': give a request and a response size, e.g. {} 1/1 or {} 64/16K",
+                                 flag, text, flag, flag));
+  }
+  return {parse_size(text.substr(0, slash), flag + " request size", 1, protocol::kMaxRrBytes),
+          parse_size(text.substr(slash + 1), flag + " response size", 1, protocol::kMaxRrBytes)};
+}
+
+// --rr: what -n, -t, -P and --rate mean there, and what does not apply.
+void to_rr_config(const ClientFlags& flags, app::ClientConfig& c) {
+  const auto refuse = [](const char* flag) {
+    throw UsageError(
+        fmt::format("{} is for bulk runs; --rr takes -t, -n, -P, -i, --rate, --verify, --repeat, "
+                    "--warmup, -w/--sndbuf/--rcvbuf and the TLS flags",
+                    flag));
+  };
+  const std::pair<bool, const char*> bulk_only[] = {
+      {flags.reverse, "-R"},
+      {flags.bidir, "--bidir"},
+      {flags.sizes.msg_size != 0, "--msg-size"},
+      {flags.framing != "raw", "--framing"},
+      {flags.sizes.max_msg != framing::kMaxMessageBytes, "--max-msg"},
+      {flags.sizes.read_size != 0, "--read-size"},
+      {!flags.length.empty(), "-l"},
+      {flags.handshakes > 0, "--handshakes"},
+      {flags.compare_groups, "--compare-groups"},
+      {!flags.rate.empty(), "-b"},
+      {flags.gso, "--gso"}};
+  for (const auto& [given, flag] : bulk_only) {
+    if (given) refuse(flag);
+  }
+  if (flags.no_delay) throw UsageError("-N: rr tests always set TCP_NODELAY; leave -N out");
+  if (flags.mode == "udp" || flags.mode == "dtls" || flags.mode == "both-udp") {
+    throw UsageError(fmt::format("--rr runs over tcp and tls; --mode {} sends datagrams", flags.mode));
+  }
+  std::tie(c.rr_request_bytes, c.rr_response_bytes) = parse_rr(flags.rr, "--rr");
+  c.bytes = 0;
+  if (!flags.bytes.empty()) {
+    c.transactions = parse_count(flags.bytes, "-n", c.streams, protocol::kMaxTransactions);
+  } else {
+    c.duration = flags.time_s > 0 ? milliseconds_of(flags.time_s) : std::chrono::seconds(10);
+  }
+  if (!flags.rr_rate.empty()) {
+    if (flags.time_s == 0) {
+      throw UsageError("--rate needs -t: an open-loop run goes for a time, not a count (-n)");
+    }
+    c.rate_tps = static_cast<double>(parse_rate(flags.rr_rate, "--rate", 1, 1'000'000'000));
+    if (const std::string problem = protocol::rr_schedule_problem(c.rate_tps, c.streams); !problem.empty()) {
+      throw UsageError("--rate: " + problem);
+    }
+  }
+  c.rounds = flags.repeat > 0 ? flags.repeat : 3;
+}
+
 // TLS settings where no TLS runs: refused, as -b is without datagrams, so that
 // a flag never silently does nothing.
 void refuse_tls_flags_without_tls(const ClientFlags& flags) {
@@ -578,7 +648,12 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   c.key_file = flags.key_file;
   c.no_delay = flags.no_delay;
   c.timeouts = to_timeouts(flags.timeouts);
-  if (datagrams) to_datagram_config(flags, c);
+  if (!flags.rr.empty()) {
+    to_rr_config(flags, c);
+  } else if (!flags.rr_rate.empty()) {
+    throw UsageError("--rate is for request/response tests (--rr REQ/RESP); datagram modes take -b");
+  }
+  if (datagrams && flags.rr.empty()) to_datagram_config(flags, c);
   command.format = flags.json  ? app::OutputFormat::json
                    : flags.csv ? app::OutputFormat::csv
                                : app::OutputFormat::text;

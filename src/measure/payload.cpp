@@ -55,4 +55,9 @@ std::optional<std::uint64_t> PayloadPattern::first_mismatch(std::span<const std:
   return std::nullopt;
 }
 
+void fill_plain(std::span<std::byte> out) {
+  for (std::size_t i = 0; i < out.size(); ++i)
+    out[i] = static_cast<std::byte>('a' + i % 26);
+}
+
 }  // namespace tlscmp::measure

@@ -24,4 +24,9 @@ class PayloadPattern {
   std::uint64_t seed_;
 };
 
+// Without --verify the payload is one buffer of a fixed pattern, written over
+// and over: any bytes will do, since nothing on the path compresses, and a
+// pattern rather than zeros shows in a hexdump where data came from.
+void fill_plain(std::span<std::byte> out);
+
 }  // namespace tlscmp::measure

@@ -29,8 +29,6 @@ void compute_datagram_statistics(const TestParameters& parameters, DatagramResul
   }
 }
 
-}  // namespace
-
 std::vector<std::string> variant_order(const Comparison& comparison) {
   if (!comparison.parameters.variants.empty()) return comparison.parameters.variants;
   std::vector<std::string> labels;
@@ -39,9 +37,56 @@ std::vector<std::string> variant_order(const Comparison& comparison) {
   return labels;
 }
 
+// Each round runs tcp and tls back to back: a TLS run's figures are compared
+// with the same round's TCP run, and the ratios summarized with their CI.
+void compute_rr_statistics(const Comparison& comparison, RrResults& results) {
+  results.stats.clear();
+  const auto counts = [](const RrRun& run) { return !run.warmup && !run.partial && run.transactions > 0; };
+  std::map<int, const RrRun*> tcp;  // round -> its TCP run
+  for (const RrRun& run : results.runs) {
+    if (counts(run) && run.mode == Mode::tcp) tcp[run.round] = &run;
+  }
+  const auto paired = [](const std::vector<double>& ratios) -> std::optional<PairedRatio> {
+    if (ratios.empty()) return std::nullopt;
+    return PairedRatio{summarize(ratios), bootstrap_median_ci(ratios)};
+  };
+  for (const std::string& variant : variant_order(comparison)) {
+    std::vector<const RrRun*> runs;
+    std::vector<double> tps, p50, p99;
+    for (const RrRun& run : results.runs) {
+      if (run.label() != variant || !counts(run)) continue;
+      runs.push_back(&run);
+      const auto base = tcp.find(run.round);
+      if (run.mode != Mode::tls || base == tcp.end()) continue;
+      const RrRun& t = *base->second;
+      if (t.transactions_per_s() > 0) tps.push_back(run.transactions_per_s() / t.transactions_per_s());
+      if (t.latency.p50 > 0) p50.push_back(run.latency.p50 / t.latency.p50);
+      if (t.latency.p99 > 0) p99.push_back(run.latency.p99 / t.latency.p99);
+    }
+    if (runs.empty()) continue;
+    RrStats stats;
+    stats.variant = variant;
+    stats.mode = runs.front()->mode;
+    stats.transactions_per_s = summarize_field(runs, [](const RrRun& r) { return r.transactions_per_s(); });
+    stats.p50_us = summarize_field(runs, [](const RrRun& r) { return r.latency.p50; });
+    stats.p99_us = summarize_field(runs, [](const RrRun& r) { return r.latency.p99; });
+    stats.client_cpu_us_per_transaction =
+        summarize_field(runs, [](const RrRun& r) { return r.cpu_us_per_transaction(r.client); });
+    stats.server_cpu_us_per_transaction =
+        summarize_field(runs, [](const RrRun& r) { return r.cpu_us_per_transaction(r.server); });
+    stats.transactions_per_s_over_tcp = paired(tps);
+    stats.p50_over_tcp = paired(p50);
+    stats.p99_over_tcp = paired(p99);
+    results.stats.push_back(std::move(stats));
+  }
+}
+
+}  // namespace
+
 void compute_statistics(Comparison& comparison) {
   if (auto* datagrams = std::get_if<DatagramResults>(&comparison.results))
     compute_datagram_statistics(comparison.parameters, *datagrams);
+  if (auto* rr = std::get_if<RrResults>(&comparison.results)) compute_rr_statistics(comparison, *rr);
   auto* streams = std::get_if<StreamResults>(&comparison.results);
   if (streams == nullptr) return;
   StreamResults& results = *streams;

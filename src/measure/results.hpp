@@ -160,6 +160,83 @@ struct DatagramRun {
   }
 };
 
+// One connection of a request/response run with -P > 1.
+struct RrConnection {
+  std::uint32_t index = 0;
+  std::uint64_t transactions = 0;
+  double elapsed_us = 0;  // the client's window on this connection: first request to last response
+  LatencySummary latency;
+
+  double transactions_per_s() const {
+    return elapsed_us > 0 ? static_cast<double>(transactions) / (elapsed_us / 1e6) : 0;
+  }
+};
+
+// One interval of a request/response run (-i): the transactions whose
+// responses came in it, on the client's clock from the first request.
+struct RrInterval {
+  double start_s = 0;
+  double end_s = 0;
+  std::uint64_t transactions = 0;
+  double p99_us = 0;  // 0 when none came
+
+  double transactions_per_s() const {
+    return end_s > start_s ? static_cast<double>(transactions) / (end_s - start_s) : 0;
+  }
+};
+
+// One run of a request/response test (rr): tcp or tls, -P connections.
+struct RrRun {
+  std::string variant;   // "tcp" or "tls"
+  int round = 0;         // as RunResult::round
+  bool warmup = false;   // as RunResult::warmup
+  bool partial = false;  // interrupted: what the client counted by then
+  Mode mode = Mode::tcp;
+  std::uint64_t transactions = 0;  // responses the client took in whole, over every connection
+  double elapsed_us = 0;           // the client's window: the first request to the last response
+  double handshake_us = 0;         // client: TCP connect plus TLS handshake, mean per connection
+  // Closed loop: each request's send to its response's last byte. Open loop
+  // (--rate): from the time the schedule said to send it.
+  LatencySummary latency;
+  TlsParameters tls;
+  SideCost client;                        // CPU of the client's connection threads, added up
+  SideCost server;                        // CPU of the server's connection threads, added up
+  std::vector<RrConnection> connections;  // with -P > 1
+  std::vector<RrInterval> intervals;      // with -i, over every connection
+
+  std::string label() const { return variant.empty() ? to_string(mode) : variant; }
+  double transactions_per_s() const {
+    return elapsed_us > 0 ? static_cast<double>(transactions) / (elapsed_us / 1e6) : 0;
+  }
+  // CPU microseconds one side spent per transaction.
+  double cpu_us_per_transaction(const SideCost& side) const {
+    return transactions > 0 ? side.cpu_s() * 1e6 / static_cast<double>(transactions) : 0;
+  }
+};
+
+// A TLS figure over the same round's TCP figure: the median of those ratios
+// and its 95% bootstrap interval.
+struct PairedRatio {
+  Summary ratio;
+  std::optional<Interval95> ci;
+};
+
+// Medians over a request/response variant's runs.
+struct RrStats {
+  std::string variant;
+  Mode mode = Mode::tcp;
+  Summary transactions_per_s;
+  Summary p50_us;
+  Summary p99_us;
+  Summary client_cpu_us_per_transaction;
+  Summary server_cpu_us_per_transaction;
+  // TLS variants, paired by round with TCP: > 1 is more transactions/s, or a
+  // longer latency.
+  std::optional<PairedRatio> transactions_per_s_over_tcp;
+  std::optional<PairedRatio> p50_over_tcp;
+  std::optional<PairedRatio> p99_over_tcp;
+};
+
 // Medians over a datagram mode's runs.
 struct DatagramStats {
   Mode mode = Mode::udp;
@@ -220,24 +297,28 @@ struct TestParameters {
   int warmup_rounds = 0;
   bool no_delay = false;
   bool verify = false;
-  bool ktls = false;                // --ktls asked for
-  std::string tls_version;          // --tls-version asked for, or ""
-  std::string cipher;               // --cipher asked for, or ""
-  std::string groups;               // --groups asked for, or ""
-  std::uint32_t record_size = 0;    // --record-size, or 0
-  bool client_certificate = false;  // --cert given: mutual TLS
-  int handshakes = 0;               // --handshakes N, or 0 for a bulk comparison
-  bool compare_groups = false;      // --compare-groups: N handshakes per group and round
-  std::string framing = "raw";      // --framing
-  std::uint64_t msg_size = 0;       // --msg-size, or 0 for a plain stream
-  std::uint32_t read_size = 0;      // --read-size, or 0 (the chunk size)
-  std::uint32_t sndbuf_bytes = 0;   // SO_SNDBUF asked for, or 0
-  std::uint32_t rcvbuf_bytes = 0;   // SO_RCVBUF asked for, or 0
-  std::uint32_t streams = 1;        // -P; senders in a datagram test
-  bool bidir = false;               // --bidir
-  std::uint64_t packets = 0;        // datagram tests: -n, datagrams per sender; 0 with -t
-  std::uint64_t rate_bps = 0;       // datagram tests: -b per sender; 0: as fast as it can
-  bool gso = false;                 // datagram tests: --gso
+  bool ktls = false;                    // --ktls asked for
+  std::string tls_version;              // --tls-version asked for, or ""
+  std::string cipher;                   // --cipher asked for, or ""
+  std::string groups;                   // --groups asked for, or ""
+  std::uint32_t record_size = 0;        // --record-size, or 0
+  bool client_certificate = false;      // --cert given: mutual TLS
+  int handshakes = 0;                   // --handshakes N, or 0 for a bulk comparison
+  bool compare_groups = false;          // --compare-groups: N handshakes per group and round
+  std::string framing = "raw";          // --framing
+  std::uint64_t msg_size = 0;           // --msg-size, or 0 for a plain stream
+  std::uint32_t read_size = 0;          // --read-size, or 0 (the chunk size)
+  std::uint32_t sndbuf_bytes = 0;       // SO_SNDBUF asked for, or 0
+  std::uint32_t rcvbuf_bytes = 0;       // SO_RCVBUF asked for, or 0
+  std::uint32_t streams = 1;            // -P; senders in a datagram test
+  bool bidir = false;                   // --bidir
+  std::uint64_t packets = 0;            // datagram tests: -n, datagrams per sender; 0 with -t
+  std::uint64_t rate_bps = 0;           // datagram tests: -b per sender; 0: as fast as it can
+  bool gso = false;                     // datagram tests: --gso
+  std::uint64_t rr_request_bytes = 0;   // --rr REQ/RESP, or 0
+  std::uint64_t rr_response_bytes = 0;  // --rr REQ/RESP, or 0
+  std::uint64_t transactions = 0;       // rr: -n, over all connections; 0 with -t
+  double rate_tps = 0;                  // rr: --rate, over all connections; 0: closed loop
 };
 
 // A handshake test (--handshakes N): N full and N resumed handshakes, alternating.
@@ -318,9 +399,15 @@ struct DatagramResults {
   std::vector<DatagramStats> stats;  // one per datagram mode that has runs
 };
 
+// Request/response runs (--rr) and their statistics.
+struct RrResults {
+  std::vector<RrRun> runs;
+  std::vector<RrStats> stats;  // one per variant that has runs, in parameters.variants order
+};
+
 // What one test kind measured: a comparison holds exactly one of these.
 // HandshakeResults: --handshakes.
-using KindResults = std::variant<StreamResults, HandshakeResults, GroupResults, DatagramResults>;
+using KindResults = std::variant<StreamResults, HandshakeResults, GroupResults, DatagramResults, RrResults>;
 
 struct Comparison {
   TestParameters parameters;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 
@@ -18,6 +19,19 @@ struct Summary {
 };
 
 Summary summarize(std::span<const double> values);
+
+// Percentiles of a latency distribution, microseconds (measure/latency.hpp
+// reads them from a histogram). p50 .. p999 are nearest-rank percentiles.
+struct LatencySummary {
+  std::uint64_t count = 0;
+  double min = 0;
+  double p50 = 0;
+  double p90 = 0;
+  double p99 = 0;
+  double p999 = 0;
+  double max = 0;
+  double mean = 0;  // exact: the sum over the count
+};
 
 // A two-sided confidence interval.
 struct Interval95 {

@@ -160,6 +160,10 @@ json to_json(const TestRequest& m) {
           {"bidir", m.bidir},
           {"packets", m.packets},
           {"rate_bps", m.rate_bps},
+          {"rr_request_bytes", m.rr_request_bytes},
+          {"rr_response_bytes", m.rr_response_bytes},
+          {"transactions", m.transactions},
+          {"rate_tps", m.rate_tps},
           {"client_version", m.client_version},
           {"round", m.round}};
 }
@@ -351,6 +355,19 @@ DatagramResult decode_datagram_result(const json& j) {
   return m;
 }
 
+// The parts of an rr request that stand on their own (the rest is checked with streams).
+void check_rr_request(const TestRequest& m) {
+  if (m.mode != Mode::tcp && m.mode != Mode::tls) bad("an rr test runs over tcp or tls");
+  if (m.rr_response_bytes == 0) bad("an rr test needs 'rr_response_bytes'");
+  if (m.bytes != 0 || m.handshakes != 0 || m.packets != 0 || m.rate_bps != 0) {
+    bad("an rr test counts 'transactions', not bytes, handshakes or packets");
+  }
+  if ((m.transactions == 0) == (m.duration_ms == 0)) {
+    bad("exactly one of 'transactions' and 'duration_ms' must be non-zero");
+  }
+  if (m.rate_tps > 0 && m.duration_ms == 0) bad("an open-loop rr test ('rate_tps') needs 'duration_ms'");
+}
+
 Message decode_object(const json& j) {
   const std::string type = get_string(j, "type");
   if (type == "test_request") {
@@ -362,7 +379,15 @@ Message decode_object(const json& j) {
     m.handshakes = static_cast<std::uint32_t>(get_uint(j, "handshakes", 0, kMaxHandshakes));
     m.packets = get_uint_or(j, "packets", 0, 0, kMaxPackets);
     m.rate_bps = get_uint_or(j, "rate_bps", 0, 0, kMaxRateBps);
-    if (m.handshakes > 0) {
+    m.rr_request_bytes = get_uint_or(j, "rr_request_bytes", 0, 0, kMaxRrBytes);
+    m.rr_response_bytes = get_uint_or(j, "rr_response_bytes", 0, 0, kMaxRrBytes);
+    m.transactions = get_uint_or(j, "transactions", 0, 0, kMaxTransactions);
+    m.rate_tps = j.contains("rate_tps") ? get_double(j, "rate_tps", kMaxRateTps) : 0;
+    if (m.rr_request_bytes > 0) {
+      check_rr_request(m);
+    } else if (m.rr_response_bytes != 0 || m.transactions != 0 || m.rate_tps != 0) {
+      bad("'rr_response_bytes', 'transactions' and 'rate_tps' are for rr tests");
+    } else if (m.handshakes > 0) {
       if (m.bytes != 0 || m.duration_ms != 0 || m.packets != 0) bad("a handshake test moves no payload");
       if (m.mode != Mode::tls) bad("a handshake test needs TLS");
     } else if (is_datagram(m.mode)) {
@@ -397,6 +422,12 @@ Message decode_object(const json& j) {
     m.streams = static_cast<std::uint32_t>(get_uint(j, "streams", 1, kMaxStreams));
     m.bidir = get_bool(j, "bidir");
     if (m.bidir && m.streams < 2) bad("'bidir' needs at least 2 streams");
+    if (m.rr_request_bytes > 0) {
+      if (m.bidir || m.msg_size != 0 || m.direction != Direction::client_to_server) {
+        bad("an rr test has no direction, messages or bidir");
+      }
+      if (m.transactions != 0 && m.transactions < m.streams) bad("fewer 'transactions' than 'streams'");
+    }
     if (is_datagram(m.mode)) check_datagram_request(m);
     m.client_version = get_string(j, "client_version");
     m.round = static_cast<std::uint32_t>(get_uint_or(j, "round", 0, 0, 1'000'000));
@@ -538,6 +569,17 @@ std::string cookie_hex(const Cookie& cookie) {
   for (std::byte b : cookie)
     text += fmt::format("{:02x}", std::to_integer<unsigned>(b));
   return text;
+}
+
+std::string rr_schedule_problem(double rate_tps, std::uint32_t streams) {
+  if (rate_tps <= 0 || streams == 0) return {};
+  const double spacing_us = 1e6 * streams / rate_tps;
+  if (spacing_us >= kMinRrSpacingUs) return {};
+  return fmt::format(
+      "a rate of {:g} transactions/s over {} connection{} puts requests {:.3g} us apart on each; the "
+      "schedule "
+      "keeps {:g} us at the least: lower the rate or add connections (-P)",
+      rate_tps, streams, streams == 1 ? "" : "s", spacing_us, kMinRrSpacingUs);
 }
 
 }  // namespace tlscmp::protocol

@@ -46,6 +46,12 @@ inline constexpr std::uint32_t kMaxStreams = 128;
 inline constexpr std::size_t kStreamIndexBytes = 2;                   // after the cookie on a data connection
 inline constexpr std::uint64_t kMaxPackets = std::uint64_t{1} << 40;  // per sender, in a datagram test
 inline constexpr std::uint64_t kMaxRateBps = std::uint64_t{1} << 50;  // bits per second, per sender
+inline constexpr std::uint64_t kMaxRrBytes = std::uint64_t{1} << 30;  // an rr request or response: 1 GiB
+inline constexpr std::uint64_t kMaxTransactions = std::uint64_t{1} << 40;
+// An open-loop rr test sends each connection's requests at least this far
+// apart: a finer schedule is below what a thread's clock and sleeps keep.
+inline constexpr double kMinRrSpacingUs = 1.0;
+inline constexpr double kMaxRateTps = 1e9;  // the wire's limit; the schedule's is kMinRrSpacingUs
 
 // Anything a peer sent that does not follow the protocol.
 class ProtocolError : public Error {
@@ -92,8 +98,16 @@ struct TestRequest {
   // duration_ms, at rate_bps each (0: as fast as they can). `bytes` is 0.
   std::uint64_t packets = 0;   // datagrams per sender, 0 or 1..kMaxPackets
   std::uint64_t rate_bps = 0;  // datagram bits per second per sender; 0: no limit
-  std::string client_version;  // tlscmp version of the client, for the log
-  std::uint32_t round = 0;     // the client's round (1-based), for the log; 0: not said (optional)
+  // Request/response tests (rr): `streams` connections, each sending requests
+  // of rr_request_bytes and reading responses of rr_response_bytes, closed
+  // loop (the next request when the response is in), or with rate_tps open
+  // loop on a schedule; `transactions` in all, or for duration_ms. `bytes` is 0.
+  std::uint64_t rr_request_bytes = 0;   // 0: not an rr test; else 1..kMaxRrBytes
+  std::uint64_t rr_response_bytes = 0;  // rr: 1..kMaxRrBytes
+  std::uint64_t transactions = 0;       // rr: over all connections, 0 or streams..kMaxTransactions
+  double rate_tps = 0;                  // rr: transactions per second over all connections; 0: closed loop
+  std::string client_version;           // tlscmp version of the client, for the log
+  std::uint32_t round = 0;              // the client's round (1-based), for the log; 0: not said (optional)
 };
 
 // server -> client: the test is accepted; open the data connection with this cookie.
@@ -200,11 +214,16 @@ struct DatagramResult {
 };
 
 // What kind of test a request asks for: decides which kind's halves run it.
-enum class TestKind : std::uint8_t { stream, handshake, datagram };
+enum class TestKind : std::uint8_t { stream, handshake, datagram, rr };
 inline TestKind kind_of(const TestRequest& request) {
   if (is_datagram(request.mode)) return TestKind::datagram;
+  if (request.rr_request_bytes > 0) return TestKind::rr;
   return request.handshakes > 0 ? TestKind::handshake : TestKind::stream;
 }
+
+// An rr schedule that cannot be kept: requests closer together on a
+// connection than kMinRrSpacingUs. Returns why in one line, or "".
+std::string rr_schedule_problem(double rate_tps, std::uint32_t streams);
 
 using Message = std::variant<TestRequest, TestAccept, Refusal, SideResult, Ready, DatagramResult>;
 

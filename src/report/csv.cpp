@@ -2,6 +2,7 @@
 
 #include "report/datagram.hpp"
 #include "report/report.hpp"
+#include "report/rr.hpp"
 
 namespace tlscmp::report {
 namespace {
@@ -31,6 +32,7 @@ std::string csv_field(const std::string& text) {
 
 std::string render_csv(const measure::Comparison& c) {
   if (!c.parameters.modes.empty() && is_datagram(c.parameters.modes.front())) return render_datagram_csv(c);
+  if (c.parameters.rr_request_bytes > 0) return render_rr_csv(c);
   std::string out =
       "variant,round,warmup,partial,mode,direction,bytes,chunk_bytes,transfer_us,sender_us,handshake_us,"
       "mbytes_per_s,messages,payload_bytes,messages_per_s,"

@@ -3,6 +3,7 @@
 #include "measure/stats.hpp"
 #include "report/datagram.hpp"
 #include "report/report.hpp"
+#include "report/rr.hpp"
 
 namespace tlscmp::report {
 namespace {
@@ -233,7 +234,11 @@ nlohmann::ordered_json comparison_json(const measure::Comparison& c) {
         {"rate_bps", p.rate_bps},
         {"gso", p.gso},
         {"handshakes", p.handshakes},
-        {"compare_groups", p.compare_groups}}},
+        {"compare_groups", p.compare_groups},
+        {"rr_request_bytes", p.rr_request_bytes},
+        {"rr_response_bytes", p.rr_response_bytes},
+        {"transactions", p.transactions},
+        {"rate_tps", p.rate_tps}}},
       {"environment",
        {{"client",
          {{"tlscmp_version", e.client_version},
@@ -255,6 +260,8 @@ nlohmann::ordered_json comparison_json(const measure::Comparison& c) {
       {"groups", groups_json(c)},
       {"datagram_runs", datagram_runs_json(c)},
       {"datagram_summary", datagram_summary_json(c)},
+      {"rr_runs", rr_runs_json(c)},
+      {"rr_summary", rr_summary_json(c)},
       {"notes", c.notes},
       {"interrupted", c.interrupted},
       {"error", c.error.empty() ? ordered_json(nullptr) : ordered_json(c.error)},

@@ -4,6 +4,7 @@
 #include "endpoint.hpp"
 #include "report/datagram.hpp"
 #include "report/report.hpp"
+#include "report/rr.hpp"
 
 namespace tlscmp::report {
 namespace {
@@ -146,7 +147,7 @@ std::string render_text_header(const measure::TestParameters& p, const std::stri
                      host_port(p.host, p.port), p.embedded_server ? " (embedded server)" : "");
   const std::string payload = p.bytes > 0 ? fmt::format("{} ({} bytes)", format_bytes(p.bytes), p.bytes)
                                           : fmt::format("{:g} s of sending", p.duration_s);
-  if (p.streams > 1 && !p.modes.empty() && !is_datagram(p.modes.front())) {
+  if (p.streams > 1 && !p.modes.empty() && !is_datagram(p.modes.front()) && p.rr_request_bytes == 0) {
     out += fmt::format("{} parallel streams{}, {}{}\n", p.streams,
                        p.bidir ? ", odd-numbered ones the other way (--bidir)" : "",
                        p.bytes > 0 ? "the payload on each" : "each sending for the time",
@@ -160,6 +161,7 @@ std::string render_text_header(const measure::TestParameters& p, const std::stri
     out += fmt::format("the receiver reads {} bytes at a time\n", p.read_size);
   }
   const bool datagrams = !p.modes.empty() && is_datagram(p.modes.front());
+  if (p.rr_request_bytes > 0) return out + render_rr_header(p);
   if (p.handshakes == 0 && !datagrams)
     out += fmt::format("payload {} in {} chunks, {} round{}{}{}\n", payload, format_bytes(p.chunk_bytes),
                        p.rounds, p.rounds == 1 ? "" : "s",
@@ -182,6 +184,7 @@ std::string render_text_body(const measure::Comparison& c) {
                                       : fmt::format("client: {}\nserver: {}\n", client_host, server_host);
   }
   if (datagrams) out += render_datagram_runs(c);
+  if (c.get<measure::RrResults>() != nullptr) out += render_rr_runs(c);
   const measure::StreamResults* streams = c.get<measure::StreamResults>();
   if (streams != nullptr && !streams->runs.empty()) {
     const measure::RunResult& last = streams->runs.back();

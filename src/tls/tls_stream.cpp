@@ -224,4 +224,8 @@ void TlsStream::shutdown_send(std::error_code& ec) {
   if (::shutdown(native_handle(), SHUT_WR) != 0) ec = {errno, std::system_category()};
 }
 
+bool TlsStream::has_buffered() const {
+  return SSL_has_pending(ssl_) == 1;
+}
+
 }  // namespace tlscmp::tls

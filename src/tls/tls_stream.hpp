@@ -97,6 +97,7 @@ class TlsStream final : public Stream {
   std::size_t read_some(std::span<std::byte> buf, std::error_code& ec) override;
   std::size_t write_some(std::span<const std::byte> buf, std::error_code& ec) override;
   void shutdown_send(std::error_code& ec) override;
+  bool has_buffered() const override;
   TlsStream* tls() override { return this; }
   const TlsStream* tls() const override { return this; }
 

@@ -41,6 +41,9 @@ class Stream {
   virtual std::size_t write_some(std::span<const std::byte> buf, std::error_code& ec) = 0;
   // Ends the sending direction: TLS close_notify, then TCP FIN.
   virtual void shutdown_send(std::error_code& ec) = 0;
+  // Bytes this stream has taken off the socket and not yet handed out (TLS):
+  // poll(2) on the socket cannot see them, read_some returns them at once.
+  virtual bool has_buffered() const { return false; }
   // The TLS side of this stream (session facts, record size), or null for plain TCP.
   virtual tls::TlsStream* tls() { return nullptr; }
   virtual const tls::TlsStream* tls() const { return nullptr; }

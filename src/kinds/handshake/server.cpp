@@ -4,7 +4,7 @@
 
 #include "app/control.hpp"
 #include "kinds/handshake/handshake.hpp"
-#include "kinds/stream/transfer.hpp"
+#include "kinds/data_connections.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 

@@ -8,10 +8,10 @@
 #include "app/control.hpp"
 #include "app/interrupt.hpp"
 #include "endpoint.hpp"
+#include "kinds/data_connections.hpp"
 #include "kinds/stream/stream.hpp"
 #include "kinds/stream/streams.hpp"
 #include "kinds/stream/transfer.hpp"
-#include "kinds/tls_failure.hpp"
 #include "measure/clock.hpp"
 #include "measure/stats.hpp"
 #include "transport/errors.hpp"
@@ -46,9 +46,6 @@ class TestRun {
   measure::RunResult run(measure::Environment& environment);
 
  private:
-  std::unique_ptr<Stream> open_data_connection(const protocol::Cookie& cookie, std::uint32_t index,
-                                               double& handshake_us);
-  void await_ready(Stream& stream) const;
   protocol::TestRequest request() const;
 
   const ClientConfig& config_;
@@ -60,55 +57,6 @@ class TestRun {
   int round_;                    // for the server's log
   protocol::TestAccept accept_;  // the server's answer, with its TLS offer
 };
-
-std::unique_ptr<Stream> TestRun::open_data_connection(const protocol::Cookie& cookie, std::uint32_t index,
-                                                      double& handshake_us) {
-  const Timeouts& timeouts = config_.timeouts;
-  const std::int64_t start_ns = measure::now_ns();
-  UniqueFd fd =
-      connect_tcp(config_.host, config_.port, Deadline::after(timeouts.connect), config_.bind_address);
-  set_nodelay(fd.get(), true);  // until the transfer starts: no Nagle delay on the small setup messages
-  set_socket_buffers(fd.get(), config_.sndbuf_bytes, config_.rcvbuf_bytes);
-  std::unique_ptr<Stream> stream;
-  if (mode_ == Mode::tls) {
-    auto tls = tls_->client_stream(std::move(fd), config_.host);
-    tls->set_deadline(Deadline::after(timeouts.handshake));
-    if (const std::error_code ec = tls->handshake()) {
-      throw Error(fmt::format("TLS handshake with {} failed: {}", host_port(config_.host, config_.port),
-                              explain_handshake_failure(*tls, ec, config_, tls_->offer(), accept_)));
-    }
-    if (config_.record_size != 0) tls->set_max_record_size(config_.record_size);
-    stream = std::move(tls);
-  } else {
-    stream = std::make_unique<TcpStream>(std::move(fd));
-  }
-  handshake_us = measure::ns_to_us(measure::now_ns() - start_ns);
-
-  stream->set_deadline(Deadline::after(timeouts.handshake));
-  const protocol::Preamble preamble = protocol::encode_preamble(protocol::ConnectionKind::data);
-  std::error_code ec;
-  stream->write_all(preamble, ec);
-  if (!ec) stream->write_all(protocol::encode_data_header(cookie, index), ec);
-  if (ec) {
-    throw Error(fmt::format("the server did not take the data connection: {}{}",
-                            describe(ec, stream->error_detail()), rejection_hint(*stream, config_)));
-  }
-  return stream;
-}
-
-// Waits for the server's ready byte on a data connection: it comes once every
-// stream of the test has arrived.
-void TestRun::await_ready(Stream& stream) const {
-  stream.set_deadline(Deadline::after(config_.timeouts.connect + config_.timeouts.handshake));
-  std::error_code ec;
-  std::byte ready{};
-  stream.read_exact({&ready, 1}, ec);
-  if (ec) {
-    throw Error(fmt::format("the server did not start the transfer: {}{}",
-                            describe(ec, stream.error_detail()), rejection_hint(stream, config_)));
-  }
-  if (ready != kReadyByte) throw protocol::ProtocolError("the server sent something other than ready");
-}
 
 protocol::TestRequest TestRun::request() const {
   protocol::TestRequest request = app::test_request(config_, mode_);
@@ -204,38 +152,10 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
   measure::RunResult result;
   result.mode = mode_;
   const std::uint32_t streams = test.streams;
-  std::vector<std::unique_ptr<Stream>> data;
-  std::vector<double> handshake_us;
-  try {
-    for (std::uint32_t i = 0; i < streams; ++i) {
-      double us = 0;
-      data.push_back(open_data_connection(accept.cookie, i, us));
-      handshake_us.push_back(us);
-    }
-    for (const auto& stream : data)
-      await_ready(*stream);
-  } catch (const Error& e) {
-    // If the server refused the data connection, its reason beats ours.
-    std::string reason = e.what();
-    control.set_deadline(Deadline::after(std::chrono::milliseconds(500)));
-    try {
-      const protocol::Message message = receive_message(control, "the server's answer");
-      if (const auto* refusal = std::get_if<protocol::Refusal>(&message)) reason = refusal->reason;
-    } catch (const Error&) {
-      // No word from the server: our own reason stands.
-    }
-    throw Error(reason);
-  }
-  result.handshake_us = measure::summarize(handshake_us).mean;
-  if (const tls::TlsStream* tls_stream = data.front()->tls()) {
-    const tls::SessionInfo info = tls_stream->session_info();
-    result.tls = {info.version,
-                  info.cipher,
-                  info.group,
-                  info.certificate_key_type,
-                  info.client_certificate_key_type,
-                  config_.record_size};
-  }
+  DataConnections connections = open_data_connections(config_, tls_, mode_, accept, streams, control);
+  std::vector<std::unique_ptr<Stream>>& data = connections.streams;
+  result.handshake_us = measure::summarize(connections.handshake_us).mean;
+  if (data.front()->is_tls()) result.tls = tls_parameters(*data.front(), config_.record_size);
 
   std::vector<protocol::SideResult> mine;
   {

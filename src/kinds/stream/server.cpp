@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "app/control.hpp"
+#include "kinds/data_connections.hpp"
 #include "kinds/stream/stream.hpp"
 #include "kinds/stream/streams.hpp"
 #include "kinds/stream/transfer.hpp"
@@ -18,9 +19,6 @@ namespace {
 using app::kResultGrace;
 using app::receive;
 using app::send_message;
-
-// How often a server waiting for data connections checks that the client is still there.
-constexpr std::chrono::milliseconds kClientCheckInterval{100};
 
 // The server's log line for one test. `client` is empty when the client's
 // result never came (the exchange failed with `exchange_error`).
@@ -54,36 +52,11 @@ std::string describe_test(const protocol::TestRequest& request, const protocol::
 
 std::string serve_stream_test(Stream& control, const protocol::TestRequest& request, ServerSide& side) {
   const app::Timeouts& t = side.config().timeouts;
-  auto refuse = [&](const std::string& reason) { app::refuse_test(control, reason); };
   const auto ticket_holder = side.open_ticket(request.streams, 0);
   app::PendingTests::Ticket& ticket = *ticket_holder;
   app::send_message(control, side.acceptance(ticket.cookie()), "the test acceptance");
 
-  // Wait for the data connections, but notice a client that gave up (a
-  // failed TLS handshake, say) instead of holding its slot until the deadline.
-  std::vector<std::unique_ptr<Stream>> data;
-  const Deadline data_deadline = Deadline::after(t.connect + t.handshake);
-  const auto all_came = [&] {
-    return !data.empty() && std::all_of(data.begin(), data.end(), [](const auto& d) { return d != nullptr; });
-  };
-  while (!all_came() && !data_deadline.expired()) {
-    data = ticket.wait(Deadline::earlier(data_deadline, Deadline::after(kClientCheckInterval)));
-    if (!all_came() && peer_has_closed(control.native_handle())) {
-      throw Error(
-          fmt::format("{} test: the client closed the control connection before its data connections came",
-                      to_string(request.mode)));
-    }
-    if (side.stopping()) break;
-  }
-  if (!all_came()) {
-    refuse(side.stopping() ? "the server is shutting down" : "not every data connection arrived in time");
-  }
-  for (const auto& stream : data) {
-    if (stream->is_tls() != (request.mode == Mode::tls)) {
-      refuse(fmt::format("the data connection is {} but the test is {}",
-                         stream->is_tls() ? "TLS" : "plain TCP", to_string(request.mode)));
-    }
-  }
+  std::vector<std::unique_ptr<Stream>> data = await_data_connections(control, request, side, ticket);
 
   std::vector<protocol::SideResult> mine;
   std::string tls_description;
@@ -102,10 +75,7 @@ std::string serve_stream_test(Stream& control, const protocol::TestRequest& requ
         if (request.record_size != 0) tls_stream->set_max_record_size(request.record_size);
       }
       set_socket_buffers(stream.native_handle(), request.sndbuf_bytes, request.rcvbuf_bytes);
-      stream.set_deadline(Deadline::after(t.handshake));
-      std::error_code ec;
-      stream.write_all({&kReadyByte, 1}, ec);
-      if (ec) throw Error(fmt::format("cannot start the transfer: {}", describe(ec, stream.error_detail())));
+      send_ready(stream, t.handshake);
       TransferSpec spec = transfer_spec(
           request, stream_role(request.direction, request.bidir, i, /*server_side=*/true), t.idle);
       spec.max_duration = side.config().max_duration;

@@ -13,14 +13,6 @@
 namespace tlscmp::kinds {
 namespace {
 
-// Without --verify the payload is one chunk of a fixed pattern, written over
-// and over: any bytes will do, since nothing on the path compresses, and a
-// pattern rather than zeros shows in a hexdump where data came from.
-void fill_fixed(std::vector<std::byte>& chunk) {
-  for (std::size_t i = 0; i < chunk.size(); ++i)
-    chunk[i] = static_cast<std::byte>('a' + i % 26);
-}
-
 // The clock work of the data loop: the receiver's recorded intervals, the
 // live view, and (in duration mode) the sender's stop time. It reads the
 // clock once per chunk only when one of those is wanted.
@@ -144,7 +136,7 @@ protocol::SideResult send_payload(Stream& stream, const TransferSpec& spec) {
     if (spec.verify_seed) {
       pattern.emplace(*spec.verify_seed);
     } else {
-      fill_fixed(chunk);
+      measure::fill_plain(chunk);
     }
   }
 

@@ -19,7 +19,6 @@
 
 namespace tlscmp::kinds {
 
-inline constexpr std::byte kReadyByte{'R'};
 inline constexpr std::byte kGoByte{'G'};
 
 struct TransferSpec {

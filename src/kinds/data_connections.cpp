@@ -1,0 +1,145 @@
+#include "kinds/data_connections.hpp"
+
+#include <fmt/format.h>
+#include <algorithm>
+
+#include "app/control.hpp"
+#include "endpoint.hpp"
+#include "kinds/tls_failure.hpp"
+#include "measure/clock.hpp"
+#include "transport/errors.hpp"
+#include "transport/socket.hpp"
+
+namespace tlscmp::kinds {
+namespace {
+
+// How often a server waiting for data connections checks that the client is still there.
+constexpr std::chrono::milliseconds kClientCheckInterval{100};
+
+std::unique_ptr<Stream> open_one(const app::ClientConfig& config, const tls::Context* tls, Mode mode,
+                                 const protocol::TestAccept& accept, std::uint32_t index,
+                                 double& handshake_us) {
+  const app::Timeouts& timeouts = config.timeouts;
+  const std::int64_t start_ns = measure::now_ns();
+  UniqueFd fd = connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address);
+  set_nodelay(fd.get(), true);  // until the transfer starts: no Nagle delay on the small setup messages
+  set_socket_buffers(fd.get(), config.sndbuf_bytes, config.rcvbuf_bytes);
+  std::unique_ptr<Stream> stream;
+  if (mode == Mode::tls) {
+    auto tls_stream = tls->client_stream(std::move(fd), config.host);
+    tls_stream->set_deadline(Deadline::after(timeouts.handshake));
+    if (const std::error_code ec = tls_stream->handshake()) {
+      throw Error(fmt::format("TLS handshake with {} failed: {}", host_port(config.host, config.port),
+                              explain_handshake_failure(*tls_stream, ec, config, tls->offer(), accept)));
+    }
+    if (config.record_size != 0) tls_stream->set_max_record_size(config.record_size);
+    stream = std::move(tls_stream);
+  } else {
+    stream = std::make_unique<TcpStream>(std::move(fd));
+  }
+  handshake_us = measure::ns_to_us(measure::now_ns() - start_ns);
+
+  stream->set_deadline(Deadline::after(timeouts.handshake));
+  const protocol::Preamble preamble = protocol::encode_preamble(protocol::ConnectionKind::data);
+  std::error_code ec;
+  stream->write_all(preamble, ec);
+  if (!ec) stream->write_all(protocol::encode_data_header(accept.cookie, index), ec);
+  if (ec) {
+    throw Error(fmt::format("the server did not take the data connection: {}{}",
+                            describe(ec, stream->error_detail()), rejection_hint(*stream, config)));
+  }
+  return stream;
+}
+
+// The ready byte comes once every connection of the test has arrived.
+void await_ready(Stream& stream, const app::ClientConfig& config) {
+  stream.set_deadline(Deadline::after(config.timeouts.connect + config.timeouts.handshake));
+  std::error_code ec;
+  std::byte ready{};
+  stream.read_exact({&ready, 1}, ec);
+  if (ec) {
+    throw Error(fmt::format("the server did not start the transfer: {}{}",
+                            describe(ec, stream.error_detail()), rejection_hint(stream, config)));
+  }
+  if (ready != kReadyByte) throw protocol::ProtocolError("the server sent something other than ready");
+}
+
+}  // namespace
+
+DataConnections open_data_connections(const app::ClientConfig& config, const tls::Context* tls, Mode mode,
+                                      const protocol::TestAccept& accept, std::uint32_t count,
+                                      Stream& control) {
+  DataConnections data;
+  try {
+    for (std::uint32_t i = 0; i < count; ++i) {
+      double us = 0;
+      data.streams.push_back(open_one(config, tls, mode, accept, i, us));
+      data.handshake_us.push_back(us);
+    }
+    for (const auto& stream : data.streams)
+      await_ready(*stream, config);
+  } catch (const Error& e) {
+    // If the server refused the data connection, its reason beats ours.
+    std::string reason = e.what();
+    control.set_deadline(Deadline::after(std::chrono::milliseconds(500)));
+    try {
+      const protocol::Message message = app::receive_message(control, "the server's answer");
+      if (const auto* refusal = std::get_if<protocol::Refusal>(&message)) reason = refusal->reason;
+    } catch (const Error&) {
+      // No word from the server: our own reason stands.
+    }
+    throw Error(reason);
+  }
+  return data;
+}
+
+measure::TlsParameters tls_parameters(const Stream& stream, std::uint32_t record_size) {
+  const tls::TlsStream* tls = stream.tls();
+  if (tls == nullptr) return {};
+  const tls::SessionInfo info = tls->session_info();
+  return {info.version, info.cipher, info.group, info.certificate_key_type, info.client_certificate_key_type,
+          record_size};
+}
+
+std::vector<std::unique_ptr<Stream>> await_data_connections(Stream& control,
+                                                            const protocol::TestRequest& request,
+                                                            ServerSide& side,
+                                                            app::PendingTests::Ticket& ticket) {
+  const app::Timeouts& t = side.config().timeouts;
+  const auto refuse = [&](const std::string& reason) { app::refuse_test(control, reason); };
+  // Wait for the data connections, but notice a client that gave up (a
+  // failed TLS handshake, say) instead of holding its slot until the deadline.
+  std::vector<std::unique_ptr<Stream>> data;
+  const Deadline data_deadline = Deadline::after(t.connect + t.handshake);
+  const auto all_came = [&] {
+    return !data.empty() && std::all_of(data.begin(), data.end(), [](const auto& d) { return d != nullptr; });
+  };
+  while (!all_came() && !data_deadline.expired()) {
+    data = ticket.wait(Deadline::earlier(data_deadline, Deadline::after(kClientCheckInterval)));
+    if (!all_came() && peer_has_closed(control.native_handle())) {
+      throw Error(
+          fmt::format("{} test: the client closed the control connection before its data connections came",
+                      to_string(request.mode)));
+    }
+    if (side.stopping()) break;
+  }
+  if (!all_came()) {
+    refuse(side.stopping() ? "the server is shutting down" : "not every data connection arrived in time");
+  }
+  for (const auto& stream : data) {
+    if (stream->is_tls() != (request.mode == Mode::tls)) {
+      refuse(fmt::format("the data connection is {} but the test is {}",
+                         stream->is_tls() ? "TLS" : "plain TCP", to_string(request.mode)));
+    }
+  }
+  return data;
+}
+
+void send_ready(Stream& stream, std::chrono::milliseconds timeout) {
+  stream.set_deadline(Deadline::after(timeout));
+  std::error_code ec;
+  stream.write_all({&kReadyByte, 1}, ec);
+  if (ec) throw Error(fmt::format("cannot start the transfer: {}", describe(ec, stream.error_detail())));
+}
+
+}  // namespace tlscmp::kinds

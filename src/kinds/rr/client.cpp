@@ -1,0 +1,178 @@
+// The client half of a request/response test (see kinds/rr/rr.hpp).
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <memory>
+#include <thread>
+
+#include "app/control.hpp"
+#include "app/interrupt.hpp"
+#include "kinds/data_connections.hpp"
+#include "kinds/rr/exchange.hpp"
+#include "kinds/rr/rr.hpp"
+#include "measure/clock.hpp"
+#include "measure/stats.hpp"
+#include "transport/socket.hpp"
+
+namespace tlscmp::kinds {
+namespace {
+
+// Connection i's share of `total` transactions: as even as it gets.
+std::uint64_t share(std::uint64_t total, std::uint32_t connections, std::uint32_t i) {
+  return total / connections + (i < total % connections ? 1 : 0);
+}
+
+// What one connection's client side measured, as sent to the server.
+protocol::SideResult to_side_result(const RrSideResult& r, Role role, std::uint32_t index,
+                                    std::int64_t earliest_ns) {
+  protocol::SideResult side;
+  side.role = role;
+  side.stream = index;
+  side.messages = r.transactions;
+  side.bytes = r.bytes_received;
+  side.elapsed_us = measure::ns_to_us(r.end_ns - r.start_ns);
+  side.offset_us = measure::ns_to_us(r.start_ns - earliest_ns);
+  side.cpu_user_s = r.cpu_user_s;
+  side.cpu_system_s = r.cpu_system_s;
+  side.error = r.error;
+  return side;
+}
+
+// The connections' figures as the run's: transactions added up, the window
+// from the first request to the last response, the latencies merged, the
+// CPU of every connection thread added up.
+void aggregate(measure::RrRun& run, const std::vector<RrSideResult>& mine) {
+  measure::LatencyHistogram latency;
+  std::int64_t first = INT64_MAX;
+  std::int64_t last = INT64_MIN;
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    const RrSideResult& r = mine[i];
+    run.transactions += r.transactions;
+    first = std::min(first, r.start_ns);
+    last = std::max(last, r.end_ns);
+    run.client.cpu_user_s += r.cpu_user_s;
+    run.client.cpu_system_s += r.cpu_system_s;
+    latency += r.latency;
+    if (mine.size() > 1) {
+      run.connections.push_back({static_cast<std::uint32_t>(i), r.transactions,
+                                 measure::ns_to_us(r.end_ns - r.start_ns), r.latency.summary()});
+    }
+  }
+  run.elapsed_us = mine.empty() ? 0 : measure::ns_to_us(last - first);
+  run.client.window_us = run.elapsed_us;
+  run.latency = latency.summary();
+}
+
+// A failed connection, as one line: what happened, and on which side.
+std::string connection_failure(const std::string& error, const char* side, std::uint32_t index,
+                               std::uint32_t connections) {
+  return fmt::format("{} (the {}{})", error, side,
+                     connections > 1 ? fmt::format(", connection {}", index) : "");
+}
+
+}  // namespace
+
+measure::RrRun run_rr_test(const app::ClientConfig& config, const tls::Context* tls, Mode mode,
+                           app::InterruptWatch& interrupt, std::uint64_t verify_seed, int round,
+                           measure::Environment& environment) {
+  const app::Timeouts& timeouts = config.timeouts;
+  TcpStream control(
+      connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address));
+  const app::InterruptWatch::Guard control_guard(interrupt, control.native_handle());
+  protocol::TestRequest request = app::test_request(config, mode);
+  request.verify_seed = verify_seed;
+  request.round = static_cast<std::uint32_t>(round);
+  const protocol::TestAccept accept = app::start_test(control, request, timeouts, environment);
+
+  const std::uint32_t connections = request.streams;
+  DataConnections data = open_data_connections(config, tls, mode, accept, connections, control);
+  measure::RrRun run;
+  run.mode = mode;
+  run.handshake_us = measure::summarize(data.handshake_us).mean;
+  run.tls = tls_parameters(*data.streams.front(), config.record_size);
+
+  // Every connection starts now; open loop, their schedules interleave, so
+  // that the requests of all of them together come evenly spaced.
+  const std::int64_t go_ns = measure::now_ns();
+  std::optional<RrIntervalBoard> board;
+  if (config.interval.count() > 0) board.emplace(go_ns, config.interval);
+  std::vector<RrClientSpec> specs(connections);
+  for (std::uint32_t i = 0; i < connections; ++i) {
+    RrClientSpec& spec = specs[i];
+    spec.connection = i;
+    spec.request_bytes = request.rr_request_bytes;
+    spec.response_bytes = request.rr_response_bytes;
+    spec.transactions = request.transactions > 0 ? share(request.transactions, connections, i) : 0;
+    spec.rate_tps = request.rate_tps / connections;
+    spec.start_ns =
+        go_ns + (request.rate_tps > 0 ? static_cast<std::int64_t>(1e9 * i / request.rate_tps) : 0);
+    spec.stop_ns = go_ns + std::chrono::nanoseconds(config.duration).count();
+    if (request.verify) spec.verify_seed = verify_seed;
+    spec.idle_timeout = timeouts.idle;
+    spec.intervals = board ? &*board : nullptr;
+  }
+  std::vector<RrSideResult> mine(connections);
+  {
+    std::vector<std::unique_ptr<app::InterruptWatch::Guard>> guards;
+    for (const auto& stream : data.streams)
+      guards.push_back(std::make_unique<app::InterruptWatch::Guard>(interrupt, stream->native_handle()));
+    std::vector<std::jthread> others;
+    for (std::uint32_t i = 1; i < connections; ++i)
+      others.emplace_back([&, i] { mine[i] = run_rr_client(*data.streams[i], specs[i]); });
+    mine[0] = run_rr_client(*data.streams[0], specs[0]);
+  }  // joins the others
+  data.streams.clear();
+  aggregate(run, mine);
+  std::int64_t end_ns = go_ns;
+  for (const RrSideResult& r : mine)
+    end_ns = std::max(end_ns, r.end_ns);
+  if (board) run.intervals = board->intervals(end_ns);
+  if (interrupt.interrupted()) {
+    run.partial = true;  // what this side counted until Ctrl-C
+    return run;
+  }
+
+  std::vector<protocol::SideResult> my_sides;
+  for (std::uint32_t i = 0; i < connections; ++i)
+    my_sides.push_back(to_side_result(mine[i], Role::sender, i, go_ns));
+  const auto failed_here =
+      std::find_if(mine.begin(), mine.end(), [](const RrSideResult& r) { return !r.error.empty(); });
+  control.set_deadline(Deadline::after(
+      failed_here == mine.end() ? timeouts.control : std::min(timeouts.control, app::kResultGrace)));
+  std::vector<protocol::SideResult> theirs;
+  try {
+    for (const protocol::SideResult& side : my_sides)
+      app::send_message(control, side, "the client's result");
+    for (std::uint32_t i = 0; i < connections; ++i) {
+      theirs.push_back(app::receive<protocol::SideResult>(control, "the server's result"));
+      if (theirs.back().stream != i || theirs.back().role != Role::receiver) {
+        throw protocol::ProtocolError("the server's results do not match the connections");
+      }
+    }
+  } catch (const Error&) {
+    if (failed_here == mine.end()) throw;
+    const auto index = static_cast<std::uint32_t>(failed_here - mine.begin());
+    throw Error(connection_failure(failed_here->error, "client", index, connections));
+  }
+  // The server's account first: a server that stopped (--max-duration, say)
+  // explains the closed connection this side saw.
+  for (std::uint32_t i = 0; i < connections; ++i) {
+    if (!theirs[i].error.empty()) throw Error(connection_failure(theirs[i].error, "server", i, connections));
+  }
+  for (std::uint32_t i = 0; i < connections; ++i) {
+    if (!mine[i].error.empty()) throw Error(connection_failure(mine[i].error, "client", i, connections));
+    if (theirs[i].messages != mine[i].transactions) {
+      throw Error(
+          connection_failure(fmt::format("the client took {} responses, the server answered {} requests",
+                                         mine[i].transactions, theirs[i].messages),
+                             "client", i, connections));
+    }
+    run.server.cpu_user_s += theirs[i].cpu_user_s;
+    run.server.cpu_system_s += theirs[i].cpu_system_s;
+    run.server.window_us = std::max(run.server.window_us, theirs[i].offset_us + theirs[i].elapsed_us);
+  }
+  app::await_close(control, timeouts.control);
+  return run;
+}
+
+}  // namespace tlscmp::kinds

@@ -1,0 +1,392 @@
+#include "kinds/rr/exchange.hpp"
+
+#include <poll.h>
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <cerrno>
+#include <deque>
+
+#include "measure/clock.hpp"
+#include "measure/cpu.hpp"
+#include "measure/payload.hpp"
+#include "transport/errors.hpp"
+#include "transport/socket.hpp"
+
+namespace tlscmp::kinds {
+namespace {
+
+// The most one read or write call moves: large requests and responses go in
+// pieces, so that a 1 GiB response needs no 1 GiB buffer.
+constexpr std::size_t kMaxPiece = 256 * 1024;
+
+// Writes whole requests or responses: plain bytes, or with --verify the
+// pattern at each byte's offset in its direction.
+class MessageWriter {
+ public:
+  MessageWriter(std::uint64_t message_bytes, std::optional<std::uint64_t> seed)
+      : bytes_(message_bytes), buffer_(std::min<std::uint64_t>(message_bytes, kMaxPiece)) {
+    if (seed) {
+      pattern_.emplace(*seed);
+    } else {
+      measure::fill_plain(buffer_);
+    }
+  }
+
+  // Message `index` (0-based) of this direction.
+  void write(Stream& stream, std::uint64_t index, std::error_code& ec) {
+    for (std::uint64_t done = 0; done < bytes_;) {
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(buffer_.size(), bytes_ - done));
+      if (pattern_) pattern_->fill({buffer_.data(), n}, index * bytes_ + done);
+      stream.write_all({buffer_.data(), n}, ec);
+      if (ec) return;
+      done += n;
+    }
+  }
+
+ private:
+  std::uint64_t bytes_;
+  std::vector<std::byte> buffer_;
+  std::optional<measure::PayloadPattern> pattern_;
+};
+
+// Checks received bytes against the --verify pattern, if there is one:
+// returns the stream offset of the first wrong byte.
+std::optional<std::uint64_t> mismatch(const std::optional<measure::PayloadPattern>& pattern,
+                                      std::span<const std::byte> data, std::uint64_t offset) {
+  if (!pattern) return std::nullopt;
+  return pattern->first_mismatch(data, offset);
+}
+
+// A client thread's share of the intervals (-i): the current interval's
+// latencies, handed to the board when the next begins and at the end.
+class IntervalTally {
+ public:
+  explicit IntervalTally(RrIntervalBoard* board) : board_(board) {}
+  void add(std::int64_t now_ns, double us) {
+    if (board_ == nullptr) return;
+    const std::size_t index = board_->index(now_ns);
+    if (index != current_) {
+      flush();
+      current_ = index;
+    }
+    latencies_.add(us);
+  }
+  void flush() {
+    if (board_ == nullptr || latencies_.count() == 0) return;
+    board_->add(current_, latencies_);
+    latencies_.clear();
+  }
+
+ private:
+  RrIntervalBoard* board_;
+  std::size_t current_ = 0;
+  measure::LatencyHistogram latencies_;
+};
+
+// A transport failure in transaction `n` (1-based), in one line.
+std::string failure(const Stream& stream, const std::error_code& ec, const char* doing, std::uint64_t n,
+                    std::chrono::milliseconds idle) {
+  if (ec == TransportErrc::timeout) {
+    return fmt::format("nothing moved for {:g} s while {} in transaction {}",
+                       std::chrono::duration<double>(idle).count(), doing, n);
+  }
+  if (ec == TransportErrc::eof)
+    return fmt::format("the peer closed the connection while {} in transaction {}", doing, n);
+  return fmt::format("{} in transaction {} failed: {}", doing, n, describe(ec, stream.error_detail()));
+}
+
+// The client's end: its close, then the server's; nothing may come between.
+void finish_client(Stream& stream, RrSideResult& result) {
+  std::error_code ec;
+  stream.shutdown_send(ec);
+  if (ec) {
+    result.error = fmt::format("cannot end the connection: {}", describe(ec, stream.error_detail()));
+    return;
+  }
+  std::byte extra{};
+  stream.read_some({&extra, 1}, ec);
+  if (!ec) {
+    result.error = fmt::format(
+        "the server sent more than the responses to the {} transactions: a response is longer "
+        "than agreed",
+        result.transactions);
+  } else if (ec != TransportErrc::eof) {
+    result.error = fmt::format("the connection did not end cleanly after the last response: {}",
+                               describe(ec, stream.error_detail()));
+  }
+}
+
+void closed_loop(Stream& stream, const RrClientSpec& spec, RrSideResult& result) {
+  MessageWriter requests(
+      spec.request_bytes,
+      spec.verify_seed ? std::optional(rr_request_seed(*spec.verify_seed, spec.connection)) : std::nullopt);
+  std::optional<measure::PayloadPattern> responses;
+  if (spec.verify_seed) responses.emplace(rr_response_seed(*spec.verify_seed, spec.connection));
+  // One byte more than a response's rest is asked for, so that a longer response shows.
+  std::vector<std::byte> in(std::min<std::uint64_t>(spec.response_bytes, kMaxPiece) + 1);
+  IntervalTally tally(spec.intervals);
+  std::int64_t now = measure::now_ns();
+  result.start_ns = now;
+  std::uint64_t k = 0;
+  std::error_code ec;
+  while (spec.transactions > 0 ? k < spec.transactions : now < spec.stop_ns) {
+    const std::int64_t sent_ns = now;
+    requests.write(stream, k, ec);
+    if (ec) {
+      result.error = failure(stream, ec, "sending the request", k + 1, spec.idle_timeout);
+      break;
+    }
+    for (std::uint64_t got = 0; got < spec.response_bytes;) {
+      const std::uint64_t left = spec.response_bytes - got;
+      const auto ask = static_cast<std::size_t>(left < in.size() ? left + 1 : in.size());
+      const std::size_t n = stream.read_some({in.data(), ask}, ec);
+      if (ec) {
+        result.error = failure(stream, ec, "awaiting the response", k + 1, spec.idle_timeout);
+        break;
+      }
+      if (n > left) {
+        result.error =
+            fmt::format("the response to transaction {} is longer than {} bytes", k + 1, spec.response_bytes);
+        break;
+      }
+      if (const auto bad = mismatch(responses, {in.data(), n}, k * spec.response_bytes + got)) {
+        result.error =
+            fmt::format("the response to transaction {} differs from the --verify pattern at its byte {}",
+                        k + 1, *bad - k * spec.response_bytes);
+        break;
+      }
+      got += n;
+      result.bytes_received += n;
+    }
+    if (!result.error.empty()) break;
+    now = measure::now_ns();
+    const double us = measure::ns_to_us(now - sent_ns);
+    result.latency.add(us);
+    tally.add(now, us);
+    ++k;
+  }
+  result.transactions = k;
+  result.end_ns = now;
+  tally.flush();
+}
+
+// Waits until `stream` has bytes to read or `until_ns` comes. True: readable.
+bool wait_readable(const Stream& stream, std::int64_t until_ns, std::error_code& ec) {
+  if (stream.has_buffered()) return true;
+  const std::int64_t wait_ns = std::max<std::int64_t>(0, until_ns - measure::now_ns());
+  const timespec timeout{static_cast<time_t>(wait_ns / 1'000'000'000),
+                         static_cast<long>(wait_ns % 1'000'000'000)};
+  pollfd pfd{stream.native_handle(), POLLIN, 0};
+  const int ready = ::ppoll(&pfd, 1, &timeout, nullptr);
+  if (ready < 0 && errno != EINTR) ec = std::error_code(errno, std::system_category());
+  return ready > 0;
+}
+
+void open_loop(Stream& stream, const RrClientSpec& spec, RrSideResult& result) {
+  MessageWriter requests(
+      spec.request_bytes,
+      spec.verify_seed ? std::optional(rr_request_seed(*spec.verify_seed, spec.connection)) : std::nullopt);
+  std::optional<measure::PayloadPattern> responses;
+  if (spec.verify_seed) responses.emplace(rr_response_seed(*spec.verify_seed, spec.connection));
+  std::vector<std::byte> in(
+      std::min<std::uint64_t>(std::max<std::uint64_t>(spec.response_bytes, 64 * 1024), kMaxPiece));
+  IntervalTally tally(spec.intervals);
+  const double period_ns = 1e9 / spec.rate_tps;
+  std::deque<std::int64_t> scheduled;  // the send times of the requests awaiting their responses
+  std::uint64_t sent = 0;
+  std::int64_t next_ns = spec.start_ns;
+  result.start_ns = spec.start_ns;
+  std::int64_t now = measure::now_ns();
+  std::error_code ec;
+  for (;;) {
+    const bool sending = next_ns < spec.stop_ns;
+    if (!sending && scheduled.empty()) break;
+    // Responses first, whenever they are there; then any request that is due.
+    // Once every request has gone, the read waits (up to the idle timeout).
+    const bool readable = !sending || wait_readable(stream, next_ns, ec);
+    if (ec) {
+      result.error = failure(stream, ec, "awaiting a response", result.transactions + 1, spec.idle_timeout);
+      break;
+    }
+    if (readable) {
+      const std::size_t n = stream.read_some(in, ec);
+      if (ec) {
+        result.error =
+            failure(stream, ec, "awaiting the response", result.transactions + 1, spec.idle_timeout);
+        break;
+      }
+      if (const auto bad = mismatch(responses, {in.data(), n}, result.bytes_received)) {
+        result.error =
+            fmt::format("the response to transaction {} differs from the --verify pattern at its byte {}",
+                        *bad / spec.response_bytes + 1, *bad % spec.response_bytes);
+        break;
+      }
+      result.bytes_received += n;
+      if (result.bytes_received > sent * spec.response_bytes) {
+        result.error = fmt::format(
+            "the server sent more than {} responses of {} bytes to {} requests: a response is "
+            "longer than agreed, by transaction {}",
+            sent, spec.response_bytes, sent, sent);
+        break;
+      }
+      now = measure::now_ns();
+      while (result.bytes_received >= (result.transactions + 1) * spec.response_bytes) {
+        const double us = measure::ns_to_us(now - scheduled.front());
+        scheduled.pop_front();
+        result.latency.add(us);
+        tally.add(now, us);
+        ++result.transactions;
+      }
+    }
+    now = measure::now_ns();
+    if (sending && now >= next_ns) {
+      requests.write(stream, sent, ec);
+      if (ec) {
+        result.error = failure(stream, ec, "sending the request", sent + 1, spec.idle_timeout);
+        break;
+      }
+      scheduled.push_back(next_ns);
+      ++sent;
+      // On the schedule's grid from its start: late sends do not move it.
+      next_ns = spec.start_ns + static_cast<std::int64_t>(static_cast<double>(sent) * period_ns);
+    }
+  }
+  result.end_ns = now;
+  tally.flush();
+}
+
+}  // namespace
+
+std::size_t RrIntervalBoard::index(std::int64_t now_ns) const {
+  const std::int64_t i = std::max<std::int64_t>(0, (now_ns - go_ns_) / period_ns_);
+  return static_cast<std::size_t>(std::min<std::int64_t>(i, protocol::kMaxIntervals - 1));
+}
+
+void RrIntervalBoard::add(std::size_t index, const measure::LatencyHistogram& latencies) {
+  const std::lock_guard lock(mutex_);
+  if (latencies_.size() <= index) latencies_.resize(index + 1);
+  latencies_[index] += latencies;
+}
+
+std::vector<measure::RrInterval> RrIntervalBoard::intervals(std::int64_t end_ns) const {
+  const std::lock_guard lock(mutex_);
+  std::vector<measure::RrInterval> out;
+  const std::size_t last = std::max(index(end_ns), latencies_.empty() ? 0 : latencies_.size() - 1);
+  for (std::size_t i = 0; i <= last; ++i) {
+    measure::RrInterval interval;
+    interval.start_s = static_cast<double>(i) * static_cast<double>(period_ns_) / 1e9;
+    interval.end_s = i == last ? std::max(interval.start_s, static_cast<double>(end_ns - go_ns_) / 1e9)
+                               : static_cast<double>(i + 1) * static_cast<double>(period_ns_) / 1e9;
+    if (i < latencies_.size()) {
+      interval.transactions = latencies_[i].count();
+      interval.p99_us = latencies_[i].quantile(0.99);
+    }
+    out.push_back(interval);
+  }
+  return out;
+}
+
+RrSideResult run_rr_client(Stream& stream, const RrClientSpec& spec) {
+  RrSideResult result;
+  if (const std::error_code ec = stream.enter_transfer_phase(spec.idle_timeout)) {
+    result.error = fmt::format("cannot set the idle timeout: {}", ec.message());
+    return result;
+  }
+  const measure::CpuTimes cpu_start = measure::thread_cpu_times();
+  if (spec.rate_tps > 0) {
+    open_loop(stream, spec, result);
+  } else {
+    closed_loop(stream, spec, result);
+  }
+  if (result.error.empty()) finish_client(stream, result);
+  const measure::CpuTimes cpu = measure::thread_cpu_times() - cpu_start;
+  result.cpu_user_s = cpu.user_s;
+  result.cpu_system_s = cpu.system_s;
+  return result;
+}
+
+RrSideResult run_rr_server(Stream& stream, const RrServerSpec& spec) {
+  RrSideResult result;
+  if (const std::error_code ec = stream.enter_transfer_phase(spec.idle_timeout)) {
+    result.error = fmt::format("cannot set the idle timeout: {}", ec.message());
+    return result;
+  }
+  const measure::CpuTimes cpu_start = measure::thread_cpu_times();
+  MessageWriter responses(
+      spec.response_bytes,
+      spec.verify_seed ? std::optional(rr_response_seed(*spec.verify_seed, spec.connection)) : std::nullopt);
+  std::optional<measure::PayloadPattern> requests;
+  if (spec.verify_seed) requests.emplace(rr_request_seed(*spec.verify_seed, spec.connection));
+  // Closed loop, a read asks for one byte more than the request's rest, so
+  // that a request sent before the last response shows; open loop, requests
+  // may come back to back, and a read takes what is there.
+  const std::uint64_t piece = std::min<std::uint64_t>(spec.request_bytes, kMaxPiece);
+  std::vector<std::byte> in(spec.closed_loop ? piece + 1 : std::max<std::uint64_t>(piece, 64 * 1024));
+  const std::int64_t start_ns = measure::now_ns();
+  const std::int64_t limit_ns =
+      spec.max_duration.count() > 0 ? start_ns + std::chrono::nanoseconds(spec.max_duration).count() : 0;
+  result.start_ns = start_ns;
+  std::uint64_t& answered = result.transactions;
+  std::error_code ec;
+  for (;;) {
+    const std::uint64_t left = (answered + 1) * spec.request_bytes - result.bytes_received;
+    const auto ask = static_cast<std::size_t>(spec.closed_loop && left < in.size() ? left + 1 : in.size());
+    const std::size_t n = stream.read_some({in.data(), ask}, ec);
+    if (ec == TransportErrc::eof && left == spec.request_bytes) break;  // the client's clean end
+    if (ec) {
+      result.error = failure(stream, ec, "awaiting the request", answered + 1, spec.idle_timeout);
+      break;
+    }
+    if (spec.closed_loop && n > left) {
+      result.error = fmt::format(
+          "the request of transaction {} is longer than {} bytes, or the next came before "
+          "its response",
+          answered + 1, spec.request_bytes);
+      break;
+    }
+    if (const auto bad = mismatch(requests, {in.data(), n}, result.bytes_received)) {
+      result.error =
+          fmt::format("the request of transaction {} differs from the --verify pattern at its byte {}",
+                      *bad / spec.request_bytes + 1, *bad % spec.request_bytes);
+      break;
+    }
+    result.bytes_received += n;
+    while (result.bytes_received >= (answered + 1) * spec.request_bytes) {
+      responses.write(stream, answered, ec);
+      if (ec) break;
+      ++answered;
+    }
+    if (ec) {
+      result.error = failure(stream, ec, "sending the response", answered + 1, spec.idle_timeout);
+      break;
+    }
+    if (limit_ns != 0 && measure::now_ns() >= limit_ns) {
+      result.error =
+          fmt::format("the test ran past this server's --max-duration of {:g} s, after {} transactions",
+                      std::chrono::duration<double>(spec.max_duration).count(), answered);
+      break;
+    }
+  }
+  result.end_ns = measure::now_ns();
+  if (result.error.empty()) {
+    ec.clear();  // the client's clean end
+    stream.shutdown_send(ec);
+    if (ec) result.error = fmt::format("cannot end the connection: {}", describe(ec, stream.error_detail()));
+  }
+  const measure::CpuTimes cpu = measure::thread_cpu_times() - cpu_start;
+  result.cpu_user_s = cpu.user_s;
+  result.cpu_system_s = cpu.system_s;
+  return result;
+}
+
+// Distinct, unrelated patterns per connection and direction (the pattern's
+// words come from seed + word index, so neighbouring seeds would overlap).
+std::uint64_t rr_request_seed(std::uint64_t seed, std::uint32_t connection) {
+  return seed ^ (0x9e3779b97f4a7c15ull * (2ull * connection + 1));
+}
+std::uint64_t rr_response_seed(std::uint64_t seed, std::uint32_t connection) {
+  return seed ^ (0x9e3779b97f4a7c15ull * (2ull * connection + 2));
+}
+
+}  // namespace tlscmp::kinds

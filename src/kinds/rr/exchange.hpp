@@ -1,0 +1,107 @@
+#pragma once
+
+// The data path of a request/response test: what each side does on one
+// connection once the server's ready byte has gone.
+//
+//   client -> server   a request: rr_request_bytes
+//   server -> client   its response: rr_response_bytes, once the whole request is in
+//   ... until the client has made its transactions (-n) or its time is up
+//   (-t), and has every response it asked for; then the client ends its
+//   sending direction (TLS close_notify, TCP FIN), the server answers with
+//   its own end, and the client checks that nothing came after the last
+//   response.
+//
+// Closed loop, the client sends the next request when the response is in.
+// Open loop (rate), it sends on a schedule, whether the responses keep up
+// or not, and counts each transaction's latency from when the schedule said
+// to send it: a stall costs every request that should have gone during it
+// (no coordinated omission). With --verify, requests and responses come from
+// the seeded pattern (measure/payload.hpp), each direction its own stream of
+// offsets, and the receiving side checks every byte.
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "measure/latency.hpp"
+#include "measure/results.hpp"
+#include "protocol/messages.hpp"
+#include "transport/stream.hpp"
+
+namespace tlscmp::kinds {
+
+// Per-interval counts and latencies of a run (-i), filled by every
+// connection's thread: each adds an interval's transactions once it has
+// passed it, and at its end.
+class RrIntervalBoard {
+ public:
+  RrIntervalBoard(std::int64_t go_ns, std::chrono::milliseconds period)
+      : go_ns_(go_ns), period_ns_(std::chrono::nanoseconds(period).count()) {}
+
+  std::int64_t go_ns() const { return go_ns_; }
+  std::int64_t period_ns() const { return period_ns_; }
+  // The interval a response completed at `now_ns` counts in; the last one
+  // (kMaxIntervals) takes whatever comes later.
+  std::size_t index(std::int64_t now_ns) const;
+  void add(std::size_t index, const measure::LatencyHistogram& latencies);
+  // Every interval up to the one that holds `end_ns`, the run's end.
+  std::vector<measure::RrInterval> intervals(std::int64_t end_ns) const;
+
+ private:
+  std::int64_t go_ns_;
+  std::int64_t period_ns_;
+  mutable std::mutex mutex_;
+  std::vector<measure::LatencyHistogram> latencies_;
+};
+
+// What one connection's client side does.
+struct RrClientSpec {
+  std::uint32_t connection = 0;  // its index, for the --verify patterns
+  std::uint64_t request_bytes = 0;
+  std::uint64_t response_bytes = 0;
+  std::uint64_t transactions = 0;  // on this connection; 0: until stop_ns
+  std::int64_t start_ns = 0;       // the first request's time (open loop: its scheduled time)
+  std::int64_t stop_ns = 0;        // timed: no request starts (or is scheduled) at or after this
+  double rate_tps = 0;             // this connection's rate; 0: closed loop
+  std::optional<std::uint64_t> verify_seed;
+  std::chrono::milliseconds idle_timeout{30'000};
+  RrIntervalBoard* intervals = nullptr;  // with -i
+};
+
+// What one connection's side measured.
+struct RrSideResult {
+  std::uint64_t transactions = 0;    // client: responses taken in whole; server: requests answered
+  std::uint64_t bytes_received = 0;  // client: response bytes; server: request bytes
+  std::int64_t start_ns = 0;         // this side's window, on its clock
+  std::int64_t end_ns = 0;
+  double cpu_user_s = 0;  // this connection's thread, over the window
+  double cpu_system_s = 0;
+  measure::LatencyHistogram latency;  // client only
+  std::string error;                  // empty, or what went wrong, naming the transaction
+};
+
+// The client's side of one connection. Never throws for network outcomes:
+// a failure is in `error`, with what was counted until then.
+RrSideResult run_rr_client(Stream& stream, const RrClientSpec& spec);
+
+// What one connection's server side does.
+struct RrServerSpec {
+  std::uint32_t connection = 0;
+  std::uint64_t request_bytes = 0;
+  std::uint64_t response_bytes = 0;
+  bool closed_loop = true;  // a request may not come before the last one's response has gone
+  std::optional<std::uint64_t> verify_seed;
+  std::chrono::milliseconds idle_timeout{30'000};
+  std::chrono::milliseconds max_duration{0};  // the server's --max-duration
+};
+
+RrSideResult run_rr_server(Stream& stream, const RrServerSpec& spec);
+
+// The --verify patterns' seeds, one per connection and direction.
+std::uint64_t rr_request_seed(std::uint64_t seed, std::uint32_t connection);
+std::uint64_t rr_response_seed(std::uint64_t seed, std::uint32_t connection);
+
+}  // namespace tlscmp::kinds

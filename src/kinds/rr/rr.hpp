@@ -1,0 +1,45 @@
+#pragma once
+
+// Request/response tests (--rr REQ/RESP; seeds' RPC-shaped workloads, as
+// netperf TCP_RR, neper tcp_rr and sockperf ping-pong measure them): -P
+// connections beside the control connection, each on a thread of its own at
+// both ends, making transactions of one request and one response.
+//
+//   client                                   server
+//   test_request (rr_request_bytes ...) ---->
+//                <------------------------- test_accept (cookie)
+//   data connection per connection: preamble, cookie, index (TLS: after the
+//   handshake, which is timed on its own)
+//                <------------------------- 'R' on each, once all came
+//   transactions on each connection (kinds/rr/exchange.hpp), then its end
+//   side_result per connection ------------->  (messages: transactions)
+//                <------------------------- side_result per connection
+
+#include <cstdint>
+#include <string>
+
+#include "app/config.hpp"
+#include "kinds/server_side.hpp"
+#include "measure/results.hpp"
+#include "protocol/messages.hpp"
+#include "tls/context.hpp"
+#include "transport/stream.hpp"
+
+namespace tlscmp::app {
+class InterruptWatch;
+}
+
+namespace tlscmp::kinds {
+
+// Client: one run of `mode` (tcp, or tls with `tls`). `verify_seed` seeds
+// --verify's patterns; `round` goes to the server's log. Throws tlscmp::Error
+// naming what failed, on which side, connection and transaction.
+measure::RrRun run_rr_test(const app::ClientConfig& config, const tls::Context* tls, Mode mode,
+                           app::InterruptWatch& interrupt, std::uint64_t verify_seed, int round,
+                           measure::Environment& environment);
+
+// Server: runs one rr test whose request passed the server's caps. Returns
+// the line to log; throws tlscmp::Error.
+std::string serve_rr_test(Stream& control, const protocol::TestRequest& request, ServerSide& side);
+
+}  // namespace tlscmp::kinds

@@ -1,0 +1,130 @@
+// The server half of a request/response test (see kinds/rr/rr.hpp).
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <memory>
+#include <thread>
+
+#include "app/control.hpp"
+#include "kinds/data_connections.hpp"
+#include "kinds/rr/exchange.hpp"
+#include "kinds/rr/rr.hpp"
+#include "measure/clock.hpp"
+#include "transport/socket.hpp"
+
+namespace tlscmp::kinds {
+namespace {
+
+// The server's log line: what ran, and how it ended.
+std::string describe_test(const protocol::TestRequest& request, const std::vector<RrSideResult>& mine,
+                          const std::vector<protocol::SideResult>& theirs, const std::string& exchange_error,
+                          const std::string& tls_description) {
+  const std::string what = fmt::format("rr {} {}/{}", to_string(request.mode), request.rr_request_bytes,
+                                       request.rr_response_bytes);
+  const std::string failed =
+      fmt::format("{}{} failed", what, request.round > 0 ? fmt::format(" round {}", request.round) : "");
+  std::uint64_t transactions = 0;
+  std::int64_t first = INT64_MAX;
+  std::int64_t last = INT64_MIN;
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    const std::string which = mine.size() > 1 ? fmt::format(" on connection {}", i) : "";
+    if (!mine[i].error.empty()) return fmt::format("{}{}: {}", failed, which, mine[i].error);
+    if (i < theirs.size() && !theirs[i].error.empty())
+      return fmt::format("{} on the client{}: {}", failed, which, theirs[i].error);
+    transactions += mine[i].transactions;
+    first = std::min(first, mine[i].start_ns);
+    last = std::max(last, mine[i].end_ns);
+  }
+  if (theirs.empty()) {
+    return fmt::format("{} after {} transactions answered: {}", failed, transactions, exchange_error);
+  }
+  const double seconds = static_cast<double>(last - first) / 1e9;
+  std::string text = fmt::format("{} {} transactions on {} connection{} in {:.3f} s", what, transactions,
+                                 mine.size(), mine.size() == 1 ? "" : "s", seconds);
+  if (request.rate_tps > 0) text += fmt::format(", open loop at {:g}/s", request.rate_tps);
+  if (!tls_description.empty()) text += ", " + tls_description;
+  return text;
+}
+
+}  // namespace
+
+std::string serve_rr_test(Stream& control, const protocol::TestRequest& request, ServerSide& side) {
+  const app::Timeouts& t = side.config().timeouts;
+  const auto ticket = side.open_ticket(request.streams, 0);
+  app::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
+  std::vector<std::unique_ptr<Stream>> data = await_data_connections(control, request, side, *ticket);
+
+  std::string tls_description;
+  if (const tls::TlsStream* tls_stream = std::as_const(*data.front()).tls()) {
+    const tls::SessionInfo info = tls_stream->session_info();
+    tls_description = fmt::format("{} {} {}", info.version, info.cipher, info.group);
+  }
+  std::vector<RrSideResult> mine(data.size());
+  {
+    std::vector<std::unique_ptr<ServerSide::LiveSocket>> live;
+    std::vector<RrServerSpec> specs(data.size());
+    for (std::uint32_t i = 0; i < data.size(); ++i) {
+      Stream& stream = *data[i];
+      live.push_back(std::make_unique<ServerSide::LiveSocket>(side.register_live(stream.native_handle())));
+      set_nodelay(stream.native_handle(), true);  // each response goes at once
+      set_socket_buffers(stream.native_handle(), request.sndbuf_bytes, request.rcvbuf_bytes);
+      if (request.record_size != 0 && stream.tls() != nullptr)
+        stream.tls()->set_max_record_size(request.record_size);
+      send_ready(stream, t.handshake);
+      RrServerSpec& spec = specs[i];
+      spec.connection = i;
+      spec.request_bytes = request.rr_request_bytes;
+      spec.response_bytes = request.rr_response_bytes;
+      spec.closed_loop = request.rate_tps == 0;
+      if (request.verify) spec.verify_seed = request.verify_seed;
+      spec.idle_timeout = t.idle;
+      spec.max_duration = side.config().max_duration;
+    }
+    {
+      std::vector<std::jthread> others;
+      for (std::uint32_t i = 1; i < data.size(); ++i)
+        others.emplace_back([&, i] { mine[i] = run_rr_server(*data[i], specs[i]); });
+      mine[0] = run_rr_server(*data[0], specs[0]);
+    }              // joins the others
+    live.clear();  // before the sockets close
+  }
+  data.clear();
+
+  // Results both ways, connection by connection. A client that vanished is
+  // logged with what this side saw.
+  std::int64_t earliest = INT64_MAX;
+  for (const RrSideResult& r : mine)
+    earliest = std::min(earliest, r.start_ns);
+  std::vector<protocol::SideResult> theirs;
+  std::string exchange_error;
+  const bool failed_here =
+      std::any_of(mine.begin(), mine.end(), [](const RrSideResult& r) { return !r.error.empty(); });
+  try {
+    control.set_deadline(Deadline::after(failed_here ? std::min(t.control, app::kResultGrace) : t.control));
+    for (std::uint32_t i = 0; i < mine.size(); ++i) {
+      protocol::SideResult result;
+      result.role = Role::receiver;
+      result.stream = i;
+      result.messages = mine[i].transactions;
+      result.bytes = mine[i].bytes_received;
+      result.elapsed_us = measure::ns_to_us(mine[i].end_ns - mine[i].start_ns);
+      result.offset_us = measure::ns_to_us(mine[i].start_ns - earliest);
+      result.cpu_user_s = mine[i].cpu_user_s;
+      result.cpu_system_s = mine[i].cpu_system_s;
+      result.error = mine[i].error;
+      app::send_message(control, result, "the server's result");
+    }
+    for (std::uint32_t i = 0; i < mine.size(); ++i) {
+      theirs.push_back(app::receive<protocol::SideResult>(control, "the client's result"));
+      if (theirs.back().stream != i || theirs.back().role != Role::sender) {
+        throw protocol::ProtocolError("the client's results do not match the connections");
+      }
+    }
+  } catch (const Error& e) {
+    theirs.clear();
+    exchange_error = e.what();
+  }
+  return describe_test(request, mine, theirs, exchange_error, tls_description);
+}
+
+}  // namespace tlscmp::kinds

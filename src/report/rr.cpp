@@ -1,0 +1,256 @@
+#include "report/rr.hpp"
+
+#include <fmt/format.h>
+#include <algorithm>
+
+#include "report/report.hpp"
+
+namespace tlscmp::report {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+ordered_json latency_json(const measure::LatencySummary& l) {
+  return {{"min", l.min},   {"p50", l.p50}, {"p90", l.p90},  {"p99", l.p99},
+          {"p999", l.p999}, {"max", l.max}, {"mean", l.mean}};
+}
+
+ordered_json summary_json(const measure::Summary& s) {
+  return {{"count", s.count}, {"min", s.min},       {"median", s.median}, {"max", s.max},
+          {"mean", s.mean},   {"stddev", s.stddev}, {"p99", s.p99}};
+}
+
+ordered_json side_json(const measure::RrRun& run, const measure::SideCost& side) {
+  return {{"cpu_user_s", side.cpu_user_s},
+          {"cpu_system_s", side.cpu_system_s},
+          {"cpu_us_per_transaction", run.cpu_us_per_transaction(side)},
+          {"core_share", side.core_share()}};
+}
+
+ordered_json ratio_json(const std::optional<measure::PairedRatio>& r) {
+  if (!r) return nullptr;
+  ordered_json out = summary_json(r->ratio);
+  out["ci95_low"] = r->ci ? ordered_json(r->ci->low) : ordered_json(nullptr);
+  out["ci95_high"] = r->ci ? ordered_json(r->ci->high) : ordered_json(nullptr);
+  return out;
+}
+
+ordered_json or_null(const std::string& value, Mode mode) {
+  if (mode != Mode::tls) return nullptr;
+  return value;
+}
+
+ordered_json run_json(const measure::RrRun& run, const measure::TestParameters& p) {
+  ordered_json connections = json::array();
+  for (const measure::RrConnection& c : run.connections) {
+    connections.push_back({{"connection", c.index},
+                           {"transactions", c.transactions},
+                           {"elapsed_us", c.elapsed_us},
+                           {"transactions_per_s", c.transactions_per_s()},
+                           {"latency_us", latency_json(c.latency)}});
+  }
+  ordered_json intervals = json::array();
+  for (const measure::RrInterval& i : run.intervals) {
+    intervals.push_back({{"start_s", i.start_s},
+                         {"end_s", i.end_s},
+                         {"transactions", i.transactions},
+                         {"transactions_per_s", i.transactions_per_s()},
+                         {"p99_us", i.transactions > 0 ? ordered_json(i.p99_us) : ordered_json(nullptr)}});
+  }
+  return {{"variant", run.label()},
+          {"round", run.round},
+          {"warmup", run.warmup},
+          {"partial", run.partial},
+          {"mode", to_string(run.mode)},
+          {"request_bytes", p.rr_request_bytes},
+          {"response_bytes", p.rr_response_bytes},
+          {"connections", p.streams},
+          {"rate_tps", p.rate_tps},
+          {"transactions", run.transactions},
+          {"elapsed_us", run.elapsed_us},
+          {"transactions_per_s", run.transactions_per_s()},
+          {"handshake_us", run.handshake_us},
+          {"latency_us", latency_json(run.latency)},
+          {"tls_version", or_null(run.tls.version, run.mode)},
+          {"cipher", or_null(run.tls.cipher, run.mode)},
+          {"group", or_null(run.tls.group, run.mode)},
+          {"certificate_key_type", or_null(run.tls.certificate_key_type, run.mode)},
+          {"client", side_json(run, run.client)},
+          {"server", side_json(run, run.server)},
+          {"per_connection", connections},
+          {"intervals", intervals}};
+}
+
+std::string round_label(const measure::RrRun& run) {
+  return fmt::format("{}{}{}", run.warmup ? "w" : "", run.round, run.partial ? "*" : "");
+}
+
+std::string ratio_text(const std::optional<measure::PairedRatio>& r) {
+  if (!r) return "-";
+  return fmt::format("{:.2f}x", r->ratio.median);
+}
+
+std::string ratio_sentence(const char* what, const std::optional<measure::PairedRatio>& r) {
+  if (!r) return "";
+  std::string text = fmt::format("{} {:.2f}x", what, r->ratio.median);
+  if (r->ci) text += fmt::format(" (95% CI {:.2f}x - {:.2f}x)", r->ci->low, r->ci->high);
+  return text;
+}
+
+}  // namespace
+
+std::string render_rr_header(const measure::TestParameters& p) {
+  const std::string amount = p.transactions > 0 ? fmt::format("{} transactions in all", p.transactions)
+                                                : fmt::format("{:g} s", p.duration_s);
+  const std::string loop = p.rate_tps > 0 ? fmt::format("open loop at {:g} transactions/s in all", p.rate_tps)
+                                          : std::string("closed loop");
+  return fmt::format(
+      "request/response: {}-byte requests, {} responses ({}), {}, {} connection{}, {} per run, "
+      "{} round{}{}{}\n",
+      p.rr_request_bytes, format_bytes(p.rr_response_bytes),
+      fmt::format("{}/{}", p.rr_request_bytes, p.rr_response_bytes), loop, p.streams,
+      p.streams == 1 ? "" : "s", amount, p.rounds, p.rounds == 1 ? "" : "s",
+      p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "",
+      p.verify ? ", every byte verified" : "");
+}
+
+std::string render_rr_runs(const measure::Comparison& c) {
+  const measure::RrResults& rr = c.or_empty<measure::RrResults>();
+  std::string out;
+  if (!rr.runs.empty()) {
+    out +=
+        fmt::format("\n{:>5} {:<4} {:>12} {:>8} {:>10} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>17} {:>12}\n",
+                    "round", "mode", "transactions", "time_s", "tx/s", "min_us", "p50_us", "p90_us", "p99_us",
+                    "p99.9_us", "max_us", "CPU us/tx cli/srv", "handshake_us");
+    for (const measure::RrRun& run : rr.runs) {
+      const measure::LatencySummary& l = run.latency;
+      out += fmt::format(
+          "{:>5} {:<4} {:>12} {:>8.2f} {:>10.0f} {:>8.1f} {:>8.1f} {:>8.1f} {:>8.1f} {:>9.1f} {:>9.1f} "
+          "{:>17} "
+          "{:>12.0f}\n",
+          round_label(run), run.label(), run.transactions, run.elapsed_us / 1e6, run.transactions_per_s(),
+          l.min, l.p50, l.p90, l.p99, l.p999, l.max,
+          fmt::format("{:.1f} / {:.1f}", run.cpu_us_per_transaction(run.client),
+                      run.cpu_us_per_transaction(run.server)),
+          run.handshake_us);
+      for (const measure::RrConnection& k : run.connections) {
+        out += fmt::format(
+            "{:>5} {:<4} {:>12} {:>8.2f} {:>10.0f} {:>8.1f} {:>8.1f} {:>8.1f} {:>8.1f} {:>9.1f} "
+            "{:>9.1f}   (connection {})\n",
+            "", "", k.transactions, k.elapsed_us / 1e6, k.transactions_per_s(), k.latency.min, k.latency.p50,
+            k.latency.p90, k.latency.p99, k.latency.p999, k.latency.max, k.index);
+      }
+      for (const measure::RrInterval& i : run.intervals) {
+        out += fmt::format("{:>5} {:<4} {:>5.1f} - {:<5.1f} s {:>10.0f} tx/s  p99 {}\n", "", "", i.start_s,
+                           i.end_s, i.transactions_per_s(),
+                           i.transactions > 0 ? fmt::format("{:.1f} us", i.p99_us) : "- (none completed)");
+      }
+    }
+    if (c.parameters.warmup_rounds > 0) out += "(w: warm-up, left out of the statistics)\n";
+    if (c.interrupted)
+      out += "(*: interrupted, this side's figures until then; left out of the statistics)\n";
+    out += fmt::format("(latency: {}; percentiles within 1% of the measured)\n",
+                       c.parameters.rate_tps > 0
+                           ? "from when each request was due on the schedule to its response"
+                           : "from each request's send to its response");
+  }
+  if (rr.stats.empty()) return out;
+  std::size_t width = 4;
+  for (const measure::RrStats& s : rr.stats)
+    width = std::max(width, s.variant.size());
+  out += fmt::format("\n{:<{}} {:>4} {:>10} {:>21} {:>9} {:>9} {:>17} {:>25}\n", "mode", width, "runs",
+                     "tx/s", "min - max", "p50_us", "p99_us", "CPU us/tx cli/srv", "vs tcp: tx/s  p50   p99");
+  for (const measure::RrStats& s : rr.stats) {
+    out += fmt::format("{:<{}} {:>4} {:>10.0f} {:>21} {:>9.1f} {:>9.1f} {:>17} {:>25}\n", s.variant, width,
+                       s.transactions_per_s.count, s.transactions_per_s.median,
+                       fmt::format("{:.0f} - {:.0f}", s.transactions_per_s.min, s.transactions_per_s.max),
+                       s.p50_us.median, s.p99_us.median,
+                       fmt::format("{:.1f} / {:.1f}", s.client_cpu_us_per_transaction.median,
+                                   s.server_cpu_us_per_transaction.median),
+                       s.mode == Mode::tcp
+                           ? std::string("1.00x 1.00x 1.00x")
+                           : fmt::format("{} {} {}", ratio_text(s.transactions_per_s_over_tcp),
+                                         ratio_text(s.p50_over_tcp), ratio_text(s.p99_over_tcp)));
+  }
+  out += "(medians over the rounds)\n";
+  for (const measure::RrStats& s : rr.stats) {
+    if (s.mode != Mode::tls || !s.transactions_per_s_over_tcp) continue;
+    const std::size_t pairs = s.transactions_per_s_over_tcp->ratio.count;
+    out += fmt::format(
+        "\n{}/TCP, paired by round ({} pair{}{}): {}; {}; {}\n", s.variant == "tls" ? "TLS" : s.variant,
+        pairs, pairs == 1 ? "" : "s", pairs == 1 ? "; --repeat for an interval" : ", bootstrap",
+        ratio_sentence("transactions/s", s.transactions_per_s_over_tcp),
+        ratio_sentence("p50 latency", s.p50_over_tcp), ratio_sentence("p99 latency", s.p99_over_tcp));
+  }
+  return out;
+}
+
+ordered_json rr_runs_json(const measure::Comparison& c) {
+  const auto* rr = c.get<measure::RrResults>();
+  if (rr == nullptr) return nullptr;
+  ordered_json runs = json::array();
+  for (const measure::RrRun& run : rr->runs)
+    runs.push_back(run_json(run, c.parameters));
+  return runs;
+}
+
+ordered_json rr_summary_json(const measure::Comparison& c) {
+  const auto* rr = c.get<measure::RrResults>();
+  if (rr == nullptr) return nullptr;
+  ordered_json summary = json::object();
+  ordered_json headline = nullptr;
+  std::size_t tls_variants = 0;
+  for (const measure::RrStats& s : rr->stats) {
+    ordered_json over_tcp = nullptr;
+    if (s.transactions_per_s_over_tcp) {
+      over_tcp = {{"transactions_per_s", ratio_json(s.transactions_per_s_over_tcp)},
+                  {"p50_us", ratio_json(s.p50_over_tcp)},
+                  {"p99_us", ratio_json(s.p99_over_tcp)},
+                  {"ci_method", ci_method()}};
+      ++tls_variants;
+      headline = over_tcp;
+    }
+    summary[s.variant] = {{"mode", to_string(s.mode)},
+                          {"runs", s.transactions_per_s.count},
+                          {"transactions_per_s", summary_json(s.transactions_per_s)},
+                          {"p50_us", summary_json(s.p50_us)},
+                          {"p99_us", summary_json(s.p99_us)},
+                          {"client_cpu_us_per_transaction", summary_json(s.client_cpu_us_per_transaction)},
+                          {"server_cpu_us_per_transaction", summary_json(s.server_cpu_us_per_transaction)},
+                          {"over_tcp", over_tcp}};
+  }
+  summary["tls_over_tcp"] = tls_variants == 1 ? headline : ordered_json(nullptr);
+  return summary;
+}
+
+std::string render_rr_csv(const measure::Comparison& c) {
+  const measure::TestParameters& p = c.parameters;
+  std::string out =
+      "variant,round,warmup,partial,mode,request_bytes,response_bytes,connections,rate_tps,transactions,"
+      "elapsed_us,transactions_per_s,handshake_us,latency_min_us,latency_p50_us,latency_p90_us,latency_p99_"
+      "us,"
+      "latency_p999_us,latency_max_us,latency_mean_us,tls_version,cipher,group,certificate_key_type,"
+      "client_cpu_user_s,client_cpu_system_s,client_cpu_us_per_transaction,server_cpu_user_s,"
+      "server_cpu_system_s,server_cpu_us_per_transaction,client_tls_library,server_tls_library,"
+      "client_cpu_model,server_cpu_model\n";
+  const measure::Environment& e = c.environment;
+  for (const measure::RrRun& run : c.or_empty<measure::RrResults>().runs) {
+    const measure::LatencySummary& l = run.latency;
+    out += fmt::format(
+        "{},{},{},{},{},{},{},{},{:g},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:."
+        "3f},{},{},{},"
+        "{},{:.6f},{:.6f},{:.3f},{:.6f},{:.6f},{:.3f},{},{},{},{}\n",
+        csv_field(run.label()), run.round, run.warmup ? 1 : 0, run.partial ? 1 : 0, to_string(run.mode),
+        p.rr_request_bytes, p.rr_response_bytes, p.streams, p.rate_tps, run.transactions, run.elapsed_us,
+        run.transactions_per_s(), run.handshake_us, l.min, l.p50, l.p90, l.p99, l.p999, l.max, l.mean,
+        csv_field(run.tls.version), csv_field(run.tls.cipher), csv_field(run.tls.group),
+        csv_field(run.tls.certificate_key_type), run.client.cpu_user_s, run.client.cpu_system_s,
+        run.cpu_us_per_transaction(run.client), run.server.cpu_user_s, run.server.cpu_system_s,
+        run.cpu_us_per_transaction(run.server), csv_field(e.client_tls_library),
+        csv_field(e.server_tls_library), csv_field(e.client_cpu_model), csv_field(e.server_cpu_model));
+  }
+  return out;
+}
+
+}  // namespace tlscmp::report
