@@ -106,12 +106,11 @@ std::string render_rr_header(const measure::TestParameters& p) {
   const std::string loop = p.rate_tps > 0 ? fmt::format("open loop at {:g} transactions/s in all", p.rate_tps)
                                           : std::string("closed loop");
   return fmt::format(
-      "request/response: {}-byte requests, {} responses ({}), {}, {} connection{}, {} per run, "
+      "request/response {}/{}: requests of {}, responses of {}, {}, {} connection{}, {} per run, "
       "{} round{}{}{}\n",
-      p.rr_request_bytes, format_bytes(p.rr_response_bytes),
-      fmt::format("{}/{}", p.rr_request_bytes, p.rr_response_bytes), loop, p.streams,
-      p.streams == 1 ? "" : "s", amount, p.rounds, p.rounds == 1 ? "" : "s",
-      p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "",
+      p.rr_request_bytes, p.rr_response_bytes, format_bytes(p.rr_request_bytes),
+      format_bytes(p.rr_response_bytes), loop, p.streams, p.streams == 1 ? "" : "s", amount, p.rounds,
+      p.rounds == 1 ? "" : "s", p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "",
       p.verify ? ", every byte verified" : "");
 }
 

@@ -125,3 +125,27 @@ TEST_CASE("help and a missing subcommand") {
   CHECK(std::get<cli::HelpRequest>(parse({})).exit_code == 2);
   CHECK_THROWS_AS(parse({"serve"}), UsageError);
 }
+
+TEST_CASE("--rr: sizes, 10 s per run and 3 rounds by default, -n counts transactions, --rate needs -t") {
+  const app::ClientConfig c = client({"--rr", "64/16K"});
+  CHECK(c.rr_request_bytes == 64);
+  CHECK(c.rr_response_bytes == 16384);
+  CHECK(c.bytes == 0);
+  CHECK(c.duration == std::chrono::seconds(10));
+  CHECK(c.rounds == 3);
+  CHECK(c.transactions == 0);
+  const app::ClientConfig n = client({"--rr", "1/1", "-n", "5000", "-P", "4", "--repeat", "1"});
+  CHECK(n.transactions == 5000);
+  CHECK(n.streams == 4);
+  CHECK(n.duration.count() == 0);
+  CHECK(n.rounds == 1);
+  const app::ClientConfig open = client({"--rr", "1K/1M", "-t", "3", "--rate", "20k"});
+  CHECK(open.rate_tps == 20000);
+  CHECK(open.duration == std::chrono::seconds(3));
+  CHECK_THROWS_AS(client({"--rr", "1/1", "-n", "3", "-P", "4"}), UsageError);  // fewer than the connections
+  CHECK_THROWS_AS(client({"--rr", "1/1", "--rate", "10"}), UsageError);
+  CHECK_THROWS_AS(client({"--rr", "1/1", "--bidir"}), UsageError);
+  CHECK_THROWS_AS(client({"--rr", "1/1", "-N"}), UsageError);
+  CHECK_THROWS_AS(client({"--rr", "1/0"}), UsageError);
+  CHECK_THROWS_AS(client({"--rr", "1/1/1"}), UsageError);
+}

@@ -223,6 +223,60 @@ TEST_CASE("a test runs for a byte count or for a time, never both or neither") {
   CHECK_THROWS_AS(decode(bytes_of(request("5", "0", "99"))), ProtocolError);        // interval too short
 }
 
+TEST_CASE("an rr request: sizes, a count or a time, and open loop only for a time") {
+  auto request = [](auto edit) {
+    nlohmann::json j = with_fields(TestRequest{});
+    j["bytes"] = 0;
+    j["chunk_bytes"] = 1;
+    j["rr_request_bytes"] = 64;
+    j["rr_response_bytes"] = 16384;
+    j["transactions"] = 1000;
+    j["rate_tps"] = 0;
+    j["duration_ms"] = 0;
+    edit(j);
+    return j.dump();
+  };
+  const auto decode_text = [](const std::string& text) { return decode(bytes_of(text)); };
+  const auto good = std::get<TestRequest>(decode_text(request([](nlohmann::json&) {})));
+  CHECK(good.rr_request_bytes == 64);
+  CHECK(good.rr_response_bytes == 16384);
+  CHECK(good.transactions == 1000);
+  CHECK(kind_of(good) == TestKind::rr);
+  const auto open = std::get<TestRequest>(decode_text(request([](nlohmann::json& j) {
+    j["transactions"] = 0;
+    j["duration_ms"] = 2000;
+    j["rate_tps"] = 2500.5;
+  })));
+  CHECK(open.rate_tps == 2500.5);
+  CHECK(round_trip(open).rate_tps == 2500.5);
+  const std::vector<void (*)(nlohmann::json&)> bad{
+      [](nlohmann::json& j) { j["rr_response_bytes"] = 0; },
+      [](nlohmann::json& j) { j["rr_request_bytes"] = kMaxRrBytes + 1; },
+      [](nlohmann::json& j) { j["duration_ms"] = 1000; },                    // and transactions
+      [](nlohmann::json& j) { j["transactions"] = 0; },                      // neither
+      [](nlohmann::json& j) { j["rate_tps"] = 100; },                        // open loop for a count
+      [](nlohmann::json& j) { j["bytes"] = 10; },                            // a bulk field
+      [](nlohmann::json& j) { j["mode"] = "udp"; },                          // datagrams
+      [](nlohmann::json& j) { j["direction"] = "server_to_client"; },        // no direction
+      [](nlohmann::json& j) { j["streams"] = 4, j["transactions"] = 3; },    // fewer than the connections
+      [](nlohmann::json& j) { j["rate_tps"] = -1, j["duration_ms"] = 10; },  // negative
+  };
+  for (std::size_t i = 0; i < bad.size(); ++i) {
+    CAPTURE(i);
+    CHECK_THROWS_AS(decode_text(request(bad[i])), ProtocolError);
+  }
+  // rr fields on a bulk request are refused too.
+  nlohmann::json bulk = with_fields(TestRequest{});
+  bulk["bytes"] = 5;
+  bulk["chunk_bytes"] = 1;
+  bulk["transactions"] = 5;
+  CHECK_THROWS_AS(decode(bytes_of(bulk.dump())), ProtocolError);
+  // A schedule no thread can keep: a request every 0.5 us.
+  CHECK(rr_schedule_problem(2e6, 1).find("lower the rate or add connections") != std::string::npos);
+  CHECK(rr_schedule_problem(2e6, 2).empty());
+  CHECK(rr_schedule_problem(0, 1).empty());
+}
+
 TEST_CASE("interval lists are checked") {
   auto result = [](const std::string& intervals) {
     SideResult side;

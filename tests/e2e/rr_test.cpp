@@ -1,0 +1,257 @@
+// Request/response tests (--rr): exact counts, verified sizes, -P totals,
+// open-loop latency that counts a stall against every request due during it,
+// bad input refused in one line, and a server that answers wrongly named by
+// transaction.
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "e2e/e2e.hpp"
+#include "protocol/messages.hpp"
+
+using namespace tlscmp::test;
+using nlohmann::json;
+
+namespace {
+
+json rr_json(std::vector<std::string> args) {
+  const json j = client_json(std::move(args));
+  REQUIRE(j["rr_runs"].is_array());
+  return j;
+}
+
+// The latency fields of a run or a connection, in order.
+void check_latency_order(const json& l) {
+  CHECK(l["min"].get<double>() > 0);
+  CHECK(l["min"].get<double>() <= l["p50"].get<double>());
+  CHECK(l["p50"].get<double>() <= l["p90"].get<double>());
+  CHECK(l["p90"].get<double>() <= l["p99"].get<double>());
+  CHECK(l["p99"].get<double>() <= l["p999"].get<double>());
+  CHECK(l["p999"].get<double>() <= l["max"].get<double>());
+}
+
+// A fake plain-TCP server for one rr test on one connection: it accepts the
+// test and answers each 1-byte request with `response` (what a broken or
+// hostile server might send), or stops answering.
+class FakeRrServer {
+ public:
+  explicit FakeRrServer(std::string response) : response_(std::move(response)) {
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~FakeRrServer() { thread_.join(); }
+  FakeRrServer(const FakeRrServer&) = delete;
+  FakeRrServer& operator=(const FakeRrServer&) = delete;
+  std::uint16_t port() const { return listener_.port(); }
+
+ private:
+  static bool read_exact(int fd, void* data, std::size_t n) {
+    auto* p = static_cast<char*>(data);
+    while (n > 0) {
+      const ssize_t r = ::read(fd, p, n);
+      if (r <= 0) return false;
+      p += r;
+      n -= static_cast<std::size_t>(r);
+    }
+    return true;
+  }
+  static void write_all(int fd, const void* data, std::size_t n) {
+    const auto* p = static_cast<const char*>(data);
+    while (n > 0) {
+      const ssize_t r = ::write(fd, p, n);
+      if (r <= 0) return;
+      p += r;
+      n -= static_cast<std::size_t>(r);
+    }
+  }
+
+  void serve() {
+    const int control = listener_.accept(std::chrono::seconds(10));
+    if (control < 0) return;
+    char preamble[tlscmp::protocol::kPreambleBytes];
+    std::uint8_t length[4];
+    std::vector<char> body;
+    if (read_exact(control, preamble, sizeof preamble) && read_exact(control, length, sizeof length)) {
+      body.resize((std::size_t{length[0]} << 24) | (std::size_t{length[1]} << 16) |
+                  (std::size_t{length[2]} << 8) | length[3]);
+      read_exact(control, body.data(), body.size());
+    }
+    const auto own = tlscmp::protocol::encode_preamble(tlscmp::protocol::ConnectionKind::control);
+    write_all(control, own.data(), own.size());
+    tlscmp::protocol::TestAccept accept;
+    accept.server_version = "fake";
+    const auto frame = tlscmp::protocol::encode(accept);
+    write_all(control, frame.data(), frame.size());
+    const int data = listener_.accept(std::chrono::seconds(10));
+    if (data >= 0) {
+      char header[tlscmp::protocol::kPreambleBytes + tlscmp::protocol::kDataHeaderBytes];
+      if (read_exact(data, header, sizeof header)) {
+        write_all(data, "R", 1);
+        char request = 0;
+        while (read_exact(data, &request, 1))
+          write_all(data, response_.data(), response_.size());
+      }
+      ::close(data);
+    }
+    ::close(control);
+  }
+
+  std::string response_;
+  Listener listener_;
+  std::thread thread_;
+};
+
+}  // namespace
+
+TEST_CASE("--rr -n: exactly that many transactions per run, both modes, with ordered percentiles") {
+  const json j = rr_json({"--rr", "1/1", "-n", "500", "--repeat", "2"});
+  REQUIRE(j["rr_runs"].size() == 4);
+  for (const json& run : j["rr_runs"]) {
+    CAPTURE(run);
+    CHECK(run["transactions"] == 500);
+    CHECK(run["request_bytes"] == 1);
+    CHECK(run["response_bytes"] == 1);
+    CHECK(run["transactions_per_s"].get<double>() > 0);
+    check_latency_order(run["latency_us"]);
+    CHECK(run["client"]["cpu_us_per_transaction"].get<double>() > 0);
+    CHECK(run["server"]["cpu_us_per_transaction"].get<double>() > 0);
+  }
+  CHECK(j["rr_runs"][1]["mode"] == "tls");
+  CHECK(j["rr_runs"][1]["tls_version"] == "TLSv1.3");
+  CHECK(j["rr_runs"][0]["tls_version"].is_null());
+  // Two rounds: two pairs, each ratio with its interval.
+  const json& ratio = j["rr_summary"]["tls_over_tcp"];
+  REQUIRE(ratio.is_object());
+  for (const char* field : {"transactions_per_s", "p50_us", "p99_us"}) {
+    CAPTURE(field);
+    CHECK(ratio[field]["count"] == 2);
+    CHECK(ratio[field]["median"].get<double>() > 0);
+    CHECK(ratio[field]["ci95_low"].get<double>() <= ratio[field]["ci95_high"].get<double>());
+  }
+  CHECK(j["rr_summary"]["tcp"]["runs"] == 2);
+  CHECK(j["runs"].empty());
+}
+
+TEST_CASE("--rr with --verify: requests and responses of the asked sizes, checked byte by byte") {
+  const json j = rr_json({"--rr", "100/70K", "-n", "40", "--verify", "--repeat", "1"});
+  REQUIRE(j["rr_runs"].size() == 2);
+  for (const json& run : j["rr_runs"]) {
+    CHECK(run["transactions"] == 40);
+    CHECK(run["response_bytes"] == 70 * 1024);
+  }
+  CHECK(j["test"]["verify"] == true);
+}
+
+TEST_CASE("--rr -P 3: each connection's count and the run's total add up") {
+  const json j = rr_json({"--rr", "16/16", "-n", "301", "-P", "3", "--mode", "tcp", "--repeat", "1"});
+  const json& run = j["rr_runs"][0];
+  REQUIRE(run["per_connection"].size() == 3);
+  std::uint64_t sum = 0;
+  for (const json& c : run["per_connection"]) {
+    sum += c["transactions"].get<std::uint64_t>();
+    check_latency_order(c["latency_us"]);
+  }
+  CHECK(sum == 301);
+  CHECK(run["transactions"] == 301);
+  CHECK(run["per_connection"][0]["transactions"] == 101);  // 301 = 101 + 100 + 100
+  // Timed: the connections' counts add up to the run's too.
+  const json timed =
+      rr_json({"--rr", "1/1", "-t", "0.5", "-P", "3", "--mode", "tls", "--repeat", "1", "-i", "0.1"});
+  const json& t = timed["rr_runs"][0];
+  std::uint64_t timed_sum = 0;
+  for (const json& c : t["per_connection"])
+    timed_sum += c["transactions"].get<std::uint64_t>();
+  CHECK(timed_sum == t["transactions"].get<std::uint64_t>());
+  // The intervals hold every transaction, once.
+  std::uint64_t interval_sum = 0;
+  for (const json& i : t["intervals"])
+    interval_sum += i["transactions"].get<std::uint64_t>();
+  CHECK(t["intervals"].size() >= 5);
+  CHECK(interval_sum == t["transactions"].get<std::uint64_t>());
+}
+
+TEST_CASE("--rate: a server stalled for 600 ms costs every request due during it, not just one") {
+  ServerProcess server;
+  for (const bool open_loop : {true, false}) {
+    CAPTURE(open_loop);
+    TempDir dir;
+    std::vector<std::string> args{tlscmp_binary(), "client",   "127.0.0.1", "-p",  server.port_text(),
+                                  "--rr",          "1/1",      "--mode",    "tcp", "-t",
+                                  "2.5",           "--repeat", "1",         "-J"};
+    if (open_loop) args.insert(args.end(), {"--rate", "1000"});
+    BackgroundProcess client(args, dir.file("err"), dir.file("out"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(900));
+    ::kill(server.process().pid(), SIGSTOP);
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    ::kill(server.process().pid(), SIGCONT);
+    for (int i = 0; i < 200 && client.running(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    REQUIRE(client.stop(SIGKILL) == 0);
+    const json j = json::parse(read_file(dir.file("out")));
+    const json& l = j["rr_runs"][0]["latency_us"];
+    CAPTURE(l);
+    // Either way one transaction waited the whole stall.
+    CHECK(l["max"].get<double>() >= 500'000);
+    if (open_loop) {
+      // About 600 of 2500 requests were due during the stall, waiting from
+      // 0 to 600 ms: the slowest tenth waited 300 ms or more.
+      CHECK(l["p90"].get<double>() >= 100'000);
+      CHECK(j["rr_runs"][0]["rate_tps"] == 1000);
+    } else {
+      // Closed loop, no request went during the stall: only one was slow.
+      CHECK(l["p99"].get<double>() < 100'000);
+    }
+  }
+}
+
+TEST_CASE("--rr: a server that answers with more bytes than agreed is named by transaction") {
+  FakeRrServer fake("xy");  // 2 bytes to a 1/1 test
+  const ProcessResult r = run_tlscmp({"client", "127.0.0.1", "-p", std::to_string(fake.port()), "--rr", "1/1",
+                                      "-n", "10", "--mode", "tcp", "--repeat", "1"});
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(is_one_line(r.err));
+  CHECK(r.err.find("tcp round 1: the response to transaction 1 is longer than 1 bytes") != std::string::npos);
+}
+
+TEST_CASE("--rr: bad input is refused in one line that says what to do") {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+      {{"--rr", "0/1"}, "--rr request size"},
+      {{"--rr", "1/2G"}, "--rr response size"},
+      {{"--rr", "64"}, "give a request and a response size"},
+      {{"--rr", "1/1", "--rate", "100"}, "--rate needs -t"},
+      {{"--rr", "1/1", "-R"}, "-R is for bulk runs"},
+      {{"--rr", "1/1", "--msg-size", "10"}, "--msg-size is for bulk runs"},
+      {{"--rr", "1/1", "-l", "1K"}, "-l is for bulk runs"},
+      {{"--rr", "1/1", "--mode", "udp"}, "--rr runs over tcp and tls"},
+      {{"--rr", "1/1", "-t", "1", "--rate", "5M"}, "lower the rate or add connections"},
+      {{"--rate", "100"}, "--rate is for request/response tests"},
+  };
+  for (const auto& [args, expected] : cases) {
+    std::vector<std::string> full{"client"};
+    full.insert(full.end(), args.begin(), args.end());
+    CAPTURE(full);
+    const ProcessResult r = run_tlscmp(full);
+    CHECK(r.exit_code == 2);
+    CHECK(is_one_line(r.err));
+    CHECK(r.err.find(expected) != std::string::npos);
+  }
+}
+
+TEST_CASE("--rr against a server with caps: --max-duration refuses a longer -t, and stops a long -n") {
+  ServerProcess server({"--max-duration", "0.5"});
+  const ProcessResult refused = run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--rr", "1/1",
+                                            "-t", "2", "--mode", "tcp", "--repeat", "1"});
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("this server allows at most 0.5 s (--max-duration)") != std::string::npos);
+  const ProcessResult stopped = run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--rr", "1/1",
+                                            "-n", "100M", "--mode", "tcp", "--repeat", "1"});
+  CHECK(stopped.exit_code == 1);
+  CHECK(is_one_line(stopped.err));
+  CHECK(stopped.err.find("ran past this server's --max-duration of 0.5 s") != std::string::npos);
+  // And it serves the next one.
+  CHECK(run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--rr", "1/1", "-n", "100", "--mode",
+                    "tcp", "--repeat", "1"})
+            .exit_code == 0);
+}
