@@ -20,6 +20,10 @@ ClientConfig point_config(const ClientConfig& base, const SweepGridPoint& point)
   if (c.framing == framing::Framing::len4 && c.msg_size == 0) {
     throw UsageError(fmt::format("{}: len4 framing needs a message size (--msg-size)", where));
   }
+  if (c.rr_request_bytes > 0 && (c.msg_size > 0 || c.framing != framing::Framing::raw || c.read_size > 0)) {
+    throw UsageError(
+        fmt::format("{}: request/response tests (--rr) take no message size, framing or read size", where));
+  }
   if (c.msg_size > c.max_msg) throw UsageError(fmt::format("{}: the message size is above --max-msg", where));
   if (!c.tls_policy.cipher.empty() && std::find(c.modes.begin(), c.modes.end(), Mode::tls) == c.modes.end()) {
     throw UsageError(fmt::format("{}: a cipher needs the tls mode", where));

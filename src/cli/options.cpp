@@ -354,6 +354,17 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
   add_timeout_flags(cmd, flags.timeouts);
 }
 
+// "64/16K": a request and a response size, each 1 byte to 1 GiB.
+std::pair<std::uint64_t, std::uint64_t> parse_rr(const std::string& text, const std::string& flag) {
+  const auto slash = text.find('/');
+  if (slash == std::string::npos || text.find('/', slash + 1) != std::string::npos) {
+    throw UsageError(fmt::format("{} '{}': give a request and a response size, e.g. {} 1/1 or {} 64/16K",
+                                 flag, text, flag, flag));
+  }
+  return {parse_size(text.substr(0, slash), flag + " request size", 1, protocol::kMaxRrBytes),
+          parse_size(text.substr(slash + 1), flag + " response size", 1, protocol::kMaxRrBytes)};
+}
+
 // A swept setting's values, each parsed and checked as its flag would be,
 // and kept typed: the sweep applies them without parsing again.
 app::SweepAxis sweep_axis(const std::string& name, const std::vector<std::string>& texts) {
@@ -386,6 +397,12 @@ app::SweepAxis sweep_axis(const std::string& name, const std::vector<std::string
       apply = [f](app::ClientConfig& c) { c.framing = f; };
     } else if (name == "cipher") {
       apply = [text](app::ClientConfig& c) { c.tls_policy.cipher = text; };
+    } else if (name == "rr") {
+      const auto [request, response] = parse_rr(text, flag);
+      apply = [request, response](app::ClientConfig& c) {
+        c.rr_request_bytes = request;
+        c.rr_response_bytes = response;
+      };
     } else {
       throw UsageError(fmt::format("cannot sweep '{}'", name));
     }
@@ -397,7 +414,8 @@ app::SweepAxis sweep_axis(const std::string& name, const std::vector<std::string
 // tlscmp sweep: what a client takes, with the swept settings as lists.
 struct SweepFlags {
   ClientFlags client;
-  std::vector<std::string> msg_sizes, lengths, framings, windows, sndbufs, rcvbufs, read_sizes, ciphers;
+  std::vector<std::string> msg_sizes, lengths, framings, windows, sndbufs, rcvbufs, read_sizes, ciphers,
+      rr_sizes;
   std::string out = "sweep";
 };
 
@@ -410,8 +428,9 @@ void add_sweep_command(CLI::App& app, SweepFlags& flags) {
   cmd->add_option("--mode", c.mode, "tcp, tls, or both")
       ->check(CLI::IsMember({"tcp", "tls", "both"}))
       ->capture_default_str();
-  CLI::Option* bytes =
-      cmd->add_option("-n,--bytes", c.bytes, "Payload bytes per run (default 1G)")->type_name("SIZE");
+  CLI::Option* bytes = cmd->add_option("-n,--bytes", c.bytes,
+                                       "Payload bytes per run (default 1G); with --rr transactions per run")
+                           ->type_name("SIZE");
   cmd->add_option("-t,--time", c.time_s, "Seconds per run instead of -n")
       ->check(CLI::Range(0.001, kMaxSeconds))
       ->excludes(bytes);
@@ -438,6 +457,9 @@ void add_sweep_command(CLI::App& app, SweepFlags& flags) {
   list("--rcvbuf", flags.rcvbufs, "SO_RCVBUF on both ends");
   list("--read-size", flags.read_sizes, "The receiver's read sizes");
   list("--cipher", flags.ciphers, "TLS suites or TLS 1.2 cipher lists");
+  list("--rr", flags.rr_sizes,
+       "Request/response sizes (1/1,64/1K,1K/16K,16K/1M): transactions instead of bulk runs, 10 s per run "
+       "unless -t or -n says otherwise");
   cmd->add_option("--out", flags.out, "Write PREFIX.csv and PREFIX.json")
       ->type_name("PREFIX")
       ->capture_default_str();
@@ -493,17 +515,6 @@ void to_datagram_config(const ClientFlags& flags, app::ClientConfig& c) {
   if (!flags.rate.empty()) c.rate_bps = parse_rate(flags.rate, "-b", 0, protocol::kMaxRateBps);
   c.gso = flags.gso;
   c.rounds = flags.repeat > 0 ? flags.repeat : 1;
-}
-
-// "64/16K": a request and a response size, each 1 byte to 1 GiB.
-std::pair<std::uint64_t, std::uint64_t> parse_rr(const std::string& text, const std::string& flag) {
-  const auto slash = text.find('/');
-  if (slash == std::string::npos || text.find('/', slash + 1) != std::string::npos) {
-    throw UsageError(fmt::format("{} '{}': give a request and a response size, e.g. {} 1/1 or {} 64/16K",
-                                 flag, text, flag, flag));
-  }
-  return {parse_size(text.substr(0, slash), flag + " request size", 1, protocol::kMaxRrBytes),
-          parse_size(text.substr(slash + 1), flag + " response size", 1, protocol::kMaxRrBytes)};
 }
 
 // --rr: what -n, -t, -P and --rate mean there, and what does not apply.
@@ -759,14 +770,18 @@ Command parse_command_line(int argc, const char* const* argv) {
   if (app.got_subcommand("client")) return to_client_command(client_flags);
   if (app.got_subcommand("sweep")) {
     SweepCommand sweep;
-    sweep.config.base = to_client_command(sweep_flags.client).config;
+    ClientFlags base_flags = sweep_flags.client;
+    // Swept rr sizes make every point an rr test: the base is one, with the first size.
+    if (!sweep_flags.rr_sizes.empty()) base_flags.rr = sweep_flags.rr_sizes.front();
+    sweep.config.base = to_client_command(base_flags).config;
     sweep.out_prefix = sweep_flags.out;
     // The first axis given in this order makes the rows of the table.
     const std::vector<std::pair<const char*, const std::vector<std::string>*>> lists{
         {"msg-size", &sweep_flags.msg_sizes}, {"length", &sweep_flags.lengths},
         {"window", &sweep_flags.windows},     {"sndbuf", &sweep_flags.sndbufs},
         {"rcvbuf", &sweep_flags.rcvbufs},     {"read-size", &sweep_flags.read_sizes},
-        {"framing", &sweep_flags.framings},   {"cipher", &sweep_flags.ciphers}};
+        {"framing", &sweep_flags.framings},   {"cipher", &sweep_flags.ciphers},
+        {"rr", &sweep_flags.rr_sizes}};
     // A list of one is a setting like any other, not a column of the table.
     app::SweepConfig fixed;
     for (const auto& [name, texts] : lists) {

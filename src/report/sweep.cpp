@@ -22,6 +22,13 @@ std::string thousands(double value) {
   return out;
 }
 
+bool has_transactions(const std::vector<app::SweepPoint>& points) {
+  for (const auto& p : points) {
+    if (p.comparison.get<measure::RrResults>() != nullptr) return true;
+  }
+  return false;
+}
+
 bool has_messages(const std::vector<app::SweepPoint>& points) {
   for (const auto& p : points) {
     if (p.comparison.parameters.msg_size > 0) return true;
@@ -43,6 +50,7 @@ std::string column_label(const app::SweepPoint& point, const std::string& varian
 std::string render_sweep_markdown(const std::vector<app::SweepPoint>& points) {
   if (points.empty()) return "no sweep points ran\n";
   const bool messages = has_messages(points);
+  const bool transactions = has_transactions(points);
   // Rows in the order of the first axis; columns in order of first appearance.
   std::vector<std::string> rows;
   std::vector<std::string> columns;
@@ -57,9 +65,18 @@ std::string render_sweep_markdown(const std::vector<app::SweepPoint>& points) {
       cells[{row, column}] = messages ? fmt::format("{} - {}", thousands(m.min), thousands(m.max))
                                       : fmt::format("{:.1f} - {:.1f}", m.min, m.max);
     }
+    for (const measure::RrStats& s : point.comparison.or_empty<measure::RrResults>().stats) {
+      const std::string column = column_label(point, s.variant);
+      if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
+      cells[{row, column}] = fmt::format("{} ({:.0f} / {:.0f} us)", thousands(s.transactions_per_s.median),
+                                         s.p50_us.median, s.p99_us.median);
+    }
   }
   const std::string row_name = points.front().settings.empty() ? "" : points.front().settings.front().first;
-  std::string out = fmt::format("{} per second, min - max over the rounds\n\n", messages ? "messages" : "MB");
+  std::string out =
+      transactions
+          ? std::string("transactions per second (p50 / p99 latency), medians over the rounds\n\n")
+          : fmt::format("{} per second, min - max over the rounds\n\n", messages ? "messages" : "MB");
   out += fmt::format("| {} |", row_name);
   for (const std::string& c : columns)
     out += fmt::format(" {} |", c);
@@ -87,18 +104,39 @@ std::string render_sweep_csv(const std::vector<app::SweepPoint>& points) {
   out +=
       "variant,mode,runs,bytes_median,mbytes_per_s_min,mbytes_per_s_median,mbytes_per_s_max,"
       "messages_per_s_min,messages_per_s_median,messages_per_s_max,transfer_us_median,"
-      "over_tcp_median,over_tcp_ci95_low,over_tcp_ci95_high\n";
+      "over_tcp_median,over_tcp_ci95_low,over_tcp_ci95_high,"
+      "transactions_per_s_median,p50_us_median,p99_us_median,p50_over_tcp_median\n";
   for (const app::SweepPoint& point : points) {
     for (const measure::ModeStats& s : point.comparison.or_empty<measure::StreamResults>().stats) {
       for (const auto& [name, value] : point.settings)
         out += csv_field(value) + ",";
-      out += fmt::format("{},{},{},{:.0f},{:.3f},{:.3f},{:.3f},{:.1f},{:.1f},{:.1f},{:.3f},{},{},{}\n",
+      out += fmt::format("{},{},{},{:.0f},{:.3f},{:.3f},{:.3f},{:.1f},{:.1f},{:.1f},{:.3f},{},{},{},,,,\n",
                          csv_field(s.variant), to_string(s.mode), s.transfer_us.count, s.bytes.median,
                          s.mbytes_per_s.min, s.mbytes_per_s.median, s.mbytes_per_s.max, s.messages_per_s.min,
                          s.messages_per_s.median, s.messages_per_s.max, s.transfer_us.median,
                          s.over_tcp ? fmt::format("{:.4f}", s.over_tcp->median) : "",
                          s.over_tcp_ci ? fmt::format("{:.4f}", s.over_tcp_ci->low) : "",
                          s.over_tcp_ci ? fmt::format("{:.4f}", s.over_tcp_ci->high) : "");
+    }
+  }
+  for (const app::SweepPoint& point : points) {
+    for (const measure::RrStats& s : point.comparison.or_empty<measure::RrResults>().stats) {
+      for (const auto& [name, value] : point.settings)
+        out += csv_field(value) + ",";
+      // The bulk columns stay empty; the rr figures follow them.
+      out += fmt::format("{},{},{},,,,,,,,,{},{},{},{:.1f},{:.3f},{:.3f},{}\n", csv_field(s.variant),
+                         to_string(s.mode), s.transactions_per_s.count,
+                         s.transactions_per_s_over_tcp
+                             ? fmt::format("{:.4f}", s.transactions_per_s_over_tcp->ratio.median)
+                             : "",
+                         s.transactions_per_s_over_tcp && s.transactions_per_s_over_tcp->ci
+                             ? fmt::format("{:.4f}", s.transactions_per_s_over_tcp->ci->low)
+                             : "",
+                         s.transactions_per_s_over_tcp && s.transactions_per_s_over_tcp->ci
+                             ? fmt::format("{:.4f}", s.transactions_per_s_over_tcp->ci->high)
+                             : "",
+                         s.transactions_per_s.median, s.p50_us.median, s.p99_us.median,
+                         s.p50_over_tcp ? fmt::format("{:.4f}", s.p50_over_tcp->ratio.median) : "");
     }
   }
   return out;

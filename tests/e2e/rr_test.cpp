@@ -255,3 +255,23 @@ TEST_CASE("--rr against a server with caps: --max-duration refuses a longer -t, 
                     "tcp", "--repeat", "1"})
             .exit_code == 0);
 }
+
+TEST_CASE("tlscmp sweep --rr: one row per size, transactions/s with p50/p99 in the table and the CSV") {
+  TempDir dir;
+  const ProcessResult r = run_tlscmp(
+      {"sweep", "--rr", "1/1,64/1K", "-n", "200", "--repeat", "2", "--mode", "tcp", "--out", dir.file("rr")});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("transactions per second (p50 / p99 latency)") != std::string::npos);
+  CHECK(r.out.find("| 1/1 |") != std::string::npos);
+  CHECK(r.out.find("| 64/1K |") != std::string::npos);
+  const std::string csv = read_file(dir.file("rr.csv"));
+  CHECK(csv.rfind("rr,variant,mode,runs,", 0) == 0);
+  CHECK(csv.find("\n64/1K,tcp,tcp,2,") != std::string::npos);
+  const json j = json::parse(read_file(dir.file("rr.json")));
+  REQUIRE(j["points"].size() == 2);
+  CHECK(j["points"][1]["comparison"]["rr_runs"][0]["response_bytes"] == 1024);
+  CHECK(j["points"][1]["comparison"]["rr_runs"][0]["transactions"] == 200);
+  // Bulk-only settings cannot be swept with it.
+  CHECK(run_tlscmp({"sweep", "--rr", "1/1,2/2", "--msg-size", "10"}).exit_code == 2);
+}
