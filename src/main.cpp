@@ -41,7 +41,7 @@ int run_sweep(const tlscmp::cli::SweepCommand& sweep) {
     const app::ClientConfig& base = sweep.config.base;
     live = std::make_unique<report::ProgressBar>(
         stderr, base.bytes * kinds::forward_streams(base.bidir, base.streams),
-        static_cast<double>(base.duration.count()) / 1e3);
+        static_cast<double>(base.duration.count()) / 1e3, base.transactions);
   }
   const std::vector<app::SweepPoint> points = app::run_sweep(sweep.config, live.get());
   fmt::print(stdout, "{}", report::render_sweep_markdown(points));
@@ -89,7 +89,7 @@ int run(const tlscmp::cli::Command& command) {
       // The bar follows the streams that go the test's way, added up.
       live = std::make_unique<report::ProgressBar>(
           stderr, config.bytes * kinds::forward_streams(config.bidir, config.streams),
-          static_cast<double>(config.duration.count()) / 1e3);
+          static_cast<double>(config.duration.count()) / 1e3, config.transactions);
     }
   }
   const measure::Comparison comparison = app::run_client(config, live.get());

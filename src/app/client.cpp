@@ -306,8 +306,8 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
           comparison.as<measure::DatagramResults>().runs.push_back(std::move(result));
         } else if (config.rr_request_bytes > 0) {
           measure::RrRun result =
-              kinds::run_rr_test(target, variant.tls ? &*variant.tls : nullptr, variant.mode, interrupt, seed,
-                                 round, comparison.environment);
+              kinds::run_rr_test(target, variant.tls ? &*variant.tls : nullptr, variant.mode, interrupt,
+                                 observer, seed, round, comparison.environment);
           result.variant = variant.label;
           result.round = round;
           result.warmup = warmup;

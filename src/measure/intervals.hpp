@@ -67,6 +67,20 @@ std::vector<Interval> sum_intervals(const std::vector<std::vector<Interval>>& st
 // progress bar). The data loop calls it once per tick, never per chunk.
 struct TestParameters;
 
+// One interval of a request/response run as it goes (kinds/rr): the
+// transactions whose responses came in it, over every connection.
+struct TransactionTick {
+  double start_s = 0;  // from the run's start
+  double end_s = 0;
+  std::uint64_t transactions = 0;
+  double p99_us = 0;        // 0 when none came
+  std::uint64_t total = 0;  // transactions since the run's start
+
+  double per_second() const {
+    return end_s > start_s ? static_cast<double>(transactions) / (end_s - start_s) : 0;
+  }
+};
+
 class TransferObserver {
  public:
   virtual ~TransferObserver() = default;
@@ -77,6 +91,8 @@ class TransferObserver {
   virtual std::chrono::milliseconds tick_period() const = 0;
   // `last` is the interval that just closed; `total_bytes` this side's count since go.
   virtual void on_tick(const Interval& last, std::uint64_t total_bytes) = 0;
+  // A request/response run's interval that just closed (instead of on_tick).
+  virtual void on_transactions(const TransactionTick& /*tick*/) {}
   // The transfer is over (done or failed).
   virtual void on_end() = 0;
 };

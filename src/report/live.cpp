@@ -20,18 +20,36 @@ void IntervalLines::on_tick(const measure::Interval& last, std::uint64_t) {
   std::fflush(out_);
 }
 
+void IntervalLines::on_transactions(const measure::TransactionTick& tick) {
+  fmt::print(out_, "[{}] {:>16} {:>14} transactions {:>9.0f} tx/s p99 {}\n", label_,
+             fmt::format("{:.2f}-{:.2f} s", tick.start_s, tick.end_s), tick.transactions, tick.per_second(),
+             tick.transactions > 0 ? fmt::format("{:.1f} us", tick.p99_us) : "-");
+  std::fflush(out_);
+}
+
+void ProgressBar::draw(double fraction, const std::string& figures) {
+  fraction = std::clamp(fraction, 0.0, 1.0);
+  constexpr std::size_t kWidth = 30;
+  const auto filled = static_cast<std::size_t>(fraction * static_cast<double>(kWidth));
+  fmt::print(out_, "\r\x1b[K[{}] [{}{}] {:3.0f}% {}", label_, std::string(filled, '#'),
+             std::string(kWidth - filled, '.'), fraction * 100, figures);
+  std::fflush(out_);
+  drawn_ = true;
+}
+
 void ProgressBar::on_tick(const measure::Interval& last, std::uint64_t total_bytes) {
   if (last.end_s < 1.0) return;  // short runs go by without a bar
   const double done = run_bytes_ > 0 ? static_cast<double>(total_bytes) / static_cast<double>(run_bytes_)
                                      : last.end_s / run_seconds_;
-  const double fraction = std::clamp(done, 0.0, 1.0);
-  constexpr std::size_t kWidth = 30;
-  const auto filled = static_cast<std::size_t>(fraction * static_cast<double>(kWidth));
-  fmt::print(out_, "\r\x1b[K[{}] [{}{}] {:3.0f}% {} {:.1f} MB/s", label_, std::string(filled, '#'),
-             std::string(kWidth - filled, '.'), fraction * 100, format_bytes(total_bytes),
-             last.mbytes_per_s());
-  std::fflush(out_);
-  drawn_ = true;
+  draw(done, fmt::format("{} {:.1f} MB/s", format_bytes(total_bytes), last.mbytes_per_s()));
+}
+
+void ProgressBar::on_transactions(const measure::TransactionTick& tick) {
+  if (tick.end_s < 1.0) return;
+  const double done = run_transactions_ > 0
+                          ? static_cast<double>(tick.total) / static_cast<double>(run_transactions_)
+                          : (run_seconds_ > 0 ? tick.end_s / run_seconds_ : 0);
+  draw(done, fmt::format("{} transactions, {:.0f} tx/s", tick.total, tick.per_second()));
 }
 
 void ProgressBar::on_end() {

@@ -23,6 +23,7 @@ class IntervalLines final : public measure::TransferObserver {
   void begin_run(const std::string& label) override { label_ = label; }
   std::chrono::milliseconds tick_period() const override { return period_; }
   void on_tick(const measure::Interval& last, std::uint64_t total_bytes) override;
+  void on_transactions(const measure::TransactionTick& tick) override;
   void on_end() override {}
 
  private:
@@ -36,18 +37,23 @@ class IntervalLines final : public measure::TransferObserver {
 // run has taken a second, and wiped when the run ends.
 class ProgressBar final : public measure::TransferObserver {
  public:
-  // One of the two is non-zero: the bytes of a run, or its seconds (-t).
-  ProgressBar(std::FILE* out, std::uint64_t run_bytes, double run_seconds)
-      : out_(out), run_bytes_(run_bytes), run_seconds_(run_seconds) {}
+  // One of the three is non-zero: the bytes of a run, its seconds (-t), or
+  // its transactions (--rr -n).
+  ProgressBar(std::FILE* out, std::uint64_t run_bytes, double run_seconds, std::uint64_t run_transactions = 0)
+      : out_(out), run_bytes_(run_bytes), run_seconds_(run_seconds), run_transactions_(run_transactions) {}
   void begin_run(const std::string& label) override { label_ = label; }
   std::chrono::milliseconds tick_period() const override { return std::chrono::milliseconds(250); }
   void on_tick(const measure::Interval& last, std::uint64_t total_bytes) override;
+  void on_transactions(const measure::TransactionTick& tick) override;
   void on_end() override;
 
  private:
+  void draw(double fraction, const std::string& figures);
+
   std::FILE* out_;
   std::uint64_t run_bytes_;
   double run_seconds_;
+  std::uint64_t run_transactions_;
   std::string label_;
   bool drawn_ = false;
 };

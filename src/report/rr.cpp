@@ -140,11 +140,6 @@ std::string render_rr_runs(const measure::Comparison& c) {
             "", "", k.transactions, k.elapsed_us / 1e6, k.transactions_per_s(), k.latency.min, k.latency.p50,
             k.latency.p90, k.latency.p99, k.latency.p999, k.latency.max, k.index);
       }
-      for (const measure::RrInterval& i : run.intervals) {
-        out += fmt::format("{:>5} {:<4} {:>5.1f} - {:<5.1f} s {:>10.0f} tx/s  p99 {}\n", "", "", i.start_s,
-                           i.end_s, i.transactions_per_s(),
-                           i.transactions > 0 ? fmt::format("{:.1f} us", i.p99_us) : "- (none completed)");
-      }
     }
     if (c.parameters.warmup_rounds > 0) out += "(w: warm-up, left out of the statistics)\n";
     if (c.interrupted)

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "app/control.hpp"
@@ -63,6 +65,67 @@ void aggregate(measure::RrRun& run, const std::vector<RrSideResult>& mine) {
   run.latency = latency.summary();
 }
 
+// The live view of a run: a thread that hands each interval to the observer
+// shortly after it ends (by then every connection has added its share), and
+// the rest once the run is over.
+class LiveTicks {
+ public:
+  LiveTicks(RrIntervalBoard* board, measure::TransferObserver* observer)
+      : board_(board), observer_(observer) {
+    if (board_ != nullptr) thread_ = std::jthread([this] { run(); });
+  }
+  ~LiveTicks() { stop(); }
+  LiveTicks(const LiveTicks&) = delete;
+  LiveTicks& operator=(const LiveTicks&) = delete;
+
+  // The run ended at `end_ns`: the intervals not yet shown, then the end.
+  void finish(std::int64_t end_ns) {
+    if (board_ == nullptr) return;
+    stop();
+    const std::vector<measure::RrInterval> all = board_->intervals(end_ns);
+    std::uint64_t total = 0;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      total += all[i].transactions;
+      if (i < shown_) continue;
+      observer_->on_transactions({all[i].start_s, all[i].end_s, all[i].transactions, all[i].p99_us, total});
+    }
+    observer_->on_end();
+  }
+
+ private:
+  // Time for the connections to add an interval's last transactions.
+  static constexpr std::chrono::milliseconds kGrace{50};
+
+  void run() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      const std::int64_t due_ns = board_->go_ns() +
+                                  static_cast<std::int64_t>(shown_ + 1) * board_->period_ns() +
+                                  std::chrono::nanoseconds(kGrace).count();
+      const std::chrono::steady_clock::time_point due{std::chrono::nanoseconds(due_ns)};
+      if (stop_cv_.wait_until(lock, due, [this] { return stopping_; })) return;
+      observer_->on_transactions(board_->tick(shown_));
+      ++shown_;
+    }
+  }
+  void stop() {
+    {
+      const std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    stop_cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  RrIntervalBoard* board_;
+  measure::TransferObserver* observer_;
+  std::mutex mutex_;
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;
+  std::size_t shown_ = 0;  // intervals handed to the observer
+  std::jthread thread_;
+};
+
 // A failed connection, as one line: what happened, and on which side.
 std::string connection_failure(const std::string& error, const char* side, std::uint32_t index,
                                std::uint32_t connections) {
@@ -73,8 +136,8 @@ std::string connection_failure(const std::string& error, const char* side, std::
 }  // namespace
 
 measure::RrRun run_rr_test(const app::ClientConfig& config, const tls::Context* tls, Mode mode,
-                           app::InterruptWatch& interrupt, std::uint64_t verify_seed, int round,
-                           measure::Environment& environment) {
+                           app::InterruptWatch& interrupt, measure::TransferObserver* observer,
+                           std::uint64_t verify_seed, int round, measure::Environment& environment) {
   const app::Timeouts& timeouts = config.timeouts;
   TcpStream control(
       connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address));
@@ -96,6 +159,16 @@ measure::RrRun run_rr_test(const app::ClientConfig& config, const tls::Context* 
   const std::int64_t go_ns = measure::now_ns();
   std::optional<RrIntervalBoard> board;
   if (config.interval.count() > 0) board.emplace(go_ns, config.interval);
+  // A live view's board: the -i one where their periods agree.
+  std::optional<RrIntervalBoard> live_board;
+  RrIntervalBoard* live = nullptr;
+  if (observer != nullptr && observer->tick_period().count() > 0) {
+    if (board && observer->tick_period() == config.interval) {
+      live = &*board;
+    } else {
+      live = &live_board.emplace(go_ns, observer->tick_period());
+    }
+  }
   std::vector<RrClientSpec> specs(connections);
   for (std::uint32_t i = 0; i < connections; ++i) {
     RrClientSpec& spec = specs[i];
@@ -110,7 +183,9 @@ measure::RrRun run_rr_test(const app::ClientConfig& config, const tls::Context* 
     if (request.verify) spec.verify_seed = verify_seed;
     spec.idle_timeout = timeouts.idle;
     spec.intervals = board ? &*board : nullptr;
+    spec.live = live;
   }
+  LiveTicks ticks(live, observer);
   std::vector<RrSideResult> mine(connections);
   {
     std::vector<std::unique_ptr<app::InterruptWatch::Guard>> guards;
@@ -126,6 +201,7 @@ measure::RrRun run_rr_test(const app::ClientConfig& config, const tls::Context* 
   std::int64_t end_ns = go_ns;
   for (const RrSideResult& r : mine)
     end_ns = std::max(end_ns, r.end_ns);
+  ticks.finish(end_ns);
   if (board) run.intervals = board->intervals(end_ns);
   if (interrupt.interrupted()) {
     run.partial = true;  // what this side counted until Ctrl-C

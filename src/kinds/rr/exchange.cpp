@@ -63,6 +63,14 @@ std::optional<std::uint64_t> mismatch(const std::optional<measure::PayloadPatter
 class IntervalTally {
  public:
   explicit IntervalTally(RrIntervalBoard* board) : board_(board) {}
+  // Each board once: the live view's may be the -i one.
+  static std::vector<IntervalTally> of(const RrClientSpec& spec) {
+    std::vector<IntervalTally> tallies;
+    for (RrIntervalBoard* board : {spec.intervals, spec.live}) {
+      if (board != nullptr && (tallies.empty() || board != spec.intervals)) tallies.emplace_back(board);
+    }
+    return tallies;
+  }
   void add(std::int64_t now_ns, double us) {
     if (board_ == nullptr) return;
     const std::size_t index = board_->index(now_ns);
@@ -125,7 +133,7 @@ void closed_loop(Stream& stream, const RrClientSpec& spec, RrSideResult& result)
   if (spec.verify_seed) responses.emplace(rr_response_seed(*spec.verify_seed, spec.connection));
   // One byte more than a response's rest is asked for, so that a longer response shows.
   std::vector<std::byte> in(std::min<std::uint64_t>(spec.response_bytes, kMaxPiece) + 1);
-  IntervalTally tally(spec.intervals);
+  std::vector<IntervalTally> tallies = IntervalTally::of(spec);
   std::int64_t now = measure::now_ns();
   result.start_ns = now;
   std::uint64_t k = 0;
@@ -163,12 +171,14 @@ void closed_loop(Stream& stream, const RrClientSpec& spec, RrSideResult& result)
     now = measure::now_ns();
     const double us = measure::ns_to_us(now - sent_ns);
     result.latency.add(us);
-    tally.add(now, us);
+    for (IntervalTally& tally : tallies)
+      tally.add(now, us);
     ++k;
   }
   result.transactions = k;
   result.end_ns = now;
-  tally.flush();
+  for (IntervalTally& tally : tallies)
+    tally.flush();
 }
 
 // Waits until `stream` has bytes to read or `until_ns` comes. True: readable.
@@ -191,7 +201,7 @@ void open_loop(Stream& stream, const RrClientSpec& spec, RrSideResult& result) {
   if (spec.verify_seed) responses.emplace(rr_response_seed(*spec.verify_seed, spec.connection));
   std::vector<std::byte> in(
       std::min<std::uint64_t>(std::max<std::uint64_t>(spec.response_bytes, 64 * 1024), kMaxPiece));
-  IntervalTally tally(spec.intervals);
+  std::vector<IntervalTally> tallies = IntervalTally::of(spec);
   const double period_ns = 1e9 / spec.rate_tps;
   std::deque<std::int64_t> scheduled;  // the send times of the requests awaiting their responses
   std::uint64_t sent = 0;
@@ -235,7 +245,8 @@ void open_loop(Stream& stream, const RrClientSpec& spec, RrSideResult& result) {
         const double us = measure::ns_to_us(now - scheduled.front());
         scheduled.pop_front();
         result.latency.add(us);
-        tally.add(now, us);
+        for (IntervalTally& tally : tallies)
+          tally.add(now, us);
         ++result.transactions;
       }
     }
@@ -253,7 +264,8 @@ void open_loop(Stream& stream, const RrClientSpec& spec, RrSideResult& result) {
     }
   }
   result.end_ns = now;
-  tally.flush();
+  for (IntervalTally& tally : tallies)
+    tally.flush();
 }
 
 }  // namespace
@@ -267,22 +279,45 @@ void RrIntervalBoard::add(std::size_t index, const measure::LatencyHistogram& la
   const std::lock_guard lock(mutex_);
   if (latencies_.size() <= index) latencies_.resize(index + 1);
   latencies_[index] += latencies;
+  total_ += latencies.count();
+}
+
+measure::TransactionTick RrIntervalBoard::tick(std::size_t index) const {
+  const std::lock_guard lock(mutex_);
+  measure::TransactionTick tick;
+  tick.start_s = static_cast<double>(index) * static_cast<double>(period_ns_) / 1e9;
+  tick.end_s = static_cast<double>(index + 1) * static_cast<double>(period_ns_) / 1e9;
+  if (index < latencies_.size()) {
+    tick.transactions = latencies_[index].count();
+    tick.p99_us = latencies_[index].quantile(0.99);
+  }
+  tick.total = total_;
+  return tick;
 }
 
 std::vector<measure::RrInterval> RrIntervalBoard::intervals(std::int64_t end_ns) const {
   const std::lock_guard lock(mutex_);
   std::vector<measure::RrInterval> out;
-  const std::size_t last = std::max(index(end_ns), latencies_.empty() ? 0 : latencies_.size() - 1);
+  std::size_t last = std::max(index(end_ns), latencies_.empty() ? 0 : latencies_.size() - 1);
+  const double period_s = static_cast<double>(period_ns_) / 1e9;
+  const double end_s = static_cast<double>(end_ns - go_ns_) / 1e9;
+  // The responses to the last requests come just after a boundary: a sliver
+  // of an interval that short would show a rate of nothing much. It joins
+  // the interval before it, as iperf3 folds its last short interval in.
+  const bool fold = last > 0 && end_s - static_cast<double>(last) * period_s < period_s / 10;
   for (std::size_t i = 0; i <= last; ++i) {
+    const bool last_kept = i + 1 == last && fold;
+    measure::LatencyHistogram latencies;
+    if (i < latencies_.size()) latencies += latencies_[i];
+    if (last_kept && last < latencies_.size()) latencies += latencies_[last];
     measure::RrInterval interval;
-    interval.start_s = static_cast<double>(i) * static_cast<double>(period_ns_) / 1e9;
-    interval.end_s = i == last ? std::max(interval.start_s, static_cast<double>(end_ns - go_ns_) / 1e9)
-                               : static_cast<double>(i + 1) * static_cast<double>(period_ns_) / 1e9;
-    if (i < latencies_.size()) {
-      interval.transactions = latencies_[i].count();
-      interval.p99_us = latencies_[i].quantile(0.99);
-    }
+    interval.start_s = static_cast<double>(i) * period_s;
+    interval.end_s =
+        i == last || last_kept ? std::max(interval.start_s, end_s) : static_cast<double>(i + 1) * period_s;
+    interval.transactions = latencies.count();
+    interval.p99_us = latencies.quantile(0.99);
     out.push_back(interval);
+    if (last_kept) break;
   }
   return out;
 }

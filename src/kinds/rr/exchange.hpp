@@ -47,6 +47,9 @@ class RrIntervalBoard {
   // (kMaxIntervals) takes whatever comes later.
   std::size_t index(std::int64_t now_ns) const;
   void add(std::size_t index, const measure::LatencyHistogram& latencies);
+  // Interval `index` as it stands, for a live view; `total` counts every
+  // transaction added so far.
+  measure::TransactionTick tick(std::size_t index) const;
   // Every interval up to the one that holds `end_ns`, the run's end.
   std::vector<measure::RrInterval> intervals(std::int64_t end_ns) const;
 
@@ -55,6 +58,7 @@ class RrIntervalBoard {
   std::int64_t period_ns_;
   mutable std::mutex mutex_;
   std::vector<measure::LatencyHistogram> latencies_;
+  std::uint64_t total_ = 0;
 };
 
 // What one connection's client side does.
@@ -69,6 +73,7 @@ struct RrClientSpec {
   std::optional<std::uint64_t> verify_seed;
   std::chrono::milliseconds idle_timeout{30'000};
   RrIntervalBoard* intervals = nullptr;  // with -i
+  RrIntervalBoard* live = nullptr;       // a live view's (may be `intervals`)
 };
 
 // What one connection's side measured.

@@ -31,12 +31,13 @@ class InterruptWatch;
 
 namespace tlscmp::kinds {
 
-// Client: one run of `mode` (tcp, or tls with `tls`). `verify_seed` seeds
-// --verify's patterns; `round` goes to the server's log. Throws tlscmp::Error
-// naming what failed, on which side, connection and transaction.
+// Client: one run of `mode` (tcp, or tls with `tls`). `observer` (may be
+// null) gets each interval of its tick period as the run goes; `verify_seed`
+// seeds --verify's patterns; `round` goes to the server's log. Throws
+// tlscmp::Error naming what failed, on which side, connection and transaction.
 measure::RrRun run_rr_test(const app::ClientConfig& config, const tls::Context* tls, Mode mode,
-                           app::InterruptWatch& interrupt, std::uint64_t verify_seed, int round,
-                           measure::Environment& environment);
+                           app::InterruptWatch& interrupt, measure::TransferObserver* observer,
+                           std::uint64_t verify_seed, int round, measure::Environment& environment);
 
 // Server: runs one rr test whose request passed the server's caps. Returns
 // the line to log; throws tlscmp::Error.
