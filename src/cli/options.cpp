@@ -547,7 +547,12 @@ void to_rr_config(const ClientFlags& flags, app::ClientConfig& c) {
   std::tie(c.rr_request_bytes, c.rr_response_bytes) = parse_rr(flags.rr, "--rr");
   c.bytes = 0;
   if (!flags.bytes.empty()) {
-    c.transactions = parse_count(flags.bytes, "-n", c.streams, protocol::kMaxTransactions);
+    c.transactions = parse_count(flags.bytes, "-n", 1, protocol::kMaxTransactions, "transactions");
+    if (c.transactions < c.streams) {
+      throw UsageError(
+          fmt::format("-n {}: fewer transactions than connections (-P {}); each makes one at least",
+                      c.transactions, c.streams));
+    }
   } else {
     c.duration = flags.time_s > 0 ? milliseconds_of(flags.time_s) : std::chrono::seconds(10);
   }
@@ -555,7 +560,8 @@ void to_rr_config(const ClientFlags& flags, app::ClientConfig& c) {
     if (flags.time_s == 0) {
       throw UsageError("--rate needs -t: an open-loop run goes for a time, not a count (-n)");
     }
-    c.rate_tps = static_cast<double>(parse_rate(flags.rr_rate, "--rate", 1, 1'000'000'000));
+    c.rate_tps =
+        static_cast<double>(parse_rate(flags.rr_rate, "--rate", 1, 1'000'000'000, "transactions per second"));
     if (const std::string problem = protocol::rr_schedule_problem(c.rate_tps, c.streams); !problem.empty()) {
       throw UsageError("--rate: " + problem);
     }
@@ -626,7 +632,7 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   if (flags.time_s > 0) {
     c.bytes = 0;
     c.duration = milliseconds_of(flags.time_s);
-  } else {
+  } else if (!datagrams && flags.rr.empty()) {  // datagrams and --rr count other things with -n
     c.bytes = parse_size(flags.bytes.empty() ? "1G" : flags.bytes, "-n/--bytes", 1, protocol::kMaxTestBytes);
   }
   c.interval = milliseconds_of(flags.interval_s);

@@ -79,13 +79,14 @@ std::uint64_t parse_size(std::string_view text, std::string_view flag, std::uint
   return parse_scaled(text, flag, min, max, 1024, "bytes", "100M");
 }
 
-std::uint64_t parse_count(std::string_view text, std::string_view flag, std::uint64_t min,
-                          std::uint64_t max) {
-  return parse_scaled(text, flag, min, max, 1024, "datagrams", "1000000");
+std::uint64_t parse_count(std::string_view text, std::string_view flag, std::uint64_t min, std::uint64_t max,
+                          std::string_view what) {
+  return parse_scaled(text, flag, min, max, 1024, what, "1000000");
 }
 
-std::uint64_t parse_rate(std::string_view text, std::string_view flag, std::uint64_t min, std::uint64_t max) {
-  return parse_scaled(text, flag, min, max, 1000, "bits per second", "100M");
+std::uint64_t parse_rate(std::string_view text, std::string_view flag, std::uint64_t min, std::uint64_t max,
+                         std::string_view what) {
+  return parse_scaled(text, flag, min, max, 1000, what, "100M");
 }
 
 }  // namespace tlscmp::cli

@@ -12,11 +12,14 @@ namespace tlscmp::cli {
 // else, or a count outside min..max.
 std::uint64_t parse_size(std::string_view text, std::string_view flag, std::uint64_t min, std::uint64_t max);
 
-// A datagram count, with the same suffixes (powers of 1024: "1M" = 1048576).
-std::uint64_t parse_count(std::string_view text, std::string_view flag, std::uint64_t min, std::uint64_t max);
+// A count of `what` (datagrams, transactions), with the same suffixes (powers
+// of 1024: "1M" = 1048576).
+std::uint64_t parse_count(std::string_view text, std::string_view flag, std::uint64_t min, std::uint64_t max,
+                          std::string_view what = "datagrams");
 
-// Bits per second, as iperf3's -b: suffixes K, M, G, T, P are powers of 1000
-// ("100M" = 100,000,000).
-std::uint64_t parse_rate(std::string_view text, std::string_view flag, std::uint64_t min, std::uint64_t max);
+// Bits per second, as iperf3's -b, or another rate (`what`): suffixes K, M,
+// G, T, P are powers of 1000 ("100M" = 100,000,000).
+std::uint64_t parse_rate(std::string_view text, std::string_view flag, std::uint64_t min, std::uint64_t max,
+                         std::string_view what = "bits per second");
 
 }  // namespace tlscmp::cli

@@ -275,3 +275,17 @@ TEST_CASE("tlscmp sweep --rr: one row per size, transactions/s with p50/p99 in t
   // Bulk-only settings cannot be swept with it.
   CHECK(run_tlscmp({"sweep", "--rr", "1/1,2/2", "--msg-size", "10"}).exit_code == 2);
 }
+
+TEST_CASE("--rr -i: a line per interval as the run goes, before the report") {
+  const ProcessResult r = run_tlscmp({"client", "--rr", "1/1", "-t", "0.6", "-i", "0.2", "--repeat", "1"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto first = r.out.find("[tcp 1/1]      0.00-0.20 s");
+  const auto tls = r.out.find("[tls 1/1]      0.00-0.20 s");
+  const auto table = r.out.find("round mode transactions");
+  CHECK(first != std::string::npos);
+  CHECK(tls != std::string::npos);
+  CHECK(r.out.find(" tx/s p99 ", first) != std::string::npos);
+  CHECK(first < tls);
+  CHECK(tls < table);
+}
