@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <sstream>
 #include <thread>
 
 #include "e2e/e2e.hpp"
@@ -288,4 +289,12 @@ TEST_CASE("--rr -i: a line per interval as the run goes, before the report") {
   CHECK(r.out.find(" tx/s p99 ", first) != std::string::npos);
   CHECK(first < tls);
   CHECK(tls < table);
+  // The live lines hold every transaction of the run, once.
+  std::uint64_t live = 0;
+  std::istringstream lines(r.out.substr(0, tls));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("[tcp 1/1]", 0) == 0) live += std::stoull(line.substr(line.find(" s ") + 3));
+  }
+  const std::string row = r.out.substr(r.out.find("    1 tcp", table));
+  CHECK(live == std::stoull(row.substr(std::string("    1 tcp").size())));
 }

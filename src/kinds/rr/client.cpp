@@ -158,7 +158,7 @@ measure::RrRun run_rr_test(const app::ClientConfig& config, const tls::Context* 
   // that the requests of all of them together come evenly spaced.
   const std::int64_t go_ns = measure::now_ns();
   std::optional<RrIntervalBoard> board;
-  if (config.interval.count() > 0) board.emplace(go_ns, config.interval);
+  if (config.interval.count() > 0) board.emplace(go_ns, config.interval, connections);
   // A live view's board: the -i one where their periods agree.
   std::optional<RrIntervalBoard> live_board;
   RrIntervalBoard* live = nullptr;
@@ -166,7 +166,7 @@ measure::RrRun run_rr_test(const app::ClientConfig& config, const tls::Context* 
     if (board && observer->tick_period() == config.interval) {
       live = &*board;
     } else {
-      live = &live_board.emplace(go_ns, observer->tick_period());
+      live = &live_board.emplace(go_ns, observer->tick_period(), connections);
     }
   }
   std::vector<RrClientSpec> specs(connections);

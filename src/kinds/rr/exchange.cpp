@@ -58,39 +58,12 @@ std::optional<std::uint64_t> mismatch(const std::optional<measure::PayloadPatter
   return pattern->first_mismatch(data, offset);
 }
 
-// A client thread's share of the intervals (-i): the current interval's
-// latencies, handed to the board when the next begins and at the end.
-class IntervalTally {
- public:
-  explicit IntervalTally(RrIntervalBoard* board) : board_(board) {}
-  // Each board once: the live view's may be the -i one.
-  static std::vector<IntervalTally> of(const RrClientSpec& spec) {
-    std::vector<IntervalTally> tallies;
-    for (RrIntervalBoard* board : {spec.intervals, spec.live}) {
-      if (board != nullptr && (tallies.empty() || board != spec.intervals)) tallies.emplace_back(board);
-    }
-    return tallies;
-  }
-  void add(std::int64_t now_ns, double us) {
-    if (board_ == nullptr) return;
-    const std::size_t index = board_->index(now_ns);
-    if (index != current_) {
-      flush();
-      current_ = index;
-    }
-    latencies_.add(us);
-  }
-  void flush() {
-    if (board_ == nullptr || latencies_.count() == 0) return;
-    board_->add(current_, latencies_);
-    latencies_.clear();
-  }
-
- private:
-  RrIntervalBoard* board_;
-  std::size_t current_ = 0;
-  measure::LatencyHistogram latencies_;
-};
+// A transaction, on the boards that want it: the -i one and the live view's
+// (which may be the same).
+void record(const RrClientSpec& spec, std::int64_t now_ns, double us) {
+  if (spec.intervals != nullptr) spec.intervals->record(spec.connection, now_ns, us);
+  if (spec.live != nullptr && spec.live != spec.intervals) spec.live->record(spec.connection, now_ns, us);
+}
 
 // A transport failure in transaction `n` (1-based), in one line.
 std::string failure(const Stream& stream, const std::error_code& ec, const char* doing, std::uint64_t n,
@@ -133,7 +106,6 @@ void closed_loop(Stream& stream, const RrClientSpec& spec, RrSideResult& result)
   if (spec.verify_seed) responses.emplace(rr_response_seed(*spec.verify_seed, spec.connection));
   // One byte more than a response's rest is asked for, so that a longer response shows.
   std::vector<std::byte> in(std::min<std::uint64_t>(spec.response_bytes, kMaxPiece) + 1);
-  std::vector<IntervalTally> tallies = IntervalTally::of(spec);
   std::int64_t now = measure::now_ns();
   result.start_ns = now;
   std::uint64_t k = 0;
@@ -171,14 +143,11 @@ void closed_loop(Stream& stream, const RrClientSpec& spec, RrSideResult& result)
     now = measure::now_ns();
     const double us = measure::ns_to_us(now - sent_ns);
     result.latency.add(us);
-    for (IntervalTally& tally : tallies)
-      tally.add(now, us);
+    record(spec, now, us);
     ++k;
   }
   result.transactions = k;
   result.end_ns = now;
-  for (IntervalTally& tally : tallies)
-    tally.flush();
 }
 
 // Waits until `stream` has bytes to read or `until_ns` comes. True: readable.
@@ -201,7 +170,6 @@ void open_loop(Stream& stream, const RrClientSpec& spec, RrSideResult& result) {
   if (spec.verify_seed) responses.emplace(rr_response_seed(*spec.verify_seed, spec.connection));
   std::vector<std::byte> in(
       std::min<std::uint64_t>(std::max<std::uint64_t>(spec.response_bytes, 64 * 1024), kMaxPiece));
-  std::vector<IntervalTally> tallies = IntervalTally::of(spec);
   const double period_ns = 1e9 / spec.rate_tps;
   std::deque<std::int64_t> scheduled;  // the send times of the requests awaiting their responses
   std::uint64_t sent = 0;
@@ -245,8 +213,7 @@ void open_loop(Stream& stream, const RrClientSpec& spec, RrSideResult& result) {
         const double us = measure::ns_to_us(now - scheduled.front());
         scheduled.pop_front();
         result.latency.add(us);
-        for (IntervalTally& tally : tallies)
-          tally.add(now, us);
+        record(spec, now, us);
         ++result.transactions;
       }
     }
@@ -264,25 +231,47 @@ void open_loop(Stream& stream, const RrClientSpec& spec, RrSideResult& result) {
     }
   }
   result.end_ns = now;
-  for (IntervalTally& tally : tallies)
-    tally.flush();
 }
 
 }  // namespace
+
+RrIntervalBoard::RrIntervalBoard(std::int64_t go_ns, std::chrono::milliseconds period,
+                                 std::uint32_t connections)
+    : go_ns_(go_ns), period_ns_(std::chrono::nanoseconds(period).count()) {
+  for (std::uint32_t i = 0; i < connections; ++i)
+    slots_.push_back(std::make_unique<Slot>());
+}
 
 std::size_t RrIntervalBoard::index(std::int64_t now_ns) const {
   const std::int64_t i = std::max<std::int64_t>(0, (now_ns - go_ns_) / period_ns_);
   return static_cast<std::size_t>(std::min<std::int64_t>(i, protocol::kMaxIntervals - 1));
 }
 
-void RrIntervalBoard::add(std::size_t index, const measure::LatencyHistogram& latencies) {
+void RrIntervalBoard::settle(Slot& slot, std::size_t up_to) {
+  if (slot.current > up_to || slot.latencies.count() == 0) return;
   const std::lock_guard lock(mutex_);
-  if (latencies_.size() <= index) latencies_.resize(index + 1);
-  latencies_[index] += latencies;
-  total_ += latencies.count();
+  if (latencies_.size() <= slot.current) latencies_.resize(slot.current + 1);
+  latencies_[slot.current] += slot.latencies;
+  total_ += slot.latencies.count();
+  slot.latencies.clear();
 }
 
-measure::TransactionTick RrIntervalBoard::tick(std::size_t index) const {
+void RrIntervalBoard::record(std::uint32_t connection, std::int64_t now_ns, double us) {
+  Slot& slot = *slots_[connection];
+  const std::size_t i = index(now_ns);
+  const std::lock_guard lock(slot.mutex);
+  if (i != slot.current) {
+    settle(slot, slot.current);
+    slot.current = i;
+  }
+  slot.latencies.add(us);
+}
+
+measure::TransactionTick RrIntervalBoard::tick(std::size_t index) {
+  for (const auto& slot : slots_) {
+    const std::lock_guard lock(slot->mutex);
+    settle(*slot, index);
+  }
   const std::lock_guard lock(mutex_);
   measure::TransactionTick tick;
   tick.start_s = static_cast<double>(index) * static_cast<double>(period_ns_) / 1e9;
@@ -295,10 +284,14 @@ measure::TransactionTick RrIntervalBoard::tick(std::size_t index) const {
   return tick;
 }
 
-std::vector<measure::RrInterval> RrIntervalBoard::intervals(std::int64_t end_ns) const {
+std::vector<measure::RrInterval> RrIntervalBoard::intervals(std::int64_t end_ns) {
+  for (const auto& slot : slots_) {
+    const std::lock_guard lock(slot->mutex);
+    settle(*slot, SIZE_MAX);
+  }
   const std::lock_guard lock(mutex_);
   std::vector<measure::RrInterval> out;
-  std::size_t last = std::max(index(end_ns), latencies_.empty() ? 0 : latencies_.size() - 1);
+  const std::size_t last = std::max(index(end_ns), latencies_.empty() ? 0 : latencies_.size() - 1);
   const double period_s = static_cast<double>(period_ns_) / 1e9;
   const double end_s = static_cast<double>(end_ns - go_ns_) / 1e9;
   // The responses to the last requests come just after a boundary: a sliver

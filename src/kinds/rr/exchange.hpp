@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -33,30 +34,43 @@
 
 namespace tlscmp::kinds {
 
-// Per-interval counts and latencies of a run (-i), filled by every
-// connection's thread: each adds an interval's transactions once it has
-// passed it, and at its end.
+// Per-interval counts and latencies of a run (-i, or a live view), filled
+// by every connection's thread. Each connection keeps its current interval
+// in a slot of its own, under a lock of its own (uncontended but when a
+// reader comes), and hands it to the board when its next interval begins;
+// a reader pulls in the slots of connections that have not moved on, so
+// that a stalled connection cannot hold a finished interval back.
 class RrIntervalBoard {
  public:
-  RrIntervalBoard(std::int64_t go_ns, std::chrono::milliseconds period)
-      : go_ns_(go_ns), period_ns_(std::chrono::nanoseconds(period).count()) {}
+  RrIntervalBoard(std::int64_t go_ns, std::chrono::milliseconds period, std::uint32_t connections);
 
   std::int64_t go_ns() const { return go_ns_; }
   std::int64_t period_ns() const { return period_ns_; }
   // The interval a response completed at `now_ns` counts in; the last one
   // (kMaxIntervals) takes whatever comes later.
   std::size_t index(std::int64_t now_ns) const;
-  void add(std::size_t index, const measure::LatencyHistogram& latencies);
-  // Interval `index` as it stands, for a live view; `total` counts every
-  // transaction added so far.
-  measure::TransactionTick tick(std::size_t index) const;
-  // Every interval up to the one that holds `end_ns`, the run's end.
-  std::vector<measure::RrInterval> intervals(std::int64_t end_ns) const;
+  // A transaction of `connection` whose response came at `now_ns`, after `us`.
+  void record(std::uint32_t connection, std::int64_t now_ns, double us);
+  // Interval `index` once it is over, for a live view; `total` counts every
+  // transaction up to its end.
+  measure::TransactionTick tick(std::size_t index);
+  // Every interval up to the one that holds `end_ns`, the run's end (every
+  // connection done).
+  std::vector<measure::RrInterval> intervals(std::int64_t end_ns);
 
  private:
+  struct Slot {
+    std::mutex mutex;
+    std::size_t current = 0;
+    measure::LatencyHistogram latencies;
+  };
+  // Moves a slot's interval to the board if it is `up_to` or earlier. Needs slot.mutex.
+  void settle(Slot& slot, std::size_t up_to);
+
   std::int64_t go_ns_;
   std::int64_t period_ns_;
-  mutable std::mutex mutex_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::mutex mutex_;  // guards latencies_ and total_
   std::vector<measure::LatencyHistogram> latencies_;
   std::uint64_t total_ = 0;
 };
