@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "e2e/e2e.hpp"
+#include "e2e/hand_started.hpp"
 #include "protocol/messages.hpp"
 
 using namespace tlscmp::test;
@@ -297,4 +298,60 @@ TEST_CASE("--rr -i: a line per interval as the run goes, before the report") {
   }
   const std::string row = r.out.substr(r.out.find("    1 tcp", table));
   CHECK(live == std::stoull(row.substr(std::string("    1 tcp").size())));
+}
+
+TEST_CASE("the server refuses an rr schedule no connection could keep, from a client that did not check") {
+  ServerProcess server;
+  tlscmp::protocol::TestRequest request;
+  request.mode = tlscmp::Mode::tcp;
+  request.chunk_bytes = 1;
+  request.rr_request_bytes = 1;
+  request.rr_response_bytes = 1;
+  request.duration_ms = 1000;
+  request.rate_tps = 5e6;  // a request every 0.2 us
+  tlscmp::TcpStream control(
+      tlscmp::connect_tcp("127.0.0.1", server.port(), tlscmp::Deadline::after(std::chrono::seconds(5))));
+  control.set_deadline(tlscmp::Deadline::after(std::chrono::seconds(5)));
+  tlscmp::app::send_preamble(control, tlscmp::protocol::ConnectionKind::control);
+  tlscmp::app::send_message(control, request, "the request");
+  tlscmp::app::receive_preamble(control, "the answer");
+  const auto answer = tlscmp::app::receive_message(control, "the answer");
+  const auto* refusal = std::get_if<tlscmp::protocol::Refusal>(&answer);
+  REQUIRE(refusal != nullptr);
+  CHECK(refusal->reason.find("this server refuses a rate of 5e+06 transactions/s over 1 connection") !=
+        std::string::npos);
+}
+
+TEST_CASE("an rr peer that sends more than a request: the server logs it by transaction and serves on") {
+  ServerProcess server({"--max-clients", "1"});
+  tlscmp::protocol::TestRequest request;
+  request.mode = tlscmp::Mode::tcp;
+  request.chunk_bytes = 1;
+  request.rr_request_bytes = 1;
+  request.rr_response_bytes = 1;
+  request.transactions = 10;
+  const auto timeout = std::chrono::seconds(5);
+  {
+    HandStartedTest test(server.port(), request, timeout);
+    // While it runs, --max-clients 1 turns an rr client away as busy.
+    const ProcessResult busy = run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--rr", "1/1",
+                                           "-n", "10", "--mode", "tcp", "--repeat", "1"});
+    CHECK(busy.exit_code == 1);
+    CHECK(busy.err.find("server busy: 1 tests running") != std::string::npos);
+    tlscmp::TcpStream data(tlscmp::connect_tcp("127.0.0.1", server.port(), tlscmp::Deadline::after(timeout)));
+    data.set_deadline(tlscmp::Deadline::after(timeout));
+    std::error_code ec;
+    data.write_all(tlscmp::protocol::encode_preamble(tlscmp::protocol::ConnectionKind::data), ec);
+    data.write_all(tlscmp::protocol::encode_data_header(test.accept.cookie, 0), ec);
+    std::byte ready{};
+    data.read_exact({&ready, 1}, ec);
+    REQUIRE_FALSE(ec);
+    const std::array<std::byte, 3> three{};  // three bytes for a 1-byte request, at once
+    data.write_all(three, ec);
+    REQUIRE(server.process().wait_for_log(
+        "rr tcp 1/1 failed: the request of transaction 1 is longer than 1 bytes"));
+  }
+  CHECK(run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--rr", "1/1", "-n", "10", "--mode",
+                    "tcp", "--repeat", "1"})
+            .exit_code == 0);
 }
