@@ -221,28 +221,41 @@ ordered_json rr_summary_json(const measure::Comparison& c) {
 std::string render_rr_csv(const measure::Comparison& c) {
   const measure::TestParameters& p = c.parameters;
   std::string out =
-      "variant,round,warmup,partial,mode,request_bytes,response_bytes,connections,rate_tps,transactions,"
-      "elapsed_us,transactions_per_s,handshake_us,latency_min_us,latency_p50_us,latency_p90_us,latency_p99_"
-      "us,"
-      "latency_p999_us,latency_max_us,latency_mean_us,tls_version,cipher,group,certificate_key_type,"
-      "client_cpu_user_s,client_cpu_system_s,client_cpu_us_per_transaction,server_cpu_user_s,"
-      "server_cpu_system_s,server_cpu_us_per_transaction,client_tls_library,server_tls_library,"
-      "client_cpu_model,server_cpu_model\n";
+      "variant,round,warmup,partial,mode,request_bytes,response_bytes,connections,rate_tps,connection,"
+      "transactions,elapsed_us,transactions_per_s,handshake_us,latency_min_us,latency_p50_us,latency_p90_us,"
+      "latency_p99_us,latency_p999_us,latency_max_us,latency_mean_us,tls_version,cipher,group,"
+      "certificate_key_type,client_cpu_user_s,client_cpu_system_s,client_cpu_us_per_transaction,"
+      "server_cpu_user_s,server_cpu_system_s,server_cpu_us_per_transaction,client_tls_library,"
+      "server_tls_library,client_cpu_model,server_cpu_model\n";
   const measure::Environment& e = c.environment;
+  // The columns every row has: the run, the connection, its count, window and latencies.
+  const auto head = [&](const measure::RrRun& run, const std::string& connection, std::uint64_t transactions,
+                        double elapsed_us, const measure::LatencySummary& l) {
+    const double per_s = elapsed_us > 0 ? static_cast<double>(transactions) / (elapsed_us / 1e6) : 0;
+    return fmt::format("{},{},{},{},{},{},{},{},{:g},{},{},{:.3f},{:.3f}", csv_field(run.label()), run.round,
+                       run.warmup ? 1 : 0, run.partial ? 1 : 0, to_string(run.mode), p.rr_request_bytes,
+                       p.rr_response_bytes, p.streams, p.rate_tps, connection, transactions, elapsed_us,
+                       per_s) +
+           fmt::format(",{{}},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f}", l.min, l.p50, l.p90, l.p99,
+                       l.p999, l.max, l.mean);
+  };
   for (const measure::RrRun& run : c.or_empty<measure::RrResults>().runs) {
-    const measure::LatencySummary& l = run.latency;
-    out += fmt::format(
-        "{},{},{},{},{},{},{},{},{:g},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:."
-        "3f},{},{},{},"
-        "{},{:.6f},{:.6f},{:.3f},{:.6f},{:.6f},{:.3f},{},{},{},{}\n",
-        csv_field(run.label()), run.round, run.warmup ? 1 : 0, run.partial ? 1 : 0, to_string(run.mode),
-        p.rr_request_bytes, p.rr_response_bytes, p.streams, p.rate_tps, run.transactions, run.elapsed_us,
-        run.transactions_per_s(), run.handshake_us, l.min, l.p50, l.p90, l.p99, l.p999, l.max, l.mean,
-        csv_field(run.tls.version), csv_field(run.tls.cipher), csv_field(run.tls.group),
-        csv_field(run.tls.certificate_key_type), run.client.cpu_user_s, run.client.cpu_system_s,
-        run.cpu_us_per_transaction(run.client), run.server.cpu_user_s, run.server.cpu_system_s,
-        run.cpu_us_per_transaction(run.server), csv_field(e.client_tls_library),
-        csv_field(e.server_tls_library), csv_field(e.client_cpu_model), csv_field(e.server_cpu_model));
+    // Per connection (with -P > 1): the run's columns, its own figures, the rest empty.
+    for (const measure::RrConnection& k : run.connections) {
+      out +=
+          fmt::format(
+              fmt::runtime(head(run, std::to_string(k.index), k.transactions, k.elapsed_us, k.latency)), "") +
+          std::string(14, ',') + "\n";
+    }
+    out += fmt::format(fmt::runtime(head(run, "all", run.transactions, run.elapsed_us, run.latency)),
+                       fmt::format("{:.3f}", run.handshake_us)) +
+           fmt::format(",{},{},{},{},{:.6f},{:.6f},{:.3f},{:.6f},{:.6f},{:.3f},{},{},{},{}\n",
+                       csv_field(run.tls.version), csv_field(run.tls.cipher), csv_field(run.tls.group),
+                       csv_field(run.tls.certificate_key_type), run.client.cpu_user_s,
+                       run.client.cpu_system_s, run.cpu_us_per_transaction(run.client), run.server.cpu_user_s,
+                       run.server.cpu_system_s, run.cpu_us_per_transaction(run.server),
+                       csv_field(e.client_tls_library), csv_field(e.server_tls_library),
+                       csv_field(e.client_cpu_model), csv_field(e.server_cpu_model));
   }
   return out;
 }

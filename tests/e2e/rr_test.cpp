@@ -157,6 +157,13 @@ TEST_CASE("--rr -P 3: each connection's count and the run's total add up") {
   CHECK(sum == 301);
   CHECK(run["transactions"] == 301);
   CHECK(run["per_connection"][0]["transactions"] == 101);  // 301 = 101 + 100 + 100
+  // The CSV: a row per connection, then the run's.
+  const ProcessResult csv = run_tlscmp(
+      {"client", "--rr", "16/16", "-n", "301", "-P", "3", "--mode", "tcp", "--repeat", "1", "--csv"});
+  REQUIRE(csv.exit_code == 0);
+  CHECK(csv.out.find(",16,16,3,0,0,101,") != std::string::npos);
+  CHECK(csv.out.find(",16,16,3,0,2,100,") != std::string::npos);
+  CHECK(csv.out.find(",16,16,3,0,all,301,") != std::string::npos);
   // Timed: the connections' counts add up to the run's too.
   const json timed =
       rr_json({"--rr", "1/1", "-t", "0.5", "-P", "3", "--mode", "tls", "--repeat", "1", "-i", "0.1"});
