@@ -353,7 +353,9 @@ RrSideResult run_rr_server(Stream& stream, const RrServerSpec& spec) {
   std::vector<std::byte> in(spec.closed_loop ? piece + 1 : std::max<std::uint64_t>(piece, 64 * 1024));
   const std::int64_t start_ns = measure::now_ns();
   const std::int64_t limit_ns =
-      spec.max_duration.count() > 0 ? start_ns + std::chrono::nanoseconds(spec.max_duration).count() : 0;
+      spec.max_duration.count() > 0
+          ? start_ns + std::chrono::nanoseconds(spec.max_duration + spec.max_duration_grace).count()
+          : 0;
   result.start_ns = start_ns;
   std::uint64_t& answered = result.transactions;
   std::error_code ec;

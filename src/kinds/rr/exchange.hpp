@@ -114,7 +114,8 @@ struct RrServerSpec {
   bool closed_loop = true;  // a request may not come before the last one's response has gone
   std::optional<std::uint64_t> verify_seed;
   std::chrono::milliseconds idle_timeout{30'000};
-  std::chrono::milliseconds max_duration{0};  // the server's --max-duration
+  std::chrono::milliseconds max_duration{0};        // the server's --max-duration
+  std::chrono::milliseconds max_duration_grace{0};  // and the time past it allowed
 };
 
 RrSideResult run_rr_server(Stream& stream, const RrServerSpec& spec);

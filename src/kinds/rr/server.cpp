@@ -15,6 +15,8 @@
 namespace tlscmp::kinds {
 namespace {
 
+constexpr std::chrono::seconds kTimedDrainGrace{1};
+
 // The server's log line: what ran, and how it ended.
 std::string describe_test(const protocol::TestRequest& request, const std::vector<RrSideResult>& mine,
                           const std::vector<protocol::SideResult>& theirs, const std::string& exchange_error,
@@ -79,6 +81,9 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
       if (request.verify) spec.verify_seed = request.verify_seed;
       spec.idle_timeout = t.idle;
       spec.max_duration = side.config().max_duration;
+      // A timed test asked for no more than the cap (or it was refused); the
+      // responses to its last requests may come a little after it.
+      if (request.duration_ms > 0) spec.max_duration_grace = kTimedDrainGrace;
     }
     {
       std::vector<std::jthread> others;
