@@ -89,6 +89,21 @@ void note_buffer_sizes(measure::Comparison& comparison) {
   }
 }
 
+// --rate: where the runs fell short of the schedule, the server or the path
+// could not keep up, and the latencies count the backlog.
+void note_rate_shortfall(measure::Comparison& comparison) {
+  const auto* rr = comparison.get<measure::RrResults>();
+  const double rate = comparison.parameters.rate_tps;
+  if (rr == nullptr || rate <= 0) return;
+  for (const measure::RrRun& run : rr->runs) {
+    if (run.partial || run.transactions_per_s() >= 0.95 * rate) continue;
+    comparison.notes.push_back(fmt::format(
+        "{} round {} made {:.0f} of the {:g} transactions/s asked: the server or the path fell behind the "
+        "schedule, and its latencies count the backlog",
+        run.label(), run.round, run.transactions_per_s(), rate));
+  }
+}
+
 std::string run_label(const std::string& variant, int round, int rounds, bool warmup) {
   return warmup ? fmt::format("{} warm-up {}", variant, round)
                 : fmt::format("{} {}/{}", variant, round, rounds);
@@ -336,6 +351,7 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
     }
   }
   note_buffer_sizes(comparison);
+  note_rate_shortfall(comparison);
   measure::compute_statistics(comparison);
   return comparison;
 }

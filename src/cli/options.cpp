@@ -238,8 +238,8 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
       ->capture_default_str();
   CLI::Option* bytes = cmd->add_option("-n,--bytes", flags.bytes,
                                        "Payload bytes per run (default 1G); in datagram modes datagrams per "
-                                       "sender (default 1000000). K, M, G, T, P "
-                                       "suffixes are powers of 1024")
+                                       "sender (default 1000000); with --rr transactions per run, over all "
+                                       "connections. K, M, G, T, P suffixes are powers of 1024")
                            ->type_name("SIZE");
   CLI::Option* time =
       cmd->add_option("-t,--time", flags.time_s, "Seconds the sender sends per run, instead of a byte count")
@@ -541,9 +541,6 @@ void to_rr_config(const ClientFlags& flags, app::ClientConfig& c) {
     if (given) refuse(flag);
   }
   if (flags.no_delay) throw UsageError("-N: rr tests always set TCP_NODELAY; leave -N out");
-  if (flags.mode == "udp" || flags.mode == "dtls" || flags.mode == "both-udp") {
-    throw UsageError(fmt::format("--rr runs over tcp and tls; --mode {} sends datagrams", flags.mode));
-  }
   std::tie(c.rr_request_bytes, c.rr_response_bytes) = parse_rr(flags.rr, "--rr");
   c.bytes = 0;
   if (!flags.bytes.empty()) {
@@ -618,6 +615,10 @@ void split_host(const ClientFlags& flags, app::ClientConfig& c) {
 }
 
 ClientCommand to_client_command(const ClientFlags& flags) {
+  // Before the TLS flags: with datagrams, --rr is the mistake to name.
+  if (!flags.rr.empty() && (flags.mode == "udp" || flags.mode == "dtls" || flags.mode == "both-udp")) {
+    throw UsageError(fmt::format("--rr runs over tcp and tls; --mode {} sends datagrams", flags.mode));
+  }
   refuse_tls_flags_without_tls(flags);
   ClientCommand command;
   app::ClientConfig& c = command.config;
@@ -799,7 +800,9 @@ Command parse_command_line(int argc, const char* const* argv) {
       axis.values.front().apply(sweep.config.base);  // judged with the swept values, point by point
     if (sweep.config.axes.empty()) {
       (void)app::point_config(sweep.config.base, {});  // settings that cannot work say so first
-      throw UsageError("sweep: give at least one list to sweep, e.g. --msg-size 10,1K");
+      throw UsageError(
+          "sweep: give at least one list of two values or more, e.g. --msg-size 10,1K (a single value is a "
+          "setting, as tlscmp client takes it)");
     }
     for (const app::SweepGridPoint& point : app::sweep_grid(sweep.config))
       (void)app::point_config(sweep.config.base, point);

@@ -24,7 +24,8 @@ std::string bound_text(std::uint64_t value, std::uint64_t base) {
 // A number with an optional K, M, G, T or P suffix, each a power of `base`;
 // `what` names the unit in messages ("bytes") and `example` shows a valid value.
 std::uint64_t parse_scaled(std::string_view text, std::string_view flag, std::uint64_t min, std::uint64_t max,
-                           std::uint64_t base, std::string_view what, std::string_view example) {
+                           std::uint64_t base, std::string_view what, std::string_view example,
+                           bool whole = false) {
   auto bad = [&](const std::string& why) { return UsageError(fmt::format("{} '{}': {}", flag, text, why)); };
   if (text.empty()) throw bad(fmt::format("a number is needed, such as {}", example));
   std::uint64_t unit = 1;
@@ -65,7 +66,12 @@ std::uint64_t parse_scaled(std::string_view text, std::string_view flag, std::ui
   double value = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
   if (ec != std::errc{} || end != digits.data() + digits.size()) throw bad("not a number");
-  const double bytes = std::floor(value * static_cast<double>(unit));
+  const double scaled = value * static_cast<double>(unit);
+  // A byte count drops a fraction of a byte; a count of things cannot have one.
+  if (whole && scaled != std::floor(scaled)) {
+    throw bad(fmt::format("not a whole number of {}", what));
+  }
+  const double bytes = std::floor(scaled);
   if (!(bytes >= static_cast<double>(min)) || bytes > static_cast<double>(max)) {
     throw bad(
         fmt::format("must be between {} and {} {}", bound_text(min, base), bound_text(max, base), what));
@@ -81,7 +87,7 @@ std::uint64_t parse_size(std::string_view text, std::string_view flag, std::uint
 
 std::uint64_t parse_count(std::string_view text, std::string_view flag, std::uint64_t min, std::uint64_t max,
                           std::string_view what) {
-  return parse_scaled(text, flag, min, max, 1024, what, "1000000");
+  return parse_scaled(text, flag, min, max, 1024, what, "1000000", /*whole=*/true);
 }
 
 std::uint64_t parse_rate(std::string_view text, std::string_view flag, std::uint64_t min, std::uint64_t max,

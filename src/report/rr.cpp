@@ -106,11 +106,11 @@ std::string render_rr_header(const measure::TestParameters& p) {
   const std::string loop = p.rate_tps > 0 ? fmt::format("open loop at {:g} transactions/s in all", p.rate_tps)
                                           : std::string("closed loop");
   return fmt::format(
-      "request/response {}/{}: requests of {}, responses of {}, {}, {} connection{}, {} per run, "
+      "request/response: requests of {}, responses of {}, {}, {} connection{}, {} per run, "
       "{} round{}{}{}\n",
-      p.rr_request_bytes, p.rr_response_bytes, format_bytes(p.rr_request_bytes),
-      format_bytes(p.rr_response_bytes), loop, p.streams, p.streams == 1 ? "" : "s", amount, p.rounds,
-      p.rounds == 1 ? "" : "s", p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "",
+      format_bytes(p.rr_request_bytes), format_bytes(p.rr_response_bytes), loop, p.streams,
+      p.streams == 1 ? "" : "s", amount, p.rounds, p.rounds == 1 ? "" : "s",
+      p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "",
       p.verify ? ", every byte verified" : "");
 }
 
@@ -119,13 +119,13 @@ std::string render_rr_runs(const measure::Comparison& c) {
   std::string out;
   if (!rr.runs.empty()) {
     out +=
-        fmt::format("\n{:>5} {:<4} {:>12} {:>8} {:>10} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>17} {:>12}\n",
+        fmt::format("\n{:>5} {:<4} {:>12} {:>8} {:>10} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10} {:>17} {:>12}\n",
                     "round", "mode", "transactions", "time_s", "tx/s", "min_us", "p50_us", "p90_us", "p99_us",
                     "p99.9_us", "max_us", "CPU us/tx cli/srv", "handshake_us");
     for (const measure::RrRun& run : rr.runs) {
       const measure::LatencySummary& l = run.latency;
       out += fmt::format(
-          "{:>5} {:<4} {:>12} {:>8.2f} {:>10.0f} {:>8.1f} {:>8.1f} {:>8.1f} {:>8.1f} {:>9.1f} {:>9.1f} "
+          "{:>5} {:<4} {:>12} {:>8.2f} {:>10.0f} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>10.1f} {:>10.1f} "
           "{:>17} "
           "{:>12.0f}\n",
           round_label(run), run.label(), run.transactions, run.elapsed_us / 1e6, run.transactions_per_s(),
@@ -135,8 +135,8 @@ std::string render_rr_runs(const measure::Comparison& c) {
           run.handshake_us);
       for (const measure::RrConnection& k : run.connections) {
         out += fmt::format(
-            "{:>5} {:<4} {:>12} {:>8.2f} {:>10.0f} {:>8.1f} {:>8.1f} {:>8.1f} {:>8.1f} {:>9.1f} "
-            "{:>9.1f}   (connection {})\n",
+            "{:>5} {:<4} {:>12} {:>8.2f} {:>10.0f} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>10.1f} "
+            "{:>10.1f}   (connection {})\n",
             "", "", k.transactions, k.elapsed_us / 1e6, k.transactions_per_s(), k.latency.min, k.latency.p50,
             k.latency.p90, k.latency.p99, k.latency.p999, k.latency.max, k.index);
       }

@@ -215,13 +215,28 @@ TEST_CASE("--rate: a server stalled for 600 ms costs every request due during it
 }
 
 TEST_CASE("--rr: a server that answers with more bytes than agreed is named by transaction") {
-  FakeRrServer fake("xy");  // 2 bytes to a 1/1 test
-  const ProcessResult r = run_tlscmp({"client", "127.0.0.1", "-p", std::to_string(fake.port()), "--rr", "1/1",
-                                      "-n", "10", "--mode", "tcp", "--repeat", "1"});
-  INFO(r.err);
-  CHECK(r.exit_code == 1);
-  CHECK(is_one_line(r.err));
-  CHECK(r.err.find("tcp round 1: the response to transaction 1 is longer than 1 bytes") != std::string::npos);
+  {
+    FakeRrServer fake("xy");  // 2 bytes to a 1/1 test
+    const ProcessResult r = run_tlscmp({"client", "127.0.0.1", "-p", std::to_string(fake.port()), "--rr",
+                                        "1/1", "-n", "10", "--mode", "tcp", "--repeat", "1"});
+    INFO(r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(is_one_line(r.err));
+    CHECK(r.err.find("tcp round 1: the response to transaction 1 is longer than 1 bytes") !=
+          std::string::npos);
+  }
+  {
+    // Open loop, responses may be in flight together: the count gives it away.
+    FakeRrServer fake("xy");
+    const ProcessResult r =
+        run_tlscmp({"client", "127.0.0.1", "-p", std::to_string(fake.port()), "--rr", "1/1", "-t", "0.5",
+                    "--rate", "100", "--mode", "tcp", "--repeat", "1"});
+    INFO(r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(is_one_line(r.err));
+    CHECK(r.err.find("a response is longer than 1 bytes: the server sent more than the responses to the 1 "
+                     "requests sent so far, by transaction 1") != std::string::npos);
+  }
 }
 
 TEST_CASE("--rr: bad input is refused in one line that says what to do") {
@@ -234,6 +249,8 @@ TEST_CASE("--rr: bad input is refused in one line that says what to do") {
       {{"--rr", "1/1", "--msg-size", "10"}, "--msg-size is for bulk runs"},
       {{"--rr", "1/1", "-l", "1K"}, "-l is for bulk runs"},
       {{"--rr", "1/1", "--mode", "udp"}, "--rr runs over tcp and tls"},
+      {{"--rr", "1/1", "--mode", "udp", "--ca", "ca.pem"}, "--rr runs over tcp and tls"},
+      {{"--rr", "1/1", "-n", "1.5"}, "not a whole number of transactions"},
       {{"--rr", "1/1", "-t", "1", "--rate", "5M"}, "lower the rate or add connections"},
       {{"--rate", "100"}, "--rate is for request/response tests"},
   };

@@ -1,6 +1,7 @@
 #include "kinds/rr/exchange.hpp"
 
 #include <poll.h>
+#include <sys/prctl.h>
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -67,14 +68,18 @@ void record(const RrClientSpec& spec, std::int64_t now_ns, double us) {
 
 // A transport failure in transaction `n` (1-based), in one line.
 std::string failure(const Stream& stream, const std::error_code& ec, const char* doing, std::uint64_t n,
-                    std::chrono::milliseconds idle) {
+                    std::chrono::milliseconds idle, const char* peer) {
   if (ec == TransportErrc::timeout) {
     return fmt::format("nothing moved for {:g} s while {} in transaction {}",
                        std::chrono::duration<double>(idle).count(), doing, n);
   }
-  if (ec == TransportErrc::eof)
-    return fmt::format("the peer closed the connection while {} in transaction {}", doing, n);
-  return fmt::format("{} in transaction {} failed: {}", doing, n, describe(ec, stream.error_detail()));
+  if (ec == TransportErrc::eof) {
+    return fmt::format("the {} closed the connection while {} in transaction {}", peer, doing, n);
+  }
+  // A connection cut without a clean end: the peer's process may have stopped.
+  const bool cut = ec == TransportErrc::truncated || ec == TransportErrc::reset;
+  return fmt::format("{} in transaction {} failed: {}{}", doing, n, describe(ec, stream.error_detail()),
+                     cut ? fmt::format(" (did the {} stop?)", peer) : "");
 }
 
 // The client's end: its close, then the server's; nothing may come between.
@@ -114,7 +119,7 @@ void closed_loop(Stream& stream, const RrClientSpec& spec, RrSideResult& result)
     const std::int64_t sent_ns = now;
     requests.write(stream, k, ec);
     if (ec) {
-      result.error = failure(stream, ec, "sending the request", k + 1, spec.idle_timeout);
+      result.error = failure(stream, ec, "sending the request", k + 1, spec.idle_timeout, "server");
       break;
     }
     for (std::uint64_t got = 0; got < spec.response_bytes;) {
@@ -122,7 +127,7 @@ void closed_loop(Stream& stream, const RrClientSpec& spec, RrSideResult& result)
       const auto ask = static_cast<std::size_t>(left < in.size() ? left + 1 : in.size());
       const std::size_t n = stream.read_some({in.data(), ask}, ec);
       if (ec) {
-        result.error = failure(stream, ec, "awaiting the response", k + 1, spec.idle_timeout);
+        result.error = failure(stream, ec, "awaiting the response", k + 1, spec.idle_timeout, "server");
         break;
       }
       if (n > left) {
@@ -170,6 +175,10 @@ void open_loop(Stream& stream, const RrClientSpec& spec, RrSideResult& result) {
   if (spec.verify_seed) responses.emplace(rr_response_seed(*spec.verify_seed, spec.connection));
   std::vector<std::byte> in(
       std::min<std::uint64_t>(std::max<std::uint64_t>(spec.response_bytes, 64 * 1024), kMaxPiece));
+  // The thread sleeps until each request is due: with the default timer
+  // slack (50 us) the kernel may wake it that much late, and the lateness
+  // would count as latency. 1 ns asks for wake-ups on time.
+  ::prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   const double period_ns = 1e9 / spec.rate_tps;
   std::deque<std::int64_t> scheduled;  // the send times of the requests awaiting their responses
   std::uint64_t sent = 0;
@@ -184,14 +193,15 @@ void open_loop(Stream& stream, const RrClientSpec& spec, RrSideResult& result) {
     // Once every request has gone, the read waits (up to the idle timeout).
     const bool readable = !sending || wait_readable(stream, next_ns, ec);
     if (ec) {
-      result.error = failure(stream, ec, "awaiting a response", result.transactions + 1, spec.idle_timeout);
+      result.error =
+          failure(stream, ec, "awaiting a response", result.transactions + 1, spec.idle_timeout, "server");
       break;
     }
     if (readable) {
       const std::size_t n = stream.read_some(in, ec);
       if (ec) {
-        result.error =
-            failure(stream, ec, "awaiting the response", result.transactions + 1, spec.idle_timeout);
+        result.error = failure(stream, ec, "awaiting the response", result.transactions + 1,
+                               spec.idle_timeout, "server");
         break;
       }
       if (const auto bad = mismatch(responses, {in.data(), n}, result.bytes_received)) {
@@ -203,9 +213,9 @@ void open_loop(Stream& stream, const RrClientSpec& spec, RrSideResult& result) {
       result.bytes_received += n;
       if (result.bytes_received > sent * spec.response_bytes) {
         result.error = fmt::format(
-            "the server sent more than {} responses of {} bytes to {} requests: a response is "
-            "longer than agreed, by transaction {}",
-            sent, spec.response_bytes, sent, sent);
+            "a response is longer than {} bytes: the server sent more than the responses to the {} requests "
+            "sent so far, by transaction {}",
+            spec.response_bytes, sent, sent);
         break;
       }
       now = measure::now_ns();
@@ -221,7 +231,7 @@ void open_loop(Stream& stream, const RrClientSpec& spec, RrSideResult& result) {
     if (sending && now >= next_ns) {
       requests.write(stream, sent, ec);
       if (ec) {
-        result.error = failure(stream, ec, "sending the request", sent + 1, spec.idle_timeout);
+        result.error = failure(stream, ec, "sending the request", sent + 1, spec.idle_timeout, "server");
         break;
       }
       scheduled.push_back(next_ns);
@@ -230,7 +240,9 @@ void open_loop(Stream& stream, const RrClientSpec& spec, RrSideResult& result) {
       next_ns = spec.start_ns + static_cast<std::int64_t>(static_cast<double>(sent) * period_ns);
     }
   }
-  result.end_ns = now;
+  // The run lasts its schedule at least: a run of a few transactions is not
+  // a rate of thousands because its one response came quickly.
+  result.end_ns = std::max(now, spec.stop_ns);
 }
 
 }  // namespace
@@ -365,7 +377,7 @@ RrSideResult run_rr_server(Stream& stream, const RrServerSpec& spec) {
     const std::size_t n = stream.read_some({in.data(), ask}, ec);
     if (ec == TransportErrc::eof && left == spec.request_bytes) break;  // the client's clean end
     if (ec) {
-      result.error = failure(stream, ec, "awaiting the request", answered + 1, spec.idle_timeout);
+      result.error = failure(stream, ec, "awaiting the request", answered + 1, spec.idle_timeout, "client");
       break;
     }
     if (spec.closed_loop && n > left) {
@@ -388,7 +400,7 @@ RrSideResult run_rr_server(Stream& stream, const RrServerSpec& spec) {
       ++answered;
     }
     if (ec) {
-      result.error = failure(stream, ec, "sending the response", answered + 1, spec.idle_timeout);
+      result.error = failure(stream, ec, "sending the response", answered + 1, spec.idle_timeout, "client");
       break;
     }
     if (limit_ns != 0 && measure::now_ns() >= limit_ns) {
