@@ -77,7 +77,8 @@ ordered_json run_json(const measure::RrRun& run, const measure::TestParameters& 
           {"group", or_null(run.tls.group, run.mode)},
           {"certificate_key_type", or_null(run.tls.certificate_key_type, run.mode)},
           {"client", side_json(run, run.client)},
-          {"server", side_json(run, run.server)},
+          // An interrupted run never heard the server's account.
+          {"server", run.partial ? ordered_json(nullptr) : side_json(run, run.server)},
           {"per_connection", connections},
           {"intervals", intervals}};
 }
@@ -130,8 +131,9 @@ std::string render_rr_runs(const measure::Comparison& c) {
           "{:>12.0f}\n",
           round_label(run), run.label(), run.transactions, run.elapsed_us / 1e6, run.transactions_per_s(),
           l.min, l.p50, l.p90, l.p99, l.p999, l.max,
-          fmt::format("{:.1f} / {:.1f}", run.cpu_us_per_transaction(run.client),
-                      run.cpu_us_per_transaction(run.server)),
+          fmt::format(
+              "{:.1f} / {}", run.cpu_us_per_transaction(run.client),
+              run.partial ? std::string("-") : fmt::format("{:.1f}", run.cpu_us_per_transaction(run.server))),
           run.handshake_us);
       for (const measure::RrConnection& k : run.connections) {
         out += fmt::format(

@@ -239,6 +239,18 @@ TEST_CASE("--rr: a server that answers with more bytes than agreed is named by t
   }
 }
 
+TEST_CASE("--rr --verify: a response that is not the pattern is named by transaction and byte") {
+  FakeRrServer fake(
+      "x");  // the right size, the wrong byte (the pattern's is random per run: 1 in 256 is 'x')
+  const ProcessResult r = run_tlscmp({"client", "127.0.0.1", "-p", std::to_string(fake.port()), "--rr", "1/1",
+                                      "-n", "10", "--verify", "--mode", "tcp", "--repeat", "1"});
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(is_one_line(r.err));
+  CHECK(r.err.find("differs from the --verify pattern at its byte 0") != std::string::npos);
+  CHECK(r.err.find("tcp round 1: the response to transaction ") != std::string::npos);
+}
+
 TEST_CASE("--rr: bad input is refused in one line that says what to do") {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
       {{"--rr", "0/1"}, "--rr request size"},
@@ -378,4 +390,21 @@ TEST_CASE("an rr peer that sends more than a request: the server logs it by tran
   CHECK(run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--rr", "1/1", "-n", "10", "--mode",
                     "tcp", "--repeat", "1"})
             .exit_code == 0);
+}
+
+TEST_CASE("--rr interrupted (SIGINT): exit 130, the run so far marked partial, no server account made up") {
+  TempDir dir;
+  BackgroundProcess client(
+      {tlscmp_binary(), "client", "--rr", "1/1", "-t", "20", "--mode", "tls", "--repeat", "1", "-J"},
+      dir.file("err"), dir.file("out"));
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // well into the run, even sanitized
+  CHECK(client.stop(SIGINT) == 130);
+  const json j = json::parse(read_file(dir.file("out")));
+  CHECK(j["interrupted"] == true);
+  REQUIRE(j["rr_runs"].size() == 1);
+  const json& run = j["rr_runs"][0];
+  CHECK(run["partial"] == true);
+  CHECK(run["transactions"].get<std::uint64_t>() > 0);
+  CHECK(run["server"].is_null());
+  CHECK(run["client"]["cpu_us_per_transaction"].get<double>() > 0);
 }
