@@ -70,12 +70,22 @@ std::string render_sweep_markdown(const std::vector<app::SweepPoint>& points) {
       if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
       cells[{row, column}] = fmt::format("{} ({:.0f} / {:.0f} us)", thousands(s.transactions_per_s.median),
                                          s.p50_us.median, s.p99_us.median);
+      // TLS against the same rounds' TCP: what the question is about.
+      if (s.transactions_per_s_over_tcp && s.p50_over_tcp) {
+        const std::string ratio = column_label(point, s.variant + "/tcp");
+        if (std::find(columns.begin(), columns.end(), ratio) == columns.end()) columns.push_back(ratio);
+        cells[{row, ratio}] =
+            fmt::format("{:.2f}x (p50 {:.2f}x)", s.transactions_per_s_over_tcp->ratio.median,
+                        s.p50_over_tcp->ratio.median);
+      }
     }
   }
   const std::string row_name = points.front().settings.empty() ? "" : points.front().settings.front().first;
   std::string out =
       transactions
-          ? std::string("transactions per second (p50 / p99 latency), medians over the rounds\n\n")
+          ? std::string(
+                "transactions per second (p50 / p99 latency), medians over the rounds; tls/tcp: "
+                "transactions per second over TCP's (and p50 latency), paired by round\n\n")
           : fmt::format("{} per second, min - max over the rounds\n\n", messages ? "messages" : "MB");
   out += fmt::format("| {} |", row_name);
   for (const std::string& c : columns)

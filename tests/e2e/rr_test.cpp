@@ -310,6 +310,13 @@ TEST_CASE("tlscmp sweep --rr: one row per size, transactions/s with p50/p99 in t
   REQUIRE(j["points"].size() == 2);
   CHECK(j["points"][1]["comparison"]["rr_runs"][0]["response_bytes"] == 1024);
   CHECK(j["points"][1]["comparison"]["rr_runs"][0]["transactions"] == 200);
+  // Both modes: a TLS/TCP column beside them.
+  const ProcessResult both =
+      run_tlscmp({"sweep", "--rr", "1/1,1K/4K", "-n", "100", "--repeat", "2", "--out", dir.file("both")});
+  INFO(both.err);
+  REQUIRE(both.exit_code == 0);
+  CHECK(both.out.find("| rr | tcp | tls | tls/tcp |") != std::string::npos);
+  CHECK(both.out.find("x (p50 ") != std::string::npos);
   // Bulk-only settings cannot be swept with it.
   CHECK(run_tlscmp({"sweep", "--rr", "1/1,2/2", "--msg-size", "10"}).exit_code == 2);
 }
