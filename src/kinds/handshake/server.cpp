@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "app/control.hpp"
-#include "kinds/handshake/handshake.hpp"
 #include "kinds/data_connections.hpp"
+#include "kinds/handshake/handshake.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 

@@ -24,22 +24,6 @@ std::uint64_t share(std::uint64_t total, std::uint32_t connections, std::uint32_
   return total / connections + (i < total % connections ? 1 : 0);
 }
 
-// What one connection's client side measured, as sent to the server.
-protocol::SideResult to_side_result(const RrSideResult& r, Role role, std::uint32_t index,
-                                    std::int64_t earliest_ns) {
-  protocol::SideResult side;
-  side.role = role;
-  side.stream = index;
-  side.messages = r.transactions;
-  side.bytes = r.bytes_received;
-  side.elapsed_us = measure::ns_to_us(r.end_ns - r.start_ns);
-  side.offset_us = measure::ns_to_us(r.start_ns - earliest_ns);
-  side.cpu_user_s = r.cpu_user_s;
-  side.cpu_system_s = r.cpu_system_s;
-  side.error = r.error;
-  return side;
-}
-
 // The connections' figures as the run's: transactions added up, the window
 // from the first request to the last response, the latencies merged, the
 // CPU of every connection thread added up.

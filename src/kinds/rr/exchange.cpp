@@ -59,6 +59,42 @@ std::optional<std::uint64_t> mismatch(const std::optional<measure::PayloadPatter
   return pattern->first_mismatch(data, offset);
 }
 
+// What one side of a connection writes, and the --verify pattern it checks
+// what comes in against (none without --verify): the client writes requests
+// and reads responses, the server the reverse.
+struct Traffic {
+  MessageWriter out;
+  std::optional<measure::PayloadPattern> in;
+};
+
+Traffic traffic(bool client, std::uint64_t request_bytes, std::uint64_t response_bytes,
+                std::optional<std::uint64_t> verify_seed, std::uint32_t connection) {
+  const auto seed = [&](bool requests) -> std::optional<std::uint64_t> {
+    if (!verify_seed) return std::nullopt;
+    return requests ? rr_request_seed(*verify_seed, connection) : rr_response_seed(*verify_seed, connection);
+  };
+  Traffic t{MessageWriter(client ? request_bytes : response_bytes, seed(client)), std::nullopt};
+  if (const auto in = seed(!client)) t.in.emplace(*in);
+  return t;
+}
+
+// One side's part on a connection: `part` runs in the transfer phase, and
+// the result gets the calling thread's CPU time over it.
+template <typename Part>
+RrSideResult on_connection(Stream& stream, std::chrono::milliseconds idle_timeout, Part part) {
+  RrSideResult result;
+  if (const std::error_code ec = stream.enter_transfer_phase(idle_timeout)) {
+    result.error = fmt::format("cannot set the idle timeout: {}", ec.message());
+    return result;
+  }
+  const measure::CpuTimes cpu_start = measure::thread_cpu_times();
+  part(result);
+  const measure::CpuTimes cpu = measure::thread_cpu_times() - cpu_start;
+  result.cpu_user_s = cpu.user_s;
+  result.cpu_system_s = cpu.system_s;
+  return result;
+}
+
 // A transaction, on the boards that want it: the -i one and the live view's
 // (which may be the same).
 void record(const RrClientSpec& spec, std::int64_t now_ns, double us) {
@@ -104,11 +140,8 @@ void finish_client(Stream& stream, RrSideResult& result) {
 }
 
 void closed_loop(Stream& stream, const RrClientSpec& spec, RrSideResult& result) {
-  MessageWriter requests(
-      spec.request_bytes,
-      spec.verify_seed ? std::optional(rr_request_seed(*spec.verify_seed, spec.connection)) : std::nullopt);
-  std::optional<measure::PayloadPattern> responses;
-  if (spec.verify_seed) responses.emplace(rr_response_seed(*spec.verify_seed, spec.connection));
+  auto [requests, responses] =
+      traffic(/*client=*/true, spec.request_bytes, spec.response_bytes, spec.verify_seed, spec.connection);
   // One byte more than a response's rest is asked for, so that a longer response shows.
   std::vector<std::byte> in(std::min<std::uint64_t>(spec.response_bytes, kMaxPiece) + 1);
   std::int64_t now = measure::now_ns();
@@ -168,11 +201,8 @@ bool wait_readable(const Stream& stream, std::int64_t until_ns, std::error_code&
 }
 
 void open_loop(Stream& stream, const RrClientSpec& spec, RrSideResult& result) {
-  MessageWriter requests(
-      spec.request_bytes,
-      spec.verify_seed ? std::optional(rr_request_seed(*spec.verify_seed, spec.connection)) : std::nullopt);
-  std::optional<measure::PayloadPattern> responses;
-  if (spec.verify_seed) responses.emplace(rr_response_seed(*spec.verify_seed, spec.connection));
+  auto [requests, responses] =
+      traffic(/*client=*/true, spec.request_bytes, spec.response_bytes, spec.verify_seed, spec.connection);
   std::vector<std::byte> in(
       std::min<std::uint64_t>(std::max<std::uint64_t>(spec.response_bytes, 64 * 1024), kMaxPiece));
   // The thread sleeps until each request is due: with the default timer
@@ -328,36 +358,23 @@ std::vector<measure::RrInterval> RrIntervalBoard::intervals(std::int64_t end_ns)
 }
 
 RrSideResult run_rr_client(Stream& stream, const RrClientSpec& spec) {
-  RrSideResult result;
-  if (const std::error_code ec = stream.enter_transfer_phase(spec.idle_timeout)) {
-    result.error = fmt::format("cannot set the idle timeout: {}", ec.message());
-    return result;
-  }
-  const measure::CpuTimes cpu_start = measure::thread_cpu_times();
-  if (spec.rate_tps > 0) {
-    open_loop(stream, spec, result);
-  } else {
-    closed_loop(stream, spec, result);
-  }
-  if (result.error.empty()) finish_client(stream, result);
-  const measure::CpuTimes cpu = measure::thread_cpu_times() - cpu_start;
-  result.cpu_user_s = cpu.user_s;
-  result.cpu_system_s = cpu.system_s;
-  return result;
+  return on_connection(stream, spec.idle_timeout, [&](RrSideResult& result) {
+    if (spec.rate_tps > 0) {
+      open_loop(stream, spec, result);
+    } else {
+      closed_loop(stream, spec, result);
+    }
+    if (result.error.empty()) finish_client(stream, result);
+  });
 }
 
-RrSideResult run_rr_server(Stream& stream, const RrServerSpec& spec) {
-  RrSideResult result;
-  if (const std::error_code ec = stream.enter_transfer_phase(spec.idle_timeout)) {
-    result.error = fmt::format("cannot set the idle timeout: {}", ec.message());
-    return result;
-  }
-  const measure::CpuTimes cpu_start = measure::thread_cpu_times();
-  MessageWriter responses(
-      spec.response_bytes,
-      spec.verify_seed ? std::optional(rr_response_seed(*spec.verify_seed, spec.connection)) : std::nullopt);
-  std::optional<measure::PayloadPattern> requests;
-  if (spec.verify_seed) requests.emplace(rr_request_seed(*spec.verify_seed, spec.connection));
+namespace {
+
+// The server's side of one connection: a response to each whole request,
+// until the client's clean end.
+void serve_requests(Stream& stream, const RrServerSpec& spec, RrSideResult& result) {
+  auto [responses, requests] =
+      traffic(/*client=*/false, spec.request_bytes, spec.response_bytes, spec.verify_seed, spec.connection);
   // Closed loop, a read asks for one byte more than the request's rest, so
   // that a request sent before the last response shows; open loop, requests
   // may come back to back, and a read takes what is there.
@@ -416,10 +433,28 @@ RrSideResult run_rr_server(Stream& stream, const RrServerSpec& spec) {
     stream.shutdown_send(ec);
     if (ec) result.error = fmt::format("cannot end the connection: {}", describe(ec, stream.error_detail()));
   }
-  const measure::CpuTimes cpu = measure::thread_cpu_times() - cpu_start;
-  result.cpu_user_s = cpu.user_s;
-  result.cpu_system_s = cpu.system_s;
-  return result;
+}
+
+}  // namespace
+
+RrSideResult run_rr_server(Stream& stream, const RrServerSpec& spec) {
+  return on_connection(stream, spec.idle_timeout,
+                       [&](RrSideResult& result) { serve_requests(stream, spec, result); });
+}
+
+protocol::SideResult to_side_result(const RrSideResult& result, Role role, std::uint32_t connection,
+                                    std::int64_t earliest_ns) {
+  protocol::SideResult side;
+  side.role = role;
+  side.stream = connection;
+  side.messages = result.transactions;
+  side.bytes = result.bytes_received;
+  side.elapsed_us = measure::ns_to_us(result.end_ns - result.start_ns);
+  side.offset_us = measure::ns_to_us(result.start_ns - earliest_ns);
+  side.cpu_user_s = result.cpu_user_s;
+  side.cpu_system_s = result.cpu_system_s;
+  side.error = result.error;
+  return side;
 }
 
 // Distinct, unrelated patterns per connection and direction (the pattern's

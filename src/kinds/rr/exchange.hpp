@@ -102,6 +102,12 @@ struct RrSideResult {
   std::string error;                  // empty, or what went wrong, naming the transaction
 };
 
+// What one connection's side measured, as it goes to the other side in
+// a side_result: `messages` the transactions, `bytes` the bytes received,
+// `offset_us` from `earliest_ns`, the earliest start on this side.
+protocol::SideResult to_side_result(const RrSideResult& result, Role role, std::uint32_t connection,
+                                    std::int64_t earliest_ns);
+
 // The client's side of one connection. Never throws for network outcomes:
 // a failure is in `error`, with what was counted until then.
 RrSideResult run_rr_client(Stream& stream, const RrClientSpec& spec);

@@ -107,17 +107,7 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
   try {
     control.set_deadline(Deadline::after(failed_here ? std::min(t.control, app::kResultGrace) : t.control));
     for (std::uint32_t i = 0; i < mine.size(); ++i) {
-      protocol::SideResult result;
-      result.role = Role::receiver;
-      result.stream = i;
-      result.messages = mine[i].transactions;
-      result.bytes = mine[i].bytes_received;
-      result.elapsed_us = measure::ns_to_us(mine[i].end_ns - mine[i].start_ns);
-      result.offset_us = measure::ns_to_us(mine[i].start_ns - earliest);
-      result.cpu_user_s = mine[i].cpu_user_s;
-      result.cpu_system_s = mine[i].cpu_system_s;
-      result.error = mine[i].error;
-      app::send_message(control, result, "the server's result");
+      app::send_message(control, to_side_result(mine[i], Role::receiver, i, earliest), "the server's result");
     }
     for (std::uint32_t i = 0; i < mine.size(); ++i) {
       theirs.push_back(app::receive<protocol::SideResult>(control, "the client's result"));
