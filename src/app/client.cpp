@@ -215,6 +215,17 @@ std::vector<Variant> make_variants(const ClientConfig& config, const tls::Client
   return variants;
 }
 
+// A run's place in the comparison: its label, round and warm-up flag; a
+// run Ctrl-C cut short (partial) ends the comparison.
+template <typename Results, typename Run>
+void keep_run(measure::Comparison& comparison, Run run, const std::string& label, int round, bool warmup) {
+  run.variant = label;
+  run.round = round;
+  run.warmup = warmup;
+  comparison.interrupted = run.partial;
+  comparison.as<Results>().runs.push_back(std::move(run));
+}
+
 // A fresh seed per comparison, so that a stale or misrouted stream cannot pass.
 std::uint64_t random_seed() {
   std::uint64_t seed = 0;
@@ -313,30 +324,20 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
           measure::DatagramRun result =
               kinds::run_datagram_test(target, variant.mode, variant.dtls ? &*variant.dtls : nullptr,
                                        interrupt, comparison.environment);
-          result.variant = variant.label;
-          result.round = round;
-          result.warmup = warmup;
           result.partial = interrupt.interrupted();  // the senders stopped early
-          comparison.interrupted = result.partial;
-          comparison.as<measure::DatagramResults>().runs.push_back(std::move(result));
+          keep_run<measure::DatagramResults>(comparison, std::move(result), variant.label, round, warmup);
         } else if (config.rr_request_bytes > 0) {
-          measure::RrRun result =
+          keep_run<measure::RrResults>(
+              comparison,
               kinds::run_rr_test(target, variant.tls ? &*variant.tls : nullptr, variant.mode, interrupt,
-                                 observer, seed, round, comparison.environment);
-          result.variant = variant.label;
-          result.round = round;
-          result.warmup = warmup;
-          comparison.interrupted = result.partial;
-          comparison.as<measure::RrResults>().runs.push_back(std::move(result));
+                                 observer, seed, round, comparison.environment),
+              variant.label, round, warmup);
         } else {
-          measure::RunResult result =
+          keep_run<measure::StreamResults>(
+              comparison,
               kinds::run_stream_test(target, variant.tls ? &*variant.tls : nullptr, variant.mode, interrupt,
-                                     observer, seed, round, comparison.environment);
-          result.variant = variant.label;
-          result.round = round;
-          result.warmup = warmup;
-          comparison.interrupted = result.partial;
-          comparison.as<measure::StreamResults>().runs.push_back(std::move(result));
+                                     observer, seed, round, comparison.environment),
+              variant.label, round, warmup);
         }
       } catch (const Error& e) {
         if (interrupt.interrupted()) {
