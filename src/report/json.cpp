@@ -2,6 +2,7 @@
 
 #include "measure/stats.hpp"
 #include "report/datagram.hpp"
+#include "report/json_parts.hpp"
 #include "report/report.hpp"
 #include "report/rr.hpp"
 
@@ -12,8 +13,7 @@ using nlohmann::json;
 using nlohmann::ordered_json;
 
 ordered_json to_json(const measure::Summary& s) {
-  return {{"count", s.count}, {"min", s.min},       {"median", s.median}, {"max", s.max},
-          {"mean", s.mean},   {"stddev", s.stddev}, {"p99", s.p99}};
+  return summary_json(s);
 }
 
 ordered_json to_json(const measure::SideCost& side, std::uint64_t bytes) {
@@ -23,12 +23,6 @@ ordered_json to_json(const measure::SideCost& side, std::uint64_t bytes) {
           {"rcvbuf_bytes", side.rcvbuf_bytes}, {"mss_bytes", side.mss_bytes},
           {"congestion", side.congestion},     {"ktls_send", side.ktls_send},
           {"ktls_receive", side.ktls_receive}, {"tls_bytes", side.tls_bytes}};
-}
-
-// null for plain TCP runs, so that every run has the same fields.
-ordered_json or_null(const std::string& value, Mode mode) {
-  if (mode != Mode::tls) return nullptr;
-  return value;
 }
 
 ordered_json to_json(const measure::RunResult& run, const measure::TestParameters& parameters) {
@@ -68,10 +62,10 @@ ordered_json to_json(const measure::RunResult& run, const measure::TestParameter
           {"messages", run.messages},
           {"payload_bytes", run.payload_bytes},
           {"messages_per_s", run.messages_per_s()},
-          {"tls_version", or_null(run.tls.version, run.mode)},
-          {"cipher", or_null(run.tls.cipher, run.mode)},
-          {"group", or_null(run.tls.group, run.mode)},
-          {"certificate_key_type", or_null(run.tls.certificate_key_type, run.mode)},
+          {"tls_version", tls_or_null(run.tls.version, run.mode)},
+          {"cipher", tls_or_null(run.tls.cipher, run.mode)},
+          {"group", tls_or_null(run.tls.group, run.mode)},
+          {"certificate_key_type", tls_or_null(run.tls.certificate_key_type, run.mode)},
           {"record_size", run.mode == Mode::tls ? ordered_json(run.tls.record_size) : ordered_json(nullptr)},
           {"client_certificate_key_type", run.tls.client_certificate_key_type.empty()
                                               ? ordered_json(nullptr)
@@ -84,14 +78,7 @@ ordered_json to_json(const measure::RunResult& run, const measure::TestParameter
 
 ordered_json ratio_json(const measure::StreamResults& c) {
   if (!c.tls_over_tcp) return nullptr;
-  ordered_json r = to_json(*c.tls_over_tcp);
-  if (c.tls_over_tcp_ci) {
-    r["ci95_low"] = c.tls_over_tcp_ci->low;
-    r["ci95_high"] = c.tls_over_tcp_ci->high;
-  } else {
-    r["ci95_low"] = nullptr;
-    r["ci95_high"] = nullptr;
-  }
+  ordered_json r = report::ratio_json(*c.tls_over_tcp, c.tls_over_tcp_ci);
   r["ci_method"] = ci_method();
   return r;
 }
@@ -150,6 +137,23 @@ ordered_json groups_json(const measure::Comparison& c) {
 
 }  // namespace
 
+ordered_json summary_json(const measure::Summary& s) {
+  return {{"count", s.count}, {"min", s.min},       {"median", s.median}, {"max", s.max},
+          {"mean", s.mean},   {"stddev", s.stddev}, {"p99", s.p99}};
+}
+
+ordered_json ratio_json(const measure::Summary& ratios, const std::optional<measure::Interval95>& ci) {
+  ordered_json out = summary_json(ratios);
+  out["ci95_low"] = ci ? ordered_json(ci->low) : ordered_json(nullptr);
+  out["ci95_high"] = ci ? ordered_json(ci->high) : ordered_json(nullptr);
+  return out;
+}
+
+ordered_json tls_or_null(const std::string& value, Mode mode) {
+  if (mode != Mode::tls) return nullptr;
+  return value;
+}
+
 std::string ci_method() {
   return "percentile bootstrap of the median over the paired rounds, " +
          std::to_string(measure::kBootstrapResamples) + " resamples";
@@ -179,10 +183,7 @@ nlohmann::ordered_json comparison_json(const measure::Comparison& c) {
   for (const auto& stats : streams.stats) {
     ordered_json over_tcp = nullptr;
     if (stats.over_tcp) {
-      over_tcp = to_json(*stats.over_tcp);
-      over_tcp["ci95_low"] = stats.over_tcp_ci ? ordered_json(stats.over_tcp_ci->low) : ordered_json(nullptr);
-      over_tcp["ci95_high"] =
-          stats.over_tcp_ci ? ordered_json(stats.over_tcp_ci->high) : ordered_json(nullptr);
+      over_tcp = report::ratio_json(*stats.over_tcp, stats.over_tcp_ci);
     }
     summary[stats.variant] = {{"mode", to_string(stats.mode)},
                               {"runs", stats.transfer_us.count},

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 
+#include "report/json_parts.hpp"
 #include "report/report.hpp"
 
 namespace tlscmp::report {
@@ -16,11 +17,6 @@ ordered_json latency_json(const measure::LatencySummary& l) {
           {"p999", l.p999}, {"max", l.max}, {"mean", l.mean}};
 }
 
-ordered_json summary_json(const measure::Summary& s) {
-  return {{"count", s.count}, {"min", s.min},       {"median", s.median}, {"max", s.max},
-          {"mean", s.mean},   {"stddev", s.stddev}, {"p99", s.p99}};
-}
-
 ordered_json side_json(const measure::RrRun& run, const measure::SideCost& side) {
   return {{"cpu_user_s", side.cpu_user_s},
           {"cpu_system_s", side.cpu_system_s},
@@ -30,15 +26,7 @@ ordered_json side_json(const measure::RrRun& run, const measure::SideCost& side)
 
 ordered_json ratio_json(const std::optional<measure::PairedRatio>& r) {
   if (!r) return nullptr;
-  ordered_json out = summary_json(r->ratio);
-  out["ci95_low"] = r->ci ? ordered_json(r->ci->low) : ordered_json(nullptr);
-  out["ci95_high"] = r->ci ? ordered_json(r->ci->high) : ordered_json(nullptr);
-  return out;
-}
-
-ordered_json or_null(const std::string& value, Mode mode) {
-  if (mode != Mode::tls) return nullptr;
-  return value;
+  return report::ratio_json(r->ratio, r->ci);
 }
 
 ordered_json run_json(const measure::RrRun& run, const measure::TestParameters& p) {
@@ -72,10 +60,10 @@ ordered_json run_json(const measure::RrRun& run, const measure::TestParameters& 
           {"transactions_per_s", run.transactions_per_s()},
           {"handshake_us", run.handshake_us},
           {"latency_us", latency_json(run.latency)},
-          {"tls_version", or_null(run.tls.version, run.mode)},
-          {"cipher", or_null(run.tls.cipher, run.mode)},
-          {"group", or_null(run.tls.group, run.mode)},
-          {"certificate_key_type", or_null(run.tls.certificate_key_type, run.mode)},
+          {"tls_version", tls_or_null(run.tls.version, run.mode)},
+          {"cipher", tls_or_null(run.tls.cipher, run.mode)},
+          {"group", tls_or_null(run.tls.group, run.mode)},
+          {"certificate_key_type", tls_or_null(run.tls.certificate_key_type, run.mode)},
           {"client", side_json(run, run.client)},
           // An interrupted run never heard the server's account.
           {"server", run.partial ? ordered_json(nullptr) : side_json(run, run.server)},
