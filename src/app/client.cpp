@@ -34,7 +34,7 @@ class EmbeddedServer {
   EmbeddedServer(const Timeouts& timeouts, bool ktls)
       : certificates_(tls::generate_certificates({}, kEmbeddedCertificateDays)),
         server_(embedded_config(timeouts, ktls), certificates_.server, quiet_),
-        thread_([this] { server_.run(/*handle_signals=*/false); }) {}
+        thread_([this] { server_.run(); }) {}
   ~EmbeddedServer() {
     server_.stop();
     thread_.join();

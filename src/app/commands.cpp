@@ -131,6 +131,7 @@ void run_server(const ServerConfig& config) {
   const tls::Identity identity = throwaway ? tls::generate_certificates({}, 1).server
                                            : tls::load_identity(config.cert_file, config.key_file);
   Server server(config, identity, log);
+  server.stop_on_signals();
   if (throwaway) {
     log.line(
         fmt::format("no --cert/--key given: using a throwaway certificate for localhost (SHA-256 {}); "
@@ -141,7 +142,7 @@ void run_server(const ServerConfig& config) {
                        server.listen_address(), tls::library_version(),
                        tls::certificate_key_type(identity.certificate_chain_pem)));
   if (!throwaway) log_certificate(log, identity, config.cert_file);
-  server.run(/*handle_signals=*/true);
+  server.run();
   log.line("stopped");
 }
 

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 #include <array>
 #include <boost/asio/ip/v6_only.hpp>
-#include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <cerrno>
@@ -129,17 +128,16 @@ std::string Server::listen_address() const {
   return format_endpoint(acceptor_.local_endpoint());
 }
 
-void Server::run(bool handle_signals) {
-  asio::signal_set signals(io_);
-  if (handle_signals) {
-    signals.add(SIGINT);
-    signals.add(SIGTERM);
-    signals.async_wait([this](const boost::system::error_code& ec, int signal) {
-      if (ec) return;
-      log_.line(fmt::format("{}: stopping", signal == SIGINT ? "SIGINT" : "SIGTERM"));
-      io_.stop();
-    });
-  }
+void Server::stop_on_signals() {
+  signals_.emplace(io_, SIGINT, SIGTERM);
+  signals_->async_wait([this](const boost::system::error_code& ec, int signal) {
+    if (ec) return;
+    log_.line(fmt::format("{}: stopping", signal == SIGINT ? "SIGINT" : "SIGTERM"));
+    io_.stop();
+  });
+}
+
+void Server::run() {
   accept_next();
   io_.run();
   boost::system::error_code ignored;

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/signal_set.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -41,9 +42,13 @@ class Server {
   std::uint16_t port() const;
   std::string listen_address() const;
 
-  // Serves until stop(), or SIGINT/SIGTERM when `handle_signals`; then shuts
-  // down every running test and waits for their threads.
-  void run(bool handle_signals);
+  // From now on SIGINT and SIGTERM end run(). Call it before announcing the
+  // server: a signal that comes between the announcement and run() would
+  // otherwise kill the process (as a test that signals at once found).
+  void stop_on_signals();
+  // Serves until stop() or a signal (see stop_on_signals()); then shuts down
+  // every running test and waits for their threads.
+  void run();
   // Ends run() from any thread.
   void stop();
 
@@ -104,6 +109,7 @@ class Server {
   std::string no_dtls_;                   // then: why not
   PendingTests pending_;
   boost::asio::io_context io_;
+  std::optional<boost::asio::signal_set> signals_;
   boost::asio::ip::tcp::acceptor acceptor_;
 
   std::mutex mutex_;  // guards the members below
