@@ -12,6 +12,7 @@
 #include "app/log.hpp"
 #include "app/server.hpp"
 #include "endpoint.hpp"
+#include "kinds/crr/crr.hpp"
 #include "kinds/datagram/datagram.hpp"
 #include "kinds/handshake/handshake.hpp"
 #include "kinds/rr/rr.hpp"
@@ -111,10 +112,14 @@ std::string run_label(const std::string& variant, int round, int rounds, bool wa
 
 // One kind of run in a round: plain TCP, or TLS with its own context.
 struct Variant {
+  Variant(Mode m, std::string l, std::optional<tls::Context> t, std::optional<tls::DtlsContext> d,
+          bool r = false)
+      : mode(m), label(std::move(l)), tls(std::move(t)), dtls(std::move(d)), resume(r) {}
   Mode mode;
   std::string label;
   std::optional<tls::Context> tls;
   std::optional<tls::DtlsContext> dtls;
+  bool resume = false;  // crr: offer the connector's previous session
 };
 
 // --compare-ciphers: the TLS 1.3 suites, and the TLS 1.2 AEAD suites for
@@ -165,6 +170,8 @@ measure::TestParameters parameters_of(const ClientConfig& config) {
   p.rr_response_bytes = config.rr_response_bytes;
   p.transactions = config.transactions;
   p.rate_tps = config.rate_tps;
+  p.crr = config.crr;
+  p.crr_reset = config.crr_reset;
   return p;
 }
 
@@ -188,6 +195,10 @@ std::vector<Variant> make_variants(const ClientConfig& config, const tls::Client
       variants.push_back({mode, to_string(mode), std::nullopt, std::nullopt});
     } else if (mode == Mode::dtls) {
       variants.push_back({mode, "dtls", std::nullopt, tls::DtlsContext::for_client(tls_config)});
+    } else if (config.crr) {
+      variants.push_back({Mode::tls, "tls", tls::Context::for_client(tls_config), std::nullopt});
+      variants.push_back(
+          {Mode::tls, "tls-resumed", tls::Context::for_client(tls_config), std::nullopt, true});
     } else if (!config.compare_ciphers) {
       variants.push_back({Mode::tls, "tls", tls::Context::for_client(tls_config), std::nullopt});
     } else {
@@ -326,6 +337,12 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
                                        interrupt, comparison.environment);
           result.partial = interrupt.interrupted();  // the senders stopped early
           keep_run<measure::DatagramResults>(comparison, std::move(result), variant.label, round, warmup);
+        } else if (config.crr) {
+          keep_run<measure::CrrResults>(
+              comparison,
+              kinds::run_crr_test(target, variant.tls ? &*variant.tls : nullptr,
+                                  {variant.mode, variant.resume}, interrupt, round, comparison.environment),
+              variant.label, round, warmup);
         } else if (config.rr_request_bytes > 0) {
           keep_run<measure::RrResults>(
               comparison,

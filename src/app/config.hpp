@@ -98,6 +98,10 @@ struct ClientConfig {
   std::uint64_t rr_response_bytes = 0;
   std::uint64_t transactions = 0;  // -n: over all connections; 0 with -t
   double rate_tps = 0;             // --rate: open loop, transactions per second over all connections
+  // --crr: a connection per transaction, with the rr sizes (default 1/1);
+  // -P connectors; transactions is then -n connections in all.
+  bool crr = false;
+  bool crr_reset = true;  // --close reset (SO_LINGER 0, no TIME_WAIT) or fin (TIME_WAIT here)
   Timeouts timeouts;
 };
 

@@ -102,6 +102,7 @@ protocol::TestRequest test_request(const ClientConfig& config, Mode mode) {
     r.transactions = config.transactions;
     r.duration_ms = config.transactions > 0 ? 0 : duration_ms;
     r.rate_tps = config.rate_tps;
+    r.crr = config.crr;
     r.verify = config.verify;
     r.record_size = mode == Mode::tls ? config.record_size : 0;
     return r;

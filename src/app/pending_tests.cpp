@@ -34,6 +34,20 @@ std::unique_ptr<PendingTests::Ticket> PendingTests::open(std::uint32_t streams, 
   return std::make_unique<Ticket>(*this, cookie);
 }
 
+std::unique_ptr<PendingTests::Ticket> PendingTests::open(std::shared_ptr<ConnectionSink> sink) {
+  auto ticket = open(0, 0);
+  std::lock_guard lock(mutex_);
+  slots_.at(ticket->cookie()).sink = std::move(sink);
+  return ticket;
+}
+
+std::shared_ptr<PendingTests::ConnectionSink> PendingTests::sink(const protocol::Cookie& cookie) const {
+  std::lock_guard lock(mutex_);
+  auto it = slots_.find(cookie);
+  if (cancelled_ || it == slots_.end()) return nullptr;
+  return it->second.sink;
+}
+
 bool PendingTests::deliver(const protocol::Cookie& cookie, std::uint32_t index,
                            std::unique_ptr<Stream> stream) {
   {

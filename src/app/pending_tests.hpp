@@ -17,6 +17,14 @@ namespace tlscmp::app {
 // data connection delivers its stream by cookie; the session takes it.
 class PendingTests {
  public:
+  // What a test of a connection per transaction (crr) keeps of its
+  // connections: each kind derives its own; the threads that serve the
+  // connections find it by cookie (sink()).
+  class ConnectionSink {
+   public:
+    virtual ~ConnectionSink() = default;
+  };
+
   class Ticket {
    public:
     Ticket(PendingTests& owner, protocol::Cookie cookie) : owner_(owner), cookie_(cookie) {}
@@ -40,6 +48,10 @@ class PendingTests {
   // handshake test's ticket, which takes up to that many handshake
   // connections (probe) and no data stream.
   std::unique_ptr<Ticket> open(std::uint32_t streams = 1, std::uint64_t handshakes = 0);
+  // A crr test's ticket: its connections find `sink` by the cookie.
+  std::unique_ptr<Ticket> open(std::shared_ptr<ConnectionSink> sink);
+  // The sink of a running crr test with this cookie, or null.
+  std::shared_ptr<ConnectionSink> sink(const protocol::Cookie& cookie) const;
   // False if no session waits for this cookie, or the index is out of range or already taken.
   bool deliver(const protocol::Cookie& cookie, std::uint32_t index, std::unique_ptr<Stream> stream);
   // Counts one handshake connection; false unless the cookie belongs to a
@@ -54,6 +66,7 @@ class PendingTests {
     std::uint32_t arrived = 0;
     std::uint64_t handshakes = 0;  // > 0: a handshake test, expecting this many
     std::uint64_t probes = 0;
+    std::shared_ptr<ConnectionSink> sink;  // a crr test's
   };
   mutable std::mutex mutex_;
   std::condition_variable delivered_;

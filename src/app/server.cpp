@@ -1,11 +1,15 @@
 #include "app/server.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 
 #include <fmt/format.h>
 #include <array>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/v6_only.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <cerrno>
@@ -17,6 +21,7 @@
 
 #include "app/control.hpp"
 #include "endpoint.hpp"
+#include "kinds/crr/crr.hpp"
 #include "kinds/datagram/datagram.hpp"
 #include "kinds/handshake/handshake.hpp"
 #include "kinds/rr/rr.hpp"
@@ -35,6 +40,11 @@ namespace {
 
 constexpr std::byte kTlsHandshakeRecord{0x16};  // the first byte of every TLS ClientHello
 constexpr std::chrono::seconds kShutdownGrace{5};
+// Threads waiting in accept() beyond those serving: a thread that finds this
+// many waiting when its connection ends goes instead of waiting too.
+constexpr int kSpareAcceptors = 2;
+// After an accept() that failed for want of descriptors or memory.
+constexpr std::chrono::milliseconds kAcceptRetry{100};
 
 tcp::endpoint listen_endpoint(const ServerConfig& config) {
   if (config.bind_address.empty()) return {tcp::v6(), config.port};
@@ -42,6 +52,24 @@ tcp::endpoint listen_endpoint(const ServerConfig& config) {
   const auto address = asio::ip::make_address(config.bind_address, ec);
   if (ec) throw UsageError(fmt::format("--bind '{}' is not an IP address", config.bind_address));
   return {address, config.port};
+}
+
+// The address (no port) a connection came from, as --max-pending-per-source
+// counts it: an IPv4 client of an IPv6 socket as plain IPv4.
+std::string peer_host(int fd) {
+  sockaddr_storage peer{};
+  socklen_t length = sizeof peer;
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &length) != 0) return "?";
+  std::array<char, INET6_ADDRSTRLEN> text{};
+  if (peer.ss_family == AF_INET6) {
+    const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&peer);
+    if (IN6_IS_ADDR_V4MAPPED(&v6->sin6_addr)) {
+      return ::inet_ntop(AF_INET, &v6->sin6_addr.s6_addr[12], text.data(), text.size()) ? text.data() : "?";
+    }
+    return ::inet_ntop(AF_INET6, &v6->sin6_addr, text.data(), text.size()) ? text.data() : "?";
+  }
+  const auto* v4 = reinterpret_cast<const sockaddr_in*>(&peer);
+  return ::inet_ntop(AF_INET, &v4->sin_addr, text.data(), text.size()) ? text.data() : "?";
 }
 
 std::string format_endpoint(const tcp::endpoint& endpoint) {
@@ -53,19 +81,21 @@ std::string format_endpoint(const tcp::endpoint& endpoint) {
 std::byte peek_first_byte(int fd, std::chrono::milliseconds wait, const char* flag) {
   const Deadline deadline = Deadline::after(wait);
   for (;;) {
-    if (const std::error_code ec = wait_fd(fd, POLLIN, deadline)) {
-      if (ec == TransportErrc::timeout) {
-        throw Error(fmt::format("sent nothing within {:g} s ({}); closed",
-                                std::chrono::duration<double>(wait).count(), flag));
-      }
-      throw Error(fmt::format("cannot wait for the first byte: {}", ec.message()));
-    }
+    // Often the byte is there already (a client writes as soon as it is
+    // connected): look first, wait only if it is not.
     std::byte first{};
     const ssize_t n = ::recv(fd, &first, 1, MSG_PEEK);
     if (n == 1) return first;
     if (n == 0) throw Error("closed the connection without sending anything");
     if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
       throw Error(fmt::format("cannot read the first byte: {}", std::strerror(errno)));
+    }
+    if (const std::error_code ec = wait_fd(fd, POLLIN, deadline)) {
+      if (ec == TransportErrc::timeout) {
+        throw Error(fmt::format("sent nothing within {:g} s ({}); closed",
+                                std::chrono::duration<double>(wait).count(), flag));
+      }
+      throw Error(fmt::format("cannot wait for the first byte: {}", ec.message()));
     }
   }
 }
@@ -98,22 +128,27 @@ Server::Server(const ServerConfig& config, const tls::Identity& identity, Logger
       log_(log),
       tls_(tls::Context::for_server({identity, tls::kDefaultReadAheadBytes, config.tls_policy,
                                      config.client_ca_file, config.require_client_cert})),
-      acceptor_(io_) {
+      listener_() {
+  tcp::acceptor acceptor(io_);
   if (tls::DtlsContext::available(no_dtls_)) dtls_.emplace(tls::DtlsContext::for_server(identity));
   tcp::endpoint endpoint = listen_endpoint(config);
   boost::system::error_code ec;
-  acceptor_.open(endpoint.protocol(), ec);
+  acceptor.open(endpoint.protocol(), ec);
   if (ec == asio::error::address_family_not_supported && config.bind_address.empty()) {
     endpoint = tcp::endpoint(tcp::v4(), config.port);  // no IPv6 on this host
-    acceptor_.open(endpoint.protocol(), ec);
+    acceptor.open(endpoint.protocol(), ec);
   }
-  if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
   if (!ec && endpoint.protocol() == tcp::v6() && config.bind_address.empty()) {
-    acceptor_.set_option(asio::ip::v6_only(false), ec);  // serve IPv4 clients too
+    acceptor.set_option(asio::ip::v6_only(false), ec);  // serve IPv4 clients too
   }
-  if (!ec) acceptor_.bind(endpoint, ec);
-  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) throw Error(fmt::format("cannot listen on {}: {}", format_endpoint(endpoint), ec.message()));
+  // Out of asio's hands: the accepting threads block in accept() on it, and
+  // asio's epoll would otherwise wake the io thread for every connection too.
+  local_endpoint_ = acceptor.local_endpoint();
+  listener_ = UniqueFd(acceptor.release());
 }
 
 Server::~Server() {
@@ -121,11 +156,11 @@ Server::~Server() {
 }
 
 std::uint16_t Server::port() const {
-  return acceptor_.local_endpoint().port();
+  return local_endpoint_.port();
 }
 
 std::string Server::listen_address() const {
-  return format_endpoint(acceptor_.local_endpoint());
+  return format_endpoint(local_endpoint_);
 }
 
 void Server::stop_on_signals() {
@@ -138,10 +173,16 @@ void Server::stop_on_signals() {
 }
 
 void Server::run() {
-  accept_next();
+  const auto keep_running = asio::make_work_guard(io_);
+  if (!start_acceptor()) throw Error("cannot start a thread to accept connections");
   io_.run();
-  boost::system::error_code ignored;
-  acceptor_.close(ignored);
+  {
+    std::lock_guard lock(mutex_);
+    accepting_stopped_ = true;
+  }
+  // Wakes the threads waiting in accept() (EINVAL) and takes no more
+  // connections; the socket closes with the server.
+  ::shutdown(listener_.get(), SHUT_RDWR);
   finish_running_tests();
   shut_down_connections();
 }
@@ -279,49 +320,89 @@ void Server::turn_away(tcp::socket socket, const std::string& reason) {
                     });
 }
 
-void Server::accept_next() {
-  acceptor_.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
-    if (ec == asio::error::operation_aborted) return;
-    if (ec) {
-      // EMFILE and the like: say so and keep serving those already connected.
-      log_.line(fmt::format("accept failed: {}", ec.message()));
-    } else {
-      boost::system::error_code ignored;
-      asio::ip::address address = socket.remote_endpoint(ignored).address();
-      if (address.is_v6() && address.to_v6().is_v4_mapped())
-        address = asio::ip::make_address_v4(asio::ip::v4_mapped, address.to_v6());
-      const std::string source = address.to_string();
-      const std::string busy = admit(source);
-      if (!busy.empty()) {
-        log_busy(peer_address(socket.native_handle()), busy);
-        turn_away(std::move(socket), busy);
-      } else {
-        const int fd = socket.release();
-        try {
-          threads_.reap();
-          threads_.spawn([this, fd, source] { handle_connection(fd, source); });
-        } catch (const std::system_error& e) {
-          log_.line(fmt::format("{} refused: cannot start a thread: {}", peer_address(fd), e.what()));
-          ::close(fd);
-          SetUpSlot slot(*this, source);  // gives back the place admit() counted
-          std::lock_guard lock(mutex_);
-          --active_connections_;
-        }
-      }
+void Server::accept_loop() {
+  const int listener = listener_.get();
+  for (;;) {
+    {
+      std::lock_guard lock(mutex_);
+      if (accepting_stopped_) return;
+      ++idle_acceptors_;
     }
-    accept_next();
+    const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    const int error = errno;
+    bool spare_needed = false;
+    {
+      std::lock_guard lock(mutex_);
+      --idle_acceptors_;
+      if (accepting_stopped_) {
+        if (fd >= 0) ::close(fd);
+        return;
+      }
+      spare_needed = fd >= 0 && idle_acceptors_ == 0;
+    }
+    if (fd < 0) {
+      if (error == EINTR || error == ECONNABORTED || error == EAGAIN) continue;
+      // EMFILE and the like: say so (once a second at most) and keep serving those already connected.
+      asio::post(
+          io_, [this, error] { log_busy("accept", fmt::format("accept failed: {}", std::strerror(error))); });
+      std::this_thread::sleep_for(kAcceptRetry);
+      continue;
+    }
+    // Someone else listens while this thread serves what it took.
+    if (spare_needed && !start_acceptor()) {
+      ::close(fd);
+      continue;
+    }
+    serve_accepted(fd);
+    {
+      std::lock_guard lock(mutex_);
+      if (idle_acceptors_ >= kSpareAcceptors) return;  // enough listen: this thread may go
+    }
+  }
+}
+
+bool Server::start_acceptor() {
+  try {
+    threads_.reap();
+    threads_.spawn([this] { accept_loop(); });
+    return true;
+  } catch (const std::system_error& e) {
+    asio::post(io_, [this, what = std::string(e.what())] {
+      log_busy("accept", fmt::format("cannot start a thread: {}", what));
+    });
+    return false;
+  }
+}
+
+void Server::serve_accepted(int fd) {
+  const std::string source = peer_host(fd);
+  const std::string busy = admit(source);
+  if (busy.empty()) {
+    handle_connection(fd, source);
+    return;
+  }
+  // Turned away on the io thread, which has the timers for it.
+  asio::post(io_, [this, fd, busy] {
+    log_busy(peer_address(fd), busy);
+    tcp::socket socket(io_);
+    boost::system::error_code ec;
+    socket.assign(local_endpoint_.protocol(), fd, ec);
+    if (ec) {
+      ::close(fd);
+      return;
+    }
+    turn_away(std::move(socket), busy);
   });
 }
 
 void Server::handle_connection(int raw_fd, const std::string& source) {
+  const double started_cpu_s = measure::thread_cpu_s();  // a crr connection's cost starts here
   {
     std::unique_ptr<Stream> stream;  // declared first, so that its socket closes last
     UniqueFd fd(raw_fd);
-    const std::string peer = peer_address(raw_fd);
     LiveFd live(*this, raw_fd);
     SetUpSlot set_up(*this, source);
     try {
-      set_nonblocking(raw_fd, true);
       set_nodelay(raw_fd, true);
       const Deadline deadline = Deadline::after(config_.timeouts.handshake);
       // The first byte within --preamble-timeout (or the handshake timeout, if shorter).
@@ -353,9 +434,11 @@ void Server::handle_connection(int raw_fd, const std::string& source) {
       const protocol::ConnectionKind kind = preamble.kind;
       if (kind == protocol::ConnectionKind::control) {
         if (stream->is_tls()) throw protocol::ProtocolError("a control connection must be plain TCP");
-        serve_control(*stream, peer);
+        serve_control(*stream, peer_address(raw_fd));
       } else if (kind == protocol::ConnectionKind::handshake) {
         kinds::serve_handshake_connection(*stream, pending_);
+      } else if (kind == protocol::ConnectionKind::crr) {
+        kinds::serve_crr_connection(*stream, pending_, started_cpu_s);
       } else {
         protocol::DataHeader header{};
         std::error_code ec;
@@ -371,7 +454,7 @@ void Server::handle_connection(int raw_fd, const std::string& source) {
         }
       }
     } catch (const std::exception& e) {
-      log_.line(fmt::format("{} {}", peer, e.what()));
+      log_.line(fmt::format("{} {}", peer_address(raw_fd), e.what()));  // still open: `stream` closes last
     }
   }
   std::lock_guard lock(mutex_);
@@ -390,6 +473,10 @@ class Server::Side final : public kinds::ServerSide {
   std::unique_ptr<PendingTests::Ticket> open_ticket(std::uint32_t streams,
                                                     std::uint64_t handshakes) override {
     return server_.pending_.open(streams, handshakes);
+  }
+  std::unique_ptr<PendingTests::Ticket> open_ticket(
+      std::shared_ptr<PendingTests::ConnectionSink> sink) override {
+    return server_.pending_.open(std::move(sink));
   }
   const tls::DtlsContext* dtls() const override { return server_.dtls_ ? &*server_.dtls_ : nullptr; }
   LiveSocket register_live(int fd) override {
@@ -450,6 +537,9 @@ void Server::serve_control(Stream& control, const std::string& peer) {
       break;
     case protocol::TestKind::rr:
       line = kinds::serve_rr_test(control, request, side);
+      break;
+    case protocol::TestKind::crr:
+      line = kinds::serve_crr_test(control, request, side);
       break;
   }
   log_.line(fmt::format("{} {}", peer, line));

@@ -19,6 +19,7 @@
 #include "app/thread_set.hpp"
 #include "tls/context.hpp"
 #include "tls/dtls.hpp"
+#include "transport/unique_fd.hpp"
 
 namespace tlscmp::app {
 
@@ -85,7 +86,14 @@ class Server {
     bool held_ = true;
   };
 
-  void accept_next();
+  // An accepting thread: takes a connection and serves it itself (no
+  // hand-off between threads: what a connection per transaction pays for),
+  // having first made sure another thread accepts meanwhile.
+  void accept_loop();
+  // One more accepting thread; false (logged) if none can start.
+  bool start_acceptor();
+  // A connection just accepted: served on this thread, or turned away as busy.
+  void serve_accepted(int fd);
   // Why a new connection from `source` cannot be taken now ("server busy:
   // ..."), or "" after counting it in.
   std::string admit(const std::string& source);
@@ -110,7 +118,8 @@ class Server {
   PendingTests pending_;
   boost::asio::io_context io_;
   std::optional<boost::asio::signal_set> signals_;
-  boost::asio::ip::tcp::acceptor acceptor_;
+  UniqueFd listener_;  // the listening socket
+  boost::asio::ip::tcp::endpoint local_endpoint_;
 
   std::mutex mutex_;  // guards the members below
   std::condition_variable idle_;
@@ -118,9 +127,12 @@ class Server {
   int running_tests_ = 0;  // control sessions past the --max-clients check
   int setting_up_ = 0;     // connections being set up (SetUpSlot)
   std::map<std::string, int> setting_up_by_source_;
-  // The accepting thread's own: connections being turned away, and the busy
+  // The io thread's own: connections being turned away, and the busy
   // lines not logged (one a second at most, so that a flood cannot flood the log).
   int turning_away_ = 0;
+  // Guarded by mutex_: threads waiting in accept(), and whether they should stop.
+  int idle_acceptors_ = 0;
+  bool accepting_stopped_ = false;
   std::chrono::steady_clock::time_point last_busy_log_{};
   int busy_unlogged_ = 0;
   // Last: joined first when the server goes, while everything they use still exists.

@@ -6,11 +6,29 @@ namespace tlscmp::app {
 
 void ThreadSet::spawn(std::function<void()> work) {
   std::lock_guard lock(mutex_);
-  running_.emplace_back([this, work = std::move(work)] {
+  if (waiting_ > static_cast<int>(handed_.size())) {
+    handed_.push_back(std::move(work));
+    more_work_.notify_one();
+    return;
+  }
+  running_.emplace_back([this, work = std::move(work)]() mutable { run(std::move(work)); });
+}
+
+void ThreadSet::run(std::function<void()> work) {
+  for (;;) {
     work();
-    std::lock_guard done(mutex_);
-    finished_.push_back(std::this_thread::get_id());
-  });
+    work = nullptr;  // its captures go before the thread waits
+    std::unique_lock lock(mutex_);
+    ++waiting_;
+    more_work_.wait_for(lock, kIdleLinger, [&] { return !handed_.empty() || stopping_; });
+    --waiting_;
+    if (handed_.empty()) {
+      finished_.push_back(std::this_thread::get_id());
+      return;
+    }
+    work = std::move(handed_.front());
+    handed_.pop_front();
+  }
 }
 
 void ThreadSet::reap() {
@@ -34,9 +52,11 @@ void ThreadSet::join_all() {
   std::list<std::thread> all;
   {
     std::lock_guard lock(mutex_);
+    stopping_ = true;
     all.swap(running_);
     finished_.clear();
   }
+  more_work_.notify_all();
   for (std::thread& t : all)
     t.join();
 }

@@ -124,8 +124,10 @@ struct ClientFlags {
   int parallel = 1;
   bool bidir = false;
   bool no_delay = false;
-  std::string rr;       // --rr REQ/RESP
-  std::string rr_rate;  // --rate, with --rr
+  std::string rr;         // --rr REQ/RESP
+  std::string rr_rate;    // --rate, with --rr
+  bool crr = false;       // --crr
+  std::string crr_close;  // --close reset|fin
   TimeoutFlags timeouts;
 };
 
@@ -351,6 +353,17 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
          "With --rr and -t: open loop, this many transactions per second over all connections (K, M: "
          "powers of 1000); latency counts from when each request was due")
       ->type_name("TPS");
+  cmd->add_flag("--crr", flags.crr,
+                "Instead of bulk runs: a new connection per transaction (connect, TLS handshake, one --rr "
+                "request and response, default 1/1, close) on each of -P connectors, for -t seconds "
+                "(default 10) or -n connections in all; tcp, tls and tls-resumed")
+      ->excludes(cmd->get_option("--handshakes"));
+  cmd->add_option("--close", flags.crr_close,
+                  "With --crr: how the client closes each connection: reset (SO_LINGER 0, the default: no "
+                  "TIME_WAIT, ports never run out) or fin (an orderly close, as most clients do: each port "
+                  "then waits 60 s in TIME_WAIT)")
+      ->check(CLI::IsMember({"reset", "fin"}))
+      ->type_name("reset|fin");
   add_timeout_flags(cmd, flags.timeouts);
 }
 
@@ -566,6 +579,54 @@ void to_rr_config(const ClientFlags& flags, app::ClientConfig& c) {
   c.rounds = flags.repeat > 0 ? flags.repeat : 3;
 }
 
+// --crr: -n counts connections, -P connectors; --rr (default 1/1) sizes the
+// transaction each connection makes.
+void to_crr_config(const ClientFlags& flags, app::ClientConfig& c) {
+  const auto refuse = [](const char* flag) {
+    throw UsageError(
+        fmt::format("{} does not apply to --crr; it takes --rr, -t, -n, -P, --close, --repeat, "
+                    "--warmup and the TLS flags",
+                    flag));
+  };
+  const std::pair<bool, const char*> not_crr[] = {
+      {flags.reverse, "-R"},
+      {flags.bidir, "--bidir"},
+      {flags.sizes.msg_size != 0, "--msg-size"},
+      {flags.framing != "raw", "--framing"},
+      {flags.sizes.max_msg != framing::kMaxMessageBytes, "--max-msg"},
+      {flags.sizes.read_size != 0, "--read-size"},
+      {flags.sizes.record_size != 0, "--record-size"},
+      {!flags.length.empty(), "-l"},
+      {flags.compare_ciphers, "--compare-ciphers"},
+      {flags.compare_groups, "--compare-groups"},
+      {!flags.rate.empty(), "-b"},
+      {!flags.rr_rate.empty(), "--rate"},
+      {flags.gso, "--gso"},
+      {flags.verify, "--verify"},
+      {flags.tls_policy.ktls, "--ktls"},
+      {flags.interval_s > 0, "-i"},
+      {flags.sizes.sndbuf_bytes != 0 || flags.sizes.rcvbuf_bytes != 0, "-w/--sndbuf/--rcvbuf"}};
+  for (const auto& [given, flag] : not_crr) {
+    if (given) refuse(flag);
+  }
+  if (flags.no_delay) throw UsageError("-N: crr connections always set TCP_NODELAY; leave -N out");
+  c.crr = true;
+  c.crr_reset = flags.crr_close != "fin";
+  std::tie(c.rr_request_bytes, c.rr_response_bytes) = parse_rr(flags.rr.empty() ? "1/1" : flags.rr, "--rr");
+  c.bytes = 0;
+  if (!flags.bytes.empty()) {
+    c.transactions = parse_count(flags.bytes, "-n", 1, protocol::kMaxTransactions, "connections");
+    if (c.transactions < c.streams) {
+      throw UsageError(
+          fmt::format("-n {}: fewer connections than connectors (-P {}); each makes one at least",
+                      c.transactions, c.streams));
+    }
+  } else {
+    c.duration = flags.time_s > 0 ? milliseconds_of(flags.time_s) : std::chrono::seconds(10);
+  }
+  c.rounds = flags.repeat > 0 ? flags.repeat : 3;
+}
+
 // TLS settings where no TLS runs: refused, as -b is without datagrams, so that
 // a flag never silently does nothing.
 void refuse_tls_flags_without_tls(const ClientFlags& flags) {
@@ -616,9 +677,12 @@ void split_host(const ClientFlags& flags, app::ClientConfig& c) {
 
 ClientCommand to_client_command(const ClientFlags& flags) {
   // Before the TLS flags: with datagrams, --rr is the mistake to name.
-  if (!flags.rr.empty() && (flags.mode == "udp" || flags.mode == "dtls" || flags.mode == "both-udp")) {
-    throw UsageError(fmt::format("--rr runs over tcp and tls; --mode {} sends datagrams", flags.mode));
+  if ((!flags.rr.empty() || flags.crr) &&
+      (flags.mode == "udp" || flags.mode == "dtls" || flags.mode == "both-udp")) {
+    throw UsageError(fmt::format("{} runs over tcp and tls; --mode {} sends datagrams",
+                                 flags.crr ? "--crr" : "--rr", flags.mode));
   }
+  if (!flags.crr_close.empty() && !flags.crr) throw UsageError("--close is for --crr runs");
   refuse_tls_flags_without_tls(flags);
   ClientCommand command;
   app::ClientConfig& c = command.config;
@@ -633,7 +697,7 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   if (flags.time_s > 0) {
     c.bytes = 0;
     c.duration = milliseconds_of(flags.time_s);
-  } else if (!datagrams && flags.rr.empty()) {  // datagrams and --rr count other things with -n
+  } else if (!datagrams && flags.rr.empty() && !flags.crr) {  // datagrams, --rr, --crr count other things
     c.bytes = parse_size(flags.bytes.empty() ? "1G" : flags.bytes, "-n/--bytes", 1, protocol::kMaxTestBytes);
   }
   c.interval = milliseconds_of(flags.interval_s);
@@ -666,7 +730,9 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   c.key_file = flags.key_file;
   c.no_delay = flags.no_delay;
   c.timeouts = to_timeouts(flags.timeouts);
-  if (!flags.rr.empty()) {
+  if (flags.crr) {
+    to_crr_config(flags, c);
+  } else if (!flags.rr.empty()) {
     to_rr_config(flags, c);
   } else if (!flags.rr_rate.empty()) {
     throw UsageError("--rate is for request/response tests (--rr REQ/RESP); datagram modes take -b");

@@ -23,6 +23,12 @@ namespace tlscmp::kinds {
 
 inline constexpr std::byte kReadyByte{'R'};
 
+// Connection i's share of `total` (transactions, connections) over `count`
+// connections: as even as it gets, 301 over 3 is 101, 100, 100.
+inline std::uint64_t share(std::uint64_t total, std::uint32_t count, std::uint32_t i) {
+  return total / count + (i < total % count ? 1 : 0);
+}
+
 struct DataConnections {
   std::vector<std::unique_ptr<Stream>> streams;
   std::vector<double> handshake_us;  // each one's TCP connect plus TLS handshake

@@ -44,6 +44,9 @@ class ServerSide {
   // to that many handshake connections (see app::PendingTests).
   virtual std::unique_ptr<app::PendingTests::Ticket> open_ticket(std::uint32_t streams,
                                                                  std::uint64_t handshakes) = 0;
+  // A ticket for a crr test, whose connections find `sink` by its cookie.
+  virtual std::unique_ptr<app::PendingTests::Ticket> open_ticket(
+      std::shared_ptr<app::PendingTests::ConnectionSink> sink) = 0;
   // The DTLS context, or null where this build has none.
   virtual const tls::DtlsContext* dtls() const = 0;
   virtual LiveSocket register_live(int fd) = 0;

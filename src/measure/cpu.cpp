@@ -1,6 +1,7 @@
 #include "measure/cpu.hpp"
 
 #include <sys/resource.h>
+#include <time.h>
 
 namespace tlscmp::measure {
 namespace {
@@ -15,6 +16,12 @@ CpuTimes thread_cpu_times() {
   rusage usage{};
   if (::getrusage(RUSAGE_THREAD, &usage) != 0) return {};
   return {seconds(usage.ru_utime), seconds(usage.ru_stime)};
+}
+
+double thread_cpu_s() {
+  timespec t{};
+  if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0) return 0;
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
 }
 
 }  // namespace tlscmp::measure

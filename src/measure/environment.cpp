@@ -52,4 +52,24 @@ std::string kernel_description() {
   return fmt::format("{} {} {}", u.sysname, u.release, u.machine);
 }
 
+std::optional<std::uint64_t> time_wait_sockets() {
+  constexpr std::string_view kTimeWait = "06";  // the kernel's TCP_TIME_WAIT, in the "st" column
+  std::optional<std::uint64_t> count;
+  for (const char* path : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream in(path);
+    if (!in) continue;
+    count = count.value_or(0);
+    std::string line;
+    std::getline(in, line);  // the header
+    while (std::getline(in, line)) {
+      // "  sl  local_address rem_address   st ...": the state is the fourth field.
+      std::istringstream fields(line);
+      std::string slot, local, remote, state;
+      fields >> slot >> local >> remote >> state;
+      if (state == kTimeWait) ++*count;
+    }
+  }
+  return count;
+}
+
 }  // namespace tlscmp::measure

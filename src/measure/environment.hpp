@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace tlscmp::measure {
@@ -14,5 +16,8 @@ std::string cpu_crypto_features();
 
 // "Linux 6.1.0-18-amd64 x86_64", from uname(2).
 std::string kernel_description();
+// Sockets in TIME_WAIT in this network namespace, IPv4 and IPv6, from
+// /proc/net/tcp and /proc/net/tcp6; none where neither can be read.
+std::optional<std::uint64_t> time_wait_sockets();
 
 }  // namespace tlscmp::measure

@@ -37,6 +37,11 @@ std::vector<std::string> variant_order(const Comparison& comparison) {
   return labels;
 }
 
+std::optional<PairedRatio> paired(const std::vector<double>& ratios) {
+  if (ratios.empty()) return std::nullopt;
+  return PairedRatio{summarize(ratios), bootstrap_median_ci(ratios)};
+}
+
 // Each round runs tcp and tls back to back: a TLS run's figures are compared
 // with the same round's TCP run, and the ratios summarized with their CI.
 void compute_rr_statistics(const Comparison& comparison, RrResults& results) {
@@ -46,10 +51,6 @@ void compute_rr_statistics(const Comparison& comparison, RrResults& results) {
   for (const RrRun& run : results.runs) {
     if (counts(run) && run.mode == Mode::tcp) tcp[run.round] = &run;
   }
-  const auto paired = [](const std::vector<double>& ratios) -> std::optional<PairedRatio> {
-    if (ratios.empty()) return std::nullopt;
-    return PairedRatio{summarize(ratios), bootstrap_median_ci(ratios)};
-  };
   for (const std::string& variant : variant_order(comparison)) {
     std::vector<const RrRun*> runs;
     std::vector<double> tps, p50, p99;
@@ -81,9 +82,54 @@ void compute_rr_statistics(const Comparison& comparison, RrResults& results) {
   }
 }
 
+// As rr: every TLS variant against the same round's TCP run.
+void compute_crr_statistics(const Comparison& comparison, CrrResults& results) {
+  results.stats.clear();
+  const auto counts = [](const CrrRun& run) { return !run.warmup && !run.partial && run.connections > 0; };
+  std::map<int, const CrrRun*> tcp;  // round -> its TCP run
+  for (const CrrRun& run : results.runs) {
+    if (counts(run) && run.mode == Mode::tcp) tcp[run.round] = &run;
+  }
+  for (const std::string& variant : variant_order(comparison)) {
+    std::vector<const CrrRun*> runs;
+    std::vector<double> rate, p50;
+    CrrStats stats;
+    for (const CrrRun& run : results.runs) {
+      if (run.label() != variant || !counts(run)) continue;
+      runs.push_back(&run);
+      stats.connections += run.connections;
+      stats.resumed += run.resumed;
+      stats.refused += run.refused;
+      stats.failed += run.failed;
+      const auto base = tcp.find(run.round);
+      if (run.mode != Mode::tls || base == tcp.end()) continue;
+      const CrrRun& t = *base->second;
+      if (t.connections_per_s() > 0) rate.push_back(run.connections_per_s() / t.connections_per_s());
+      if (t.total.p50 > 0) p50.push_back(run.total.p50 / t.total.p50);
+    }
+    if (runs.empty()) continue;
+    stats.variant = variant;
+    stats.mode = runs.front()->mode;
+    stats.connections_per_s = summarize_field(runs, [](const CrrRun& r) { return r.connections_per_s(); });
+    stats.connect_p50_us = summarize_field(runs, [](const CrrRun& r) { return r.connect.p50; });
+    stats.handshake_p50_us = summarize_field(runs, [](const CrrRun& r) { return r.handshake.p50; });
+    stats.response_p50_us = summarize_field(runs, [](const CrrRun& r) { return r.response.p50; });
+    stats.total_p50_us = summarize_field(runs, [](const CrrRun& r) { return r.total.p50; });
+    stats.total_p99_us = summarize_field(runs, [](const CrrRun& r) { return r.total.p99; });
+    stats.client_cpu_us_per_connection =
+        summarize_field(runs, [](const CrrRun& r) { return r.cpu_us_per_connection(r.client); });
+    stats.server_cpu_us_per_connection =
+        summarize_field(runs, [](const CrrRun& r) { return r.cpu_us_per_connection(r.server); });
+    stats.connections_per_s_over_tcp = paired(rate);
+    stats.total_p50_over_tcp = paired(p50);
+    results.stats.push_back(std::move(stats));
+  }
+}
+
 }  // namespace
 
 void compute_statistics(Comparison& comparison) {
+  if (auto* crr = std::get_if<CrrResults>(&comparison.results)) compute_crr_statistics(comparison, *crr);
   if (auto* datagrams = std::get_if<DatagramResults>(&comparison.results))
     compute_datagram_statistics(comparison.parameters, *datagrams);
   if (auto* rr = std::get_if<RrResults>(&comparison.results)) compute_rr_statistics(comparison, *rr);

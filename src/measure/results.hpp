@@ -4,6 +4,7 @@
 // Plain values; src/report/ renders them, src/app/ fills them.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
@@ -237,6 +238,76 @@ struct RrStats {
   std::optional<PairedRatio> p99_over_tcp;
 };
 
+// One run of a connection-per-transaction test (crr): -P connectors, each
+// opening a connection, making one transaction of the rr sizes, closing it.
+struct CrrRun {
+  std::string variant;   // "tcp", "tls" or "tls-resumed"
+  int round = 0;         // as RunResult::round
+  bool warmup = false;   // as RunResult::warmup
+  bool partial = false;  // interrupted: what the client counted by then
+  Mode mode = Mode::tcp;
+  bool resumption = false;        // each connection offered the session of its connector's previous one
+  std::uint32_t connectors = 1;   // -P
+  std::uint64_t connections = 0;  // completed: connect, handshake, response and close
+  std::uint64_t failed = 0;       // attempts that did not complete
+  std::map<std::string, std::uint64_t> failures;  // failed attempts by cause, "connect: Connection refused"
+  std::uint64_t resumed = 0;                      // TLS: connections the server resumed
+  std::uint64_t refused = 0;                      // TLS, resumption: offered a session, had a full handshake
+  std::string resumed_by;  // TLS 1.2 resumption: "ticket" or "session id"; TLS 1.3: "ticket"
+  double elapsed_us = 0;   // the client's window: the first connect to the last close
+  // Each completed connection's phases on the client: connect() to
+  // established; the TLS handshake; the request's first byte sent to the
+  // response's last byte in; and the whole, connect to response.
+  LatencySummary connect;
+  LatencySummary handshake;
+  LatencySummary response;
+  LatencySummary total;
+  double bytes_sent = 0;      // TCP payload bytes per connection, client to server (TLS records and all)
+  double bytes_received = 0;  // and server to client, as the client read them
+  TlsParameters tls;          // what the last full handshake negotiated
+  // CPU of the client's connector threads and of the server's connection
+  // threads, added up: each thread's exact clock (measure::thread_cpu_s), so
+  // the total is in cpu_user_s and cpu_system_s is 0 (not split).
+  SideCost client;
+  SideCost server;
+  std::optional<std::uint64_t> server_connections;  // the server's count; none when interrupted
+  std::optional<std::uint64_t> server_resumed;
+  // TIME_WAIT sockets on the client's host (its network namespace) before the
+  // run and after it; none where /proc/net/tcp cannot be read.
+  std::optional<std::uint64_t> time_wait_before;
+  std::optional<std::uint64_t> time_wait_after;
+
+  std::string label() const { return variant.empty() ? to_string(mode) : variant; }
+  double connections_per_s() const {
+    return elapsed_us > 0 ? static_cast<double>(connections) / (elapsed_us / 1e6) : 0;
+  }
+  double cpu_us_per_connection(const SideCost& side) const {
+    return connections > 0 ? side.cpu_s() * 1e6 / static_cast<double>(connections) : 0;
+  }
+};
+
+// Medians over a crr variant's runs.
+struct CrrStats {
+  std::string variant;
+  Mode mode = Mode::tcp;
+  Summary connections_per_s;
+  Summary connect_p50_us;
+  Summary handshake_p50_us;
+  Summary response_p50_us;
+  Summary total_p50_us;
+  Summary total_p99_us;
+  Summary client_cpu_us_per_connection;
+  Summary server_cpu_us_per_connection;
+  std::uint64_t connections = 0;  // over the runs
+  std::uint64_t resumed = 0;
+  std::uint64_t refused = 0;
+  std::uint64_t failed = 0;
+  // TLS variants, paired by round with TCP: connections/s (< 1: fewer than
+  // TCP) and the whole connection's p50 (> 1: longer).
+  std::optional<PairedRatio> connections_per_s_over_tcp;
+  std::optional<PairedRatio> total_p50_over_tcp;
+};
+
 // Medians over a datagram mode's runs.
 struct DatagramStats {
   Mode mode = Mode::udp;
@@ -319,6 +390,8 @@ struct TestParameters {
   std::uint64_t rr_response_bytes = 0;  // --rr REQ/RESP, or 0
   std::uint64_t transactions = 0;       // rr: -n, over all connections; 0 with -t
   double rate_tps = 0;                  // rr: --rate, over all connections; 0: closed loop
+  bool crr = false;                     // --crr: a connection per transaction; transactions: -n connections
+  bool crr_reset = true;                // crr --close: reset (SO_LINGER 0) or fin
 };
 
 // A handshake test (--handshakes N): N full and N resumed handshakes, alternating.
@@ -405,9 +478,16 @@ struct RrResults {
   std::vector<RrStats> stats;  // one per variant that has runs, in parameters.variants order
 };
 
+// Connection-per-transaction runs (--crr) and their statistics.
+struct CrrResults {
+  std::vector<CrrRun> runs;
+  std::vector<CrrStats> stats;  // one per variant that has runs, in parameters.variants order
+};
+
 // What one test kind measured: a comparison holds exactly one of these.
 // HandshakeResults: --handshakes.
-using KindResults = std::variant<StreamResults, HandshakeResults, GroupResults, DatagramResults, RrResults>;
+using KindResults =
+    std::variant<StreamResults, HandshakeResults, GroupResults, DatagramResults, RrResults, CrrResults>;
 
 struct Comparison {
   TestParameters parameters;

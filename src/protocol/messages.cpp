@@ -164,6 +164,7 @@ json to_json(const TestRequest& m) {
           {"rr_response_bytes", m.rr_response_bytes},
           {"transactions", m.transactions},
           {"rate_tps", m.rate_tps},
+          {"crr", m.crr},
           {"client_version", m.client_version},
           {"round", m.round}};
 }
@@ -243,6 +244,10 @@ json to_json(const SideResult& m) {
           {"messages", m.messages},
           {"payload_bytes", m.payload_bytes},
           {"stream", m.stream},
+          {"connections", m.connections},
+          {"resumed", m.resumed},
+          {"failed", m.failed},
+          {"wire_bytes_sent", m.wire_bytes_sent},
           {"offset_us", m.offset_us},
           {"intervals", intervals},
           {"error", m.error}};
@@ -383,6 +388,11 @@ Message decode_object(const json& j) {
     m.rr_response_bytes = get_uint_or(j, "rr_response_bytes", 0, 0, kMaxRrBytes);
     m.transactions = get_uint_or(j, "transactions", 0, 0, kMaxTransactions);
     m.rate_tps = j.contains("rate_tps") ? get_double(j, "rate_tps", kMaxRateTps) : 0;
+    m.crr = j.contains("crr") && get_bool(j, "crr");
+    if (m.crr) {
+      if (m.rr_request_bytes == 0) bad("a crr test needs 'rr_request_bytes'");
+      if (m.rate_tps != 0) bad("a crr test is closed loop: no 'rate_tps'");
+    }
     if (m.rr_request_bytes > 0) {
       check_rr_request(m);
     } else if (m.rr_response_bytes != 0 || m.transactions != 0 || m.rate_tps != 0) {
@@ -427,6 +437,7 @@ Message decode_object(const json& j) {
         bad("an rr test has no direction, messages or bidir");
       }
       if (m.transactions != 0 && m.transactions < m.streams) bad("fewer 'transactions' than 'streams'");
+      if (m.crr && m.verify) bad("a crr test has no 'verify'");
     }
     if (is_datagram(m.mode)) check_datagram_request(m);
     m.client_version = get_string(j, "client_version");
@@ -476,6 +487,10 @@ Message decode_object(const json& j) {
     m.messages = get_uint(j, "messages", 0, kMaxTestBytes);
     m.payload_bytes = get_uint(j, "payload_bytes", 0, kMaxTestBytes);
     m.stream = static_cast<std::uint32_t>(get_uint(j, "stream", 0, kMaxStreams - 1));
+    m.connections = get_uint_or(j, "connections", 0, 0, kMaxTransactions);
+    m.resumed = get_uint_or(j, "resumed", 0, 0, m.connections);
+    m.failed = get_uint_or(j, "failed", 0, 0, kMaxTransactions);
+    m.wire_bytes_sent = get_uint_or(j, "wire_bytes_sent", 0, 0, 2 * kMaxTestBytes);
     m.offset_us = get_double(j, "offset_us", kMaxElapsedUs);
     get_intervals(j, m);
     m.error = get_string(j, "error");
@@ -501,7 +516,8 @@ PreambleInfo parse_preamble(std::span<const std::byte, kPreambleBytes> bytes) {
   const auto kind = static_cast<std::uint8_t>(bytes[6]);
   if (kind != static_cast<std::uint8_t>(ConnectionKind::control) &&
       kind != static_cast<std::uint8_t>(ConnectionKind::data) &&
-      kind != static_cast<std::uint8_t>(ConnectionKind::handshake)) {
+      kind != static_cast<std::uint8_t>(ConnectionKind::handshake) &&
+      kind != static_cast<std::uint8_t>(ConnectionKind::crr)) {
     throw ProtocolError(fmt::format("unknown connection kind {:#04x}", kind));
   }
   return {static_cast<ConnectionKind>(kind), static_cast<std::uint8_t>(bytes[7])};

@@ -60,8 +60,9 @@ class ProtocolError : public Error {
 };
 
 // control: parameters and results; data: one test's payload; handshake: one
-// connection of a handshake test, closed right after the handshake.
-enum class ConnectionKind : std::uint8_t { control = 'C', data = 'D', handshake = 'H' };
+// connection of a handshake test, closed right after the handshake; crr: one
+// connection of a crr test, one request and one response, then closed.
+enum class ConnectionKind : std::uint8_t { control = 'C', data = 'D', handshake = 'H', crr = 'N' };
 
 using Cookie = std::array<std::byte, kCookieBytes>;
 using Preamble = std::array<std::byte, kPreambleBytes>;
@@ -106,8 +107,12 @@ struct TestRequest {
   std::uint64_t rr_response_bytes = 0;  // rr: 1..kMaxRrBytes
   std::uint64_t transactions = 0;       // rr: over all connections, 0 or streams..kMaxTransactions
   double rate_tps = 0;                  // rr: transactions per second over all connections; 0: closed loop
-  std::string client_version;           // tlscmp version of the client, for the log
-  std::uint32_t round = 0;              // the client's round (1-based), for the log; 0: not said (optional)
+  // Connection per transaction (crr): with the rr sizes, `streams` connectors
+  // each open a connection, make one transaction on it and close it, again
+  // and again; `transactions` is then connections in all (or duration_ms).
+  bool crr = false;
+  std::string client_version;  // tlscmp version of the client, for the log
+  std::uint32_t round = 0;     // the client's round (1-based), for the log; 0: not said (optional)
 };
 
 // server -> client: the test is accepted; open the data connection with this cookie.
@@ -160,6 +165,14 @@ struct SideResult {
   std::uint64_t messages = 0;       // with msg_size: messages this side sent, or received whole
   std::uint64_t payload_bytes = 0;  // with msg_size: the messages' bytes, headers not counted
   std::uint32_t stream = 0;         // which data connection, 0..streams-1
+  // crr: connections this side completed, those of them resumed (TLS), and
+  // those that failed; `bytes` is then TCP payload bytes received (TLS
+  // records and all) and wire_bytes_sent those sent.
+  // (cpu_user_s is then the threads' CPU total, user and system, cpu_system_s 0.)
+  std::uint64_t connections = 0;
+  std::uint64_t resumed = 0;
+  std::uint64_t failed = 0;
+  std::uint64_t wire_bytes_sent = 0;
   // When this stream's window began, from the earliest window of any stream on
   // this side, in microseconds of this side's clock.
   double offset_us = 0;
@@ -214,9 +227,10 @@ struct DatagramResult {
 };
 
 // What kind of test a request asks for: decides which kind's halves run it.
-enum class TestKind : std::uint8_t { stream, handshake, datagram, rr };
+enum class TestKind : std::uint8_t { stream, handshake, datagram, rr, crr };
 inline TestKind kind_of(const TestRequest& request) {
   if (is_datagram(request.mode)) return TestKind::datagram;
+  if (request.crr) return TestKind::crr;
   if (request.rr_request_bytes > 0) return TestKind::rr;
   return request.handshakes > 0 ? TestKind::handshake : TestKind::stream;
 }

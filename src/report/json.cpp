@@ -1,6 +1,8 @@
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "measure/stats.hpp"
+#include "report/crr.hpp"
 #include "report/datagram.hpp"
 #include "report/json_parts.hpp"
 #include "report/report.hpp"
@@ -149,6 +151,28 @@ ordered_json ratio_json(const measure::Summary& ratios, const std::optional<meas
   return out;
 }
 
+ordered_json ratio_json(const std::optional<measure::PairedRatio>& r) {
+  if (!r) return nullptr;
+  return ratio_json(r->ratio, r->ci);
+}
+
+ordered_json latency_json(const measure::LatencySummary& l) {
+  return {{"min", l.min},   {"p50", l.p50}, {"p90", l.p90},  {"p99", l.p99},
+          {"p999", l.p999}, {"max", l.max}, {"mean", l.mean}};
+}
+
+std::string ratio_text(const std::optional<measure::PairedRatio>& r) {
+  if (!r) return "-";
+  return fmt::format("{:.2f}x", r->ratio.median);
+}
+
+std::string ratio_sentence(const char* what, const std::optional<measure::PairedRatio>& r) {
+  if (!r) return "";
+  std::string text = fmt::format("{} {:.2f}x", what, r->ratio.median);
+  if (r->ci) text += fmt::format(" (95% CI {:.2f}x - {:.2f}x)", r->ci->low, r->ci->high);
+  return text;
+}
+
 ordered_json tls_or_null(const std::string& value, Mode mode) {
   if (mode != Mode::tls) return nullptr;
   return value;
@@ -239,7 +263,9 @@ nlohmann::ordered_json comparison_json(const measure::Comparison& c) {
         {"rr_request_bytes", p.rr_request_bytes},
         {"rr_response_bytes", p.rr_response_bytes},
         {"transactions", p.transactions},
-        {"rate_tps", p.rate_tps}}},
+        {"rate_tps", p.rate_tps},
+        {"crr", p.crr},
+        {"crr_close", p.crr ? ordered_json(p.crr_reset ? "reset" : "fin") : ordered_json(nullptr)}}},
       {"environment",
        {{"client",
          {{"tlscmp_version", e.client_version},
@@ -263,6 +289,8 @@ nlohmann::ordered_json comparison_json(const measure::Comparison& c) {
       {"datagram_summary", datagram_summary_json(c)},
       {"rr_runs", rr_runs_json(c)},
       {"rr_summary", rr_summary_json(c)},
+      {"crr_runs", crr_runs_json(c)},
+      {"crr_summary", crr_summary_json(c)},
       {"notes", c.notes},
       {"interrupted", c.interrupted},
       {"error", c.error.empty() ? ordered_json(nullptr) : ordered_json(c.error)},

@@ -26,6 +26,11 @@ std::string render_csv(const measure::Comparison& comparison);
 // How the ratio's confidence interval is computed, in words.
 std::string ci_method();
 
+// A paired ratio for a table: "0.58x", or "-" where there is none.
+std::string ratio_text(const std::optional<measure::PairedRatio>& ratio);
+// "connections/s 0.58x (95% CI 0.55x - 0.60x)", or "" where there is none.
+std::string ratio_sentence(const char* what, const std::optional<measure::PairedRatio>& ratio);
+
 // A CSV field as RFC 4180 wants it: quoted when it holds a comma, a quote or a line break.
 std::string csv_field(const std::string& text);
 

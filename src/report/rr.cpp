@@ -12,21 +12,11 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-ordered_json latency_json(const measure::LatencySummary& l) {
-  return {{"min", l.min},   {"p50", l.p50}, {"p90", l.p90},  {"p99", l.p99},
-          {"p999", l.p999}, {"max", l.max}, {"mean", l.mean}};
-}
-
 ordered_json side_json(const measure::RrRun& run, const measure::SideCost& side) {
   return {{"cpu_user_s", side.cpu_user_s},
           {"cpu_system_s", side.cpu_system_s},
           {"cpu_us_per_transaction", run.cpu_us_per_transaction(side)},
           {"core_share", side.core_share()}};
-}
-
-ordered_json ratio_json(const std::optional<measure::PairedRatio>& r) {
-  if (!r) return nullptr;
-  return report::ratio_json(r->ratio, r->ci);
 }
 
 ordered_json run_json(const measure::RrRun& run, const measure::TestParameters& p) {
@@ -73,18 +63,6 @@ ordered_json run_json(const measure::RrRun& run, const measure::TestParameters& 
 
 std::string round_label(const measure::RrRun& run) {
   return fmt::format("{}{}{}", run.warmup ? "w" : "", run.round, run.partial ? "*" : "");
-}
-
-std::string ratio_text(const std::optional<measure::PairedRatio>& r) {
-  if (!r) return "-";
-  return fmt::format("{:.2f}x", r->ratio.median);
-}
-
-std::string ratio_sentence(const char* what, const std::optional<measure::PairedRatio>& r) {
-  if (!r) return "";
-  std::string text = fmt::format("{} {:.2f}x", what, r->ratio.median);
-  if (r->ci) text += fmt::format(" (95% CI {:.2f}x - {:.2f}x)", r->ci->low, r->ci->high);
-  return text;
 }
 
 }  // namespace

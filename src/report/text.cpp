@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "endpoint.hpp"
+#include "report/crr.hpp"
 #include "report/datagram.hpp"
 #include "report/report.hpp"
 #include "report/rr.hpp"
@@ -161,6 +162,7 @@ std::string render_text_header(const measure::TestParameters& p, const std::stri
     out += fmt::format("the receiver reads {} bytes at a time\n", p.read_size);
   }
   const bool datagrams = !p.modes.empty() && is_datagram(p.modes.front());
+  if (p.crr) return out + render_crr_header(p);
   if (p.rr_request_bytes > 0) return out + render_rr_header(p);
   if (p.handshakes == 0 && !datagrams)
     out += fmt::format("payload {} in {} chunks, {} round{}{}{}\n", payload, format_bytes(p.chunk_bytes),
@@ -185,6 +187,7 @@ std::string render_text_body(const measure::Comparison& c) {
   }
   if (datagrams) out += render_datagram_runs(c);
   if (c.get<measure::RrResults>() != nullptr) out += render_rr_runs(c);
+  if (c.get<measure::CrrResults>() != nullptr) out += render_crr_runs(c);
   const measure::StreamResults* streams = c.get<measure::StreamResults>();
   if (streams != nullptr && !streams->runs.empty()) {
     const measure::RunResult& last = streams->runs.back();

@@ -214,14 +214,40 @@ std::size_t TlsStream::write_some(std::span<const std::byte> buf, std::error_cod
   }
 }
 
-void TlsStream::shutdown_send(std::error_code& ec) {
+void TlsStream::send_close_notify(std::error_code& ec) {
   for (;;) {
     // 0: our close_notify is out; we do not wait for the peer's.
     const int ret = SSL_shutdown(ssl_);
-    if (ret >= 0) break;
+    if (ret >= 0) return;
     if ((ec = handle_failure(ret))) return;
   }
+}
+
+void TlsStream::shutdown_send(std::error_code& ec) {
+  send_close_notify(ec);
+  if (ec) return;
   if (::shutdown(native_handle(), SHUT_WR) != 0) ec = {errno, std::system_category()};
+}
+
+bool TlsStream::resumed() const {
+  return SSL_session_reused(ssl_) != 0;
+}
+
+const char* TlsStream::resumed_by() const {
+  if (!resumed()) return "";
+  // TLS 1.3 resumes from a ticket (a PSK) only; TLS 1.2 from a ticket when
+  // the session offered had one, else from the server's session cache.
+  if (SSL_version(ssl_) >= TLS1_3_VERSION) return "ticket";
+  const SSL_SESSION* session = SSL_get_session(ssl_);
+  return session != nullptr && SSL_SESSION_has_ticket(session) != 0 ? "ticket" : "session id";
+}
+
+std::uint64_t TlsStream::bytes_read() const {
+  return BIO_number_read(SSL_get_rbio(ssl_));
+}
+
+std::uint64_t TlsStream::bytes_written() const {
+  return BIO_number_written(SSL_get_wbio(ssl_));
 }
 
 bool TlsStream::has_buffered() const {

@@ -94,6 +94,16 @@ class TlsStream final : public Stream {
   // For that callback: a handshake message of `type` and `bytes` went by.
   void note_handshake_message(unsigned type, std::size_t bytes);
 
+  // Cheap facts for a connection per transaction (session_info() reads the
+  // certificates too): whether the session was resumed, and how the server
+  // found it ("ticket", or "session id" in TLS 1.2); TLS record bytes so far.
+  bool resumed() const;
+  const char* resumed_by() const;
+  std::uint64_t bytes_read() const;
+  std::uint64_t bytes_written() const;
+  // Sends close_notify without waiting for the peer's, and without TCP FIN.
+  void send_close_notify(std::error_code& ec);
+
   std::size_t read_some(std::span<std::byte> buf, std::error_code& ec) override;
   std::size_t write_some(std::span<const std::byte> buf, std::error_code& ec) override;
   void shutdown_send(std::error_code& ec) override;

@@ -167,6 +167,61 @@ UniqueFd connect_tcp(const std::string& host, std::uint16_t port, Deadline deadl
   return fd;
 }
 
+SocketAddress peer_socket_address(int fd) {
+  SocketAddress address;
+  address.length = sizeof address.storage;
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&address.storage), &address.length) != 0)
+    throw Error(fmt::format("cannot read the server's address: {}", std::strerror(errno)));
+  return address;
+}
+
+SocketAddress local_socket_address(int fd) {
+  SocketAddress address;
+  address.length = sizeof address.storage;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&address.storage), &address.length) != 0)
+    throw Error(fmt::format("cannot read the local address: {}", std::strerror(errno)));
+  if (address.storage.ss_family == AF_INET6) {
+    reinterpret_cast<sockaddr_in6*>(&address.storage)->sin6_port = 0;
+  } else {
+    reinterpret_cast<sockaddr_in*>(&address.storage)->sin_port = 0;
+  }
+  return address;
+}
+
+UniqueFd connect_to(const SocketAddress& to, const SocketAddress* from, bool reset_on_close,
+                    Deadline deadline, std::error_code& ec, const char*& where) {
+  const auto fail = [&](const char* call, int error) {
+    ec = {error, std::system_category()};
+    where = call;
+    return UniqueFd();
+  };
+  UniqueFd fd(::socket(to.storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return fail("socket", errno);
+  const int one = 1;
+  ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (reset_on_close) {
+    const linger reset{1, 0};
+    ::setsockopt(fd.get(), SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+  }
+  if (from != nullptr) {
+    ::setsockopt(fd.get(), IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+    if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&from->storage), from->length) != 0)
+      return fail("bind", errno);
+  }
+  if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&to.storage), to.length) == 0) return fd;
+  if (errno != EINPROGRESS) return fail("connect", errno);
+  if (const std::error_code waited = wait_fd(fd.get(), POLLOUT, deadline)) {
+    ec = waited;
+    where = "connect";
+    return UniqueFd();
+  }
+  int error = 0;
+  socklen_t length = sizeof error;
+  ::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &error, &length);
+  if (error != 0) return fail("connect", error);
+  return fd;
+}
+
 std::error_code wait_fd(int fd, short events, Deadline deadline) {
   for (;;) {
     pollfd p{fd, events, 0};

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <sys/socket.h>
+
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -17,6 +19,25 @@ namespace tlscmp {
 // reason ("cannot connect to HOST:PORT: Connection refused").
 UniqueFd connect_tcp(const std::string& host, std::uint16_t port, Deadline deadline,
                      const std::string& source = {});
+
+// An address resolved once, to connect to many times (crr): the server's,
+// as a first connect_tcp reached it, and the local one to connect from.
+struct SocketAddress {
+  sockaddr_storage storage{};
+  socklen_t length = 0;
+};
+// The remote (peer) and local addresses of a connected socket; the local
+// one with port 0, so that each new socket bound to it gets a port of its own.
+SocketAddress peer_socket_address(int fd);
+SocketAddress local_socket_address(int fd);
+// A new non-blocking TCP socket with TCP_NODELAY, connected to `to` before
+// `deadline`, from `from` when given (bound with IP_BIND_ADDRESS_NO_PORT, so
+// that the port is chosen at connect() for the whole 4-tuple, not at bind()).
+// With `reset_on_close` it has SO_LINGER 0: closing it sends RST and leaves
+// no TIME_WAIT behind. On failure: an invalid fd, and `ec` with `where` set to
+// the call that failed ("socket", "connect").
+UniqueFd connect_to(const SocketAddress& to, const SocketAddress* from, bool reset_on_close,
+                    Deadline deadline, std::error_code& ec, const char*& where);
 
 // Waits with poll(2) until `fd` has `events` or the deadline passes.
 std::error_code wait_fd(int fd, short events, Deadline deadline);

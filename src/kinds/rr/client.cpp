@@ -19,11 +19,6 @@
 namespace tlscmp::kinds {
 namespace {
 
-// Connection i's share of `total` transactions: as even as it gets.
-std::uint64_t share(std::uint64_t total, std::uint32_t connections, std::uint32_t i) {
-  return total / connections + (i < total % connections ? 1 : 0);
-}
-
 // The connections' figures as the run's: transactions added up, the window
 // from the first request to the last response, the latencies merged, the
 // CPU of every connection thread added up.

@@ -1,0 +1,326 @@
+// The client half of a connection-per-transaction test (see kinds/crr/crr.hpp).
+
+#include <poll.h>
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <barrier>
+#include <map>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include "app/control.hpp"
+#include "app/interrupt.hpp"
+#include "kinds/crr/crr.hpp"
+#include "kinds/data_connections.hpp"
+#include "measure/clock.hpp"
+#include "measure/environment.hpp"
+#include "measure/latency.hpp"
+#include "transport/errors.hpp"
+#include "transport/socket.hpp"
+
+namespace tlscmp::kinds {
+namespace {
+
+// A connector that fails this many connections in a row stops: the server
+// is gone, full, or refusing, and more attempts would only say so again.
+constexpr int kMaxFailuresInARow = 20;
+// Requests and responses move in pieces of at most this size.
+constexpr std::size_t kPieceBytes = 256 * 1024;
+
+// What one connector counted.
+struct Connector {
+  measure::LatencyHistogram connect;
+  measure::LatencyHistogram handshake;
+  measure::LatencyHistogram response;
+  measure::LatencyHistogram total;
+  std::uint64_t connections = 0;
+  std::uint64_t failed = 0;
+  std::uint64_t resumed = 0;
+  std::uint64_t refused = 0;
+  std::uint64_t primed = 0;  // connections made for a first session, not counted
+  std::map<std::string, std::uint64_t> failures;
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t bytes_received = 0;
+  double cpu_s = 0;  // CPU seconds of the connector's thread, user and system
+  std::int64_t end_ns = 0;
+  std::string resumed_by;
+  std::optional<measure::TlsParameters> tls;  // of its first full handshake
+  std::string stopped;                        // why it stopped early, or ""
+};
+
+// What every connector of a run shares.
+struct Plan {
+  const app::ClientConfig& config;
+  const tls::Context* tls;
+  const CrrVariant& variant;
+  SocketAddress to;
+  std::optional<SocketAddress> from;  // -B
+  std::vector<std::byte> head;        // preamble, cookie, and the request's first piece
+  std::uint64_t request_rest = 0;     // request bytes after the head
+  std::uint64_t response_bytes = 0;
+  app::InterruptWatch& interrupt;
+};
+
+// Writes `count` zero bytes.
+void write_zeros(Stream& stream, std::uint64_t count, std::error_code& ec) {
+  static const std::vector<std::byte> zeros(kPieceBytes);
+  while (count > 0 && !ec) {
+    const std::size_t piece = std::min<std::uint64_t>(count, zeros.size());
+    stream.write_all({zeros.data(), piece}, ec);
+    count -= piece;
+  }
+}
+
+// One connection, from connect to close. Counted in `c` when `counted`.
+// Returns "" when it completed, else its failure's cause ("connect:
+// Connection refused"), which is also the key it is counted under.
+std::string one_connection(const Plan& plan, Connector& c, tls::Session& session, bool counted,
+                           std::vector<std::byte>& buffer) {
+  const app::Timeouts& t = plan.config.timeouts;
+  const std::int64_t start = measure::now_ns();
+  std::error_code ec;
+  const char* where = "connect";
+  UniqueFd fd = connect_to(plan.to, plan.from ? &*plan.from : nullptr, plan.config.crr_reset,
+                           Deadline::after(t.connect), ec, where);
+  if (!fd.valid()) return fmt::format("{}: {}", where, describe(ec));
+  const std::int64_t connected = measure::now_ns();
+
+  std::unique_ptr<Stream> stream;
+  tls::TlsStream* tls_stream = nullptr;
+  const bool offered = plan.variant.resume && static_cast<bool>(session);
+  if (plan.variant.mode == Mode::tls) {
+    auto s = plan.tls->client_stream(std::move(fd), plan.config.host, offered ? session : tls::Session{});
+    s->set_deadline(Deadline::after(t.handshake));
+    if (const std::error_code failed = s->handshake())
+      return fmt::format("handshake: {}", describe(failed, s->error_detail()));
+    tls_stream = s.get();
+    stream = std::move(s);
+  } else {
+    stream = std::make_unique<TcpStream>(std::move(fd));
+  }
+  const std::int64_t shaken = measure::now_ns();
+
+  const Deadline idle = Deadline::after(t.idle);
+  stream->set_deadline(idle);
+  stream->write_all(plan.head, ec);
+  write_zeros(*stream, plan.request_rest, ec);
+  // The response cannot be there yet: wait for it before the first read
+  // (which would only say EAGAIN), unless TLS holds some of it already.
+  if (!ec && !stream->has_buffered()) ec = wait_fd(stream->native_handle(), POLLIN, idle);
+  for (std::uint64_t left = plan.response_bytes; left > 0 && !ec;) {
+    const std::size_t piece = std::min<std::uint64_t>(left, buffer.size());
+    stream->read_exact({buffer.data(), piece}, ec);
+    left -= piece;
+  }
+  if (ec) {
+    return fmt::format("{}: {}", ec == TransportErrc::eof ? "response" : "request/response",
+                       ec == TransportErrc::eof ? "the server closed the connection before its response"
+                                                : describe(ec, stream->error_detail()));
+  }
+  const std::int64_t answered = measure::now_ns();
+
+  std::uint64_t sent = plan.head.size() + plan.request_rest;
+  std::uint64_t received = plan.response_bytes;
+  if (tls_stream != nullptr) {
+    if (plan.variant.resume)
+      session = tls_stream->session();  // with the ticket that came before the response
+    const bool resumed = tls_stream->resumed();
+    if (counted && resumed) {
+      ++c.resumed;
+      c.resumed_by = tls_stream->resumed_by();
+    }
+    if (counted && offered && !resumed) ++c.refused;
+    if (!c.tls && !resumed) c.tls = tls_parameters(*stream, 0);
+    // close_notify, as the ceiling's SSL_shutdown sends it; OpenSSL keeps a
+    // server's session for resumption only after a clean close.
+    std::error_code ignored;
+    tls_stream->send_close_notify(ignored);
+    sent = tls_stream->bytes_written();
+    received = tls_stream->bytes_read();
+  }
+  stream.reset();  // --close reset: SO_LINGER 0, RST, and no TIME_WAIT on this host
+  if (!counted) return {};
+  c.end_ns = measure::now_ns();
+  ++c.connections;
+  c.connect.add(measure::ns_to_us(connected - start));
+  if (tls_stream != nullptr) c.handshake.add(measure::ns_to_us(shaken - connected));
+  c.response.add(measure::ns_to_us(answered - shaken));
+  c.total.add(measure::ns_to_us(answered - start));
+  c.bytes_sent += sent;
+  c.bytes_received += received;
+  return {};
+}
+
+// A connector: one first connection for a session to offer (tls-resumed),
+// then, once every connector is ready, `attempts` connections (0: until
+// `stop_ns`), each counted or its failure counted.
+void run_connector(const Plan& plan, Connector& c, std::uint64_t attempts,
+                   std::barrier<std::function<void()>>& start, const std::int64_t& stop_ns) {
+  std::vector<std::byte> buffer(std::min<std::uint64_t>(plan.response_bytes, kPieceBytes));
+  tls::Session session;
+  if (plan.variant.resume) {
+    const std::string failure = one_connection(plan, c, session, /*counted=*/false, buffer);
+    if (failure.empty()) {
+      ++c.primed;
+    } else {
+      c.stopped = "the first connection, for a session to resume, failed: " + failure;
+    }
+  }
+  start.arrive_and_wait();  // the completion sets stop_ns
+  c.end_ns = measure::now_ns();
+  if (!c.stopped.empty()) return;
+  const double cpu_start = measure::thread_cpu_s();
+  int in_a_row = 0;
+  for (std::uint64_t i = 0; attempts == 0 || i < attempts; ++i) {
+    if (plan.interrupt.interrupted() || (attempts == 0 && measure::now_ns() >= stop_ns)) break;
+    const std::string failure = one_connection(plan, c, session, /*counted=*/true, buffer);
+    if (failure.empty()) {
+      in_a_row = 0;
+      continue;
+    }
+    ++c.failed;
+    ++c.failures[failure];
+    c.end_ns = measure::now_ns();
+    if (++in_a_row == kMaxFailuresInARow) {
+      c.stopped = fmt::format("{} connections in a row failed, the last with {}", in_a_row, failure);
+      break;
+    }
+  }
+  c.cpu_s = measure::thread_cpu_s() - cpu_start;
+}
+
+// The connectors' figures as the run's.
+void aggregate(measure::CrrRun& run, const std::vector<Connector>& connectors, std::int64_t go_ns) {
+  measure::LatencyHistogram connect, handshake, response, total;
+  std::uint64_t sent = 0;
+  std::uint64_t received = 0;
+  std::int64_t end_ns = go_ns;
+  for (const Connector& c : connectors) {
+    run.connections += c.connections;
+    run.failed += c.failed;
+    run.resumed += c.resumed;
+    run.refused += c.refused;
+    for (const auto& [cause, count] : c.failures)
+      run.failures[cause] += count;
+    if (!c.resumed_by.empty()) run.resumed_by = c.resumed_by;
+    if (c.tls && run.tls.version.empty()) run.tls = *c.tls;
+    connect += c.connect;
+    handshake += c.handshake;
+    response += c.response;
+    total += c.total;
+    sent += c.bytes_sent;
+    received += c.bytes_received;
+    run.client.cpu_user_s += c.cpu_s;  // the total: see measure::CrrRun
+    end_ns = std::max(end_ns, c.end_ns);
+  }
+  run.elapsed_us = measure::ns_to_us(end_ns - go_ns);
+  run.client.window_us = run.elapsed_us;
+  run.connect = connect.summary();
+  run.handshake = handshake.summary();
+  run.response = response.summary();
+  run.total = total.summary();
+  if (run.connections > 0) {
+    run.bytes_sent = static_cast<double>(sent) / static_cast<double>(run.connections);
+    run.bytes_received = static_cast<double>(received) / static_cast<double>(run.connections);
+  }
+}
+
+// Preamble, cookie and the request's first piece: one write for a small request.
+std::vector<std::byte> request_head(const protocol::Cookie& cookie, std::uint64_t request_bytes) {
+  const protocol::Preamble preamble = protocol::encode_preamble(protocol::ConnectionKind::crr);
+  std::vector<std::byte> head(preamble.size() + cookie.size() +
+                              std::min<std::uint64_t>(request_bytes, kPieceBytes));
+  std::copy(cookie.begin(), cookie.end(), std::copy(preamble.begin(), preamble.end(), head.begin()));
+  return head;
+}
+
+}  // namespace
+
+measure::CrrRun run_crr_test(const app::ClientConfig& config, const tls::Context* tls,
+                             const CrrVariant& variant, app::InterruptWatch& interrupt, int round,
+                             measure::Environment& environment) {
+  const app::Timeouts& timeouts = config.timeouts;
+  TcpStream control(
+      connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address));
+  const app::InterruptWatch::Guard control_guard(interrupt, control.native_handle());
+  protocol::TestRequest request = app::test_request(config, variant.mode);
+  request.round = static_cast<std::uint32_t>(round);
+  const protocol::TestAccept accept = app::start_test(control, request, timeouts, environment);
+
+  // The address the control connection reached, resolved once for every connection.
+  Plan plan{config,
+            tls,
+            variant,
+            peer_socket_address(control.native_handle()),
+            std::nullopt,
+            request_head(accept.cookie, request.rr_request_bytes),
+            0,
+            request.rr_response_bytes,
+            interrupt};
+  if (!config.bind_address.empty()) plan.from = local_socket_address(control.native_handle());
+  plan.request_rest =
+      request.rr_request_bytes - std::min<std::uint64_t>(request.rr_request_bytes, kPieceBytes);
+
+  measure::CrrRun run;
+  run.mode = variant.mode;
+  run.resumption = variant.resume;
+  run.connectors = request.streams;
+  run.time_wait_before = measure::time_wait_sockets();
+
+  const std::uint32_t count = request.streams;
+  std::vector<Connector> connectors(count);
+  std::int64_t go_ns = 0;
+  std::int64_t stop_ns = 0;
+  std::barrier<std::function<void()>> start(static_cast<std::ptrdiff_t>(count), [&]() noexcept {
+    go_ns = measure::now_ns();
+    stop_ns = go_ns + std::chrono::nanoseconds(config.duration).count();
+  });
+  {
+    std::vector<std::jthread> threads;
+    for (std::uint32_t i = 0; i < count; ++i) {
+      const std::uint64_t attempts = request.transactions > 0 ? share(request.transactions, count, i) : 0;
+      threads.emplace_back(
+          [&, i, attempts] { run_connector(plan, connectors[i], attempts, start, stop_ns); });
+    }
+  }  // joins them
+  aggregate(run, connectors, go_ns);
+  run.time_wait_after = measure::time_wait_sockets();
+  if (interrupt.interrupted()) {
+    run.partial = true;
+    return run;
+  }
+
+  // The counts both ways; the server's account first, as it may explain the
+  // connections that failed here (--max-duration, say).
+  std::uint64_t primed = 0;
+  for (const Connector& c : connectors)
+    primed += c.primed;
+  protocol::SideResult mine;
+  mine.role = Role::sender;
+  mine.connections = run.connections + primed;
+  mine.resumed = run.resumed;
+  mine.failed = run.failed;
+  mine.bytes = static_cast<std::uint64_t>(run.bytes_received * static_cast<double>(run.connections));
+  mine.elapsed_us = run.elapsed_us;
+  control.set_deadline(Deadline::after(timeouts.control));
+  app::send_message(control, mine, "the client's connection count");
+  const auto theirs = app::receive<protocol::SideResult>(control, "the server's connection count");
+  if (!theirs.error.empty()) throw Error("the server: " + theirs.error);
+  const auto stopped = std::find_if(connectors.begin(), connectors.end(),
+                                    [](const Connector& c) { return !c.stopped.empty(); });
+  if (run.connections == 0 && stopped != connectors.end()) throw Error(stopped->stopped);
+  run.server_connections = theirs.connections >= primed ? theirs.connections - primed : 0;
+  run.server_resumed = theirs.resumed;
+  run.server.cpu_user_s = theirs.cpu_user_s + theirs.cpu_system_s;
+  run.server.window_us = theirs.elapsed_us;
+  if (run.failed == 0 && theirs.failed == 0 && *run.server_connections != run.connections) {
+    throw Error(fmt::format("the server counted {} connections, the client made {}", *run.server_connections,
+                            run.connections));
+  }
+  app::await_close(control, timeouts.control);
+  return run;
+}
+
+}  // namespace tlscmp::kinds

@@ -1,0 +1,66 @@
+#pragma once
+
+// Connection per transaction (--crr; netperf TCP_CRR, neper tcp_crr): what a
+// proxy, a load balancer or a service with short-lived connections pays.
+// -P connectors on the client, each on a thread of its own, open a
+// connection, (TLS: shake hands,) make one transaction of the rr sizes and
+// close it, again and again; the server serves each connection on its
+// accept path, as it serves every connection.
+//
+//   client                                   server
+//   test_request (crr, rr sizes ...) ------->
+//                <------------------------- test_accept (cookie)
+//   per connection: connect, TLS handshake, then preamble 'N', cookie and
+//   the request in one write
+//                <------------------------- the response (TLS: then close_notify)
+//   (TLS: close_notify,) close with SO_LINGER 0: RST, no TIME_WAIT
+//   side_result (connections made) -------->
+//                <------------------------- side_result (connections served)
+//
+// Each connection's phases are timed apart on the client: connect() to
+// established, the TLS handshake, and the request's first byte to the
+// response's last. The tls-resumed variant offers each connection the
+// session of its connector's previous one; each connector first makes one
+// connection, not timed or counted, for a session to offer.
+
+#include <string>
+
+#include "app/config.hpp"
+#include "app/pending_tests.hpp"
+#include "kinds/server_side.hpp"
+#include "measure/cpu.hpp"
+#include "measure/results.hpp"
+#include "protocol/messages.hpp"
+#include "tls/context.hpp"
+#include "transport/stream.hpp"
+
+namespace tlscmp::app {
+class InterruptWatch;
+}
+
+namespace tlscmp::kinds {
+
+// One kind of crr run: plain TCP, or TLS with full or resumed handshakes.
+struct CrrVariant {
+  Mode mode = Mode::tcp;
+  bool resume = false;
+};
+
+// Client: one run. Throws tlscmp::Error when the run could not be made (the
+// control connection, the server's refusal, every connection failing); the
+// failures of some connections are counted in the run instead.
+measure::CrrRun run_crr_test(const app::ClientConfig& config, const tls::Context* tls,
+                             const CrrVariant& variant, app::InterruptWatch& interrupt, int round,
+                             measure::Environment& environment);
+
+// Server: one crr connection, its TLS handshake (if any) and preamble done
+// on a thread whose CPU clock (measure::thread_cpu_s) read `started_cpu_s`
+// when it took the connection: the request, the
+// response, the close; counted in its test. Throws tlscmp::Error for a
+// connection that names no running crr test.
+void serve_crr_connection(Stream& stream, app::PendingTests& pending, double started_cpu_s);
+
+// Server: a crr test's control session. Returns the line to log.
+std::string serve_crr_test(Stream& control, const protocol::TestRequest& request, ServerSide& side);
+
+}  // namespace tlscmp::kinds

@@ -1,0 +1,215 @@
+// The server half of a connection-per-transaction test (see kinds/crr/crr.hpp).
+
+#include <poll.h>
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <condition_variable>
+#include <mutex>
+
+#include "app/control.hpp"
+#include "kinds/crr/crr.hpp"
+#include "measure/clock.hpp"
+#include "transport/errors.hpp"
+#include "transport/socket.hpp"
+
+namespace tlscmp::kinds {
+namespace {
+
+// A timed test's last connections may end this long after its time.
+constexpr std::chrono::seconds kTimedDrainGrace{1};
+// How often the control session looks at its connections while it waits.
+constexpr std::chrono::milliseconds kCheckInterval{250};
+constexpr std::size_t kPieceBytes = 256 * 1024;
+
+// A crr test's account on the server: each connection's thread adds its
+// part; the control session reads the totals once the client is done.
+class CrrTally final : public app::PendingTests::ConnectionSink {
+ public:
+  CrrTally(std::uint64_t request_bytes, std::uint64_t response_bytes)
+      : request_bytes_(request_bytes), response_bytes_(response_bytes) {}
+
+  struct Totals {
+    std::uint64_t connections = 0;
+    std::uint64_t resumed = 0;
+    std::uint64_t failed = 0;
+    std::uint64_t bytes_received = 0;
+    std::uint64_t bytes_sent = 0;
+    double cpu_s = 0;
+    std::string first_failure;
+    std::uint64_t events = 0;  // connections begun and ended: any change shows progress
+  };
+
+  std::uint64_t request_bytes() const { return request_bytes_; }
+  std::uint64_t response_bytes() const { return response_bytes_; }
+
+  // A connection begins; false once the test takes no more.
+  bool begin() {
+    std::lock_guard lock(mutex_);
+    if (closed_) return false;
+    ++in_flight_;
+    ++totals_.events;
+    return true;
+  }
+  // A connection that began has ended: completed, or failed with `failure`.
+  void end(const std::string& failure, bool resumed, std::uint64_t received, std::uint64_t sent,
+           double cpu_s) {
+    {
+      std::lock_guard lock(mutex_);
+      --in_flight_;
+      ++totals_.events;
+      if (failure.empty()) {
+        ++totals_.connections;
+        if (resumed) ++totals_.resumed;
+      } else {
+        ++totals_.failed;
+        if (totals_.first_failure.empty()) totals_.first_failure = failure;
+      }
+      totals_.bytes_received += received;
+      totals_.bytes_sent += sent;
+      totals_.cpu_s += cpu_s;
+    }
+    idle_.notify_all();
+  }
+  // Takes no more connections (its time is up, or the client is done).
+  void close() {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+  }
+  // The totals, once no connection is in flight (or the deadline passed).
+  Totals settle(Deadline deadline) {
+    std::unique_lock lock(mutex_);
+    idle_.wait_until(lock, deadline.at(), [&] { return in_flight_ == 0; });
+    return totals_;
+  }
+  std::uint64_t events() const {
+    std::lock_guard lock(mutex_);
+    return totals_.events;
+  }
+
+ private:
+  const std::uint64_t request_bytes_;
+  const std::uint64_t response_bytes_;
+  mutable std::mutex mutex_;
+  std::condition_variable idle_;
+  bool closed_ = false;
+  int in_flight_ = 0;
+  Totals totals_;
+};
+
+}  // namespace
+
+void serve_crr_connection(Stream& stream, app::PendingTests& pending, double started_cpu_s) {
+  // The cookie and the request's first piece came in the client's one write:
+  // one read for both, if they are all there.
+  protocol::Cookie cookie{};
+  std::vector<std::byte> buffer(cookie.size());
+  std::error_code ec;
+  stream.read_exact(buffer, ec);
+  if (ec)
+    throw Error(fmt::format("crr connection without a cookie: {}", describe(ec, stream.error_detail())));
+  std::copy(buffer.begin(), buffer.end(), cookie.begin());
+  const auto tally = std::dynamic_pointer_cast<CrrTally>(pending.sink(cookie));
+  if (tally == nullptr) throw protocol::ProtocolError("crr connection for an unknown or finished test");
+  if (!tally->begin()) return;  // past the test's time: closed unanswered, the client counts it failed
+
+  // The request, then the response: what a client of a short-lived
+  // connection asks and gets.
+  buffer.assign(
+      std::min<std::uint64_t>(std::max(tally->request_bytes(), tally->response_bytes()), kPieceBytes),
+      std::byte{0});
+  for (std::uint64_t left = tally->request_bytes(); left > 0 && !ec;) {
+    const std::size_t piece = std::min<std::uint64_t>(left, buffer.size());
+    stream.read_exact({buffer.data(), piece}, ec);
+    left -= piece;
+  }
+  std::fill(buffer.begin(), buffer.end(), std::byte{0});
+  for (std::uint64_t left = tally->response_bytes(); left > 0 && !ec;) {
+    const std::size_t piece = std::min<std::uint64_t>(left, buffer.size());
+    stream.write_all({buffer.data(), piece}, ec);
+    left -= piece;
+  }
+  std::string failure;
+  if (ec) failure = describe(ec, stream.error_detail());
+  bool resumed = false;
+  const std::uint64_t header = protocol::kPreambleBytes + cookie.size();
+  std::uint64_t received = header + tally->request_bytes();
+  std::uint64_t sent = tally->response_bytes();
+  if (tls::TlsStream* tls = stream.tls()) {
+    // A clean close: OpenSSL forgets a session whose connection ended without close_notify.
+    std::error_code ignored;
+    if (!ec) tls->send_close_notify(ignored);
+    resumed = tls->resumed();
+    received = tls->bytes_read();
+    sent = tls->bytes_written();
+  }
+  tally->end(failure, resumed, received, sent, measure::thread_cpu_s() - started_cpu_s);
+}
+
+std::string serve_crr_test(Stream& control, const protocol::TestRequest& request, ServerSide& side) {
+  const app::Timeouts& t = side.config().timeouts;
+  const auto tally = std::make_shared<CrrTally>(request.rr_request_bytes, request.rr_response_bytes);
+  const auto ticket = side.open_ticket(tally);
+  app::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
+  const std::int64_t start_ns = measure::now_ns();
+
+  // Wait for the client's count, watching the connections meanwhile: a
+  // client that makes none for the idle timeout is gone, and a test past
+  // --max-duration takes no more.
+  const auto max_duration =
+      side.config().max_duration +
+      (request.duration_ms > 0 ? std::chrono::duration_cast<std::chrono::milliseconds>(kTimedDrainGrace)
+                               : std::chrono::milliseconds(0));
+  std::string stopped;
+  std::uint64_t seen = tally->events();
+  std::int64_t last_progress_ns = start_ns;
+  for (;;) {
+    if (wait_fd(control.native_handle(), POLLIN, Deadline::after(kCheckInterval)) != TransportErrc::timeout)
+      break;  // the client's count, or an error that reading it will name
+    if (side.stopping()) throw Error("the server is stopping");
+    const std::int64_t now = measure::now_ns();
+    if (const std::uint64_t events = tally->events(); events != seen) {
+      seen = events;
+      last_progress_ns = now;
+    } else if (now - last_progress_ns > std::chrono::nanoseconds(t.idle).count()) {
+      throw Error(fmt::format("crr {}: the client made no connection for {:g} s", to_string(request.mode),
+                              std::chrono::duration<double>(t.idle).count()));
+    }
+    if (stopped.empty() && now - start_ns > std::chrono::nanoseconds(max_duration).count()) {
+      tally->close();
+      stopped =
+          fmt::format("the test ran past this server's --max-duration of {:g} s; it took no more connections",
+                      std::chrono::duration<double>(side.config().max_duration).count());
+    }
+  }
+  control.set_deadline(Deadline::after(t.control));
+  const auto theirs = app::receive<protocol::SideResult>(control, "the client's connection count");
+  tally->close();
+  // The last connections' threads may still be adding theirs.
+  const CrrTally::Totals totals = tally->settle(Deadline::after(t.control));
+  const double elapsed_us = measure::ns_to_us(measure::now_ns() - start_ns);
+  protocol::SideResult mine;
+  mine.role = Role::receiver;
+  mine.connections = totals.connections;
+  mine.resumed = totals.resumed;
+  mine.failed = totals.failed;
+  mine.bytes = totals.bytes_received;
+  mine.wire_bytes_sent = totals.bytes_sent;
+  mine.cpu_user_s = totals.cpu_s;  // the total, user and system: see measure::thread_cpu_s
+  mine.elapsed_us = elapsed_us;
+  mine.error = stopped;
+  app::send_message(control, mine, "the server's connection count");
+
+  std::string line = fmt::format("crr {} {}/{}: {} connections", to_string(request.mode),
+                                 request.rr_request_bytes, request.rr_response_bytes, totals.connections);
+  if (request.mode == Mode::tls) line += fmt::format(" ({} resumed)", totals.resumed);
+  line += fmt::format(" from {} connector{} in {:.3f} s", request.streams, request.streams == 1 ? "" : "s",
+                      elapsed_us / 1e6);
+  if (totals.failed > 0)
+    line += fmt::format(", {} failed here, the first: {}", totals.failed, totals.first_failure);
+  if (theirs.failed > 0) line += fmt::format(", {} failed on the client", theirs.failed);
+  if (!stopped.empty()) line += "; " + stopped;
+  return line;
+}
+
+}  // namespace tlscmp::kinds

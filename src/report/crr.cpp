@@ -1,0 +1,258 @@
+#include "report/crr.hpp"
+
+#include <fmt/format.h>
+#include <algorithm>
+
+#include "report/json_parts.hpp"
+#include "report/report.hpp"
+
+namespace tlscmp::report {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+ordered_json count_or_null(const std::optional<std::uint64_t>& value) {
+  return value ? ordered_json(*value) : ordered_json(nullptr);
+}
+
+ordered_json side_json(const measure::CrrRun& run, const measure::SideCost& side) {
+  return {{"cpu_s", side.cpu_s()},
+          {"cpu_us_per_connection", run.cpu_us_per_connection(side)},
+          {"core_share", side.core_share()}};
+}
+
+ordered_json run_json(const measure::CrrRun& run, const measure::TestParameters& p) {
+  const bool tls = run.mode == Mode::tls;
+  ordered_json failures = json::object();
+  for (const auto& [cause, count] : run.failures)
+    failures[cause] = count;
+  return {{"variant", run.label()},
+          {"round", run.round},
+          {"warmup", run.warmup},
+          {"partial", run.partial},
+          {"mode", to_string(run.mode)},
+          {"resumption", run.resumption},
+          {"request_bytes", p.rr_request_bytes},
+          {"response_bytes", p.rr_response_bytes},
+          {"connectors", run.connectors},
+          {"connections", run.connections},
+          {"failed", run.failed},
+          {"failures", failures},
+          {"resumed", tls ? ordered_json(run.resumed) : ordered_json(nullptr)},
+          {"resumption_refused", tls && run.resumption ? ordered_json(run.refused) : ordered_json(nullptr)},
+          {"resumed_by", run.resumed_by.empty() ? ordered_json(nullptr) : ordered_json(run.resumed_by)},
+          {"elapsed_us", run.elapsed_us},
+          {"connections_per_s", run.connections_per_s()},
+          {"connect_us", latency_json(run.connect)},
+          {"handshake_us", tls ? latency_json(run.handshake) : ordered_json(nullptr)},
+          {"response_us", latency_json(run.response)},
+          {"total_us", latency_json(run.total)},
+          {"bytes_sent_per_connection", run.bytes_sent},
+          {"bytes_received_per_connection", run.bytes_received},
+          {"tls_version", tls_or_null(run.tls.version, run.mode)},
+          {"cipher", tls_or_null(run.tls.cipher, run.mode)},
+          {"group", tls_or_null(run.tls.group, run.mode)},
+          {"certificate_key_type", tls_or_null(run.tls.certificate_key_type, run.mode)},
+          {"client", side_json(run, run.client)},
+          // An interrupted run never heard the server's account.
+          {"server", run.partial ? ordered_json(nullptr) : side_json(run, run.server)},
+          {"server_connections", count_or_null(run.server_connections)},
+          {"server_resumed", tls ? count_or_null(run.server_resumed) : ordered_json(nullptr)},
+          {"time_wait_before", count_or_null(run.time_wait_before)},
+          {"time_wait_after", count_or_null(run.time_wait_after)}};
+}
+
+std::string round_label(const measure::CrrRun& run) {
+  return fmt::format("{}{}{}", run.warmup ? "w" : "", run.round, run.partial ? "*" : "");
+}
+
+std::string p50_or_dash(const measure::LatencySummary& l) {
+  return l.count > 0 ? fmt::format("{:.1f}", l.p50) : "-";
+}
+
+std::string time_wait_text(const std::optional<std::uint64_t>& value) {
+  return value ? std::to_string(*value) : "?";
+}
+
+}  // namespace
+
+std::string render_crr_header(const measure::TestParameters& p) {
+  const std::string amount = p.transactions > 0 ? fmt::format("{} connections in all", p.transactions)
+                                                : fmt::format("{:g} s", p.duration_s);
+  return fmt::format(
+      "connection per transaction: connect, TLS handshake, a request of {} and a response of {}, close; "
+      "{} connector{}, {} per run, {} round{}{}\n"
+      "(the client closes with SO_LINGER 0, a reset: no TIME_WAIT, so a long run keeps its ephemeral "
+      "ports)\n",
+      format_bytes(p.rr_request_bytes), format_bytes(p.rr_response_bytes), p.streams,
+      p.streams == 1 ? "" : "s", amount, p.rounds, p.rounds == 1 ? "" : "s",
+      p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "",
+      p.crr_reset
+          ? "(the client closes with SO_LINGER 0, a reset: no TIME_WAIT, so a long run keeps its ports)"
+          : "(--close fin: the client closes first and keeps each port in TIME_WAIT for 60 s)");
+}
+
+std::string render_crr_runs(const measure::Comparison& c) {
+  const measure::CrrResults& crr = c.or_empty<measure::CrrResults>();
+  std::string out;
+  std::size_t width = 4;
+  for (const measure::CrrRun& run : crr.runs)
+    width = std::max(width, run.label().size());
+  if (!crr.runs.empty()) {
+    out += fmt::format(
+        "\n{:>5} {:<{}} {:>11} {:>8} {:>9} {:>10} {:>12} {:>11} {:>9} {:>9} {:>9} {:>17} {:>8} {:>6}\n",
+        "round", "variant", width, "connections", "time_s", "conn/s", "connect_us", "handshake_us",
+        "response_us", "total_us", "p99_us", "max_us", "CPU us/conn c/s", "resumed", "failed");
+    out += fmt::format("{:>5} {:<{}} {:>11} {:>8} {:>9} {:>10} {:>12} {:>11} {:>9}\n", "", "", width, "", "",
+                       "", "p50", "p50", "p50", "p50");
+    for (const measure::CrrRun& run : crr.runs) {
+      out += fmt::format(
+          "{:>5} {:<{}} {:>11} {:>8.2f} {:>9.0f} {:>10} {:>12} {:>11} {:>9} {:>9.1f} {:>9.1f} {:>17} {:>8} "
+          "{:>6}\n",
+          round_label(run), run.label(), width, run.connections, run.elapsed_us / 1e6,
+          run.connections_per_s(), p50_or_dash(run.connect), p50_or_dash(run.handshake),
+          p50_or_dash(run.response), p50_or_dash(run.total), run.total.p99, run.total.max,
+          fmt::format(
+              "{:.1f} / {}", run.cpu_us_per_connection(run.client),
+              run.partial ? std::string("-") : fmt::format("{:.1f}", run.cpu_us_per_connection(run.server))),
+          run.mode == Mode::tls ? std::to_string(run.resumed) : "-", run.failed);
+    }
+    if (c.parameters.warmup_rounds > 0) out += "(w: warm-up, left out of the statistics)\n";
+    if (c.interrupted)
+      out += "(*: interrupted, this side's figures until then; left out of the statistics)\n";
+    out +=
+        "(each phase on the client: connect() to established; the TLS handshake; the request's first byte "
+        "to the response's last; total from connect to response)\n";
+    for (const measure::CrrRun& run : crr.runs) {
+      for (const auto& [cause, count] : run.failures)
+        out += fmt::format("{} round {}: {} failed: {}\n", run.label(), run.round, count, cause);
+      if (run.resumption && run.refused > 0) {
+        out += fmt::format("{} round {}: the server refused {} of {} resumptions: full handshakes instead\n",
+                           run.label(), run.round, run.refused, run.connections);
+      }
+    }
+  }
+  if (crr.stats.empty()) return out;
+  for (const measure::CrrStats& s : crr.stats)
+    width = std::max(width, s.variant.size());
+  out += fmt::format("\n{:<{}} {:>4} {:>9} {:>17} {:>10} {:>12} {:>11} {:>9} {:>9} {:>17} {:>19}\n",
+                     "variant", width, "runs", "conn/s", "min - max", "connect_us", "handshake_us",
+                     "response_us", "total_us", "p99_us", "CPU us/conn c/s", "vs tcp: conn/s p50");
+  for (const measure::CrrStats& s : crr.stats) {
+    out += fmt::format(
+        "{:<{}} {:>4} {:>9.0f} {:>17} {:>10.1f} {:>12} {:>11.1f} {:>9.1f} {:>9.1f} {:>17} {:>19}\n",
+        s.variant, width, s.connections_per_s.count, s.connections_per_s.median,
+        fmt::format("{:.0f} - {:.0f}", s.connections_per_s.min, s.connections_per_s.max),
+        s.connect_p50_us.median, s.mode == Mode::tls ? fmt::format("{:.1f}", s.handshake_p50_us.median) : "-",
+        s.response_p50_us.median, s.total_p50_us.median, s.total_p99_us.median,
+        fmt::format("{:.1f} / {:.1f}", s.client_cpu_us_per_connection.median,
+                    s.server_cpu_us_per_connection.median),
+        s.mode == Mode::tcp ? std::string("1.00x  1.00x")
+                            : fmt::format("{}  {}", ratio_text(s.connections_per_s_over_tcp),
+                                          ratio_text(s.total_p50_over_tcp)));
+  }
+  out += "(medians over the rounds; p50 and p99 of each run's connections)\n";
+  for (const measure::CrrStats& s : crr.stats) {
+    if (s.mode != Mode::tls) continue;
+    std::string resumption;
+    if (s.resumed > 0 || s.refused > 0) {
+      resumption = fmt::format("; {} of {} connections resumed{}", s.resumed, s.connections,
+                               s.refused > 0 ? fmt::format(", {} resumptions refused", s.refused) : "");
+    }
+    if (!s.connections_per_s_over_tcp) {
+      if (!resumption.empty()) out += fmt::format("\n{}{}\n", s.variant, resumption);
+      continue;
+    }
+    const std::size_t pairs = s.connections_per_s_over_tcp->ratio.count;
+    out += fmt::format("\n{}/tcp, paired by round ({} pair{}{}): {}; {}{}\n", s.variant, pairs,
+                       pairs == 1 ? "" : "s", pairs == 1 ? "; --repeat for an interval" : ", bootstrap",
+                       ratio_sentence("connections/s", s.connections_per_s_over_tcp),
+                       ratio_sentence("p50 connection time", s.total_p50_over_tcp), resumption);
+  }
+  if (!crr.runs.empty()) {
+    out += fmt::format("TIME_WAIT sockets on the client's host: {} before the first run, {} after the last\n",
+                       time_wait_text(crr.runs.front().time_wait_before),
+                       time_wait_text(crr.runs.back().time_wait_after));
+  }
+  return out;
+}
+
+ordered_json crr_runs_json(const measure::Comparison& c) {
+  const auto* crr = c.get<measure::CrrResults>();
+  if (crr == nullptr) return nullptr;
+  ordered_json runs = json::array();
+  for (const measure::CrrRun& run : crr->runs)
+    runs.push_back(run_json(run, c.parameters));
+  return runs;
+}
+
+ordered_json crr_summary_json(const measure::Comparison& c) {
+  const auto* crr = c.get<measure::CrrResults>();
+  if (crr == nullptr) return nullptr;
+  ordered_json summary = json::object();
+  ordered_json headline = nullptr;
+  for (const measure::CrrStats& s : crr->stats) {
+    ordered_json over_tcp = nullptr;
+    if (s.connections_per_s_over_tcp) {
+      over_tcp = {{"connections_per_s", ratio_json(s.connections_per_s_over_tcp)},
+                  {"total_p50_us", ratio_json(s.total_p50_over_tcp)},
+                  {"ci_method", ci_method()}};
+      if (s.variant == "tls") headline = over_tcp;  // full handshakes: what TLS costs a new connection
+    }
+    const bool tls = s.mode == Mode::tls;
+    summary[s.variant] = {
+        {"mode", to_string(s.mode)},
+        {"runs", s.connections_per_s.count},
+        {"connections", s.connections},
+        {"resumed", tls ? ordered_json(s.resumed) : ordered_json(nullptr)},
+        {"resumption_refused", tls ? ordered_json(s.refused) : ordered_json(nullptr)},
+        {"failed", s.failed},
+        {"connections_per_s", summary_json(s.connections_per_s)},
+        {"connect_p50_us", summary_json(s.connect_p50_us)},
+        {"handshake_p50_us", tls ? summary_json(s.handshake_p50_us) : ordered_json(nullptr)},
+        {"response_p50_us", summary_json(s.response_p50_us)},
+        {"total_p50_us", summary_json(s.total_p50_us)},
+        {"total_p99_us", summary_json(s.total_p99_us)},
+        {"client_cpu_us_per_connection", summary_json(s.client_cpu_us_per_connection)},
+        {"server_cpu_us_per_connection", summary_json(s.server_cpu_us_per_connection)},
+        {"over_tcp", over_tcp}};
+  }
+  summary["tls_over_tcp"] = headline;
+  return summary;
+}
+
+std::string render_crr_csv(const measure::Comparison& c) {
+  const measure::TestParameters& p = c.parameters;
+  std::string out =
+      "variant,round,warmup,partial,mode,resumption,request_bytes,response_bytes,connectors,"
+      "connections,failed,resumed,resumption_refused,elapsed_us,connections_per_s,connect_p50_us,connect_p99_"
+      "us,"
+      "handshake_p50_us,handshake_p99_us,response_p50_us,response_p99_us,total_p50_us,total_p99_us,total_max_"
+      "us,"
+      "bytes_sent_per_connection,bytes_received_per_connection,tls_version,cipher,group,certificate_key_type,"
+      "client_cpu_us_per_connection,server_cpu_us_per_connection,time_wait_before,time_wait_after\n";
+  const auto count = [](const std::optional<std::uint64_t>& v) {
+    return v ? std::to_string(*v) : std::string();
+  };
+  for (const measure::CrrRun& run : c.or_empty<measure::CrrResults>().runs) {
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},", csv_field(run.label()),
+                       run.round, run.warmup ? 1 : 0, run.partial ? 1 : 0, to_string(run.mode),
+                       run.resumption ? 1 : 0, p.rr_request_bytes, p.rr_response_bytes, run.connectors,
+                       run.connections, run.failed, run.resumed, run.refused, run.elapsed_us,
+                       run.connections_per_s());
+    out += fmt::format("{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.1f},{:.1f},",
+                       run.connect.p50, run.connect.p99, run.handshake.p50, run.handshake.p99,
+                       run.response.p50, run.response.p99, run.total.p50, run.total.p99, run.total.max,
+                       run.bytes_sent, run.bytes_received);
+    out += fmt::format(
+        "{},{},{},{},{:.3f},{},{},{}\n", csv_field(run.tls.version), csv_field(run.tls.cipher),
+        csv_field(run.tls.group), csv_field(run.tls.certificate_key_type),
+        run.cpu_us_per_connection(run.client),
+        run.partial ? std::string() : fmt::format("{:.3f}", run.cpu_us_per_connection(run.server)),
+        count(run.time_wait_before), count(run.time_wait_after));
+  }
+  return out;
+}
+
+}  // namespace tlscmp::report
