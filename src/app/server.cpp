@@ -127,7 +127,7 @@ Server::Server(const ServerConfig& config, const tls::Identity& identity, Logger
     : config_(config),
       log_(log),
       tls_(tls::Context::for_server({identity, tls::kDefaultReadAheadBytes, config.tls_policy,
-                                     config.client_ca_file, config.require_client_cert})),
+                                     config.client_ca_file, config.require_client_cert, config.resumption})),
       listener_() {
   tcp::acceptor acceptor(io_);
   if (tls::DtlsContext::available(no_dtls_)) dtls_.emplace(tls::DtlsContext::for_server(identity));

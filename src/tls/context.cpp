@@ -193,6 +193,11 @@ Context Context::for_server(const ServerConfig& config) {
   // resume their sessions: OpenSSL ends such a handshake with "internal error".
   static constexpr unsigned char kSessionContext[] = {'t', 'l', 's', 'c', 'm', 'p'};
   SSL_CTX_set_session_id_context(ctx.get(), kSessionContext, sizeof kSessionContext);
+  if (!config.resumption) {
+    // Neither tickets nor IDs: a client's session finds nothing here.
+    SSL_CTX_set_options(ctx.get(), SSL_OP_NO_TICKET);
+    SSL_CTX_set_session_cache_mode(ctx.get(), SSL_SESS_CACHE_OFF);
+  }
   if (!config.client_ca_file.empty()) {
     trust_file(ctx.get(), config.client_ca_file, "client CA file");
     if (STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(config.client_ca_file.c_str())) {

@@ -1,0 +1,218 @@
+// Connection per transaction (--crr): exact connection counts, resumed
+// connections shown as resumed and refused resumptions counted as full
+// handshakes, -P connectors adding up, each phase timed, TIME_WAIT counted,
+// bad input refused in one line, the server's caps, and both TLS libraries.
+
+#include "e2e/e2e.hpp"
+
+using namespace tlscmp::test;
+using nlohmann::json;
+
+namespace {
+
+json crr_json(std::vector<std::string> args) {
+  args.insert(args.begin(), "--crr");
+  const json j = client_json(std::move(args));
+  REQUIRE(j["crr_runs"].is_array());
+  return j;
+}
+
+void check_latency_order(const json& l) {
+  CHECK(l["min"].get<double>() > 0);
+  CHECK(l["min"].get<double>() <= l["p50"].get<double>());
+  CHECK(l["p50"].get<double>() <= l["p99"].get<double>());
+  CHECK(l["p99"].get<double>() <= l["max"].get<double>());
+}
+
+const json& run_of(const json& j, const std::string& variant, int round = 1) {
+  for (const json& run : j["crr_runs"]) {
+    if (run["variant"] == variant && run["round"] == round) return run;
+  }
+  FAIL("no " << variant << " run in round " << round);
+  static const json none;
+  return none;
+}
+
+}  // namespace
+
+TEST_CASE("--crr -n: exactly that many connections per run; tcp, tls and tls-resumed, each phase timed") {
+  const json j = crr_json({"-n", "120", "--repeat", "2"});
+  REQUIRE(j["crr_runs"].size() == 6);
+  CHECK(j["test"]["crr"] == true);
+  CHECK(j["test"]["crr_close"] == "reset");
+  for (const json& run : j["crr_runs"]) {
+    CAPTURE(run);
+    CHECK(run["connections"] == 120);
+    CHECK(run["server_connections"] == 120);
+    CHECK(run["failed"] == 0);
+    CHECK(run["connectors"] == 1);
+    CHECK(run["connections_per_s"].get<double>() > 0);
+    check_latency_order(run["connect_us"]);
+    check_latency_order(run["response_us"]);
+    check_latency_order(run["total_us"]);
+    // The whole is at least each of its phases.
+    CHECK(run["total_us"]["max"].get<double>() >= run["response_us"]["min"].get<double>());
+    CHECK(run["client"]["cpu_us_per_connection"].get<double>() > 0);
+    CHECK(run["server"]["cpu_us_per_connection"].get<double>() > 0);
+    CHECK(run["bytes_sent_per_connection"].get<double>() > 1);
+    CHECK(run["bytes_received_per_connection"].get<double>() >= 1);
+    CHECK(run["time_wait_before"].is_number_unsigned());
+    CHECK(run["time_wait_after"].is_number_unsigned());
+  }
+  const json& tcp = run_of(j, "tcp");
+  CHECK(tcp["handshake_us"].is_null());
+  CHECK(tcp["resumed"].is_null());
+  // Plain TCP: the preamble, the cookie and the 1-byte request; the 1-byte response.
+  CHECK(tcp["bytes_sent_per_connection"] == 8 + 16 + 1);
+  CHECK(tcp["bytes_received_per_connection"] == 1);
+  const json& full = run_of(j, "tls");
+  check_latency_order(full["handshake_us"]);
+  CHECK(full["resumed"] == 0);
+  CHECK(full["tls_version"] == "TLSv1.3");
+  // A full handshake carries the certificate: far more than the TCP bytes.
+  CHECK(full["bytes_received_per_connection"].get<double>() > 300);
+  for (int round : {1, 2}) {
+    const json& resumed = run_of(j, "tls-resumed", round);
+    CHECK(resumed["resumption"] == true);
+    CHECK(resumed["resumed"] == 120);
+    CHECK(resumed["server_resumed"] == 120);
+    CHECK(resumed["resumption_refused"] == 0);
+    CHECK(resumed["resumed_by"] == "ticket");
+    // No certificate in a resumed handshake.
+    CHECK(resumed["bytes_received_per_connection"].get<double>() <
+          full["bytes_received_per_connection"].get<double>());
+  }
+  // Two rounds: each TLS variant paired with the round's TCP run.
+  const json& summary = j["crr_summary"];
+  for (const char* variant : {"tls", "tls-resumed"}) {
+    CAPTURE(variant);
+    const json& ratio = summary[variant]["over_tcp"]["connections_per_s"];
+    CHECK(ratio["count"] == 2);
+    CHECK(ratio["median"].get<double>() > 0);
+    CHECK(ratio["ci95_low"].get<double>() <= ratio["ci95_high"].get<double>());
+  }
+  CHECK(summary["tls_over_tcp"] == summary["tls"]["over_tcp"]);
+  CHECK(summary["tls-resumed"]["resumed"] == 240);
+  CHECK(summary["tcp"]["over_tcp"].is_null());
+  CHECK(j["runs"].empty());
+}
+
+TEST_CASE("--crr -P 4: the connectors' connections add up to -n") {
+  const json j = crr_json({"-n", "402", "-P", "4", "--mode", "tcp", "--repeat", "1"});
+  const json& run = j["crr_runs"][0];
+  CHECK(run["connectors"] == 4);
+  CHECK(run["connections"] == 402);
+  CHECK(run["server_connections"] == 402);
+  CHECK(j["test"]["streams"] == 4);
+}
+
+TEST_CASE("--crr -t: connections until the time is up, and -P 4 over TLS with resumption") {
+  const json j = crr_json({"-t", "0.5", "-P", "4", "--mode", "tls", "--repeat", "1"});
+  REQUIRE(j["crr_runs"].size() == 2);
+  for (const json& run : j["crr_runs"]) {
+    CAPTURE(run);
+    CHECK(run["connections"].get<std::uint64_t>() > 4);
+    CHECK(run["server_connections"] == run["connections"]);
+    CHECK(run["elapsed_us"].get<double>() >= 0.5e6);
+    CHECK(run["elapsed_us"].get<double>() < 5e6);
+  }
+  const json& resumed = run_of(j, "tls-resumed");
+  CHECK(resumed["resumed"] == resumed["connections"]);
+}
+
+TEST_CASE("--crr against a server that resumes nothing: every resumption refused, counted as full") {
+  ServerProcess server({"--no-resumption"});
+  const json j = crr_json(
+      {"127.0.0.1", "-p", server.port_text(), "--insecure", "-n", "40", "--mode", "tls", "--repeat", "1"});
+  const json& resumed = run_of(j, "tls-resumed");
+  CHECK(resumed["connections"] == 40);
+  CHECK(resumed["resumed"] == 0);
+  CHECK(resumed["resumption_refused"] == 40);
+  CHECK(resumed["server_resumed"] == 0);
+  CHECK(j["crr_summary"]["tls-resumed"]["resumption_refused"] == 40);
+  const ProcessResult text = run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--insecure",
+                                         "--crr", "-n", "20", "--mode", "tls", "--repeat", "1"});
+  CHECK(text.exit_code == 0);
+  CHECK(text.out.find("the server refused 20 of 20 resumptions") != std::string::npos);
+}
+
+TEST_CASE("--crr over TLS 1.2: resumed from a session ticket, and says so") {
+  const json j = crr_json({"-n", "30", "--mode", "tls", "--tls-version", "1.2", "--repeat", "1"});
+  const json& resumed = run_of(j, "tls-resumed");
+  CHECK(resumed["tls_version"] == "TLSv1.2");
+  CHECK(resumed["resumed"] == 30);
+  CHECK(resumed["resumed_by"] == "ticket");
+}
+
+TEST_CASE("--crr --close fin: the client keeps each port in TIME_WAIT, and the report counts them") {
+  const json j = crr_json({"-n", "200", "--mode", "tcp", "--close", "fin", "--repeat", "1"});
+  CHECK(j["test"]["crr_close"] == "fin");
+  const json& run = j["crr_runs"][0];
+  CHECK(run["connections"] == 200);
+  // Other tests' TIME_WAIT sockets may come and go meanwhile; these 200 stay for a minute.
+  CHECK(run["time_wait_after"].get<std::uint64_t>() >= run["time_wait_before"].get<std::uint64_t>() + 100);
+}
+
+TEST_CASE("--crr: bad input is refused in one line that says what to do") {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+      {{"--crr", "--rate", "100", "-t", "1"}, "--rate does not apply to --crr"},
+      {{"--crr", "--verify"}, "--verify does not apply to --crr"},
+      {{"--crr", "-i", "1"}, "-i does not apply to --crr"},
+      {{"--crr", "-R"}, "-R does not apply to --crr"},
+      {{"--crr", "-n", "2", "-P", "3"}, "fewer connections than connectors"},
+      {{"--crr", "-n", "1.5"}, "not a whole number of connections"},
+      {{"--crr", "--mode", "udp"}, "--crr runs over tcp and tls"},
+      {{"--crr", "--rr", "0/1"}, "--rr request size"},
+      {{"--crr", "--close", "slam"}, "--close"},
+      {{"--close", "fin"}, "--close is for --crr runs"},
+      {{"--crr", "-N"}, "crr connections always set TCP_NODELAY"},
+  };
+  for (const auto& [args, expected] : cases) {
+    std::vector<std::string> full{"client"};
+    full.insert(full.end(), args.begin(), args.end());
+    CAPTURE(full);
+    const ProcessResult r = run_tlscmp(full);
+    CHECK(r.exit_code == 2);
+    CHECK(is_one_line(r.err));
+    CHECK(r.err.find(expected) != std::string::npos);
+  }
+}
+
+TEST_CASE("--crr against a server with caps: --max-duration stops a long -n, and the server serves on") {
+  ServerProcess server({"--max-duration", "0.5"});
+  const ProcessResult refused = run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--crr", "-t",
+                                            "2", "--mode", "tcp", "--repeat", "1"});
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("this server allows at most 0.5 s (--max-duration)") != std::string::npos);
+  const ProcessResult stopped = run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--crr", "-n",
+                                            "100M", "--mode", "tcp", "--repeat", "1"});
+  CHECK(stopped.exit_code == 1);
+  CHECK(is_one_line(stopped.err));
+  CHECK(stopped.err.find("--max-duration of 0.5 s") != std::string::npos);
+  CHECK(run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--crr", "-n", "50", "--mode", "tcp",
+                    "--repeat", "1"})
+            .exit_code == 0);
+  CHECK(server.log().find("crr tcp 1/1: 50 connections") != std::string::npos);
+}
+
+TEST_CASE("--crr between the two TLS libraries: full and resumed handshakes both ways") {
+  const std::string peer = peer_binary();
+  if (peer.empty()) {
+    MESSAGE("no TLSCMP_PEER_BINARY: scripts/test sets it when it builds both libraries");
+    return;
+  }
+  for (const bool peer_serves : {true, false}) {
+    CAPTURE(peer_serves);
+    ServerProcess server({}, "127.0.0.1", peer_serves ? peer : tlscmp_binary());
+    const ProcessResult r =
+        run_process({peer_serves ? tlscmp_binary() : peer, "client", "127.0.0.1", "-p", server.port_text(),
+                     "--insecure", "--crr", "-n", "30", "--mode", "tls", "--repeat", "1", "-J"});
+    INFO("stderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    const json j = json::parse(r.out);
+    CHECK(j["environment"]["client"]["tls_library"].get<std::string>().substr(0, 4) !=
+          j["environment"]["server"]["tls_library"].get<std::string>().substr(0, 4));
+    CHECK(run_of(j, "tls")["connections"] == 30);
+    CHECK(run_of(j, "tls-resumed")["resumed"] == 30);
+  }
+}
