@@ -225,12 +225,26 @@ void Server::SetUpSlot::release() {
   if (!held_) return;
   held_ = false;
   std::lock_guard lock(server_.mutex_);
+  if (budgeted_) {
+    auto it = server_.crr_budget_.find(source_);
+    if (--it->second.in_use == 0 && it->second.size == 0) server_.crr_budget_.erase(it);
+    return;
+  }
   --server_.setting_up_;
   if (--server_.setting_up_by_source_[source_] == 0) server_.setting_up_by_source_.erase(source_);
 }
 
-std::string Server::admit(const std::string& source) {
+std::string Server::admit(const std::string& source, bool& budgeted) {
   std::lock_guard lock(mutex_);
+  // A source running crr tests sets up their connections within their own
+  // budget, not the --max-pending ones that every other test shares.
+  budgeted = false;
+  if (auto it = crr_budget_.find(source); it != crr_budget_.end() && it->second.in_use < it->second.size) {
+    ++it->second.in_use;
+    ++active_connections_;
+    budgeted = true;
+    return {};
+  }
   if (active_connections_ >= config_.max_connections) {
     return fmt::format(
         "server busy: {} connections being served; try again, or raise --max-clients on the server",
@@ -376,9 +390,10 @@ bool Server::start_acceptor() {
 
 void Server::serve_accepted(int fd) {
   const std::string source = peer_host(fd);
-  const std::string busy = admit(source);
+  bool budgeted = false;
+  const std::string busy = admit(source, budgeted);
   if (busy.empty()) {
-    handle_connection(fd, source);
+    handle_connection(fd, source, budgeted);
     return;
   }
   // Turned away on the io thread, which has the timers for it.
@@ -395,13 +410,13 @@ void Server::serve_accepted(int fd) {
   });
 }
 
-void Server::handle_connection(int raw_fd, const std::string& source) {
+void Server::handle_connection(int raw_fd, const std::string& source, bool budgeted) {
   const double started_cpu_s = measure::thread_cpu_s();  // a crr connection's cost starts here
   {
     std::unique_ptr<Stream> stream;  // declared first, so that its socket closes last
     UniqueFd fd(raw_fd);
     LiveFd live(*this, raw_fd);
-    SetUpSlot set_up(*this, source);
+    SetUpSlot set_up(*this, source, budgeted);
     try {
       set_nodelay(raw_fd, true);
       const Deadline deadline = Deadline::after(config_.timeouts.handshake);
@@ -434,7 +449,7 @@ void Server::handle_connection(int raw_fd, const std::string& source) {
       const protocol::ConnectionKind kind = preamble.kind;
       if (kind == protocol::ConnectionKind::control) {
         if (stream->is_tls()) throw protocol::ProtocolError("a control connection must be plain TCP");
-        serve_control(*stream, peer_address(raw_fd));
+        serve_control(*stream, peer_address(raw_fd), source);
       } else if (kind == protocol::ConnectionKind::handshake) {
         kinds::serve_handshake_connection(*stream, pending_);
       } else if (kind == protocol::ConnectionKind::crr) {
@@ -465,7 +480,19 @@ void Server::handle_connection(int raw_fd, const std::string& source) {
 // What the kinds' server halves get of this server (kinds/server_side.hpp).
 class Server::Side final : public kinds::ServerSide {
  public:
-  explicit Side(Server& server) : server_(server) {}
+  Side(Server& server, std::string source) : server_(server), source_(std::move(source)) {}
+  std::shared_ptr<void> reserve_connections(std::uint32_t count) override {
+    {
+      std::lock_guard lock(server_.mutex_);
+      server_.crr_budget_[source_].size += count;
+    }
+    return std::shared_ptr<void>(nullptr, [server = &server_, source = source_, count](void*) {
+      std::lock_guard lock(server->mutex_);
+      auto it = server->crr_budget_.find(source);
+      it->second.size -= count;
+      if (it->second.size == 0 && it->second.in_use == 0) server->crr_budget_.erase(it);
+    });
+  }
   const ServerConfig& config() const override { return server_.config_; }
   protocol::TestAccept acceptance(const protocol::Cookie& cookie) const override {
     return server_.accept_message(cookie);
@@ -487,9 +514,10 @@ class Server::Side final : public kinds::ServerSide {
 
  private:
   Server& server_;
+  std::string source_;
 };
 
-void Server::serve_control(Stream& control, const std::string& peer) {
+void Server::serve_control(Stream& control, const std::string& peer, const std::string& source) {
   control.set_deadline(Deadline::after(config_.timeouts.control));
   // Every control session starts with the server's own preamble: a client of
   // another protocol version learns which one the server speaks.
@@ -522,7 +550,7 @@ void Server::serve_control(Stream& control, const std::string& peer) {
                        config_.max_clients));
   }
   // Each kind's server half runs the test and returns its log line.
-  Side side(*this);
+  Side side(*this, source);
   std::string line;
   switch (protocol::kind_of(request)) {
     case protocol::TestKind::datagram:

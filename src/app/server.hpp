@@ -74,7 +74,8 @@ class Server {
   // preamble is read (or it ends): counted in all and per source address.
   class SetUpSlot {
    public:
-    SetUpSlot(Server& server, std::string source) : server_(server), source_(std::move(source)) {}
+    SetUpSlot(Server& server, std::string source, bool budgeted)
+        : server_(server), source_(std::move(source)), budgeted_(budgeted) {}
     ~SetUpSlot() { release(); }
     SetUpSlot(const SetUpSlot&) = delete;
     SetUpSlot& operator=(const SetUpSlot&) = delete;
@@ -83,6 +84,7 @@ class Server {
    private:
     Server& server_;
     std::string source_;
+    bool budgeted_;  // counted in its source's crr budget, not in --max-pending
     bool held_ = true;
   };
 
@@ -96,15 +98,16 @@ class Server {
   void serve_accepted(int fd);
   // Why a new connection from `source` cannot be taken now ("server busy:
   // ..."), or "" after counting it in.
-  std::string admit(const std::string& source);
+  // `budgeted`: counted in the source's crr budget rather than the shared caps.
+  std::string admit(const std::string& source, bool& budgeted);
   // Tells a connection the server cannot take it, without a reset: the
   // server's preamble and a refusal, then FIN; then drops what the client
   // sends until it closes (or a second passes), on the accepting thread.
   void turn_away(boost::asio::ip::tcp::socket socket, const std::string& reason);
   void log_busy(const std::string& peer, const std::string& reason);
-  void handle_connection(int fd, const std::string& source);
+  void handle_connection(int fd, const std::string& source, bool budgeted);
   // The control session: the request, the caps, then the kind's server half.
-  void serve_control(Stream& control, const std::string& peer);
+  void serve_control(Stream& control, const std::string& peer, const std::string& source);
   void shut_down_connections();
   void finish_running_tests();
   bool stopping();
@@ -127,6 +130,15 @@ class Server {
   int running_tests_ = 0;  // control sessions past the --max-clients check
   int setting_up_ = 0;     // connections being set up (SetUpSlot)
   std::map<std::string, int> setting_up_by_source_;
+  // crr tests' connections being set up, per source: their own budget, the
+  // connectors of the source's running crr tests (reserve_connections), so
+  // that a crr test's stream of connections neither is turned away by
+  // --max-pending-per-source nor takes the places other tests need.
+  struct CrrBudget {
+    std::uint32_t size = 0;
+    std::uint32_t in_use = 0;
+  };
+  std::map<std::string, CrrBudget> crr_budget_;
   // The io thread's own: connections being turned away, and the busy
   // lines not logged (one a second at most, so that a flood cannot flood the log).
   int turning_away_ = 0;

@@ -47,6 +47,9 @@ class ServerSide {
   // A ticket for a crr test, whose connections find `sink` by its cookie.
   virtual std::unique_ptr<app::PendingTests::Ticket> open_ticket(
       std::shared_ptr<app::PendingTests::ConnectionSink> sink) = 0;
+  // Room for `count` more connections of this test's client being set up at
+  // once, beside the shared --max-pending caps, for as long as the token lives.
+  virtual std::shared_ptr<void> reserve_connections(std::uint32_t count) = 0;
   // The DTLS context, or null where this build has none.
   virtual const tls::DtlsContext* dtls() const = 0;
   virtual LiveSocket register_live(int fd) = 0;

@@ -216,3 +216,20 @@ TEST_CASE("--crr between the two TLS libraries: full and resumed handshakes both
     CHECK(run_of(j, "tls-resumed")["resumed"] == 30);
   }
 }
+
+TEST_CASE("--crr -P 16 against a server that sets up 4 connections per address: crr has its own budget") {
+  // Without its own budget, a crr test's connections in their handshakes
+  // would be turned away by --max-pending-per-source, as busy.
+  ServerProcess server({"--max-pending-per-source", "4"});
+  const json j = crr_json({"127.0.0.1", "-p", server.port_text(), "--insecure", "-n", "320", "-P", "16",
+                           "--mode", "tls", "--repeat", "1"});
+  for (const json& run : j["crr_runs"]) {
+    CAPTURE(run);
+    CHECK(run["failed"] == 0);
+    CHECK(run["connections"] == 320);
+  }
+  // And the shared caps still hold for everything else from that address.
+  CHECK(run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--insecure", "-n", "1M", "-P", "4",
+                    "--repeat", "1"})
+            .exit_code == 0);
+}

@@ -150,6 +150,9 @@ std::string serve_crr_test(Stream& control, const protocol::TestRequest& request
   const app::Timeouts& t = side.config().timeouts;
   const auto tally = std::make_shared<CrrTally>(request.rr_request_bytes, request.rr_response_bytes);
   const auto ticket = side.open_ticket(tally);
+  // Each connector has one connection in setup at a time; twice that, for
+  // the moment between one's preamble and the next one's connect.
+  const auto budget = side.reserve_connections(2 * request.streams);
   app::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
   const std::int64_t start_ns = measure::now_ns();
 
