@@ -196,6 +196,7 @@ Context Context::for_server(const ServerConfig& config) {
   if (!config.resumption) {
     // Neither tickets nor IDs: a client's session finds nothing here.
     SSL_CTX_set_options(ctx.get(), SSL_OP_NO_TICKET);
+    SSL_CTX_set_num_tickets(ctx.get(), 0);  // TLS 1.3 tickets too (both libraries have it)
     SSL_CTX_set_session_cache_mode(ctx.get(), SSL_SESS_CACHE_OFF);
   }
   if (!config.client_ca_file.empty()) {
