@@ -34,7 +34,7 @@ class EmbeddedServer {
  public:
   EmbeddedServer(const Timeouts& timeouts, bool ktls)
       : certificates_(tls::generate_certificates({}, kEmbeddedCertificateDays)),
-        server_(embedded_config(timeouts, ktls), certificates_.server, quiet_),
+        server_(embedded_config(timeouts, ktls), certificates_.server, quiet_, certificates_.ca),
         thread_([this] { server_.run(); }) {}
   ~EmbeddedServer() {
     server_.stop();
@@ -113,13 +113,19 @@ std::string run_label(const std::string& variant, int round, int rounds, bool wa
 // One kind of run in a round: plain TCP, or TLS with its own context.
 struct Variant {
   Variant(Mode m, std::string l, std::optional<tls::Context> t, std::optional<tls::DtlsContext> d,
-          bool r = false)
-      : mode(m), label(std::move(l)), tls(std::move(t)), dtls(std::move(d)), resume(r) {}
+          bool r = false, std::string k = {})
+      : mode(m),
+        label(std::move(l)),
+        tls(std::move(t)),
+        dtls(std::move(d)),
+        resume(r),
+        key_type(std::move(k)) {}
   Mode mode;
   std::string label;
   std::optional<tls::Context> tls;
   std::optional<tls::DtlsContext> dtls;
-  bool resume = false;  // crr: offer the connector's previous session
+  bool resume = false;   // crr: offer the connector's previous session
+  std::string key_type;  // crr --compare-key-types: the server certificate's key type
 };
 
 // --compare-ciphers: the TLS 1.3 suites, and the TLS 1.2 AEAD suites for
@@ -137,6 +143,11 @@ constexpr ComparedSuite kComparedSuites[] = {
     {"TLSv1.2 AES256-GCM", "1.2", "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384"},
     {"TLSv1.2 CHACHA20", "1.2", "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"},
 };
+
+// --compare-key-types: the server certificates a crr comparison tries.
+constexpr tls::KeyType kComparedKeyTypes[] = {tls::KeyType::rsa_2048, tls::KeyType::rsa_3072,
+                                              tls::KeyType::ecdsa_p256, tls::KeyType::ecdsa_p384,
+                                              tls::KeyType::ed25519};
 
 // The report's account of the settings (the server used is added once known).
 measure::TestParameters parameters_of(const ClientConfig& config) {
@@ -172,6 +183,7 @@ measure::TestParameters parameters_of(const ClientConfig& config) {
   p.rate_tps = config.rate_tps;
   p.crr = config.crr;
   p.crr_reset = config.crr_reset;
+  p.compare_key_types = config.compare_key_types;
   return p;
 }
 
@@ -195,6 +207,18 @@ std::vector<Variant> make_variants(const ClientConfig& config, const tls::Client
       variants.push_back({mode, to_string(mode), std::nullopt, std::nullopt});
     } else if (mode == Mode::dtls) {
       variants.push_back({mode, "dtls", std::nullopt, tls::DtlsContext::for_client(tls_config)});
+    } else if (config.crr && config.compare_key_types) {
+      for (tls::KeyType type : kComparedKeyTypes) {
+        variants.emplace_back(Mode::tls, fmt::format("tls {}", tls::to_string(type)),
+                              tls::Context::for_client(tls_config), std::nullopt, false,
+                              tls::to_string(type));
+      }
+    } else if (config.crr && config.compare_groups) {
+      for (const std::string& group : tls::available_groups()) {
+        tls::ClientConfig one = tls_config;
+        one.policy.groups = group;
+        variants.emplace_back(Mode::tls, "tls " + group, tls::Context::for_client(one), std::nullopt);
+      }
     } else if (config.crr) {
       variants.push_back({Mode::tls, "tls", tls::Context::for_client(tls_config), std::nullopt});
       variants.push_back(
@@ -276,13 +300,13 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
     parameters.port = config.port;
   }
 
-  const std::vector<Variant> variants = make_variants(config, tls_config, comparison.notes);
+  std::vector<Variant> variants = make_variants(config, tls_config, comparison.notes);
   for (const Variant& v : variants)
     parameters.variants.push_back(v.label);
   ClientConfig target = config;  // with the server actually used
   target.host = parameters.host;
   target.port = parameters.port;
-  if (config.compare_groups) {
+  if (config.compare_groups && !config.crr) {
     parameters.compare_groups = true;
     parameters.handshakes = config.handshakes > 0 ? config.handshakes : kinds::kGroupHandshakesPerRound;
     kinds::run_group_comparison(target, tls_config, interrupt, comparison);
@@ -308,19 +332,33 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
   // One TLS handshake per TLS variant before the first measured run (not
   // timed, not counted), so that a TLS setting that cannot work fails in
   // seconds rather than after a whole TCP run.
-  for (const Variant& variant : variants) {
-    if (!variant.tls) continue;
+  // With --crr --compare-groups, a group the server lacks is left out with a
+  // note, as --compare-groups leaves it out of its table.
+  const bool optional_variants = config.crr && config.compare_groups;
+  for (auto it = variants.begin(); it != variants.end();) {
+    if (!it->tls) {
+      ++it;
+      continue;
+    }
     try {
-      (void)kinds::run_handshake_test(target, 1, *variant.tls, interrupt, environment);
+      (void)kinds::run_handshake_test(target, 1, *it->tls, interrupt, environment);
+      ++it;
     } catch (const Error& e) {
       if (interrupt.interrupted()) {
         comparison.interrupted = true;
+      } else if (optional_variants) {
+        comparison.notes.push_back(fmt::format("{} left out: {}", it->label, e.what()));
+        it = variants.erase(it);
+        continue;
       } else {
-        comparison.error = variant.label == "tls" ? e.what() : fmt::format("{}: {}", variant.label, e.what());
+        comparison.error = it->label == "tls" ? e.what() : fmt::format("{}: {}", it->label, e.what());
       }
       return comparison;
     }
   }
+  parameters.variants.clear();  // those left
+  for (const Variant& v : variants)
+    parameters.variants.push_back(v.label);
   const std::uint64_t seed = random_seed();
   if (observer != nullptr) observer->begin_comparison(parameters);
   // Warm-up rounds first, then the measured ones; each round runs every mode in turn.
@@ -338,11 +376,11 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
           result.partial = interrupt.interrupted();  // the senders stopped early
           keep_run<measure::DatagramResults>(comparison, std::move(result), variant.label, round, warmup);
         } else if (config.crr) {
-          keep_run<measure::CrrResults>(
-              comparison,
-              kinds::run_crr_test(target, variant.tls ? &*variant.tls : nullptr,
-                                  {variant.mode, variant.resume}, interrupt, round, comparison.environment),
-              variant.label, round, warmup);
+          keep_run<measure::CrrResults>(comparison,
+                                        kinds::run_crr_test(target, variant.tls ? &*variant.tls : nullptr,
+                                                            {variant.mode, variant.resume, variant.key_type},
+                                                            interrupt, round, comparison.environment),
+                                        variant.label, round, warmup);
         } else if (config.rr_request_bytes > 0) {
           keep_run<measure::RrResults>(
               comparison,

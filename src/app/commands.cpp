@@ -128,9 +128,20 @@ void write_certificates(const CertsConfig& config) {
 void run_server(const ServerConfig& config) {
   Logger log(stderr);
   const bool throwaway = config.cert_file.empty();
-  const tls::Identity identity = throwaway ? tls::generate_certificates({}, 1).server
-                                           : tls::load_identity(config.cert_file, config.key_file);
-  Server server(config, identity, log);
+  tls::Identity identity;
+  std::optional<tls::Identity> issuer;  // signs the certificates of other key types (--compare-key-types)
+  if (throwaway) {
+    tls::CertificateSet made = tls::generate_certificates({}, 1);
+    identity = std::move(made.server);
+    issuer = std::move(made.ca);
+  } else {
+    identity = tls::load_identity(config.cert_file, config.key_file);
+    if (!config.issuer_dir.empty()) {
+      const std::filesystem::path dir(config.issuer_dir);
+      issuer = tls::load_identity((dir / "ca.pem").string(), (dir / "ca.key").string());
+    }
+  }
+  Server server(config, identity, log, issuer);
   server.stop_on_signals();
   if (throwaway) {
     log.line(

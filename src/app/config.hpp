@@ -37,6 +37,7 @@ struct ServerConfig {
   std::uint16_t port = kDefaultPort;  // 0: any free port (logged)
   std::string cert_file;              // both empty: a throwaway certificate
   std::string key_file;
+  std::string issuer_dir;            // --issuer: ca.pem and ca.key, for certificates made per key type
   tls::Policy tls_policy;            // what the server accepts (version, suites, groups, kTLS)
   std::string client_ca_file;        // trust client certificates from these CAs
   bool require_client_cert = false;  // mutual TLS
@@ -102,7 +103,8 @@ struct ClientConfig {
   // --crr: a connection per transaction, with the rr sizes (default 1/1);
   // -P connectors; transactions is then -n connections in all.
   bool crr = false;
-  bool crr_reset = true;  // --close reset (SO_LINGER 0, no TIME_WAIT) or fin (TIME_WAIT here)
+  bool compare_key_types = false;  // --compare-key-types: a tls variant per server key type
+  bool crr_reset = true;           // --close reset (SO_LINGER 0, no TIME_WAIT) or fin (TIME_WAIT here)
   Timeouts timeouts;
 };
 

@@ -123,11 +123,14 @@ class Server::LiveFd {
   int fd_;
 };
 
-Server::Server(const ServerConfig& config, const tls::Identity& identity, Logger& log)
+Server::Server(const ServerConfig& config, const tls::Identity& identity, Logger& log,
+               std::optional<tls::Identity> issuer)
     : config_(config),
       log_(log),
       tls_(tls::Context::for_server({identity, tls::kDefaultReadAheadBytes, config.tls_policy,
                                      config.client_ca_file, config.require_client_cert, config.resumption})),
+      identity_(identity),
+      issuer_(std::move(issuer)),
       listener_() {
   tcp::acceptor acceptor(io_);
   if (tls::DtlsContext::available(no_dtls_)) dtls_.emplace(tls::DtlsContext::for_server(identity));
@@ -505,6 +508,7 @@ class Server::Side final : public kinds::ServerSide {
       std::shared_ptr<PendingTests::ConnectionSink> sink) override {
     return server_.pending_.open(std::move(sink));
   }
+  void prepare_key_type(const std::string& key_type) override { server_.prepare_key_type(key_type); }
   const tls::DtlsContext* dtls() const override { return server_.dtls_ ? &*server_.dtls_ : nullptr; }
   LiveSocket register_live(int fd) override {
     auto live = std::make_shared<LiveFd>(server_, fd);
@@ -571,6 +575,31 @@ void Server::serve_control(Stream& control, const std::string& peer, const std::
       break;
   }
   log_.line(fmt::format("{} {}", peer, line));
+}
+
+void Server::prepare_key_type(const std::string& key_type) {
+  const std::optional<tls::KeyType> type = tls::parse_key_type(key_type);
+  if (!type) throw Error(fmt::format("this server knows no key type '{}'", key_type));
+  const std::string name = protocol::key_type_server_name(key_type);
+  std::lock_guard lock(key_types_mutex_);
+  if (key_types_.contains(name)) return;
+  if (!issuer_) {
+    throw Error(
+        "this server has no CA to sign certificates of other key types: start it with --issuer DIR (the "
+        "directory where tlscmp certs wrote ca.pem and ca.key), or without --cert (a throwaway CA)");
+  }
+  // The names the server's own certificate has, so that clients verify this one as they verify that.
+  std::vector<std::string> hosts;
+  for (const std::string& host : tls::certificate_facts(identity_.certificate_chain_pem).names) {
+    if (host != "localhost" && host != "127.0.0.1" && host != "::1") hosts.push_back(host);
+  }
+  const tls::CertificateSet made = tls::generate_certificates(hosts, 1, *type, issuer_);
+  tls_.add_server_name(name, tls::Context::for_server({made.server, tls::kDefaultReadAheadBytes,
+                                                       config_.tls_policy, config_.client_ca_file,
+                                                       config_.require_client_cert, config_.resumption}));
+  key_types_.insert(name);
+  log_.line(fmt::format("made a certificate with an {} key for key type tests, valid for a day",
+                        tls::certificate_key_type(made.server.certificate_chain_pem)));
 }
 
 protocol::TestAccept Server::accept_message(const protocol::Cookie& cookie) const {

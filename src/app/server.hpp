@@ -35,7 +35,11 @@ namespace tlscmp::app {
 class Server {
  public:
   // Binds and listens; throws tlscmp::Error naming the address and the cause.
-  Server(const ServerConfig& config, const tls::Identity& identity, Logger& log);
+  // `issuer`, where there is one, signs the certificates of other key types
+  // that crr tests ask for (--compare-key-types): the CA of a throwaway
+  // certificate, or the one --issuer names.
+  Server(const ServerConfig& config, const tls::Identity& identity, Logger& log,
+         std::optional<tls::Identity> issuer = std::nullopt);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
@@ -112,10 +116,16 @@ class Server {
   void finish_running_tests();
   bool stopping();
   protocol::TestAccept accept_message(const protocol::Cookie& cookie) const;
+  // See kinds::ServerSide::prepare_key_type.
+  void prepare_key_type(const std::string& key_type);
 
   ServerConfig config_;
   Logger& log_;
   tls::Context tls_;
+  tls::Identity identity_;
+  std::optional<tls::Identity> issuer_;
+  std::mutex key_types_mutex_;            // one certificate made at a time
+  std::set<std::string> key_types_;       // those made: their SNI names are known to tls_
   std::optional<tls::DtlsContext> dtls_;  // none where this build has no DTLS
   std::string no_dtls_;                   // then: why not
   PendingTests pending_;

@@ -128,6 +128,7 @@ struct ClientFlags {
   std::string rr_rate;    // --rate, with --rr
   bool crr = false;       // --crr
   std::string crr_close;  // --close reset|fin
+  bool compare_key_types = false;
   TimeoutFlags timeouts;
 };
 
@@ -136,6 +137,7 @@ struct ServerFlags {
   int port = app::kDefaultPort;
   std::string cert_file;
   std::string key_file;
+  std::string issuer_dir;
   tls::Policy tls_policy;
   std::string client_ca_file;
   bool require_client_cert = false;
@@ -186,6 +188,12 @@ void add_server_command(CLI::App& app, ServerFlags& flags) {
       cmd->add_option("--key", flags.key_file, "Server private key (PEM, unencrypted)")->type_name("FILE");
   cert->needs(key);
   key->needs(cert);
+  cmd->add_option(
+         "--issuer", flags.issuer_dir,
+         "The CA tlscmp certs made (DIR/ca.pem, DIR/ca.key): signs the certificates of other key types "
+         "that crr tests ask for (client --compare-key-types); without --cert the throwaway CA does")
+      ->type_name("DIR")
+      ->needs(cert);
   add_tls_policy_flags(cmd, flags.tls_policy, "TLS tests");
   CLI::Option* ca =
       cmd->add_option("--ca", flags.client_ca_file, "Trust client certificates from these CAs (PEM)")
@@ -306,10 +314,9 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
   cmd->add_flag("--compare-groups", flags.compare_groups,
                 "Instead of bulk runs: full and resumed handshakes with each key exchange group the TLS "
                 "library has (20 of each per group and round, or --handshakes N), in one table with ratios "
-                "to X25519")
+                "to X25519; with --crr, full handshakes under load with each group, against tcp")
       ->excludes(cmd->get_option("--groups"))
-      ->excludes(cmd->get_option("--compare-ciphers"))
-      ->excludes(time);
+      ->excludes(cmd->get_option("--compare-ciphers"));
   cmd->add_option(
          "--framing", flags.framing,
          "raw: a byte stream; len4: each message behind a 4-byte big-endian length (Erlang {packet,4})")
@@ -369,6 +376,10 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
                   "then waits 60 s in TIME_WAIT)")
       ->check(CLI::IsMember({"reset", "fin"}))
       ->type_name("reset|fin");
+  cmd->add_flag("--compare-key-types", flags.compare_key_types,
+                "With --crr: full TLS handshakes against a server certificate of each key type (RSA 2048 and "
+                "3072, ECDSA P-256 and P-384, Ed25519) that the server makes for the test, against tcp")
+      ->excludes(cmd->get_option("--compare-groups"));
   add_timeout_flags(cmd, flags.timeouts);
 }
 
@@ -603,7 +614,6 @@ void to_crr_config(const ClientFlags& flags, app::ClientConfig& c) {
       {flags.sizes.record_size != 0, "--record-size"},
       {!flags.length.empty(), "-l"},
       {flags.compare_ciphers, "--compare-ciphers"},
-      {flags.compare_groups, "--compare-groups"},
       {!flags.rate.empty(), "-b"},
       {!flags.rr_rate.empty(), "--rate"},
       {flags.gso, "--gso"},
@@ -615,7 +625,12 @@ void to_crr_config(const ClientFlags& flags, app::ClientConfig& c) {
     if (given) refuse(flag);
   }
   if (flags.no_delay) throw UsageError("-N: crr connections always set TCP_NODELAY; leave -N out");
+  if ((flags.compare_key_types || flags.compare_groups) && flags.mode == "tcp") {
+    throw UsageError(fmt::format("{} compares TLS handshakes, and --mode tcp runs none: use --mode both",
+                                 flags.compare_key_types ? "--compare-key-types" : "--compare-groups"));
+  }
   c.crr = true;
+  c.compare_key_types = flags.compare_key_types;
   c.crr_reset = flags.crr_close != "fin";
   std::tie(c.rr_request_bytes, c.rr_response_bytes) = parse_rr(flags.rr.empty() ? "1/1" : flags.rr, "--rr");
   c.bytes = 0;
@@ -688,6 +703,11 @@ ClientCommand to_client_command(const ClientFlags& flags) {
                                  flags.crr ? "--crr" : "--rr", flags.mode));
   }
   if (!flags.crr_close.empty() && !flags.crr) throw UsageError("--close is for --crr runs");
+  if (flags.compare_key_types && !flags.crr)
+    throw UsageError("--compare-key-types is for connection rates: add --crr");
+  if (flags.compare_groups && !flags.crr && flags.time_s > 0)
+    throw UsageError(
+        "--compare-groups times a number of handshakes (--handshakes N), not -t; with --crr it runs for -t");
   refuse_tls_flags_without_tls(flags);
   ClientCommand command;
   app::ClientConfig& c = command.config;
@@ -828,6 +848,7 @@ Command parse_command_line(int argc, const char* const* argv) {
     config.port = static_cast<std::uint16_t>(server_flags.port);
     config.cert_file = server_flags.cert_file;
     config.key_file = server_flags.key_file;
+    config.issuer_dir = server_flags.issuer_dir;
     config.timeouts = to_timeouts(server_flags.timeouts);
     config.tls_policy = server_flags.tls_policy;
     config.client_ca_file = server_flags.client_ca_file;

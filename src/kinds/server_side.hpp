@@ -50,6 +50,10 @@ class ServerSide {
   // Room for `count` more connections of this test's client being set up at
   // once, beside the shared --max-pending caps, for as long as the token lives.
   virtual std::shared_ptr<void> reserve_connections(std::uint32_t count) = 0;
+  // Makes the server offer a certificate of `key_type` under its
+  // protocol::key_type_server_name, signed by its issuer, once. Throws
+  // tlscmp::Error saying why it cannot (no issuer, an unknown type).
+  virtual void prepare_key_type(const std::string& key_type) = 0;
   // The DTLS context, or null where this build has none.
   virtual const tls::DtlsContext* dtls() const = 0;
   virtual LiveSocket register_live(int fd) = 0;

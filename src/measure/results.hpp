@@ -241,12 +241,13 @@ struct RrStats {
 // One run of a connection-per-transaction test (crr): -P connectors, each
 // opening a connection, making one transaction of the rr sizes, closing it.
 struct CrrRun {
-  std::string variant;   // "tcp", "tls" or "tls-resumed"
+  std::string variant;   // "tcp", "tls", "tls-resumed", or with --compare-key-types "tls rsa-2048"
   int round = 0;         // as RunResult::round
   bool warmup = false;   // as RunResult::warmup
   bool partial = false;  // interrupted: what the client counted by then
   Mode mode = Mode::tcp;
   bool resumption = false;        // each connection offered the session of its connector's previous one
+  std::string key_type;           // --compare-key-types: the key type asked of the server, "rsa-2048"
   std::uint32_t connectors = 1;   // -P
   std::uint64_t connections = 0;  // completed: connect, handshake, response and close
   std::uint64_t failed = 0;       // attempts that did not complete
@@ -392,6 +393,7 @@ struct TestParameters {
   double rate_tps = 0;                  // rr: --rate, over all connections; 0: closed loop
   bool crr = false;                     // --crr: a connection per transaction; transactions: -n connections
   bool crr_reset = true;                // crr --close: reset (SO_LINGER 0) or fin
+  bool compare_key_types = false;       // crr --compare-key-types: a tls variant per server key type
 };
 
 // A handshake test (--handshakes N): N full and N resumed handshakes, alternating.

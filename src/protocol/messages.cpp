@@ -165,6 +165,7 @@ json to_json(const TestRequest& m) {
           {"transactions", m.transactions},
           {"rate_tps", m.rate_tps},
           {"crr", m.crr},
+          {"key_type", m.key_type},
           {"client_version", m.client_version},
           {"round", m.round}};
 }
@@ -389,6 +390,12 @@ Message decode_object(const json& j) {
     m.transactions = get_uint_or(j, "transactions", 0, 0, kMaxTransactions);
     m.rate_tps = j.contains("rate_tps") ? get_double(j, "rate_tps", kMaxRateTps) : 0;
     m.crr = j.contains("crr") && get_bool(j, "crr");
+    m.key_type = j.contains("key_type") ? get_string(j, "key_type") : "";
+    if (m.key_type.size() > 32 ||
+        m.key_type.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos) {
+      bad("'key_type' is not a key type name");
+    }
+    if (!m.key_type.empty() && (!m.crr || m.mode != Mode::tls)) bad("'key_type' is for crr tests over tls");
     if (m.crr) {
       if (m.rr_request_bytes == 0) bad("a crr test needs 'rr_request_bytes'");
       if (m.rate_tps != 0) bad("a crr test is closed loop: no 'rate_tps'");

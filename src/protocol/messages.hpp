@@ -111,6 +111,11 @@ struct TestRequest {
   // each open a connection, make one transaction on it and close it, again
   // and again; `transactions` is then connections in all (or duration_ms).
   bool crr = false;
+  // crr over TLS, --compare-key-types: the server certificate's key type
+  // ("ecdsa-p384", as tlscmp certs --key-type names them), made for the
+  // test; the client asks for it by name (key_type_server_name). "": the
+  // server's own certificate.
+  std::string key_type;
   std::string client_version;  // tlscmp version of the client, for the log
   std::uint32_t round = 0;     // the client's round (1-based), for the log; 0: not said (optional)
 };
@@ -225,6 +230,11 @@ struct DatagramResult {
   std::vector<DatagramInterval> intervals;  // the receiver's, with -i; absent on the wire means none
   std::string error;                        // empty, or why this side's part failed
 };
+
+// The name (SNI) under which a server offers its certificate of `key_type`.
+inline std::string key_type_server_name(const std::string& key_type) {
+  return key_type + ".key-type.tlscmp.invalid";
+}
 
 // What kind of test a request asks for: decides which kind's halves run it.
 enum class TestKind : std::uint8_t { stream, handshake, datagram, rr, crr };

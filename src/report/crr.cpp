@@ -33,6 +33,7 @@ ordered_json run_json(const measure::CrrRun& run, const measure::TestParameters&
           {"partial", run.partial},
           {"mode", to_string(run.mode)},
           {"resumption", run.resumption},
+          {"key_type", run.key_type.empty() ? ordered_json(nullptr) : ordered_json(run.key_type)},
           {"request_bytes", p.rr_request_bytes},
           {"response_bytes", p.rr_response_bytes},
           {"connectors", run.connectors},

@@ -265,6 +265,7 @@ nlohmann::ordered_json comparison_json(const measure::Comparison& c) {
         {"transactions", p.transactions},
         {"rate_tps", p.rate_tps},
         {"crr", p.crr},
+        {"compare_key_types", p.compare_key_types},
         {"crr_close", p.crr ? ordered_json(p.crr_reset ? "reset" : "fin") : ordered_json(nullptr)}}},
       {"environment",
        {{"client",

@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "error.hpp"
@@ -185,6 +187,11 @@ Offer describe_offer(SSL_CTX* ctx, const Policy& policy) {
 
 }  // namespace
 
+struct Context::ServerNames {
+  std::mutex mutex;
+  std::map<std::string, std::shared_ptr<ssl_ctx_st>, std::less<>> contexts;
+};
+
 Context Context::for_server(const ServerConfig& config) {
   auto ctx = new_context(TLS_server_method(), TLS1_2_VERSION, TLS1_3_VERSION);
   use_identity(ctx.get(), config.identity);
@@ -223,7 +230,32 @@ Context Context::for_server(const ServerConfig& config) {
   compat::set_read_ahead(ctx.get(), config.read_ahead_bytes);
   Offer offer = describe_offer(ctx.get(), policy);
   offer.certificate_key_type = certificate_key_type(config.identity.certificate_chain_pem);
-  return Context(std::move(ctx), std::move(offer));
+  // Other certificates by the name a client asks for (add_server_name). The
+  // names live as long as any copy of this context, and the SSL_CTX's
+  // connections end before the server that holds it (its threads are joined).
+  auto names = std::make_shared<ServerNames>();
+  compat::set_servername_callback(
+      ctx.get(),
+      [](SSL* ssl, int*, void* arg) -> int {
+        const char* name = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name);
+        if (name == nullptr) return SSL_TLSEXT_ERR_OK;
+        auto* known = static_cast<ServerNames*>(arg);
+        std::shared_ptr<ssl_ctx_st> other;
+        {
+          std::lock_guard lock(known->mutex);
+          if (auto it = known->contexts.find(name); it != known->contexts.end()) other = it->second;
+        }
+        if (other) SSL_set_SSL_CTX(ssl, other.get());
+        return SSL_TLSEXT_ERR_OK;
+      },
+      names.get());
+  return Context(std::move(ctx), std::move(offer), {}, std::move(names));
+}
+
+void Context::add_server_name(const std::string& server_name, const Context& other) {
+  if (!names_) throw Error("only a server's TLS context chooses certificates by name");
+  std::lock_guard lock(names_->mutex);
+  names_->contexts[server_name] = other.ctx_;
 }
 
 Context Context::for_client(const ClientConfig& config) {
@@ -269,8 +301,8 @@ std::unique_ptr<TlsStream> Context::server_stream(UniqueFd fd) const {
   return std::make_unique<TlsStream>(std::move(fd), ssl);
 }
 
-std::unique_ptr<TlsStream> Context::client_stream(UniqueFd fd, const std::string& host,
-                                                  const Session& resume) const {
+std::unique_ptr<TlsStream> Context::client_stream(UniqueFd fd, const std::string& host, const Session& resume,
+                                                  const std::string& server_name) const {
   SSL* ssl = SSL_new(ctx_.get());
   if (ssl == nullptr) throw_tls_error("cannot create a TLS connection");
   auto stream = std::make_unique<TlsStream>(std::move(fd), ssl);
@@ -280,9 +312,10 @@ std::unique_ptr<TlsStream> Context::client_stream(UniqueFd fd, const std::string
   if (is_ip_literal(host)) {
     X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host.c_str());
   } else {
-    SSL_set1_host(ssl, host.c_str());            // the certificate must name this host
-    compat::set_server_name(ssl, host.c_str());  // SNI
+    SSL_set1_host(ssl, host.c_str());  // the certificate must name this host
+    if (server_name.empty()) compat::set_server_name(ssl, host.c_str());  // SNI
   }
+  if (!server_name.empty()) compat::set_server_name(ssl, server_name.c_str());
   if (resume && SSL_set_session(ssl, resume.get()) != 1) throw_tls_error("cannot offer the saved session");
   return stream;
 }

@@ -49,18 +49,26 @@ class Context {
   std::unique_ptr<TlsStream> server_stream(UniqueFd fd) const;
   // `host` is checked against the server's certificate (DNS name or IP
   // address). With `resume`, the client offers that session for resumption.
-  std::unique_ptr<TlsStream> client_stream(UniqueFd fd, const std::string& host,
-                                           const Session& resume = {}) const;
+  // `server_name`, if given, is the name sent (SNI) instead of `host`.
+  std::unique_ptr<TlsStream> client_stream(UniqueFd fd, const std::string& host, const Session& resume = {},
+                                           const std::string& server_name = {}) const;
+  // Server: a client that asks for `server_name` (SNI) gets `other`'s
+  // certificate and settings instead of this context's. Thread-safe; a
+  // name added later replaces the one before.
+  void add_server_name(const std::string& server_name, const Context& other);
 
   // What this context offers a peer.
   const Offer& offer() const { return offer_; }
 
  private:
-  Context(std::shared_ptr<ssl_ctx_st> ctx, Offer offer, std::string trust = {})
-      : ctx_(std::move(ctx)), offer_(std::move(offer)), trust_(std::move(trust)) {}
+  struct ServerNames;
+  Context(std::shared_ptr<ssl_ctx_st> ctx, Offer offer, std::string trust = {},
+          std::shared_ptr<ServerNames> names = nullptr)
+      : ctx_(std::move(ctx)), offer_(std::move(offer)), trust_(std::move(trust)), names_(std::move(names)) {}
   std::shared_ptr<ssl_ctx_st> ctx_;
   Offer offer_;
-  std::string trust_;  // client: what the server's chain must lead to, in words
+  std::string trust_;                   // client: what the server's chain must lead to, in words
+  std::shared_ptr<ServerNames> names_;  // server: contexts by SNI name
 };
 
 // True if this kernel offers the "tls" upper-layer protocol that kTLS needs;

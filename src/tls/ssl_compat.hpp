@@ -110,6 +110,18 @@ inline long verify_result(const SSL* ssl) {
 }
 
 // Sends `host` as Server Name Indication.
+// The server's callback for the name a client asks for (SNI).
+inline void set_servername_callback(SSL_CTX* ctx, int (*callback)(SSL*, int*, void*), void* arg) {
+#ifdef OPENSSL_IS_BORINGSSL
+  SSL_CTX_set_tlsext_servername_callback(ctx, callback);
+  SSL_CTX_set_tlsext_servername_arg(ctx, arg);
+#else
+  // OpenSSL's calls are macros with C casts.
+  SSL_CTX_callback_ctrl(ctx, SSL_CTRL_SET_TLSEXT_SERVERNAME_CB, reinterpret_cast<void (*)(void)>(callback));
+  SSL_CTX_ctrl(ctx, SSL_CTRL_SET_TLSEXT_SERVERNAME_ARG, 0, arg);
+#endif
+}
+
 inline void set_server_name(SSL* ssl, const char* host) {
 #ifdef OPENSSL_IS_BORINGSSL
   SSL_set_tlsext_host_name(ssl, host);

@@ -233,3 +233,64 @@ TEST_CASE("--crr -P 16 against a server that sets up 4 connections per address: 
                     "--repeat", "1"})
             .exit_code == 0);
 }
+
+TEST_CASE(
+    "--crr --compare-key-types: a run per key type, each on a certificate of that type the server made") {
+  const json j = crr_json({"--compare-key-types", "-n", "12", "--repeat", "1"});
+  CHECK(j["test"]["compare_key_types"] == true);
+  const std::vector<std::pair<std::string, std::string>> expected{{"rsa-2048", "RSA 2048"},
+                                                                  {"rsa-3072", "RSA 3072"},
+                                                                  {"ecdsa-p256", "ECDSA P-256"},
+                                                                  {"ecdsa-p384", "ECDSA P-384"},
+                                                                  {"ed25519", "Ed25519"}};
+  REQUIRE(j["crr_runs"].size() == expected.size() + 1);
+  CHECK(run_of(j, "tcp")["connections"] == 12);
+  for (const auto& [type, key] : expected) {
+    CAPTURE(type);
+    const json& run = run_of(j, "tls " + type);
+    CHECK(run["key_type"] == type);
+    CHECK(run["certificate_key_type"] == key);
+    CHECK(run["connections"] == 12);
+    CHECK(run["resumed"] == 0);
+    CHECK(j["crr_summary"]["tls " + type]["over_tcp"]["connections_per_s"]["median"].get<double>() > 0);
+  }
+}
+
+TEST_CASE("--compare-key-types against a server with its own certificate: signed by --issuer, or refused") {
+  TempDir certs;
+  REQUIRE(run_tlscmp({"certs", "--dir", certs.path().string()}).exit_code == 0);
+  const std::vector<std::string> own{"--cert", certs.file("server.pem"), "--key", certs.file("server.key")};
+  {
+    ServerProcess server(own);
+    const ProcessResult r =
+        run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--ca", certs.file("ca.pem"), "--crr",
+                    "--compare-key-types", "-n", "5", "--repeat", "1"});
+    CHECK(r.exit_code == 1);
+    CHECK(is_one_line(r.err));
+    CHECK(r.err.find("start it with --issuer DIR") != std::string::npos);
+  }
+  std::vector<std::string> with_issuer = own;
+  with_issuer.insert(with_issuer.end(), {"--issuer", certs.path().string()});
+  ServerProcess server(with_issuer);
+  // The client verifies each certificate against the CA: the server signed them with it.
+  const json j = crr_json({"127.0.0.1", "-p", server.port_text(), "--ca", certs.file("ca.pem"),
+                           "--compare-key-types", "-n", "5", "--repeat", "1"});
+  CHECK(run_of(j, "tls ed25519")["certificate_key_type"] == "Ed25519");
+  CHECK(run_of(j, "tls rsa-3072")["connections"] == 5);
+  CHECK(server.log().find("made a certificate with an RSA 3072 key for key type tests") != std::string::npos);
+}
+
+TEST_CASE("--crr --compare-groups: full handshakes under load with each group the library has") {
+  const json j = crr_json({"--compare-groups", "-t", "0.2", "--repeat", "1"});
+  REQUIRE(j["crr_runs"].size() >= 3);
+  CHECK(run_of(j, "tcp")["connections"].get<std::uint64_t>() > 0);
+  for (const json& run : j["crr_runs"]) {
+    if (run["mode"] != "tls") continue;
+    const std::string group = run["variant"].get<std::string>().substr(4);
+    CAPTURE(group);
+    CHECK(run["group"] == group);
+    CHECK(run["connections"].get<std::uint64_t>() >= 1);
+  }
+  CHECK(run_tlscmp({"client", "--compare-groups", "-t", "1"}).err.find("with --crr it runs for -t") !=
+        std::string::npos);
+}

@@ -57,6 +57,7 @@ struct Plan {
   const CrrVariant& variant;
   SocketAddress to;
   std::optional<SocketAddress> from;  // -B
+  std::string server_name;            // SNI: the key type's name, or "" for the host
   std::vector<std::byte> head;        // preamble, cookie, and the request's first piece
   std::uint64_t request_rest = 0;     // request bytes after the head
   std::uint64_t response_bytes = 0;
@@ -91,7 +92,8 @@ std::string one_connection(const Plan& plan, Connector& c, tls::Session& session
   tls::TlsStream* tls_stream = nullptr;
   const bool offered = plan.variant.resume && static_cast<bool>(session);
   if (plan.variant.mode == Mode::tls) {
-    auto s = plan.tls->client_stream(std::move(fd), plan.config.host, offered ? session : tls::Session{});
+    auto s = plan.tls->client_stream(std::move(fd), plan.config.host, offered ? session : tls::Session{},
+                                     plan.server_name);
     s->set_deadline(Deadline::after(t.handshake));
     if (const std::error_code failed = s->handshake())
       return fmt::format("handshake: {}", describe(failed, s->error_detail()));
@@ -247,6 +249,7 @@ measure::CrrRun run_crr_test(const app::ClientConfig& config, const tls::Context
   const app::InterruptWatch::Guard control_guard(interrupt, control.native_handle());
   protocol::TestRequest request = app::test_request(config, variant.mode);
   request.round = static_cast<std::uint32_t>(round);
+  request.key_type = variant.key_type;
   const protocol::TestAccept accept = app::start_test(control, request, timeouts, environment);
 
   // The address the control connection reached, resolved once for every connection.
@@ -255,6 +258,7 @@ measure::CrrRun run_crr_test(const app::ClientConfig& config, const tls::Context
             variant,
             peer_socket_address(control.native_handle()),
             std::nullopt,
+            variant.key_type.empty() ? std::string() : protocol::key_type_server_name(variant.key_type),
             request_head(accept.cookie, request.rr_request_bytes),
             0,
             request.rr_response_bytes,
@@ -266,6 +270,7 @@ measure::CrrRun run_crr_test(const app::ClientConfig& config, const tls::Context
   measure::CrrRun run;
   run.mode = variant.mode;
   run.resumption = variant.resume;
+  run.key_type = variant.key_type;
   run.connectors = request.streams;
   run.time_wait_before = measure::time_wait_sockets();
 

@@ -40,10 +40,13 @@ class InterruptWatch;
 
 namespace tlscmp::kinds {
 
-// One kind of crr run: plain TCP, or TLS with full or resumed handshakes.
+// One kind of crr run: plain TCP, or TLS with full or resumed handshakes,
+// with the server's own certificate or (--compare-key-types) one of
+// `key_type` that the server makes for the test.
 struct CrrVariant {
   Mode mode = Mode::tcp;
   bool resume = false;
+  std::string key_type;  // "" or as tlscmp certs --key-type names it
 };
 
 // Client: one run. Throws tlscmp::Error when the run could not be made (the

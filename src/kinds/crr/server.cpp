@@ -148,6 +148,13 @@ void serve_crr_connection(Stream& stream, app::PendingTests& pending, double sta
 
 std::string serve_crr_test(Stream& control, const protocol::TestRequest& request, ServerSide& side) {
   const app::Timeouts& t = side.config().timeouts;
+  if (!request.key_type.empty()) {
+    try {
+      side.prepare_key_type(request.key_type);
+    } catch (const Error& e) {
+      app::refuse_test(control, e.what());
+    }
+  }
   const auto tally = std::make_shared<CrrTally>(request.rr_request_bytes, request.rr_response_bytes);
   const auto ticket = side.open_ticket(tally);
   // Each connector has one connection in setup at a time; twice that, for
