@@ -303,6 +303,31 @@ TEST_CASE("hostile and broken peers: the server survives, serves the next client
     CHECK(answer.rfind(kControl, 0) == 0);  // the server's own preamble, version 1
     CHECK(server.process().wait_for_log("protocol version 7"));
   }
+  SUBCASE(
+      "crr connections with no cookie, a cut one, or one of no test; and a crr test's client that vanishes") {
+    const auto preamble = protocol::encode_preamble(protocol::ConnectionKind::crr);
+    const std::string crr(reinterpret_cast<const char*>(preamble.data()), preamble.size());
+    {
+      RawConnection c(server.port());
+      c.send(crr + std::string(16, 'x') + "q");  // a cookie no test has, and a request
+      c.read_all(brief);
+      CHECK(server.process().wait_for_log("crr connection for an unknown or finished test"));
+    }
+    {
+      RawConnection c(server.port());
+      c.send(crr + "half");  // then a hang-up
+    }
+    CHECK(server.process().wait_for_log("crr connection without a cookie"));
+    // A crr client killed mid-run: the server's control session ends, its connections with it.
+    TempDir logs;
+    BackgroundProcess client({tlscmp_binary(), "client", "127.0.0.1", "-p", server.port_text(), "--insecure",
+                              "--crr", "-t", "30", "--mode", "tls", "--repeat", "1"},
+                             logs.file("client"));
+    REQUIRE(server.process().wait_for_log("tls handshake test", std::chrono::milliseconds(5000)));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    client.stop(SIGKILL);
+    CHECK(server.process().wait_for_log("the client's connection count", std::chrono::milliseconds(5000)));
+  }
   SUBCASE("100 garbage connections at once while a real test runs") {
     std::vector<std::unique_ptr<RawConnection>> garbage;
     for (int i = 0; i < 100; ++i) {

@@ -64,11 +64,12 @@ struct Plan {
   app::InterruptWatch& interrupt;
 };
 
-// Writes `count` zero bytes.
-void write_zeros(Stream& stream, std::uint64_t count, std::error_code& ec) {
+// Writes `count` zero bytes, each piece within `idle`.
+void write_zeros(Stream& stream, std::uint64_t count, std::chrono::milliseconds idle, std::error_code& ec) {
   static const std::vector<std::byte> zeros(kPieceBytes);
   while (count > 0 && !ec) {
     const std::size_t piece = std::min<std::uint64_t>(count, zeros.size());
+    stream.set_deadline(Deadline::after(idle));
     stream.write_all({zeros.data(), piece}, ec);
     count -= piece;
   }
@@ -107,12 +108,13 @@ std::string one_connection(const Plan& plan, Connector& c, tls::Session& session
   const Deadline idle = Deadline::after(t.idle);
   stream->set_deadline(idle);
   stream->write_all(plan.head, ec);
-  write_zeros(*stream, plan.request_rest, ec);
+  write_zeros(*stream, plan.request_rest, t.idle, ec);
   // The response cannot be there yet: wait for it before the first read
   // (which would only say EAGAIN), unless TLS holds some of it already.
   if (!ec && !stream->has_buffered()) ec = wait_fd(stream->native_handle(), POLLIN, idle);
   for (std::uint64_t left = plan.response_bytes; left > 0 && !ec;) {
     const std::size_t piece = std::min<std::uint64_t>(left, buffer.size());
+    stream->set_deadline(Deadline::after(t.idle));  // per piece: a big response may take long in all
     stream->read_exact({buffer.data(), piece}, ec);
     left -= piece;
   }

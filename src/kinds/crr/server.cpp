@@ -26,8 +26,8 @@ constexpr std::size_t kPieceBytes = 256 * 1024;
 // part; the control session reads the totals once the client is done.
 class CrrTally final : public app::PendingTests::ConnectionSink {
  public:
-  CrrTally(std::uint64_t request_bytes, std::uint64_t response_bytes)
-      : request_bytes_(request_bytes), response_bytes_(response_bytes) {}
+  CrrTally(std::uint64_t request_bytes, std::uint64_t response_bytes, std::chrono::milliseconds idle)
+      : request_bytes_(request_bytes), response_bytes_(response_bytes), piece_time_(idle) {}
 
   struct Totals {
     std::uint64_t connections = 0;
@@ -42,6 +42,8 @@ class CrrTally final : public app::PendingTests::ConnectionSink {
 
   std::uint64_t request_bytes() const { return request_bytes_; }
   std::uint64_t response_bytes() const { return response_bytes_; }
+  // How long a piece of a request or response may take (--idle-timeout).
+  std::chrono::milliseconds idle() const { return piece_time_; }
 
   // A connection begins; false once the test takes no more.
   bool begin() {
@@ -90,6 +92,7 @@ class CrrTally final : public app::PendingTests::ConnectionSink {
  private:
   const std::uint64_t request_bytes_;
   const std::uint64_t response_bytes_;
+  const std::chrono::milliseconds piece_time_;
   mutable std::mutex mutex_;
   std::condition_variable idle_;
   bool closed_ = false;
@@ -120,12 +123,14 @@ void serve_crr_connection(Stream& stream, app::PendingTests& pending, double sta
       std::byte{0});
   for (std::uint64_t left = tally->request_bytes(); left > 0 && !ec;) {
     const std::size_t piece = std::min<std::uint64_t>(left, buffer.size());
+    stream.set_deadline(Deadline::after(tally->idle()));  // per piece: a big request may take long in all
     stream.read_exact({buffer.data(), piece}, ec);
     left -= piece;
   }
   std::fill(buffer.begin(), buffer.end(), std::byte{0});
   for (std::uint64_t left = tally->response_bytes(); left > 0 && !ec;) {
     const std::size_t piece = std::min<std::uint64_t>(left, buffer.size());
+    stream.set_deadline(Deadline::after(tally->idle()));
     stream.write_all({buffer.data(), piece}, ec);
     left -= piece;
   }
@@ -155,7 +160,7 @@ std::string serve_crr_test(Stream& control, const protocol::TestRequest& request
       app::refuse_test(control, e.what());
     }
   }
-  const auto tally = std::make_shared<CrrTally>(request.rr_request_bytes, request.rr_response_bytes);
+  const auto tally = std::make_shared<CrrTally>(request.rr_request_bytes, request.rr_response_bytes, t.idle);
   const auto ticket = side.open_ticket(tally);
   // Each connector has one connection in setup at a time; twice that, for
   // the moment between one's preamble and the next one's connect.
