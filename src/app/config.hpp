@@ -41,7 +41,7 @@ struct ServerConfig {
   tls::Policy tls_policy;            // what the server accepts (version, suites, groups, kTLS)
   std::string client_ca_file;        // trust client certificates from these CAs
   bool require_client_cert = false;  // mutual TLS
-  bool resumption = true;            // --no-resumption: every TLS handshake a full one
+  tls::Resumption resumption = tls::Resumption::tickets;  // --resumption tickets|ids|none
   Timeouts timeouts;
   int max_connections = 256;  // connections handled at once; more are turned away as busy
   // Connections still being set up (accepted, preamble not yet read): at most

@@ -141,7 +141,7 @@ struct ServerFlags {
   tls::Policy tls_policy;
   std::string client_ca_file;
   bool require_client_cert = false;
-  bool no_resumption = false;
+  std::string resumption = "tickets";
   app::ServerConfig sizes;  // max_bytes and max_msg, parsed by CLI11 (add_size)
   double max_duration_s = 3600;
   int max_clients = 32;
@@ -201,10 +201,14 @@ void add_server_command(CLI::App& app, ServerFlags& flags) {
   cmd->add_flag("--require-client-cert", flags.require_client_cert,
                 "Mutual TLS: refuse TLS clients without a certificate from --ca")
       ->needs(ca);
-  cmd->add_flag("--no-resumption", flags.no_resumption,
-                "Resume no TLS session: no session tickets, no session cache, every handshake a full one (as "
-                "a server restarted, or one behind a load balancer without shared ticket keys, looks to a "
-                "returning client)");
+  cmd->add_option(
+         "--resumption", flags.resumption,
+         "How clients may resume TLS sessions: tickets (session tickets, and session IDs for TLS 1.2 "
+         "clients without one), ids (the session cache only: TLS 1.2 session IDs), or none (every "
+         "handshake a full one, as a restarted server, or servers behind a load balancer without "
+         "shared ticket keys, look to a returning client)")
+      ->check(CLI::IsMember({"tickets", "ids", "none"}))
+      ->capture_default_str();
   add_size(cmd, "--max-bytes", flags.sizes.max_bytes, "--max-bytes", 1, protocol::kMaxTestBytes,
            "Largest payload a test may ask for (K, M, G, T, P suffixes)")
       ->default_str("1T");
@@ -853,7 +857,9 @@ Command parse_command_line(int argc, const char* const* argv) {
     config.tls_policy = server_flags.tls_policy;
     config.client_ca_file = server_flags.client_ca_file;
     config.require_client_cert = server_flags.require_client_cert;
-    config.resumption = !server_flags.no_resumption;
+    config.resumption = server_flags.resumption == "none"  ? tls::Resumption::none
+                        : server_flags.resumption == "ids" ? tls::Resumption::ids
+                                                           : tls::Resumption::tickets;
     config.max_bytes = server_flags.sizes.max_bytes;
     config.max_duration = milliseconds_of(server_flags.max_duration_s);
     config.max_clients = server_flags.max_clients;

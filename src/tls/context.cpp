@@ -200,9 +200,9 @@ Context Context::for_server(const ServerConfig& config) {
   // resume their sessions: OpenSSL ends such a handshake with "internal error".
   static constexpr unsigned char kSessionContext[] = {'t', 'l', 's', 'c', 'm', 'p'};
   SSL_CTX_set_session_id_context(ctx.get(), kSessionContext, sizeof kSessionContext);
-  if (!config.resumption) {
+  if (config.resumption != Resumption::tickets) SSL_CTX_set_options(ctx.get(), SSL_OP_NO_TICKET);
+  if (config.resumption == Resumption::none) {
     // Neither tickets nor IDs: a client's session finds nothing here.
-    SSL_CTX_set_options(ctx.get(), SSL_OP_NO_TICKET);
     SSL_CTX_set_num_tickets(ctx.get(), 0);  // TLS 1.3 tickets too (both libraries have it)
     SSL_CTX_set_session_cache_mode(ctx.get(), SSL_SESS_CACHE_OFF);
   }

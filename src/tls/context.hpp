@@ -25,7 +25,7 @@ struct ServerConfig {
   Policy policy;
   std::string client_ca_file;        // trust client certificates from these CAs
   bool require_client_cert = false;  // mutual TLS: refuse a client without a trusted certificate
-  bool resumption = true;            // false: no session tickets, no session cache (every handshake full)
+  Resumption resumption = Resumption::tickets;
 };
 
 struct ClientConfig {

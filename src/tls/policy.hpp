@@ -15,6 +15,12 @@ struct Policy {
   bool ktls = false;    // ask the library to hand the record layer to the kernel
 };
 
+// How a server lets clients resume sessions: from session tickets (and, for
+// TLS 1.2 clients that offer none, its session ID cache); from its session
+// cache only (TLS 1.2 session IDs; OpenSSL's TLS 1.3 tickets then name cache
+// entries, BoringSSL issues none); or not at all.
+enum class Resumption { tickets, ids, none };
+
 // A side's offer in words, for messages that name both sides' offers.
 struct Offer {
   std::string versions;              // "TLSv1.2 TLSv1.3"

@@ -121,7 +121,7 @@ TEST_CASE("--crr -t: connections until the time is up, and -P 4 over TLS with re
 }
 
 TEST_CASE("--crr against a server that resumes nothing: every resumption refused, counted as full") {
-  ServerProcess server({"--no-resumption"});
+  ServerProcess server({"--resumption", "none"});
   const json j = crr_json(
       {"127.0.0.1", "-p", server.port_text(), "--insecure", "-n", "40", "--mode", "tls", "--repeat", "1"});
   const json& resumed = run_of(j, "tls-resumed");
@@ -293,4 +293,14 @@ TEST_CASE("--crr --compare-groups: full handshakes under load with each group th
   }
   CHECK(run_tlscmp({"client", "--compare-groups", "-t", "1"}).err.find("with --crr it runs for -t") !=
         std::string::npos);
+}
+
+TEST_CASE(
+    "--crr over TLS 1.2 against a server that keeps sessions but issues no tickets: resumed by session id") {
+  ServerProcess server({"--resumption", "ids"});
+  const json j = crr_json({"127.0.0.1", "-p", server.port_text(), "--insecure", "-n", "30", "--mode", "tls",
+                           "--tls-version", "1.2", "--repeat", "1"});
+  const json& resumed = run_of(j, "tls-resumed");
+  CHECK(resumed["resumed"] == 30);
+  CHECK(resumed["resumed_by"] == "session id");
 }
