@@ -103,15 +103,15 @@ class CrrTally final : public app::PendingTests::ConnectionSink {
 }  // namespace
 
 void serve_crr_connection(Stream& stream, app::PendingTests& pending, double started_cpu_s) {
-  // The cookie and the request's first piece came in the client's one write:
-  // one read for both, if they are all there.
+  // The cookie and the request came in the client's one write, and every
+  // request has a byte at least: one read takes the cookie and that byte.
   protocol::Cookie cookie{};
-  std::vector<std::byte> buffer(cookie.size());
+  std::vector<std::byte> buffer(cookie.size() + 1);
   std::error_code ec;
   stream.read_exact(buffer, ec);
   if (ec)
     throw Error(fmt::format("crr connection without a cookie: {}", describe(ec, stream.error_detail())));
-  std::copy(buffer.begin(), buffer.end(), cookie.begin());
+  std::copy(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(cookie.size()), cookie.begin());
   const auto tally = std::dynamic_pointer_cast<CrrTally>(pending.sink(cookie));
   if (tally == nullptr) throw protocol::ProtocolError("crr connection for an unknown or finished test");
   if (!tally->begin()) return;  // past the test's time: closed unanswered, the client counts it failed
@@ -121,7 +121,7 @@ void serve_crr_connection(Stream& stream, app::PendingTests& pending, double sta
   buffer.assign(
       std::min<std::uint64_t>(std::max(tally->request_bytes(), tally->response_bytes()), kPieceBytes),
       std::byte{0});
-  for (std::uint64_t left = tally->request_bytes(); left > 0 && !ec;) {
+  for (std::uint64_t left = tally->request_bytes() - 1; left > 0 && !ec;) {
     const std::size_t piece = std::min<std::uint64_t>(left, buffer.size());
     stream.set_deadline(Deadline::after(tally->idle()));  // per piece: a big request may take long in all
     stream.read_exact({buffer.data(), piece}, ec);
