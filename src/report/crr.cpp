@@ -64,10 +64,6 @@ ordered_json run_json(const measure::CrrRun& run, const measure::TestParameters&
           {"time_wait_after", count_or_null(run.time_wait_after)}};
 }
 
-std::string round_label(const measure::CrrRun& run) {
-  return fmt::format("{}{}{}", run.warmup ? "w" : "", run.round, run.partial ? "*" : "");
-}
-
 std::string p50_or_dash(const measure::LatencySummary& l) {
   return l.count > 0 ? fmt::format("{:.1f}", l.p50) : "-";
 }

@@ -68,7 +68,7 @@ std::string render_datagram_runs(const measure::Comparison& c) {
                      "round", "mode", "sender", "sent", "time_s", "sent/s", "received", "loss", "received/s",
                      "reordered", "dups", "kernel", "foreign");
   for (const measure::DatagramRun& run : c.or_empty<measure::DatagramResults>().runs) {
-    const std::string round = fmt::format("{}{}{}", run.warmup ? "w" : "", run.round, run.partial ? "*" : "");
+    const std::string round = round_label(run);
     if (run.senders.size() > 1) {
       for (const measure::DatagramSender& s : run.senders)
         out += row(round, run.label(), std::to_string(s.index), s, "", "");

@@ -3,6 +3,7 @@
 // Renders a comparison for people (text) and for programs (JSON). Pure
 // functions of measured values: nothing here touches a socket or a clock.
 
+#include <fmt/format.h>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -33,6 +34,13 @@ std::string ratio_sentence(const char* what, const std::optional<measure::Paired
 
 // A CSV field as RFC 4180 wants it: quoted when it holds a comma, a quote or a line break.
 std::string csv_field(const std::string& text);
+
+// A run's round column, for every kind's runs table: "2", "w1" (a warm-up
+// round), "3*" (interrupted).
+template <typename Run>
+std::string round_label(const Run& run) {
+  return fmt::format("{}{}{}", run.warmup ? "w" : "", run.round, run.partial ? "*" : "");
+}
 
 // "1 GiB", "64 KiB", "1.5 MiB", "100 B": binary units, as the size flags take them.
 std::string format_bytes(std::uint64_t bytes);

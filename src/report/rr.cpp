@@ -61,10 +61,6 @@ ordered_json run_json(const measure::RrRun& run, const measure::TestParameters& 
           {"intervals", intervals}};
 }
 
-std::string round_label(const measure::RrRun& run) {
-  return fmt::format("{}{}{}", run.warmup ? "w" : "", run.round, run.partial ? "*" : "");
-}
-
 }  // namespace
 
 std::string render_rr_header(const measure::TestParameters& p) {

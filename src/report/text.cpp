@@ -36,10 +36,6 @@ std::string describe_socket(const measure::SideCost& side) {
                      side.congestion);
 }
 
-std::string round_label(const measure::RunResult& run) {
-  return fmt::format("{}{}{}", run.warmup ? "w" : "", run.round, run.partial ? "*" : "");
-}
-
 // Coefficient of variation: the spread at a glance.
 std::string cv(const measure::Summary& s) {
   if (s.count < 2 || s.mean == 0) return "-";
