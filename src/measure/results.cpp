@@ -37,6 +37,17 @@ std::vector<std::string> variant_order(const Comparison& comparison) {
   return labels;
 }
 
+// Round -> that round's TCP run, of the runs that count: what the TLS
+// variants of rr and crr are paired with.
+template <typename Run, typename Counts>
+std::map<int, const Run*> tcp_by_round(const std::vector<Run>& runs, Counts counts) {
+  std::map<int, const Run*> tcp;
+  for (const Run& run : runs) {
+    if (counts(run) && run.mode == Mode::tcp) tcp[run.round] = &run;
+  }
+  return tcp;
+}
+
 std::optional<PairedRatio> paired(const std::vector<double>& ratios) {
   if (ratios.empty()) return std::nullopt;
   return PairedRatio{summarize(ratios), bootstrap_median_ci(ratios)};
@@ -47,10 +58,7 @@ std::optional<PairedRatio> paired(const std::vector<double>& ratios) {
 void compute_rr_statistics(const Comparison& comparison, RrResults& results) {
   results.stats.clear();
   const auto counts = [](const RrRun& run) { return !run.warmup && !run.partial && run.transactions > 0; };
-  std::map<int, const RrRun*> tcp;  // round -> its TCP run
-  for (const RrRun& run : results.runs) {
-    if (counts(run) && run.mode == Mode::tcp) tcp[run.round] = &run;
-  }
+  const std::map<int, const RrRun*> tcp = tcp_by_round(results.runs, counts);
   for (const std::string& variant : variant_order(comparison)) {
     std::vector<const RrRun*> runs;
     std::vector<double> tps, p50, p99;
@@ -86,10 +94,7 @@ void compute_rr_statistics(const Comparison& comparison, RrResults& results) {
 void compute_crr_statistics(const Comparison& comparison, CrrResults& results) {
   results.stats.clear();
   const auto counts = [](const CrrRun& run) { return !run.warmup && !run.partial && run.connections > 0; };
-  std::map<int, const CrrRun*> tcp;  // round -> its TCP run
-  for (const CrrRun& run : results.runs) {
-    if (counts(run) && run.mode == Mode::tcp) tcp[run.round] = &run;
-  }
+  const std::map<int, const CrrRun*> tcp = tcp_by_round(results.runs, counts);
   for (const std::string& variant : variant_order(comparison)) {
     std::vector<const CrrRun*> runs;
     std::vector<double> rate, p50;
