@@ -56,10 +56,7 @@ tcp::endpoint listen_endpoint(const ServerConfig& config) {
 
 // The address (no port) a connection came from, as --max-pending-per-source
 // counts it: an IPv4 client of an IPv6 socket as plain IPv4.
-std::string peer_host(int fd) {
-  sockaddr_storage peer{};
-  socklen_t length = sizeof peer;
-  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &length) != 0) return "?";
+std::string peer_host(const sockaddr_storage& peer) {
   std::array<char, INET6_ADDRSTRLEN> text{};
   if (peer.ss_family == AF_INET6) {
     const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&peer);
@@ -68,6 +65,7 @@ std::string peer_host(int fd) {
     }
     return ::inet_ntop(AF_INET6, &v6->sin6_addr, text.data(), text.size()) ? text.data() : "?";
   }
+  if (peer.ss_family != AF_INET) return "?";
   const auto* v4 = reinterpret_cast<const sockaddr_in*>(&peer);
   return ::inet_ntop(AF_INET, &v4->sin_addr, text.data(), text.size()) ? text.data() : "?";
 }
@@ -179,10 +177,7 @@ void Server::run() {
   const auto keep_running = asio::make_work_guard(io_);
   if (!start_acceptor()) throw Error("cannot start a thread to accept connections");
   io_.run();
-  {
-    std::lock_guard lock(mutex_);
-    accepting_stopped_ = true;
-  }
+  accepting_stopped_ = true;
   // Wakes the threads waiting in accept() (EINVAL) and takes no more
   // connections; the socket closes with the server.
   ::shutdown(listener_.get(), SHUT_RDWR);
@@ -237,14 +232,20 @@ void Server::SetUpSlot::release() {
   if (--server_.setting_up_by_source_[source_] == 0) server_.setting_up_by_source_.erase(source_);
 }
 
-std::string Server::admit(const std::string& source, bool& budgeted) {
+std::string Server::admit(const std::string& source, int fd, bool& budgeted) {
   std::lock_guard lock(mutex_);
+  // Counted in, and live: stop() shuts its socket down.
+  const auto count_in = [&] {
+    ++active_connections_;
+    live_fds_.insert(fd);
+    if (stopping_) ::shutdown(fd, SHUT_RDWR);
+  };
   // A source running crr tests sets up their connections within their own
   // budget, not the --max-pending ones that every other test shares.
   budgeted = false;
   if (auto it = crr_budget_.find(source); it != crr_budget_.end() && it->second.in_use < it->second.size) {
     ++it->second.in_use;
-    ++active_connections_;
+    count_in();
     budgeted = true;
     return {};
   }
@@ -262,13 +263,12 @@ std::string Server::admit(const std::string& source, bool& budgeted) {
   if (from_source >= config_.max_pending_per_source) {
     return fmt::format(
         "server busy: {} connections from {} being set up; try again, or raise --max-pending-per-source on "
-        "the "
-        "server",
+        "the server",
         config_.max_pending_per_source, source);
   }
   ++from_source;
   ++setting_up_;
-  ++active_connections_;
+  count_in();
   return {};
 }
 
@@ -339,23 +339,21 @@ void Server::turn_away(tcp::socket socket, const std::string& reason) {
 
 void Server::accept_loop() {
   const int listener = listener_.get();
+  // This thread's CPU clock when it last finished with a connection: a crr
+  // connection's cost runs from there to its end, its accept() included.
+  double cpu_mark = measure::thread_cpu_s();
   for (;;) {
-    {
-      std::lock_guard lock(mutex_);
-      if (accepting_stopped_) return;
-      ++idle_acceptors_;
-    }
-    const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (accepting_stopped_) return;
+    ++idle_acceptors_;
+    sockaddr_storage peer{};
+    socklen_t length = sizeof peer;
+    const int fd =
+        ::accept4(listener, reinterpret_cast<sockaddr*>(&peer), &length, SOCK_CLOEXEC | SOCK_NONBLOCK);
     const int error = errno;
-    bool spare_needed = false;
-    {
-      std::lock_guard lock(mutex_);
-      --idle_acceptors_;
-      if (accepting_stopped_) {
-        if (fd >= 0) ::close(fd);
-        return;
-      }
-      spare_needed = fd >= 0 && idle_acceptors_ == 0;
+    const bool spare_needed = --idle_acceptors_ == 0 && fd >= 0;
+    if (accepting_stopped_) {
+      if (fd >= 0) ::close(fd);
+      return;
     }
     if (fd < 0) {
       if (error == EINTR || error == ECONNABORTED || error == EAGAIN) continue;
@@ -370,11 +368,8 @@ void Server::accept_loop() {
       ::close(fd);
       continue;
     }
-    serve_accepted(fd);
-    {
-      std::lock_guard lock(mutex_);
-      if (idle_acceptors_ >= kSpareAcceptors) return;  // enough listen: this thread may go
-    }
+    serve_accepted(fd, peer_host(peer), cpu_mark);
+    if (idle_acceptors_ >= kSpareAcceptors) return;  // enough listen: this thread may go
   }
 }
 
@@ -391,12 +386,11 @@ bool Server::start_acceptor() {
   }
 }
 
-void Server::serve_accepted(int fd) {
-  const std::string source = peer_host(fd);
+void Server::serve_accepted(int fd, const std::string& source, double& cpu_mark) {
   bool budgeted = false;
-  const std::string busy = admit(source, budgeted);
+  const std::string busy = admit(source, fd, budgeted);
   if (busy.empty()) {
-    handle_connection(fd, source, budgeted);
+    handle_connection(fd, source, budgeted, cpu_mark);
     return;
   }
   // Turned away on the io thread, which has the timers for it.
@@ -411,73 +405,77 @@ void Server::serve_accepted(int fd) {
     }
     turn_away(std::move(socket), busy);
   });
+  cpu_mark = measure::thread_cpu_s();
 }
 
-void Server::handle_connection(int raw_fd, const std::string& source, bool budgeted) {
-  const double started_cpu_s = measure::thread_cpu_s();  // a crr connection's cost starts here
-  {
-    std::unique_ptr<Stream> stream;  // declared first, so that its socket closes last
-    UniqueFd fd(raw_fd);
-    LiveFd live(*this, raw_fd);
-    SetUpSlot set_up(*this, source, budgeted);
-    try {
-      set_nodelay(raw_fd, true);
-      const Deadline deadline = Deadline::after(config_.timeouts.handshake);
-      // The first byte within --preamble-timeout (or the handshake timeout, if shorter).
-      const bool preamble_first = config_.preamble_timeout <= config_.timeouts.handshake;
-      if (peek_first_byte(raw_fd, preamble_first ? config_.preamble_timeout : config_.timeouts.handshake,
-                          preamble_first ? "--preamble-timeout" : "--handshake-timeout") ==
-          kTlsHandshakeRecord) {
-        auto tls = tls_.server_stream(std::move(fd));
-        tls->set_deadline(deadline);
-        if (const std::error_code ec = tls->handshake()) {
-          // Let the alert reach the client before the socket closes.
-          drain_before_close(raw_fd, std::chrono::milliseconds(250));
-          throw Error(fmt::format("TLS handshake failed: {}", describe(ec, tls->error_detail())));
-        }
-        stream = std::move(tls);
-      } else {
-        stream = std::make_unique<TcpStream>(std::move(fd));
-        stream->set_deadline(deadline);
+void Server::handle_connection(int raw_fd, const std::string& source, bool budgeted, double& cpu_mark) {
+  std::unique_ptr<Stream> stream;  // declared first, so that its socket closes last
+  UniqueFd fd(raw_fd);
+  Admitted admitted(*this, raw_fd);
+  SetUpSlot set_up(*this, source, budgeted);
+  bool crr = false;
+  try {
+    set_nodelay(raw_fd, true);
+    const Deadline deadline = Deadline::after(config_.timeouts.handshake);
+    // The first byte within --preamble-timeout (or the handshake timeout, if shorter).
+    const bool preamble_first = config_.preamble_timeout <= config_.timeouts.handshake;
+    if (peek_first_byte(raw_fd, preamble_first ? config_.preamble_timeout : config_.timeouts.handshake,
+                        preamble_first ? "--preamble-timeout" : "--handshake-timeout") ==
+        kTlsHandshakeRecord) {
+      auto tls = tls_.server_stream(std::move(fd));
+      tls->set_deadline(deadline);
+      if (const std::error_code ec = tls->handshake()) {
+        // Let the alert reach the client before the socket closes.
+        drain_before_close(raw_fd, std::chrono::milliseconds(250));
+        throw Error(fmt::format("TLS handshake failed: {}", describe(ec, tls->error_detail())));
       }
-
-      const protocol::PreambleInfo preamble = receive_preamble(*stream);
-      set_up.release();  // set up: no longer counted against --max-pending
-      if (preamble.version != protocol::kVersion && preamble.kind == protocol::ConnectionKind::control) {
-        // Answer with our own preamble, so that the client can say which versions differ.
-        std::error_code ignored;
-        stream->write_all(protocol::encode_preamble(protocol::ConnectionKind::control), ignored);
-      }
-      protocol::check_version(preamble);
-      const protocol::ConnectionKind kind = preamble.kind;
-      if (kind == protocol::ConnectionKind::control) {
-        if (stream->is_tls()) throw protocol::ProtocolError("a control connection must be plain TCP");
-        serve_control(*stream, peer_address(raw_fd), source);
-      } else if (kind == protocol::ConnectionKind::handshake) {
-        kinds::serve_handshake_connection(*stream, pending_);
-      } else if (kind == protocol::ConnectionKind::crr) {
-        kinds::serve_crr_connection(*stream, pending_, started_cpu_s);
-      } else {
-        protocol::DataHeader header{};
-        std::error_code ec;
-        stream->read_exact(header, ec);
-        if (ec) {
-          throw Error(fmt::format("data connection without a cookie and stream index: {}",
-                                  describe(ec, stream->error_detail())));
-        }
-        const protocol::DataHeaderInfo data = protocol::decode_data_header(header);
-        if (!pending_.deliver(data.cookie, data.stream, std::move(stream))) {
-          throw protocol::ProtocolError(
-              "data connection for an unknown or finished test, or a stream it has");
-        }
-      }
-    } catch (const std::exception& e) {
-      log_.line(fmt::format("{} {}", peer_address(raw_fd), e.what()));  // still open: `stream` closes last
+      stream = std::move(tls);
+    } else {
+      stream = std::make_unique<TcpStream>(std::move(fd));
+      stream->set_deadline(deadline);
     }
+
+    const protocol::PreambleInfo preamble = receive_preamble(*stream);
+    set_up.release();  // set up: no longer counted against --max-pending
+    if (preamble.version != protocol::kVersion && preamble.kind == protocol::ConnectionKind::control) {
+      // Answer with our own preamble, so that the client can say which versions differ.
+      std::error_code ignored;
+      stream->write_all(protocol::encode_preamble(protocol::ConnectionKind::control), ignored);
+    }
+    protocol::check_version(preamble);
+    const protocol::ConnectionKind kind = preamble.kind;
+    if (kind == protocol::ConnectionKind::control) {
+      if (stream->is_tls()) throw protocol::ProtocolError("a control connection must be plain TCP");
+      serve_control(*stream, peer_address(raw_fd), source);
+    } else if (kind == protocol::ConnectionKind::handshake) {
+      kinds::serve_handshake_connection(*stream, pending_);
+    } else if (kind == protocol::ConnectionKind::crr) {
+      kinds::serve_crr_connection(*stream, pending_, cpu_mark);
+      crr = true;
+    } else {
+      protocol::DataHeader header{};
+      std::error_code ec;
+      stream->read_exact(header, ec);
+      if (ec) {
+        throw Error(fmt::format("data connection without a cookie and stream index: {}",
+                                describe(ec, stream->error_detail())));
+      }
+      const protocol::DataHeaderInfo data = protocol::decode_data_header(header);
+      if (!pending_.deliver(data.cookie, data.stream, std::move(stream))) {
+        throw protocol::ProtocolError("data connection for an unknown or finished test, or a stream it has");
+      }
+    }
+  } catch (const std::exception& e) {
+    log_.line(fmt::format("{} {}", peer_address(raw_fd), e.what()));  // still open: `stream` closes last
   }
-  std::lock_guard lock(mutex_);
-  --active_connections_;
-  idle_.notify_all();
+  if (!crr) cpu_mark = measure::thread_cpu_s();  // a crr connection served moved it on itself
+}
+
+Server::Admitted::~Admitted() {
+  std::lock_guard lock(server_.mutex_);
+  server_.live_fds_.erase(server_.live_fds_.find(fd_));
+  --server_.active_connections_;
+  server_.idle_.notify_all();
 }
 
 // What the kinds' server halves get of this server (kinds/server_side.hpp).

@@ -60,6 +60,19 @@ class Server {
  private:
   class LiveFd;
   class Side;
+  // An admitted connection (admit): on its end, no longer live nor counted.
+  // Declared after the socket's owner, so that it ends before the socket closes.
+  class Admitted {
+   public:
+    Admitted(Server& server, int fd) : server_(server), fd_(fd) {}
+    ~Admitted();
+    Admitted(const Admitted&) = delete;
+    Admitted& operator=(const Admitted&) = delete;
+
+   private:
+    Server& server_;
+    int fd_;
+  };
   // Counts a test among those running at once, if --max-clients allows.
   class RunningTest {
    public:
@@ -99,17 +112,22 @@ class Server {
   // One more accepting thread; false (logged) if none can start.
   bool start_acceptor();
   // A connection just accepted: served on this thread, or turned away as busy.
-  void serve_accepted(int fd);
+  // `source` is its address (peer_host); `cpu_mark` as in handle_connection.
+  void serve_accepted(int fd, const std::string& source, double& cpu_mark);
   // Why a new connection from `source` cannot be taken now ("server busy:
   // ..."), or "" after counting it in.
   // `budgeted`: counted in the source's crr budget rather than the shared caps.
-  std::string admit(const std::string& source, bool& budgeted);
+  // A connection counted in is live (`fd` shut down by stop) until its Admitted ends.
+  std::string admit(const std::string& source, int fd, bool& budgeted);
   // Tells a connection the server cannot take it, without a reset: the
   // server's preamble and a refusal, then FIN; then drops what the client
   // sends until it closes (or a second passes), on the accepting thread.
   void turn_away(boost::asio::ip::tcp::socket socket, const std::string& reason);
   void log_busy(const std::string& peer, const std::string& reason);
-  void handle_connection(int fd, const std::string& source, bool budgeted);
+  // Serves an admitted connection on this thread. `cpu_mark`: the thread's
+  // CPU clock when it last finished with a connection (measure::thread_cpu_s);
+  // moved on to when this one ends.
+  void handle_connection(int fd, const std::string& source, bool budgeted, double& cpu_mark);
   // The control session: the request, the caps, then the kind's server half.
   void serve_control(Stream& control, const std::string& peer, const std::string& source);
   void shut_down_connections();
@@ -152,9 +170,10 @@ class Server {
   // The io thread's own: connections being turned away, and the busy
   // lines not logged (one a second at most, so that a flood cannot flood the log).
   int turning_away_ = 0;
-  // Guarded by mutex_: threads waiting in accept(), and whether they should stop.
-  int idle_acceptors_ = 0;
-  bool accepting_stopped_ = false;
+  // Threads waiting in accept(), and whether they should stop (atomics: a
+  // connection per transaction passes here twice, and the mutex is busy enough).
+  std::atomic<int> idle_acceptors_ = 0;
+  std::atomic<bool> accepting_stopped_ = false;
   std::chrono::steady_clock::time_point last_busy_log_{};
   int busy_unlogged_ = 0;
   // Last: joined first when the server goes, while everything they use still exists.

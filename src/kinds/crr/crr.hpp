@@ -56,12 +56,13 @@ measure::CrrRun run_crr_test(const app::ClientConfig& config, const tls::Context
                              const CrrVariant& variant, app::InterruptWatch& interrupt, int round,
                              measure::Environment& environment);
 
-// Server: one crr connection, its TLS handshake (if any) and preamble done
-// on a thread whose CPU clock (measure::thread_cpu_s) read `started_cpu_s`
-// when it took the connection: the request, the
-// response, the close; counted in its test. Throws tlscmp::Error for a
-// connection that names no running crr test.
-void serve_crr_connection(Stream& stream, app::PendingTests& pending, double started_cpu_s);
+// Server: one crr connection, its TLS handshake (if any) and preamble done:
+// the request, the response, the close; counted in its test. Its CPU cost is
+// what this thread's clock (measure::thread_cpu_s) moved since `cpu_mark`,
+// the end of the thread's previous connection (so its accept() counts), and
+// `cpu_mark` moves on. Throws tlscmp::Error for a connection that names no
+// running crr test.
+void serve_crr_connection(Stream& stream, app::PendingTests& pending, double& cpu_mark);
 
 // Server: a crr test's control session. Returns the line to log.
 std::string serve_crr_test(Stream& control, const protocol::TestRequest& request, ServerSide& side);

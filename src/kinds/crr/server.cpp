@@ -102,7 +102,7 @@ class CrrTally final : public app::PendingTests::ConnectionSink {
 
 }  // namespace
 
-void serve_crr_connection(Stream& stream, app::PendingTests& pending, double started_cpu_s) {
+void serve_crr_connection(Stream& stream, app::PendingTests& pending, double& cpu_mark) {
   // The cookie and the request came in the client's one write, and every
   // request has a byte at least: one read takes the cookie and that byte.
   protocol::Cookie cookie{};
@@ -114,7 +114,10 @@ void serve_crr_connection(Stream& stream, app::PendingTests& pending, double sta
   std::copy(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(cookie.size()), cookie.begin());
   const auto tally = std::dynamic_pointer_cast<CrrTally>(pending.sink(cookie));
   if (tally == nullptr) throw protocol::ProtocolError("crr connection for an unknown or finished test");
-  if (!tally->begin()) return;  // past the test's time: closed unanswered, the client counts it failed
+  if (!tally->begin()) {  // past the test's time: closed unanswered, the client counts it failed
+    cpu_mark = measure::thread_cpu_s();
+    return;
+  }
 
   // The request, then the response: what a client of a short-lived
   // connection asks and gets.
@@ -148,7 +151,9 @@ void serve_crr_connection(Stream& stream, app::PendingTests& pending, double sta
     received = tls->bytes_read();
     sent = tls->bytes_written();
   }
-  tally->end(failure, resumed, received, sent, measure::thread_cpu_s() - started_cpu_s);
+  const double now_cpu_s = measure::thread_cpu_s();
+  tally->end(failure, resumed, received, sent, now_cpu_s - cpu_mark);
+  cpu_mark = now_cpu_s;
 }
 
 std::string serve_crr_test(Stream& control, const protocol::TestRequest& request, ServerSide& side) {
