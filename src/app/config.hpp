@@ -72,6 +72,9 @@ struct ClientConfig {
   int warmup_rounds = 0;  // run first, reported, left out of the statistics
   bool no_delay = false;  // TCP_NODELAY during the transfer
   bool verify = false;    // seeded payload, checked byte by byte by the receiver
+  // -A CLIENT[,SERVER]: the CPU each side pins its data threads to; -1: none.
+  int client_cpu = -1;
+  int server_cpu = -1;
   // TLS
   std::string ca_file;
   bool insecure = false;

@@ -26,7 +26,9 @@
 #include "kinds/handshake/handshake.hpp"
 #include "kinds/rr/rr.hpp"
 #include "kinds/stream/stream.hpp"
+#include "measure/cpu.hpp"
 #include "measure/environment.hpp"
+#include "measure/host.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 #include "version.hpp"
@@ -545,6 +547,16 @@ void Server::serve_control(Stream& control, const std::string& peer, const std::
   if (const std::string problem = protocol::rr_schedule_problem(request.rate_tps, request.streams);
       !problem.empty()) {
     refuse("this server refuses " + problem);
+  }
+  if (request.server_cpu >= 0) {
+    const protocol::TestKind kind = protocol::kind_of(request);
+    if (kind == protocol::TestKind::crr || kind == protocol::TestKind::handshake) {
+      refuse(
+          "-A's server CPU does not apply to handshake and crr tests: this server's accepting threads serve "
+          "them, and every other test too; give -A the client's CPU alone");
+    }
+    if (const std::string why = measure::check_cpu(request.server_cpu); !why.empty())
+      refuse(fmt::format("-A asks the server to pin to CPU {}, but {}", request.server_cpu, why));
   }
   const RunningTest running(*this);
   if (!running.admitted()) {

@@ -9,6 +9,7 @@
 #include "app/about.hpp"
 #include "cli/size.hpp"
 #include "error.hpp"
+#include "measure/host.hpp"
 #include "protocol/messages.hpp"
 
 namespace tlscmp::cli {
@@ -94,7 +95,8 @@ CLI::Option* add_size(CLI::App* cmd, const std::string& names, T& target, const 
 
 struct ClientFlags {
   std::string host;
-  std::string bind;  // -B
+  std::string bind;      // -B
+  std::string affinity;  // -A CLIENT[,SERVER]
   int port = app::kDefaultPort;
   std::string mode = "both";
   std::string bytes;   // default: 1G, or 1000000 datagrams in datagram modes
@@ -250,6 +252,10 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
   cmd->add_option("-B,--bind", flags.bind,
                   "Connect from this local IP address (the TCP connections; as iperf3's -B)")
       ->type_name("ADDR");
+  cmd->add_option("-A,--affinity", flags.affinity,
+                  "Pin the data threads to a CPU: the client's, and after a comma the server's (as "
+                  "iperf3's -A; ',1' pins the server's alone)")
+      ->type_name("CLIENT[,SERVER]");
   cmd->add_option("--mode", flags.mode,
                   "tcp, tls, or both (alternating tcp, tls); udp, dtls, or both-udp (alternating udp, dtls): "
                   "datagrams from -P senders, counted for loss")
@@ -676,6 +682,34 @@ void refuse_tls_flags_without_tls(const ClientFlags& flags) {
   }
 }
 
+// -A CLIENT[,SERVER] (or ",SERVER"): CPU numbers, the client's checked here.
+void parse_affinity(const ClientFlags& flags, app::ClientConfig& c) {
+  if (flags.affinity.empty()) return;
+  const auto cpu = [&](const std::string& text, const char* whose) {
+    int n = -1;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec != std::errc{} || end != text.data() + text.size() || n < 0 ||
+        n > static_cast<int>(protocol::kMaxCpu)) {
+      throw UsageError(fmt::format("-A {}: the {} CPU '{}' is not a CPU number; write -A 0, -A 0,1 or -A ,1",
+                                   flags.affinity, whose, text));
+    }
+    return n;
+  };
+  const auto comma = flags.affinity.find(',');
+  const std::string mine = flags.affinity.substr(0, comma);
+  if (!mine.empty()) {
+    c.client_cpu = cpu(mine, "client");
+    if (const std::string why = measure::check_cpu(c.client_cpu); !why.empty())
+      throw UsageError(fmt::format("-A {}: {}", flags.affinity, why));
+  }
+  if (comma != std::string::npos) c.server_cpu = cpu(flags.affinity.substr(comma + 1), "server");
+  const bool datagrams = flags.mode == "udp" || flags.mode == "dtls" || flags.mode == "both-udp";
+  if (flags.crr || flags.handshakes > 0 || flags.compare_groups || !flags.rr.empty() || datagrams)
+    throw UsageError(
+        "-A pins bulk stream runs' data threads; --rr, --crr, --handshakes and datagram modes "
+        "do not take it yet");
+}
+
 // HOST as written in URLs: "[::1]", or "[fd00::1]:5678" with a port; a bare
 // IPv6 address (::1) or a name is taken as it is.
 void split_host(const ClientFlags& flags, app::ClientConfig& c) {
@@ -759,6 +793,7 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   c.key_file = flags.key_file;
   c.no_delay = flags.no_delay;
   c.timeouts = to_timeouts(flags.timeouts);
+  parse_affinity(flags, c);
   if (flags.crr) {
     to_crr_config(flags, c);
   } else if (!flags.rr.empty()) {

@@ -12,6 +12,7 @@
 
 #include "measure/intervals.hpp"
 #include "measure/stats.hpp"
+#include "run_facts.hpp"
 #include "test_kind.hpp"
 
 namespace tlscmp::measure {
@@ -28,6 +29,7 @@ struct SideCost {
   bool ktls_send = false;       // TLS: the kernel encrypted what this side sent
   bool ktls_receive = false;    // TLS: the kernel decrypted what this side received
   std::uint64_t tls_bytes = 0;  // TLS: record bytes written (sender) or read (receiver) in the transfer
+  RunFacts facts;               // TCP_INFO, the host's CPU split, where the data threads ran
 
   double cpu_s() const { return cpu_user_s + cpu_system_s; }
   // CPU seconds per GiB (2^30 bytes) moved.

@@ -167,7 +167,8 @@ json to_json(const TestRequest& m) {
           {"crr", m.crr},
           {"key_type", m.key_type},
           {"client_version", m.client_version},
-          {"round", m.round}};
+          {"round", m.round},
+          {"server_cpu", m.server_cpu >= 0 ? json(m.server_cpu) : json(nullptr)}};
 }
 
 json to_json(const TestAccept& m) {
@@ -224,6 +225,34 @@ json to_json(const Refusal& m) {
   return {{"type", "refusal"}, {"reason", m.reason}};
 }
 
+json facts_json(const RunFacts& f) {
+  json cpu_samples = json::array();
+  for (const auto& [cpu, n] : f.cpu_samples)
+    cpu_samples.push_back(json::array({cpu, n}));
+  json tcp = nullptr;
+  if (f.tcp) {
+    const TcpInfo& t = *f.tcp;
+    tcp = {{"total_retrans", t.total_retrans}, {"bytes_retrans", t.bytes_retrans}, {"rtt_us", t.rtt_us},
+           {"rttvar_us", t.rttvar_us},         {"snd_cwnd", t.snd_cwnd},           {"cwnd_max", t.cwnd_max},
+           {"delivery_rate", t.delivery_rate}};
+    if (t.busy_us && t.rwnd_limited_us && t.sndbuf_limited_us) {
+      tcp["busy_us"] = *t.busy_us;
+      tcp["rwnd_limited_us"] = *t.rwnd_limited_us;
+      tcp["sndbuf_limited_us"] = *t.sndbuf_limited_us;
+    }
+  }
+  json host = nullptr;
+  if (f.host_cpu) {
+    const HostCpu& h = *f.host_cpu;
+    host = {{"user", h.user},   {"system", h.system}, {"irq", h.irq},    {"softirq", h.softirq},
+            {"steal", h.steal}, {"idle", h.idle},     {"ticks", h.ticks}};
+  }
+  return {{"tcp_info", tcp},
+          {"host_cpu", host},
+          {"cpu_samples", cpu_samples},
+          {"pinned_cpu", f.pinned_cpu >= 0 ? json(f.pinned_cpu) : json(nullptr)}};
+}
+
 json to_json(const SideResult& m) {
   json intervals = json::array();
   for (std::size_t i = 0; i < m.interval_end_us.size() && i < m.interval_bytes.size(); ++i) {
@@ -251,6 +280,7 @@ json to_json(const SideResult& m) {
           {"wire_bytes_sent", m.wire_bytes_sent},
           {"offset_us", m.offset_us},
           {"intervals", intervals},
+          {"facts", facts_json(m.facts)},
           {"error", m.error}};
 }
 
@@ -289,6 +319,58 @@ void get_intervals(const json& object, SideResult& m) {
     m.interval_bytes.push_back(c[0]);
   });
   if (sum > m.bytes) bad("interval bytes add up to more than 'bytes'");
+}
+
+// A side's run facts (absent from peers older than them: none).
+RunFacts get_facts(const json& object) {
+  RunFacts f;
+  if (!object.contains("facts")) return f;
+  const json& facts = field(object, "facts");
+  if (!facts.is_object()) bad("'facts' is not an object");
+  constexpr std::uint64_t kMax32 = std::numeric_limits<std::uint32_t>::max();
+  if (const json& t = field(facts, "tcp_info"); !t.is_null()) {
+    if (!t.is_object()) bad("'tcp_info' is not an object");
+    TcpInfo i;
+    i.total_retrans = static_cast<std::uint32_t>(get_uint(t, "total_retrans", 0, kMax32));
+    i.bytes_retrans = get_uint(t, "bytes_retrans", 0, kMaxTestBytes);
+    i.rtt_us = static_cast<std::uint32_t>(get_uint(t, "rtt_us", 0, kMax32));
+    i.rttvar_us = static_cast<std::uint32_t>(get_uint(t, "rttvar_us", 0, kMax32));
+    i.snd_cwnd = static_cast<std::uint32_t>(get_uint(t, "snd_cwnd", 0, kMax32));
+    i.cwnd_max = static_cast<std::uint32_t>(get_uint(t, "cwnd_max", 0, kMax32));
+    i.delivery_rate = get_uint(t, "delivery_rate", 0, kMaxTestBytes);
+    if (t.contains("busy_us")) {
+      i.busy_us = get_uint(t, "busy_us", 0, kMaxTestBytes);
+      i.rwnd_limited_us = get_uint(t, "rwnd_limited_us", 0, kMaxTestBytes);
+      i.sndbuf_limited_us = get_uint(t, "sndbuf_limited_us", 0, kMaxTestBytes);
+    }
+    f.tcp = i;
+  }
+  if (const json& h = field(facts, "host_cpu"); !h.is_null()) {
+    if (!h.is_object()) bad("'host_cpu' is not an object");
+    HostCpu c;
+    c.user = get_double(h, "user", 100);
+    c.system = get_double(h, "system", 100);
+    c.irq = get_double(h, "irq", 100);
+    c.softirq = get_double(h, "softirq", 100);
+    c.steal = get_double(h, "steal", 100);
+    c.idle = get_double(h, "idle", 100);
+    c.ticks = get_uint(h, "ticks", 0, kMaxTestBytes);
+    f.host_cpu = c;
+  }
+  const json& samples = field(facts, "cpu_samples");
+  if (!samples.is_array() || samples.size() > kMaxCpu + 1)
+    bad("'cpu_samples' is not a list of [cpu, samples]");
+  for (const json& item : samples) {
+    if (!item.is_array() || item.size() != 2 || !item[0].is_number_unsigned() ||
+        item[0].get<std::uint64_t>() > kMaxCpu || !item[1].is_number_unsigned() ||
+        item[1].get<std::uint64_t>() > kMax32) {
+      bad("'cpu_samples' holds something other than [cpu, samples]");
+    }
+    f.cpu_samples[item[0].get<int>()] = item[1].get<std::uint32_t>();
+  }
+  if (const json& pinned = field(facts, "pinned_cpu"); !pinned.is_null())
+    f.pinned_cpu = static_cast<int>(get_uint(facts, "pinned_cpu", 0, kMaxCpu));
+  return f;
 }
 
 // What a datagram test may ask for, beyond the checks every test gets.
@@ -449,6 +531,8 @@ Message decode_object(const json& j) {
     if (is_datagram(m.mode)) check_datagram_request(m);
     m.client_version = get_string(j, "client_version");
     m.round = static_cast<std::uint32_t>(get_uint_or(j, "round", 0, 0, 1'000'000));
+    if (j.contains("server_cpu") && !j["server_cpu"].is_null())
+      m.server_cpu = static_cast<int>(get_uint(j, "server_cpu", 0, kMaxCpu));
     return m;
   }
   if (type == "test_accept") {
@@ -500,6 +584,7 @@ Message decode_object(const json& j) {
     m.wire_bytes_sent = get_uint_or(j, "wire_bytes_sent", 0, 0, 2 * kMaxTestBytes);
     m.offset_us = get_double(j, "offset_us", kMaxElapsedUs);
     get_intervals(j, m);
+    m.facts = get_facts(j);
     m.error = get_string(j, "error");
     return m;
   }

@@ -22,6 +22,7 @@
 #include "error.hpp"
 #include "framing/framing.hpp"
 #include "protocol/datagram.hpp"
+#include "run_facts.hpp"
 #include "test_kind.hpp"
 
 namespace tlscmp::protocol {
@@ -43,6 +44,7 @@ inline constexpr std::uint32_t kMaxRecordBytes = 16384;
 inline constexpr std::uint32_t kMaxHandshakes = 100'000;
 inline constexpr std::uint32_t kMaxSocketBufferBytes = 1u << 30;
 inline constexpr std::uint32_t kMaxStreams = 128;
+inline constexpr std::uint32_t kMaxCpu = 8191;                        // the highest CPU number -A may name
 inline constexpr std::size_t kStreamIndexBytes = 2;                   // after the cookie on a data connection
 inline constexpr std::uint64_t kMaxPackets = std::uint64_t{1} << 40;  // per sender, in a datagram test
 inline constexpr std::uint64_t kMaxRateBps = std::uint64_t{1} << 50;  // bits per second, per sender
@@ -118,6 +120,8 @@ struct TestRequest {
   std::string key_type;
   std::string client_version;  // tlscmp version of the client, for the log
   std::uint32_t round = 0;     // the client's round (1-based), for the log; 0: not said (optional)
+  // -A CLIENT,SERVER: the CPU the server pins its data threads to; -1: none (optional).
+  int server_cpu = -1;
 };
 
 // server -> client: the test is accepted; open the data connection with this cookie.
@@ -186,6 +190,8 @@ struct SideResult {
   // end_us[i] (from go); the last one ends with the transfer.
   std::vector<double> interval_end_us;
   std::vector<std::uint64_t> interval_bytes;
+  // TCP_INFO at the transfer's end, the host's CPU split, the data thread's CPUs (optional).
+  RunFacts facts;
   std::string error;  // empty, or why this side's part of the test failed
 };
 

@@ -2,6 +2,7 @@
 
 #include "report/crr.hpp"
 #include "report/datagram.hpp"
+#include "report/facts.hpp"
 #include "report/report.hpp"
 #include "report/rr.hpp"
 
@@ -9,10 +10,11 @@ namespace tlscmp::report {
 namespace {
 
 std::string side_fields(const measure::SideCost& side, std::uint64_t bytes) {
-  return fmt::format("{:.3f},{:.6f},{:.6f},{:.6f},{:.4f},{},{},{},{},{},{},{}", side.window_us,
+  return fmt::format("{:.3f},{:.6f},{:.6f},{:.6f},{:.4f},{},{},{},{},{},{},{}{}", side.window_us,
                      side.cpu_user_s, side.cpu_system_s, side.cpu_s_per_gib(bytes), side.core_share(),
                      side.sndbuf_bytes, side.rcvbuf_bytes, side.mss_bytes, csv_field(side.congestion),
-                     side.ktls_send ? 1 : 0, side.ktls_receive ? 1 : 0, side.tls_bytes);
+                     side.ktls_send ? 1 : 0, side.ktls_receive ? 1 : 0, side.tls_bytes,
+                     facts_fields(side.facts));
 }
 
 constexpr const char* kSideColumns[] = {"window_us",  "cpu_user_s",   "cpu_system_s", "cpu_s_per_gib",
@@ -42,6 +44,7 @@ std::string render_csv(const measure::Comparison& c) {
   for (const char* side : {"client", "server"}) {
     for (const char* column : kSideColumns)
       out += fmt::format(",{}_{}", side, column);
+    out += facts_columns(side);
   }
   out += ",client_tls_library,server_tls_library,client_cpu_model,server_cpu_model\n";
   const measure::Environment& e = c.environment;

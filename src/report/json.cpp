@@ -4,6 +4,7 @@
 #include "measure/stats.hpp"
 #include "report/crr.hpp"
 #include "report/datagram.hpp"
+#include "report/facts.hpp"
 #include "report/json_parts.hpp"
 #include "report/report.hpp"
 #include "report/rr.hpp"
@@ -24,7 +25,8 @@ ordered_json to_json(const measure::SideCost& side, std::uint64_t bytes) {
           {"core_share", side.core_share()},   {"sndbuf_bytes", side.sndbuf_bytes},
           {"rcvbuf_bytes", side.rcvbuf_bytes}, {"mss_bytes", side.mss_bytes},
           {"congestion", side.congestion},     {"ktls_send", side.ktls_send},
-          {"ktls_receive", side.ktls_receive}, {"tls_bytes", side.tls_bytes}};
+          {"ktls_receive", side.ktls_receive}, {"tls_bytes", side.tls_bytes},
+          {"facts", facts_json(side.facts)}};
 }
 
 ordered_json to_json(const measure::RunResult& run, const measure::TestParameters& parameters) {

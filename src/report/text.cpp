@@ -4,6 +4,7 @@
 #include "endpoint.hpp"
 #include "report/crr.hpp"
 #include "report/datagram.hpp"
+#include "report/facts.hpp"
 #include "report/report.hpp"
 #include "report/rr.hpp"
 
@@ -206,6 +207,7 @@ std::string render_text_body(const measure::Comparison& c) {
     if (p.warmup_rounds > 0) out += "(w: warm-up, left out of the statistics)\n";
     if (c.interrupted)
       out += "(*: interrupted, this side's figures until then; left out of the statistics)\n";
+    out += render_notable(facts_runs(streams->runs));
   }
 
   if (streams != nullptr && !streams->stats.empty()) {

@@ -42,6 +42,7 @@ std::array<std::byte, 4> header(std::uint32_t n) {
 
 TEST_CASE("every message survives encoding and decoding") {
   TestRequest request;
+  request.server_cpu = 3;
   request.mode = Mode::tls;
   request.direction = Direction::server_to_client;
   request.bytes = kMaxTestBytes;
@@ -53,6 +54,7 @@ TEST_CASE("every message survives encoding and decoding") {
   request.record_size = 1024;
   request.client_version = "0.1.0";
   const TestRequest r = round_trip(request);
+  CHECK(r.server_cpu == 3);
   CHECK(r.interval_ms == 250);
   CHECK(r.verify);
   CHECK(r.verify_seed == 0xfedcba9876543210ull);
@@ -105,7 +107,32 @@ TEST_CASE("every message survives encoding and decoding") {
   side.interval_end_us = {1000.5, 2000};
   side.interval_bytes = {12000, 345};
   side.error = "reset";
+  side.facts.tcp = TcpInfo{};
+  side.facts.tcp->total_retrans = 3;
+  side.facts.tcp->bytes_retrans = 4344;
+  side.facts.tcp->rtt_us = 250;
+  side.facts.tcp->cwnd_max = 88;
+  side.facts.tcp->busy_us = 1000;
+  side.facts.tcp->rwnd_limited_us = 400;
+  side.facts.tcp->sndbuf_limited_us = 0;
+  side.facts.host_cpu = HostCpu{};
+  side.facts.host_cpu->steal = 2.5;
+  side.facts.host_cpu->ticks = 40;
+  side.facts.cpu_samples = {{0, 3}, {5, 9}};
+  side.facts.pinned_cpu = 5;
   const SideResult s = round_trip(side);
+  REQUIRE(s.facts.tcp);
+  CHECK(s.facts.tcp->total_retrans == 3);
+  CHECK(s.facts.tcp->bytes_retrans == 4344);
+  CHECK(s.facts.tcp->rtt_us == 250);
+  CHECK(s.facts.tcp->cwnd_max == 88);
+  CHECK(s.facts.tcp->rwnd_limited_share() == doctest::Approx(0.4));
+  REQUIRE(s.facts.host_cpu);
+  CHECK(s.facts.host_cpu->steal == doctest::Approx(2.5));
+  CHECK(s.facts.host_cpu->ticks == 40);
+  CHECK(s.facts.cpu_samples == std::map<int, std::uint32_t>{{0, 3}, {5, 9}});
+  CHECK(s.facts.main_cpu() == 5);
+  CHECK(s.facts.pinned_cpu == 5);
   CHECK(s.mss_bytes == 1448);
   CHECK(s.congestion == "bbr");
   CHECK(s.ktls_send);
@@ -194,6 +221,11 @@ TEST_CASE("malformed bodies are refused") {
       R"({"type":"side_result","role":"sender","bytes":1,"elapsed_us":1e300,"cpu_user_s":0,"cpu_system_s":0,"sndbuf_bytes":0,"rcvbuf_bytes":0,"error":""})",
       R"({"type":"side_result","role":"judge","bytes":1,"elapsed_us":1,"cpu_user_s":0,"cpu_system_s":0,"sndbuf_bytes":0,"rcvbuf_bytes":0,"error":""})",
       R"({"type":"side_result","role":"sender","bytes":1,"elapsed_us":1,"cpu_user_s":0,"cpu_system_s":0,"sndbuf_bytes":4294967296,"rcvbuf_bytes":0,"error":""})",
+      // side_result: facts that are not facts
+      R"({"type":"side_result","role":"sender","bytes":1,"elapsed_us":1,"cpu_user_s":0,"cpu_system_s":0,"sndbuf_bytes":0,"rcvbuf_bytes":0,"mss_bytes":0,"congestion":"","ktls_send":false,"ktls_receive":false,"tls_bytes":0,"messages":0,"payload_bytes":0,"stream":0,"offset_us":0,"intervals":[],"facts":{"tcp_info":null,"host_cpu":null,"cpu_samples":[[99999,1]],"pinned_cpu":null},"error":""})",
+      R"({"type":"side_result","role":"sender","bytes":1,"elapsed_us":1,"cpu_user_s":0,"cpu_system_s":0,"sndbuf_bytes":0,"rcvbuf_bytes":0,"mss_bytes":0,"congestion":"","ktls_send":false,"ktls_receive":false,"tls_bytes":0,"messages":0,"payload_bytes":0,"stream":0,"offset_us":0,"intervals":[],"facts":{"tcp_info":null,"host_cpu":{"user":101,"system":0,"irq":0,"softirq":0,"steal":0,"idle":0,"ticks":1},"cpu_samples":[],"pinned_cpu":null},"error":""})",
+      R"({"type":"side_result","role":"sender","bytes":1,"elapsed_us":1,"cpu_user_s":0,"cpu_system_s":0,"sndbuf_bytes":0,"rcvbuf_bytes":0,"mss_bytes":0,"congestion":"","ktls_send":false,"ktls_receive":false,"tls_bytes":0,"messages":0,"payload_bytes":0,"stream":0,"offset_us":0,"intervals":[],"facts":{"tcp_info":{"total_retrans":-1},"host_cpu":null,"cpu_samples":[],"pinned_cpu":null},"error":""})",
+      R"({"type":"side_result","role":"sender","bytes":1,"elapsed_us":1,"cpu_user_s":0,"cpu_system_s":0,"sndbuf_bytes":0,"rcvbuf_bytes":0,"mss_bytes":0,"congestion":"","ktls_send":false,"ktls_receive":false,"tls_bytes":0,"messages":0,"payload_bytes":0,"stream":0,"offset_us":0,"intervals":[],"facts":[],"error":""})",
       // nesting
       R"({"type":"refusal","reason":"x","extra":[[[[[[[[[[]]]]]]]]]]})",
       "\xff\xfe{}",
@@ -324,4 +356,18 @@ TEST_CASE("cookies print as lower-case hex") {
   cookie[0] = std::byte{0xab};
   cookie[15] = std::byte{0x01};
   CHECK(cookie_hex(cookie) == "ab000000000000000000000000000001");
+}
+
+TEST_CASE("a side result from a peer without facts has none, and one with them keeps them") {
+  const std::string head =
+      R"({"type":"side_result","role":"sender","bytes":1,"elapsed_us":1,"cpu_user_s":0,"cpu_system_s":0,"sndbuf_bytes":0,"rcvbuf_bytes":0,"mss_bytes":0,"congestion":"","ktls_send":false,"ktls_receive":false,"tls_bytes":0,"messages":0,"payload_bytes":0,"stream":0,"offset_us":0,"intervals":[],)";
+  const auto without = std::get<SideResult>(decode(bytes_of(head + R"("error":""})")));
+  CHECK_FALSE(without.facts.tcp);
+  CHECK(without.facts.cpu_samples.empty());
+  const auto with = std::get<SideResult>(decode(bytes_of(
+      head +
+      R"("facts":{"tcp_info":null,"host_cpu":{"user":1,"system":2,"irq":0,"softirq":0,"steal":0,"idle":97,"ticks":100},"cpu_samples":[[1,4]],"pinned_cpu":1},"error":""})")));
+  CHECK(with.facts.host_cpu->idle == 97);
+  CHECK(with.facts.main_cpu() == 1);
+  CHECK(with.facts.pinned_cpu == 1);
 }

@@ -127,7 +127,9 @@ TEST_CASE("warm-up and partial runs are left out of the statistics, with CPU per
   counted.mode = Mode::tcp;
   counted.bytes = std::uint64_t{1} << 30;
   counted.transfer_us = 2e6;
-  counted.client = {2e6, 0.5, 0.5, 0, 0, 0, ""};  // 1 CPU second over 2 s for 1 GiB
+  counted.client.window_us = 2e6;  // 1 CPU second over 2 s for 1 GiB
+  counted.client.cpu_user_s = 0.5;
+  counted.client.cpu_system_s = 0.5;
   RunResult warmup = counted;
   warmup.warmup = true;
   warmup.transfer_us = 1;

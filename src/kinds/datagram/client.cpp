@@ -335,18 +335,14 @@ measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, co
     run.intervals.push_back({start_s, end_s, i.received, i.expected, i.received * request.chunk_bytes});
     start_s = end_s;
   }
-  run.client = {
-      mine.elapsed_us, mine.cpu_user_s, mine.cpu_system_s, mine.sndbuf_bytes, 0, 0, {}, false, false, 0};
-  run.server = {theirs.elapsed_us,
-                theirs.cpu_user_s,
-                theirs.cpu_system_s,
-                0,
-                theirs.rcvbuf_bytes,
-                0,
-                {},
-                false,
-                false,
-                0};
+  run.client.window_us = mine.elapsed_us;
+  run.client.cpu_user_s = mine.cpu_user_s;
+  run.client.cpu_system_s = mine.cpu_system_s;
+  run.client.sndbuf_bytes = mine.sndbuf_bytes;
+  run.server.window_us = theirs.elapsed_us;
+  run.server.cpu_user_s = theirs.cpu_user_s;
+  run.server.cpu_system_s = theirs.cpu_system_s;
+  run.server.rcvbuf_bytes = theirs.rcvbuf_bytes;
   return run;
 }
 

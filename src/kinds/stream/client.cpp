@@ -73,8 +73,9 @@ std::string stream_failure(const protocol::SideResult& side, bool client_side, s
 }
 
 measure::SideCost side_cost(const protocol::SideResult& side) {
-  return {side.elapsed_us, side.cpu_user_s, side.cpu_system_s, side.sndbuf_bytes, side.rcvbuf_bytes,
-          side.mss_bytes,  side.congestion, side.ktls_send,    side.ktls_receive, side.tls_bytes};
+  return {side.elapsed_us,   side.cpu_user_s, side.cpu_system_s, side.sndbuf_bytes,
+          side.rcvbuf_bytes, side.mss_bytes,  side.congestion,   side.ktls_send,
+          side.ktls_receive, side.tls_bytes,  side.facts};
 }
 
 std::vector<measure::Interval> intervals_of(const protocol::SideResult& receiver) {
@@ -173,7 +174,7 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
       if (role == live_role) spec.observer = joined ? joined->stream(live++) : observer_;
       work.push_back({data[i].get(), spec});
     }
-    mine = run_streams(work);
+    mine = run_streams(work, config_.client_cpu);
   }
   data.clear();
 

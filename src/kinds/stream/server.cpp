@@ -82,7 +82,7 @@ std::string serve_stream_test(Stream& control, const protocol::TestRequest& requ
       spec.max_msg = std::min(spec.max_msg, side.config().max_msg);
       work.push_back({&stream, spec});
     }
-    mine = run_streams(work);
+    mine = run_streams(work, request.server_cpu);
     live.clear();  // before the sockets close
   }
   data.clear();

@@ -1,0 +1,106 @@
+// Numbers that explain themselves: each side's TCP_INFO, the host's CPU
+// split and the data threads' CPUs in every stream run, and -A pinning.
+
+#include <sched.h>
+
+#include "e2e/e2e.hpp"
+
+using namespace tlscmp::test;
+using nlohmann::json;
+
+namespace {
+
+// The CPUs this test may run on: -A names two of them where there are two.
+std::vector<int> usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  REQUIRE(sched_getaffinity(0, sizeof set, &set) == 0);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(static_cast<std::size_t>(cpu), &set)) cpus.push_back(cpu);
+  }
+  return cpus;
+}
+
+}  // namespace
+
+TEST_CASE("every stream run carries each side's TCP_INFO, host CPU split and data threads' CPUs") {
+  const json j = client_json({"-n", "64M", "--repeat", "1", "-P", "2"});
+  REQUIRE(j["runs"].size() == 2);
+  for (const json& run : j["runs"]) {
+    for (const char* side : {"client", "server"}) {
+      CAPTURE(run["mode"]);
+      CAPTURE(side);
+      const json& facts = run[side]["facts"];
+      const json& tcp = facts["tcp_info"];
+      REQUIRE(tcp.is_object());
+      CHECK(tcp["rtt_us"].get<int>() > 0);
+      CHECK(tcp["cwnd_max"].get<int>() >= tcp["snd_cwnd"].get<int>());
+      CHECK(tcp["snd_cwnd"].get<int>() > 0);
+      CHECK(tcp["total_retrans"].is_number_unsigned());
+      CHECK(tcp["rwnd_limited_share"].get<double>() <= 1.0);
+      const json& host = facts["host_cpu"];
+      REQUIRE(host.is_object());  // 64 MB over two streams takes some ticks
+      double sum = 0;
+      for (const char* share : {"user_percent", "system_percent", "irq_percent", "softirq_percent",
+                                "steal_percent", "idle_percent"})
+        sum += host[share].get<double>();
+      CHECK(sum == doctest::Approx(100.0));
+      CHECK(host["ticks"].get<int>() > 0);
+      // Two streams: each thread's start and end at least.
+      int samples = 0;
+      for (const json& cpu : facts["cpus"])
+        samples += cpu["samples"].get<int>();
+      CHECK(samples >= 4);
+      CHECK(facts["pinned_cpu"].is_null());
+    }
+  }
+}
+
+TEST_CASE("-A CLIENT,SERVER pins each side's data threads, and they run nowhere else") {
+  const std::vector<int> cpus = usable_cpus();
+  const int client_cpu = cpus.front();
+  const int server_cpu = cpus.back();
+  const std::string affinity = std::to_string(client_cpu) + "," + std::to_string(server_cpu);
+  const json j = client_json({"-n", "32M", "--repeat", "1", "-P", "2", "-A", affinity});
+  for (const json& run : j["runs"]) {
+    for (const auto& [side, cpu] : {std::pair{"client", client_cpu}, std::pair{"server", server_cpu}}) {
+      CAPTURE(side);
+      const json& facts = run[side]["facts"];
+      CHECK(facts["pinned_cpu"] == cpu);
+      CHECK(facts["main_cpu"] == cpu);
+      for (const json& seen : facts["cpus"])
+        CHECK(seen["cpu"] == cpu);
+    }
+  }
+  // The server's alone.
+  const json server_only =
+      client_json({"-n", "8M", "--repeat", "1", "--mode", "tcp", "-A", "," + std::to_string(server_cpu)});
+  CHECK(server_only["runs"][0]["server"]["facts"]["pinned_cpu"] == server_cpu);
+  CHECK(server_only["runs"][0]["client"]["facts"]["pinned_cpu"].is_null());
+}
+
+TEST_CASE("-A mistakes get one line that says what to do") {
+  const struct {
+    std::vector<std::string> args;
+    const char* says;
+  } mistakes[] = {
+      {{"-A", "x"}, "-A x: the client CPU 'x' is not a CPU number; write -A 0, -A 0,1 or -A ,1"},
+      {{"-A", "0,"}, "the server CPU '' is not a CPU number"},
+      {{"-A", "8000"}, "-A 8000: CPU 8000 is not one this process may run on here: "},
+      {{"-A", "0", "--rr", "1/1"}, "-A pins bulk stream runs' data threads"},
+      {{"-A", "0", "--mode", "udp"}, "-A pins bulk stream runs' data threads"},
+      // The server checks its own CPUs: a refusal, naming the ones it has.
+      {{"-A", "0,8000", "-n", "1M"},
+       "refused: -A asks the server to pin to CPU 8000, but CPU 8000 is not one"},
+  };
+  for (const auto& m : mistakes) {
+    std::vector<std::string> args{"client"};
+    args.insert(args.end(), m.args.begin(), m.args.end());
+    const ProcessResult r = run_tlscmp(args);
+    CAPTURE(r.err);
+    CHECK(r.exit_code != 0);
+    CHECK(r.err.find(m.says) != std::string::npos);
+    CHECK(is_one_line(r.err));
+  }
+}

@@ -1,0 +1,120 @@
+// The facts that explain a run: /proc/stat, a thread's last CPU, merging
+// streams' TCP_INFO, and the text notes.
+
+#include <doctest/doctest.h>
+
+#include "measure/host.hpp"
+#include "protocol/messages.hpp"
+#include "report/facts.hpp"
+
+using namespace tlscmp;
+using namespace tlscmp::measure;
+
+TEST_CASE("the host's CPU split comes from two /proc/stat readings") {
+  const auto before = parse_host_ticks("cpu  100 0 50 800 10 0 5 0 0 0\ncpu0 1 2 3\n");
+  const auto after = parse_host_ticks("cpu  160 20 90 860 20 5 15 40 0 0\ncpu0 1 2 3\n");
+  REQUIRE(before);
+  REQUIRE(after);
+  const auto split = host_cpu_between(*before, *after);
+  REQUIRE(split);
+  // 80 user+nice, 40 system, 70 idle+iowait, 5 irq, 10 softirq, 40 steal: 245 ticks.
+  CHECK(split->ticks == 245);
+  CHECK(split->user == doctest::Approx(100.0 * 80 / 245));
+  CHECK(split->system == doctest::Approx(100.0 * 40 / 245));
+  CHECK(split->idle == doctest::Approx(100.0 * 70 / 245));
+  CHECK(split->irq == doctest::Approx(100.0 * 5 / 245));
+  CHECK(split->softirq == doctest::Approx(100.0 * 10 / 245));
+  CHECK(split->steal == doctest::Approx(100.0 * 40 / 245));
+  CHECK_FALSE(host_cpu_between(*after, *after));  // no tick passed: no split
+  CHECK_FALSE(parse_host_ticks("intr 1 2 3\n"));
+  CHECK_FALSE(parse_host_ticks("cpu  1 2 3\n"));  // too few counts
+  CHECK(read_host_ticks());                       // this host has one
+}
+
+TEST_CASE("a thread's last CPU is field 39 of its stat, whatever its name holds") {
+  std::string rest;
+  for (int field = 3; field <= 38; ++field)
+    rest += " 0";
+  CHECK(last_cpu_from_stat("1234 (tlscmp) S" + rest.substr(2) + " 7 0 0\n") == 7);
+  CHECK(last_cpu_from_stat("1234 (a) b (c) S" + rest.substr(2) + " 3 0 0\n") == 3);
+  CHECK(last_cpu_from_stat("1234 (short) S 1 2\n") == -1);
+  CHECK(last_cpu_from_stat("") == -1);
+}
+
+TEST_CASE("CPU lists read as the kernel writes them, and a CPU not allowed is named") {
+  CHECK(cpu_list({0, 1, 2, 3, 6}) == "0-3,6");
+  CHECK(cpu_list({1}) == "1");
+  CHECK(cpu_list({0, 2, 4, 5}) == "0,2,4-5");
+  CHECK(check_cpu(allowed_cpus().front()).empty());
+  CHECK(check_cpu(8000).find("CPU 8000 is not one this process may run on here: ") == 0);
+  const ThreadPin bad(8000);
+  CHECK_FALSE(bad.error().empty());
+}
+
+TEST_CASE("pinning holds while the pin lives, and gives the thread its CPUs back") {
+  const std::vector<int> cpus = allowed_cpus();
+  {
+    const ThreadPin pin(cpus.back());
+    REQUIRE(pin.error().empty());
+    CHECK(allowed_cpus() == std::vector<int>{cpus.back()});
+  }
+  CHECK(allowed_cpus() == cpus);
+}
+
+TEST_CASE("one side's streams merge: retransmits and limits add up, windows take the highest") {
+  RunFacts a;
+  a.tcp = TcpInfo{};
+  a.tcp->total_retrans = 2;
+  a.tcp->rtt_us = 100;
+  a.tcp->cwnd_max = 10;
+  a.tcp->busy_us = 1000;
+  a.tcp->rwnd_limited_us = 500;
+  a.tcp->sndbuf_limited_us = 0;
+  a.host_cpu = HostCpu{};
+  a.host_cpu->steal = 3;
+  a.cpu_samples = {{0, 4}};
+  a.pinned_cpu = 0;
+  RunFacts b = a;
+  b.tcp->total_retrans = 1;
+  b.tcp->rtt_us = 300;
+  b.tcp->cwnd_max = 40;
+  b.cpu_samples = {{0, 1}, {1, 5}};
+  const RunFacts all = merge_facts({a, b});
+  REQUIRE(all.tcp);
+  CHECK(all.tcp->total_retrans == 3);
+  CHECK(all.tcp->rtt_us == 200);
+  CHECK(all.tcp->cwnd_max == 40);
+  CHECK(*all.tcp->busy_us == 2000);
+  CHECK(all.tcp->rwnd_limited_share() == doctest::Approx(0.5));
+  CHECK(all.host_cpu->steal == 3);
+  CHECK(all.cpu_samples == std::map<int, std::uint32_t>{{0, 5}, {1, 5}});
+  CHECK_FALSE(all.main_cpu());  // half and half: no CPU holds two thirds
+  CHECK(all.pinned_cpu == 0);
+}
+
+TEST_CASE("notes name retransmits, steal and a pair on other CPUs, and nothing else") {
+  RunFacts quiet;
+  quiet.tcp = TcpInfo{};
+  quiet.host_cpu = HostCpu{};
+  quiet.host_cpu->steal = 0.5;  // at most 1%: not notable
+  quiet.cpu_samples = {{0, 9}};
+  RunFacts server = quiet;
+  server.cpu_samples = {{1, 9}};
+  const report::FactsRun tcp{1, false, "tcp", "1", &quiet, &server};
+  CHECK(report::render_notable({tcp}).empty());
+  CHECK(report::placement(tcp) == "client cpu 0, server cpu 1");
+
+  RunFacts lossy = quiet;
+  lossy.tcp->total_retrans = 4;
+  lossy.tcp->bytes_retrans = 5792;
+  RunFacts stolen = server;
+  stolen.host_cpu->steal = 7.25;
+  stolen.cpu_samples = {{0, 9}};  // the server's thread on the client's CPU
+  const report::FactsRun tls{1, false, "tls", "1", &lossy, &stolen};
+  CHECK(report::render_notable({tcp, tls}) ==
+        "note: round 1 tls: 4 segments retransmitted (5792 bytes) by the client; steal 7.2% on the server's "
+        "host; ran on client cpu 0, server cpu 0; the tcp run of this round on client cpu 0, server cpu 1\n");
+  // The same runs in another round: each pairs with its own round's first.
+  const report::FactsRun tls2{2, false, "tls", "2", &quiet, &server};
+  CHECK(report::render_notable({tcp, tls2}).empty());
+}
