@@ -105,6 +105,26 @@ void note_rate_shortfall(measure::Comparison& comparison) {
   }
 }
 
+// -A: a side whose data threads did not hold the pin (a server of an older
+// tlscmp ignores it; a CPU taken away since it was checked), once per side.
+template <typename Results>
+void note_unpinned(measure::Comparison& comparison, const ClientConfig& config) {
+  const Results* results = comparison.get<Results>();
+  if (results == nullptr) return;
+  for (const bool server : {false, true}) {
+    const int cpu = server ? config.server_cpu : config.client_cpu;
+    if (cpu < 0) continue;
+    for (const auto& run : results->runs) {
+      if (run.partial || (server ? run.server : run.client).facts.pinned_cpu == cpu) continue;
+      comparison.notes.push_back(
+          fmt::format("-A: the {}'s data threads were not pinned to CPU {} ({} round {} and maybe others){}",
+                      server ? "server" : "client", cpu, run.label(), run.round,
+                      server ? "; a server older than this client ignores -A" : ""));
+      break;
+    }
+  }
+}
+
 std::string run_label(const std::string& variant, int round, int rounds, bool warmup) {
   return warmup ? fmt::format("{} warm-up {}", variant, round)
                 : fmt::format("{} {}/{}", variant, round, rounds);
@@ -408,6 +428,9 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
   }
   note_buffer_sizes(comparison);
   note_rate_shortfall(comparison);
+  note_unpinned<measure::StreamResults>(comparison, config);
+  note_unpinned<measure::RrResults>(comparison, config);
+  note_unpinned<measure::DatagramResults>(comparison, config);
   measure::compute_statistics(comparison);
   return comparison;
 }

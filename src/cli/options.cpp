@@ -703,11 +703,11 @@ void parse_affinity(const ClientFlags& flags, app::ClientConfig& c) {
       throw UsageError(fmt::format("-A {}: {}", flags.affinity, why));
   }
   if (comma != std::string::npos) c.server_cpu = cpu(flags.affinity.substr(comma + 1), "server");
-  const bool datagrams = flags.mode == "udp" || flags.mode == "dtls" || flags.mode == "both-udp";
-  if (flags.crr || flags.handshakes > 0 || flags.compare_groups || !flags.rr.empty() || datagrams)
+  if (flags.crr || flags.handshakes > 0 || flags.compare_groups) {
     throw UsageError(
-        "-A pins bulk stream runs' data threads; --rr, --crr, --handshakes and datagram modes "
-        "do not take it yet");
+        "-A pins the data threads of bulk, --rr and datagram runs; --crr and handshake tests make a "
+        "connection at a time on the server's accepting threads, which serve every test");
+  }
 }
 
 // HOST as written in URLs: "[::1]", or "[fd00::1]:5678" with a port; a bare

@@ -192,39 +192,6 @@ json to_json(const Ready&) {
   return {{"type", "ready"}};
 }
 
-json to_json(const DatagramResult& m) {
-  json intervals = json::array();
-  for (const DatagramInterval& i : m.intervals)
-    intervals.push_back(json::array({i.end_us, i.received, i.expected}));
-  json senders = json::array();
-  for (const SenderCount& s : m.senders) {
-    senders.push_back({{"sender", s.sender},
-                       {"packets", s.packets},
-                       {"bytes", s.bytes},
-                       {"first_us", s.first_us},
-                       {"last_us", s.last_us},
-                       {"reordered", s.reordered},
-                       {"duplicates", s.duplicates}});
-  }
-  return {{"type", "datagram_result"},
-          {"role", to_string(m.role)},
-          {"senders", senders},
-          {"elapsed_us", m.elapsed_us},
-          {"cpu_user_s", m.cpu_user_s},
-          {"cpu_system_s", m.cpu_system_s},
-          {"sndbuf_bytes", m.sndbuf_bytes},
-          {"rcvbuf_bytes", m.rcvbuf_bytes},
-          {"foreign", m.foreign},
-          {"kernel_drops", m.kernel_drops},
-          {"rcvbuf_errors", m.rcvbuf_errors ? json(*m.rcvbuf_errors) : json(nullptr)},
-          {"intervals", intervals},
-          {"error", m.error}};
-}
-
-json to_json(const Refusal& m) {
-  return {{"type", "refusal"}, {"reason", m.reason}};
-}
-
 json facts_json(const RunFacts& f) {
   json cpu_samples = json::array();
   for (const auto& [cpu, n] : f.cpu_samples)
@@ -251,6 +218,40 @@ json facts_json(const RunFacts& f) {
           {"host_cpu", host},
           {"cpu_samples", cpu_samples},
           {"pinned_cpu", f.pinned_cpu >= 0 ? json(f.pinned_cpu) : json(nullptr)}};
+}
+
+json to_json(const DatagramResult& m) {
+  json intervals = json::array();
+  for (const DatagramInterval& i : m.intervals)
+    intervals.push_back(json::array({i.end_us, i.received, i.expected}));
+  json senders = json::array();
+  for (const SenderCount& s : m.senders) {
+    senders.push_back({{"sender", s.sender},
+                       {"packets", s.packets},
+                       {"bytes", s.bytes},
+                       {"first_us", s.first_us},
+                       {"last_us", s.last_us},
+                       {"reordered", s.reordered},
+                       {"duplicates", s.duplicates}});
+  }
+  return {{"type", "datagram_result"},
+          {"role", to_string(m.role)},
+          {"senders", senders},
+          {"elapsed_us", m.elapsed_us},
+          {"cpu_user_s", m.cpu_user_s},
+          {"cpu_system_s", m.cpu_system_s},
+          {"sndbuf_bytes", m.sndbuf_bytes},
+          {"rcvbuf_bytes", m.rcvbuf_bytes},
+          {"foreign", m.foreign},
+          {"kernel_drops", m.kernel_drops},
+          {"rcvbuf_errors", m.rcvbuf_errors ? json(*m.rcvbuf_errors) : json(nullptr)},
+          {"intervals", intervals},
+          {"facts", facts_json(m.facts)},
+          {"error", m.error}};
+}
+
+json to_json(const Refusal& m) {
+  return {{"type", "refusal"}, {"reason", m.reason}};
 }
 
 json to_json(const SideResult& m) {
@@ -439,6 +440,7 @@ DatagramResult decode_datagram_result(const json& j) {
   if (j.contains("rcvbuf_errors") && !j["rcvbuf_errors"].is_null()) {
     m.rcvbuf_errors = get_uint(j, "rcvbuf_errors", 0, kMaxTestBytes);
   }
+  m.facts = get_facts(j);
   m.error = get_string(j, "error");
   return m;
 }

@@ -234,6 +234,7 @@ struct DatagramResult {
   // wire).
   std::optional<std::uint64_t> rcvbuf_errors;
   std::vector<DatagramInterval> intervals;  // the receiver's, with -i; absent on the wire means none
+  RunFacts facts;                           // the host's CPU split, the threads' CPUs (optional)
   std::string error;                        // empty, or why this side's part failed
 };
 

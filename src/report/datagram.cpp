@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "report/facts.hpp"
 #include "report/report.hpp"
 
 namespace tlscmp::report {
@@ -80,6 +81,7 @@ std::string render_datagram_runs(const measure::Comparison& c) {
       "(received/s over the receiver's first to last datagram; kernel: dropped for a full buffer at the\n"
       " receiver's sockets, SO_RXQ_OVFL and /proc/net/udp; foreign: datagrams set apart as not of this "
       "test)\n";
+  out += render_notable(facts_runs(c.or_empty<measure::DatagramResults>().runs));
   bool intervals_title = false;
   for (const measure::DatagramRun& run : c.or_empty<measure::DatagramResults>().runs) {
     for (const measure::DatagramInterval& i : run.intervals) {
@@ -154,11 +156,13 @@ ordered_json datagram_runs_json(const measure::Comparison& c) {
         {"client",
          {{"cpu_user_s", run.client.cpu_user_s},
           {"cpu_system_s", run.client.cpu_system_s},
-          {"sndbuf_bytes", run.client.sndbuf_bytes}}},
+          {"sndbuf_bytes", run.client.sndbuf_bytes},
+          {"facts", facts_json(run.client.facts)}}},
         {"server",
          {{"cpu_user_s", run.server.cpu_user_s},
           {"cpu_system_s", run.server.cpu_system_s},
-          {"rcvbuf_bytes", run.server.rcvbuf_bytes}}},
+          {"rcvbuf_bytes", run.server.rcvbuf_bytes},
+          {"facts", facts_json(run.server.facts)}}},
         {"senders", senders}});
     ordered_json intervals = json::array();
     for (const measure::DatagramInterval& i : run.intervals) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 
+#include "report/facts.hpp"
 #include "report/json_parts.hpp"
 #include "report/report.hpp"
 
@@ -16,7 +17,8 @@ ordered_json side_json(const measure::RrRun& run, const measure::SideCost& side)
   return {{"cpu_user_s", side.cpu_user_s},
           {"cpu_system_s", side.cpu_system_s},
           {"cpu_us_per_transaction", run.cpu_us_per_transaction(side)},
-          {"core_share", side.core_share()}};
+          {"core_share", side.core_share()},
+          {"facts", facts_json(side.facts)}};
 }
 
 ordered_json run_json(const measure::RrRun& run, const measure::TestParameters& p) {
@@ -112,6 +114,7 @@ std::string render_rr_runs(const measure::Comparison& c) {
                        c.parameters.rate_tps > 0
                            ? "from when each request was due on the schedule to its response"
                            : "from each request's send to its response");
+    out += render_notable(facts_runs(rr.runs));
   }
   if (rr.stats.empty()) return out;
   std::size_t width = 4;

@@ -88,8 +88,8 @@ TEST_CASE("-A mistakes get one line that says what to do") {
       {{"-A", "x"}, "-A x: the client CPU 'x' is not a CPU number; write -A 0, -A 0,1 or -A ,1"},
       {{"-A", "0,"}, "the server CPU '' is not a CPU number"},
       {{"-A", "8000"}, "-A 8000: CPU 8000 is not one this process may run on here: "},
-      {{"-A", "0", "--rr", "1/1"}, "-A pins bulk stream runs' data threads"},
-      {{"-A", "0", "--mode", "udp"}, "-A pins bulk stream runs' data threads"},
+      {{"-A", "0", "--crr"}, "-A pins the data threads of bulk, --rr and datagram runs; --crr and handshake"},
+      {{"-A", "0", "--handshakes", "5"}, "-A pins the data threads of bulk, --rr and datagram runs"},
       // The server checks its own CPUs: a refusal, naming the ones it has.
       {{"-A", "0,8000", "-n", "1M"},
        "refused: -A asks the server to pin to CPU 8000, but CPU 8000 is not one"},
@@ -103,4 +103,27 @@ TEST_CASE("-A mistakes get one line that says what to do") {
     CHECK(r.err.find(m.says) != std::string::npos);
     CHECK(is_one_line(r.err));
   }
+}
+
+TEST_CASE("-A pins rr connections and datagram senders and receiver too, and both report their facts") {
+  const std::vector<int> cpus = usable_cpus();
+  const std::string affinity = std::to_string(cpus.front()) + "," + std::to_string(cpus.back());
+  const json rr = client_json({"--rr", "1/1", "-n", "2000", "-P", "2", "--repeat", "1", "-A", affinity});
+  REQUIRE(rr["rr_runs"].size() == 2);
+  for (const json& run : rr["rr_runs"]) {
+    CHECK(run["client"]["facts"]["pinned_cpu"] == cpus.front());
+    CHECK(run["client"]["facts"]["main_cpu"] == cpus.front());
+    CHECK(run["server"]["facts"]["pinned_cpu"] == cpus.back());
+    CHECK(run["server"]["facts"]["main_cpu"] == cpus.back());
+    CHECK(run["client"]["facts"]["tcp_info"]["rtt_us"].get<int>() > 0);
+    CHECK(run["server"]["facts"]["tcp_info"].is_object());
+  }
+  const json udp = client_json({"--mode", "udp", "-n", "20000", "-P", "2", "--repeat", "1", "-A", affinity});
+  REQUIRE(udp["datagram_runs"].size() == 1);
+  const json& run = udp["datagram_runs"][0];
+  CHECK(run["client"]["facts"]["pinned_cpu"] == cpus.front());
+  CHECK(run["client"]["facts"]["main_cpu"] == cpus.front());
+  CHECK(run["client"]["facts"]["tcp_info"].is_null());  // no TCP under datagrams
+  CHECK(run["server"]["facts"]["pinned_cpu"] == cpus.back());
+  CHECK(run["server"]["facts"]["main_cpu"] == cpus.back());
 }

@@ -14,9 +14,11 @@
 #include "app/control.hpp"
 #include "app/interrupt.hpp"
 #include "endpoint.hpp"
+#include "kinds/data_threads.hpp"
 #include "kinds/datagram/datagram.hpp"
 #include "measure/clock.hpp"
 #include "measure/cpu.hpp"
+#include "measure/host.hpp"
 #include "protocol/datagram.hpp"
 #include "transport/datagram.hpp"
 #include "transport/socket.hpp"
@@ -248,23 +250,20 @@ measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, co
   control.set_deadline(Deadline::after(timeouts.connect + timeouts.handshake));
   (void)receive<protocol::Ready>(control, "the receiver's ready");
 
-  {
-    std::vector<std::thread> threads;
-    for (std::uint32_t i = 0; i < senders.size(); ++i) {
-      threads.emplace_back([&, i] {
-        try {
-          send_all(senders[i], i, plan, interrupt);
-        } catch (const std::exception& e) {
-          senders[i].error = e.what();
-          senders[i].last_ns = measure::now_ns();
-        }
-      });
+  std::vector<int> fds;
+  for (const Sender& s : senders)
+    fds.push_back(s.fd.get());
+  const std::vector<RunFacts> facts = run_data_threads(fds, config.client_cpu, [&](std::size_t i) {
+    try {
+      send_all(senders[i], static_cast<std::uint32_t>(i), plan, interrupt);
+    } catch (const std::exception& e) {
+      senders[i].error = e.what();
+      senders[i].last_ns = measure::now_ns();
     }
-    for (std::thread& t : threads)
-      t.join();
-  }
+  });
 
   protocol::DatagramResult mine;
+  mine.facts = measure::merge_facts(facts);
   mine.role = Role::sender;
   std::int64_t go = senders.front().first_ns;
   for (const Sender& s : senders)
@@ -335,6 +334,8 @@ measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, co
     run.intervals.push_back({start_s, end_s, i.received, i.expected, i.received * request.chunk_bytes});
     start_s = end_s;
   }
+  run.client.facts = mine.facts;
+  run.server.facts = theirs.facts;
   run.client.window_us = mine.elapsed_us;
   run.client.cpu_user_s = mine.cpu_user_s;
   run.client.cpu_system_s = mine.cpu_system_s;

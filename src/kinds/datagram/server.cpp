@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/control.hpp"
+#include "kinds/data_threads.hpp"
 #include "kinds/datagram/datagram.hpp"
 #include "measure/clock.hpp"
 #include "measure/cpu.hpp"
@@ -293,41 +294,46 @@ std::string serve_datagram_test(Stream& control, const protocol::TestRequest& re
   std::uint64_t due = 0;  // datagrams the senders say they sent
   std::int64_t last_activity_ns = start_ns;
   std::int64_t count_came_ns = 0;
-  for (;;) {
-    bool any = false;
-    for (int spin = 0; spin < 1024 && receiver.take_batches(); ++spin) {
-      any = true;
-      receiver.tick(start_ns, receiver.last_batch_ns());  // a flood keeps this loop busy for long
-    }
-    const std::int64_t now = measure::now_ns();
-    if (any) last_activity_ns = now;
-    receiver.tick(start_ns, now);
-    if (sent) {
-      if (receiver.received() >= due || now - last_activity_ns >= ns(kDrainQuiet) ||
-          now - count_came_ns >= ns(kDrainLimit)) {
-        break;
+  // The receiving loop on this thread: pinned with -A, and watched.
+  const std::vector<RunFacts> facts = run_data_threads({-1}, request.server_cpu, [&](std::size_t) {
+    for (;;) {
+      bool any = false;
+      for (int spin = 0; spin < 1024 && receiver.take_batches(); ++spin) {
+        any = true;
+        receiver.tick(start_ns, receiver.last_batch_ns());  // a flood keeps this loop busy for long
       }
-    } else if (now - last_activity_ns >= ns(timeouts.idle)) {
-      throw Error(fmt::format("{} test: no datagram and no word from the client for {} s",
-                              to_string(request.mode), std::chrono::duration<double>(timeouts.idle).count()));
-    } else if (now >= limit_ns) {
-      throw Error(
-          fmt::format("{} test: still sending after the server's --max-duration", to_string(request.mode)));
+      const std::int64_t now = measure::now_ns();
+      if (any) last_activity_ns = now;
+      receiver.tick(start_ns, now);
+      if (sent) {
+        if (receiver.received() >= due || now - last_activity_ns >= ns(kDrainQuiet) ||
+            now - count_came_ns >= ns(kDrainLimit)) {
+          break;
+        }
+      } else if (now - last_activity_ns >= ns(timeouts.idle)) {
+        throw Error(fmt::format("{} test: no datagram and no word from the client for {} s",
+                                to_string(request.mode),
+                                std::chrono::duration<double>(timeouts.idle).count()));
+      } else if (now >= limit_ns) {
+        throw Error(
+            fmt::format("{} test: still sending after the server's --max-duration", to_string(request.mode)));
+      }
+      for (pollfd& p : fds)
+        p.revents = 0;
+      const int ready = ::poll(fds.data(), fds.size(), any ? 0 : 50);
+      if (ready > 0 && fds.back().revents != 0 && !sent) {
+        sent = receive_count(control, request, timeouts);
+        for (const protocol::SenderCount& c : sent->senders)
+          due += c.packets;
+        count_came_ns = measure::now_ns();
+        last_activity_ns = count_came_ns;  // datagrams may still be on their way
+      }
     }
-    for (pollfd& p : fds)
-      p.revents = 0;
-    const int ready = ::poll(fds.data(), fds.size(), any ? 0 : 50);
-    if (ready > 0 && fds.back().revents != 0 && !sent) {
-      sent = receive_count(control, request, timeouts);
-      for (const protocol::SenderCount& c : sent->senders)
-        due += c.packets;
-      count_came_ns = measure::now_ns();
-      last_activity_ns = count_came_ns;  // datagrams may still be on their way
-    }
-  }
+  });
 
   receiver.finish_intervals(start_ns);
   protocol::DatagramResult result = receiver.result(start_ns);
+  result.facts = facts.front();
   const measure::CpuTimes cpu = measure::thread_cpu_times() - cpu_before;
   result.cpu_user_s = cpu.user_s;
   result.cpu_system_s = cpu.system_s;

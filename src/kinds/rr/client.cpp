@@ -10,9 +10,11 @@
 #include "app/control.hpp"
 #include "app/interrupt.hpp"
 #include "kinds/data_connections.hpp"
+#include "kinds/data_threads.hpp"
 #include "kinds/rr/exchange.hpp"
 #include "kinds/rr/rr.hpp"
 #include "measure/clock.hpp"
+#include "measure/host.hpp"
 #include "measure/stats.hpp"
 #include "transport/socket.hpp"
 
@@ -24,6 +26,7 @@ namespace {
 // CPU of every connection thread added up.
 void aggregate(measure::RrRun& run, const std::vector<RrSideResult>& mine) {
   measure::LatencyHistogram latency;
+  std::vector<RunFacts> facts;
   std::int64_t first = INT64_MAX;
   std::int64_t last = INT64_MIN;
   for (std::size_t i = 0; i < mine.size(); ++i) {
@@ -34,6 +37,7 @@ void aggregate(measure::RrRun& run, const std::vector<RrSideResult>& mine) {
     run.client.cpu_user_s += r.cpu_user_s;
     run.client.cpu_system_s += r.cpu_system_s;
     latency += r.latency;
+    facts.push_back(r.facts);
     if (mine.size() > 1) {
       run.connections.push_back({static_cast<std::uint32_t>(i), r.transactions,
                                  measure::ns_to_us(r.end_ns - r.start_ns), r.latency.summary()});
@@ -42,6 +46,7 @@ void aggregate(measure::RrRun& run, const std::vector<RrSideResult>& mine) {
   run.elapsed_us = mine.empty() ? 0 : measure::ns_to_us(last - first);
   run.client.window_us = run.elapsed_us;
   run.latency = latency.summary();
+  run.client.facts = measure::merge_facts(facts);
 }
 
 // The live view of a run: a thread that hands each interval to the observer
@@ -170,11 +175,14 @@ measure::RrRun run_rr_test(const app::ClientConfig& config, const tls::Context* 
     std::vector<std::unique_ptr<app::InterruptWatch::Guard>> guards;
     for (const auto& stream : data.streams)
       guards.push_back(std::make_unique<app::InterruptWatch::Guard>(interrupt, stream->native_handle()));
-    std::vector<std::jthread> others;
-    for (std::uint32_t i = 1; i < connections; ++i)
-      others.emplace_back([&, i] { mine[i] = run_rr_client(*data.streams[i], specs[i]); });
-    mine[0] = run_rr_client(*data.streams[0], specs[0]);
-  }  // joins the others
+    std::vector<int> fds;
+    for (const auto& stream : data.streams)
+      fds.push_back(stream->native_handle());
+    std::vector<RunFacts> facts = run_data_threads(
+        fds, config.client_cpu, [&](std::size_t i) { mine[i] = run_rr_client(*data.streams[i], specs[i]); });
+    for (std::size_t i = 0; i < mine.size(); ++i)
+      mine[i].facts = std::move(facts[i]);
+  }
   data.streams.clear();
   aggregate(run, mine);
   std::int64_t end_ns = go_ns;
@@ -226,6 +234,10 @@ measure::RrRun run_rr_test(const app::ClientConfig& config, const tls::Context* 
     run.server.cpu_system_s += theirs[i].cpu_system_s;
     run.server.window_us = std::max(run.server.window_us, theirs[i].offset_us + theirs[i].elapsed_us);
   }
+  std::vector<RunFacts> server_facts;
+  for (const protocol::SideResult& side : theirs)
+    server_facts.push_back(side.facts);
+  run.server.facts = measure::merge_facts(server_facts);
   app::await_close(control, timeouts.control);
   return run;
 }

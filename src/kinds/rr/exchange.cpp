@@ -453,6 +453,7 @@ protocol::SideResult to_side_result(const RrSideResult& result, Role role, std::
   side.offset_us = measure::ns_to_us(result.start_ns - earliest_ns);
   side.cpu_user_s = result.cpu_user_s;
   side.cpu_system_s = result.cpu_system_s;
+  side.facts = result.facts;
   side.error = result.error;
   return side;
 }

@@ -99,6 +99,7 @@ struct RrSideResult {
   double cpu_user_s = 0;  // this connection's thread, over the window
   double cpu_system_s = 0;
   measure::LatencyHistogram latency;  // client only
+  RunFacts facts;                     // TCP_INFO, host CPU, the thread's CPUs (kinds::run_data_threads)
   std::string error;                  // empty, or what went wrong, naming the transaction
 };
 

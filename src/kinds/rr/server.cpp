@@ -7,6 +7,7 @@
 
 #include "app/control.hpp"
 #include "kinds/data_connections.hpp"
+#include "kinds/data_threads.hpp"
 #include "kinds/rr/exchange.hpp"
 #include "kinds/rr/rr.hpp"
 #include "measure/clock.hpp"
@@ -85,12 +86,13 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
       // responses to its last requests may come a little after it.
       if (request.duration_ms > 0) spec.max_duration_grace = kTimedDrainGrace;
     }
-    {
-      std::vector<std::jthread> others;
-      for (std::uint32_t i = 1; i < data.size(); ++i)
-        others.emplace_back([&, i] { mine[i] = run_rr_server(*data[i], specs[i]); });
-      mine[0] = run_rr_server(*data[0], specs[0]);
-    }              // joins the others
+    std::vector<int> fds;
+    for (const auto& stream : data)
+      fds.push_back(stream->native_handle());
+    std::vector<RunFacts> facts = run_data_threads(
+        fds, request.server_cpu, [&](std::size_t i) { mine[i] = run_rr_server(*data[i], specs[i]); });
+    for (std::size_t i = 0; i < mine.size(); ++i)
+      mine[i].facts = std::move(facts[i]);
     live.clear();  // before the sockets close
   }
   data.clear();

@@ -5,31 +5,17 @@
 #include <thread>
 #include <utility>
 
+#include "kinds/data_threads.hpp"
 #include "kinds/stream/tls_facts.hpp"
 #include "measure/host.hpp"
-#include "transport/tcp_info.hpp"
 
 namespace tlscmp::kinds {
 namespace {
 
-// Stream `slot` on this thread: pinned (-A) and watched while it runs; its
-// socket's TCP_INFO as the transfer ends.
-protocol::SideResult run_one(const StreamWork& work, int cpu, measure::RunWatch& watch, std::size_t slot) {
-  const measure::ThreadPin pin(cpu);
-  if (!pin.error().empty()) {
-    protocol::SideResult failed;
-    failed.role = work.spec.role;
-    failed.error = pin.error();
-    return failed;
-  }
-  const int fd = work.stream->native_handle();
-  watch.attach(slot, fd);
+protocol::SideResult run_one(const StreamWork& work) {
   const tls::TlsStream* tls = std::as_const(*work.stream).tls();
   const tls::SessionInfo before = tls != nullptr ? tls->session_info() : tls::SessionInfo{};
   protocol::SideResult result = run_transfer(*work.stream, work.spec);
-  result.facts.tcp = read_tcp_info(fd);
-  watch.detach(slot);
-  result.facts.pinned_cpu = cpu;
   if (tls != nullptr) add_tls_facts(result, *tls, before);
   return result;
 }
@@ -48,22 +34,13 @@ std::uint32_t forward_streams(bool bidir, std::uint32_t streams) {
 
 std::vector<protocol::SideResult> run_streams(const std::vector<StreamWork>& work, int cpu) {
   std::vector<protocol::SideResult> results(work.size());
-  measure::RunWatch watch(work.size());
-  {
-    std::vector<std::jthread> others;
-    others.reserve(work.size());
-    for (std::size_t i = 1; i < work.size(); ++i) {
-      others.emplace_back([&, i] { results[i] = run_one(work[i], cpu, watch, i); });
-    }
-    if (!work.empty()) results[0] = run_one(work[0], cpu, watch, 0);
-  }  // joins the others
-  const std::optional<HostCpu> host_cpu = watch.finish();
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    RunFacts& facts = results[i].facts;
-    facts.host_cpu = host_cpu;
-    facts.cpu_samples = watch.cpu_samples(i);
-    if (facts.tcp) facts.tcp->cwnd_max = std::max(facts.tcp->cwnd_max, watch.cwnd_max(i));
-  }
+  std::vector<int> fds;
+  for (const StreamWork& w : work)
+    fds.push_back(w.stream->native_handle());
+  std::vector<RunFacts> facts =
+      run_data_threads(fds, cpu, [&](std::size_t i) { results[i] = run_one(work[i]); });
+  for (std::size_t i = 0; i < results.size(); ++i)
+    results[i].facts = std::move(facts[i]);
   std::int64_t earliest = INT64_MAX;
   for (const protocol::SideResult& r : results) {
     if (r.window_start_ns != 0) earliest = std::min(earliest, r.window_start_ns);

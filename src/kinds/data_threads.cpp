@@ -1,0 +1,39 @@
+#include "kinds/data_threads.hpp"
+
+#include <algorithm>
+#include <thread>
+
+#include "measure/host.hpp"
+#include "transport/tcp_info.hpp"
+
+namespace tlscmp::kinds {
+
+std::vector<RunFacts> run_data_threads(const std::vector<int>& fds, int cpu,
+                                       const std::function<void(std::size_t)>& work) {
+  std::vector<RunFacts> facts(fds.size());
+  measure::RunWatch watch(fds.size());
+  const auto one = [&](std::size_t i) {
+    const measure::ThreadPin pin(cpu);
+    if (cpu >= 0 && pin.error().empty()) facts[i].pinned_cpu = cpu;
+    watch.attach(i, fds[i]);
+    work(i);
+    if (fds[i] >= 0) facts[i].tcp = read_tcp_info(fds[i]);
+    watch.detach(i);
+  };
+  {
+    std::vector<std::jthread> others;
+    others.reserve(fds.size());
+    for (std::size_t i = 1; i < fds.size(); ++i)
+      others.emplace_back(one, i);
+    if (!fds.empty()) one(0);
+  }  // joins the others
+  const std::optional<HostCpu> host_cpu = watch.finish();
+  for (std::size_t i = 0; i < facts.size(); ++i) {
+    facts[i].host_cpu = host_cpu;
+    facts[i].cpu_samples = watch.cpu_samples(i);
+    if (facts[i].tcp) facts[i].tcp->cwnd_max = std::max(facts[i].tcp->cwnd_max, watch.cwnd_max(i));
+  }
+  return facts;
+}
+
+}  // namespace tlscmp::kinds

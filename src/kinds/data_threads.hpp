@@ -1,0 +1,23 @@
+#pragma once
+
+// The data threads of one side of a run, as every kind with a thread per
+// connection (stream, rr) or per sender (datagrams) runs them: pinned with
+// -A and watched while they work (measure::RunWatch).
+
+#include <functional>
+#include <vector>
+
+#include "run_facts.hpp"
+
+namespace tlscmp::kinds {
+
+// Runs work(i) for each of `fds` at once, one thread each (the first on the
+// calling thread), each pinned to `cpu` unless it is -1, and returns each
+// one's facts: its socket's TCP_INFO as its work ended (fds[i] -1 or not
+// TCP: none), the CPUs its thread ran on, the host's CPU split over them
+// all, and `pinned_cpu` where the pin held. A thread that cannot be pinned
+// works unpinned (the client notes it: the CPU was checked before the test).
+std::vector<RunFacts> run_data_threads(const std::vector<int>& fds, int cpu,
+                                       const std::function<void(std::size_t)>& work);
+
+}  // namespace tlscmp::kinds
