@@ -125,9 +125,10 @@ void note_unpinned(measure::Comparison& comparison, const ClientConfig& config) 
   }
 }
 
-std::string run_label(const std::string& variant, int round, int rounds, bool warmup) {
-  return warmup ? fmt::format("{} warm-up {}", variant, round)
-                : fmt::format("{} {}/{}", variant, round, rounds);
+std::string run_label(const std::string& variant, int round, int rounds, bool warmup, bool auto_repeat) {
+  if (warmup) return fmt::format("{} warm-up {}", variant, round);
+  return auto_repeat ? fmt::format("{} {} (auto, up to {})", variant, round, rounds)
+                     : fmt::format("{} {}/{}", variant, round, rounds);
 }
 
 // One kind of run in a round: plain TCP, or TLS with its own context.
@@ -179,6 +180,7 @@ measure::TestParameters parameters_of(const ClientConfig& config) {
   p.chunk_bytes = config.chunk_bytes;
   p.interval_s = static_cast<double>(config.interval.count()) / 1e3;
   p.rounds = config.rounds;
+  p.auto_repeat = config.auto_repeat;
   p.warmup_rounds = config.warmup_rounds;
   p.no_delay = config.no_delay;
   p.verify = config.verify;
@@ -381,13 +383,19 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
     parameters.variants.push_back(v.label);
   const std::uint64_t seed = random_seed();
   if (observer != nullptr) observer->begin_comparison(parameters);
-  // Warm-up rounds first, then the measured ones; each round runs every mode in turn.
+  // Warm-up rounds first, then the measured ones; each round runs every mode
+  // in turn. --repeat auto: until the ratios' intervals are narrow enough.
   const int total_rounds = config.warmup_rounds + config.rounds;
+  std::int64_t measured_since_ns = 0;
+  if (config.auto_repeat) comparison.auto_repeat = measure::AutoRepeatOutcome{*config.auto_repeat, 0, {}};
   for (int r = 0; r < total_rounds && comparison.error.empty() && !comparison.interrupted; ++r) {
     const bool warmup = r < config.warmup_rounds;
     const int round = warmup ? r + 1 : r - config.warmup_rounds + 1;
+    if (!warmup && measured_since_ns == 0) measured_since_ns = measure::now_ns();
     for (const Variant& variant : variants) {
-      if (observer != nullptr) observer->begin_run(run_label(variant.label, round, config.rounds, warmup));
+      if (observer != nullptr)
+        observer->begin_run(
+            run_label(variant.label, round, config.rounds, warmup, config.auto_repeat.has_value()));
       try {
         if (is_datagram(variant.mode)) {
           measure::DatagramRun result =
@@ -425,7 +433,17 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
       }
       if (!comparison.error.empty() || comparison.interrupted) break;
     }
+    if (comparison.auto_repeat && !warmup && comparison.error.empty() && !comparison.interrupted) {
+      measure::AutoRepeatOutcome& outcome = *comparison.auto_repeat;
+      outcome.rounds = round;
+      measure::compute_statistics(comparison);
+      outcome.decision =
+          measure::should_stop(measure::headline_ratios(comparison), round,
+                               measure::ns_to_us(measure::now_ns() - measured_since_ns) / 1e6, outcome.rule);
+      if (outcome.decision.reason != measure::StopReason::none) break;
+    }
   }
+  if (comparison.auto_repeat) comparison.parameters.rounds = comparison.auto_repeat->rounds;
   note_buffer_sizes(comparison);
   note_rate_shortfall(comparison);
   note_unpinned<measure::StreamResults>(comparison, config);

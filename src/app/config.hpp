@@ -4,10 +4,12 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "framing/framing.hpp"
+#include "measure/stopping.hpp"
 #include "test_kind.hpp"
 #include "tls/identity.hpp"
 #include "tls/policy.hpp"
@@ -69,6 +71,9 @@ struct ClientConfig {
   std::uint32_t chunk_bytes = 64 * 1024;
   std::chrono::milliseconds interval{0};  // -i: the receiver's interval reports; 0: none
   int rounds = 5;
+  // --repeat auto: rounds until the ratios' intervals are narrow enough
+  // (`rounds` is then the most, auto_repeat->max_rounds).
+  std::optional<measure::AutoRepeat> auto_repeat;
   int warmup_rounds = 0;  // run first, reported, left out of the statistics
   bool no_delay = false;  // TCP_NODELAY during the transfer
   bool verify = false;    // seeded payload, checked byte by byte by the receiver

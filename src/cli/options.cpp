@@ -108,7 +108,10 @@ struct ClientFlags {
   bool reverse = false;
   std::string ca_file;
   bool insecure = false;
-  int repeat = 0;  // 0: not given; 5 rounds, 1 in datagram modes
+  std::string repeat;     // --repeat N or auto; "": 5 rounds (3 with --rr, --crr; 1 in datagram modes)
+  double ci_target = 0;   // --ci-target PCT (with --repeat auto); 0: not given
+  int max_rounds = 0;     // --max-rounds N (with --repeat auto); 0: not given
+  double max_time_s = 0;  // --max-time S (with --repeat auto); 0: not given
   int warmup = 0;
   bool json = false;
   bool csv = false;
@@ -293,9 +296,22 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
   CLI::Option* insecure =
       cmd->add_flag("--insecure", flags.insecure, "Do not verify the server's certificate or host name");
   ca->excludes(insecure);
-  cmd->add_option("--repeat", flags.repeat,
-                  "Rounds to measure; each runs every mode once, in turn (default 5; 1 in datagram modes)")
-      ->check(CLI::Range(1, kMaxRounds));
+  cmd->add_option(
+         "--repeat", flags.repeat,
+         "Rounds to measure, each running every mode once, in turn (default 5; 3 with --rr and --crr; "
+         "1 in datagram modes); auto: until each TLS/TCP ratio's 95% CI is within --ci-target")
+      ->type_name("N|auto");
+  cmd->add_option(
+         "--ci-target", flags.ci_target,
+         "--repeat auto: the 95% CI's half-width to reach, in percent of the ratio's median (default 5)")
+      ->check(CLI::Range(0.1, 100.0))
+      ->type_name("PCT");
+  cmd->add_option("--max-rounds", flags.max_rounds, "--repeat auto: stop after this many rounds (default 30)")
+      ->check(CLI::Range(5, kMaxRounds));
+  cmd->add_option("--max-time", flags.max_time_s,
+                  "--repeat auto: start no round that would end past this many seconds of rounds")
+      ->check(CLI::Range(0.001, 1e7))
+      ->type_name("S");
   cmd->add_option("--warmup", flags.warmup, "Rounds to run first and leave out of the statistics")
       ->check(CLI::Range(0, kMaxRounds))
       ->capture_default_str();
@@ -505,6 +521,41 @@ void add_sweep_command(CLI::App& app, SweepFlags& flags) {
   add_timeout_flags(cmd, c.timeouts);
 }
 
+// --repeat N: N; not given, or auto (whose rounds parse_auto_repeat sets): 0.
+int repeat_count(const ClientFlags& flags) {
+  if (flags.repeat.empty() || flags.repeat == "auto") return 0;
+  int n = 0;
+  const auto [end, ec] = std::from_chars(flags.repeat.data(), flags.repeat.data() + flags.repeat.size(), n);
+  if (ec != std::errc{} || end != flags.repeat.data() + flags.repeat.size() || n < 1 || n > kMaxRounds) {
+    throw UsageError(
+        fmt::format("--repeat {}: give a number of rounds, 1 to {}, or auto", flags.repeat, kMaxRounds));
+  }
+  return n;
+}
+
+// --repeat auto and its limits; the limits alone are a mistake.
+void parse_auto_repeat(const ClientFlags& flags, app::ClientConfig& c) {
+  const bool limits = flags.ci_target > 0 || flags.max_rounds > 0 || flags.max_time_s > 0;
+  if (flags.repeat != "auto") {
+    if (limits) throw UsageError("--ci-target, --max-rounds and --max-time are for --repeat auto");
+    return;
+  }
+  const bool datagrams = flags.mode == "udp" || flags.mode == "dtls" || flags.mode == "both-udp";
+  if (datagrams || flags.handshakes > 0 || (flags.compare_groups && !flags.crr))
+    throw UsageError(
+        "--repeat auto repeats rounds until the TLS/TCP ratios are known closely: bulk, --rr and --crr runs "
+        "have them; datagram modes and handshake tests do not");
+  if (flags.mode == "tcp" || flags.mode == "tls")
+    throw UsageError(fmt::format(
+        "--repeat auto needs a TLS/TCP ratio, and --mode {} runs one mode: use --mode both", flags.mode));
+  measure::AutoRepeat rule;
+  if (flags.ci_target > 0) rule.ci_target = flags.ci_target / 100;
+  if (flags.max_rounds > 0) rule.max_rounds = flags.max_rounds;
+  rule.max_time_s = flags.max_time_s;
+  c.auto_repeat = rule;
+  c.rounds = rule.max_rounds;
+}
+
 // Datagram modes: what -n, -l, -b and -P mean there, and what does not apply.
 void to_datagram_config(const ClientFlags& flags, app::ClientConfig& c) {
   if (flags.mode == "udp") c.modes = {Mode::udp};
@@ -553,7 +604,7 @@ void to_datagram_config(const ClientFlags& flags, app::ClientConfig& c) {
   c.chunk_bytes = static_cast<std::uint32_t>(length);
   if (!flags.rate.empty()) c.rate_bps = parse_rate(flags.rate, "-b", 0, protocol::kMaxRateBps);
   c.gso = flags.gso;
-  c.rounds = flags.repeat > 0 ? flags.repeat : 1;
+  c.rounds = repeat_count(flags) > 0 ? repeat_count(flags) : 1;
 }
 
 // --rr: what -n, -t, -P and --rate mean there, and what does not apply.
@@ -602,7 +653,7 @@ void to_rr_config(const ClientFlags& flags, app::ClientConfig& c) {
       throw UsageError("--rate: " + problem);
     }
   }
-  c.rounds = flags.repeat > 0 ? flags.repeat : 3;
+  c.rounds = repeat_count(flags) > 0 ? repeat_count(flags) : 3;
 }
 
 // --crr: -n counts connections, -P connectors; --rr (default 1/1) sizes the
@@ -654,7 +705,7 @@ void to_crr_config(const ClientFlags& flags, app::ClientConfig& c) {
   } else {
     c.duration = flags.time_s > 0 ? milliseconds_of(flags.time_s) : std::chrono::seconds(10);
   }
-  c.rounds = flags.repeat > 0 ? flags.repeat : 3;
+  c.rounds = repeat_count(flags) > 0 ? repeat_count(flags) : 3;
 }
 
 // TLS settings where no TLS runs: refused, as -b is without datagrams, so that
@@ -771,7 +822,7 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   c.direction = flags.reverse ? Direction::server_to_client : Direction::client_to_server;
   c.ca_file = flags.ca_file;
   c.insecure = flags.insecure;
-  c.rounds = flags.repeat > 0 ? flags.repeat : 5;
+  c.rounds = repeat_count(flags) > 0 ? repeat_count(flags) : 5;
   c.tls_policy = flags.tls_policy;
   c.handshakes = flags.handshakes;
   c.compare_ciphers = flags.compare_ciphers;
@@ -802,6 +853,7 @@ ClientCommand to_client_command(const ClientFlags& flags) {
     throw UsageError("--rate is for request/response tests (--rr REQ/RESP); datagram modes take -b");
   }
   if (datagrams && flags.rr.empty()) to_datagram_config(flags, c);
+  parse_auto_repeat(flags, c);
   command.format = flags.json  ? app::OutputFormat::json
                    : flags.csv ? app::OutputFormat::csv
                                : app::OutputFormat::text;

@@ -79,11 +79,11 @@ std::string render_crr_header(const measure::TestParameters& p) {
                                                 : fmt::format("{:g} s", p.duration_s);
   return fmt::format(
       "connection per transaction: connect, TLS handshake, a request of {} and a response of {}, close; "
-      "{} connector{}, {} per run, {} round{}{}\n"
+      "{} connector{}, {} per run, {}{}\n"
       "(the client closes with SO_LINGER 0, a reset: no TIME_WAIT, so a long run keeps its ephemeral "
       "ports)\n",
       format_bytes(p.rr_request_bytes), format_bytes(p.rr_response_bytes), p.streams,
-      p.streams == 1 ? "" : "s", amount, p.rounds, p.rounds == 1 ? "" : "s",
+      p.streams == 1 ? "" : "s", amount, rounds_text(p),
       p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "",
       p.crr_reset
           ? "(the client closes with SO_LINGER 0, a reset: no TIME_WAIT, so a long run keeps its ports)"

@@ -29,6 +29,25 @@ ordered_json to_json(const measure::SideCost& side, std::uint64_t bytes) {
           {"facts", facts_json(side.facts)}};
 }
 
+// --repeat auto: the rule, the rounds it took and why it stopped; null without it.
+ordered_json auto_repeat_json(const measure::Comparison& c) {
+  if (!c.auto_repeat) return nullptr;
+  const measure::AutoRepeatOutcome& o = *c.auto_repeat;
+  const char* stopped_by = measure::to_string(o.decision.reason);
+  return {
+      {"ci_target_percent", 100 * o.rule.ci_target},
+      {"min_rounds", o.rule.min_rounds},
+      {"max_rounds", o.rule.max_rounds},
+      {"max_time_s", o.rule.max_time_s > 0 ? ordered_json(o.rule.max_time_s) : ordered_json(nullptr)},
+      {"rounds", o.rounds},
+      {"stopped_by", *stopped_by != '\0' ? ordered_json(stopped_by)
+                     : c.interrupted     ? ordered_json("interrupted")
+                                         : ordered_json("error")},
+      {"widest_ci_half_width_percent",
+       o.decision.widest ? ordered_json(100 * *o.decision.widest) : ordered_json(nullptr)},
+      {"widest_variant", o.decision.widest ? ordered_json(o.decision.widest_label) : ordered_json(nullptr)}};
+}
+
 ordered_json to_json(const measure::RunResult& run, const measure::TestParameters& parameters) {
   ordered_json streams = json::array();
   const auto intervals_json = [](const std::vector<measure::Interval>& list) {
@@ -268,7 +287,9 @@ nlohmann::ordered_json comparison_json(const measure::Comparison& c) {
         {"rate_tps", p.rate_tps},
         {"crr", p.crr},
         {"compare_key_types", p.compare_key_types},
-        {"crr_close", p.crr ? ordered_json(p.crr_reset ? "reset" : "fin") : ordered_json(nullptr)}}},
+        {"crr_close", p.crr ? ordered_json(p.crr_reset ? "reset" : "fin") : ordered_json(nullptr)},
+        {"repeat", p.auto_repeat ? ordered_json("auto") : ordered_json(p.rounds)}}},
+      {"auto_repeat", auto_repeat_json(c)},
       {"environment",
        {{"client",
          {{"tlscmp_version", e.client_version},

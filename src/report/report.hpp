@@ -42,6 +42,11 @@ std::string round_label(const Run& run) {
   return fmt::format("{}{}{}", run.warmup ? "w" : "", run.round, run.partial ? "*" : "");
 }
 
+// "5 rounds", or with --repeat auto the rule.
+std::string rounds_text(const measure::TestParameters& p);
+// How --repeat auto ended: the rounds, which condition, the CI reached.
+std::string render_auto_repeat(const measure::AutoRepeatOutcome& outcome);
+
 // "1 GiB", "64 KiB", "1.5 MiB", "100 B": binary units, as the size flags take them.
 std::string format_bytes(std::uint64_t bytes);
 

@@ -72,9 +72,9 @@ std::string render_rr_header(const measure::TestParameters& p) {
                                           : std::string("closed loop");
   return fmt::format(
       "request/response: requests of {}, responses of {}, {}, {} connection{}, {} per run, "
-      "{} round{}{}{}\n",
+      "{}{}{}\n",
       format_bytes(p.rr_request_bytes), format_bytes(p.rr_response_bytes), loop, p.streams,
-      p.streams == 1 ? "" : "s", amount, p.rounds, p.rounds == 1 ? "" : "s",
+      p.streams == 1 ? "" : "s", amount, rounds_text(p),
       p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "",
       p.verify ? ", every byte verified" : "");
 }

@@ -59,6 +59,41 @@ std::string format_bytes(std::uint64_t bytes) {
   return fmt::format("{:.3g} {}", value, kUnits[unit]);
 }
 
+std::string rounds_text(const measure::TestParameters& p) {
+  if (!p.auto_repeat) return fmt::format("{} round{}", p.rounds, p.rounds == 1 ? "" : "s");
+  const measure::AutoRepeat& a = *p.auto_repeat;
+  return fmt::format(
+      "{} to {} rounds until each TLS/TCP ratio's 95% CI is within {:g}% of its median (--repeat "
+      "auto{})",
+      a.min_rounds, a.max_rounds, 100 * a.ci_target,
+      a.max_time_s > 0 ? fmt::format(", at most {:g} s", a.max_time_s) : "");
+}
+
+std::string render_auto_repeat(const measure::AutoRepeatOutcome& o) {
+  const measure::StopDecision& d = o.decision;
+  const std::string width = d.widest ? fmt::format("the widest, {}'s, is within {:.1f}% of its median",
+                                                   d.widest_label, 100 * *d.widest)
+                                     : "no ratio has an interval yet";
+  const std::string rounds = fmt::format("{} round{}", o.rounds, o.rounds == 1 ? "" : "s");
+  switch (d.reason) {
+    case measure::StopReason::ci_target:
+      return fmt::format("--repeat auto: {}: every ratio's 95% CI is within the {:g}% target; {}\n", rounds,
+                         100 * o.rule.ci_target, width);
+    case measure::StopReason::max_rounds:
+      return fmt::format(
+          "--repeat auto: stopped at --max-rounds {} short of the {:g}% target: {}; the runs "
+          "vary too much to say it closer: more rounds (--max-rounds), -A, or a quieter machine\n",
+          o.rule.max_rounds, 100 * o.rule.ci_target, width);
+    case measure::StopReason::max_time:
+      return fmt::format(
+          "--repeat auto: stopped after {} at --max-time {:g} s, short of the {:g}% target: {}\n", rounds,
+          o.rule.max_time_s, 100 * o.rule.ci_target, width);
+    case measure::StopReason::none:
+      break;
+  }
+  return fmt::format("--repeat auto: ended after {} (interrupted or failed); {}\n", rounds, width);
+}
+
 std::string render_handshakes(const measure::HandshakeResults& h) {
   std::string out =
       fmt::format("\n{} full and {} resumed handshakes, alternating: {} {} {}, {} certificate\n",
@@ -162,10 +197,10 @@ std::string render_text_header(const measure::TestParameters& p, const std::stri
   if (p.crr) return out + render_crr_header(p);
   if (p.rr_request_bytes > 0) return out + render_rr_header(p);
   if (p.handshakes == 0 && !datagrams)
-    out += fmt::format("payload {} in {} chunks, {} round{}{}{}\n", payload, format_bytes(p.chunk_bytes),
-                       p.rounds, p.rounds == 1 ? "" : "s",
-                       p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "",
-                       p.verify ? ", every byte verified" : "");
+    out +=
+        fmt::format("payload {} in {} chunks, {}{}{}\n", payload, format_bytes(p.chunk_bytes), rounds_text(p),
+                    p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "",
+                    p.verify ? ", every byte verified" : "");
   return out;
 }
 
@@ -256,6 +291,7 @@ std::string render_text_body(const measure::Comparison& c) {
   }
   if (const auto* handshakes = c.get<measure::HandshakeResults>()) out += render_handshakes(*handshakes);
   if (const auto* groups = c.get<measure::GroupResults>()) out += render_groups(p, *groups);
+  if (c.auto_repeat) out += fmt::format("\n{}", render_auto_repeat(*c.auto_repeat));
   if (c.interrupted) out += "\ninterrupted: the figures above are partial\n";
   // An error is not repeated here: main prints it once, on stderr.
   return out;

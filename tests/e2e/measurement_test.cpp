@@ -187,3 +187,65 @@ TEST_CASE("Ctrl-C stops cleanly and reports what was measured, marked partial") 
     CHECK(client.log().find("interrupted") != std::string::npos);
   }
 }
+
+TEST_CASE("--repeat auto runs rounds until the ratio is known, and says why it stopped") {
+  const json j = client_json({"-n", "4M", "--repeat", "auto", "--max-rounds", "6"});
+  const json& a = j["auto_repeat"];
+  REQUIRE(a.is_object());
+  const int rounds = a["rounds"].get<int>();
+  CHECK(rounds >= 5);  // the minimum
+  CHECK(rounds <= 6);
+  CHECK(j["runs"].size() == 2 * static_cast<std::size_t>(rounds));
+  CHECK(j["test"]["repeat"] == "auto");
+  CHECK(j["test"]["rounds"] == rounds);
+  CHECK(a["ci_target_percent"] == 5.0);
+  CHECK(a["max_rounds"] == 6);
+  const std::string why = a["stopped_by"];
+  if (why == "ci_target") {
+    CHECK(a["widest_ci_half_width_percent"].get<double>() <= 5.0);
+  } else {
+    CHECK(why == "max_rounds");
+    CHECK(rounds == 6);
+  }
+  // The interval it judged by is the one the summary reports.
+  const json& ratio = j["summary"]["tls_over_tcp_transfer_time"];
+  const double half = (ratio["ci95_high"].get<double>() - ratio["ci95_low"].get<double>()) / 2;
+  CHECK(100 * half / ratio["median"].get<double>() ==
+        doctest::Approx(a["widest_ci_half_width_percent"].get<double>()).epsilon(0.01));
+
+  // --max-time: no round that would end past it. One round takes more than a millisecond.
+  const json timed = client_json({"-n", "1M", "--repeat", "auto", "--max-time", "0.001"});
+  CHECK(timed["auto_repeat"]["stopped_by"] == "max_time");
+  CHECK(timed["auto_repeat"]["rounds"] == 1);
+  CHECK(timed["runs"].size() == 2);
+
+  // The text says it in a line.
+  const ProcessResult text = run_tlscmp({"client", "-n", "1M", "--repeat", "auto", "--max-time", "0.001"});
+  CHECK(text.exit_code == 0);
+  CHECK(text.out.find("--repeat auto: stopped after 1 round at --max-time 0.001 s, short of the 5% target") !=
+        std::string::npos);
+}
+
+TEST_CASE("--repeat mistakes get one line that says what to do") {
+  const struct {
+    std::vector<std::string> args;
+    const char* says;
+  } mistakes[] = {
+      {{"--repeat", "0"}, "--repeat 0: give a number of rounds, 1 to 100000, or auto"},
+      {{"--repeat", "often"}, "--repeat often: give a number of rounds"},
+      {{"--ci-target", "2"}, "--ci-target, --max-rounds and --max-time are for --repeat auto"},
+      {{"--repeat", "auto", "--mode", "tcp"},
+       "--repeat auto needs a TLS/TCP ratio, and --mode tcp runs one mode: use --mode both"},
+      {{"--repeat", "auto", "--mode", "udp"}, "datagram modes and handshake tests do not"},
+      {{"--repeat", "auto", "--max-rounds", "2"}, "--max-rounds"},
+  };
+  for (const auto& m : mistakes) {
+    std::vector<std::string> args{"client"};
+    args.insert(args.end(), m.args.begin(), m.args.end());
+    const ProcessResult r = run_tlscmp(args);
+    CAPTURE(r.err);
+    CHECK(r.exit_code != 0);
+    CHECK(r.err.find(m.says) != std::string::npos);
+    CHECK(is_one_line(r.err));
+  }
+}
