@@ -17,6 +17,7 @@
 #include "cli/options.hpp"
 #include "error.hpp"
 #include "kinds/stream/streams.hpp"
+#include "report/compare.hpp"
 #include "report/live.hpp"
 #include "report/report.hpp"
 #include "report/sweep.hpp"
@@ -77,6 +78,13 @@ int run(const tlscmp::cli::Command& command) {
     return 0;
   }
   if (const auto* sweep = std::get_if<cli::SweepCommand>(&command)) return run_sweep(*sweep);
+  if (const auto* compare = std::get_if<cli::CompareCommand>(&command)) {
+    const app::CompareResult result = app::compare_results(compare->config);
+    fmt::print(stdout, "{}",
+               compare->json ? report::render_compare_json(result) : report::render_compare_text(result));
+    std::fflush(stdout);
+    return result.failed ? kExitRunFailed : 0;
+  }
   const auto& client = std::get<cli::ClientCommand>(command);
   const app::ClientConfig& config = client.config;
   // Live views are for people: none with -J or --csv, a bar only on a terminal.

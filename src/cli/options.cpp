@@ -879,12 +879,41 @@ std::string plain_mismatch(const std::string& text) {
   return fmt::format("{} was given {} times; give it once", m[1].str(), m[2].str());
 }
 
+// tlscmp compare BASE NEW.
+struct CompareFlags {
+  std::string base;
+  std::string next;
+  std::vector<std::string> ignore;
+  double fail_if_slower = -1;  // -1: not given
+  bool json = false;
+};
+
+void add_compare_command(CLI::App& app, CompareFlags& flags) {
+  CLI::App* cmd = app.add_subcommand(
+      "compare", "Compare two results (-J): the change in each figure, its 95% CI, faster or slower");
+  cmd->add_option("base", flags.base, "The earlier result, from tlscmp client -J")
+      ->required()
+      ->type_name("BASE.json");
+  cmd->add_option("new", flags.next, "The later result")->required()->type_name("NEW.json");
+  cmd->add_option(
+         "--ignore", flags.ignore,
+         "A setting that may differ between the two (repeatable, or comma-separated): cipher, bytes ...")
+      ->delimiter(',')
+      ->type_name("SETTING");
+  cmd->add_option("--fail-if-slower", flags.fail_if_slower,
+                  "Exit 1 if a figure is significantly slower by at least PCT percent (for CI gating)")
+      ->check(CLI::Range(0.0, 100.0))
+      ->type_name("PCT");
+  cmd->add_flag("-J,--json", flags.json, "Print JSON instead of a table");
+}
+
 // Every flag of every subcommand, bound to these values.
 struct Flags {
   app::CertsConfig certs;
   ServerFlags server;
   ClientFlags client;
   SweepFlags sweep;
+  CompareFlags compare;
 };
 
 void define_command_line(CLI::App& app, Flags& flags) {
@@ -896,6 +925,7 @@ void define_command_line(CLI::App& app, Flags& flags) {
   add_server_command(app, flags.server);
   add_client_command(app, flags.client);
   add_sweep_command(app, flags.sweep);
+  add_compare_command(app, flags.compare);
 }
 
 constexpr const char* kProgramDescription =
@@ -961,6 +991,15 @@ Command parse_command_line(int argc, const char* const* argv) {
     return config;
   }
   if (app.got_subcommand("client")) return to_client_command(client_flags);
+  if (app.got_subcommand("compare")) {
+    CompareCommand compare;
+    compare.config.base_path = flags.compare.base;
+    compare.config.next_path = flags.compare.next;
+    compare.config.ignore = flags.compare.ignore;
+    if (flags.compare.fail_if_slower >= 0) compare.config.fail_if_slower = flags.compare.fail_if_slower;
+    compare.json = flags.compare.json;
+    return compare;
+  }
   if (app.got_subcommand("sweep")) {
     SweepCommand sweep;
     ClientFlags base_flags = sweep_flags.client;

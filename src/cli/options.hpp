@@ -4,6 +4,7 @@
 #include <string>
 #include <variant>
 
+#include "app/compare.hpp"
 #include "app/config.hpp"
 #include "app/sweep.hpp"
 
@@ -29,7 +30,13 @@ struct SweepCommand {
   std::string out_prefix = "sweep";  // writes PREFIX.csv and PREFIX.json
 };
 
-using Command = std::variant<HelpRequest, app::CertsConfig, app::ServerConfig, ClientCommand, SweepCommand>;
+struct CompareCommand {
+  app::CompareConfig config;
+  bool json = false;
+};
+
+using Command = std::variant<HelpRequest, app::CertsConfig, app::ServerConfig, ClientCommand, SweepCommand,
+                             CompareCommand>;
 
 // Options in, validated values out. Throws UsageError with a one-line reason.
 Command parse_command_line(int argc, const char* const* argv);

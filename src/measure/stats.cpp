@@ -63,4 +63,29 @@ std::optional<Interval95> bootstrap_median_ci(std::span<const double> values, in
   return Interval95{percentile_of_sorted(medians, 0.025), percentile_of_sorted(medians, 0.975)};
 }
 
+std::optional<Interval95> bootstrap_median_ratio_ci(std::span<const double> base,
+                                                    std::span<const double> next, int resamples) {
+  if (base.size() < 2 || next.size() < 2 || resamples < 1) return std::nullopt;
+  std::mt19937_64 rng(0x746c73636d70ull);
+  const auto resampled_median = [&rng](std::span<const double> values, std::vector<double>& scratch) {
+    std::uniform_int_distribution<std::size_t> pick(0, values.size() - 1);
+    for (double& v : scratch)
+      v = values[pick(rng)];
+    std::sort(scratch.begin(), scratch.end());
+    return median_of_sorted(scratch);
+  };
+  std::vector<double> ratios;
+  ratios.reserve(static_cast<std::size_t>(resamples));
+  std::vector<double> base_scratch(base.size());
+  std::vector<double> next_scratch(next.size());
+  for (int r = 0; r < resamples; ++r) {
+    const double b = resampled_median(base, base_scratch);
+    const double n = resampled_median(next, next_scratch);
+    if (b > 0) ratios.push_back(n / b);
+  }
+  if (ratios.empty()) return std::nullopt;
+  std::sort(ratios.begin(), ratios.end());
+  return Interval95{percentile_of_sorted(ratios, 0.025), percentile_of_sorted(ratios, 0.975)};
+}
+
 }  // namespace tlscmp::measure

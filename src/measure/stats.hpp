@@ -49,4 +49,11 @@ inline constexpr int kBootstrapResamples = 10'000;
 std::optional<Interval95> bootstrap_median_ci(std::span<const double> values,
                                               int resamples = kBootstrapResamples);
 
+// 95% percentile-bootstrap interval of median(next) / median(base), two
+// independent samples (runs of two comparisons, not pairs): each resampled
+// on its own. Seeded as above. Needs two values in each.
+std::optional<Interval95> bootstrap_median_ratio_ci(std::span<const double> base,
+                                                    std::span<const double> next,
+                                                    int resamples = kBootstrapResamples);
+
 }  // namespace tlscmp::measure

@@ -1,0 +1,230 @@
+#include "app/compare.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "error.hpp"
+
+namespace tlscmp::app {
+namespace {
+
+using nlohmann::json;
+
+// What was measured, and how: these must agree for a comparison to mean
+// anything. Where, how often and how the output looks (host, port, rounds,
+// intervals) may differ.
+const std::vector<std::string> kSettings = {"modes",
+                                            "direction",
+                                            "bytes",
+                                            "duration_s",
+                                            "chunk_bytes",
+                                            "no_delay",
+                                            "verify",
+                                            "tls_version",
+                                            "cipher",
+                                            "groups",
+                                            "record_size",
+                                            "ktls",
+                                            "client_certificate",
+                                            "framing",
+                                            "msg_size",
+                                            "read_size",
+                                            "sndbuf_bytes",
+                                            "rcvbuf_bytes",
+                                            "streams",
+                                            "bidir",
+                                            "packets",
+                                            "rate_bps",
+                                            "gso",
+                                            "handshakes",
+                                            "compare_groups",
+                                            "rr_request_bytes",
+                                            "rr_response_bytes",
+                                            "transactions",
+                                            "rate_tps",
+                                            "crr",
+                                            "compare_key_types",
+                                            "crr_close"};
+
+json read_result(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  json j;
+  try {
+    j = json::parse(text.str());
+  } catch (const json::parse_error& e) {
+    throw UsageError(
+        fmt::format("'{}' is not valid JSON (cut short?) at byte {}: make it with tlscmp client -J "
+                    "> FILE",
+                    path, e.byte));
+  }
+  if (!j.is_object() || !j.contains("test") || !j["test"].is_object() || !j.contains("tlscmp_version")) {
+    throw UsageError(
+        fmt::format("'{}' is not a tlscmp result (no 'test' object): make one with tlscmp client "
+                    "-J > FILE",
+                    path));
+  }
+  return j;
+}
+
+std::string text_of(const json& value) {
+  if (value.is_string()) return value.get<std::string>().empty() ? "(default)" : value.get<std::string>();
+  return value.dump();
+}
+
+ResultOrigin origin_of(const std::string& path, const json& j) {
+  ResultOrigin o;
+  o.path = path;
+  o.tlscmp_version = text_of(j.value("tlscmp_version", json("?")));
+  const json env = j.value("environment", json::object());
+  const json client = env.value("client", json::object());
+  const json server = env.value("server", json::object());
+  o.client_tls_library = text_of(client.value("tls_library", json("?")));
+  o.server_tls_library = text_of(server.value("tls_library", json("?")));
+  o.kernel = text_of(client.value("kernel", json("?")));
+  return o;
+}
+
+// A figure's values per variant, over a kind's runs that count.
+struct Figure {
+  const char* kind;
+  const char* list;    // the JSON list of runs
+  const char* figure;  // its name in the report
+  bool higher_is_better;
+  double (*value)(const json& run);  // NaN: none in this run
+};
+
+double number_at(const json& run, std::initializer_list<const char*> path) {
+  const json* at = &run;
+  for (const char* key : path) {
+    if (!at->is_object() || !at->contains(key)) return std::nan("");
+    at = &(*at)[key];
+  }
+  return at->is_number() ? at->get<double>() : std::nan("");
+}
+
+const Figure kFigures[] = {
+    {"bulk", "runs", "MB/s", true, [](const json& r) { return number_at(r, {"mbytes_per_s"}); }},
+    {"rr", "rr_runs", "transactions/s", true,
+     [](const json& r) { return number_at(r, {"transactions_per_s"}); }},
+    {"rr", "rr_runs", "p50 latency us", false,
+     [](const json& r) {
+       return number_at(r, {"latency_us", "p50"});
+     }},
+    {"rr", "rr_runs", "p99 latency us", false,
+     [](const json& r) {
+       return number_at(r, {"latency_us", "p99"});
+     }},
+    {"crr", "crr_runs", "connections/s", true,
+     [](const json& r) { return number_at(r, {"connections_per_s"}); }},
+    {"crr", "crr_runs", "p50 connection us", false,
+     [](const json& r) {
+       return number_at(r, {"total_us", "p50"});
+     }},
+    {"datagram", "datagram_runs", "received/s", true,
+     [](const json& r) { return number_at(r, {"received_per_s"}); }},
+};
+
+// variant -> values, in the order the variants first come.
+std::vector<std::pair<std::string, std::vector<double>>> values_of(const json& result, const Figure& f) {
+  std::vector<std::pair<std::string, std::vector<double>>> out;
+  const json list = result.value(f.list, json::array());
+  if (!list.is_array()) return out;
+  for (const json& run : list) {
+    if (!run.is_object() || run.value("warmup", false) || run.value("partial", false)) continue;
+    const double v = f.value(run);
+    if (std::isnan(v)) continue;
+    const std::string variant = text_of(run.value("variant", json("?")));
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first == variant; });
+    if (it == out.end()) it = out.insert(out.end(), {variant, {}});
+    it->second.push_back(v);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> compared_settings() {
+  return kSettings;
+}
+
+CompareResult compare_results(const CompareConfig& config) {
+  const json base = read_result(config.base_path);
+  const json next = read_result(config.next_path);
+  for (const std::string& name : config.ignore) {
+    if (std::find(kSettings.begin(), kSettings.end(), name) == kSettings.end())
+      throw UsageError(fmt::format("--ignore {}: not a setting compare checks; those are: {}", name,
+                                   fmt::join(kSettings, ", ")));
+  }
+  CompareResult result;
+  result.base = origin_of(config.base_path, base);
+  result.next = origin_of(config.next_path, next);
+  result.fail_if_slower = config.fail_if_slower;
+
+  std::vector<std::string> differ;
+  for (const std::string& name : kSettings) {
+    const json a = base["test"].value(name, json(nullptr));
+    const json b = next["test"].value(name, json(nullptr));
+    if (a == b) continue;
+    const std::string what = fmt::format("{} {} vs {}", name, text_of(a), text_of(b));
+    if (std::find(config.ignore.begin(), config.ignore.end(), name) != config.ignore.end()) {
+      result.ignored.push_back(what);
+    } else {
+      differ.push_back(what);
+    }
+  }
+  if (!differ.empty()) {
+    throw UsageError(
+        fmt::format("'{}' and '{}' measured different things: {}; compare them anyway with "
+                    "--ignore {}",
+                    config.base_path, config.next_path, fmt::join(differ, "; "),
+                    differ.front().substr(0, differ.front().find(' '))));
+  }
+
+  for (const Figure& f : kFigures) {
+    const auto base_values = values_of(base, f);
+    const auto next_values = values_of(next, f);
+    for (const auto& [variant, values] : base_values) {
+      const auto other = std::find_if(next_values.begin(), next_values.end(),
+                                      [&](const auto& p) { return p.first == variant; });
+      if (other == next_values.end()) {
+        if (f.higher_is_better)  // each kind's one throughput figure: a note per variant
+          result.notes.push_back(fmt::format("{} {}: only in '{}'", f.kind, variant, config.base_path));
+        continue;
+      }
+      ComparedFigure c{f.kind, variant, f.figure,
+                       measure::estimate_change(values, other->second, f.higher_is_better)};
+      if (config.fail_if_slower && c.change.verdict == measure::Verdict::slower &&
+          c.change.slower_percent() >= *config.fail_if_slower) {
+        result.failed = true;
+      }
+      result.figures.push_back(std::move(c));
+    }
+    for (const auto& [variant, values] : next_values) {
+      const bool in_base = std::any_of(base_values.begin(), base_values.end(),
+                                       [&](const auto& p) { return p.first == variant; });
+      if (!in_base && f.higher_is_better)
+        result.notes.push_back(fmt::format("{} {}: only in '{}'", f.kind, variant, config.next_path));
+    }
+  }
+  if (result.figures.empty()) {
+    throw UsageError(
+        fmt::format("'{}' and '{}' have no runs of the same variant to compare (handshake tests "
+                    "are not compared)",
+                    config.base_path, config.next_path));
+  }
+  return result;
+}
+
+}  // namespace tlscmp::app
