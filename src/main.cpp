@@ -89,7 +89,9 @@ int run(const tlscmp::cli::Command& command) {
   const app::ClientConfig& config = client.config;
   // Live views are for people: none with -J or --csv, a bar only on a terminal.
   std::unique_ptr<measure::TransferObserver> live;
-  if (client.format == app::OutputFormat::text) {
+  if (client.format == app::OutputFormat::json_stream) {
+    live = std::make_unique<report::JsonStream>(stdout, config.interval);
+  } else if (client.format == app::OutputFormat::text) {
     if (config.interval.count() > 0) {
       live = std::make_unique<report::IntervalLines>(
           stdout, config.interval, config.direction == Direction::client_to_server ? "sent" : "received");
@@ -104,6 +106,9 @@ int run(const tlscmp::cli::Command& command) {
   switch (client.format) {
     case app::OutputFormat::json:
       fmt::print(stdout, "{}", report::render_json(comparison));
+      break;
+    case app::OutputFormat::json_stream:
+      fmt::print(stdout, "{}", report::render_json_stream_end(comparison));
       break;
     case app::OutputFormat::csv:
       fmt::print(stdout, "{}", report::render_csv(comparison));

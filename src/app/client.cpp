@@ -422,6 +422,7 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
                                      observer, seed, round, comparison.environment),
               variant.label, round, warmup);
         }
+        if (observer != nullptr) observer->end_run(comparison);
       } catch (const Error& e) {
         if (interrupt.interrupted()) {
           comparison.interrupted = true;

@@ -52,6 +52,7 @@ struct ServerConfig {
   int max_pending = 256;
   int max_pending_per_source = 16;
   std::chrono::milliseconds preamble_timeout{2'000};  // a new connection's first byte, or it is closed
+  std::string results_file;  // --results: a JSON line per test served, appended; "" for none
   // Caps on what one client may ask for; a test over a cap is refused with the reason.
   std::uint64_t max_bytes = std::uint64_t{1} << 40;   // --max-bytes: a test's payload (1 TiB)
   std::chrono::milliseconds max_duration{3'600'000};  // --max-duration: a test's transfer (1 h)
@@ -116,6 +117,6 @@ struct ClientConfig {
   Timeouts timeouts;
 };
 
-enum class OutputFormat { text, json, csv };
+enum class OutputFormat { text, json, csv, json_stream };
 
 }  // namespace tlscmp::app

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <array>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/v6_only.hpp>
@@ -14,8 +15,10 @@
 #include <boost/asio/write.hpp>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
 
@@ -132,6 +135,13 @@ Server::Server(const ServerConfig& config, const tls::Identity& identity, Logger
       identity_(identity),
       issuer_(std::move(issuer)),
       listener_() {
+  if (!config.results_file.empty()) {
+    results_.reset(std::fopen(config.results_file.c_str(), "a"));
+    if (results_ == nullptr) {
+      throw Error(fmt::format("--results {}: cannot open it to append to: {}", config.results_file,
+                              std::strerror(errno)));
+    }
+  }
   tcp::acceptor acceptor(io_);
   if (tls::DtlsContext::available(no_dtls_)) dtls_.emplace(tls::DtlsContext::for_server(identity));
   tcp::endpoint endpoint = listen_endpoint(config);
@@ -484,6 +494,7 @@ Server::Admitted::~Admitted() {
 class Server::Side final : public kinds::ServerSide {
  public:
   Side(Server& server, std::string source) : server_(server), source_(std::move(source)) {}
+  const std::string& source() const { return source_; }
   std::shared_ptr<void> reserve_connections(std::uint32_t count) override {
     {
       std::lock_guard lock(server_.mutex_);
@@ -515,25 +526,111 @@ class Server::Side final : public kinds::ServerSide {
     return LiveSocket([live]() mutable { live.reset(); });
   }
   bool stopping() override { return server_.stopping(); }
+  void record(const std::vector<protocol::SideResult>& mine,
+              const std::vector<protocol::SideResult>& theirs) override {
+    for (const protocol::SideResult& r : mine)
+      mine_.push_back(protocol::body_text(r));
+    for (const protocol::SideResult& r : theirs)
+      theirs_.push_back(protocol::body_text(r));
+  }
+  void record(const protocol::DatagramResult& mine, const protocol::DatagramResult& theirs) override {
+    mine_.push_back(protocol::body_text(mine));
+    theirs_.push_back(protocol::body_text(theirs));
+  }
+  // The results recorded, each a JSON object's text.
+  const std::vector<std::string>& mine() const { return mine_; }
+  const std::vector<std::string>& theirs() const { return theirs_; }
 
  private:
   Server& server_;
   std::string source_;
+  std::vector<std::string> mine_;
+  std::vector<std::string> theirs_;
 };
+
+namespace {
+
+const char* kind_name(protocol::TestKind kind) {
+  switch (kind) {
+    case protocol::TestKind::handshake:
+      return "handshake";
+    case protocol::TestKind::datagram:
+      return "datagram";
+    case protocol::TestKind::rr:
+      return "rr";
+    case protocol::TestKind::crr:
+      return "crr";
+    case protocol::TestKind::stream:
+      break;
+  }
+  return "stream";
+}
+
+// "2026-12-01T01:02:03.456Z": now, in UTC.
+std::string utc_now() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  ::gmtime_r(&seconds, &tm);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
+}
+
+}  // namespace
+
+void Server::write_result(const std::string& peer, const std::string& source,
+                          const protocol::TestRequest& request, const Side& side, const char* outcome,
+                          const std::string& text) {
+  if (results_ == nullptr) return;
+  // Each piece already JSON text: joined, not parsed again.
+  const auto list = [](const std::vector<std::string>& items) {
+    return "[" + fmt::format("{}", fmt::join(items, ",")) + "]";
+  };
+  const std::string line = fmt::format(
+      R"({{"time":{},"client":{},"client_address":{},"kind":"{}","outcome":"{}","log":{},"request":{},)"
+      R"("server_results":{},"client_results":{}}})"
+      "\n",
+      nlohmann::json(utc_now()).dump(),
+      nlohmann::json(peer).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+      nlohmann::json(source).dump(), kind_name(protocol::kind_of(request)), outcome,
+      nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+      protocol::body_text(request), list(side.mine()), list(side.theirs()));
+  std::lock_guard lock(results_mutex_);
+  std::fputs(line.c_str(), results_.get());
+  std::fflush(results_.get());
+}
 
 void Server::serve_control(Stream& control, const std::string& peer, const std::string& source) {
   control.set_deadline(Deadline::after(config_.timeouts.control));
   // Every control session starts with the server's own preamble: a client of
   // another protocol version learns which one the server speaks.
   send_preamble(control, protocol::ConnectionKind::control);
-  const auto refuse = [&](const std::string& reason) { refuse_test(control, reason); };
+  const auto refuse_undecoded = [&](const std::string& reason) { refuse_test(control, reason); };
 
   protocol::TestRequest request;
   try {
     request = receive<protocol::TestRequest>(control, "the test request");
   } catch (const protocol::ProtocolError& e) {
-    refuse(e.what());
+    refuse_undecoded(e.what());
   }
+  Side side(*this, source);
+  bool refused = false;
+  const auto refuse = [&](const std::string& reason) {
+    refused = true;
+    refuse_test(control, reason);
+  };
+  try {
+    serve_test(control, request, side, refuse, peer);
+  } catch (const std::exception& e) {
+    write_result(peer, source, request, side, refused ? "refused" : "failed", e.what());
+    throw;
+  }
+}
+
+void Server::serve_test(Stream& control, const protocol::TestRequest& request, Side& side,
+                        const std::function<void(const std::string&)>& refuse, const std::string& peer) {
   // The caps, checked before anything is set up for the test.
   if (request.bytes > config_.max_bytes) {
     refuse(fmt::format("the test asks for {} bytes; this server allows at most {} (--max-bytes)",
@@ -564,7 +661,6 @@ void Server::serve_control(Stream& control, const std::string& peer, const std::
                        config_.max_clients));
   }
   // Each kind's server half runs the test and returns its log line.
-  Side side(*this, source);
   std::string line;
   switch (protocol::kind_of(request)) {
     case protocol::TestKind::datagram:
@@ -585,6 +681,7 @@ void Server::serve_control(Stream& control, const std::string& peer, const std::
       break;
   }
   log_.line(fmt::format("{} {}", peer, line));
+  write_result(peer, side.source(), request, side, "ok", line);
 }
 
 void Server::prepare_key_type(const std::string& key_type) {

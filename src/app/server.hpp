@@ -7,7 +7,10 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdio>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -130,6 +133,12 @@ class Server {
   void handle_connection(int fd, const std::string& source, bool budgeted, double& cpu_mark);
   // The control session: the request, the caps, then the kind's server half.
   void serve_control(Stream& control, const std::string& peer, const std::string& source);
+  // Its test, once the request is read: the caps (`refuse` throws), the kind's half, the log line.
+  void serve_test(Stream& control, const protocol::TestRequest& request, Side& side,
+                  const std::function<void(const std::string&)>& refuse, const std::string& peer);
+  // --results: the test's JSON line; `outcome` "ok", "refused" or "failed", `text` the log line or why.
+  void write_result(const std::string& peer, const std::string& source, const protocol::TestRequest& request,
+                    const Side& side, const char* outcome, const std::string& text);
   void shut_down_connections();
   void finish_running_tests();
   bool stopping();
@@ -179,6 +188,9 @@ class Server {
   // Last: joined first when the server goes, while everything they use still exists.
   ThreadSet threads_;
   std::multiset<int> live_fds_;  // sockets of running connections, shut down by stop
+  // --results: the file a line per test goes to (null: none), one writer at a time.
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> results_{nullptr, &std::fclose};
+  std::mutex results_mutex_;
   bool stopping_ = false;
 };
 

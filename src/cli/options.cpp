@@ -115,6 +115,7 @@ struct ClientFlags {
   int warmup = 0;
   bool json = false;
   bool csv = false;
+  bool json_stream = false;  // --json-stream
   bool verify = false;
   tls::Policy tls_policy;
   std::string cert_file;
@@ -138,6 +139,7 @@ struct ClientFlags {
 };
 
 struct ServerFlags {
+  std::string results_file;
   std::string bind;
   int port = app::kDefaultPort;
   std::string cert_file;
@@ -241,6 +243,10 @@ void add_server_command(CLI::App& app, ServerFlags& flags) {
                   "Seconds a new connection may take to send its first byte before it is closed")
       ->check(CLI::Range(0.001, kMaxTimeoutS))
       ->capture_default_str();
+  cmd->add_option("--results", flags.results_file,
+                  "Append a JSON line per test served to FILE: when, the client's address, the settings, and "
+                  "both sides' results")
+      ->type_name("FILE");
   cmd->add_option("--shutdown-grace", flags.shutdown_grace_s,
                   "After SIGINT/SIGTERM: seconds running tests may take to finish")
       ->check(CLI::Range(0.0, kMaxTimeoutS))
@@ -317,7 +323,12 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
       ->capture_default_str();
   CLI::Option* json = cmd->add_flag("-J,--json", flags.json, "Print one JSON object instead of tables");
   CLI::Option* csv = cmd->add_flag("--csv", flags.csv, "Print CSV: a header line and one row per run");
+  CLI::Option* stream = cmd->add_flag(
+      "--json-stream", flags.json_stream,
+      "Print a JSON object per line as things happen: start, each run (with -i each interval), end");
   json->excludes(csv);
+  stream->excludes(json);
+  stream->excludes(csv);
   cmd->add_flag("--verify", flags.verify,
                 "Send a seeded pattern and check every byte on the receiver (costs CPU; off by default)");
   add_tls_policy_flags(cmd, flags.tls_policy, "the client");
@@ -854,9 +865,10 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   }
   if (datagrams && flags.rr.empty()) to_datagram_config(flags, c);
   parse_auto_repeat(flags, c);
-  command.format = flags.json  ? app::OutputFormat::json
-                   : flags.csv ? app::OutputFormat::csv
-                               : app::OutputFormat::text;
+  command.format = flags.json          ? app::OutputFormat::json
+                   : flags.json_stream ? app::OutputFormat::json_stream
+                   : flags.csv         ? app::OutputFormat::csv
+                                       : app::OutputFormat::text;
   return command;
 }
 
@@ -988,6 +1000,7 @@ Command parse_command_line(int argc, const char* const* argv) {
     config.max_pending = server_flags.max_pending;
     config.max_pending_per_source = server_flags.max_pending_per_source;
     config.preamble_timeout = milliseconds_of(server_flags.preamble_timeout_s);
+    config.results_file = server_flags.results_file;
     return config;
   }
   if (app.got_subcommand("client")) return to_client_command(client_flags);

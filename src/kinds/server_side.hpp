@@ -6,6 +6,7 @@
 // socket, so that a stopping server can shut it down. A kind never sees the
 // Server itself.
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <utility>
@@ -16,6 +17,9 @@
 #include "tls/dtls.hpp"
 
 namespace tlscmp::kinds {
+
+// A timed test's last connections and transactions may end this long after its time.
+inline constexpr std::chrono::seconds kTimedDrainGrace{1};
 
 class ServerSide {
  public:
@@ -59,6 +63,11 @@ class ServerSide {
   virtual LiveSocket register_live(int fd) = 0;
   // True once the server is shutting down: waits end early.
   virtual bool stopping() = 0;
+  // What the test measured, this side's and the client's as it sent them
+  // (empty where it never came), for server --results.
+  virtual void record(const std::vector<protocol::SideResult>& mine,
+                      const std::vector<protocol::SideResult>& theirs) = 0;
+  virtual void record(const protocol::DatagramResult& mine, const protocol::DatagramResult& theirs) = 0;
 
  protected:
   ServerSide() = default;

@@ -66,6 +66,7 @@ std::vector<Interval> sum_intervals(const std::vector<std::vector<Interval>>& st
 // A live view of one side's transfers (the client's interval lines or
 // progress bar). The data loop calls it once per tick, never per chunk.
 struct TestParameters;
+struct Comparison;
 
 // One interval of a request/response run as it goes (kinds/rr): the
 // transactions whose responses came in it, over every connection.
@@ -95,6 +96,8 @@ class TransferObserver {
   virtual void on_transactions(const TransactionTick& /*tick*/) {}
   // The transfer is over (done or failed).
   virtual void on_end() = 0;
+  // A run is in the comparison's results, the last of its kind's runs.
+  virtual void end_run(const Comparison& /*comparison*/) {}
 };
 
 // Joins the live ticks of parallel streams into one view: period k reaches the

@@ -631,9 +631,13 @@ ConnectionKind decode_preamble(std::span<const std::byte, kPreambleBytes> bytes)
   return info.kind;
 }
 
-std::vector<std::byte> encode(const Message& message) {
-  const std::string body = std::visit(
+std::string body_text(const Message& message) {
+  return std::visit(
       [](const auto& m) { return to_json(m).dump(-1, ' ', false, json::error_handler_t::replace); }, message);
+}
+
+std::vector<std::byte> encode(const Message& message) {
+  const std::string body = body_text(message);
   const auto n = static_cast<std::uint32_t>(body.size());
   std::vector<std::byte> frame(kFrameHeaderBytes + body.size());
   store_big_u32(frame.data(), n);

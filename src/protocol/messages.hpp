@@ -274,6 +274,8 @@ ConnectionKind decode_preamble(std::span<const std::byte, kPreambleBytes> bytes)
 
 // A whole frame: length header and JSON body.
 std::vector<std::byte> encode(const Message& message);
+// The frame's body alone: the message as one line of JSON (server --results).
+std::string body_text(const Message& message);
 // The body length announced by a frame header; throws ProtocolError outside 1..kMaxFrameBytes.
 std::size_t decode_frame_length(std::span<const std::byte, kFrameHeaderBytes> header);
 // A frame body. Throws ProtocolError for anything malformed, out of range or unknown.

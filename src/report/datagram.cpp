@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "report/facts.hpp"
+#include "report/json_parts.hpp"
 #include "report/report.hpp"
 
 namespace tlscmp::report {
@@ -40,11 +41,6 @@ ordered_json sender_json(const measure::DatagramSender& s) {
           {"receiver_us", s.receiver_us},
           {"sent_per_s", per_second(s.sent, s.sender_us)},
           {"received_per_s", per_second(s.received, s.receiver_us)}};
-}
-
-ordered_json summary_json(const measure::Summary& s) {
-  return {{"count", s.count}, {"min", s.min},   {"median", s.median},
-          {"max", s.max},     {"mean", s.mean}, {"stddev", s.stddev}};
 }
 
 const measure::DatagramStats* stats_of(const measure::Comparison& c, Mode mode) {

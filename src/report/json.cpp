@@ -204,21 +204,71 @@ std::string ci_method() {
          std::to_string(measure::kBootstrapResamples) + " resamples";
 }
 
+nlohmann::ordered_json test_json(const measure::TestParameters& p) {
+  ordered_json modes = json::array();
+  for (Mode mode : p.modes)
+    modes.push_back(to_string(mode));
+  ordered_json variants = json::array();
+  for (const std::string& v : p.variants)
+    variants.push_back(v);
+  return {{"host", p.host},
+          {"port", p.port},
+          {"embedded_server", p.embedded_server},
+          {"modes", modes},
+          {"variants", variants},
+          {"direction", to_string(p.direction)},
+          {"bytes", p.bytes},
+          {"duration_s", p.duration_s},
+          {"chunk_bytes", p.chunk_bytes},
+          {"interval_s", p.interval_s},
+          {"rounds", p.rounds},
+          {"warmup_rounds", p.warmup_rounds},
+          {"no_delay", p.no_delay},
+          {"verify", p.verify},
+          {"tls_version", p.tls_version},
+          {"cipher", p.cipher},
+          {"groups", p.groups},
+          {"record_size", p.record_size},
+          {"ktls", p.ktls},
+          {"client_certificate", p.client_certificate},
+          {"framing", p.framing},
+          {"msg_size", p.msg_size},
+          {"read_size", p.read_size},
+          {"sndbuf_bytes", p.sndbuf_bytes},
+          {"rcvbuf_bytes", p.rcvbuf_bytes},
+          {"streams", p.streams},
+          {"bidir", p.bidir},
+          {"packets", p.packets},
+          {"rate_bps", p.rate_bps},
+          {"gso", p.gso},
+          {"handshakes", p.handshakes},
+          {"compare_groups", p.compare_groups},
+          {"rr_request_bytes", p.rr_request_bytes},
+          {"rr_response_bytes", p.rr_response_bytes},
+          {"transactions", p.transactions},
+          {"rate_tps", p.rate_tps},
+          {"crr", p.crr},
+          {"compare_key_types", p.compare_key_types},
+          {"crr_close", p.crr ? ordered_json(p.crr_reset ? "reset" : "fin") : ordered_json(nullptr)},
+          {"repeat", p.auto_repeat ? ordered_json("auto") : ordered_json(p.rounds)}};
+}
+
 std::string render_json(const measure::Comparison& c) {
   return comparison_json(c).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+nlohmann::ordered_json last_run_json(const measure::Comparison& c) {
+  if (const auto* streams = c.get<measure::StreamResults>(); streams != nullptr && !streams->runs.empty())
+    return to_json(streams->runs.back(), c.parameters);
+  for (const ordered_json& list : {rr_runs_json(c), crr_runs_json(c), datagram_runs_json(c)}) {
+    if (!list.empty()) return list.back();
+  }
+  return nullptr;
 }
 
 nlohmann::ordered_json comparison_json(const measure::Comparison& c) {
   const measure::TestParameters& p = c.parameters;
   const measure::Environment& e = c.environment;
-  ordered_json modes = json::array();
-  for (Mode mode : p.modes)
-    modes.push_back(to_string(mode));
-
-  ordered_json variants = json::array();
-  for (const std::string& v : p.variants)
-    variants.push_back(v);
-
   const measure::StreamResults& streams = c.or_empty<measure::StreamResults>();
   ordered_json runs = json::array();
   for (const auto& run : streams.runs)
@@ -248,47 +298,7 @@ nlohmann::ordered_json comparison_json(const measure::Comparison& c) {
 
   ordered_json out = {
       {"tlscmp_version", e.client_version},
-      {"test",
-       {{"host", p.host},
-        {"port", p.port},
-        {"embedded_server", p.embedded_server},
-        {"modes", modes},
-        {"variants", variants},
-        {"direction", to_string(p.direction)},
-        {"bytes", p.bytes},
-        {"duration_s", p.duration_s},
-        {"chunk_bytes", p.chunk_bytes},
-        {"interval_s", p.interval_s},
-        {"rounds", p.rounds},
-        {"warmup_rounds", p.warmup_rounds},
-        {"no_delay", p.no_delay},
-        {"verify", p.verify},
-        {"tls_version", p.tls_version},
-        {"cipher", p.cipher},
-        {"groups", p.groups},
-        {"record_size", p.record_size},
-        {"ktls", p.ktls},
-        {"client_certificate", p.client_certificate},
-        {"framing", p.framing},
-        {"msg_size", p.msg_size},
-        {"read_size", p.read_size},
-        {"sndbuf_bytes", p.sndbuf_bytes},
-        {"rcvbuf_bytes", p.rcvbuf_bytes},
-        {"streams", p.streams},
-        {"bidir", p.bidir},
-        {"packets", p.packets},
-        {"rate_bps", p.rate_bps},
-        {"gso", p.gso},
-        {"handshakes", p.handshakes},
-        {"compare_groups", p.compare_groups},
-        {"rr_request_bytes", p.rr_request_bytes},
-        {"rr_response_bytes", p.rr_response_bytes},
-        {"transactions", p.transactions},
-        {"rate_tps", p.rate_tps},
-        {"crr", p.crr},
-        {"compare_key_types", p.compare_key_types},
-        {"crr_close", p.crr ? ordered_json(p.crr_reset ? "reset" : "fin") : ordered_json(nullptr)},
-        {"repeat", p.auto_repeat ? ordered_json("auto") : ordered_json(p.rounds)}}},
+      {"test", test_json(p)},
       {"auto_repeat", auto_repeat_json(c)},
       {"environment",
        {{"client",

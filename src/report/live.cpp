@@ -59,4 +59,52 @@ void ProgressBar::on_end() {
   drawn_ = false;
 }
 
+void JsonStream::line(const nlohmann::ordered_json& event) {
+  fmt::print(out_, "{}\n", event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  std::fflush(out_);
+}
+
+void JsonStream::begin_comparison(const measure::TestParameters& parameters) {
+  line({{"event", "start"}, {"test", test_json(parameters)}});
+}
+
+void JsonStream::begin_run(const std::string& label) {
+  label_ = label;
+  line({{"event", "run_start"}, {"run", label}});
+}
+
+void JsonStream::on_tick(const measure::Interval& last, std::uint64_t total_bytes) {
+  line({{"event", "interval"},
+        {"run", label_},
+        {"start_s", last.start_s},
+        {"end_s", last.end_s},
+        {"bytes", last.bytes},
+        {"mbytes_per_s", last.mbytes_per_s()},
+        {"total_bytes", total_bytes}});
+}
+
+void JsonStream::on_transactions(const measure::TransactionTick& tick) {
+  line({{"event", "interval"},
+        {"run", label_},
+        {"start_s", tick.start_s},
+        {"end_s", tick.end_s},
+        {"transactions", tick.transactions},
+        {"transactions_per_s", tick.per_second()},
+        {"p99_us",
+         tick.transactions > 0 ? nlohmann::ordered_json(tick.p99_us) : nlohmann::ordered_json(nullptr)},
+        {"total_transactions", tick.total}});
+}
+
+void JsonStream::end_run(const measure::Comparison& comparison) {
+  line({{"event", "run"}, {"run", label_}, {"result", last_run_json(comparison)}});
+}
+
+std::string render_json_stream_end(const measure::Comparison& comparison) {
+  const nlohmann::ordered_json all = comparison_json(comparison);
+  nlohmann::ordered_json end = {{"event", "end"}};
+  for (const auto& [key, value] : all.items())
+    end[key] = value;
+  return end.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 }  // namespace tlscmp::report

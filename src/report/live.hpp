@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "measure/intervals.hpp"
 
 namespace tlscmp::report {
@@ -57,5 +59,30 @@ class ProgressBar final : public measure::TransferObserver {
   std::string label_;
   bool drawn_ = false;
 };
+
+// --json-stream: a JSON object per line as the comparison goes, for a
+// dashboard to follow: "start" (the test), "run_start", "interval" (with -i),
+// "run" (each run as -J lists it); main prints the "end" line (all of -J).
+class JsonStream final : public measure::TransferObserver {
+ public:
+  JsonStream(std::FILE* out, std::chrono::milliseconds period) : out_(out), period_(period) {}
+  void begin_comparison(const measure::TestParameters& parameters) override;
+  void begin_run(const std::string& label) override;
+  std::chrono::milliseconds tick_period() const override { return period_; }
+  void on_tick(const measure::Interval& last, std::uint64_t total_bytes) override;
+  void on_transactions(const measure::TransactionTick& tick) override;
+  void on_end() override {}
+  void end_run(const measure::Comparison& comparison) override;
+
+ private:
+  void line(const nlohmann::ordered_json& event);
+
+  std::FILE* out_;
+  std::chrono::milliseconds period_;
+  std::string label_;
+};
+
+// The "end" line of --json-stream: the whole -J object, on one line.
+std::string render_json_stream_end(const measure::Comparison& comparison);
 
 }  // namespace tlscmp::report

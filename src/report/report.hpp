@@ -19,6 +19,10 @@ std::string render_text(const measure::Comparison& comparison);
 std::string render_text_header(const measure::TestParameters& parameters, const std::string& version);
 std::string render_text_body(const measure::Comparison& comparison);
 std::string render_json(const measure::Comparison& comparison);
+// The `test` object: the parameters, as -J and --json-stream give them.
+nlohmann::ordered_json test_json(const measure::TestParameters& parameters);
+// The comparison's last run, as its kind's runs list holds it; null if none.
+nlohmann::ordered_json last_run_json(const measure::Comparison& comparison);
 // The object render_json prints, for embedding (the sweep's JSON).
 nlohmann::ordered_json comparison_json(const measure::Comparison& comparison);
 // A header line and one row per run; the README lists the columns.

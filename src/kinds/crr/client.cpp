@@ -26,8 +26,6 @@ namespace {
 // A connector that fails this many connections in a row stops: the server
 // is gone, full, or refusing, and more attempts would only say so again.
 constexpr int kMaxFailuresInARow = 20;
-// Requests and responses move in pieces of at most this size.
-constexpr std::size_t kPieceBytes = 256 * 1024;
 
 // What one connector counted.
 struct Connector {
@@ -66,7 +64,7 @@ struct Plan {
 
 // Writes `count` zero bytes, each piece within `idle`.
 void write_zeros(Stream& stream, std::uint64_t count, std::chrono::milliseconds idle, std::error_code& ec) {
-  static const std::vector<std::byte> zeros(kPieceBytes);
+  static const std::vector<std::byte> zeros(kCrrPieceBytes);
   while (count > 0 && !ec) {
     const std::size_t piece = std::min<std::uint64_t>(count, zeros.size());
     stream.set_deadline(Deadline::after(idle));
@@ -162,7 +160,7 @@ std::string one_connection(const Plan& plan, Connector& c, tls::Session& session
 // `stop_ns`), each counted or its failure counted.
 void run_connector(const Plan& plan, Connector& c, std::uint64_t attempts,
                    std::barrier<std::function<void()>>& start, const std::int64_t& stop_ns) {
-  std::vector<std::byte> buffer(std::min<std::uint64_t>(plan.response_bytes, kPieceBytes));
+  std::vector<std::byte> buffer(std::min<std::uint64_t>(plan.response_bytes, kCrrPieceBytes));
   tls::Session session;
   if (plan.variant.resume) {
     const std::string failure = one_connection(plan, c, session, /*counted=*/false, buffer);
@@ -235,7 +233,7 @@ void aggregate(measure::CrrRun& run, const std::vector<Connector>& connectors, s
 std::vector<std::byte> request_head(const protocol::Cookie& cookie, std::uint64_t request_bytes) {
   const protocol::Preamble preamble = protocol::encode_preamble(protocol::ConnectionKind::crr);
   std::vector<std::byte> head(preamble.size() + cookie.size() +
-                              std::min<std::uint64_t>(request_bytes, kPieceBytes));
+                              std::min<std::uint64_t>(request_bytes, kCrrPieceBytes));
   std::copy(cookie.begin(), cookie.end(), std::copy(preamble.begin(), preamble.end(), head.begin()));
   return head;
 }
@@ -267,7 +265,7 @@ measure::CrrRun run_crr_test(const app::ClientConfig& config, const tls::Context
             interrupt};
   if (!config.bind_address.empty()) plan.from = local_socket_address(control.native_handle());
   plan.request_rest =
-      request.rr_request_bytes - std::min<std::uint64_t>(request.rr_request_bytes, kPieceBytes);
+      request.rr_request_bytes - std::min<std::uint64_t>(request.rr_request_bytes, kCrrPieceBytes);
 
   measure::CrrRun run;
   run.mode = variant.mode;

@@ -16,11 +16,8 @@
 namespace tlscmp::kinds {
 namespace {
 
-// A timed test's last connections may end this long after its time.
-constexpr std::chrono::seconds kTimedDrainGrace{1};
 // How often the control session looks at its connections while it waits.
 constexpr std::chrono::milliseconds kCheckInterval{250};
-constexpr std::size_t kPieceBytes = 256 * 1024;
 
 // A crr test's account on the server: each connection's thread adds its
 // part; the control session reads the totals once the client is done.
@@ -122,7 +119,7 @@ void serve_crr_connection(Stream& stream, app::PendingTests& pending, double& cp
   // The request, then the response: what a client of a short-lived
   // connection asks and gets.
   buffer.assign(
-      std::min<std::uint64_t>(std::max(tally->request_bytes(), tally->response_bytes()), kPieceBytes),
+      std::min<std::uint64_t>(std::max(tally->request_bytes(), tally->response_bytes()), kCrrPieceBytes),
       std::byte{0});
   for (std::uint64_t left = tally->request_bytes() - 1; left > 0 && !ec;) {
     const std::size_t piece = std::min<std::uint64_t>(left, buffer.size());
@@ -219,6 +216,7 @@ std::string serve_crr_test(Stream& control, const protocol::TestRequest& request
   mine.elapsed_us = elapsed_us;
   mine.error = stopped;
   app::send_message(control, mine, "the server's connection count");
+  side.record({mine}, {theirs});
 
   std::string line = fmt::format("crr {} {}/{}: {} connections", to_string(request.mode),
                                  request.rr_request_bytes, request.rr_response_bytes, totals.connections);

@@ -228,8 +228,8 @@ protocol::DatagramResult receive_count(Stream& control, const protocol::TestRequ
   return sent;
 }
 
-std::string describe(const protocol::TestRequest& request, const protocol::DatagramResult& sent,
-                     const protocol::DatagramResult& received) {
+std::string describe_test(const protocol::TestRequest& request, const protocol::DatagramResult& sent,
+                          const protocol::DatagramResult& received) {
   std::uint64_t total_sent = 0;
   std::uint64_t total_received = 0;
   for (std::size_t i = 0; i < sent.senders.size(); ++i) {
@@ -342,7 +342,8 @@ std::string serve_datagram_test(Stream& control, const protocol::TestRequest& re
   if (errors_before && errors_after) result.rcvbuf_errors = *errors_after - *errors_before;
   control.set_deadline(Deadline::after(timeouts.control));
   send_message(control, result, "the receiver's count");
-  return describe(request, *sent, result);
+  side.record(result, *sent);
+  return describe_test(request, *sent, result);
 }
 
 }  // namespace tlscmp::kinds

@@ -42,6 +42,7 @@ std::string serve_handshake_test(Stream& control, const protocol::TestRequest& r
   mine.bytes = ticket->probes();
   control.set_deadline(Deadline::after(t.control));
   app::send_message(control, mine, "the server's handshake count");
+  side.record({mine}, {theirs});
   return fmt::format("tls handshake test: {} of {} connections served{}", mine.bytes, request.handshakes,
                      theirs.error.empty() ? "" : ", client: " + theirs.error);
 }

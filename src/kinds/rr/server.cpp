@@ -16,8 +16,6 @@
 namespace tlscmp::kinds {
 namespace {
 
-constexpr std::chrono::seconds kTimedDrainGrace{1};
-
 // The server's log line: what ran, and how it ended.
 std::string describe_test(const protocol::TestRequest& request, const std::vector<RrSideResult>& mine,
                           const std::vector<protocol::SideResult>& theirs, const std::string& exchange_error,
@@ -121,6 +119,10 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
     theirs.clear();
     exchange_error = e.what();
   }
+  std::vector<protocol::SideResult> my_sides;
+  for (std::uint32_t i = 0; i < mine.size(); ++i)
+    my_sides.push_back(to_side_result(mine[i], Role::receiver, i, earliest));
+  side.record(my_sides, theirs);
   return describe_test(request, mine, theirs, exchange_error, tls_description);
 }
 

@@ -108,6 +108,7 @@ std::string serve_stream_test(Stream& control, const protocol::TestRequest& requ
     theirs.clear();
     exchange_error = e.what();
   }
+  side.record(mine, theirs);
   const std::optional<protocol::SideResult> client =
       theirs.empty() ? std::nullopt : std::optional(combine(theirs));
   return fmt::format(
