@@ -19,6 +19,7 @@
 #include "kinds/stream/streams.hpp"
 #include "report/compare.hpp"
 #include "report/live.hpp"
+#include "report/merge.hpp"
 #include "report/report.hpp"
 #include "report/sweep.hpp"
 
@@ -78,6 +79,12 @@ int run(const tlscmp::cli::Command& command) {
     return 0;
   }
   if (const auto* sweep = std::get_if<cli::SweepCommand>(&command)) return run_sweep(*sweep);
+  if (const auto* merge = std::get_if<cli::MergeCommand>(&command)) {
+    const app::MergeResult result = app::merge_results(merge->config);
+    fmt::print(stdout, "{}",
+               merge->json ? report::render_merge_json(result) : report::render_merge_text(result));
+    return 0;
+  }
   if (const auto* compare = std::get_if<cli::CompareCommand>(&command)) {
     const app::CompareResult result = app::compare_results(compare->config);
     fmt::print(stdout, "{}",

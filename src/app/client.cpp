@@ -4,10 +4,12 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <thread>
 
+#include "app/control.hpp"
 #include "app/interrupt.hpp"
 #include "app/log.hpp"
 #include "app/server.hpp"
@@ -125,6 +127,47 @@ void note_unpinned(measure::Comparison& comparison, const ClientConfig& config) 
   }
 }
 
+std::int64_t wall_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// --start-at: this host's clock within --max-skew of the server's, then a
+// wait until the time. False (the reason in the comparison) when it cannot start.
+bool wait_for_start(const ClientConfig& config, InterruptWatch& interrupt, measure::Comparison& comparison) {
+  const std::int64_t start_ns = *config.start_at_ns;
+  try {
+    const double offset = server_clock_offset_s(config);
+    comparison.clock_offset_s = offset;
+    if (std::abs(offset) > config.max_skew_s) {
+      comparison.error = fmt::format(
+          "this host's clock is {:.3f} s {} the server's, more than --max-skew {:g}: synchronise the clocks "
+          "(chrony, "
+          "systemd-timesyncd), or raise --max-skew",
+          std::abs(offset), offset > 0 ? "behind" : "ahead of", config.max_skew_s);
+      return false;
+    }
+  } catch (const Error& e) {
+    comparison.error = fmt::format("--start-at: {}", e.what());
+    return false;
+  }
+  const double late_s = static_cast<double>(wall_now_ns() - start_ns) / 1e9;
+  if (late_s > config.max_skew_s) {
+    comparison.error = fmt::format("--start-at passed {:.1f} s ago: give a time still to come", late_s);
+    return false;
+  }
+  while (wall_now_ns() < start_ns) {
+    if (interrupt.interrupted()) {
+      comparison.interrupted = true;
+      return false;
+    }
+    const auto left = std::chrono::nanoseconds(start_ns - wall_now_ns());
+    std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(left, std::chrono::milliseconds(50)));
+  }
+  return true;
+}
+
 std::string run_label(const std::string& variant, int round, int rounds, bool warmup, bool auto_repeat) {
   if (warmup) return fmt::format("{} warm-up {}", variant, round);
   return auto_repeat ? fmt::format("{} {} (auto, up to {})", variant, round, rounds)
@@ -181,6 +224,8 @@ measure::TestParameters parameters_of(const ClientConfig& config) {
   p.interval_s = static_cast<double>(config.interval.count()) / 1e3;
   p.rounds = config.rounds;
   p.auto_repeat = config.auto_repeat;
+  p.start_at_ns = config.start_at_ns;
+  p.max_skew_s = config.max_skew_s;
   p.warmup_rounds = config.warmup_rounds;
   p.no_delay = config.no_delay;
   p.verify = config.verify;
@@ -381,6 +426,7 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
   parameters.variants.clear();  // those left
   for (const Variant& v : variants)
     parameters.variants.push_back(v.label);
+  if (config.start_at_ns && !wait_for_start(target, interrupt, comparison)) return comparison;
   const std::uint64_t seed = random_seed();
   if (observer != nullptr) observer->begin_comparison(parameters);
   // Warm-up rounds first, then the measured ones; each round runs every mode

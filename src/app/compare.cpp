@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "app/result_file.hpp"
 #include "error.hpp"
 
 namespace tlscmp::app {
@@ -55,34 +56,6 @@ const std::vector<std::string> kSettings = {"modes",
                                             "compare_key_types",
                                             "crr_close"};
 
-json read_result(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  json j;
-  try {
-    j = json::parse(text.str());
-  } catch (const json::parse_error& e) {
-    throw UsageError(
-        fmt::format("'{}' is not valid JSON (cut short?) at byte {}: make it with tlscmp client -J "
-                    "> FILE",
-                    path, e.byte));
-  }
-  if (!j.is_object() || !j.contains("test") || !j["test"].is_object() || !j.contains("tlscmp_version")) {
-    throw UsageError(
-        fmt::format("'{}' is not a tlscmp result (no 'test' object): make one with tlscmp client "
-                    "-J > FILE",
-                    path));
-  }
-  return j;
-}
-
-std::string text_of(const json& value) {
-  if (value.is_string()) return value.get<std::string>().empty() ? "(default)" : value.get<std::string>();
-  return value.dump();
-}
-
 ResultOrigin origin_of(const std::string& path, const json& j) {
   ResultOrigin o;
   o.path = path;
@@ -104,15 +77,6 @@ struct Figure {
   bool higher_is_better;
   double (*value)(const json& run);  // NaN: none in this run
 };
-
-double number_at(const json& run, std::initializer_list<const char*> path) {
-  const json* at = &run;
-  for (const char* key : path) {
-    if (!at->is_object() || !at->contains(key)) return std::nan("");
-    at = &(*at)[key];
-  }
-  return at->is_number() ? at->get<double>() : std::nan("");
-}
 
 const Figure kFigures[] = {
     {"bulk", "runs", "MB/s", true, [](const json& r) { return number_at(r, {"mbytes_per_s"}); }},
@@ -142,7 +106,7 @@ std::vector<std::pair<std::string, std::vector<double>>> values_of(const json& r
   const json list = result.value(f.list, json::array());
   if (!list.is_array()) return out;
   for (const json& run : list) {
-    if (!run.is_object() || run.value("warmup", false) || run.value("partial", false)) continue;
+    if (!run_counts(run)) continue;
     const double v = f.value(run);
     if (std::isnan(v)) continue;
     const std::string variant = text_of(run.value("variant", json("?")));

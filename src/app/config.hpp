@@ -75,6 +75,10 @@ struct ClientConfig {
   // --repeat auto: rounds until the ratios' intervals are narrow enough
   // (`rounds` is then the most, auto_repeat->max_rounds).
   std::optional<measure::AutoRepeat> auto_repeat;
+  // --start-at: the first run starts at this wall-clock time (ns since the
+  // epoch), if this host's clock is within max_skew_s of the server's.
+  std::optional<std::int64_t> start_at_ns;
+  double max_skew_s = 0.1;
   int warmup_rounds = 0;  // run first, reported, left out of the statistics
   bool no_delay = false;  // TCP_NODELAY during the transfer
   bool verify = false;    // seeded payload, checked byte by byte by the receiver

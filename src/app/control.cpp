@@ -79,6 +79,36 @@ protocol::TestAccept start_test(TcpStream& control, const protocol::TestRequest&
   return accept;
 }
 
+double server_clock_offset_s(const ClientConfig& config) {
+  TcpStream control(
+      connect_tcp(config.host, config.port, Deadline::after(config.timeouts.connect), config.bind_address));
+  set_nodelay(control.native_handle(), true);
+  control.set_deadline(Deadline::after(config.timeouts.control));
+  send_preamble(control, protocol::ConnectionKind::control);
+  const auto wall_ns = [] {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  const std::int64_t sent = wall_ns();
+  send_message(control, protocol::ClockRequest{}, "the clock request");
+  const protocol::PreambleInfo server = receive_preamble(control, "the server's answer");
+  if (server.version != protocol::kVersion) {
+    throw Error(fmt::format("the server speaks tlscmp protocol version {}, this client speaks version {}",
+                            server.version, protocol::kVersion));
+  }
+  protocol::ClockReply reply;
+  try {
+    reply = receive<protocol::ClockReply>(control, "the server's clock");
+  } catch (const Error& e) {
+    throw Error(
+        fmt::format("the server did not tell its clock ({}): --start-at needs a server of tlscmp {} or later",
+                    e.what(), kVersion));
+  }
+  const std::int64_t received = wall_ns();
+  return static_cast<double>(reply.realtime_ns - (sent + (received - sent) / 2)) / 1e9;
+}
+
 protocol::TestRequest test_request(const ClientConfig& config, Mode mode) {
   protocol::TestRequest r;
   r.mode = mode;

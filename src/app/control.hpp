@@ -35,6 +35,12 @@ T receive(Stream& stream, const char* what) {
   throw protocol::ProtocolError(std::string("unexpected message instead of ") + what);
 }
 
+// How far the server's wall clock is ahead of this host's (negative:
+// behind), in seconds, from one exchange on a new control connection: the
+// server's time against the middle of the round trip. Throws tlscmp::Error
+// (a server older than --start-at says so).
+double server_clock_offset_s(const ClientConfig& config);
+
 // Tells the client why its test cannot run (a Refusal; the client may be gone
 // already), then throws tlscmp::Error with that reason for the server's log.
 [[noreturn]] void refuse_test(Stream& control, const std::string& reason);

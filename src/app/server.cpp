@@ -611,7 +611,18 @@ void Server::serve_control(Stream& control, const std::string& peer, const std::
 
   protocol::TestRequest request;
   try {
-    request = receive<protocol::TestRequest>(control, "the test request");
+    protocol::Message message = receive_message(control, "the test request");
+    if (std::holds_alternative<protocol::ClockRequest>(message)) {
+      // --start-at: the client compares clocks, and runs no test here.
+      const auto now = std::chrono::system_clock::now().time_since_epoch();
+      send_message(control,
+                   protocol::ClockReply{std::chrono::duration_cast<std::chrono::nanoseconds>(now).count()},
+                   "the clock reply");
+      return;
+    }
+    auto* asked = std::get_if<protocol::TestRequest>(&message);
+    if (asked == nullptr) throw protocol::ProtocolError("unexpected message instead of the test request");
+    request = std::move(*asked);
   } catch (const protocol::ProtocolError& e) {
     refuse_undecoded(e.what());
   }

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <functional>
 #include <regex>
 
@@ -95,8 +98,10 @@ CLI::Option* add_size(CLI::App* cmd, const std::string& names, T& target, const 
 
 struct ClientFlags {
   std::string host;
-  std::string bind;      // -B
-  std::string affinity;  // -A CLIENT[,SERVER]
+  std::string bind;       // -B
+  std::string affinity;   // -A CLIENT[,SERVER]
+  std::string start_at;   // --start-at TIME
+  double max_skew_s = 0;  // --max-skew S; 0: not given
   int port = app::kDefaultPort;
   std::string mode = "both";
   std::string bytes;   // default: 1G, or 1000000 datagrams in datagram modes
@@ -265,6 +270,16 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
                   "Pin the data threads to a CPU: the client's, and after a comma the server's (as "
                   "iperf3's -A; ',1' pins the server's alone)")
       ->type_name("CLIENT[,SERVER]");
+  cmd->add_option("--start-at", flags.start_at,
+                  "Start the first run at this wall-clock time, as every host of a fleet does: "
+                  "2026-12-01T09:30:00Z (UTC) or @EPOCH_SECONDS")
+      ->type_name("TIME");
+  cmd->add_option(
+         "--max-skew", flags.max_skew_s,
+         "With --start-at: refuse to start if this host's clock is further than this from the server's, "
+         "in seconds (default 0.1)")
+      ->check(CLI::Range(0.0001, 3600.0))
+      ->type_name("S");
   cmd->add_option("--mode", flags.mode,
                   "tcp, tls, or both (alternating tcp, tls); udp, dtls, or both-udp (alternating udp, dtls): "
                   "datagrams from -P senders, counted for loss")
@@ -772,6 +787,48 @@ void parse_affinity(const ClientFlags& flags, app::ClientConfig& c) {
   }
 }
 
+// --start-at TIME: "2026-12-01T09:30:00Z" or with a fraction of a second, or "@1796117400".
+void parse_start_at(const ClientFlags& flags, app::ClientConfig& c) {
+  if (flags.start_at.empty()) {
+    if (flags.max_skew_s > 0) throw UsageError("--max-skew is for --start-at");
+    return;
+  }
+  const std::string& t = flags.start_at;
+  const auto bad = [&] {
+    return UsageError(
+        fmt::format("--start-at {}: write a UTC time as 2026-12-01T09:30:00Z (a fraction of a second may "
+                    "follow the seconds) or "
+                    "seconds since the epoch as @1796117400",
+                    t));
+  };
+  double seconds = 0;
+  if (t.front() == '@') {
+    const char* begin = t.c_str() + 1;
+    char* end = nullptr;
+    seconds = std::strtod(begin, &end);
+    if (end == begin || *end != '\0' || !(seconds > 0) || seconds > 1e11) throw bad();
+  } else {
+    std::tm tm{};
+    double second = 0;
+    char zone = 0;
+    int used = 0;
+    if (std::sscanf(t.c_str(), "%4d-%2d-%2dT%2d:%2d:%lf%c%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                    &tm.tm_hour, &tm.tm_min, &second, &zone, &used) != 7 ||
+        zone != 'Z' || static_cast<std::size_t>(used) != t.size() || tm.tm_mon < 1 || tm.tm_mon > 12 ||
+        tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 || second < 0 ||
+        second >= 61) {
+      throw bad();
+    }
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    const std::time_t whole = ::timegm(&tm);
+    if (whole < 0) throw bad();
+    seconds = static_cast<double>(whole) + second;
+  }
+  c.start_at_ns = static_cast<std::int64_t>(seconds * 1e9);
+  if (flags.max_skew_s > 0) c.max_skew_s = flags.max_skew_s;
+}
+
 // HOST as written in URLs: "[::1]", or "[fd00::1]:5678" with a port; a bare
 // IPv6 address (::1) or a name is taken as it is.
 void split_host(const ClientFlags& flags, app::ClientConfig& c) {
@@ -856,6 +913,7 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   c.no_delay = flags.no_delay;
   c.timeouts = to_timeouts(flags.timeouts);
   parse_affinity(flags, c);
+  parse_start_at(flags, c);
   if (flags.crr) {
     to_crr_config(flags, c);
   } else if (!flags.rr.empty()) {
@@ -919,6 +977,24 @@ void add_compare_command(CLI::App& app, CompareFlags& flags) {
   cmd->add_flag("-J,--json", flags.json, "Print JSON instead of a table");
 }
 
+// tlscmp merge CLIENT.json...
+struct MergeFlags {
+  std::vector<std::string> paths;
+  std::string results;
+  bool json = false;
+};
+
+void add_merge_command(CLI::App& app, MergeFlags& flags) {
+  CLI::App* cmd = app.add_subcommand(
+      "merge", "Merge many clients' results (-J) into one: the totals, each host, and the server's account");
+  cmd->add_option("results", flags.paths, "The clients' results, each named after its host (HOST.json)")
+      ->required()
+      ->type_name("CLIENT.json ...");
+  cmd->add_option("--results", flags.results, "The server's --results file, for its account of each client")
+      ->type_name("FILE");
+  cmd->add_flag("-J,--json", flags.json, "Print JSON instead of tables");
+}
+
 // Every flag of every subcommand, bound to these values.
 struct Flags {
   app::CertsConfig certs;
@@ -926,6 +1002,7 @@ struct Flags {
   ClientFlags client;
   SweepFlags sweep;
   CompareFlags compare;
+  MergeFlags merge;
 };
 
 void define_command_line(CLI::App& app, Flags& flags) {
@@ -938,6 +1015,7 @@ void define_command_line(CLI::App& app, Flags& flags) {
   add_client_command(app, flags.client);
   add_sweep_command(app, flags.sweep);
   add_compare_command(app, flags.compare);
+  add_merge_command(app, flags.merge);
 }
 
 constexpr const char* kProgramDescription =
@@ -1004,6 +1082,13 @@ Command parse_command_line(int argc, const char* const* argv) {
     return config;
   }
   if (app.got_subcommand("client")) return to_client_command(client_flags);
+  if (app.got_subcommand("merge")) {
+    MergeCommand merge;
+    merge.config.paths = flags.merge.paths;
+    merge.config.results_path = flags.merge.results;
+    merge.json = flags.merge.json;
+    return merge;
+  }
   if (app.got_subcommand("compare")) {
     CompareCommand compare;
     compare.config.base_path = flags.compare.base;

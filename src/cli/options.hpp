@@ -6,6 +6,7 @@
 
 #include "app/compare.hpp"
 #include "app/config.hpp"
+#include "app/merge.hpp"
 #include "app/sweep.hpp"
 
 namespace CLI {
@@ -35,8 +36,13 @@ struct CompareCommand {
   bool json = false;
 };
 
+struct MergeCommand {
+  app::MergeConfig config;
+  bool json = false;
+};
+
 using Command = std::variant<HelpRequest, app::CertsConfig, app::ServerConfig, ClientCommand, SweepCommand,
-                             CompareCommand>;
+                             CompareCommand, MergeCommand>;
 
 // Options in, validated values out. Throws UsageError with a one-line reason.
 Command parse_command_line(int argc, const char* const* argv);

@@ -398,6 +398,8 @@ struct TestParameters {
   bool crr_reset = true;                  // crr --close: reset (SO_LINGER 0) or fin
   bool compare_key_types = false;         // crr --compare-key-types: a tls variant per server key type
   std::optional<AutoRepeat> auto_repeat;  // --repeat auto: `rounds` is then the most
+  std::optional<std::int64_t> start_at_ns;  // --start-at, ns since the epoch
+  double max_skew_s = 0;                    // --max-skew, with --start-at
 };
 
 // A handshake test (--handshakes N): N full and N resumed handshakes, alternating.
@@ -503,6 +505,7 @@ struct Comparison {
   bool interrupted = false;        // Ctrl-C: the runs so far, the last one partial
   std::string error;               // empty, or why the comparison stopped early
   std::optional<AutoRepeatOutcome> auto_repeat;  // --repeat auto: how many rounds, and why no more
+  std::optional<double> clock_offset_s;          // --start-at: the server's clock ahead of this host's
 
   // The results as kind T, or null where they are of another kind.
   template <typename T>

@@ -192,6 +192,14 @@ json to_json(const Ready&) {
   return {{"type", "ready"}};
 }
 
+json to_json(const ClockRequest&) {
+  return {{"type", "clock_request"}};
+}
+
+json to_json(const ClockReply& m) {
+  return {{"type", "clock_reply"}, {"realtime_ns", m.realtime_ns}};
+}
+
 json facts_json(const RunFacts& f) {
   json cpu_samples = json::array();
   for (const auto& [cpu, n] : f.cpu_samples)
@@ -561,6 +569,12 @@ Message decode_object(const json& j) {
     return m;
   }
   if (type == "ready") return Ready{};
+  if (type == "clock_request") return ClockRequest{};
+  if (type == "clock_reply") {
+    // From the epoch to the year 2500: a clock, not a stray number.
+    return ClockReply{
+        static_cast<std::int64_t>(get_uint(j, "realtime_ns", 0, 16'725'225'600ull * 1'000'000'000ull))};
+  }
   if (type == "datagram_result") return decode_datagram_result(j);
   if (type == "refusal") return Refusal{get_string(j, "reason")};
   if (type == "side_result") {

@@ -149,6 +149,14 @@ struct TestAccept {
 // established); the senders may start.
 struct Ready {};
 
+// client -> server instead of a test request: what is your clock? server ->
+// client: its wall clock (CLOCK_REALTIME) as it answered. For --start-at and
+// --max-skew: a fleet's clients start together only if their clocks agree.
+struct ClockRequest {};
+struct ClockReply {
+  std::int64_t realtime_ns = 0;  // nanoseconds since the Unix epoch
+};
+
 // server -> client: the test cannot run; `reason` says why, in one line.
 struct Refusal {
   std::string reason;
@@ -256,7 +264,8 @@ inline TestKind kind_of(const TestRequest& request) {
 // connection than kMinRrSpacingUs. Returns why in one line, or "".
 std::string rr_schedule_problem(double rate_tps, std::uint32_t streams);
 
-using Message = std::variant<TestRequest, TestAccept, Refusal, SideResult, Ready, DatagramResult>;
+using Message = std::variant<TestRequest, TestAccept, Refusal, SideResult, Ready, DatagramResult,
+                             ClockRequest, ClockReply>;
 
 // What a preamble says; the version may be another than ours.
 struct PreambleInfo {

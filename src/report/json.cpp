@@ -250,7 +250,9 @@ nlohmann::ordered_json test_json(const measure::TestParameters& p) {
           {"crr", p.crr},
           {"compare_key_types", p.compare_key_types},
           {"crr_close", p.crr ? ordered_json(p.crr_reset ? "reset" : "fin") : ordered_json(nullptr)},
-          {"repeat", p.auto_repeat ? ordered_json("auto") : ordered_json(p.rounds)}};
+          {"repeat", p.auto_repeat ? ordered_json("auto") : ordered_json(p.rounds)},
+          {"start_at_ns", p.start_at_ns ? ordered_json(*p.start_at_ns) : ordered_json(nullptr)},
+          {"max_skew_s", p.start_at_ns ? ordered_json(p.max_skew_s) : ordered_json(nullptr)}};
 }
 
 std::string render_json(const measure::Comparison& c) {
@@ -300,6 +302,7 @@ nlohmann::ordered_json comparison_json(const measure::Comparison& c) {
       {"tlscmp_version", e.client_version},
       {"test", test_json(p)},
       {"auto_repeat", auto_repeat_json(c)},
+      {"clock_offset_s", c.clock_offset_s ? ordered_json(*c.clock_offset_s) : ordered_json(nullptr)},
       {"environment",
        {{"client",
          {{"tlscmp_version", e.client_version},

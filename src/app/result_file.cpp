@@ -1,0 +1,54 @@
+#include "app/result_file.hpp"
+
+#include <fmt/format.h>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "error.hpp"
+
+namespace tlscmp::app {
+
+using nlohmann::json;
+
+json read_result(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  json j;
+  try {
+    j = json::parse(text.str());
+  } catch (const json::parse_error& e) {
+    throw UsageError(
+        fmt::format("'{}' is not valid JSON (cut short?) at byte {}: make it with tlscmp client -J > FILE",
+                    path, e.byte));
+  }
+  if (!j.is_object() || !j.contains("test") || !j["test"].is_object() || !j.contains("tlscmp_version")) {
+    throw UsageError(fmt::format(
+        "'{}' is not a tlscmp result (no 'test' object): make one with tlscmp client -J > FILE", path));
+  }
+  return j;
+}
+
+double number_at(const json& object, std::initializer_list<const char*> path) {
+  const json* at = &object;
+  for (const char* key : path) {
+    if (!at->is_object() || !at->contains(key)) return std::nan("");
+    at = &(*at)[key];
+  }
+  return at->is_number() ? at->get<double>() : std::nan("");
+}
+
+std::string text_of(const json& value) {
+  if (value.is_string()) return value.get<std::string>().empty() ? "(default)" : value.get<std::string>();
+  return value.dump();
+}
+
+bool run_counts(const json& run) {
+  return run.is_object() && !run.value("warmup", false) && !run.value("partial", false);
+}
+
+}  // namespace tlscmp::app

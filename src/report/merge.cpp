@@ -1,0 +1,89 @@
+#include "report/merge.hpp"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+namespace tlscmp::report {
+
+using nlohmann::ordered_json;
+
+std::string render_merge_text(const app::MergeResult& r) {
+  std::size_t width = 7;
+  for (const app::MergedHost& h : r.hosts)
+    width = std::max({width, h.variant.size(), h.host.size()});
+  std::string out = fmt::format(
+      "the hosts together ({} results):\n", r.hosts.empty() ? 0 : [&] {
+        std::vector<std::string> names;
+        for (const app::MergedHost& h : r.hosts) {
+          if (std::find(names.begin(), names.end(), h.host) == names.end()) names.push_back(h.host);
+        }
+        return names.size();
+      }());
+  out += fmt::format("{:<8} {:<{}} {:>5} {:>5} {:>18} {:>14} {}\n", "kind", "variant", width, "hosts", "runs",
+                     "total", "rate", "(rate: the hosts' medians added up)");
+  for (const app::MergedTotal& t : r.totals) {
+    out += fmt::format(
+        "{:<8} {:<{}} {:>5} {:>5} {:>18} {:>14}\n", t.kind, t.variant, width, t.hosts, t.runs,
+        fmt::format("{:.0f} {}", t.amount, t.amount_unit == "transactions" ? "trans." : t.amount_unit),
+        fmt::format("{:.1f} {}", t.rate_sum, t.rate_unit));
+  }
+  out += fmt::format("\neach host:\n{:<{}} {:<8} {:<{}} {:>5} {:>18} {:>14}\n", "host", width, "kind",
+                     "variant", width, "runs", "total", "median rate");
+  for (const app::MergedHost& h : r.hosts) {
+    out += fmt::format("{:<{}} {:<8} {:<{}} {:>5} {:>18.0f} {:>14.1f}\n", h.host, width, h.kind, h.variant,
+                       width, h.runs, h.amount, h.median_rate);
+  }
+  if (r.has_server_view) {
+    out += fmt::format(
+        "\nthe server's account (--results), per client address:\n{:<40} {:>5} {:>4} {:>7} {:>6} "
+        "{:>16} {:>13} {:>11}\n",
+        "client", "tests", "ok", "refused", "failed", "bytes", "transactions", "connections");
+    for (const app::ServerView& v : r.server) {
+      out += fmt::format("{:<40} {:>5} {:>4} {:>7} {:>6} {:>16.0f} {:>13.0f} {:>11.0f}\n", v.client_address,
+                         v.tests, v.ok, v.refused, v.failed, v.bytes, v.transactions, v.connections);
+    }
+  }
+  return out;
+}
+
+std::string render_merge_json(const app::MergeResult& r) {
+  ordered_json totals = ordered_json::array();
+  for (const app::MergedTotal& t : r.totals) {
+    totals.push_back({{"kind", t.kind},
+                      {"variant", t.variant},
+                      {"hosts", t.hosts},
+                      {"runs", t.runs},
+                      {"amount", t.amount},
+                      {"amount_unit", t.amount_unit},
+                      {"rate_sum", t.rate_sum},
+                      {"rate_unit", t.rate_unit}});
+  }
+  ordered_json hosts = ordered_json::array();
+  for (const app::MergedHost& h : r.hosts) {
+    hosts.push_back({{"host", h.host},
+                     {"kind", h.kind},
+                     {"variant", h.variant},
+                     {"runs", h.runs},
+                     {"amount", h.amount},
+                     {"median_rate", h.median_rate}});
+  }
+  ordered_json server = nullptr;
+  if (r.has_server_view) {
+    server = ordered_json::array();
+    for (const app::ServerView& v : r.server) {
+      server.push_back({{"client_address", v.client_address},
+                        {"tests", v.tests},
+                        {"ok", v.ok},
+                        {"refused", v.refused},
+                        {"failed", v.failed},
+                        {"bytes", v.bytes},
+                        {"transactions", v.transactions},
+                        {"connections", v.connections}});
+    }
+  }
+  const ordered_json out = {{"totals", totals}, {"hosts", hosts}, {"server", server}};
+  return out.dump(2) + "\n";
+}
+
+}  // namespace tlscmp::report
