@@ -780,10 +780,16 @@ void parse_affinity(const ClientFlags& flags, app::ClientConfig& c) {
       throw UsageError(fmt::format("-A {}: {}", flags.affinity, why));
   }
   if (comma != std::string::npos) c.server_cpu = cpu(flags.affinity.substr(comma + 1), "server");
-  if (flags.crr || flags.handshakes > 0 || flags.compare_groups) {
+  if (flags.handshakes > 0 || (flags.compare_groups && !flags.crr)) {
     throw UsageError(
-        "-A pins the data threads of bulk, --rr and datagram runs; --crr and handshake tests make a "
-        "connection at a time on the server's accepting threads, which serve every test");
+        "-A pins the data threads of bulk, --rr, --crr and datagram runs; handshake tests have none");
+  }
+  if (flags.crr && c.server_cpu >= 0) {
+    throw UsageError(
+        fmt::format("-A {}: --crr connections are served by the server's accepting threads, which serve "
+                    "every test: give -A "
+                    "the client's CPU alone (-A {})",
+                    flags.affinity, c.client_cpu >= 0 ? std::to_string(c.client_cpu) : "0"));
   }
 }
 
@@ -987,7 +993,8 @@ struct MergeFlags {
 void add_merge_command(CLI::App& app, MergeFlags& flags) {
   CLI::App* cmd = app.add_subcommand(
       "merge", "Merge many clients' results (-J) into one: the totals, each host, and the server's account");
-  cmd->add_option("results", flags.paths, "The clients' results, each named after its host (HOST.json)")
+  cmd->add_option("client-results", flags.paths,
+                  "The clients' results (-J), each named after its host (HOST.json)")
       ->required()
       ->type_name("CLIENT.json ...");
   cmd->add_option("--results", flags.results, "The server's --results file, for its account of each client")

@@ -181,7 +181,7 @@ int last_cpu_from_stat(const std::string& stat) {
 
 RunWatch::RunWatch(std::size_t slots, std::chrono::milliseconds period)
     : start_(read_host_ticks()), period_(period), slots_(slots) {
-  sampler_ = std::thread([this] { run(); });
+  if (!slots_.empty()) sampler_ = std::thread([this] { run(); });  // none to sample: the host's split alone
 }
 
 RunWatch::~RunWatch() {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 
+#include "report/facts.hpp"
 #include "report/json_parts.hpp"
 #include "report/report.hpp"
 
@@ -19,7 +20,8 @@ ordered_json count_or_null(const std::optional<std::uint64_t>& value) {
 ordered_json side_json(const measure::CrrRun& run, const measure::SideCost& side) {
   return {{"cpu_s", side.cpu_s()},
           {"cpu_us_per_connection", run.cpu_us_per_connection(side)},
-          {"core_share", side.core_share()}};
+          {"core_share", side.core_share()},
+          {"facts", facts_json(side.facts)}};
 }
 
 ordered_json run_json(const measure::CrrRun& run, const measure::TestParameters& p) {
@@ -121,6 +123,7 @@ std::string render_crr_runs(const measure::Comparison& c) {
     out +=
         "(each phase on the client: connect() to established; the TLS handshake; the request's first byte "
         "to the response's last; total from connect to response)\n";
+    out += render_notable(facts_runs(crr.runs));
     for (const measure::CrrRun& run : crr.runs) {
       for (const auto& [cause, count] : run.failures)
         out += fmt::format("{} round {}: {} failed: {}\n", run.label(), run.round, count, cause);

@@ -88,8 +88,8 @@ TEST_CASE("-A mistakes get one line that says what to do") {
       {{"-A", "x"}, "-A x: the client CPU 'x' is not a CPU number; write -A 0, -A 0,1 or -A ,1"},
       {{"-A", "0,"}, "the server CPU '' is not a CPU number"},
       {{"-A", "8000"}, "-A 8000: CPU 8000 is not one this process may run on here: "},
-      {{"-A", "0", "--crr"}, "-A pins the data threads of bulk, --rr and datagram runs; --crr and handshake"},
-      {{"-A", "0", "--handshakes", "5"}, "-A pins the data threads of bulk, --rr and datagram runs"},
+      {{"-A", "0,1", "--crr"}, "--crr connections are served by the server's accepting threads"},
+      {{"-A", "0", "--handshakes", "5"}, "handshake tests have none"},
       // The server checks its own CPUs: a refusal, naming the ones it has.
       {{"-A", "0,8000", "-n", "1M"},
        "refused: -A asks the server to pin to CPU 8000, but CPU 8000 is not one"},
@@ -126,4 +126,17 @@ TEST_CASE("-A pins rr connections and datagram senders and receiver too, and bot
   CHECK(run["client"]["facts"]["tcp_info"].is_null());  // no TCP under datagrams
   CHECK(run["server"]["facts"]["pinned_cpu"] == cpus.back());
   CHECK(run["server"]["facts"]["main_cpu"] == cpus.back());
+}
+
+TEST_CASE("--crr: -A pins the connectors; the server's side reports its host's CPU over the test") {
+  const int cpu = usable_cpus().front();
+  const json j = client_json(
+      {"--crr", "-n", "200", "-P", "2", "--repeat", "1", "--mode", "tcp", "-A", std::to_string(cpu)});
+  REQUIRE(j["crr_runs"].size() == 1);
+  const json& run = j["crr_runs"][0];
+  CHECK(run["client"]["facts"]["pinned_cpu"] == cpu);
+  CHECK(run["client"]["facts"]["main_cpu"] == cpu);
+  CHECK(run["client"]["facts"]["tcp_info"].is_null());  // connections come and go
+  CHECK(run["server"]["facts"]["pinned_cpu"].is_null());
+  CHECK(run["server"]["facts"]["cpus"].empty());
 }

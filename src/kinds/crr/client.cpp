@@ -14,8 +14,10 @@
 #include "app/interrupt.hpp"
 #include "kinds/crr/crr.hpp"
 #include "kinds/data_connections.hpp"
+#include "kinds/data_threads.hpp"
 #include "measure/clock.hpp"
 #include "measure/environment.hpp"
+#include "measure/host.hpp"
 #include "measure/latency.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
@@ -282,15 +284,15 @@ measure::CrrRun run_crr_test(const app::ClientConfig& config, const tls::Context
     go_ns = measure::now_ns();
     stop_ns = go_ns + std::chrono::nanoseconds(config.duration).count();
   });
-  {
-    std::vector<std::jthread> threads;
-    for (std::uint32_t i = 0; i < count; ++i) {
-      const std::uint64_t attempts = request.transactions > 0 ? share(request.transactions, count, i) : 0;
-      threads.emplace_back(
-          [&, i, attempts] { run_connector(plan, connectors[i], attempts, start, stop_ns); });
-    }
-  }  // joins them
+  // A connector's connections come and go: no socket to watch, but its CPU and placement.
+  const std::vector<RunFacts> facts =
+      run_data_threads(std::vector<int>(count, -1), config.client_cpu, [&](std::size_t i) {
+        const std::uint64_t attempts =
+            request.transactions > 0 ? share(request.transactions, count, static_cast<std::uint32_t>(i)) : 0;
+        run_connector(plan, connectors[i], attempts, start, stop_ns);
+      });
   aggregate(run, connectors, go_ns);
+  run.client.facts = measure::merge_facts(facts);
   run.time_wait_after = measure::time_wait_sockets();
   if (interrupt.interrupted()) {
     run.partial = true;
@@ -320,6 +322,7 @@ measure::CrrRun run_crr_test(const app::ClientConfig& config, const tls::Context
   run.server_resumed = theirs.resumed;
   run.server.cpu_user_s = theirs.cpu_user_s + theirs.cpu_system_s;
   run.server.window_us = theirs.elapsed_us;
+  run.server.facts = theirs.facts;
   if (run.failed == 0 && theirs.failed == 0 && *run.server_connections != run.connections) {
     throw Error(fmt::format("the server counted {} connections, the client made {}", *run.server_connections,
                             run.connections));

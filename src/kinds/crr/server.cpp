@@ -9,7 +9,9 @@
 
 #include "app/control.hpp"
 #include "kinds/crr/crr.hpp"
+#include "kinds/data_threads.hpp"
 #include "measure/clock.hpp"
+#include "measure/host.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 
@@ -169,6 +171,8 @@ std::string serve_crr_test(Stream& control, const protocol::TestRequest& request
   const auto budget = side.reserve_connections(2 * request.streams);
   app::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
   const std::int64_t start_ns = measure::now_ns();
+  // The accepting threads serve every test: of them, only the host's CPU over this one.
+  measure::RunWatch watch(0);
 
   // Wait for the client's count, watching the connections meanwhile: a
   // client that makes none for the idle timeout is gone, and a test past
@@ -215,6 +219,7 @@ std::string serve_crr_test(Stream& control, const protocol::TestRequest& request
   mine.cpu_user_s = totals.cpu_s;  // the total, user and system: see measure::thread_cpu_s
   mine.elapsed_us = elapsed_us;
   mine.error = stopped;
+  mine.facts.host_cpu = watch.finish();
   app::send_message(control, mine, "the server's connection count");
   side.record({mine}, {theirs});
 
