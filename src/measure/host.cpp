@@ -180,7 +180,11 @@ int last_cpu_from_stat(const std::string& stat) {
 }
 
 RunWatch::RunWatch(std::size_t slots, std::chrono::milliseconds period)
-    : start_(read_host_ticks()), period_(period), slots_(slots) {
+    : start_(read_host_ticks()),
+      // A sample reads a file and a socket option per thread: with many
+      // threads, fewer samples, so that watching costs about 1% of a core.
+      period_(std::max(period, std::chrono::milliseconds(static_cast<std::int64_t>(slots)))),
+      slots_(slots) {
   if (!slots_.empty()) sampler_ = std::thread([this] { run(); });  // none to sample: the host's split alone
 }
 

@@ -67,8 +67,8 @@ RunFacts merge_facts(const std::vector<RunFacts>& each);
 int last_cpu_from_stat(const std::string& stat);
 
 // Watches one side of a run: the host's ticks from construction to
-// finish(), and, every `period` while it runs, each attached data thread's
-// CPU and its socket's congestion window. Data threads attach as they start
+// finish(), and, every `period` while it runs (1 ms a thread at least),
+// each attached data thread's CPU and its socket's congestion window. Data threads attach as they start
 // and detach before their socket closes.
 class RunWatch {
  public:
