@@ -127,12 +127,6 @@ void note_unpinned(measure::Comparison& comparison, const ClientConfig& config) 
   }
 }
 
-std::int64_t wall_now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // --start-at: this host's clock within --max-skew of the server's, then a
 // wait until the time. False (the reason in the comparison) when it cannot start.
 bool wait_for_start(const ClientConfig& config, InterruptWatch& interrupt, measure::Comparison& comparison) {
@@ -152,17 +146,17 @@ bool wait_for_start(const ClientConfig& config, InterruptWatch& interrupt, measu
     comparison.error = fmt::format("--start-at: {}", e.what());
     return false;
   }
-  const double late_s = static_cast<double>(wall_now_ns() - start_ns) / 1e9;
+  const double late_s = static_cast<double>(measure::wall_ns() - start_ns) / 1e9;
   if (late_s > config.max_skew_s) {
     comparison.error = fmt::format("--start-at passed {:.1f} s ago: give a time still to come", late_s);
     return false;
   }
-  while (wall_now_ns() < start_ns) {
+  while (measure::wall_ns() < start_ns) {
     if (interrupt.interrupted()) {
       comparison.interrupted = true;
       return false;
     }
-    const auto left = std::chrono::nanoseconds(start_ns - wall_now_ns());
+    const auto left = std::chrono::nanoseconds(start_ns - measure::wall_ns());
     std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(left, std::chrono::milliseconds(50)));
   }
   return true;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <vector>
 
+#include "measure/clock.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 #include "version.hpp"
@@ -85,12 +86,7 @@ double server_clock_offset_s(const ClientConfig& config) {
   set_nodelay(control.native_handle(), true);
   control.set_deadline(Deadline::after(config.timeouts.control));
   send_preamble(control, protocol::ConnectionKind::control);
-  const auto wall_ns = [] {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-  };
-  const std::int64_t sent = wall_ns();
+  const std::int64_t sent = measure::wall_ns();
   send_message(control, protocol::ClockRequest{}, "the clock request");
   const protocol::PreambleInfo server = receive_preamble(control, "the server's answer");
   if (server.version != protocol::kVersion) {
@@ -105,7 +101,7 @@ double server_clock_offset_s(const ClientConfig& config) {
         fmt::format("the server did not tell its clock ({}): --start-at needs a server of tlscmp {} or later",
                     e.what(), kVersion));
   }
-  const std::int64_t received = wall_ns();
+  const std::int64_t received = measure::wall_ns();
   return static_cast<double>(reply.realtime_ns - (sent + (received - sent) / 2)) / 1e9;
 }
 

@@ -29,6 +29,7 @@
 #include "kinds/handshake/handshake.hpp"
 #include "kinds/rr/rr.hpp"
 #include "kinds/stream/stream.hpp"
+#include "measure/clock.hpp"
 #include "measure/cpu.hpp"
 #include "measure/environment.hpp"
 #include "measure/host.hpp"
@@ -614,10 +615,7 @@ void Server::serve_control(Stream& control, const std::string& peer, const std::
     protocol::Message message = receive_message(control, "the test request");
     if (std::holds_alternative<protocol::ClockRequest>(message)) {
       // --start-at: the client compares clocks, and runs no test here.
-      const auto now = std::chrono::system_clock::now().time_since_epoch();
-      send_message(control,
-                   protocol::ClockReply{std::chrono::duration_cast<std::chrono::nanoseconds>(now).count()},
-                   "the clock reply");
+      send_message(control, protocol::ClockReply{measure::wall_ns()}, "the clock reply");
       return;
     }
     auto* asked = std::get_if<protocol::TestRequest>(&message);

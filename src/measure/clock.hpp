@@ -12,6 +12,14 @@ inline std::int64_t now_ns() {
       .count();
 }
 
+// Wall-clock nanoseconds since the Unix epoch (CLOCK_REALTIME): for times
+// hosts agree on (--start-at), never for intervals.
+inline std::int64_t wall_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 inline double ns_to_us(std::int64_t ns) {
   return static_cast<double>(ns) / 1e3;
 }
