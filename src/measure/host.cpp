@@ -189,6 +189,10 @@ RunWatch::RunWatch(std::size_t slots, std::chrono::milliseconds period)
 }
 
 RunWatch::~RunWatch() {
+  stop_sampling();
+}
+
+void RunWatch::stop_sampling() {
   {
     std::lock_guard lock(mutex_);
     stop_ = true;
@@ -231,12 +235,7 @@ void RunWatch::run() {
 }
 
 std::optional<HostCpu> RunWatch::finish() {
-  {
-    std::lock_guard lock(mutex_);
-    stop_ = true;
-  }
-  wake_.notify_all();
-  if (sampler_.joinable()) sampler_.join();
+  stop_sampling();
   const std::optional<HostTicks> end = read_host_ticks();
   if (!start_ || !end) return std::nullopt;
   return host_cpu_between(*start_, *end);

@@ -61,6 +61,14 @@ std::string check_cpu(int cpu);
 // mean round trip; the first host split (they share the host); the CPUs
 // together.
 RunFacts merge_facts(const std::vector<RunFacts>& each);
+// The same over anything with a `facts` member (results of each stream, each connection).
+template <typename Results>
+RunFacts merge_facts_of(const Results& results) {
+  std::vector<RunFacts> each;
+  for (const auto& r : results)
+    each.push_back(r.facts);
+  return merge_facts(each);
+}
 
 // The processor field (39) of /proc/self/task/TID/stat: the CPU the thread
 // last ran on; -1 if unknown. `stat` is that file's text.
@@ -98,6 +106,7 @@ class RunWatch {
   };
   void sample(Slot& slot);  // with mutex_ held
   void run();
+  void stop_sampling();  // and waits for the sampler to end
 
   std::optional<HostTicks> start_;
   std::chrono::milliseconds period_;

@@ -26,7 +26,6 @@ namespace {
 // CPU of every connection thread added up.
 void aggregate(measure::RrRun& run, const std::vector<RrSideResult>& mine) {
   measure::LatencyHistogram latency;
-  std::vector<RunFacts> facts;
   std::int64_t first = INT64_MAX;
   std::int64_t last = INT64_MIN;
   for (std::size_t i = 0; i < mine.size(); ++i) {
@@ -37,7 +36,6 @@ void aggregate(measure::RrRun& run, const std::vector<RrSideResult>& mine) {
     run.client.cpu_user_s += r.cpu_user_s;
     run.client.cpu_system_s += r.cpu_system_s;
     latency += r.latency;
-    facts.push_back(r.facts);
     if (mine.size() > 1) {
       run.connections.push_back({static_cast<std::uint32_t>(i), r.transactions,
                                  measure::ns_to_us(r.end_ns - r.start_ns), r.latency.summary()});
@@ -46,7 +44,7 @@ void aggregate(measure::RrRun& run, const std::vector<RrSideResult>& mine) {
   run.elapsed_us = mine.empty() ? 0 : measure::ns_to_us(last - first);
   run.client.window_us = run.elapsed_us;
   run.latency = latency.summary();
-  run.client.facts = measure::merge_facts(facts);
+  run.client.facts = measure::merge_facts_of(mine);
 }
 
 // The live view of a run: a thread that hands each interval to the observer
@@ -234,10 +232,7 @@ measure::RrRun run_rr_test(const app::ClientConfig& config, const tls::Context* 
     run.server.cpu_system_s += theirs[i].cpu_system_s;
     run.server.window_us = std::max(run.server.window_us, theirs[i].offset_us + theirs[i].elapsed_us);
   }
-  std::vector<RunFacts> server_facts;
-  for (const protocol::SideResult& side : theirs)
-    server_facts.push_back(side.facts);
-  run.server.facts = measure::merge_facts(server_facts);
+  run.server.facts = measure::merge_facts_of(theirs);
   app::await_close(control, timeouts.control);
   return run;
 }

@@ -61,10 +61,7 @@ protocol::SideResult combine(const std::vector<protocol::SideResult>& results) {
   total.bytes = total.messages = total.payload_bytes = total.tls_bytes = 0;
   total.cpu_user_s = total.cpu_system_s = total.elapsed_us = 0;
   total.error.clear();
-  std::vector<RunFacts> facts;
-  for (const protocol::SideResult& r : results)
-    facts.push_back(r.facts);
-  total.facts = measure::merge_facts(facts);
+  total.facts = measure::merge_facts_of(results);
   for (const protocol::SideResult& r : results) {
     total.bytes += r.bytes;
     total.messages += r.messages;
