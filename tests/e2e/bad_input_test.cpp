@@ -10,18 +10,6 @@
 
 using namespace tlscmp::test;
 
-namespace {
-
-void expect_failure(const ProcessResult& r, int exit_code, const std::string& needle) {
-  INFO("stdout: " << r.out);
-  INFO("stderr: " << r.err);
-  CHECK(r.exit_code == exit_code);
-  CHECK(is_one_line(r.err));
-  CHECK(r.err.find(needle) != std::string::npos);
-}
-
-}  // namespace
-
 TEST_CASE("unknown flags and bad values are usage errors (exit 2)") {
   expect_failure(run_tlscmp({"client", "--frobnicate"}), 2, "--frobnicate");
   expect_failure(run_tlscmp({"client", "-n", "lots"}), 2, "-n");

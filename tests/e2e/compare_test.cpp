@@ -124,24 +124,15 @@ TEST_CASE("results of different settings are refused by name, unless --ignore; n
   const std::string whole = made_up({1000, 1010, 990}).dump();
   write(dir.file("cut.json"), whole.substr(0, whole.size() / 2));
   write(dir.file("other.json"), R"({"hello": "world"})");
-  const struct {
-    std::vector<std::string> args;
-    const char* says;
-  } mistakes[] = {
-      {{dir.file("base.json"), dir.file("cut.json")}, "is not valid JSON (cut short?) at byte"},
-      {{dir.file("base.json"), dir.file("other.json")}, "is not a tlscmp result (no 'test' object)"},
-      {{dir.file("base.json"), dir.file("missing.json")}, "cannot read"},
-      {{dir.file("base.json"), dir.file("aes128.json"), "--ignore", "colour"},
-       "--ignore colour: not a setting"},
-      {{dir.file("base.json")}, "new is required"},
-  };
-  for (const auto& m : mistakes) {
-    std::vector<std::string> args{"compare"};
-    args.insert(args.end(), m.args.begin(), m.args.end());
-    const ProcessResult r = run_tlscmp(args);
-    CAPTURE(r.err);
-    CHECK(r.exit_code == 2);
-    CHECK(r.err.find(m.says) != std::string::npos);
-    CHECK(is_one_line(r.err));
-  }
+  expect_mistakes(
+      "compare",
+      {
+          {{dir.file("base.json"), dir.file("cut.json")}, 2, "is not valid JSON (cut short?) at byte"},
+          {{dir.file("base.json"), dir.file("other.json")}, 2, "is not a tlscmp result (no 'test' object)"},
+          {{dir.file("base.json"), dir.file("missing.json")}, 2, "cannot read"},
+          {{dir.file("base.json"), dir.file("aes128.json"), "--ignore", "colour"},
+           2,
+           "--ignore colour: not a setting"},
+          {{dir.file("base.json")}, 2, "new is required"},
+      });
 }

@@ -43,4 +43,31 @@ inline bool is_one_line(const std::string& text) {
   return !text.empty() && text.find('\n') == text.size() - 1;
 }
 
+// A command that had to fail: `exit_code`, and one line on stderr that holds `needle`.
+inline void expect_failure(const ProcessResult& r, int exit_code, const std::string& needle) {
+  INFO("stdout: " << r.out);
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code == exit_code);
+  CHECK(is_one_line(r.err));
+  CHECK(r.err.find(needle) != std::string::npos);
+}
+
+// A mistake a user makes: the arguments after the subcommand, the exit code
+// and what the one line on stderr says.
+struct Mistake {
+  std::vector<std::string> args;
+  int exit_code;
+  const char* says;
+};
+
+// `tlscmp COMMAND ARGS...` for each mistake: each fails as it says.
+inline void expect_mistakes(const std::string& command, const std::vector<Mistake>& mistakes) {
+  for (const Mistake& m : mistakes) {
+    std::vector<std::string> args{command};
+    args.insert(args.end(), m.args.begin(), m.args.end());
+    CAPTURE(m.says);
+    expect_failure(run_tlscmp(args), m.exit_code, m.says);
+  }
+}
+
 }  // namespace tlscmp::test

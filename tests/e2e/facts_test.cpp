@@ -81,28 +81,19 @@ TEST_CASE("-A CLIENT,SERVER pins each side's data threads, and they run nowhere 
 }
 
 TEST_CASE("-A mistakes get one line that says what to do") {
-  const struct {
-    std::vector<std::string> args;
-    const char* says;
-  } mistakes[] = {
-      {{"-A", "x"}, "-A x: the client CPU 'x' is not a CPU number; write -A 0, -A 0,1 or -A ,1"},
-      {{"-A", "0,"}, "the server CPU '' is not a CPU number"},
-      {{"-A", "8000"}, "-A 8000: CPU 8000 is not one this process may run on here: "},
-      {{"-A", "0,1", "--crr"}, "--crr connections are served by the server's accepting threads"},
-      {{"-A", "0", "--handshakes", "5"}, "handshake tests have none"},
-      // The server checks its own CPUs: a refusal, naming the ones it has.
-      {{"-A", "0,8000", "-n", "1M"},
-       "refused: -A asks the server to pin to CPU 8000, but CPU 8000 is not one"},
-  };
-  for (const auto& m : mistakes) {
-    std::vector<std::string> args{"client"};
-    args.insert(args.end(), m.args.begin(), m.args.end());
-    const ProcessResult r = run_tlscmp(args);
-    CAPTURE(r.err);
-    CHECK(r.exit_code != 0);
-    CHECK(r.err.find(m.says) != std::string::npos);
-    CHECK(is_one_line(r.err));
-  }
+  expect_mistakes(
+      "client",
+      {
+          {{"-A", "x"}, 2, "-A x: the client CPU 'x' is not a CPU number; write -A 0, -A 0,1 or -A ,1"},
+          {{"-A", "0,"}, 2, "the server CPU '' is not a CPU number"},
+          {{"-A", "8000"}, 2, "-A 8000: CPU 8000 is not one this process may run on here: "},
+          {{"-A", "0,1", "--crr"}, 2, "--crr connections are served by the server's accepting threads"},
+          {{"-A", "0", "--handshakes", "5"}, 2, "handshake tests have none"},
+          // The server checks its own CPUs: a refusal, naming the ones it has.
+          {{"-A", "0,8000", "-n", "1M"},
+           1,
+           "refused: -A asks the server to pin to CPU 8000, but CPU 8000 is not one"},
+      });
 }
 
 TEST_CASE("-A pins rr connections and datagram senders and receiver too, and both report their facts") {

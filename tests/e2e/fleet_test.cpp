@@ -33,26 +33,15 @@ TEST_CASE("--start-at waits for its time, once this host's clock agrees with the
 }
 
 TEST_CASE("--start-at mistakes get one line that says what to do") {
-  const struct {
-    std::vector<std::string> args;
-    int exit_code;
-    const char* says;
-  } mistakes[] = {
-      {{"--start-at", "2020-01-01T00:00:00Z", "-n", "1M"}, 1, "--start-at passed"},
-      {{"--start-at", "tomorrow"}, 2, "--start-at tomorrow: write a UTC time as 2026-12-01T09:30:00Z"},
-      {{"--start-at", "2026-13-01T00:00:00Z"}, 2, "write a UTC time"},
-      {{"--start-at", "2026-12-01T00:00:00+01:00"}, 2, "write a UTC time"},
-      {{"--max-skew", "1"}, 2, "--max-skew is for --start-at"},
-  };
-  for (const auto& m : mistakes) {
-    std::vector<std::string> args{"client"};
-    args.insert(args.end(), m.args.begin(), m.args.end());
-    const ProcessResult r = run_tlscmp(args);
-    CAPTURE(r.err);
-    CHECK(r.exit_code == m.exit_code);
-    CHECK(r.err.find(m.says) != std::string::npos);
-    CHECK(is_one_line(r.err));
-  }
+  expect_mistakes(
+      "client",
+      {
+          {{"--start-at", "2020-01-01T00:00:00Z", "-n", "1M"}, 1, "--start-at passed"},
+          {{"--start-at", "tomorrow"}, 2, "--start-at tomorrow: write a UTC time as 2026-12-01T09:30:00Z"},
+          {{"--start-at", "2026-13-01T00:00:00Z"}, 2, "write a UTC time"},
+          {{"--start-at", "2026-12-01T00:00:00+01:00"}, 2, "write a UTC time"},
+          {{"--max-skew", "1"}, 2, "--max-skew is for --start-at"},
+      });
 }
 
 TEST_CASE("merge adds up the hosts' results, and the server's results file lists every client") {

@@ -227,25 +227,16 @@ TEST_CASE("--repeat auto runs rounds until the ratio is known, and says why it s
 }
 
 TEST_CASE("--repeat mistakes get one line that says what to do") {
-  const struct {
-    std::vector<std::string> args;
-    const char* says;
-  } mistakes[] = {
-      {{"--repeat", "0"}, "--repeat 0: give a number of rounds, 1 to 100000, or auto"},
-      {{"--repeat", "often"}, "--repeat often: give a number of rounds"},
-      {{"--ci-target", "2"}, "--ci-target, --max-rounds and --max-time are for --repeat auto"},
-      {{"--repeat", "auto", "--mode", "tcp"},
-       "--repeat auto needs a TLS/TCP ratio, and --mode tcp runs one mode: use --mode both"},
-      {{"--repeat", "auto", "--mode", "udp"}, "datagram modes and handshake tests do not"},
-      {{"--repeat", "auto", "--max-rounds", "2"}, "--max-rounds"},
-  };
-  for (const auto& m : mistakes) {
-    std::vector<std::string> args{"client"};
-    args.insert(args.end(), m.args.begin(), m.args.end());
-    const ProcessResult r = run_tlscmp(args);
-    CAPTURE(r.err);
-    CHECK(r.exit_code != 0);
-    CHECK(r.err.find(m.says) != std::string::npos);
-    CHECK(is_one_line(r.err));
-  }
+  expect_mistakes(
+      "client",
+      {
+          {{"--repeat", "0"}, 2, "--repeat 0: give a number of rounds, 1 to 100000, or auto"},
+          {{"--repeat", "often"}, 2, "--repeat often: give a number of rounds"},
+          {{"--ci-target", "2"}, 2, "--ci-target, --max-rounds and --max-time are for --repeat auto"},
+          {{"--repeat", "auto", "--mode", "tcp"},
+           2,
+           "--repeat auto needs a TLS/TCP ratio, and --mode tcp runs one mode: use --mode both"},
+          {{"--repeat", "auto", "--mode", "udp"}, 2, "datagram modes and handshake tests do not"},
+          {{"--repeat", "auto", "--max-rounds", "2"}, 2, "--max-rounds"},
+      });
 }

@@ -252,29 +252,21 @@ TEST_CASE("--rr --verify: a response that is not the pattern is named by transac
 }
 
 TEST_CASE("--rr: bad input is refused in one line that says what to do") {
-  const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
-      {{"--rr", "0/1"}, "--rr request size"},
-      {{"--rr", "1/2G"}, "--rr response size"},
-      {{"--rr", "64"}, "give a request and a response size"},
-      {{"--rr", "1/1", "--rate", "100"}, "--rate needs -t"},
-      {{"--rr", "1/1", "-R"}, "-R is for bulk runs"},
-      {{"--rr", "1/1", "--msg-size", "10"}, "--msg-size is for bulk runs"},
-      {{"--rr", "1/1", "-l", "1K"}, "-l is for bulk runs"},
-      {{"--rr", "1/1", "--mode", "udp"}, "--rr runs over tcp and tls"},
-      {{"--rr", "1/1", "--mode", "udp", "--ca", "ca.pem"}, "--rr runs over tcp and tls"},
-      {{"--rr", "1/1", "-n", "1.5"}, "not a whole number of transactions"},
-      {{"--rr", "1/1", "-t", "1", "--rate", "5M"}, "lower the rate or add connections"},
-      {{"--rate", "100"}, "--rate is for request/response tests"},
-  };
-  for (const auto& [args, expected] : cases) {
-    std::vector<std::string> full{"client"};
-    full.insert(full.end(), args.begin(), args.end());
-    CAPTURE(full);
-    const ProcessResult r = run_tlscmp(full);
-    CHECK(r.exit_code == 2);
-    CHECK(is_one_line(r.err));
-    CHECK(r.err.find(expected) != std::string::npos);
-  }
+  expect_mistakes("client",
+                  {
+                      {{"--rr", "0/1"}, 2, "--rr request size"},
+                      {{"--rr", "1/2G"}, 2, "--rr response size"},
+                      {{"--rr", "64"}, 2, "give a request and a response size"},
+                      {{"--rr", "1/1", "--rate", "100"}, 2, "--rate needs -t"},
+                      {{"--rr", "1/1", "-R"}, 2, "-R is for bulk runs"},
+                      {{"--rr", "1/1", "--msg-size", "10"}, 2, "--msg-size is for bulk runs"},
+                      {{"--rr", "1/1", "-l", "1K"}, 2, "-l is for bulk runs"},
+                      {{"--rr", "1/1", "--mode", "udp"}, 2, "--rr runs over tcp and tls"},
+                      {{"--rr", "1/1", "--mode", "udp", "--ca", "ca.pem"}, 2, "--rr runs over tcp and tls"},
+                      {{"--rr", "1/1", "-n", "1.5"}, 2, "not a whole number of transactions"},
+                      {{"--rr", "1/1", "-t", "1", "--rate", "5M"}, 2, "lower the rate or add connections"},
+                      {{"--rate", "100"}, 2, "--rate is for request/response tests"},
+                  });
 }
 
 TEST_CASE("--rr against a server with caps: --max-duration refuses a longer -t, and stops a long -n") {
