@@ -35,7 +35,7 @@ const json& run_of(const json& j, const std::string& variant, int round = 1) {
 
 }  // namespace
 
-TEST_CASE("--crr -n: exactly that many connections per run; tcp, tls and tls-resumed, each phase timed") {
+TEST_CASE("--crr -n: exactly that many connections per run over tcp, tls and tls-resumed, each phase timed") {
   const json j = crr_json({"-n", "120", "--repeat", "2"});
   REQUIRE(j["crr_runs"].size() == 6);
   CHECK(j["test"]["crr"] == true);

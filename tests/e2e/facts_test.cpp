@@ -119,7 +119,7 @@ TEST_CASE("-A pins rr connections and datagram senders and receiver too, and bot
   CHECK(run["server"]["facts"]["main_cpu"] == cpus.back());
 }
 
-TEST_CASE("--crr: -A pins the connectors; the server's side reports its host's CPU over the test") {
+TEST_CASE("--crr: -A pins the connectors, and the server's side reports its host's CPU over the test") {
   const int cpu = usable_cpus().front();
   const json j = client_json(
       {"--crr", "-n", "200", "-P", "2", "--repeat", "1", "--mode", "tcp", "-A", std::to_string(cpu)});
