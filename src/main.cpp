@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <variant>
@@ -14,10 +15,12 @@
 
 #include "app/client.hpp"
 #include "app/commands.hpp"
+#include "app/result_file.hpp"
 #include "cli/options.hpp"
 #include "error.hpp"
 #include "kinds/stream/streams.hpp"
 #include "report/compare.hpp"
+#include "report/html.hpp"
 #include "report/live.hpp"
 #include "report/merge.hpp"
 #include "report/report.hpp"
@@ -36,6 +39,33 @@ void write_file(const std::string& path, const std::string& text) {
   if (!out) throw tlscmp::Error("cannot write '" + path + "'");
 }
 
+// --html and tlscmp report: the page, from results as JSON.
+void write_report(const std::string& path, std::vector<tlscmp::report::ReportInput> inputs) {
+  write_file(path, tlscmp::report::render_html(inputs));
+  fmt::print(stderr, "wrote the report {}\n", path);
+}
+
+tlscmp::report::ReportInput input_of(const std::string& label, const std::string& json_text) {
+  return {label, nlohmann::json::parse(json_text)};
+}
+
+int run_report(const tlscmp::cli::ReportCommand& command) {
+  using namespace tlscmp;
+  std::vector<report::ReportInput> inputs;
+  for (const std::string& path : command.paths) {
+    nlohmann::json j = app::read_json_file(path);
+    if (const std::string problem = report::report_problem(j); !problem.empty()) {
+      throw UsageError(
+          fmt::format("'{}' cannot be drawn: {}; give results of tlscmp client -J or sweep --out "
+                      "from this tlscmp",
+                      path, problem));
+    }
+    inputs.push_back({std::filesystem::path(path).stem().string(), std::move(j)});
+  }
+  write_report(command.out, std::move(inputs));
+  return 0;
+}
+
 int run_sweep(const tlscmp::cli::SweepCommand& sweep) {
   using namespace tlscmp;
   std::unique_ptr<measure::TransferObserver> live;
@@ -51,6 +81,8 @@ int run_sweep(const tlscmp::cli::SweepCommand& sweep) {
   write_file(sweep.out_prefix + ".json", report::render_sweep_json(points));
   fmt::print(stdout, "\nwrote {}.csv and {}.json\n", sweep.out_prefix, sweep.out_prefix);
   std::fflush(stdout);
+  if (!sweep.html_path.empty())
+    write_report(sweep.html_path, {input_of(sweep.out_prefix, report::render_sweep_json(points))});
   for (const app::SweepPoint& point : points) {
     if (point.comparison.interrupted) {
       fmt::print(stderr, "tlscmp: interrupted; the files hold the points measured until then\n");
@@ -79,6 +111,7 @@ int run(const tlscmp::cli::Command& command) {
     return 0;
   }
   if (const auto* sweep = std::get_if<cli::SweepCommand>(&command)) return run_sweep(*sweep);
+  if (const auto* page = std::get_if<cli::ReportCommand>(&command)) return run_report(*page);
   if (const auto* merge = std::get_if<cli::MergeCommand>(&command)) {
     const app::MergeResult result = app::merge_results(merge->config);
     fmt::print(stdout, "{}",
@@ -128,6 +161,8 @@ int run(const tlscmp::cli::Command& command) {
       break;
   }
   std::fflush(stdout);
+  if (!client.html_path.empty())
+    write_report(client.html_path, {input_of("result", report::render_json(comparison))});
   // kTLS asked for where a kernel cannot do it: say so in one line; the runs
   // went on in user space, and the results say so per direction.
   if (config.tls_policy.ktls) {

@@ -210,6 +210,7 @@ constexpr tls::KeyType kComparedKeyTypes[] = {tls::KeyType::rsa_2048, tls::KeyTy
 // The report's account of the settings (the server used is added once known).
 measure::TestParameters parameters_of(const ClientConfig& config) {
   measure::TestParameters p;
+  p.command_line = config.command_line;
   p.modes = config.modes;
   p.direction = config.direction;
   p.bytes = config.bytes;

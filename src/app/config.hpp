@@ -62,7 +62,8 @@ struct ServerConfig {
 };
 
 struct ClientConfig {
-  std::string host;  // empty: start an embedded server on loopback
+  std::string command_line;  // as typed, shell-quoted: the report shows how to run it again
+  std::string host;          // empty: start an embedded server on loopback
   std::uint16_t port = kDefaultPort;
   std::string bind_address;                       // -B: the local address of the TCP connections, or ""
   std::vector<Mode> modes{Mode::tcp, Mode::tls};  // one round runs each, in this order

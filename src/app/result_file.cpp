@@ -13,7 +13,7 @@ namespace tlscmp::app {
 
 using nlohmann::json;
 
-json read_result(const std::string& path) {
+json read_json_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
   std::ostringstream text;
@@ -26,6 +26,11 @@ json read_result(const std::string& path) {
         fmt::format("'{}' is not valid JSON (cut short?) at byte {}: make it with tlscmp client -J > FILE",
                     path, e.byte));
   }
+  return j;
+}
+
+json read_result(const std::string& path) {
+  const json j = read_json_file(path);
   if (!j.is_object() || !j.contains("test") || !j["test"].is_object() || !j.contains("tlscmp_version")) {
     throw UsageError(fmt::format(
         "'{}' is not a tlscmp result (no 'test' object): make one with tlscmp client -J > FILE", path));

@@ -8,6 +8,10 @@
 
 namespace tlscmp::app {
 
+// The JSON document in `path`. Throws UsageError, one line, for a file that
+// cannot be read or is not JSON (cut short).
+nlohmann::json read_json_file(const std::string& path);
+
 // The result in `path`. Throws UsageError, one line, for a file that cannot
 // be read, is not JSON (cut short), or is no tlscmp result.
 nlohmann::json read_result(const std::string& path);

@@ -121,6 +121,7 @@ struct ClientFlags {
   bool json = false;
   bool csv = false;
   bool json_stream = false;  // --json-stream
+  std::string html;          // --html FILE
   bool verify = false;
   tls::Policy tls_policy;
   std::string cert_file;
@@ -344,6 +345,10 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
   json->excludes(csv);
   stream->excludes(json);
   stream->excludes(csv);
+  cmd->add_option("--html", flags.html,
+                  "Also write a report page to FILE at the end: charts, the ratio and the environment "
+                  "(as tlscmp report makes)")
+      ->type_name("FILE");
   cmd->add_flag("--verify", flags.verify,
                 "Send a seeded pattern and check every byte on the receiver (costs CPU; off by default)");
   add_tls_policy_flags(cmd, flags.tls_policy, "the client");
@@ -524,6 +529,8 @@ void add_sweep_command(CLI::App& app, SweepFlags& flags) {
       cmd->add_option("--ca", c.ca_file, "Trust the CA certificates in this PEM file")->type_name("FILE");
   cmd->add_flag("--insecure", c.insecure, "Do not verify the server's certificate")->excludes(ca);
   cmd->add_flag("--verify", c.verify, "Check every byte on the receiver");
+  cmd->add_option("--html", c.html, "Also write a report page of the sweep to FILE (as tlscmp report makes)")
+      ->type_name("FILE");
   add_size(cmd, "--max-msg", c.sizes.max_msg, "--max-msg", 1, framing::kMaxMessageBytes,
            "The receiver refuses longer length prefixes")
       ->default_str("1G");
@@ -929,6 +936,7 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   }
   if (datagrams && flags.rr.empty()) to_datagram_config(flags, c);
   parse_auto_repeat(flags, c);
+  command.html_path = flags.html;
   command.format = flags.json          ? app::OutputFormat::json
                    : flags.json_stream ? app::OutputFormat::json_stream
                    : flags.csv         ? app::OutputFormat::csv
@@ -1002,6 +1010,22 @@ void add_merge_command(CLI::App& app, MergeFlags& flags) {
   cmd->add_flag("-J,--json", flags.json, "Print JSON instead of tables");
 }
 
+// tlscmp report RESULT.json... -o FILE
+struct ReportFlags {
+  std::vector<std::string> paths;
+  std::string out;
+};
+
+void add_report_command(CLI::App& app, ReportFlags& flags) {
+  CLI::App* cmd = app.add_subcommand(
+      "report", "Draw results (-J, or a sweep's JSON) as one self-contained HTML page; several are overlaid");
+  cmd->add_option("result-files", flags.paths,
+                  "Results of tlscmp client -J or sweep --out, each named by its file")
+      ->required()
+      ->type_name("RESULT.json ...");
+  cmd->add_option("-o,--output", flags.out, "Write the page here")->required()->type_name("FILE");
+}
+
 // Every flag of every subcommand, bound to these values.
 struct Flags {
   app::CertsConfig certs;
@@ -1010,6 +1034,7 @@ struct Flags {
   SweepFlags sweep;
   CompareFlags compare;
   MergeFlags merge;
+  ReportFlags report;
 };
 
 void define_command_line(CLI::App& app, Flags& flags) {
@@ -1023,6 +1048,7 @@ void define_command_line(CLI::App& app, Flags& flags) {
   add_sweep_command(app, flags.sweep);
   add_compare_command(app, flags.compare);
   add_merge_command(app, flags.merge);
+  add_report_command(app, flags.report);
 }
 
 constexpr const char* kProgramDescription =
@@ -1036,6 +1062,32 @@ void visit_command_line(const std::function<void(const CLI::App&)>& visit) {
   define_command_line(app, flags);
   visit(app);
 }
+
+namespace {
+
+// The command as a shell would take it back: "tlscmp" and each argument,
+// quoted where it holds anything but plain characters.
+std::string shell_command_line(int argc, const char* const* argv) {
+  std::string line = "tlscmp";
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool plain = !arg.empty() && arg.find_first_not_of(
+                                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                           "0123456789_@%+=:,./-") == std::string::npos;
+    line += ' ';
+    if (plain) {
+      line += arg;
+      continue;
+    }
+    line += '\'';
+    for (const char c : arg)
+      line += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    line += '\'';
+  }
+  return line;
+}
+
+}  // namespace
 
 Command parse_command_line(int argc, const char* const* argv) {
   CLI::App app{kProgramDescription, "tlscmp"};
@@ -1088,7 +1140,11 @@ Command parse_command_line(int argc, const char* const* argv) {
     config.results_file = server_flags.results_file;
     return config;
   }
-  if (app.got_subcommand("client")) return to_client_command(client_flags);
+  if (app.got_subcommand("client")) {
+    ClientCommand client = to_client_command(client_flags);
+    client.config.command_line = shell_command_line(argc, argv);
+    return client;
+  }
   if (app.got_subcommand("merge")) {
     MergeCommand merge;
     merge.config.paths = flags.merge.paths;
@@ -1096,6 +1152,7 @@ Command parse_command_line(int argc, const char* const* argv) {
     merge.json = flags.merge.json;
     return merge;
   }
+  if (app.got_subcommand("report")) return ReportCommand{flags.report.paths, flags.report.out};
   if (app.got_subcommand("compare")) {
     CompareCommand compare;
     compare.config.base_path = flags.compare.base;
@@ -1111,7 +1168,9 @@ Command parse_command_line(int argc, const char* const* argv) {
     // Swept rr sizes make every point an rr test: the base is one, with the first size.
     if (!sweep_flags.rr_sizes.empty()) base_flags.rr = sweep_flags.rr_sizes.front();
     sweep.config.base = to_client_command(base_flags).config;
+    sweep.config.base.command_line = shell_command_line(argc, argv);
     sweep.out_prefix = sweep_flags.out;
+    sweep.html_path = sweep_flags.client.html;
     // The first axis given in this order makes the rows of the table.
     const std::vector<std::pair<const char*, const std::vector<std::string>*>> lists{
         {"msg-size", &sweep_flags.msg_sizes}, {"length", &sweep_flags.lengths},

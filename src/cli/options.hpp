@@ -24,11 +24,19 @@ struct HelpRequest {
 struct ClientCommand {
   app::ClientConfig config;
   app::OutputFormat format = app::OutputFormat::text;
+  std::string html_path;  // --html: a report page at the end, or ""
 };
 
 struct SweepCommand {
   app::SweepConfig config;
   std::string out_prefix = "sweep";  // writes PREFIX.csv and PREFIX.json
+  std::string html_path;             // --html: a report page at the end, or ""
+};
+
+// tlscmp report: the result files, and the page to write.
+struct ReportCommand {
+  std::vector<std::string> paths;
+  std::string out;
 };
 
 struct CompareCommand {
@@ -42,7 +50,7 @@ struct MergeCommand {
 };
 
 using Command = std::variant<HelpRequest, app::CertsConfig, app::ServerConfig, ClientCommand, SweepCommand,
-                             CompareCommand, MergeCommand>;
+                             CompareCommand, MergeCommand, ReportCommand>;
 
 // Options in, validated values out. Throws UsageError with a one-line reason.
 Command parse_command_line(int argc, const char* const* argv);

@@ -358,7 +358,8 @@ struct Environment {
 
 // What was asked for.
 struct TestParameters {
-  std::string host;  // as given, or 127.0.0.1 for the embedded server
+  std::string command_line;  // the tlscmp command that ran this, shell-quoted
+  std::string host;          // as given, or 127.0.0.1 for the embedded server
   std::uint16_t port = 0;
   bool embedded_server = false;       // no host given: a server in this process on loopback
   std::vector<Mode> modes;            // the modes asked for

@@ -211,7 +211,8 @@ nlohmann::ordered_json test_json(const measure::TestParameters& p) {
   ordered_json variants = json::array();
   for (const std::string& v : p.variants)
     variants.push_back(v);
-  return {{"host", p.host},
+  return {{"command_line", p.command_line},
+          {"host", p.host},
           {"port", p.port},
           {"embedded_server", p.embedded_server},
           {"modes", modes},
