@@ -138,7 +138,7 @@ Scale linear_scale(double lo, double hi, double r0, double r1, bool from_zero) {
     hi += pad;
     if (from_zero && lo < 0 && hi > 0 && lo > -pad * 2) lo = 0;
   }
-  const std::vector<double> t = nice_ticks(lo, hi, 6);
+  const std::vector<double> t = nice_ticks(lo, hi, 5);  // as many as render() draws, so the top is a tick
   const double step = t.size() > 1 ? t[1] - t[0] : (hi - lo);
   return Scale{std::floor(lo / step + 1e-9) * step, std::ceil(hi / step - 1e-9) * step, r0, r1, false};
 }
@@ -246,7 +246,7 @@ std::string render(const Chart& chart) {
                          number(x(static_cast<double>(i))), number(plot_y0 + 16), escape(chart.x_names[i]));
     }
   } else {
-    for (const double t : x.ticks(6)) {
+    for (const double t : x.ticks(5)) {
       const double px = x(t);
       svg += fmt::format(R"(<line class="grid" x1="{}" x2="{}" y1="{}" y2="{}"/>)", number(px), number(px),
                          number(plot_y0), number(plot_y1));
@@ -315,6 +315,11 @@ std::string render(const Chart& chart) {
       if (p.low && p.high && std::isfinite(*p.low) && std::isfinite(*p.high)) {
         const double a = y(*p.low);
         const double b = y(*p.high);
+        // A bar shorter than the marker would only blot it.
+        if (std::abs(a - b) < 8) {
+          svg += marker(s, px(p), y(p.y), colour);
+          continue;
+        }
         svg += fmt::format(
             R"(<path d="M{0} {1}L{0} {2}M{3} {1}L{4} {1}M{3} {2}L{4} {2}" stroke="{5}" stroke-width="1.5"/>)",
             number(px(p)), number(a), number(b), number(px(p) - 4), number(px(p) + 4), colour);

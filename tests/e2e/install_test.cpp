@@ -110,7 +110,7 @@ TEST_CASE(
 }
 
 TEST_CASE("bash completion offers subcommands, each one's flags, and the values of flags with a few") {
-  CHECK(complete({"tlscmp", ""}) == "certs server client sweep compare merge -h --help -V --version");
+  CHECK(complete({"tlscmp", ""}) == "certs server client sweep compare merge report -h --help -V --version");
   CHECK(complete({"tlscmp", "cl"}) == "client");
   CHECK(complete({"tlscmp", "client", "--mo"}) == "--mode");
   CHECK(complete({"tlscmp", "client", "--mode", "b"}) == "both both-udp");
