@@ -206,6 +206,19 @@ class Page {
                                           svg::tick_text(num(h, {"resumed", "handshake_us", "median"})))
                             : ""));
       }
+      const json* fastest = nullptr;
+      for (const json& group : list(j, "groups")) {
+        const double median = num(group, {"full", "handshake_us", "median"});
+        if (std::isfinite(median) &&
+            (fastest == nullptr || median < num(*fastest, {"full", "handshake_us", "median"})))
+          fastest = &group;
+      }
+      if (fastest != nullptr) {
+        sentences.push_back(
+            fmt::format("Of {} key exchange groups, {} made the quickest full handshake: {} µs (median).",
+                        list(j, "groups").size(), str(*fastest, "group"),
+                        svg::tick_text(num(*fastest, {"full", "handshake_us", "median"}))));
+      }
       if (sentences.empty()) sentences.push_back("No TLS/TCP ratio: a single mode ran, or no run finished.");
       std::string partial;
       if (j.value("interrupted", false) ||
@@ -366,6 +379,10 @@ class Page {
       };
       for (const auto& [v, summary] : object(*r.j, "summary").items())
         if (summary.is_object()) add(v, summary.value("handshake_us", json()));
+      for (const json& group : list(*r.j, "groups")) {
+        add(str(group, "group") + " full", object(group, "full").value("handshake_us", json()));
+        add(str(group, "group") + " resumed", object(group, "resumed").value("handshake_us", json()));
+      }
       if (r.j->contains("handshakes") && (*r.j)["handshakes"].is_object()) {
         add("full", object(object(*r.j, "handshakes"), "full").value("handshake_us", json()));
         add("resumed", object(object(*r.j, "handshakes"), "resumed").value("handshake_us", json()));

@@ -4,6 +4,7 @@
 // TLSCMP_REPORT_SCREENSHOT=FILE.png keeps the bulk page's screenshot (the one
 // in docs/).
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -201,6 +202,27 @@ TEST_CASE("a hostile result file cannot run script in the page, and a cut run is
   CHECK(dom.find("<title>tlscmp report: evil&lt;script&gt;</title>") != std::string::npos);
   CHECK(dom.find("&lt;script&gt;document.title='owned'&lt;/script&gt;") != std::string::npos);
   CHECK(dom.find("Partial: the run was interrupted") != std::string::npos);
+}
+
+TEST_CASE("--html after Ctrl-C: the page of what finished, marked partial; key exchange groups drawn") {
+  if (!have_chromium()) return;
+  const TempDir dir;
+  BackgroundProcess client({tlscmp_binary(), "client", "-t", "20", "--mode", "tcp", "--repeat", "1", "--html",
+                            dir.file("cut.html"), "-J"},
+                           dir.file("err"), dir.file("out"));
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // well into the run, even sanitized
+  CHECK(client.stop(SIGINT) == 130);
+  const std::string cut = dom_of(dir.path() / "cut.html");
+  CHECK(cut.find("Partial: the run was interrupted") != std::string::npos);
+  CHECK(cut.find("round 1 (partial)") != std::string::npos);  // the cut run, in the data table
+
+  const json groups = run_with_page(dir, "groups", {"--handshakes", "10", "--compare-groups"});
+  const std::string dom = dom_of(dir.path() / "groups.html");
+  check_page(dom, 1);
+  CHECK(dom.find("key exchange groups") != std::string::npos);
+  for (const json& g : groups["groups"]) {
+    if (g["error"].is_null()) CHECK(dom.find(g["group"].get<std::string>() + " full") != std::string::npos);
+  }
 }
 
 TEST_CASE("tlscmp report mistakes get one line that says what to do") {
