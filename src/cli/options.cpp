@@ -191,6 +191,9 @@ void add_certs_command(CLI::App& app, app::CertsConfig& certs) {
 
 void add_server_command(CLI::App& app, ServerFlags& flags) {
   CLI::App* cmd = app.add_subcommand("server", "Serve plain TCP and TLS tests until interrupted");
+  // The server's flags come in layers (the systemd unit's defaults, then
+  // TLSCMP_SERVER_OPTIONS from /etc/default): a flag given again overrides.
+  cmd->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cmd->add_option("-p,--port", flags.port, "TCP port to listen on (0: any free port)")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();

@@ -40,6 +40,21 @@ const json& list(const json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_array() ? j[key] : empty;
 }
 
+// A count for a sentence: 0 where the JSON has none.
+int count_of(double v) {
+  return std::isfinite(v) ? static_cast<int>(v) : 0;
+}
+
+// "95% CI 2.06–3.34, 3 rounds", or with too few rounds for an interval, "1 round, too few for a CI".
+std::string ci_words(const json& ratio) {
+  const int rounds = count_of(num(ratio, {"count"}));
+  const double low = num(ratio, {"ci95_low"});
+  const double high = num(ratio, {"ci95_high"});
+  if (!std::isfinite(low) || !std::isfinite(high))
+    return fmt::format("{} round{}, too few for a CI", rounds, rounds == 1 ? "" : "s");
+  return fmt::format("95% CI {:.2f}–{:.2f}, {} rounds", low, high, rounds);
+}
+
 bool counts(const json& run) {
   return !run.value("warmup", false) && !run.value("partial", false);
 }
@@ -147,10 +162,14 @@ class Page {
       }
       for (const std::string& v : order) {
         svg::Series s = std::move(by_variant[v]);
+        if (s.points.empty()) continue;
+        // The median of the runs that count, as the JSON's summary has it: not a partial one.
         std::vector<double> ys;
         for (const svg::Point& p : s.points)
-          ys.push_back(p.y);
-        s.name = fmt::format("{} (median {})", name(r, v), svg::tick_text(median_of(ys)));
+          if (p.label.find("(partial)") == std::string::npos) ys.push_back(p.y);
+        const double median = median_of(ys);
+        s.name = std::isfinite(median) ? fmt::format("{} (median {})", name(r, v), svg::tick_text(median))
+                                       : name(r, v) + " (partial only)";
         c.series.push_back(std::move(s));
       }
     }
@@ -163,10 +182,7 @@ class Page {
     for (const Result& r : results_) {
       if (!r.setting.empty()) continue;
       const json& j = *r.j;
-      const auto ci = [](const json& ratio) {
-        return fmt::format("95% CI {:.2f}–{:.2f}, {} rounds", num(ratio, {"ci95_low"}),
-                           num(ratio, {"ci95_high"}), static_cast<int>(num(ratio, {"count"})));
-      };
+      const auto ci = ci_words;
       std::vector<std::string> sentences;
       for (const auto& [v, s] : object(j, "summary").items()) {
         if (!s.is_object() || !s.contains("over_tcp_transfer_time") ||
@@ -193,18 +209,17 @@ class Page {
           std::isfinite(ratio)) {
         sentences.push_back(fmt::format(
             "DTLS delivered {:.2f}x the datagrams per second of UDP (the ratio of their medians, {} rounds).",
-            ratio, static_cast<int>(num(j, {"datagram_summary", "dtls", "runs"}))));
+            ratio, count_of(num(j, {"datagram_summary", "dtls", "runs"}))));
       }
       if (j.contains("handshakes") && j["handshakes"].is_object()) {
         const json& h = j["handshakes"];
-        sentences.push_back(
-            fmt::format("A full TLS handshake took {} µs (median of {}){}.",
-                        svg::tick_text(num(h, {"full", "handshake_us", "median"})),
-                        static_cast<int>(num(h, {"full", "count"})),
-                        std::isfinite(num(h, {"resumed", "handshake_us", "median"}))
-                            ? fmt::format("; a resumed one {} µs",
-                                          svg::tick_text(num(h, {"resumed", "handshake_us", "median"})))
-                            : ""));
+        sentences.push_back(fmt::format(
+            "A full TLS handshake took {} µs (median of {}){}.",
+            svg::tick_text(num(h, {"full", "handshake_us", "median"})), count_of(num(h, {"full", "count"})),
+            std::isfinite(num(h, {"resumed", "handshake_us", "median"}))
+                ? fmt::format("; a resumed one {} µs",
+                              svg::tick_text(num(h, {"resumed", "handshake_us", "median"})))
+                : ""));
       }
       const json* fastest = nullptr;
       for (const json& group : list(j, "groups")) {
@@ -284,9 +299,8 @@ class Page {
       }
       for (auto& [v, s] : by_variant) {
         const json& ratio = object(object(object(*r.j, "summary"), v.c_str()), "over_tcp_transfer_time");
-        s.name = !ratio.empty() ? fmt::format("{} (median {:.2f}x, 95% CI {:.2f}–{:.2f})",
-                                              name(r, v + "/tcp"), num(ratio, {"median"}),
-                                              num(ratio, {"ci95_low"}), num(ratio, {"ci95_high"}))
+        s.name = !ratio.empty() ? fmt::format("{} (median {:.2f}x, {})", name(r, v + "/tcp"),
+                                              num(ratio, {"median"}), ci_words(ratio))
                                 : name(r, v + "/tcp");
         c.series.push_back(std::move(s));
       }
@@ -343,6 +357,7 @@ class Page {
     for (const Result& r : results_) {
       if (!r.setting.empty()) continue;
       for (const json& run : list(*r.j, "runs")) {
+        if (run.value("warmup", false)) continue;
         const std::string run_name =
             name(r, fmt::format("{} round {}", str(run, "variant"), run.value("round", 0)));
         const auto add = [&](const json& intervals, const std::string& series_name) {
@@ -398,7 +413,7 @@ class Page {
     std::string out = R"(<section id="rr"><h2>Request/response</h2>)";
     out += per_round("rr_runs", "transactions_per_s", "Transactions per second per round", "transactions/s");
     svg::Chart c;
-    c.title = "Latency by percentile (median over rounds of each percentile)";
+    c.title = "Latency by percentile (median over rounds of each; the top point is the max)";
     c.x_title = "latency (µs, log scale)";
     c.y_title = "percentile";
     c.x_log = true;
@@ -516,8 +531,10 @@ class Page {
   std::string sweep_section() {
     if (sweeps_.empty()) return {};
     std::string out = R"(<section id="sweep"><h2>Sweep</h2>)";
+    // low/high: the bars, "min"/"max" or the ratio's "ci95_low"/"ci95_high".
     const auto figure = [&](const char* title, const char* y_title, const char* summary_key,
-                            const char* field, bool y_log) {
+                            const char* field, bool y_log, const char* low = "min",
+                            const char* high = "max") {
       svg::Chart c;
       c.title = title;
       c.x_title = "setting";
@@ -536,7 +553,7 @@ class Page {
           if (!by_variant.count(v)) order.push_back(v);
           const json& stat = s[field];
           by_variant[v].points.push_back(
-              {x, num(stat, {"median"}), num(stat, {"min"}), num(stat, {"max"}), x_name});
+              {x, num(stat, {"median"}), num(stat, {low}), num(stat, {high}), x_name});
         }
       }
       for (const std::string& v : order) {
@@ -551,7 +568,7 @@ class Page {
     out += figure("Messages per second against the swept setting", "messages/s (log scale)", "summary",
                   "messages_per_s", true);
     out += figure("TLS/TCP transfer time against the swept setting (median, 95% CI)", "TLS time / TCP time",
-                  "summary", "over_tcp_transfer_time", false);
+                  "summary", "over_tcp_transfer_time", false, "ci95_low", "ci95_high");
     out += figure("Transactions per second against the swept setting", "transactions/s", "rr_summary",
                   "transactions_per_s", false);
     return out + "</section>";

@@ -53,8 +53,11 @@ std::string nines_text(double y) {
   return fmt::format("{}%", tick_text(std::round(p * 1000) / 1000));
 }
 
+// A table cell: four significant digits, never an exponent.
 std::string table_number(double v) {
-  return std::isfinite(v) ? fmt::format("{:.4g}", v) : "-";
+  if (!std::isfinite(v)) return "-";
+  if (std::abs(v) >= 1e4) return fmt::format("{:.0f}", v);
+  return fmt::format("{:.4g}", v);
 }
 
 }  // namespace
@@ -153,6 +156,7 @@ Scale log_scale(double lo, double hi, double r0, double r1) {
 }
 
 std::string tick_text(double value) {
+  if (!std::isfinite(value)) return "-";
   const double a = std::abs(value);
   const auto trim = [](std::string s) {
     if (s.find('.') != std::string::npos) {
@@ -343,14 +347,18 @@ std::string render(const Chart& chart) {
       escape(chart.title), escape(chart.x_title), escape(chart.y_title));
   for (const Series& series : chart.series) {
     for (const Point& p : series.points) {
-      const std::string x_text = !p.label.empty() ? p.label
+      // On a percentile chart the label names the percentile (y); elsewhere the x.
+      const std::string x_text = chart.y_nines      ? table_number(p.x)
+                                 : !p.label.empty() ? p.label
                                  : categories && p.x >= 0 && p.x < static_cast<double>(chart.x_names.size())
                                      ? chart.x_names[static_cast<std::size_t>(p.x)]
                                      : table_number(p.x);
-      table +=
-          fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", escape(series.name),
-                      escape(x_text), chart.y_nines ? escape(nines_text(p.y)) : table_number(p.y),
-                      p.low ? table_number(*p.low) : "", p.high ? table_number(*p.high) : "");
+      const std::string y_text = !chart.y_nines     ? table_number(p.y)
+                                 : !p.label.empty() ? p.label
+                                                    : nines_text(p.y);
+      table += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                           escape(series.name), escape(x_text), escape(y_text),
+                           p.low ? table_number(*p.low) : "", p.high ? table_number(*p.high) : "");
     }
   }
   table += "</tbody></table></details>";

@@ -89,7 +89,9 @@ void check_totals(const json& merged, const std::map<std::string, std::map<std::
 
 }  // namespace
 
-TEST_CASE("Ansible over four namespaces with an sshd each: a fleet at one --start-at, merged, then pairs, then stop") {
+TEST_CASE(
+    "Ansible over four namespaces with an sshd each: a fleet at one --start-at, merged, then pairs, then "
+    "stop") {
   if (const std::string reason = cannot_run(); !reason.empty()) {
     MESSAGE("skipped: " << reason);
     return;
@@ -127,13 +129,21 @@ TEST_CASE("Ansible over four namespaces with an sshd each: a fleet at one --star
     const json merged = read_json(run / "merged.json");
     check_totals(merged, hosts);
 
-    // The server's own file lists every client, with the bytes each sent.
+    // The server's own file lists every client, with the bytes it received from each.
     std::map<std::string, double> served;
     std::ifstream lines(run / "server-server.jsonl");
     for (std::string line; std::getline(lines, line);) {
       const json j = json::parse(line);
       CHECK(j["outcome"] == "ok");
-      served[j["client_address"].get<std::string>()] += 0;
+      double& bytes = served[j["client_address"].get<std::string>()];
+      if (j["kind"] == "stream")
+        for (const json& side : j["server_results"])
+          bytes += side["bytes"].get<double>();
+    }
+    for (const auto& [host, ip] : address) {
+      CAPTURE(ip);
+      REQUIRE(served.count(ip) == 1);
+      CHECK(served[ip] == hosts[host]["tcp"].bytes + hosts[host]["tls"].bytes);
     }
     REQUIRE(merged["server"].size() == 3);
     for (const json& view : merged["server"]) {

@@ -104,7 +104,8 @@ TEST_CASE("a known drop is slower, and --fail-if-slower gates on it") {
   CHECK(lenient.out.find("passed: nothing slower by 25% or more") != std::string::npos);
 }
 
-TEST_CASE("results of different settings are refused by name, unless --ignore, and non-results get one line") {
+TEST_CASE(
+    "results of different settings are refused by name, unless --ignore, and non-results get one line") {
   TempDir dir;
   write(dir.file("base.json"), made_up({1000, 1010, 990}).dump());
   write(dir.file("aes128.json"), made_up({1100, 1110, 1090}, "TLS_AES_128_GCM_SHA256").dump());

@@ -153,6 +153,14 @@ TEST_CASE("smaller mistakes: repeated flags, -w, sizes up to 1P, each said plain
   const ProcessResult repeated = run_tlscmp({"client", "-p", "1", "-p", "2"});
   CHECK(repeated.exit_code == 2);
   CHECK(repeated.err == "tlscmp: --port was given 2 times; give it once\n");
+  {
+    // The server's flags come in layers (the unit's, then /etc/default's): the last one given counts.
+    ServerProcess layered({"--max-bytes", "1M", "--max-bytes", "64M"});
+    const ProcessResult r = run_tlscmp(
+        {"client", "127.0.0.1", "-p", layered.port_text(), "-n", "4M", "--repeat", "1", "--mode", "tcp"});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+  }
   const ProcessResult window = run_tlscmp({"client", "-w", "1", "--mode", "tcp"});
   CHECK(window.exit_code == 2);
   CHECK(window.err == "tlscmp: -w '1': must be between 1K and 1G bytes\n");
