@@ -119,11 +119,13 @@ TEST_CASE("--html pages from real runs of every kind: the headline from the JSON
                      "x the connections per second of TCP") != std::string::npos);
   CHECK(crr_dom.find("Each phase of a connection") != std::string::npos);
 
-  const json udp =
-      run_with_page(dir, "datagram", {"--mode", "both-udp", "-n", "300", "-b", "10M", "--repeat", "2"});
+  // BoringSSL has no DTLS server (DTLSv1_listen): UDP alone there.
+  const bool dtls = !boringssl_build();
+  run_with_page(dir, "datagram",
+                {"--mode", dtls ? "both-udp" : "udp", "-n", "300", "-b", "10M", "--repeat", "2"});
   const std::string udp_dom = dom_of(dir.path() / "datagram.html");
   check_page(udp_dom, 3);
-  CHECK(udp_dom.find("DTLS delivered") != std::string::npos);
+  if (dtls) CHECK(udp_dom.find("DTLS delivered") != std::string::npos);
   CHECK(udp_dom.find("Loss per sender") != std::string::npos);
   CHECK(udp_dom.find("kernel drops") != std::string::npos);
 
