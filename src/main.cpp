@@ -3,8 +3,10 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -45,6 +47,18 @@ void write_report(const std::string& path, std::vector<tlscmp::report::ReportInp
   fmt::print(stderr, "wrote the report {}\n", path);
 }
 
+// --html FILE: refused before a run that could not keep its page, not after it.
+void check_writable(const std::string& path) {
+  const bool existed = std::filesystem::exists(path);
+  std::ofstream probe(path, std::ios::binary | std::ios::app);
+  if (!probe) {
+    throw tlscmp::UsageError(fmt::format(
+        "--html {}: cannot write there ({}): give a path in a writable folder", path, std::strerror(errno)));
+  }
+  probe.close();
+  if (!existed) std::filesystem::remove(path);
+}
+
 tlscmp::report::ReportInput input_of(const std::string& label, const std::string& json_text) {
   return {label, nlohmann::json::parse(json_text)};
 }
@@ -68,6 +82,7 @@ int run_report(const tlscmp::cli::ReportCommand& command) {
 
 int run_sweep(const tlscmp::cli::SweepCommand& sweep) {
   using namespace tlscmp;
+  if (!sweep.html_path.empty()) check_writable(sweep.html_path);
   std::unique_ptr<measure::TransferObserver> live;
   if (::isatty(STDERR_FILENO) != 0) {
     const app::ClientConfig& base = sweep.config.base;
@@ -127,6 +142,7 @@ int run(const tlscmp::cli::Command& command) {
   }
   const auto& client = std::get<cli::ClientCommand>(command);
   const app::ClientConfig& config = client.config;
+  if (!client.html_path.empty()) check_writable(client.html_path);
   // Live views are for people: none with -J or --csv, a bar only on a terminal.
   std::unique_ptr<measure::TransferObserver> live;
   if (client.format == app::OutputFormat::json_stream) {

@@ -249,4 +249,10 @@ TEST_CASE("tlscmp report mistakes get one line that says what to do") {
                       {{dir.file("other.json")}, 2, "--output is required"},
                   });
   CHECK(!std::filesystem::exists(dir.file("x.html")));
+  // A page that could not be written is refused before the run, not after it.
+  expect_mistakes("client",
+                  {{{"-n", "1M", "--html", dir.file("no-such-folder/page.html")}, 2, "cannot write there"}});
+  expect_mistakes(
+      "sweep",
+      {{{"--msg-size", "1K,2K", "--html", dir.file("no-such-folder/page.html")}, 2, "cannot write there"}});
 }
