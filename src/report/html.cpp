@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "app/result_file.hpp"
 #include "measure/stats.hpp"
 #include "report/svg.hpp"
 
@@ -16,15 +17,8 @@ namespace {
 using nlohmann::json;
 using svg::escape;
 
-// The number at a path of keys, or NaN.
-double num(const json& j, std::initializer_list<const char*> path) {
-  const json* at = &j;
-  for (const char* key : path) {
-    if (!at->is_object() || !at->contains(key)) return std::nan("");
-    at = &(*at)[key];
-  }
-  return at->is_number() ? at->get<double>() : std::nan("");
-}
+// The number at a path of keys, or NaN: as compare and merge read results.
+constexpr auto num = app::number_at;
 
 std::string str(const json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
@@ -55,9 +49,26 @@ std::string ci_words(const json& ratio) {
   return fmt::format("95% CI {:.2f}–{:.2f}, {} rounds", low, high, rounds);
 }
 
-bool counts(const json& run) {
-  return !run.value("warmup", false) && !run.value("partial", false);
+bool not_warmup(const json& run) {
+  return !run.value("warmup", false);
 }
+
+// A runs list's runs that `keep` picks, per variant, in the order the variants first ran.
+using VariantRuns = std::vector<std::pair<std::string, std::vector<const json*>>>;
+VariantRuns runs_by_variant(const json& runs, bool (*keep)(const json&)) {
+  VariantRuns out;
+  for (const json& run : runs) {
+    if (!keep(run)) continue;
+    const std::string variant = str(run, "variant");
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& entry) { return entry.first == variant; });
+    if (it == out.end()) it = out.insert(out.end(), {variant, {}});
+    it->second.push_back(&run);
+  }
+  return out;
+}
+
+// Neither warm-up nor interrupted: as compare and merge count runs.
+constexpr auto counts = app::run_counts;
 
 std::string upper_variant(const std::string& v) {
   std::string out = v;
@@ -145,23 +156,17 @@ class Page {
     int rounds = 0;
     for (const Result& r : results_) {
       if (!r.setting.empty()) continue;  // sweeps have their own chart
-      std::map<std::string, svg::Series> by_variant;
-      std::vector<std::string> order;
-      for (const json& run : list(*r.j, runs_key)) {
-        if (run.value("warmup", false)) continue;
-        const std::string variant = str(run, "variant");
-        if (!by_variant.count(variant)) order.push_back(variant);
-        svg::Series& s = by_variant[variant];
-        const int round = run.value("round", 0);
-        rounds = std::max(rounds, round);
-        const double v = num(run, {field});
-        if (!std::isfinite(v)) continue;
-        s.points.push_back(
-            {static_cast<double>(round - 1), v, std::nullopt, std::nullopt,
-             fmt::format("round {}{}", round, run.value("partial", false) ? " (partial)" : "")});
-      }
-      for (const std::string& v : order) {
-        svg::Series s = std::move(by_variant[v]);
+      for (const auto& [v, runs] : runs_by_variant(list(*r.j, runs_key), not_warmup)) {
+        svg::Series s;
+        for (const json* run : runs) {
+          const int round = run->value("round", 0);
+          rounds = std::max(rounds, round);
+          const double value = num(*run, {field});
+          if (!std::isfinite(value)) continue;
+          s.points.push_back(
+              {static_cast<double>(round - 1), value, std::nullopt, std::nullopt,
+               fmt::format("round {}{}", round, run->value("partial", false) ? " (partial)" : "")});
+        }
         if (s.points.empty()) continue;
         // The median of the runs that count, as the JSON's summary has it: not a partial one.
         std::vector<double> ys;
@@ -320,19 +325,11 @@ class Page {
     svg::Series system{"system", {}, false};
     for (const Result& r : results_) {
       if (!r.setting.empty()) continue;
-      std::vector<std::string> order;
-      std::map<std::string, std::vector<const json*>> by_variant;
-      for (const json& run : list(*r.j, "runs")) {
-        if (!counts(run)) continue;
-        const std::string v = str(run, "variant");
-        if (!by_variant.count(v)) order.push_back(v);
-        by_variant[v].push_back(&run);
-      }
-      for (const std::string& v : order) {
+      for (const auto& [v, runs] : runs_by_variant(list(*r.j, "runs"), counts)) {
         for (const char* side : {"client", "server"}) {
           std::vector<double> u;
           std::vector<double> s;
-          for (const json* run : by_variant[v]) {
+          for (const json* run : runs) {
             const double gib = num(*run, {"bytes"}) / double(1 << 30);
             u.push_back(num(*run, {side, "cpu_user_s"}) / gib);
             s.push_back(num(*run, {side, "cpu_system_s"}) / gib);
@@ -422,10 +419,7 @@ class Page {
         {"min", 0}, {"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}, {"p999", 0.999}, {"max", 0.9997}};
     for (const Result& r : results_) {
       if (!r.setting.empty()) continue;
-      std::map<std::string, std::vector<const json*>> by_variant;
-      for (const json& run : list(*r.j, "rr_runs"))
-        if (counts(run)) by_variant[str(run, "variant")].push_back(&run);
-      for (const auto& [v, runs] : by_variant) {
+      for (const auto& [v, runs] : runs_by_variant(list(*r.j, "rr_runs"), counts)) {
         svg::Series s{name(r, v), {}, true};
         for (const auto& [key, p] : percentiles) {
           std::vector<double> values;
