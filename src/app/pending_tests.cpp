@@ -94,16 +94,22 @@ PendingTests::Ticket::~Ticket() {
   owner_.slots_.erase(it);
 }
 
-std::vector<std::unique_ptr<Stream>> PendingTests::Ticket::wait(Deadline deadline) {
+std::optional<std::vector<std::unique_ptr<Stream>>> PendingTests::Ticket::wait(Deadline deadline) {
   std::unique_lock lock(owner_.mutex_);
   auto it = owner_.slots_.find(cookie_);
-  owner_.delivered_.wait_until(lock, deadline.at(), [&] {
-    return it->second.arrived == it->second.streams.size() || owner_.cancelled_;
-  });
+  const auto all_came = [&] { return it->second.arrived == it->second.streams.size(); };
+  owner_.delivered_.wait_until(lock, deadline.at(), [&] { return all_came() || owner_.cancelled_; });
+  if (!all_came() || owner_.cancelled_) return std::nullopt;
   std::vector<std::unique_ptr<Stream>> streams = std::move(it->second.streams);
-  it->second.streams.resize(streams.size());
+  it->second.streams.clear();
   it->second.arrived = 0;
   return streams;
+}
+
+std::uint32_t PendingTests::Ticket::arrived() const {
+  std::lock_guard lock(owner_.mutex_);
+  auto it = owner_.slots_.find(cookie_);
+  return it == owner_.slots_.end() ? 0 : it->second.arrived;
 }
 
 }  // namespace tlscmp::app

@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "protocol/messages.hpp"
@@ -33,9 +34,12 @@ class PendingTests {
     ~Ticket();  // forgets the cookie; a stream delivered but never taken is closed
 
     const protocol::Cookie& cookie() const { return cookie_; }
-    // Every stream of the test, in index order, once all have come; what came
-    // by then (some entries empty) if the deadline passes first.
-    std::vector<std::unique_ptr<Stream>> wait(Deadline deadline);
+    // Every stream of the test, in index order, once all have come; nothing
+    // if the deadline passes first (or the server cancels), and those that
+    // came stay with the ticket for a later wait.
+    std::optional<std::vector<std::unique_ptr<Stream>>> wait(Deadline deadline);
+    // How many of the test's data connections have come so far.
+    std::uint32_t arrived() const;
     // Handshake tests: how many handshake connections came with this cookie.
     std::uint64_t probes() const;
 

@@ -1,7 +1,7 @@
 #include "kinds/data_connections.hpp"
 
 #include <fmt/format.h>
-#include <algorithm>
+#include <optional>
 
 #include "app/control.hpp"
 #include "endpoint.hpp"
@@ -107,32 +107,41 @@ std::vector<std::unique_ptr<Stream>> await_data_connections(Stream& control,
                                                             app::PendingTests::Ticket& ticket) {
   const app::Timeouts& t = side.config().timeouts;
   const auto refuse = [&](const std::string& reason) { app::refuse_test(control, reason); };
-  // Wait for the data connections, but notice a client that gave up (a
-  // failed TLS handshake, say) instead of holding its slot until the deadline.
-  std::vector<std::unique_ptr<Stream>> data;
-  const Deadline data_deadline = Deadline::after(t.connect + t.handshake);
-  const auto all_came = [&] {
-    return !data.empty() && std::all_of(data.begin(), data.end(), [](const auto& d) { return d != nullptr; });
-  };
-  while (!all_came() && !data_deadline.expired()) {
-    data = ticket.wait(Deadline::earlier(data_deadline, Deadline::after(kClientCheckInterval)));
-    if (!all_came() && peer_has_closed(control.native_handle())) {
+  // The client opens its connections one after another, each a round trip or
+  // two (TLS) away: what may pass before the next one comes is one
+  // connection's connect and handshake, from the last one to come, however
+  // many the test has. Meanwhile notice a client that gave up (a failed TLS
+  // handshake, say) instead of holding its slot until the deadline.
+  const auto gap = t.connect + t.handshake;
+  std::uint32_t came = 0;
+  Deadline deadline = Deadline::after(gap);
+  std::optional<std::vector<std::unique_ptr<Stream>>> data;
+  while (!data && !deadline.expired() && !side.stopping()) {
+    data = ticket.wait(Deadline::earlier(deadline, Deadline::after(kClientCheckInterval)));
+    if (data) break;
+    if (peer_has_closed(control.native_handle())) {
       throw Error(
           fmt::format("{} test: the client closed the control connection before its data connections came",
                       to_string(request.mode)));
     }
-    if (side.stopping()) break;
+    if (const std::uint32_t now_came = ticket.arrived(); now_came != came) {
+      came = now_came;
+      deadline = Deadline::after(gap);
+    }
   }
-  if (!all_came()) {
-    refuse(side.stopping() ? "the server is shutting down" : "not every data connection arrived in time");
+  if (!data) {
+    refuse(side.stopping()
+               ? "the server is shutting down"
+               : fmt::format("{} of {} data connections arrived; the next did not come within {:g} s", came,
+                             request.streams, std::chrono::duration<double>(gap).count()));
   }
-  for (const auto& stream : data) {
+  for (const auto& stream : *data) {
     if (stream->is_tls() != (request.mode == Mode::tls)) {
       refuse(fmt::format("the data connection is {} but the test is {}",
                          stream->is_tls() ? "TLS" : "plain TCP", to_string(request.mode)));
     }
   }
-  return data;
+  return std::move(*data);
 }
 
 void send_ready(Stream& stream, std::chrono::milliseconds timeout) {
