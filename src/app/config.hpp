@@ -45,10 +45,14 @@ struct ServerConfig {
   bool require_client_cert = false;  // mutual TLS
   tls::Resumption resumption = tls::Resumption::tickets;  // --resumption tickets|ids|none
   Timeouts timeouts;
-  int max_connections = 256;  // connections handled at once; more are turned away as busy
-  // Connections still being set up (accepted, preamble not yet read): at most
-  // this many in all, and from one source address, so that one host's idle
-  // connections cannot lock the others out; more are turned away as busy.
+  // Connections handled at once (4 x --max-clients, at least 512); more are
+  // turned away as busy. One source address may hold half of them (and at
+  // least what the largest test needs), its running tests' connections
+  // included, so that one host cannot lock the others out.
+  int max_connections = 512;
+  // Connections still being set up (accepted, and not yet a running test's,
+  // a test's data connection or a handshake counted): at most this many in
+  // all, and from one source address; more are turned away as busy.
   int max_pending = 256;
   int max_pending_per_source = 16;
   std::chrono::milliseconds preamble_timeout{2'000};  // a new connection's first byte, or it is closed
@@ -57,6 +61,14 @@ struct ServerConfig {
   std::uint64_t max_bytes = std::uint64_t{1} << 40;   // --max-bytes: a test's payload (1 TiB)
   std::chrono::milliseconds max_duration{3'600'000};  // --max-duration: a test's transfer (1 h)
   int max_clients = 32;                               // --max-clients: tests running at once
+  int max_clients_per_source = 8;                     // --max-clients-per-source: of them, from one address
+  // The buffers a test holds on the server (its streams' chunks and the
+  // messages they assemble), each test and all running tests together.
+  std::uint64_t max_test_memory = std::uint64_t{256} << 20;  // --max-test-memory
+  std::uint64_t max_memory = std::uint64_t{1} << 30;         // --max-memory
+  // --min-rate: the bytes a second a running bulk or rr test must move,
+  // counted over each --idle-timeout, or it fails (0: no floor).
+  std::uint64_t min_rate = 1024;
   std::uint64_t max_msg = framing::kMaxMessageBytes;  // --max-msg: the largest message it assembles
   std::chrono::milliseconds shutdown_grace{10'000};   // SIGTERM: how long running tests may finish
 };

@@ -1,9 +1,11 @@
 #include "app/server.hpp"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -20,6 +22,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <thread>
 
 #include "app/control.hpp"
@@ -33,6 +36,7 @@
 #include "measure/cpu.hpp"
 #include "measure/environment.hpp"
 #include "measure/host.hpp"
+#include "measure/units.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 #include "version.hpp"
@@ -76,6 +80,14 @@ std::string peer_host(const sockaddr_storage& peer) {
   return ::inet_ntop(AF_INET, &v4->sin_addr, text.data(), text.size()) ? text.data() : "?";
 }
 
+// host:port of a peer, for the log.
+std::string peer_address(const sockaddr_storage& peer) {
+  std::uint16_t port = 0;
+  if (peer.ss_family == AF_INET6) port = ntohs(reinterpret_cast<const sockaddr_in6*>(&peer)->sin6_port);
+  if (peer.ss_family == AF_INET) port = ntohs(reinterpret_cast<const sockaddr_in*>(&peer)->sin_port);
+  return host_port(peer_host(peer), port);
+}
+
 std::string format_endpoint(const tcp::endpoint& endpoint) {
   return host_port(endpoint.address().to_string(), endpoint.port());
 }
@@ -102,6 +114,42 @@ std::byte peek_first_byte(int fd, std::chrono::milliseconds wait, const char* fl
       throw Error(fmt::format("cannot wait for the first byte: {}", ec.message()));
     }
   }
+}
+
+// Past the connections the io thread lingers on: what the client sent so far
+// is read (a close with unread data would be a reset, which could destroy
+// the answer before the client reads it), then the answer goes out with FIN,
+// all without waiting.
+void answer_and_close(int fd, std::span<const std::byte> answer) {
+  std::array<std::byte, 4096> sink{};
+  for (int i = 0; i < 16 && ::recv(fd, sink.data(), sink.size(), MSG_DONTWAIT) > 0; ++i) {
+  }
+  (void)::send(fd, answer.data(), answer.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  ::shutdown(fd, SHUT_WR);
+  for (int i = 0; i < 16 && ::recv(fd, sink.data(), sink.size(), MSG_DONTWAIT) > 0; ++i) {
+  }
+}
+
+// Appends `line` to the file `fd` in one write, or not at all: a write the
+// disk cannot take in full is cut back off, so that the file never ends in
+// half a line. Returns "" or why not.
+std::string append_whole_line(int fd, const std::string& line) {
+  struct stat before {};
+  if (::fstat(fd, &before) != 0) return std::strerror(errno);
+  std::size_t written = 0;
+  while (written < line.size()) {
+    const ssize_t n = ::write(fd, line.data() + written, line.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = n < 0 ? std::strerror(errno) : "nothing written";
+      if (written > 0 && ::ftruncate(fd, before.st_size) != 0) {
+        return why + fmt::format(", and cutting off the partial line failed: {}", std::strerror(errno));
+      }
+      return why;
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  return {};
 }
 
 }  // namespace
@@ -137,8 +185,8 @@ Server::Server(const ServerConfig& config, const tls::Identity& identity, Logger
       issuer_(std::move(issuer)),
       listener_() {
   if (!config.results_file.empty()) {
-    results_.reset(std::fopen(config.results_file.c_str(), "a"));
-    if (results_ == nullptr) {
+    results_.reset(::open(config.results_file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
+    if (!results_.valid()) {
       throw Error(fmt::format("--results {}: cannot open it to append to: {}", config.results_file,
                               std::strerror(errno)));
     }
@@ -215,17 +263,46 @@ bool Server::stopping() {
   return stopping_;
 }
 
-Server::RunningTest::RunningTest(Server& server) : server_(server) {
+Server::RunningTest::RunningTest(Server& server, std::string source)
+    : server_(server), source_(std::move(source)) {
   std::lock_guard lock(server_.mutex_);
-  admitted_ = server_.running_tests_ < server_.config_.max_clients;
-  if (admitted_) ++server_.running_tests_;
+  const ServerConfig& config = server_.config_;
+  SourceUse& use = server_.sources_[source_];
+  if (server_.running_tests_ >= config.max_clients) {
+    busy_ = fmt::format("server busy: {} tests running; try again, or raise --max-clients on the server",
+                        config.max_clients);
+  } else if (use.tests >= config.max_clients_per_source) {
+    busy_ = fmt::format(
+        "server busy: {} tests from {} running, its share of the server (--max-clients-per-source); try "
+        "again when one ends",
+        config.max_clients_per_source, source_);
+  }
+  if (!busy_.empty()) {
+    server_.forget_if_unused(server_.sources_.find(source_));
+    return;
+  }
+  ++server_.running_tests_;
+  ++use.tests;
 }
 
 Server::RunningTest::~RunningTest() {
-  if (!admitted_) return;
+  if (!busy_.empty()) return;
   std::lock_guard lock(server_.mutex_);
   --server_.running_tests_;
+  auto it = server_.sources_.find(source_);
+  --it->second.tests;
+  server_.forget_if_unused(it);
   server_.idle_.notify_all();
+}
+
+void Server::forget_if_unused(std::map<std::string, SourceUse>::iterator it) {
+  if (it != sources_.end() && it->second.unused()) sources_.erase(it);
+}
+
+int Server::connection_share() const {
+  // Half, but never less than the largest test needs: its control connection
+  // and a crr test's budget of two connections a connector.
+  return std::max(config_.max_connections / 2, static_cast<int>(2 * protocol::kMaxStreams + 2));
 }
 
 void Server::stop() {
@@ -235,52 +312,59 @@ void Server::stop() {
 void Server::SetUpSlot::release() {
   if (!held_) return;
   held_ = false;
+  if (budgeted_) return;  // a budget's connections are not counted as being set up
   std::lock_guard lock(server_.mutex_);
-  if (budgeted_) {
-    auto it = server_.crr_budget_.find(source_);
-    if (--it->second.in_use == 0 && it->second.size == 0) server_.crr_budget_.erase(it);
-    return;
-  }
   --server_.setting_up_;
-  if (--server_.setting_up_by_source_[source_] == 0) server_.setting_up_by_source_.erase(source_);
+  auto it = server_.sources_.find(source_);
+  --it->second.setting_up;
+  server_.forget_if_unused(it);
 }
 
 std::string Server::admit(const std::string& source, int fd, bool& budgeted) {
   std::lock_guard lock(mutex_);
+  SourceUse& use = sources_[source];
   // Counted in, and live: stop() shuts its socket down.
   const auto count_in = [&] {
     ++active_connections_;
     live_fds_.insert(fd);
     if (stopping_) ::shutdown(fd, SHUT_RDWR);
   };
-  // A source running crr tests sets up their connections within their own
-  // budget, not the --max-pending ones that every other test shares.
-  budgeted = false;
-  if (auto it = crr_budget_.find(source); it != crr_budget_.end() && it->second.in_use < it->second.size) {
-    ++it->second.in_use;
+  // A source whose running tests expect connections takes them within their
+  // budget, not within the shared caps that every other host shares too.
+  budgeted = use.in_budget < use.budget;
+  if (budgeted) {
+    ++use.in_budget;
     count_in();
-    budgeted = true;
     return {};
   }
-  if (active_connections_ >= config_.max_connections) {
-    return fmt::format(
-        "server busy: {} connections being served; try again, or raise --max-clients on the server",
+  std::string busy;
+  if (shared_connections_ + reserved_ >= config_.max_connections) {
+    busy = fmt::format(
+        "server busy: {} connections being served; try again, or raise --max-connections on the server",
         config_.max_connections);
-  }
-  if (setting_up_ >= config_.max_pending) {
-    return fmt::format(
+  } else if (use.connections + use.budget >= connection_share()) {
+    busy = fmt::format(
+        "server busy: {} connections from {}, its share of the server (half of --max-connections); try "
+        "again when its tests end",
+        connection_share(), source);
+  } else if (setting_up_ >= config_.max_pending) {
+    busy = fmt::format(
         "server busy: {} connections being set up; try again, or raise --max-pending on the server",
         config_.max_pending);
-  }
-  int& from_source = setting_up_by_source_[source];
-  if (from_source >= config_.max_pending_per_source) {
-    return fmt::format(
+  } else if (use.setting_up >= config_.max_pending_per_source) {
+    busy = fmt::format(
         "server busy: {} connections from {} being set up; try again, or raise --max-pending-per-source on "
         "the server",
         config_.max_pending_per_source, source);
   }
-  ++from_source;
+  if (!busy.empty()) {
+    forget_if_unused(sources_.find(source));
+    return busy;
+  }
+  ++use.setting_up;
+  ++use.connections;
   ++setting_up_;
+  ++shared_connections_;
   count_in();
   return {};
 }
@@ -299,9 +383,8 @@ void Server::log_busy(const std::string& peer, const std::string& reason) {
 }
 
 void Server::turn_away(tcp::socket socket, const std::string& reason) {
-  constexpr int kMaxTurningAway = 1024;  // beyond: closed at once
+  constexpr int kMaxTurningAway = 1024;  // beyond: answered and closed at once
   constexpr std::chrono::seconds kLinger{1};
-  if (turning_away_ >= kMaxTurningAway) return;  // the socket closes as it goes
   struct TurnAway {
     TurnAway(tcp::socket s, asio::io_context& io) : socket(std::move(s)), timer(io) {}
     tcp::socket socket;
@@ -314,6 +397,10 @@ void Server::turn_away(tcp::socket socket, const std::string& reason) {
   const std::vector<std::byte> refusal = protocol::encode(protocol::Refusal{reason});
   state->answer.assign(preamble.begin(), preamble.end());
   state->answer.insert(state->answer.end(), refusal.begin(), refusal.end());
+  if (turning_away_ >= kMaxTurningAway) {
+    answer_and_close(state->socket.native_handle(), state->answer);
+    return;  // the socket closes with `state`
+  }
   ++turning_away_;
   auto done = [this, state] {
     boost::system::error_code ignored;
@@ -381,7 +468,7 @@ void Server::accept_loop() {
       ::close(fd);
       continue;
     }
-    serve_accepted(fd, peer_host(peer), cpu_mark);
+    serve_accepted(UniqueFd(fd), Peer{peer_host(peer), peer_address(peer)}, cpu_mark);
     if (idle_acceptors_ >= kSpareAcceptors) return;  // enough listen: this thread may go
   }
 }
@@ -399,33 +486,105 @@ bool Server::start_acceptor() {
   }
 }
 
-void Server::serve_accepted(int fd, const std::string& source, double& cpu_mark) {
+void Server::serve_accepted(UniqueFd fd, const Peer& peer, double& cpu_mark) {
   bool budgeted = false;
-  const std::string busy = admit(source, fd, budgeted);
-  if (busy.empty()) {
-    handle_connection(fd, source, budgeted, cpu_mark);
+  const int raw_fd = fd.get();
+  if (const std::string busy = admit(peer.source, raw_fd, budgeted); !busy.empty()) {
+    // Turned away on the io thread, which has the timers for it.
+    asio::post(io_, [this, fd = std::make_shared<UniqueFd>(std::move(fd)), peer, busy] {
+      log_busy(peer.address, busy);
+      tcp::socket socket(io_);
+      boost::system::error_code ec;
+      socket.assign(local_endpoint_.protocol(), fd->get(), ec);
+      if (!ec) {
+        fd->release();
+        turn_away(std::move(socket), busy);
+      }
+    });
+    cpu_mark = measure::thread_cpu_s();
     return;
   }
-  // Turned away on the io thread, which has the timers for it.
-  asio::post(io_, [this, fd, busy] {
-    log_busy(peer_address(fd), busy);
-    tcp::socket socket(io_);
-    boost::system::error_code ec;
-    socket.assign(local_endpoint_.protocol(), fd, ec);
-    if (ec) {
-      ::close(fd);
-      return;
-    }
-    turn_away(std::move(socket), busy);
-  });
+  // Often the first bytes are there already (a client writes as soon as it is
+  // connected): then serve it here, without a hand-off.
+  std::byte first{};
+  const ssize_t n = ::recv(raw_fd, &first, 1, MSG_PEEK | MSG_DONTWAIT);
+  if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
+    fd.release();  // handle_connection owns it
+    handle_connection(raw_fd, peer, budgeted, cpu_mark);
+    return;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    --active_connections_;  // no thread of its own while it waits
+    idle_.notify_all();
+  }
+  fd.release();
+  asio::post(io_, [this, raw_fd, peer, budgeted] { await_first_byte(raw_fd, peer, budgeted); });
   cpu_mark = measure::thread_cpu_s();
 }
 
-void Server::handle_connection(int raw_fd, const std::string& source, bool budgeted, double& cpu_mark) {
+void Server::await_first_byte(int raw_fd, const Peer& peer, bool budgeted) {
+  struct Waiting {
+    Waiting(asio::io_context& io, Peer p) : socket(io), timer(io), peer(std::move(p)) {}
+    tcp::socket socket;
+    asio::steady_timer timer;
+    Peer peer;
+  };
+  auto waiting = std::make_shared<Waiting>(io_, peer);
+  boost::system::error_code ec;
+  waiting->socket.assign(local_endpoint_.protocol(), raw_fd, ec);
+  const bool preamble_first = config_.preamble_timeout <= config_.timeouts.handshake;
+  const std::chrono::milliseconds wait =
+      preamble_first ? config_.preamble_timeout : config_.timeouts.handshake;
+  // Back with a thread (or ended here): counted as Admitted counts it.
+  const auto back = [this] {
+    std::lock_guard lock(mutex_);
+    ++active_connections_;
+  };
+  if (ec) {
+    back();
+    { const Admitted ended(*this, raw_fd, peer.source, budgeted); }
+    SetUpSlot(*this, peer.source, budgeted).release();
+    ::close(raw_fd);
+    return;
+  }
+  waiting->timer.expires_after(wait);
+  waiting->timer.async_wait([waiting](const boost::system::error_code& timer_ec) {
+    if (!timer_ec) waiting->socket.cancel();
+  });
+  waiting->socket.async_wait(tcp::socket::wait_read, [this, waiting, budgeted, back, wait, preamble_first](
+                                                         const boost::system::error_code& wait_ec) {
+    waiting->timer.cancel();
+    back();
+    const int fd = waiting->socket.native_handle();
+    if (wait_ec) {
+      log_.line(fmt::format("{} sent nothing within {:g} s ({}); closed", waiting->peer.address,
+                            std::chrono::duration<double>(wait).count(),
+                            preamble_first ? "--preamble-timeout" : "--handshake-timeout"));
+      { const Admitted ended(*this, fd, waiting->peer.source, budgeted); }
+      SetUpSlot(*this, waiting->peer.source, budgeted).release();
+      return;  // the socket closes with `waiting`
+    }
+    const int taken = waiting->socket.release();
+    try {
+      threads_.spawn([this, taken, peer = waiting->peer, budgeted] {
+        double cpu_mark = measure::thread_cpu_s();
+        handle_connection(taken, peer, budgeted, cpu_mark);
+      });
+    } catch (const std::system_error& e) {
+      log_busy(waiting->peer.address, fmt::format("cannot start a thread: {}", e.what()));
+      { const Admitted ended(*this, taken, waiting->peer.source, budgeted); }
+      SetUpSlot(*this, waiting->peer.source, budgeted).release();
+      ::close(taken);
+    }
+  });
+}
+
+void Server::handle_connection(int raw_fd, const Peer& peer, bool budgeted, double& cpu_mark) {
   std::unique_ptr<Stream> stream;  // declared first, so that its socket closes last
   UniqueFd fd(raw_fd);
-  Admitted admitted(*this, raw_fd);
-  SetUpSlot set_up(*this, source, budgeted);
+  Admitted admitted(*this, raw_fd, peer.source, budgeted);
+  SetUpSlot set_up(*this, peer.source, budgeted);
   bool crr = false;
   try {
     set_nodelay(raw_fd, true);
@@ -449,7 +608,6 @@ void Server::handle_connection(int raw_fd, const std::string& source, bool budge
     }
 
     const protocol::PreambleInfo preamble = receive_preamble(*stream);
-    set_up.release();  // set up: no longer counted against --max-pending
     if (preamble.version != protocol::kVersion && preamble.kind == protocol::ConnectionKind::control) {
       // Answer with our own preamble, so that the client can say which versions differ.
       std::error_code ignored;
@@ -459,7 +617,7 @@ void Server::handle_connection(int raw_fd, const std::string& source, bool budge
     const protocol::ConnectionKind kind = preamble.kind;
     if (kind == protocol::ConnectionKind::control) {
       if (stream->is_tls()) throw protocol::ProtocolError("a control connection must be plain TCP");
-      serve_control(*stream, peer_address(raw_fd), source);
+      serve_control(*stream, peer, set_up);
     } else if (kind == protocol::ConnectionKind::handshake) {
       kinds::serve_handshake_connection(*stream, pending_);
     } else if (kind == protocol::ConnectionKind::crr) {
@@ -479,7 +637,7 @@ void Server::handle_connection(int raw_fd, const std::string& source, bool budge
       }
     }
   } catch (const std::exception& e) {
-    log_.line(fmt::format("{} {}", peer_address(raw_fd), e.what()));  // still open: `stream` closes last
+    log_.line(fmt::format("{} {}", peer.address, e.what()));
   }
   if (!crr) cpu_mark = measure::thread_cpu_s();  // a crr connection served moved it on itself
 }
@@ -488,6 +646,14 @@ Server::Admitted::~Admitted() {
   std::lock_guard lock(server_.mutex_);
   server_.live_fds_.erase(server_.live_fds_.find(fd_));
   --server_.active_connections_;
+  auto it = server_.sources_.find(source_);
+  if (budgeted_) {
+    --it->second.in_budget;
+  } else {
+    --it->second.connections;
+    --server_.shared_connections_;
+  }
+  server_.forget_if_unused(it);
   server_.idle_.notify_all();
 }
 
@@ -496,17 +662,11 @@ class Server::Side final : public kinds::ServerSide {
  public:
   Side(Server& server, std::string source) : server_(server), source_(std::move(source)) {}
   const std::string& source() const { return source_; }
-  std::shared_ptr<void> reserve_connections(std::uint32_t count) override {
-    {
-      std::lock_guard lock(server_.mutex_);
-      server_.crr_budget_[source_].size += count;
-    }
-    return std::shared_ptr<void>(nullptr, [server = &server_, source = source_, count](void*) {
-      std::lock_guard lock(server->mutex_);
-      auto it = server->crr_budget_.find(source);
-      it->second.size -= count;
-      if (it->second.size == 0 && it->second.in_use == 0) server->crr_budget_.erase(it);
-    });
+  std::shared_ptr<void> reserve_connections(std::uint32_t count, std::string& busy) override {
+    return server_.reserve_connections(source_, count, busy);
+  }
+  std::shared_ptr<void> reserve_memory(std::uint64_t bytes, std::string& busy) override {
+    return server_.reserve_memory(bytes, busy);
   }
   const ServerConfig& config() const override { return server_.config_; }
   protocol::TestAccept acceptance(const protocol::Cookie& cookie) const override {
@@ -529,24 +689,34 @@ class Server::Side final : public kinds::ServerSide {
   bool stopping() override { return server_.stopping(); }
   void record(const std::vector<protocol::SideResult>& mine,
               const std::vector<protocol::SideResult>& theirs) override {
-    for (const protocol::SideResult& r : mine)
+    for (const protocol::SideResult& r : mine) {
       mine_.push_back(protocol::body_text(r));
-    for (const protocol::SideResult& r : theirs)
+      failed_ = failed_ || !r.error.empty();
+    }
+    for (const protocol::SideResult& r : theirs) {
       theirs_.push_back(protocol::body_text(r));
+      failed_ = failed_ || !r.error.empty();
+    }
+    // The client's results never came: the exchange failed.
+    failed_ = failed_ || theirs.size() < mine.size();
   }
   void record(const protocol::DatagramResult& mine, const protocol::DatagramResult& theirs) override {
     mine_.push_back(protocol::body_text(mine));
     theirs_.push_back(protocol::body_text(theirs));
+    failed_ = failed_ || !mine.error.empty() || !theirs.error.empty();
   }
   // The results recorded, each a JSON object's text.
   const std::vector<std::string>& mine() const { return mine_; }
   const std::vector<std::string>& theirs() const { return theirs_; }
+  // Whether what was recorded says the test failed, on either side.
+  bool failed() const { return failed_; }
 
  private:
   Server& server_;
   std::string source_;
   std::vector<std::string> mine_;
   std::vector<std::string> theirs_;
+  bool failed_ = false;
 };
 
 namespace {
@@ -581,10 +751,9 @@ std::string utc_now() {
 
 }  // namespace
 
-void Server::write_result(const std::string& peer, const std::string& source,
-                          const protocol::TestRequest& request, const Side& side, const char* outcome,
-                          const std::string& text) {
-  if (results_ == nullptr) return;
+void Server::write_result(const Peer& peer, const protocol::TestRequest& request, const Side& side,
+                          const char* outcome, const std::string& text) {
+  if (!results_.valid()) return;
   // Each piece already JSON text: joined, not parsed again.
   const auto list = [](const std::vector<std::string>& items) {
     return "[" + fmt::format("{}", fmt::join(items, ",")) + "]";
@@ -594,16 +763,27 @@ void Server::write_result(const std::string& peer, const std::string& source,
       R"("server_results":{},"client_results":{}}})"
       "\n",
       nlohmann::json(utc_now()).dump(),
-      nlohmann::json(peer).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-      nlohmann::json(source).dump(), kind_name(protocol::kind_of(request)), outcome,
+      nlohmann::json(peer.address).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+      nlohmann::json(peer.source).dump(), kind_name(protocol::kind_of(request)), outcome,
       nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
       protocol::body_text(request), list(side.mine()), list(side.theirs()));
   std::lock_guard lock(results_mutex_);
-  std::fputs(line.c_str(), results_.get());
-  std::fflush(results_.get());
+  const std::string problem = append_whole_line(results_.get(), line);
+  if (!problem.empty()) {
+    // Said once, not a line per test, and again when lines are kept once more.
+    if (results_lost_++ == 0) {
+      log_.line(
+          fmt::format("--results {}: cannot write: {}; the lines of the tests served meanwhile are lost",
+                      config_.results_file, problem));
+    }
+  } else if (results_lost_ > 0) {
+    log_.line(fmt::format("--results {}: writing again; {} line{} lost", config_.results_file, results_lost_,
+                          results_lost_ == 1 ? " was" : "s were"));
+    results_lost_ = 0;
+  }
 }
 
-void Server::serve_control(Stream& control, const std::string& peer, const std::string& source) {
+void Server::serve_control(Stream& control, const Peer& peer, SetUpSlot& set_up) {
   control.set_deadline(Deadline::after(config_.timeouts.control));
   // Every control session starts with the server's own preamble: a client of
   // another protocol version learns which one the server speaks.
@@ -624,51 +804,28 @@ void Server::serve_control(Stream& control, const std::string& peer, const std::
   } catch (const protocol::ProtocolError& e) {
     refuse_undecoded(e.what());
   }
-  Side side(*this, source);
+  Side side(*this, peer.source);
   bool refused = false;
   const auto refuse = [&](const std::string& reason) {
     refused = true;
     refuse_test(control, reason);
   };
   try {
-    serve_test(control, request, side, refuse, peer);
+    serve_test(control, request, side, refuse, peer, set_up);
   } catch (const std::exception& e) {
-    write_result(peer, source, request, side, refused ? "refused" : "failed", e.what());
+    write_result(peer, request, side, refused ? "refused" : "failed", e.what());
     throw;
   }
 }
 
 void Server::serve_test(Stream& control, const protocol::TestRequest& request, Side& side,
-                        const std::function<void(const std::string&)>& refuse, const std::string& peer) {
+                        const std::function<void(const std::string&)>& refuse, const Peer& peer,
+                        SetUpSlot& set_up) {
   // The caps, checked before anything is set up for the test.
-  if (request.bytes > config_.max_bytes) {
-    refuse(fmt::format("the test asks for {} bytes; this server allows at most {} (--max-bytes)",
-                       request.bytes, config_.max_bytes));
-  }
-  if (std::chrono::milliseconds(request.duration_ms) > config_.max_duration) {
-    refuse(fmt::format("the test asks for {} s; this server allows at most {} s (--max-duration)",
-                       static_cast<double>(request.duration_ms) / 1e3,
-                       std::chrono::duration<double>(config_.max_duration).count()));
-  }
-  if (const std::string problem = protocol::rr_schedule_problem(request.rate_tps, request.streams);
-      !problem.empty()) {
-    refuse("this server refuses " + problem);
-  }
-  if (request.server_cpu >= 0) {
-    const protocol::TestKind kind = protocol::kind_of(request);
-    if (kind == protocol::TestKind::crr || kind == protocol::TestKind::handshake) {
-      refuse(
-          "-A's server CPU does not apply to handshake and crr tests: this server's accepting threads serve "
-          "them, and every other test too; give -A the client's CPU alone");
-    }
-    if (const std::string why = measure::check_cpu(request.server_cpu); !why.empty())
-      refuse(fmt::format("-A asks the server to pin to CPU {}, but {}", request.server_cpu, why));
-  }
-  const RunningTest running(*this);
-  if (!running.admitted()) {
-    refuse(fmt::format("server busy: {} tests running; try again, or raise --max-clients on the server",
-                       config_.max_clients));
-  }
+  if (const std::string problem = cap_problem(request); !problem.empty()) refuse(problem);
+  const RunningTest running(*this, peer.source);
+  if (!running.busy().empty()) refuse(running.busy());
+  set_up.release();  // a running test now, counted as one: no longer against --max-pending
   // Each kind's server half runs the test and returns its log line.
   std::string line;
   switch (protocol::kind_of(request)) {
@@ -689,8 +846,92 @@ void Server::serve_test(Stream& control, const protocol::TestRequest& request, S
       line = kinds::serve_crr_test(control, request, side);
       break;
   }
-  log_.line(fmt::format("{} {}", peer, line));
-  write_result(peer, side.source(), request, side, "ok", line);
+  log_.line(fmt::format("{} {}", peer.address, line));
+  // The outcome is what the results say, as the line does: a transfer that
+  // failed on either side is no success because its half returned.
+  write_result(peer, request, side, side.failed() ? "failed" : "ok", line);
+}
+
+std::string Server::cap_problem(const protocol::TestRequest& request) const {
+  if (request.bytes > config_.max_bytes) {
+    return fmt::format("the test asks for {} bytes; this server allows at most {} (--max-bytes)",
+                       request.bytes, config_.max_bytes);
+  }
+  if (std::chrono::milliseconds(request.duration_ms) > config_.max_duration) {
+    return fmt::format("the test asks for {} s; this server allows at most {} s (--max-duration)",
+                       static_cast<double>(request.duration_ms) / 1e3,
+                       std::chrono::duration<double>(config_.max_duration).count());
+  }
+  if (const std::string problem = protocol::rr_schedule_problem(request.rate_tps, request.streams);
+      !problem.empty()) {
+    return "this server refuses " + problem;
+  }
+  if (protocol::kind_of(request) == protocol::TestKind::datagram && request.rate_bps > 0 &&
+      request.rate_bps / 8 < config_.min_rate) {
+    return fmt::format(
+        "the test asks for {} bit/s a sender; this server has every test move at least {} bytes a second "
+        "(--min-rate)",
+        request.rate_bps, config_.min_rate);
+  }
+  if (request.server_cpu >= 0) {
+    const protocol::TestKind kind = protocol::kind_of(request);
+    if (kind == protocol::TestKind::crr || kind == protocol::TestKind::handshake) {
+      return "-A's server CPU does not apply to handshake and crr tests: this server's accepting threads "
+             "serve "
+             "them, and every other test too; give -A the client's CPU alone";
+    }
+    if (const std::string why = measure::check_cpu(request.server_cpu); !why.empty())
+      return fmt::format("-A asks the server to pin to CPU {}, but {}", request.server_cpu, why);
+  }
+  return {};
+}
+
+std::shared_ptr<void> Server::reserve_connections(const std::string& source, std::uint32_t asked,
+                                                  std::string& busy) {
+  const int count = static_cast<int>(asked);  // at most a few hundred (protocol::kMaxStreams)
+  std::lock_guard lock(mutex_);
+  SourceUse& use = sources_[source];
+  if (shared_connections_ + reserved_ + count > config_.max_connections) {
+    busy = fmt::format(
+        "server busy: the test needs {} connections and {} of {} are taken; try again, or raise "
+        "--max-connections on the server",
+        count, shared_connections_ + reserved_, config_.max_connections);
+  } else if (use.connections + use.budget + count > connection_share()) {
+    busy = fmt::format(
+        "server busy: the test needs {} connections, and with them {} would hold more than its share of "
+        "the server, {} (half of --max-connections); try again when its other tests end",
+        count, source, connection_share());
+  }
+  if (!busy.empty()) {
+    forget_if_unused(sources_.find(source));
+    return nullptr;
+  }
+  use.budget += count;
+  reserved_ += count;
+  return std::shared_ptr<void>(reinterpret_cast<void*>(1), [this, source, count](void*) {
+    std::lock_guard released(mutex_);
+    auto it = sources_.find(source);
+    it->second.budget -= count;
+    reserved_ -= count;
+    forget_if_unused(it);
+  });
+}
+
+std::shared_ptr<void> Server::reserve_memory(std::uint64_t bytes, std::string& busy) {
+  std::lock_guard lock(mutex_);
+  if (memory_held_ + bytes > config_.max_memory) {
+    busy = fmt::format(
+        "server busy: the test needs {} of buffers and the tests running hold {} of this server's {} "
+        "(--max-memory); try again when one ends",
+        measure::format_bytes(bytes), measure::format_bytes(memory_held_),
+        measure::format_bytes(config_.max_memory));
+    return nullptr;
+  }
+  memory_held_ += bytes;
+  return std::shared_ptr<void>(reinterpret_cast<void*>(1), [this, bytes](void*) {
+    std::lock_guard released(mutex_);
+    memory_held_ -= bytes;
+  });
 }
 
 void Server::prepare_key_type(const std::string& key_type) {

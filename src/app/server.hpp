@@ -27,9 +27,11 @@
 namespace tlscmp::app {
 
 // One process serving plain and TLS tests on one port, to many clients one
-// after another and at once. Asio accepts; each connection then runs on a
-// thread of its own with blocking, deadline-bound I/O, so that a slow or
-// hostile peer holds up only its own thread.
+// after another and at once. A few threads accept; each connection that has
+// sent its first bytes then runs on a thread of its own with blocking,
+// deadline-bound I/O, so that a slow or hostile peer holds up only its own
+// thread. A connection that has sent nothing yet waits on the io thread
+// (Asio) instead, holding no thread, and so does one being turned away.
 //
 // Every connection starts with either a TLS ClientHello (first byte 0x16) or
 // the plain tlscmp preamble; the server peeks at the first byte to tell them
@@ -63,11 +65,20 @@ class Server {
  private:
   class LiveFd;
   class Side;
-  // An admitted connection (admit): on its end, no longer live nor counted.
-  // Declared after the socket's owner, so that it ends before the socket closes.
+  // Who a connection came from, taken at accept and carried with it: the
+  // log names the peer even after the socket is closed (and its number
+  // reused by another connection).
+  struct Peer {
+    std::string source;   // the address, as the per-source caps count it
+    std::string address;  // address:port, as the log names it
+  };
+  // A connection counted in (admit) and given a thread: on its end, no
+  // longer live nor counted. Declared after the socket's owner, so that it
+  // ends before the socket closes.
   class Admitted {
    public:
-    Admitted(Server& server, int fd) : server_(server), fd_(fd) {}
+    Admitted(Server& server, int fd, std::string source, bool budgeted)
+        : server_(server), fd_(fd), source_(std::move(source)), budgeted_(budgeted) {}
     ~Admitted();
     Admitted(const Admitted&) = delete;
     Admitted& operator=(const Admitted&) = delete;
@@ -75,23 +86,30 @@ class Server {
    private:
     Server& server_;
     int fd_;
+    std::string source_;
+    bool budgeted_;
   };
-  // Counts a test among those running at once, if --max-clients allows.
+  // Counts a test among those running at once, if --max-clients and the
+  // source's share (--max-clients-per-source) allow.
   class RunningTest {
    public:
-    explicit RunningTest(Server& server);
+    RunningTest(Server& server, std::string source);
     ~RunningTest();
     RunningTest(const RunningTest&) = delete;
     RunningTest& operator=(const RunningTest&) = delete;
-    bool admitted() const { return admitted_; }
+    // "" once admitted, else why not ("server busy: ...").
+    const std::string& busy() const { return busy_; }
 
    private:
     Server& server_;
-    bool admitted_ = false;
+    std::string source_;
+    std::string busy_;
   };
 
-  // A connection's place among those being set up, from accept until its
-  // preamble is read (or it ends): counted in all and per source address.
+  // A connection's place among those being set up, from accept until it
+  // has become something the caps count otherwise: a running test (its
+  // control connection), a data connection delivered, or its end. Counted in
+  // all and per source address (--max-pending, --max-pending-per-source).
   class SetUpSlot {
    public:
     SetUpSlot(Server& server, std::string source, bool budgeted)
@@ -104,7 +122,7 @@ class Server {
    private:
     Server& server_;
     std::string source_;
-    bool budgeted_;  // counted in its source's crr budget, not in --max-pending
+    bool budgeted_;  // counted in its source's budget, not in the shared caps
     bool held_ = true;
   };
 
@@ -114,37 +132,50 @@ class Server {
   void accept_loop();
   // One more accepting thread; false (logged) if none can start.
   bool start_acceptor();
-  // A connection just accepted: served on this thread, or turned away as busy.
-  // `source` is its address (peer_host); `cpu_mark` as in handle_connection.
-  void serve_accepted(int fd, const std::string& source, double& cpu_mark);
+  // A connection just accepted: served on this thread if its first bytes are
+  // there, watched by the io thread until they come if not (a silent
+  // connection holds no thread), or turned away as busy.
+  // `cpu_mark` as in handle_connection.
+  void serve_accepted(UniqueFd fd, const Peer& peer, double& cpu_mark);
+  // On the io thread: waits for a counted-in connection's first byte (within
+  // --preamble-timeout), then serves it on a thread of its own.
+  void await_first_byte(int fd, const Peer& peer, bool budgeted);
   // Why a new connection from `source` cannot be taken now ("server busy:
   // ..."), or "" after counting it in.
-  // `budgeted`: counted in the source's crr budget rather than the shared caps.
+  // `budgeted`: counted in the source's budget rather than the shared caps.
   // A connection counted in is live (`fd` shut down by stop) until its Admitted ends.
   std::string admit(const std::string& source, int fd, bool& budgeted);
   // Tells a connection the server cannot take it, without a reset: the
   // server's preamble and a refusal, then FIN; then drops what the client
-  // sends until it closes (or a second passes), on the accepting thread.
+  // sends until it closes (or a second passes), on the io thread.
   void turn_away(boost::asio::ip::tcp::socket socket, const std::string& reason);
   void log_busy(const std::string& peer, const std::string& reason);
   // Serves an admitted connection on this thread. `cpu_mark`: the thread's
   // CPU clock when it last finished with a connection (measure::thread_cpu_s);
   // moved on to when this one ends.
-  void handle_connection(int fd, const std::string& source, bool budgeted, double& cpu_mark);
+  void handle_connection(int fd, const Peer& peer, bool budgeted, double& cpu_mark);
   // The control session: the request, the caps, then the kind's server half.
-  void serve_control(Stream& control, const std::string& peer, const std::string& source);
+  void serve_control(Stream& control, const Peer& peer, SetUpSlot& set_up);
   // Its test, once the request is read: the caps (`refuse` throws), the kind's half, the log line.
   void serve_test(Stream& control, const protocol::TestRequest& request, Side& side,
-                  const std::function<void(const std::string&)>& refuse, const std::string& peer);
+                  const std::function<void(const std::string&)>& refuse, const Peer& peer, SetUpSlot& set_up);
   // --results: the test's JSON line; `outcome` "ok", "refused" or "failed", `text` the log line or why.
-  void write_result(const std::string& peer, const std::string& source, const protocol::TestRequest& request,
-                    const Side& side, const char* outcome, const std::string& text);
+  void write_result(const Peer& peer, const protocol::TestRequest& request, const Side& side,
+                    const char* outcome, const std::string& text);
+  // Why a test's request is over one of the caps (--max-bytes ...), or "".
+  std::string cap_problem(const protocol::TestRequest& request) const;
   void shut_down_connections();
   void finish_running_tests();
   bool stopping();
   protocol::TestAccept accept_message(const protocol::Cookie& cookie) const;
   // See kinds::ServerSide::prepare_key_type.
   void prepare_key_type(const std::string& key_type);
+  // See kinds::ServerSide::reserve_connections and reserve_memory.
+  std::shared_ptr<void> reserve_connections(const std::string& source, std::uint32_t count,
+                                            std::string& busy);
+  std::shared_ptr<void> reserve_memory(std::uint64_t bytes, std::string& busy);
+  // What one source address may hold of --max-connections.
+  int connection_share() const;
 
   ServerConfig config_;
   Logger& log_;
@@ -163,19 +194,31 @@ class Server {
 
   std::mutex mutex_;  // guards the members below
   std::condition_variable idle_;
-  int active_connections_ = 0;
-  int running_tests_ = 0;  // control sessions past the --max-clients check
-  int setting_up_ = 0;     // connections being set up (SetUpSlot)
-  std::map<std::string, int> setting_up_by_source_;
-  // crr tests' connections being set up, per source: their own budget, the
-  // connectors of the source's running crr tests (reserve_connections), so
-  // that a crr test's stream of connections neither is turned away by
-  // --max-pending-per-source nor takes the places other tests need.
-  struct CrrBudget {
-    std::uint32_t size = 0;
-    std::uint32_t in_use = 0;
+  int active_connections_ = 0;     // connections with a thread (Admitted)
+  int running_tests_ = 0;          // control sessions past the --max-clients check
+  int setting_up_ = 0;             // connections being set up (SetUpSlot), budgeted ones aside
+  int shared_connections_ = 0;     // connections counted in the shared caps (not in a budget)
+  int reserved_ = 0;               // every source's budgets together
+  std::uint64_t memory_held_ = 0;  // the buffers running tests reserved (--max-memory)
+  // What each source address holds, against its shares. A budget is room
+  // that a source's running tests reserved for the connections they expect
+  // (their data connections, a crr test's stream of connections): those
+  // connections neither wait on the shared --max-pending caps nor take the
+  // places other tests need, and they count in full against the caps on
+  // all connections whether they have come or not.
+  struct SourceUse {
+    int setting_up = 0;   // of its connections, those being set up (shared ones)
+    int connections = 0;  // its connections in the shared caps
+    int tests = 0;        // its running tests
+    int budget = 0;       // what its running tests reserved
+    int in_budget = 0;    // connections open within it now
+    bool unused() const {
+      return setting_up == 0 && connections == 0 && tests == 0 && budget == 0 && in_budget == 0;
+    }
   };
-  std::map<std::string, CrrBudget> crr_budget_;
+  std::map<std::string, SourceUse> sources_;
+  // Forgets a source that holds nothing any more (mutex_ held).
+  void forget_if_unused(std::map<std::string, SourceUse>::iterator it);
   // The io thread's own: connections being turned away, and the busy
   // lines not logged (one a second at most, so that a flood cannot flood the log).
   int turning_away_ = 0;
@@ -188,9 +231,10 @@ class Server {
   // Last: joined first when the server goes, while everything they use still exists.
   ThreadSet threads_;
   std::multiset<int> live_fds_;  // sockets of running connections, shut down by stop
-  // --results: the file a line per test goes to (null: none), one writer at a time.
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> results_{nullptr, &std::fclose};
+  // --results: the file a line per test goes to (none: not valid), one writer at a time.
+  UniqueFd results_;
   std::mutex results_mutex_;
+  int results_lost_ = 0;  // lines not written since the last one that was
   bool stopping_ = false;
 };
 

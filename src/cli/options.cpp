@@ -155,9 +155,11 @@ struct ServerFlags {
   std::string client_ca_file;
   bool require_client_cert = false;
   std::string resumption = "tickets";
-  app::ServerConfig sizes;  // max_bytes and max_msg, parsed by CLI11 (add_size)
+  app::ServerConfig sizes;  // max_bytes, max_msg, the memory caps and min_rate, parsed by CLI11 (add_size)
   double max_duration_s = 3600;
   int max_clients = 32;
+  int max_clients_per_source = 0;  // 0: a quarter of --max-clients
+  int max_connections = 0;         // 0: 4 x --max-clients, at least 512
   int max_pending = 256;
   int max_pending_per_source = 16;
   double preamble_timeout_s = 2;
@@ -238,6 +240,25 @@ void add_server_command(CLI::App& app, ServerFlags& flags) {
   cmd->add_option("--max-clients", flags.max_clients, "Tests running at once; more are refused as busy")
       ->check(CLI::Range(1, 10'000))
       ->capture_default_str();
+  cmd->add_option("--max-clients-per-source", flags.max_clients_per_source,
+                  "Tests running at once from one source address (default: a quarter of --max-clients)")
+      ->check(CLI::Range(1, 10'000));
+  cmd->add_option("--max-connections", flags.max_connections,
+                  "Connections served at once, a thread each; one source address may hold half (default: "
+                  "4 x --max-clients, at least 512)")
+      ->check(CLI::Range(16, 100'000));
+  add_size(cmd, "--max-test-memory", flags.sizes.max_test_memory, "--max-test-memory", 1,
+           std::uint64_t{1} << 40,
+           "Buffers one test may hold on the server (its streams' chunks and the messages they assemble); "
+           "a test that needs more is refused")
+      ->default_str("256M");
+  add_size(cmd, "--max-memory", flags.sizes.max_memory, "--max-memory", 1, std::uint64_t{1} << 40,
+           "Buffers all running tests may hold together; a test past it is told the server is busy")
+      ->default_str("1G");
+  add_size(cmd, "--min-rate", flags.sizes.min_rate, "--min-rate", 0, std::uint64_t{1} << 40,
+           "Bytes a second a running test must move, counted over each --idle-timeout, or it fails: "
+           "a peer cannot hold a slot with a trickle (0: no floor)")
+      ->default_str("1K");
   cmd->add_option("--max-pending", flags.max_pending,
                   "Connections still being set up (no preamble read yet); more are told the server is busy")
       ->check(CLI::Range(1, 100'000))
@@ -1134,9 +1155,16 @@ Command parse_command_line(int argc, const char* const* argv) {
     config.max_clients = server_flags.max_clients;
     config.max_msg = server_flags.sizes.max_msg;
     config.shutdown_grace = milliseconds_of(server_flags.shutdown_grace_s);
-    // More connections than tests at once: a test has a control and a data
-    // connection, and strangers may knock meanwhile.
-    config.max_connections = std::max(256, 4 * server_flags.max_clients);
+    config.max_clients_per_source = server_flags.max_clients_per_source > 0
+                                        ? server_flags.max_clients_per_source
+                                        : std::max(1, server_flags.max_clients / 4);
+    config.max_test_memory = server_flags.sizes.max_test_memory;
+    config.max_memory = server_flags.sizes.max_memory;
+    config.min_rate = server_flags.sizes.min_rate;
+    // More connections than tests at once: a test has a control connection
+    // and its data connections, and strangers may knock meanwhile.
+    config.max_connections = server_flags.max_connections > 0 ? server_flags.max_connections
+                                                              : std::max(512, 4 * server_flags.max_clients);
     config.max_pending = server_flags.max_pending;
     config.max_pending_per_source = server_flags.max_pending_per_source;
     config.preamble_timeout = milliseconds_of(server_flags.preamble_timeout_s);

@@ -19,8 +19,12 @@ const char* to_string(Framing framing) {
 Parser::Parser(Framing framing, std::uint64_t message_bytes, std::uint64_t max_message_bytes)
     : framing_(framing), fixed_bytes_(message_bytes), max_bytes_(max_message_bytes) {}
 
-void Parser::grow(std::uint64_t length) {
-  if (assembly_.size() < length) assembly_.resize(static_cast<std::size_t>(length));
+void Parser::grow(std::uint64_t needed) {
+  // Geometric, so that a long message is copied O(1) times a byte, but never
+  // past the message: memory follows the bytes that came, not those announced.
+  if (assembly_.size() >= needed) return;
+  const std::uint64_t doubled = std::max<std::uint64_t>(2 * assembly_.size(), 64 * 1024);
+  assembly_.resize(static_cast<std::size_t>(std::min(body_bytes_, std::max(needed, doubled))));
 }
 
 bool Parser::start_body(std::uint64_t length, std::string& error) {
@@ -29,11 +33,22 @@ bool Parser::start_body(std::uint64_t length, std::string& error) {
         "a message of " + std::to_string(length) + " bytes is above --max-msg " + std::to_string(max_bytes_);
     return false;
   }
-  grow(length);
   in_body_ = true;
   body_bytes_ = length;
   body_have_ = 0;
   return true;
+}
+
+std::string Parser::length_problem(std::uint64_t length, std::uint64_t at) const {
+  if (length > max_bytes_) {
+    return "a length prefix of " + std::to_string(length) + " bytes at stream offset " + std::to_string(at) +
+           " is above --max-msg " + std::to_string(max_bytes_);
+  }
+  if (fixed_bytes_ > 0 && length > fixed_bytes_) {
+    return "a length prefix of " + std::to_string(length) + " bytes at stream offset " + std::to_string(at) +
+           " is above the test's message size, " + std::to_string(fixed_bytes_) + " bytes";
+  }
+  return {};
 }
 
 Source::Source(Framing framing, std::uint64_t message_bytes, std::size_t chunk_bytes)

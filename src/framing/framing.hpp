@@ -5,6 +5,7 @@
 // {packet,4}) or back to back with the application splitting the stream
 // itself ({packet,0}). Pure code on byte spans: the data path feeds it.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -38,12 +39,16 @@ inline std::uint64_t stream_bytes(Framing framing, std::uint64_t message_bytes, 
 
 // Cuts a byte stream into messages and hands each to `deliver` whole, in one
 // contiguous span: straight from the caller's buffer when a message lies
-// within it, else from a buffer of the parser's own that grows to the largest
-// message seen (never beyond max_message_bytes). A length prefix above the
-// cap is an error naming its stream offset, never an allocation.
+// within it, else from a buffer of the parser's own that grows with the bytes
+// of the message that have come (never with what a header announces, so a
+// peer that announces a large message and sends little costs little), up to
+// the largest message seen. A length prefix above the cap (or, for len4
+// with a message size, above that size) is an error naming its stream
+// offset, never an allocation.
 class Parser {
  public:
-  // raw: `message_bytes` is the size to cut at (> 0). len4: headers say.
+  // raw: `message_bytes` is the size to cut at (> 0). len4: headers say, up
+  // to `message_bytes` where it is > 0 (a test's messages all have its size).
   Parser(Framing framing, std::uint64_t message_bytes, std::uint64_t max_message_bytes);
 
   // Feeds the next bytes of the stream. Returns "" or the reason the stream is bad.
@@ -54,10 +59,15 @@ class Parser {
   std::uint64_t payload_bytes() const { return payload_bytes_; }
   // True while a message (or its header) has begun and not ended.
   bool mid_message() const { return header_have_ > 0 || in_body_; }
+  // The bytes its own buffer holds: what assembling messages costs in memory.
+  std::size_t held_bytes() const { return assembly_.capacity(); }
 
  private:
   bool start_body(std::uint64_t length, std::string& error);
-  void grow(std::uint64_t length);
+  // Room for the first `needed` bytes of the message being assembled.
+  void grow(std::uint64_t needed);
+  // Why a length prefix at stream offset `at` is refused, or "".
+  std::string length_problem(std::uint64_t length, std::uint64_t at) const;
 
   Framing framing_;
   std::uint64_t fixed_bytes_;  // raw: the message size
@@ -96,10 +106,7 @@ std::string Parser::feed(std::span<const std::byte> data, Deliver&& deliver) {
           // Fast path: header and body both in the caller's buffer.
           while (i + kHeaderBytes <= n) {
             const std::uint64_t length = load_length(data.subspan(i).first<kHeaderBytes>());
-            if (length > max_bytes_) {
-              return "a length prefix of " + std::to_string(length) + " bytes at stream offset " +
-                     std::to_string(offset_) + " is above --max-msg " + std::to_string(max_bytes_);
-            }
+            if (std::string problem = length_problem(length, offset_); !problem.empty()) return problem;
             if (n - i - kHeaderBytes < length) break;
             deliver(data.subspan(i + kHeaderBytes, static_cast<std::size_t>(length)));
             ++messages_;
@@ -117,10 +124,8 @@ std::string Parser::feed(std::span<const std::byte> data, Deliver&& deliver) {
         if (header_have_ < kHeaderBytes) break;
         const std::uint64_t length = load_length(std::span<const std::byte, kHeaderBytes>(header_));
         header_have_ = 0;
-        if (length > max_bytes_) {
-          return "a length prefix of " + std::to_string(length) + " bytes at stream offset " +
-                 std::to_string(offset_ - kHeaderBytes) + " is above --max-msg " + std::to_string(max_bytes_);
-        }
+        if (std::string problem = length_problem(length, offset_ - kHeaderBytes); !problem.empty())
+          return problem;
         if (length == 0) {
           deliver(std::span<const std::byte>{});
           ++messages_;
@@ -131,6 +136,7 @@ std::string Parser::feed(std::span<const std::byte> data, Deliver&& deliver) {
     }
     // Assemble the body of a message that spans buffers.
     const std::uint64_t take = std::min<std::uint64_t>(body_bytes_ - body_have_, n - i);
+    grow(body_have_ + take);
     std::memcpy(assembly_.data() + body_have_, data.data() + i, static_cast<std::size_t>(take));
     body_have_ += take;
     i += static_cast<std::size_t>(take);

@@ -101,6 +101,14 @@ measure::TlsParameters tls_parameters(const Stream& stream, std::uint32_t record
           record_size};
 }
 
+std::shared_ptr<void> reserve_data_connections(Stream& control, const protocol::TestRequest& request,
+                                               ServerSide& side) {
+  std::string busy;
+  std::shared_ptr<void> token = side.reserve_connections(request.streams, busy);
+  if (!token) app::refuse_test(control, busy);
+  return token;
+}
+
 std::vector<std::unique_ptr<Stream>> await_data_connections(Stream& control,
                                                             const protocol::TestRequest& request,
                                                             ServerSide& side,

@@ -45,6 +45,12 @@ DataConnections open_data_connections(const app::ClientConfig& config, const tls
 // What a TLS data connection negotiated; empty for plain TCP.
 measure::TlsParameters tls_parameters(const Stream& stream, std::uint32_t record_size);
 
+// Server: room for the test's request.streams data connections beside the
+// shared caps (ServerSide::reserve_connections), for as long as the token
+// lives; or the test is refused with why not. Before the acceptance.
+std::shared_ptr<void> reserve_data_connections(Stream& control, const protocol::TestRequest& request,
+                                               ServerSide& side);
+
 // Server: waits for the test's request.streams data connections, noticing a
 // client that gave up meanwhile. Refuses the test (app::refuse_test) when not
 // all came in time or one is not of the test's mode.

@@ -51,9 +51,13 @@ class ServerSide {
   // A ticket for a crr test, whose connections find `sink` by its cookie.
   virtual std::unique_ptr<app::PendingTests::Ticket> open_ticket(
       std::shared_ptr<app::PendingTests::ConnectionSink> sink) = 0;
-  // Room for `count` more connections of this test's client being set up at
-  // once, beside the shared --max-pending caps, for as long as the token lives.
-  virtual std::shared_ptr<void> reserve_connections(std::uint32_t count) = 0;
+  // Room for `count` connections of this test's client, beside the shared
+  // --max-pending caps, for as long as the token lives; null, with `busy`
+  // saying why, where the server's connection caps cannot take them (a
+  // kind refuses the test with it). Reserve before the acceptance is sent.
+  virtual std::shared_ptr<void> reserve_connections(std::uint32_t count, std::string& busy) = 0;
+  // The same for the buffers a test holds (--max-memory, all tests together).
+  virtual std::shared_ptr<void> reserve_memory(std::uint64_t bytes, std::string& busy) = 0;
   // Makes the server offer a certificate of `key_type` under its
   // protocol::key_type_server_name, signed by its issuer, once. Throws
   // tlscmp::Error saying why it cannot (no issuer, an unknown type).

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "measure/results.hpp"
+#include "measure/units.hpp"
 
 namespace tlscmp::report {
 
@@ -51,7 +52,6 @@ std::string rounds_text(const measure::TestParameters& p);
 // How --repeat auto ended: the rounds, which condition, the CI reached.
 std::string render_auto_repeat(const measure::AutoRepeatOutcome& outcome);
 
-// "1 GiB", "64 KiB", "1.5 MiB", "100 B": binary units, as the size flags take them.
-std::string format_bytes(std::uint64_t bytes);
+using measure::format_bytes;  // "1 GiB", "64 KiB": measure/units.hpp
 
 }  // namespace tlscmp::report

@@ -168,7 +168,9 @@ std::string serve_crr_test(Stream& control, const protocol::TestRequest& request
   const auto ticket = side.open_ticket(tally);
   // Each connector has one connection in setup at a time; twice that, for
   // the moment between one's preamble and the next one's connect.
-  const auto budget = side.reserve_connections(2 * request.streams);
+  std::string busy;
+  const auto budget = side.reserve_connections(2 * request.streams, busy);
+  if (!budget) app::refuse_test(control, busy);
   app::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
   const std::int64_t start_ns = measure::now_ns();
   // The accepting threads serve every test: of them, only the host's CPU over this one.

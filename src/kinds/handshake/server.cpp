@@ -32,6 +32,11 @@ void serve_handshake_connection(Stream& stream, app::PendingTests& pending) {
 // says how many; both counts must agree.
 std::string serve_handshake_test(Stream& control, const protocol::TestRequest& request, ServerSide& side) {
   const app::Timeouts& t = side.config().timeouts;
+  // The client's connections come one after another: room for two, the one
+  // ending and the next.
+  std::string busy;
+  const auto budget = side.reserve_connections(2, busy);
+  if (!budget) app::refuse_test(control, busy);
   const auto ticket = side.open_ticket(0, request.handshakes);
   app::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
   // Each handshake may take up to a connect and a handshake timeout.

@@ -51,6 +51,7 @@ std::string describe_test(const protocol::TestRequest& request, const std::vecto
 
 std::string serve_rr_test(Stream& control, const protocol::TestRequest& request, ServerSide& side) {
   const app::Timeouts& t = side.config().timeouts;
+  const auto reserved = reserve_data_connections(control, request, side);
   const auto ticket = side.open_ticket(request.streams, 0);
   app::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
   std::vector<std::unique_ptr<Stream>> data = await_data_connections(control, request, side, *ticket);

@@ -10,6 +10,7 @@
 #include "kinds/stream/stream.hpp"
 #include "kinds/stream/streams.hpp"
 #include "kinds/stream/transfer.hpp"
+#include "measure/units.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 
@@ -48,10 +49,52 @@ std::string describe_test(const protocol::TestRequest& request, const protocol::
   return text;
 }
 
+// The buffers this server holds for the test: each stream's chunk (or its
+// read buffer), and on a stream it receives the longest message it may have
+// to assemble (--max-msg, or the test's message size if smaller).
+std::uint64_t buffer_bytes(const protocol::TestRequest& request, std::uint64_t max_msg) {
+  std::uint64_t total = 0;
+  for (std::uint32_t i = 0; i < request.streams; ++i) {
+    const bool receives =
+        stream_role(request.direction, request.bidir, i, /*server_side=*/true) == Role::receiver;
+    total += receives && request.read_size > 0 ? request.read_size : request.chunk_bytes;
+    if (receives && request.msg_size > 0) total += std::min(request.msg_size, max_msg);
+  }
+  return total;
+}
+
+// Room for the test's data connections and buffers, or the test is refused
+// with the reason.
+std::vector<std::shared_ptr<void>> reserve(Stream& control, const protocol::TestRequest& request,
+                                           ServerSide& side) {
+  const app::ServerConfig& config = side.config();
+  const std::uint64_t bytes = buffer_bytes(request, config.max_msg);
+  if (bytes > config.max_test_memory) {
+    app::refuse_test(
+        control,
+        fmt::format("the test would hold {} of buffers on this server ({} stream{} of {} chunks{}); it "
+                    "allows {} a test (--max-test-memory): use fewer streams or smaller {}",
+                    measure::format_bytes(bytes), request.streams, request.streams == 1 ? "" : "s",
+                    measure::format_bytes(request.chunk_bytes),
+                    request.msg_size > 0
+                        ? fmt::format(" and messages of up to {}",
+                                      measure::format_bytes(std::min(request.msg_size, config.max_msg)))
+                        : "",
+                    measure::format_bytes(config.max_test_memory),
+                    request.msg_size > 0 ? "messages" : "chunks"));
+  }
+  std::string busy;
+  std::vector<std::shared_ptr<void>> held{side.reserve_memory(bytes, busy)};
+  if (!held.back()) app::refuse_test(control, busy);
+  held.push_back(reserve_data_connections(control, request, side));
+  return held;
+}
+
 }  // namespace
 
 std::string serve_stream_test(Stream& control, const protocol::TestRequest& request, ServerSide& side) {
   const app::Timeouts& t = side.config().timeouts;
+  const auto reserved = reserve(control, request, side);
   const auto ticket_holder = side.open_ticket(request.streams, 0);
   app::PendingTests::Ticket& ticket = *ticket_holder;
   app::send_message(control, side.acceptance(ticket.cookie()), "the test acceptance");
