@@ -442,9 +442,11 @@ void Server::accept_loop() {
   // This thread's CPU clock when it last finished with a connection: a crr
   // connection's cost runs from there to its end, its accept() included.
   double cpu_mark = measure::thread_cpu_s();
-  for (;;) {
-    if (accepting_stopped_) return;
-    ++idle_acceptors_;
+  for (;;) {  // counted among those waiting in accept() (start_acceptor counted it in)
+    if (accepting_stopped_) {
+      --idle_acceptors_;
+      return;
+    }
     sockaddr_storage peer{};
     socklen_t length = sizeof peer;
     const int fd =
@@ -456,29 +458,43 @@ void Server::accept_loop() {
       return;
     }
     if (fd < 0) {
-      if (error == EINTR || error == ECONNABORTED || error == EAGAIN) continue;
-      // EMFILE and the like: say so (once a second at most) and keep serving those already connected.
-      asio::post(
-          io_, [this, error] { log_busy("accept", fmt::format("accept failed: {}", std::strerror(error))); });
-      std::this_thread::sleep_for(kAcceptRetry);
+      if (error != EINTR && error != ECONNABORTED && error != EAGAIN) {
+        // EMFILE and the like: say so (once a second at most) and keep serving those already connected.
+        asio::post(io_, [this, error] {
+          log_busy("accept", fmt::format("accept failed: {}", std::strerror(error)));
+        });
+        std::this_thread::sleep_for(kAcceptRetry);
+      }
+      ++idle_acceptors_;
       continue;
     }
     // Someone else listens while this thread serves what it took.
     if (spare_needed && !start_acceptor()) {
       ::close(fd);
+      ++idle_acceptors_;
       continue;
     }
     serve_accepted(UniqueFd(fd), Peer{peer_host(peer), peer_address(peer)}, cpu_mark);
-    if (idle_acceptors_ >= kSpareAcceptors) return;  // enough listen: this thread may go
+    // Back to accept() only while fewer than kSpareAcceptors wait there, and
+    // counted in at once: threads that finish together must not all go back
+    // (a burst of turned-away connections once left hundreds waiting).
+    int idle = idle_acceptors_.load();
+    do {
+      if (idle >= kSpareAcceptors) return;  // enough listen: this thread may go
+    } while (!idle_acceptors_.compare_exchange_weak(idle, idle + 1));
   }
 }
 
 bool Server::start_acceptor() {
+  // Counted in before it starts: a burst would otherwise start one more
+  // thread for every connection taken until the first of them is running.
+  ++idle_acceptors_;
   try {
     threads_.reap();
     threads_.spawn([this] { accept_loop(); });
     return true;
   } catch (const std::system_error& e) {
+    --idle_acceptors_;
     asio::post(io_, [this, what = std::string(e.what())] {
       log_busy("accept", fmt::format("cannot start a thread: {}", what));
     });

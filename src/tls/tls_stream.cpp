@@ -196,7 +196,10 @@ std::size_t TlsStream::read_some(std::span<std::byte> buf, std::error_code& ec) 
   for (;;) {
     const int n = SSL_read(ssl_, buf.data(), clamp_len(buf.size()));
     if (n > 0) {
-      progressed();
+      if (!progressed(static_cast<std::size_t>(n))) {
+        ec = TransportErrc::too_slow;
+        return 0;
+      }
       return static_cast<std::size_t>(n);
     }
     if ((ec = handle_failure(n))) return 0;
@@ -207,7 +210,10 @@ std::size_t TlsStream::write_some(std::span<const std::byte> buf, std::error_cod
   for (;;) {
     const int n = SSL_write(ssl_, buf.data(), clamp_len(buf.size()));
     if (n > 0) {
-      progressed();
+      if (!progressed(static_cast<std::size_t>(n))) {
+        ec = TransportErrc::too_slow;
+        return 0;
+      }
       return static_cast<std::size_t>(n);
     }
     if ((ec = handle_failure(n))) return 0;

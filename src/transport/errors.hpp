@@ -13,6 +13,7 @@ enum class TransportErrc {
   reset,          // the peer reset the connection (RST)
   tls_failure,    // a TLS protocol error; the stream's error_detail() says which
   not_connected,  // the stream was already shut down
+  too_slow,       // less moved in an idle timeout than the stream's minimum rate allows
 };
 
 const std::error_category& transport_category();

@@ -11,6 +11,15 @@
 #include "transport/socket.hpp"
 
 namespace tlscmp {
+namespace {
+
+std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
 
 void Stream::read_exact(std::span<std::byte> buf, std::error_code& ec) {
   while (!buf.empty()) {
@@ -36,7 +45,10 @@ void Stream::set_deadline(Deadline deadline) {
   }
 }
 
-std::error_code Stream::enter_transfer_phase(std::chrono::milliseconds idle) {
+std::error_code Stream::enter_transfer_phase(std::chrono::milliseconds idle, std::uint64_t min_rate) {
+  min_rate_ = min_rate;
+  window_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(idle).count();
+  restart_rate_window();
   constexpr std::chrono::milliseconds kMaxTick{250};
   const std::chrono::milliseconds tick = std::min(idle, kMaxTick);
   idle_ticks_ = static_cast<int>((idle + tick - std::chrono::milliseconds(1)) / tick);
@@ -55,8 +67,38 @@ std::error_code Stream::enter_transfer_phase(std::chrono::milliseconds idle) {
 }
 
 std::error_code Stream::wait_ready(short events) {
-  if (transfer_phase_) return ++stalled_ticks_ < idle_ticks_ ? std::error_code{} : TransportErrc::timeout;
+  if (transfer_phase_) {
+    if (min_rate_ > 0 && !window_moved_enough(steady_ns())) return TransportErrc::too_slow;
+    return ++stalled_ticks_ < idle_ticks_ ? std::error_code{} : TransportErrc::timeout;
+  }
   return wait_fd(fd_.get(), events, deadline_);
+}
+
+void Stream::restart_rate_window() {
+  if (min_rate_ == 0) return;
+  window_start_ns_ = steady_ns();
+  window_bytes_ = 0;
+  calls_unchecked_ = 0;
+}
+
+bool Stream::rate_holds(std::size_t n) {
+  window_bytes_ += n;
+  // The clock is read once every 16 calls at most: a stream that moves
+  // fast pays a counter; a trickle is caught within 16 of its reads.
+  constexpr unsigned kCallsPerCheck = 16;
+  if (++calls_unchecked_ < kCallsPerCheck) return true;
+  calls_unchecked_ = 0;
+  return window_moved_enough(steady_ns());
+}
+
+bool Stream::window_moved_enough(std::int64_t now_ns) {
+  // Nothing at all is a stall, which the idle timeout reports as one.
+  if (now_ns - window_start_ns_ < window_ns_ || window_bytes_ == 0) return true;
+  const double due = static_cast<double>(min_rate_) * static_cast<double>(now_ns - window_start_ns_) / 1e9;
+  if (static_cast<double>(window_bytes_) < due) return false;
+  window_start_ns_ = now_ns;
+  window_bytes_ = 0;
+  return true;
 }
 
 namespace {
@@ -72,7 +114,10 @@ std::size_t TcpStream::read_some(std::span<std::byte> buf, std::error_code& ec) 
   for (;;) {
     const ssize_t n = ::read(fd_.get(), buf.data(), buf.size());
     if (n > 0) {
-      progressed();
+      if (!progressed(static_cast<std::size_t>(n))) {
+        ec = TransportErrc::too_slow;
+        return 0;
+      }
       return static_cast<std::size_t>(n);
     }
     if (n == 0) {
@@ -94,7 +139,10 @@ std::size_t TcpStream::write_some(std::span<const std::byte> buf, std::error_cod
     // MSG_NOSIGNAL: a vanished peer is an EPIPE error here, never a SIGPIPE.
     const ssize_t n = ::send(fd_.get(), buf.data(), buf.size(), MSG_NOSIGNAL);
     if (n >= 0) {
-      progressed();
+      if (!progressed(static_cast<std::size_t>(n))) {
+        ec = TransportErrc::too_slow;
+        return 0;
+      }
       return static_cast<std::size_t>(n);
     }
     if (errno == EINTR) continue;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <system_error>
@@ -56,8 +57,15 @@ class Stream {
 
   // Setup phase: every following call waits at most until `deadline`.
   void set_deadline(Deadline deadline);
-  // Switches to the transfer phase: blocking socket, `idle` per call.
-  std::error_code enter_transfer_phase(std::chrono::milliseconds idle);
+  // Switches to the transfer phase: blocking socket, `idle` per call. With
+  // `min_rate` (bytes a second) > 0, a call fails with TransportErrc::too_slow
+  // once fewer than min_rate x idle bytes have moved (both ways) in a window
+  // of the idle timeout: a peer cannot hold the connection with a trickle
+  // that keeps the idle timeout from ever passing.
+  std::error_code enter_transfer_phase(std::chrono::milliseconds idle, std::uint64_t min_rate = 0);
+  // With a minimum rate: starts the window over, for a protocol with pauses
+  // that are not the peer's doing (between request/response transactions).
+  void restart_rate_window();
 
   // For TransportErrc::tls_failure: what the TLS library said. Empty otherwise.
   const std::string& error_detail() const { return error_detail_; }
@@ -69,8 +77,12 @@ class Stream {
   // nothing moved: {} to try again, or a timeout once the ticks reach the
   // idle timeout.
   std::error_code wait_ready(short events);
-  // In the transfer phase: bytes moved, so the idle ticks start over.
-  void progressed() { stalled_ticks_ = 0; }
+  // In the transfer phase: `n` bytes moved, so the idle ticks start over.
+  // False when the minimum rate failed (the call then fails with too_slow).
+  bool progressed(std::size_t n) {
+    stalled_ticks_ = 0;
+    return min_rate_ == 0 || rate_holds(n);
+  }
 
   UniqueFd fd_;
   std::string error_detail_;
@@ -78,8 +90,19 @@ class Stream {
  private:
   bool transfer_phase_ = false;
   Deadline deadline_ = Deadline::never();
+  // Counts `n` bytes in the window and, every so many calls, checks the rate.
+  bool rate_holds(std::size_t n);
+  // Whether the window that ends now (if one does) moved enough; starts the next.
+  bool window_moved_enough(std::int64_t now_ns);
+
   int stalled_ticks_ = 0;  // ticks in a row with nothing moved
   int idle_ticks_ = 1;     // that many make the idle timeout
+  // The minimum rate (0: none), over windows of the idle timeout.
+  std::uint64_t min_rate_ = 0;
+  std::int64_t window_ns_ = 0;
+  std::int64_t window_start_ns_ = 0;
+  std::uint64_t window_bytes_ = 0;  // moved since the window started
+  unsigned calls_unchecked_ = 0;
 };
 
 // Plain TCP.

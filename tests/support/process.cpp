@@ -199,6 +199,26 @@ std::size_t ServerProcess::open_fds() const {
   return n;
 }
 
+namespace {
+
+// A number field of /proc/PID/status ("VmRSS:", "Threads:"), or -1.
+long long status_field(pid_t pid, const std::string& field) {
+  const std::string status = read_file("/proc/" + std::to_string(pid) + "/status");
+  const std::size_t at = status.find("\n" + field);
+  if (at == std::string::npos) return -1;
+  return std::stoll(status.substr(at + 1 + field.size()));
+}
+
+}  // namespace
+
+std::uint64_t ServerProcess::rss_bytes() const {
+  return static_cast<std::uint64_t>(status_field(process_->pid(), "VmRSS:")) * 1024;  // kB
+}
+
+int ServerProcess::threads() const {
+  return static_cast<int>(status_field(process_->pid(), "Threads:"));
+}
+
 RawConnection::RawConnection(std::uint16_t port) {
   fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in addr{};

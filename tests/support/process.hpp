@@ -82,6 +82,9 @@ class ServerProcess {
   std::string log() const { return process_->log(); }
   // Number of open file descriptors of the server process.
   std::size_t open_fds() const;
+  // Its resident memory (VmRSS) and its threads, from /proc/PID/status.
+  std::uint64_t rss_bytes() const;
+  int threads() const;
 
  private:
   TempDir dir_;

@@ -81,9 +81,10 @@ Traffic traffic(bool client, std::uint64_t request_bytes, std::uint64_t response
 // One side's part on a connection: `part` runs in the transfer phase, and
 // the result gets the calling thread's CPU time over it.
 template <typename Part>
-RrSideResult on_connection(Stream& stream, std::chrono::milliseconds idle_timeout, Part part) {
+RrSideResult on_connection(Stream& stream, std::chrono::milliseconds idle_timeout, std::uint64_t min_rate,
+                           Part part) {
   RrSideResult result;
-  if (const std::error_code ec = stream.enter_transfer_phase(idle_timeout)) {
+  if (const std::error_code ec = stream.enter_transfer_phase(idle_timeout, min_rate)) {
     result.error = fmt::format("cannot set the idle timeout: {}", ec.message());
     return result;
   }
@@ -108,6 +109,11 @@ std::string failure(const Stream& stream, const std::error_code& ec, const char*
   if (ec == TransportErrc::timeout) {
     return fmt::format("nothing moved for {:g} s while {} in transaction {}",
                        std::chrono::duration<double>(idle).count(), doing, n);
+  }
+  if (ec == TransportErrc::too_slow) {
+    return fmt::format(
+        "the {} moved too little while {} in transaction {}: below this server's --min-rate over {:g} s",
+        peer, doing, n, std::chrono::duration<double>(idle).count());
   }
   if (ec == TransportErrc::eof) {
     return fmt::format("the {} closed the connection while {} in transaction {}", peer, doing, n);
@@ -358,7 +364,7 @@ std::vector<measure::RrInterval> RrIntervalBoard::intervals(std::int64_t end_ns)
 }
 
 RrSideResult run_rr_client(Stream& stream, const RrClientSpec& spec) {
-  return on_connection(stream, spec.idle_timeout, [&](RrSideResult& result) {
+  return on_connection(stream, spec.idle_timeout, 0, [&](RrSideResult& result) {
     if (spec.rate_tps > 0) {
       open_loop(stream, spec, result);
     } else {
@@ -415,6 +421,9 @@ void serve_requests(Stream& stream, const RrServerSpec& spec, RrSideResult& resu
       responses.write(stream, answered, ec);
       if (ec) break;
       ++answered;
+      // The pause before the next request is the client's schedule (--rate),
+      // not a trickle: the minimum rate counts from here.
+      stream.restart_rate_window();
     }
     if (ec) {
       result.error = failure(stream, ec, "sending the response", answered + 1, spec.idle_timeout, "client");
@@ -438,7 +447,7 @@ void serve_requests(Stream& stream, const RrServerSpec& spec, RrSideResult& resu
 }  // namespace
 
 RrSideResult run_rr_server(Stream& stream, const RrServerSpec& spec) {
-  return on_connection(stream, spec.idle_timeout,
+  return on_connection(stream, spec.idle_timeout, spec.min_rate,
                        [&](RrSideResult& result) { serve_requests(stream, spec, result); });
 }
 

@@ -123,6 +123,7 @@ struct RrServerSpec {
   std::chrono::milliseconds idle_timeout{30'000};
   std::chrono::milliseconds max_duration{0};        // the server's --max-duration
   std::chrono::milliseconds max_duration_grace{0};  // and the time past it allowed
+  std::uint64_t min_rate = 0;  // the server's --min-rate: bytes a second while a request comes
 };
 
 RrSideResult run_rr_server(Stream& stream, const RrServerSpec& spec);

@@ -80,6 +80,7 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
       spec.closed_loop = request.rate_tps == 0;
       if (request.verify) spec.verify_seed = request.verify_seed;
       spec.idle_timeout = t.idle;
+      spec.min_rate = side.config().min_rate;
       spec.max_duration = side.config().max_duration;
       // A timed test asked for no more than the cap (or it was refused); the
       // responses to its last requests may come a little after it.

@@ -123,6 +123,7 @@ std::string serve_stream_test(Stream& control, const protocol::TestRequest& requ
           request, stream_role(request.direction, request.bidir, i, /*server_side=*/true), t.idle);
       spec.max_duration = side.config().max_duration;
       spec.max_msg = std::min(spec.max_msg, side.config().max_msg);
+      spec.min_rate = side.config().min_rate;
       work.push_back({&stream, spec});
     }
     mine = run_streams(work, request.server_cpu);

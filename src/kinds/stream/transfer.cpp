@@ -7,6 +7,7 @@
 #include "measure/clock.hpp"
 #include "measure/cpu.hpp"
 #include "measure/payload.hpp"
+#include "measure/units.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 
@@ -105,6 +106,12 @@ std::string failure(const Stream& stream, const std::error_code& ec, const Trans
     return fmt::format("no data {}for {:g} s after {}{} {}", sending ? "moved " : "",
                        std::chrono::duration<double>(spec.idle_timeout).count(), megabytes(done),
                        total > 0 ? " of " + megabytes(total) : "", sending ? "sent" : "received");
+  }
+  if (ec == TransportErrc::too_slow) {
+    return fmt::format(
+        "the peer moved less than {} a second over {:g} s (this server's --min-rate) after {}{} {}",
+        measure::format_bytes(spec.min_rate), std::chrono::duration<double>(spec.idle_timeout).count(),
+        megabytes(done), total > 0 ? " of " + megabytes(total) : "", sending ? "sent" : "received");
   }
   const std::string of = total > 0 ? fmt::format("{} of {}", done, total) : fmt::format("{}", done);
   if (ec == TransportErrc::eof) return fmt::format("the peer closed the data connection after {} bytes", of);
@@ -319,7 +326,7 @@ std::uint64_t stream_bytes(const TransferSpec& spec) {
 
 protocol::SideResult run_transfer(Stream& stream, const TransferSpec& spec) {
   protocol::SideResult result;
-  if (const std::error_code ec = stream.enter_transfer_phase(spec.idle_timeout)) {
+  if (const std::error_code ec = stream.enter_transfer_phase(spec.idle_timeout, spec.min_rate)) {
     result.role = spec.role;
     result.error = fmt::format("cannot set the idle timeout: {}", ec.message());
   } else {

@@ -31,6 +31,7 @@ struct TransferSpec {
   std::chrono::milliseconds interval{0};      // receiver: record intervals this long (0: none)
   std::optional<std::uint64_t> verify_seed;   // payload from this pattern, checked by the receiver
   std::chrono::milliseconds max_duration{0};  // the server's --max-duration: past it the test fails
+  std::uint64_t min_rate = 0;  // the server's --min-rate: bytes a second over each idle timeout, or it fails
   framing::Framing framing = framing::Framing::raw;
   std::uint64_t msg_size = 0;  // > 0: the payload is messages of this size (bytes: rounded up to whole ones)
   std::uint64_t max_msg = framing::kMaxMessageBytes;  // the receiver refuses longer length prefixes
