@@ -511,3 +511,15 @@ TEST_CASE("--results on a full disk: whole lines only, the failure logged once, 
   CHECK(result_lines(disk.file("results.jsonl"), whole).size() == kept + 2);
   CHECK(whole);
 }
+
+TEST_CASE("a handshake test must keep making handshakes: one now and then cannot hold it open") {
+  ServerProcess server({"--connect-timeout", "0.5", "--handshake-timeout", "0.5", "--control-timeout", "0.5"});
+  protocol::TestRequest request = stream_request(1, 0);
+  request.mode = Mode::tls;
+  request.handshakes = 1000;
+  HeldTest test(server.port(), "127.0.0.1", request);
+  REQUIRE(test.accepted());
+  // Before, the server would wait 1000 handshakes' timeouts (1000 s) for the count.
+  CHECK(server.process().wait_for_log("tls handshake test: no handshake for 1.5 s after 0 of 1000",
+                                      std::chrono::seconds(5)));
+}

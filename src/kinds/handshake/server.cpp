@@ -1,5 +1,7 @@
 // The server half of handshake tests (see kinds/handshake/handshake.hpp).
 
+#include <poll.h>
+
 #include <fmt/format.h>
 
 #include "app/control.hpp"
@@ -9,6 +11,12 @@
 #include "transport/socket.hpp"
 
 namespace tlscmp::kinds {
+namespace {
+
+// How often the server looks at a handshake test's progress while it waits for the count.
+constexpr std::chrono::milliseconds kHandshakeCheck{250};
+
+}  // namespace
 
 // One connection of a handshake test: the TLS handshake is done; count it,
 // answer with one byte (so that the client takes in its session tickets),
@@ -39,8 +47,33 @@ std::string serve_handshake_test(Stream& control, const protocol::TestRequest& r
   if (!budget) app::refuse_test(control, busy);
   const auto ticket = side.open_ticket(0, request.handshakes);
   app::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
-  // Each handshake may take up to a connect and a handshake timeout.
-  control.set_deadline(Deadline::after(t.control + request.handshakes * (t.connect + t.handshake)));
+  // The client's count comes once its handshakes are done. Meanwhile each
+  // handshake may take up to a connect and a handshake timeout from the last
+  // one, and all of them the server's --max-duration: a client cannot hold
+  // the test open with one handshake now and then.
+  const auto gap = t.connect + t.handshake;
+  const Deadline overall = Deadline::after(side.config().max_duration);
+  Deadline next = Deadline::after(gap + t.control);
+  std::uint64_t seen = 0;
+  while (wait_fd(control.native_handle(), POLLIN,
+                 Deadline::earlier(next, Deadline::after(kHandshakeCheck))) == TransportErrc::timeout) {
+    if (side.stopping()) throw Error("the server is stopping");
+    if (const std::uint64_t now = ticket->probes(); now != seen) {
+      seen = now;
+      next = Deadline::after(gap + t.control);
+    }
+    if (next.expired()) {
+      throw Error(fmt::format("tls handshake test: no handshake for {:g} s after {} of {}",
+                              std::chrono::duration<double>(gap + t.control).count(), seen,
+                              request.handshakes));
+    }
+    if (overall.expired()) {
+      throw Error(fmt::format(
+          "tls handshake test: past this server's --max-duration of {:g} s after {} of {}",
+          std::chrono::duration<double>(side.config().max_duration).count(), seen, request.handshakes));
+    }
+  }
+  control.set_deadline(Deadline::after(t.control));
   const auto theirs = app::receive<protocol::SideResult>(control, "the client's handshake count");
   protocol::SideResult mine;
   mine.role = Role::receiver;
