@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -25,6 +26,24 @@ constexpr double seconds(std::chrono::milliseconds ms) {
   return static_cast<double>(ms.count()) / 1000;
 }
 
+// CLI::Range for a flag that takes a decimal number (seconds, a percentage),
+// but refusing what is no number: CLI11's Range only compares, and every
+// comparison with nan is false, so that '-t nan' passed and then read as no
+// -t at all (a 1 GiB run).
+class NumberRange : public CLI::Validator {
+ public:
+  NumberRange(double min, double max) : CLI::Validator(CLI::Range(min, max)) {
+    func_ = [min, max](std::string& text) -> std::string {
+      double value = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+      if (ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(value))
+        return fmt::format("'{}' is not a number; give one from {:g} to {:g}", text, min, max);
+      if (value < min || value > max) return fmt::format("{} is outside {:g} to {:g}", text, min, max);
+      return {};
+    };
+  }
+};
+
 // Seconds, as typed; converted to Timeouts once parsing succeeded.
 struct TimeoutFlags {
   double connect_s = seconds(app::Timeouts{}.connect);
@@ -42,7 +61,7 @@ std::chrono::milliseconds milliseconds_of(double seconds) {
 }
 
 void add_timeout_flags(CLI::App* cmd, TimeoutFlags& t) {
-  const auto range = CLI::Range(0.001, kMaxTimeoutS);
+  const auto range = NumberRange(0.001, kMaxTimeoutS);
   cmd->add_option("--connect-timeout", t.connect_s, "Seconds a TCP connect (and name lookup) may take")
       ->check(range)
       ->capture_default_str();
@@ -230,7 +249,7 @@ void add_server_command(CLI::App& app, ServerFlags& flags) {
       ->default_str("1T");
   cmd->add_option("--max-duration", flags.max_duration_s,
                   "Seconds a test's transfer may last, asked for or not")
-      ->check(CLI::Range(0.001, kMaxSeconds))
+      ->check(NumberRange(0.001, kMaxSeconds))
       ->capture_default_str();
   add_size(cmd, "--max-msg", flags.sizes.max_msg, "--max-msg", 1, framing::kMaxMessageBytes,
            "Largest message the server assembles as a receiver")
@@ -250,7 +269,7 @@ void add_server_command(CLI::App& app, ServerFlags& flags) {
       ->capture_default_str();
   cmd->add_option("--preamble-timeout", flags.preamble_timeout_s,
                   "Seconds a new connection may take to send its first byte before it is closed")
-      ->check(CLI::Range(0.001, kMaxTimeoutS))
+      ->check(NumberRange(0.001, kMaxTimeoutS))
       ->capture_default_str();
   cmd->add_option("--results", flags.results_file,
                   "Append a JSON line per test served to FILE: when, the client's address, the settings, and "
@@ -258,7 +277,7 @@ void add_server_command(CLI::App& app, ServerFlags& flags) {
       ->type_name("FILE");
   cmd->add_option("--shutdown-grace", flags.shutdown_grace_s,
                   "After SIGINT/SIGTERM: seconds running tests may take to finish")
-      ->check(CLI::Range(0.0, kMaxTimeoutS))
+      ->check(NumberRange(0.0, kMaxTimeoutS))
       ->capture_default_str();
   add_timeout_flags(cmd, flags.timeouts);
 }
@@ -282,7 +301,7 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
          "--max-skew", flags.max_skew_s,
          "With --start-at: refuse to start if this host's clock is further than this from the server's, "
          "in seconds (default 0.1)")
-      ->check(CLI::Range(0.0001, 3600.0))
+      ->check(NumberRange(0.0001, 3600.0))
       ->type_name("S");
   cmd->add_option("--mode", flags.mode,
                   "tcp, tls, or both (alternating tcp, tls); udp, dtls, or both-udp (alternating udp, dtls): "
@@ -296,12 +315,12 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
                            ->type_name("SIZE");
   CLI::Option* time =
       cmd->add_option("-t,--time", flags.time_s, "Seconds the sender sends per run, instead of a byte count")
-          ->check(CLI::Range(0.001, kMaxSeconds));
+          ->check(NumberRange(0.001, kMaxSeconds));
   bytes->excludes(time);
   cmd->add_option(
          "-i,--interval", flags.interval_s,
          "Report the receiver's bytes (datagram modes: datagrams received and lost) every this many seconds")
-      ->check(CLI::Range(kMinIntervalSeconds, kMaxSeconds));
+      ->check(NumberRange(kMinIntervalSeconds, kMaxSeconds));
   cmd->add_option(
          "-l,--length", flags.length,
          "Chunk size: bytes per write and per read (default 64K); in datagram modes bytes per datagram, "
@@ -329,13 +348,13 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
   cmd->add_option(
          "--ci-target", flags.ci_target,
          "--repeat auto: the 95% CI's half-width to reach, in percent of the ratio's median (default 5)")
-      ->check(CLI::Range(0.1, 100.0))
+      ->check(NumberRange(0.1, 100.0))
       ->type_name("PCT");
   cmd->add_option("--max-rounds", flags.max_rounds, "--repeat auto: stop after this many rounds (default 30)")
       ->check(CLI::Range(5, kMaxRounds));
   cmd->add_option("--max-time", flags.max_time_s,
                   "--repeat auto: start no round that would end past this many seconds of rounds")
-      ->check(CLI::Range(0.001, 1e7))
+      ->check(NumberRange(0.001, 1e7))
       ->type_name("S");
   cmd->add_option("--warmup", flags.warmup, "Rounds to run first and leave out of the statistics")
       ->check(CLI::Range(0, kMaxRounds))
@@ -521,7 +540,7 @@ void add_sweep_command(CLI::App& app, SweepFlags& flags) {
                                        "Payload bytes per run (default 1G); with --rr transactions per run")
                            ->type_name("SIZE");
   cmd->add_option("-t,--time", c.time_s, "Seconds per run instead of -n")
-      ->check(CLI::Range(0.001, kMaxSeconds))
+      ->check(NumberRange(0.001, kMaxSeconds))
       ->excludes(bytes);
   cmd->add_flag("-R,--reverse", c.reverse, "The server sends");
   cmd->add_option("-P,--parallel", c.parallel, "Parallel streams")
@@ -966,6 +985,33 @@ std::string plain_mismatch(const std::string& text) {
   return fmt::format("{} was given {} times; give it once", m[1].str(), m[2].str());
 }
 
+// "-n/--bytes", "-t/--time", or a positional's name: the flag as the user may have typed it.
+std::string flag_names(const CLI::Option& option) {
+  std::string names;
+  for (const std::string& name : option.get_snames())
+    names += (names.empty() ? "-" : "/-") + name;
+  for (const std::string& name : option.get_lnames())
+    names += (names.empty() ? "--" : "/--") + name;
+  return names.empty() ? option.get_name(true) : names;
+}
+
+// An empty value (-n '', or a shell variable that was never set) would read
+// as the flag left out, and the run would go with the defaults (1 GiB, the
+// system's CAs, no report page): refused, naming the flag.
+void refuse_empty_values(const CLI::App& app) {
+  for (const CLI::App* command : app.get_subcommands()) {
+    for (const CLI::Option* option : command->get_options()) {
+      for (const std::string& value : option->results()) {
+        if (!value.empty()) continue;
+        throw UsageError(
+            fmt::format("{} '': empty (a shell variable that is not set?); give a value, or "
+                        "leave the flag out",
+                        flag_names(*option)));
+      }
+    }
+  }
+}
+
 // tlscmp compare BASE NEW.
 struct CompareFlags {
   std::string base;
@@ -989,7 +1035,7 @@ void add_compare_command(CLI::App& app, CompareFlags& flags) {
       ->type_name("SETTING");
   cmd->add_option("--fail-if-slower", flags.fail_if_slower,
                   "Exit 1 if a figure is significantly slower by at least PCT percent (for CI gating)")
-      ->check(CLI::Range(0.0, 100.0))
+      ->check(NumberRange(0.0, 100.0))
       ->type_name("PCT");
   cmd->add_flag("-J,--json", flags.json, "Print JSON instead of a table");
 }
@@ -1113,6 +1159,7 @@ Command parse_command_line(int argc, const char* const* argv) {
   } catch (const CLI::ParseError& e) {
     throw UsageError(one_line(e.what()));
   }
+  refuse_empty_values(app);
 
   if (app.got_subcommand("certs")) return certs;
   if (app.got_subcommand("server")) {

@@ -77,6 +77,56 @@ TEST_CASE("bad client flags are refused with a one-line reason") {
   }
 }
 
+TEST_CASE("an empty value or a number that is none is refused, not read as the flag left out") {
+  // Each of these ran the defaults before (-n '' and -t nan a 1 GiB run, --ca '' the system's CAs).
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"client", "-n", ""},
+                                                                               {"client", "-l", ""},
+                                             {"client", "--repeat", ""},
+                                             {"client", "--ca", ""},
+                                             {"client", "--cipher", ""},
+                                             {"client", "--html", ""},
+                                             {"client", "--start-at", ""},
+                                             {"client", "-B", ""},
+                                             {"client", ""},
+                                             {"server", "--bind", ""},
+                                             {"certs", "--host", ""},
+                                             {"sweep", "-n", "", "--msg-size", "1,2"}}) {
+    CAPTURE(args);
+    CHECK_THROWS_WITH_AS(parse(args), doctest::Contains("'': empty"), UsageError);
+  }
+  CHECK_THROWS_WITH_AS(client({"-n", ""}),
+                       "-n/--bytes '': empty (a shell variable that is not set?); give a "
+                       "value, or leave the flag out",
+                       UsageError);
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"client", "-t", "nan"},
+                                             {"client", "-t", "inf"},
+                                             {"client", "-t", "1e400"},
+                                             {"client", "-i", "nan"},
+                                             {"client", "--connect-timeout", "nan"},
+                                             {"client", "--idle-timeout", "-nan"},
+                                             {"client", "--max-skew", "nan"},
+                                             {"client", "--repeat", "auto", "--ci-target", "nan"},
+                                             {"client", "--repeat", "auto", "--max-time", "nan"},
+                                             {"server", "--max-duration", "nan"},
+                                             {"server", "--preamble-timeout", "nan"},
+                                             {"server", "--shutdown-grace", "nan"},
+                                             {"sweep", "-t", "nan", "--msg-size", "1,2"},
+                                             {"compare", "a.json", "b.json", "--fail-if-slower", "nan"}}) {
+    CAPTURE(args);
+    CHECK_THROWS_WITH_AS(parse(args), doctest::Contains("is not a number; give one from"), UsageError);
+  }
+  CHECK_THROWS_WITH_AS(client({"-t", "nan"}), "--time: 'nan' is not a number; give one from 0.001 to 86400",
+                       UsageError);
+  CHECK_THROWS_WITH_AS(client({"-t", "0"}), "--time: 0 is outside 0.001 to 86400", UsageError);
+  CHECK_THROWS_WITH_AS(client({"-n", "nan"}), doctest::Contains("not a number"), UsageError);
+  CHECK_THROWS_WITH_AS(client({"--mode", "udp", "-b", "nan"}), doctest::Contains("not a number"), UsageError);
+  CHECK_THROWS_WITH_AS(client({"--rr", "1/1", "-t", "1", "--rate", "nan"}), doctest::Contains("not a number"),
+                       UsageError);
+  CHECK(client({"-t", "1e1"}).duration.count() == 10'000);  // an exponent is a number
+}
+
 TEST_CASE("duration, intervals, warm-up, CSV and verification") {
   const app::ClientConfig timed = client({"-t", "2.5", "-i", "0.5", "--warmup", "2", "--verify"});
   CHECK(timed.bytes == 0);
