@@ -34,11 +34,30 @@ constexpr int kExitRunFailed = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
 
+// Through stdio, not a stream, for errno: a full disk is named as such. The
+// last of the text may fail only as the file is closed.
 void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw tlscmp::Error("cannot write '" + path + "'");
+  std::FILE* out = std::fopen(path.c_str(), "wb");
+  if (out == nullptr) throw tlscmp::Error(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+  const bool wrote = std::fwrite(text.data(), 1, text.size(), out) == text.size();
+  const int write_errno = errno;
+  if (std::fclose(out) != 0 || !wrote) {
+    throw tlscmp::Error(
+        fmt::format("cannot write '{}': {}", path, std::strerror(wrote ? errno : write_errno)));
+  }
+}
+
+// The report on standard output, checked: a full disk or a closed pipe is a
+// failure, not a silent exit 0. A short report sits in stdio's buffer until
+// the flush, so the flush is checked too, and the error flag that failed -i
+// lines left.
+void print_stdout(const std::string& text) {
+  errno = 0;
+  const bool wrote = std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
+  const bool flushed = std::fflush(stdout) == 0;
+  if (wrote && flushed && std::ferror(stdout) == 0) return;
+  throw tlscmp::Error(fmt::format("cannot write to standard output: {}",
+                                  errno != 0 ? std::strerror(errno) : "an earlier write failed"));
 }
 
 // --html and tlscmp report: the page, from results as JSON.
@@ -91,11 +110,10 @@ int run_sweep(const tlscmp::cli::SweepCommand& sweep) {
         static_cast<double>(base.duration.count()) / 1e3, base.transactions);
   }
   const std::vector<app::SweepPoint> points = app::run_sweep(sweep.config, live.get());
-  fmt::print(stdout, "{}", report::render_sweep_markdown(points));
+  print_stdout(report::render_sweep_markdown(points));
   write_file(sweep.out_prefix + ".csv", report::render_sweep_csv(points));
   write_file(sweep.out_prefix + ".json", report::render_sweep_json(points));
-  fmt::print(stdout, "\nwrote {}.csv and {}.json\n", sweep.out_prefix, sweep.out_prefix);
-  std::fflush(stdout);
+  print_stdout(fmt::format("\nwrote {}.csv and {}.json\n", sweep.out_prefix, sweep.out_prefix));
   if (!sweep.html_path.empty())
     write_report(sweep.html_path, {input_of(sweep.out_prefix, report::render_sweep_json(points))});
   for (const app::SweepPoint& point : points) {
@@ -114,7 +132,7 @@ int run_sweep(const tlscmp::cli::SweepCommand& sweep) {
 int run(const tlscmp::cli::Command& command) {
   using namespace tlscmp;
   if (const auto* help = std::get_if<cli::HelpRequest>(&command)) {
-    fmt::print(stdout, "{}", help->text);
+    print_stdout(help->text);
     return help->exit_code;
   }
   if (const auto* certs = std::get_if<app::CertsConfig>(&command)) {
@@ -129,15 +147,12 @@ int run(const tlscmp::cli::Command& command) {
   if (const auto* page = std::get_if<cli::ReportCommand>(&command)) return run_report(*page);
   if (const auto* merge = std::get_if<cli::MergeCommand>(&command)) {
     const app::MergeResult result = app::merge_results(merge->config);
-    fmt::print(stdout, "{}",
-               merge->json ? report::render_merge_json(result) : report::render_merge_text(result));
+    print_stdout(merge->json ? report::render_merge_json(result) : report::render_merge_text(result));
     return 0;
   }
   if (const auto* compare = std::get_if<cli::CompareCommand>(&command)) {
     const app::CompareResult result = app::compare_results(compare->config);
-    fmt::print(stdout, "{}",
-               compare->json ? report::render_compare_json(result) : report::render_compare_text(result));
-    std::fflush(stdout);
+    print_stdout(compare->json ? report::render_compare_json(result) : report::render_compare_text(result));
     return result.failed ? kExitRunFailed : 0;
   }
   const auto& client = std::get<cli::ClientCommand>(command);
@@ -161,22 +176,20 @@ int run(const tlscmp::cli::Command& command) {
   const measure::Comparison comparison = app::run_client(config, live.get());
   switch (client.format) {
     case app::OutputFormat::json:
-      fmt::print(stdout, "{}", report::render_json(comparison));
+      print_stdout(report::render_json(comparison));
       break;
     case app::OutputFormat::json_stream:
-      fmt::print(stdout, "{}", report::render_json_stream_end(comparison));
+      print_stdout(report::render_json_stream_end(comparison));
       break;
     case app::OutputFormat::csv:
-      fmt::print(stdout, "{}", report::render_csv(comparison));
+      print_stdout(report::render_csv(comparison));
       break;
     case app::OutputFormat::text:
       // With -i the header came first, before the live lines.
-      fmt::print(stdout, "{}",
-                 config.interval.count() > 0 ? report::render_text_body(comparison)
-                                             : report::render_text(comparison));
+      print_stdout(config.interval.count() > 0 ? report::render_text_body(comparison)
+                                               : report::render_text(comparison));
       break;
   }
-  std::fflush(stdout);
   if (!client.html_path.empty())
     write_report(client.html_path, {input_of("result", report::render_json(comparison))});
   // kTLS asked for where a kernel cannot do it: say so in one line; the runs

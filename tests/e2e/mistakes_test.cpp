@@ -3,6 +3,8 @@
 // out of date or do not fit the cipher, `tlscmp certs` run twice, and flags
 // that cannot apply. Each message is one line that says what to change.
 
+#include <fmt/format.h>
+
 #include <csignal>
 #include <fstream>
 #include <sstream>
@@ -217,4 +219,18 @@ TEST_CASE("IPv6 hosts in brackets, with or without a port, and printed in bracke
   const ProcessResult unclosed = run_tlscmp({"client", "[::1"});
   CHECK(unclosed.exit_code == 2);
   CHECK(unclosed.err.find("[ADDRESS]:PORT") != std::string::npos);
+}
+
+TEST_CASE("a report that cannot be written fails in one line that says why") {
+  // Text is short enough to sit in stdio's buffer until the exit; it passed with exit 0 before.
+  for (const char* flags : {"-n 1M", "-n 1M -J", "-n 1M --csv", "-t 0.5 -i 0.2"}) {
+    CAPTURE(flags);
+    const ProcessResult r = run_process(
+        {"/bin/sh", "-c",
+         fmt::format("exec '{}' client --mode tcp --repeat 1 {} > /dev/full", tlscmp_binary(), flags)});
+    expect_failure(r, 1, "tlscmp: error: cannot write to standard output: No space left on device");
+  }
+  const ProcessResult page =
+      run_tlscmp({"client", "--mode", "tcp", "--repeat", "1", "-n", "1M", "--html", "/dev/full"});
+  expect_failure(page, 1, "tlscmp: error: cannot write '/dev/full': No space left on device");
 }
