@@ -278,6 +278,14 @@ Preamble encode_preamble(ConnectionKind kind);
 PreambleInfo parse_preamble(std::span<const std::byte, kPreambleBytes> bytes);
 // Throws ProtocolError for another protocol version, naming both.
 void check_version(const PreambleInfo& preamble);
+// Whether `first`, the first bytes a peer sent (as many as came, up to a
+// preamble's), can still be the start of a tlscmp preamble: a reader can
+// tell a peer of another protocol from its first byte, not after a timeout.
+bool could_begin_preamble(std::span<const std::byte> first);
+// Those bytes of a peer that is not tlscmp, for a message: the first line,
+// printable and at most 40 bytes, and the protocol they look like where it is
+// a known one: "\"HTTP/1.1 400 Bad Request\", which looks like HTTP".
+std::string describe_foreign_bytes(std::span<const std::byte> first);
 // parse_preamble and check_version in one.
 ConnectionKind decode_preamble(std::span<const std::byte, kPreambleBytes> bytes);
 
