@@ -99,9 +99,16 @@ int run_report(const tlscmp::cli::ReportCommand& command) {
   return 0;
 }
 
+// Settings that run, but badly: said before the run, not noticed after it.
+void print_warnings(const std::vector<std::string>& warnings) {
+  for (const std::string& warning : warnings)
+    fmt::print(stderr, "tlscmp: {}\n", warning);
+}
+
 int run_sweep(const tlscmp::cli::SweepCommand& sweep) {
   using namespace tlscmp;
   if (!sweep.html_path.empty()) check_writable(sweep.html_path);
+  print_warnings(sweep.warnings);
   std::unique_ptr<measure::TransferObserver> live;
   if (::isatty(STDERR_FILENO) != 0) {
     const app::ClientConfig& base = sweep.config.base;
@@ -158,6 +165,7 @@ int run(const tlscmp::cli::Command& command) {
   const auto& client = std::get<cli::ClientCommand>(command);
   const app::ClientConfig& config = client.config;
   if (!client.html_path.empty()) check_writable(client.html_path);
+  print_warnings(client.warnings);
   // Live views are for people: none with -J or --csv, a bar only on a terminal.
   std::unique_ptr<measure::TransferObserver> live;
   if (client.format == app::OutputFormat::json_stream) {

@@ -152,6 +152,7 @@ struct ClientFlags {
   // The sizes, parsed by CLI11 (add_size) straight into these settings:
   // msg_size, max_msg, read_size, sndbuf_bytes, rcvbuf_bytes, record_size.
   app::ClientConfig sizes;
+  bool window = false;  // -w gave both buffers
   int parallel = 1;
   bool bidir = false;
   bool no_delay = false;
@@ -410,14 +411,16 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
       ->default_str("1G");
   add_size(cmd, "--read-size", sizes.read_size, "--read-size", 1, protocol::kMaxChunkBytes,
            "Bytes the receiver asks of each read call (default: -l)");
-  CLI::Option* window = cmd->add_option_function<std::string>(
-                               "-w,--window",
-                               [&sizes](const std::string& text) {
-                                 sizes.sndbuf_bytes = sizes.rcvbuf_bytes = static_cast<std::uint32_t>(
-                                     parse_size(text, "-w", 1024, protocol::kMaxSocketBufferBytes));
-                               },
-                               "SO_SNDBUF and SO_RCVBUF on both ends")
-                            ->type_name("SIZE");
+  CLI::Option* window =
+      cmd->add_option_function<std::string>(
+             "-w,--window",
+             [&flags](const std::string& text) {
+               flags.sizes.sndbuf_bytes = flags.sizes.rcvbuf_bytes =
+                   static_cast<std::uint32_t>(parse_size(text, "-w", 1024, protocol::kMaxSocketBufferBytes));
+               flags.window = true;
+             },
+             "SO_SNDBUF and SO_RCVBUF on both ends")
+          ->type_name("SIZE");
   add_size(cmd, "--sndbuf", sizes.sndbuf_bytes, "--sndbuf", 1024, protocol::kMaxSocketBufferBytes,
            "SO_SNDBUF on both ends")
       ->excludes(window);
@@ -887,6 +890,58 @@ void split_host(const ClientFlags& flags, app::ClientConfig& c) {
   c.port = static_cast<std::uint16_t>(port);
 }
 
+// Socket buffers asked for below this hold fewer than a few TCP segments
+// (loopback's are 64 KiB): the sender waits on the window for every segment,
+// and -w 1K moved 1 MiB in 75 s. 32K was the smallest that kept loopback at
+// full speed; 16K ran at a fortieth of it.
+constexpr std::uint32_t kSlowSocketBufferBytes = 32 * 1024;
+
+std::string size_text(std::uint64_t bytes) {
+  return bytes % 1024 == 0 ? fmt::format("{}K", bytes / 1024) : std::to_string(bytes);
+}
+
+bool slow_socket_buffer(std::uint32_t bytes) {
+  return bytes != 0 && bytes < kSlowSocketBufferBytes;
+}
+
+// The warning for TCP socket buffers small enough to make a run crawl;
+// `given` names them as the flags did ("-w 1K").
+std::string slow_buffers_warning(const std::string& given) {
+  return fmt::format(
+      "warning: {}: socket buffers below {} hold fewer than a few TCP segments, so the run may crawl (1 MiB "
+      "can take a minute); give 64K or more, or leave the flag out for the kernel's own sizing",
+      given, size_text(kSlowSocketBufferBytes));
+}
+
+// -w, --sndbuf and --rcvbuf of a client: the warning, or "".
+std::string slow_buffers_warning(const ClientFlags& flags) {
+  const std::uint32_t send = flags.sizes.sndbuf_bytes;
+  const std::uint32_t receive = flags.sizes.rcvbuf_bytes;
+  std::string given;
+  if (flags.window) {
+    if (slow_socket_buffer(send)) given = "-w " + size_text(send);
+  } else {
+    if (slow_socket_buffer(send)) given = "--sndbuf " + size_text(send);
+    if (slow_socket_buffer(receive))
+      given += (given.empty() ? "--rcvbuf " : " and --rcvbuf ") + size_text(receive);
+  }
+  return given.empty() ? std::string() : slow_buffers_warning(given);
+}
+
+// A sweep's lists of them: one warning naming every value that will crawl, or "".
+std::string slow_buffers_warning(const SweepFlags& flags) {
+  std::string given;
+  for (const auto& [flag, texts] : {std::pair{"-w", &flags.windows}, std::pair{"--sndbuf", &flags.sndbufs},
+                                    std::pair{"--rcvbuf", &flags.rcvbufs}}) {
+    for (const std::string& text : *texts) {
+      if (slow_socket_buffer(
+              static_cast<std::uint32_t>(parse_size(text, flag, 1024, protocol::kMaxSocketBufferBytes))))
+        given += fmt::format("{}{} {}", given.empty() ? "" : ", ", flag, text);
+    }
+  }
+  return given.empty() ? std::string() : slow_buffers_warning(given);
+}
+
 ClientCommand to_client_command(const ClientFlags& flags) {
   // Before the TLS flags: with datagrams, --rr is the mistake to name.
   if ((!flags.rr.empty() || flags.crr) &&
@@ -957,6 +1012,9 @@ ClientCommand to_client_command(const ClientFlags& flags) {
     throw UsageError("--rate is for request/response tests (--rr REQ/RESP); datagram modes take -b");
   }
   if (datagrams && flags.rr.empty()) to_datagram_config(flags, c);
+  // Datagram buffers only drop what does not fit, and the loss is counted.
+  if (const std::string slow = slow_buffers_warning(flags); !slow.empty() && !datagrams)
+    command.warnings.push_back(slow);
   parse_auto_repeat(flags, c);
   command.html_path = flags.html;
   command.format = flags.json          ? app::OutputFormat::json
@@ -1221,6 +1279,8 @@ Command parse_command_line(int argc, const char* const* argv) {
     sweep.config.base.command_line = shell_command_line(argc, argv);
     sweep.out_prefix = sweep_flags.out;
     sweep.html_path = sweep_flags.client.html;
+    if (const std::string slow = slow_buffers_warning(sweep_flags); !slow.empty())
+      sweep.warnings.push_back(slow);
     // The first axis given in this order makes the rows of the table.
     const std::vector<std::pair<const char*, const std::vector<std::string>*>> lists{
         {"msg-size", &sweep_flags.msg_sizes}, {"length", &sweep_flags.lengths},

@@ -166,6 +166,15 @@ TEST_CASE("smaller mistakes: repeated flags, -w, sizes up to 1P, each said plain
   const ProcessResult window = run_tlscmp({"client", "-w", "1", "--mode", "tcp"});
   CHECK(window.exit_code == 2);
   CHECK(window.err == "tlscmp: -w '1': must be between 1K and 1G bytes\n");
+  // -w 1K runs, at a crawl (1 MiB took 75 s): a warning says so before the run, which still goes.
+  const ProcessResult tiny =
+      run_tlscmp({"client", "-w", "1K", "--mode", "tcp", "-n", "16K", "--repeat", "1"});
+  CHECK(tiny.exit_code == 0);
+  CHECK(tiny.err.rfind(
+            "tlscmp: warning: -w 1K: socket buffers below 32K hold fewer than a few TCP segments, so "
+            "the run may crawl",
+            0) == 0);
+  CHECK(is_one_line(tiny.err));
   // -n 1P runs (with the embedded server, whose caps are the client's): Ctrl-C after it starts.
   TempDir dir;
   BackgroundProcess big({tlscmp_binary(), "client", "--mode", "tcp", "-n", "1P", "-J"}, dir.file("err"),

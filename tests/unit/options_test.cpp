@@ -81,7 +81,7 @@ TEST_CASE("an empty value or a number that is none is refused, not read as the f
   // Each of these ran the defaults before (-n '' and -t nan a 1 GiB run, --ca '' the system's CAs).
   for (const std::vector<std::string>& args :
        std::vector<std::vector<std::string>>{{"client", "-n", ""},
-                                                                               {"client", "-l", ""},
+                                             {"client", "-l", ""},
                                              {"client", "--repeat", ""},
                                              {"client", "--ca", ""},
                                              {"client", "--cipher", ""},
@@ -125,6 +125,29 @@ TEST_CASE("an empty value or a number that is none is refused, not read as the f
   CHECK_THROWS_WITH_AS(client({"--rr", "1/1", "-t", "1", "--rate", "nan"}), doctest::Contains("not a number"),
                        UsageError);
   CHECK(client({"-t", "1e1"}).duration.count() == 10'000);  // an exponent is a number
+}
+
+TEST_CASE("socket buffers small enough to make a TCP run crawl are a warning, and the run still goes") {
+  const auto warnings = [](std::vector<std::string> args) {
+    return std::get<cli::ClientCommand>(parse(args)).warnings;
+  };
+  const std::vector<std::string> one_k = warnings({"client", "-w", "1K"});
+  REQUIRE(one_k.size() == 1);
+  CHECK(
+      one_k[0] ==
+      "warning: -w 1K: socket buffers below 32K hold fewer than a few TCP segments, so the run may crawl (1 "
+      "MiB can take a minute); give 64K or more, or leave the flag out for the kernel's own sizing");
+  CHECK(warnings({"client", "--sndbuf", "8K", "--rcvbuf", "16K"})
+            .at(0)
+            .find("--sndbuf 8K and --rcvbuf 16K: ") != std::string::npos);
+  CHECK(warnings({"client", "--rcvbuf", "4K", "--sndbuf", "1M"}).at(0).find("warning: --rcvbuf 4K: ") == 0);
+  CHECK(warnings({"client", "-w", "32K"}).empty());
+  CHECK(warnings({"client"}).empty());
+  CHECK(
+      warnings({"client", "--mode", "udp", "--rcvbuf", "4K"}).empty());  // datagrams are dropped, and counted
+  const auto sweep = std::get<cli::SweepCommand>(parse({"sweep", "-w", "4K,16K,64K"}));
+  REQUIRE(sweep.warnings.size() == 1);
+  CHECK(sweep.warnings[0].find("warning: -w 4K, -w 16K: ") == 0);
 }
 
 TEST_CASE("duration, intervals, warm-up, CSV and verification") {
