@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +23,7 @@
 #include "cli/options.hpp"
 #include "error.hpp"
 #include "kinds/stream/streams.hpp"
+#include "measure/clock.hpp"
 #include "report/compare.hpp"
 #include "report/html.hpp"
 #include "report/live.hpp"
@@ -105,6 +108,32 @@ void print_warnings(const std::vector<std::string>& warnings) {
     fmt::print(stderr, "tlscmp: {}\n", warning);
 }
 
+// --start-at: when the first run starts, in UTC and in this host's time, and
+// how far off, so that a wait is not taken for a hang. A time already past
+// says nothing here: the client refuses it, or starts within --max-skew.
+void print_start_time(std::int64_t start_ns) {
+  const double in_s = static_cast<double>(start_ns - tlscmp::measure::wall_ns()) / 1e9;
+  if (in_s <= 0) return;
+  const std::int64_t start_ms = (start_ns + 500'000) / 1'000'000;  // @1796117400.25 is 0.2499999 s in
+  const auto whole = static_cast<std::time_t>(start_ms / 1000);
+  const std::int64_t ms = start_ms % 1000;
+  std::tm utc{};
+  std::tm local{};
+  ::gmtime_r(&whole, &utc);
+  ::localtime_r(&whole, &local);
+  char utc_text[32] = {};
+  char local_text[48] = {};
+  std::strftime(utc_text, sizeof utc_text, "%Y-%m-%d %H:%M:%S", &utc);
+  std::strftime(local_text, sizeof local_text,
+                local.tm_mday == utc.tm_mday ? "%H:%M:%S %Z" : "%Y-%m-%d %H:%M:%S %Z", &local);
+  const auto left_s = static_cast<long>(std::lround(in_s));
+  const std::string left = left_s >= 3600 ? fmt::format(" ({} h {} min)", left_s / 3600, left_s % 3600 / 60)
+                           : left_s >= 60 ? fmt::format(" ({} min {} s)", left_s / 60, left_s % 60)
+                                          : "";
+  fmt::print(stderr, "tlscmp: the first run starts at {}{} UTC ({} here), in {} s{}\n", utc_text,
+             ms != 0 ? fmt::format(".{:03}", ms) : "", local_text, left_s, left);
+}
+
 int run_sweep(const tlscmp::cli::SweepCommand& sweep) {
   using namespace tlscmp;
   if (!sweep.html_path.empty()) check_writable(sweep.html_path);
@@ -166,6 +195,7 @@ int run(const tlscmp::cli::Command& command) {
   const app::ClientConfig& config = client.config;
   if (!client.html_path.empty()) check_writable(client.html_path);
   print_warnings(client.warnings);
+  if (config.start_at_ns) print_start_time(*config.start_at_ns);
   // Live views are for people: none with -J or --csv, a bar only on a terminal.
   std::unique_ptr<measure::TransferObserver> live;
   if (client.format == app::OutputFormat::json_stream) {

@@ -13,6 +13,7 @@
 #include "app/about.hpp"
 #include "cli/size.hpp"
 #include "error.hpp"
+#include "measure/clock.hpp"
 #include "measure/host.hpp"
 #include "protocol/messages.hpp"
 
@@ -53,6 +54,7 @@ struct TimeoutFlags {
 };
 
 constexpr double kMaxTimeoutS = 86'400;
+constexpr double kMaxStartAheadS = 86'400;  // --start-at: at most a day ahead
 constexpr double kMaxSeconds = static_cast<double>(protocol::kMaxDurationMs) / 1000;
 constexpr double kMinIntervalSeconds = static_cast<double>(protocol::kMinIntervalMs) / 1000;
 
@@ -862,6 +864,15 @@ void parse_start_at(const ClientFlags& flags, app::ClientConfig& c) {
     const std::time_t whole = ::timegm(&tm);
     if (whole < 0) throw bad();
     seconds = static_cast<double>(whole) + second;
+  }
+  // A fleet starts minutes ahead; a time days away is a typo (a year, a
+  // month), and would wait without a word until then.
+  const double ahead_s = seconds - static_cast<double>(measure::wall_ns()) / 1e9;
+  if (ahead_s > kMaxStartAheadS) {
+    throw UsageError(
+        fmt::format("--start-at {}: that is {} from now by this host's clock; give a time within a day", t,
+                    ahead_s < 2 * 86'400 ? fmt::format("{:.1f} hours", ahead_s / 3600)
+                                         : fmt::format("{:.0f} days", ahead_s / 86'400)));
   }
   c.start_at_ns = static_cast<std::int64_t>(seconds * 1e9);
   if (flags.max_skew_s > 0) c.max_skew_s = flags.max_skew_s;
