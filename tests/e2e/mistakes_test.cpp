@@ -123,6 +123,21 @@ TEST_CASE("tlscmp certs run again reuses the CA, so that copies of ca.pem keep w
   CHECK(read_file(dir.file("ca.pem")) == before);
 }
 
+TEST_CASE("tlscmp certs --host names each name once, however it is spelt") {
+  TempDir dir;
+  // 127.0.0.1 was listed twice before, in the output and in the certificate.
+  const ProcessResult r = run_tlscmp({"certs", "--dir", dir.path().string(), "--host", "127.0.0.1", "--host",
+                                      "bench.example", "--host", "LOCALHOST", "--host", "::0001", "--host",
+                                      "Bench.Example", "--host", "10.0.0.1", "--host", "127.0.0.1"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("server certificate names: localhost, 127.0.0.1, ::1, bench.example, 10.0.0.1\n") !=
+        std::string::npos);
+  const ProcessResult names = run_process(
+      {"/usr/bin/openssl", "x509", "-in", dir.file("server.pem"), "-noout", "-ext", "subjectAltName"});
+  CHECK(names.out.find("DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1, DNS:bench.example, "
+                       "IP Address:10.0.0.1\n") != std::string::npos);
+}
+
 TEST_CASE("TLS flags where no TLS runs are refused in one line, as -b is without datagrams") {
   for (const std::vector<std::string>& flags :
        {std::vector<std::string>{"--cipher", "TLS_AES_128_GCM_SHA256"},
