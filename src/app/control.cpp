@@ -156,6 +156,7 @@ protocol::TestRequest test_request(const ClientConfig& config, Mode mode) {
   r.rcvbuf_bytes = config.rcvbuf_bytes;
   r.streams = config.streams;
   r.server_cpu = config.server_cpu;
+  if (mode == Mode::tls) r.cipher = config.tls_policy.cipher;
   const auto duration_ms = static_cast<std::uint64_t>(config.duration.count());
   if (is_datagram(mode)) {
     r.direction = Direction::client_to_server;

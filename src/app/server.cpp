@@ -669,6 +669,13 @@ void Server::serve_test(Stream& control, const protocol::TestRequest& request, S
     refuse(fmt::format("server busy: {} tests running; try again, or raise --max-clients on the server",
                        config_.max_clients));
   }
+  // A client's --cipher outside this server's defaults is served to its test alone, and said.
+  const tls::CipherGrant grant = tls_.grant_cipher(request.cipher);
+  if (!grant.suites.empty()) {
+    log_.line(fmt::format(
+        "{} serves TLS suites outside this server's defaults to this test, as its client asked (--cipher {})",
+        peer, request.cipher));
+  }
   // Each kind's server half runs the test and returns its log line.
   std::string line;
   switch (protocol::kind_of(request)) {

@@ -169,6 +169,7 @@ json to_json(const TestRequest& m) {
           {"rate_tps", m.rate_tps},
           {"crr", m.crr},
           {"key_type", m.key_type},
+          {"cipher", m.cipher},
           {"client_version", m.client_version},
           {"round", m.round},
           {"server_cpu", m.server_cpu >= 0 ? json(m.server_cpu) : json(nullptr)}};
@@ -491,6 +492,8 @@ Message decode_object(const json& j) {
       bad("'key_type' is not a key type name");
     }
     if (!m.key_type.empty() && (!m.crr || m.mode != Mode::tls)) bad("'key_type' is for crr tests over tls");
+    m.cipher = j.contains("cipher") ? get_string(j, "cipher") : "";
+    if (!m.cipher.empty() && m.mode != Mode::tls) bad("'cipher' is for tls tests");
     if (m.crr) {
       if (m.rr_request_bytes == 0) bad("a crr test needs 'rr_request_bytes'");
       if (m.rate_tps != 0) bad("a crr test is closed loop: no 'rate_tps'");

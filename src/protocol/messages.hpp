@@ -118,6 +118,9 @@ struct TestRequest {
   // test; the client asks for it by name (key_type_server_name). "": the
   // server's own certificate.
   std::string key_type;
+  // TLS: the client's --cipher ("": the server's defaults), so that the
+  // server can serve a suite outside them to this test (optional).
+  std::string cipher;
   std::string client_version;  // tlscmp version of the client, for the log
   std::uint32_t round = 0;     // the client's round (1-based), for the log; 0: not said (optional)
   // -A CLIENT,SERVER: the CPU the server pins its data threads to; -1: none (optional).

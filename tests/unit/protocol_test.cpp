@@ -52,8 +52,10 @@ TEST_CASE("every message survives encoding and decoding") {
   request.verify = true;
   request.verify_seed = 0xfedcba9876543210ull;
   request.record_size = 1024;
+  request.cipher = "ECDHE-ECDSA-AES128-SHA";
   request.client_version = "0.1.0";
   const TestRequest r = round_trip(request);
+  CHECK(r.cipher == "ECDHE-ECDSA-AES128-SHA");
   CHECK(r.server_cpu == 3);
   CHECK(r.interval_ms == 250);
   CHECK(r.verify);
@@ -238,6 +240,8 @@ TEST_CASE("malformed bodies are refused") {
       R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":4294967295,"no_delay":false,"client_version":"x"})",
       R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":1,"no_delay":0,"client_version":"x"})",
       R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":1,"no_delay":false,"client_version":"a\nb"})",
+      R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":1,"no_delay":false,"client_version":"x","cipher":"AES128-SHA"})",
+      R"({"type":"test_request","mode":"tls","direction":"client_to_server","bytes":1,"chunk_bytes":1,"no_delay":false,"client_version":"x","cipher":7})",
       // test_accept: bad cookies
       R"({"type":"test_accept","cookie":"00","server_version":"x","tls_library":"x","cpu_model":"x"})",
       R"({"type":"test_accept","cookie":"zz000000000000000000000000000000","server_version":"x","tls_library":"x","cpu_model":"x"})",
