@@ -1205,6 +1205,46 @@ std::string shell_command_line(int argc, const char* const* argv) {
   return line;
 }
 
+// tlscmp sweep: the base settings as a client takes them, and the lists made
+// axes, each point checked before anything runs.
+SweepCommand to_sweep_command(const SweepFlags& sweep_flags, const std::string& command_line) {
+  SweepCommand sweep;
+  ClientFlags base_flags = sweep_flags.client;
+  // Swept rr sizes make every point an rr test: the base is one, with the first size.
+  if (!sweep_flags.rr_sizes.empty()) base_flags.rr = sweep_flags.rr_sizes.front();
+  sweep.config.base = to_client_command(base_flags).config;
+  sweep.config.base.command_line = command_line;
+  sweep.out_prefix = sweep_flags.out;
+  sweep.html_path = sweep_flags.client.html;
+  if (const std::string slow = slow_buffers_warning(sweep_flags); !slow.empty())
+    sweep.warnings.push_back(slow);
+  // The first axis given in this order makes the rows of the table.
+  const std::vector<std::pair<const char*, const std::vector<std::string>*>> lists{
+      {"msg-size", &sweep_flags.msg_sizes}, {"length", &sweep_flags.lengths},
+      {"window", &sweep_flags.windows},     {"sndbuf", &sweep_flags.sndbufs},
+      {"rcvbuf", &sweep_flags.rcvbufs},     {"read-size", &sweep_flags.read_sizes},
+      {"framing", &sweep_flags.framings},   {"cipher", &sweep_flags.ciphers},
+      {"rr", &sweep_flags.rr_sizes}};
+  // A list of one is a setting like any other, not a column of the table.
+  app::SweepConfig fixed;
+  for (const auto& [name, texts] : lists) {
+    if (texts->empty()) continue;
+    app::SweepAxis axis = sweep_axis(name, *texts);
+    (texts->size() == 1 ? fixed.axes : sweep.config.axes).push_back(std::move(axis));
+  }
+  for (const app::SweepAxis& axis : fixed.axes)
+    axis.values.front().apply(sweep.config.base);  // judged with the swept values, point by point
+  if (sweep.config.axes.empty()) {
+    (void)app::point_config(sweep.config.base, {});  // settings that cannot work say so first
+    throw UsageError(
+        "sweep: give at least one list of two values or more, e.g. --msg-size 10,1K (a single value is a "
+        "setting, as tlscmp client takes it)");
+  }
+  for (const app::SweepGridPoint& point : app::sweep_grid(sweep.config))
+    (void)app::point_config(sweep.config.base, point);
+  return sweep;
+}
+
 }  // namespace
 
 Command parse_command_line(int argc, const char* const* argv) {
@@ -1281,43 +1321,7 @@ Command parse_command_line(int argc, const char* const* argv) {
     compare.json = flags.compare.json;
     return compare;
   }
-  if (app.got_subcommand("sweep")) {
-    SweepCommand sweep;
-    ClientFlags base_flags = sweep_flags.client;
-    // Swept rr sizes make every point an rr test: the base is one, with the first size.
-    if (!sweep_flags.rr_sizes.empty()) base_flags.rr = sweep_flags.rr_sizes.front();
-    sweep.config.base = to_client_command(base_flags).config;
-    sweep.config.base.command_line = shell_command_line(argc, argv);
-    sweep.out_prefix = sweep_flags.out;
-    sweep.html_path = sweep_flags.client.html;
-    if (const std::string slow = slow_buffers_warning(sweep_flags); !slow.empty())
-      sweep.warnings.push_back(slow);
-    // The first axis given in this order makes the rows of the table.
-    const std::vector<std::pair<const char*, const std::vector<std::string>*>> lists{
-        {"msg-size", &sweep_flags.msg_sizes}, {"length", &sweep_flags.lengths},
-        {"window", &sweep_flags.windows},     {"sndbuf", &sweep_flags.sndbufs},
-        {"rcvbuf", &sweep_flags.rcvbufs},     {"read-size", &sweep_flags.read_sizes},
-        {"framing", &sweep_flags.framings},   {"cipher", &sweep_flags.ciphers},
-        {"rr", &sweep_flags.rr_sizes}};
-    // A list of one is a setting like any other, not a column of the table.
-    app::SweepConfig fixed;
-    for (const auto& [name, texts] : lists) {
-      if (texts->empty()) continue;
-      app::SweepAxis axis = sweep_axis(name, *texts);
-      (texts->size() == 1 ? fixed.axes : sweep.config.axes).push_back(std::move(axis));
-    }
-    for (const app::SweepAxis& axis : fixed.axes)
-      axis.values.front().apply(sweep.config.base);  // judged with the swept values, point by point
-    if (sweep.config.axes.empty()) {
-      (void)app::point_config(sweep.config.base, {});  // settings that cannot work say so first
-      throw UsageError(
-          "sweep: give at least one list of two values or more, e.g. --msg-size 10,1K (a single value is a "
-          "setting, as tlscmp client takes it)");
-    }
-    for (const app::SweepGridPoint& point : app::sweep_grid(sweep.config))
-      (void)app::point_config(sweep.config.base, point);
-    return sweep;
-  }
+  if (app.got_subcommand("sweep")) return to_sweep_command(sweep_flags, shell_command_line(argc, argv));
   return HelpRequest{app.help(), 2};
 }
 
