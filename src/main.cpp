@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +23,7 @@
 #include "cli/options.hpp"
 #include "error.hpp"
 #include "kinds/stream/streams.hpp"
+#include "measure/clock.hpp"
 #include "report/compare.hpp"
 #include "report/html.hpp"
 #include "report/live.hpp"
@@ -34,11 +37,30 @@ constexpr int kExitRunFailed = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
 
+// Through stdio, not a stream, for errno: a full disk is named as such. The
+// last of the text may fail only as the file is closed.
 void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw tlscmp::Error("cannot write '" + path + "'");
+  std::FILE* out = std::fopen(path.c_str(), "wb");
+  if (out == nullptr) throw tlscmp::Error(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+  const bool wrote = std::fwrite(text.data(), 1, text.size(), out) == text.size();
+  const int write_errno = errno;
+  if (std::fclose(out) != 0 || !wrote) {
+    throw tlscmp::Error(
+        fmt::format("cannot write '{}': {}", path, std::strerror(wrote ? errno : write_errno)));
+  }
+}
+
+// The report on standard output, checked: a full disk or a closed pipe is a
+// failure, not a silent exit 0. A short report sits in stdio's buffer until
+// the flush, so the flush is checked too, and the error flag that failed -i
+// lines left.
+void print_stdout(const std::string& text) {
+  errno = 0;
+  const bool wrote = std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
+  const bool flushed = std::fflush(stdout) == 0;
+  if (wrote && flushed && std::ferror(stdout) == 0) return;
+  throw tlscmp::Error(fmt::format("cannot write to standard output: {}",
+                                  errno != 0 ? std::strerror(errno) : "an earlier write failed"));
 }
 
 // --html and tlscmp report: the page, from results as JSON.
@@ -80,9 +102,42 @@ int run_report(const tlscmp::cli::ReportCommand& command) {
   return 0;
 }
 
+// Settings that run, but badly: said before the run, not noticed after it.
+void print_warnings(const std::vector<std::string>& warnings) {
+  for (const std::string& warning : warnings)
+    fmt::print(stderr, "tlscmp: {}\n", warning);
+}
+
+// --start-at: when the first run starts, in UTC and in this host's time, and
+// how far off, so that a wait is not taken for a hang. A time already past
+// says nothing here: the client refuses it, or starts within --max-skew.
+void print_start_time(std::int64_t start_ns) {
+  const double in_s = static_cast<double>(start_ns - tlscmp::measure::wall_ns()) / 1e9;
+  if (in_s <= 0) return;
+  const std::int64_t start_ms = (start_ns + 500'000) / 1'000'000;  // @1796117400.25 is 0.2499999 s in
+  const auto whole = static_cast<std::time_t>(start_ms / 1000);
+  const std::int64_t ms = start_ms % 1000;
+  std::tm utc{};
+  std::tm local{};
+  ::gmtime_r(&whole, &utc);
+  ::localtime_r(&whole, &local);
+  char utc_text[32] = {};
+  char local_text[48] = {};
+  std::strftime(utc_text, sizeof utc_text, "%Y-%m-%d %H:%M:%S", &utc);
+  std::strftime(local_text, sizeof local_text,
+                local.tm_mday == utc.tm_mday ? "%H:%M:%S %Z" : "%Y-%m-%d %H:%M:%S %Z", &local);
+  const auto left_s = static_cast<long>(std::lround(in_s));
+  const std::string left = left_s >= 3600 ? fmt::format(" ({} h {} min)", left_s / 3600, left_s % 3600 / 60)
+                           : left_s >= 60 ? fmt::format(" ({} min {} s)", left_s / 60, left_s % 60)
+                                          : "";
+  fmt::print(stderr, "tlscmp: the first run starts at {}{} UTC ({} here), in {} s{}\n", utc_text,
+             ms != 0 ? fmt::format(".{:03}", ms) : "", local_text, left_s, left);
+}
+
 int run_sweep(const tlscmp::cli::SweepCommand& sweep) {
   using namespace tlscmp;
   if (!sweep.html_path.empty()) check_writable(sweep.html_path);
+  print_warnings(sweep.warnings);
   std::unique_ptr<measure::TransferObserver> live;
   if (::isatty(STDERR_FILENO) != 0) {
     const app::ClientConfig& base = sweep.config.base;
@@ -91,11 +146,10 @@ int run_sweep(const tlscmp::cli::SweepCommand& sweep) {
         static_cast<double>(base.duration.count()) / 1e3, base.transactions);
   }
   const std::vector<app::SweepPoint> points = app::run_sweep(sweep.config, live.get());
-  fmt::print(stdout, "{}", report::render_sweep_markdown(points));
+  print_stdout(report::render_sweep_markdown(points));
   write_file(sweep.out_prefix + ".csv", report::render_sweep_csv(points));
   write_file(sweep.out_prefix + ".json", report::render_sweep_json(points));
-  fmt::print(stdout, "\nwrote {}.csv and {}.json\n", sweep.out_prefix, sweep.out_prefix);
-  std::fflush(stdout);
+  print_stdout(fmt::format("\nwrote {}.csv and {}.json\n", sweep.out_prefix, sweep.out_prefix));
   if (!sweep.html_path.empty())
     write_report(sweep.html_path, {input_of(sweep.out_prefix, report::render_sweep_json(points))});
   for (const app::SweepPoint& point : points) {
@@ -114,7 +168,7 @@ int run_sweep(const tlscmp::cli::SweepCommand& sweep) {
 int run(const tlscmp::cli::Command& command) {
   using namespace tlscmp;
   if (const auto* help = std::get_if<cli::HelpRequest>(&command)) {
-    fmt::print(stdout, "{}", help->text);
+    print_stdout(help->text);
     return help->exit_code;
   }
   if (const auto* certs = std::get_if<app::CertsConfig>(&command)) {
@@ -129,20 +183,19 @@ int run(const tlscmp::cli::Command& command) {
   if (const auto* page = std::get_if<cli::ReportCommand>(&command)) return run_report(*page);
   if (const auto* merge = std::get_if<cli::MergeCommand>(&command)) {
     const app::MergeResult result = app::merge_results(merge->config);
-    fmt::print(stdout, "{}",
-               merge->json ? report::render_merge_json(result) : report::render_merge_text(result));
+    print_stdout(merge->json ? report::render_merge_json(result) : report::render_merge_text(result));
     return 0;
   }
   if (const auto* compare = std::get_if<cli::CompareCommand>(&command)) {
     const app::CompareResult result = app::compare_results(compare->config);
-    fmt::print(stdout, "{}",
-               compare->json ? report::render_compare_json(result) : report::render_compare_text(result));
-    std::fflush(stdout);
+    print_stdout(compare->json ? report::render_compare_json(result) : report::render_compare_text(result));
     return result.failed ? kExitRunFailed : 0;
   }
   const auto& client = std::get<cli::ClientCommand>(command);
   const app::ClientConfig& config = client.config;
   if (!client.html_path.empty()) check_writable(client.html_path);
+  print_warnings(client.warnings);
+  if (config.start_at_ns) print_start_time(*config.start_at_ns);
   // Live views are for people: none with -J or --csv, a bar only on a terminal.
   std::unique_ptr<measure::TransferObserver> live;
   if (client.format == app::OutputFormat::json_stream) {
@@ -161,22 +214,20 @@ int run(const tlscmp::cli::Command& command) {
   const measure::Comparison comparison = app::run_client(config, live.get());
   switch (client.format) {
     case app::OutputFormat::json:
-      fmt::print(stdout, "{}", report::render_json(comparison));
+      print_stdout(report::render_json(comparison));
       break;
     case app::OutputFormat::json_stream:
-      fmt::print(stdout, "{}", report::render_json_stream_end(comparison));
+      print_stdout(report::render_json_stream_end(comparison));
       break;
     case app::OutputFormat::csv:
-      fmt::print(stdout, "{}", report::render_csv(comparison));
+      print_stdout(report::render_csv(comparison));
       break;
     case app::OutputFormat::text:
       // With -i the header came first, before the live lines.
-      fmt::print(stdout, "{}",
-                 config.interval.count() > 0 ? report::render_text_body(comparison)
-                                             : report::render_text(comparison));
+      print_stdout(config.interval.count() > 0 ? report::render_text_body(comparison)
+                                               : report::render_text(comparison));
       break;
   }
-  std::fflush(stdout);
   if (!client.html_path.empty())
     write_report(client.html_path, {input_of("result", report::render_json(comparison))});
   // kTLS asked for where a kernel cannot do it: say so in one line; the runs

@@ -118,9 +118,7 @@ void write_certificates(const CertsConfig& config) {
       names += (names.empty() ? "" : ", ") + r;
     fmt::print("replaced the keys {} with new ones\n", names);
   }
-  fmt::print("server certificate names: localhost, 127.0.0.1, ::1");
-  for (const std::string& host : config.hosts)
-    fmt::print(", {}", host);
+  fmt::print("server certificate names: {}", fmt::join(tls::server_certificate_names(config.hosts), ", "));
   fmt::print("\nclients trust {} (--ca); to add names later, run tlscmp certs again: it reuses the CA\n",
              ca_pem.string());
 }

@@ -1,5 +1,6 @@
 #include "app/control.hpp"
 
+#include <algorithm>
 #include <array>
 
 #include <fmt/format.h>
@@ -18,6 +19,46 @@ namespace {
   if (ec == TransportErrc::eof)
     throw Error(fmt::format("the peer closed the connection while {} {}", doing, what));
   throw Error(fmt::format("{} {}: {}", doing, what, describe(ec, stream.error_detail())));
+}
+
+// The server's preamble, as its bytes come: bytes that cannot begin one are
+// another protocol, named at once (an HTTP server's answer to our request, an
+// SSH banner) rather than after the timeout, and a server that sends nothing
+// is told apart from one that sent something else. `timeout` is the
+// deadline the caller set, for the message.
+protocol::PreambleInfo receive_server_preamble(Stream& control, std::chrono::milliseconds timeout) {
+  // Taken first: a server that reset the connection has no peer address any more.
+  const std::string server = peer_address(control.native_handle());
+  protocol::Preamble preamble{};
+  std::size_t got = 0;
+  while (got < preamble.size()) {
+    std::error_code ec;
+    got += control.read_some(std::span(preamble).subspan(got), ec);
+    const std::span<const std::byte> first(preamble.data(), got);
+    if (!protocol::could_begin_preamble(first)) {
+      // What else has come already, for the message: the first line of an answer.
+      std::array<std::byte, 40> more{};
+      std::copy(first.begin(), first.end(), more.begin());
+      control.set_deadline(Deadline::after(std::chrono::milliseconds(100)));
+      std::error_code ignored;
+      const std::size_t extra = control.read_some(std::span(more).subspan(got), ignored);
+      throw protocol::ProtocolError(
+          fmt::format("the server at {} is not a tlscmp server: it sent {}; check the host and the port (-p)",
+                      server, protocol::describe_foreign_bytes(std::span(more).first(got + extra))));
+    }
+    if (ec == TransportErrc::timeout) {
+      const double seconds = std::chrono::duration<double>(timeout).count();
+      throw Error(got == 0
+                      ? fmt::format("the server at {} accepted the connection but sent nothing within {:g} "
+                                    "s (--control-timeout): is it a tlscmp server, and is it running?",
+                                    server, seconds)
+                      : fmt::format("the server at {} sent {} bytes of a tlscmp preamble, then nothing "
+                                    "within {:g} s (--control-timeout)",
+                                    server, got, seconds));
+    }
+    if (ec) io_failure(control, ec, "receiving", "the server's answer");
+  }
+  return protocol::parse_preamble(preamble);
 }
 
 }  // namespace
@@ -64,7 +105,7 @@ protocol::TestAccept start_test(TcpStream& control, const protocol::TestRequest&
   send_preamble(control, protocol::ConnectionKind::control);
   send_message(control, request, "the test request");
   // The server's preamble comes first: a server of another protocol version says which.
-  const protocol::PreambleInfo server = receive_preamble(control, "the server's answer");
+  const protocol::PreambleInfo server = receive_server_preamble(control, timeouts.control);
   if (server.version != protocol::kVersion) {
     throw Error(fmt::format("the server speaks tlscmp protocol version {}, this client speaks version {}",
                             server.version, protocol::kVersion));
@@ -88,7 +129,7 @@ double server_clock_offset_s(const ClientConfig& config) {
   send_preamble(control, protocol::ConnectionKind::control);
   const std::int64_t sent = measure::wall_ns();
   send_message(control, protocol::ClockRequest{}, "the clock request");
-  const protocol::PreambleInfo server = receive_preamble(control, "the server's answer");
+  const protocol::PreambleInfo server = receive_server_preamble(control, config.timeouts.control);
   if (server.version != protocol::kVersion) {
     throw Error(fmt::format("the server speaks tlscmp protocol version {}, this client speaks version {}",
                             server.version, protocol::kVersion));
@@ -115,6 +156,7 @@ protocol::TestRequest test_request(const ClientConfig& config, Mode mode) {
   r.rcvbuf_bytes = config.rcvbuf_bytes;
   r.streams = config.streams;
   r.server_cpu = config.server_cpu;
+  if (mode == Mode::tls) r.cipher = config.tls_policy.cipher;
   const auto duration_ms = static_cast<std::uint64_t>(config.duration.count());
   if (is_datagram(mode)) {
     r.direction = Direction::client_to_server;

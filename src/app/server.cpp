@@ -842,6 +842,13 @@ void Server::serve_test(Stream& control, const protocol::TestRequest& request, S
   const RunningTest running(*this, peer.source);
   if (!running.busy().empty()) refuse(running.busy());
   set_up.release();  // a running test now, counted as one: no longer against --max-pending
+  // A client's --cipher outside this server's defaults is served to its test alone, and said.
+  const tls::CipherGrant grant = tls_.grant_cipher(request.cipher);
+  if (!grant.suites.empty()) {
+    log_.line(fmt::format(
+        "{} serves TLS suites outside this server's defaults to this test, as its client asked (--cipher {})",
+        peer.address, request.cipher));
+  }
   // Each kind's server half runs the test and returns its log line.
   std::string line;
   switch (protocol::kind_of(request)) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -12,6 +13,7 @@
 #include "app/about.hpp"
 #include "cli/size.hpp"
 #include "error.hpp"
+#include "measure/clock.hpp"
 #include "measure/host.hpp"
 #include "protocol/messages.hpp"
 
@@ -25,6 +27,24 @@ constexpr double seconds(std::chrono::milliseconds ms) {
   return static_cast<double>(ms.count()) / 1000;
 }
 
+// CLI::Range for a flag that takes a decimal number (seconds, a percentage),
+// but refusing what is no number: CLI11's Range only compares, and every
+// comparison with nan is false, so that '-t nan' passed and then read as no
+// -t at all (a 1 GiB run).
+class NumberRange : public CLI::Validator {
+ public:
+  NumberRange(double min, double max) : CLI::Validator(CLI::Range(min, max)) {
+    func_ = [min, max](std::string& text) -> std::string {
+      double value = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+      if (ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(value))
+        return fmt::format("'{}' is not a number; give one from {:g} to {:g}", text, min, max);
+      if (value < min || value > max) return fmt::format("{} is outside {:g} to {:g}", text, min, max);
+      return {};
+    };
+  }
+};
+
 // Seconds, as typed; converted to Timeouts once parsing succeeded.
 struct TimeoutFlags {
   double connect_s = seconds(app::Timeouts{}.connect);
@@ -34,6 +54,7 @@ struct TimeoutFlags {
 };
 
 constexpr double kMaxTimeoutS = 86'400;
+constexpr double kMaxStartAheadS = 86'400;  // --start-at: at most a day ahead
 constexpr double kMaxSeconds = static_cast<double>(protocol::kMaxDurationMs) / 1000;
 constexpr double kMinIntervalSeconds = static_cast<double>(protocol::kMinIntervalMs) / 1000;
 
@@ -42,7 +63,7 @@ std::chrono::milliseconds milliseconds_of(double seconds) {
 }
 
 void add_timeout_flags(CLI::App* cmd, TimeoutFlags& t) {
-  const auto range = CLI::Range(0.001, kMaxTimeoutS);
+  const auto range = NumberRange(0.001, kMaxTimeoutS);
   cmd->add_option("--connect-timeout", t.connect_s, "Seconds a TCP connect (and name lookup) may take")
       ->check(range)
       ->capture_default_str();
@@ -133,6 +154,7 @@ struct ClientFlags {
   // The sizes, parsed by CLI11 (add_size) straight into these settings:
   // msg_size, max_msg, read_size, sndbuf_bytes, rcvbuf_bytes, record_size.
   app::ClientConfig sizes;
+  bool window = false;  // -w gave both buffers
   int parallel = 1;
   bool bidir = false;
   bool no_delay = false;
@@ -232,7 +254,7 @@ void add_server_command(CLI::App& app, ServerFlags& flags) {
       ->default_str("1T");
   cmd->add_option("--max-duration", flags.max_duration_s,
                   "Seconds a test's transfer may last, asked for or not")
-      ->check(CLI::Range(0.001, kMaxSeconds))
+      ->check(NumberRange(0.001, kMaxSeconds))
       ->capture_default_str();
   add_size(cmd, "--max-msg", flags.sizes.max_msg, "--max-msg", 1, framing::kMaxMessageBytes,
            "Largest message the server assembles as a receiver")
@@ -271,7 +293,7 @@ void add_server_command(CLI::App& app, ServerFlags& flags) {
       ->capture_default_str();
   cmd->add_option("--preamble-timeout", flags.preamble_timeout_s,
                   "Seconds a new connection may take to send its first byte before it is closed")
-      ->check(CLI::Range(0.001, kMaxTimeoutS))
+      ->check(NumberRange(0.001, kMaxTimeoutS))
       ->capture_default_str();
   cmd->add_option("--results", flags.results_file,
                   "Append a JSON line per test served to FILE: when, the client's address, the settings, and "
@@ -279,7 +301,7 @@ void add_server_command(CLI::App& app, ServerFlags& flags) {
       ->type_name("FILE");
   cmd->add_option("--shutdown-grace", flags.shutdown_grace_s,
                   "After SIGINT/SIGTERM: seconds running tests may take to finish")
-      ->check(CLI::Range(0.0, kMaxTimeoutS))
+      ->check(NumberRange(0.0, kMaxTimeoutS))
       ->capture_default_str();
   add_timeout_flags(cmd, flags.timeouts);
 }
@@ -303,7 +325,7 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
          "--max-skew", flags.max_skew_s,
          "With --start-at: refuse to start if this host's clock is further than this from the server's, "
          "in seconds (default 0.1)")
-      ->check(CLI::Range(0.0001, 3600.0))
+      ->check(NumberRange(0.0001, 3600.0))
       ->type_name("S");
   cmd->add_option("--mode", flags.mode,
                   "tcp, tls, or both (alternating tcp, tls); udp, dtls, or both-udp (alternating udp, dtls): "
@@ -317,12 +339,12 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
                            ->type_name("SIZE");
   CLI::Option* time =
       cmd->add_option("-t,--time", flags.time_s, "Seconds the sender sends per run, instead of a byte count")
-          ->check(CLI::Range(0.001, kMaxSeconds));
+          ->check(NumberRange(0.001, kMaxSeconds));
   bytes->excludes(time);
   cmd->add_option(
          "-i,--interval", flags.interval_s,
          "Report the receiver's bytes (datagram modes: datagrams received and lost) every this many seconds")
-      ->check(CLI::Range(kMinIntervalSeconds, kMaxSeconds));
+      ->check(NumberRange(kMinIntervalSeconds, kMaxSeconds));
   cmd->add_option(
          "-l,--length", flags.length,
          "Chunk size: bytes per write and per read (default 64K); in datagram modes bytes per datagram, "
@@ -350,13 +372,13 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
   cmd->add_option(
          "--ci-target", flags.ci_target,
          "--repeat auto: the 95% CI's half-width to reach, in percent of the ratio's median (default 5)")
-      ->check(CLI::Range(0.1, 100.0))
+      ->check(NumberRange(0.1, 100.0))
       ->type_name("PCT");
   cmd->add_option("--max-rounds", flags.max_rounds, "--repeat auto: stop after this many rounds (default 30)")
       ->check(CLI::Range(5, kMaxRounds));
   cmd->add_option("--max-time", flags.max_time_s,
                   "--repeat auto: start no round that would end past this many seconds of rounds")
-      ->check(CLI::Range(0.001, 1e7))
+      ->check(NumberRange(0.001, 1e7))
       ->type_name("S");
   cmd->add_option("--warmup", flags.warmup, "Rounds to run first and leave out of the statistics")
       ->check(CLI::Range(0, kMaxRounds))
@@ -412,14 +434,16 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
       ->default_str("1G");
   add_size(cmd, "--read-size", sizes.read_size, "--read-size", 1, protocol::kMaxChunkBytes,
            "Bytes the receiver asks of each read call (default: -l)");
-  CLI::Option* window = cmd->add_option_function<std::string>(
-                               "-w,--window",
-                               [&sizes](const std::string& text) {
-                                 sizes.sndbuf_bytes = sizes.rcvbuf_bytes = static_cast<std::uint32_t>(
-                                     parse_size(text, "-w", 1024, protocol::kMaxSocketBufferBytes));
-                               },
-                               "SO_SNDBUF and SO_RCVBUF on both ends")
-                            ->type_name("SIZE");
+  CLI::Option* window =
+      cmd->add_option_function<std::string>(
+             "-w,--window",
+             [&flags](const std::string& text) {
+               flags.sizes.sndbuf_bytes = flags.sizes.rcvbuf_bytes =
+                   static_cast<std::uint32_t>(parse_size(text, "-w", 1024, protocol::kMaxSocketBufferBytes));
+               flags.window = true;
+             },
+             "SO_SNDBUF and SO_RCVBUF on both ends")
+          ->type_name("SIZE");
   add_size(cmd, "--sndbuf", sizes.sndbuf_bytes, "--sndbuf", 1024, protocol::kMaxSocketBufferBytes,
            "SO_SNDBUF on both ends")
       ->excludes(window);
@@ -542,7 +566,7 @@ void add_sweep_command(CLI::App& app, SweepFlags& flags) {
                                        "Payload bytes per run (default 1G); with --rr transactions per run")
                            ->type_name("SIZE");
   cmd->add_option("-t,--time", c.time_s, "Seconds per run instead of -n")
-      ->check(CLI::Range(0.001, kMaxSeconds))
+      ->check(NumberRange(0.001, kMaxSeconds))
       ->excludes(bytes);
   cmd->add_flag("-R,--reverse", c.reverse, "The server sends");
   cmd->add_option("-P,--parallel", c.parallel, "Parallel streams")
@@ -862,6 +886,15 @@ void parse_start_at(const ClientFlags& flags, app::ClientConfig& c) {
     if (whole < 0) throw bad();
     seconds = static_cast<double>(whole) + second;
   }
+  // A fleet starts minutes ahead; a time days away is a typo (a year, a
+  // month), and would wait without a word until then.
+  const double ahead_s = seconds - static_cast<double>(measure::wall_ns()) / 1e9;
+  if (ahead_s > kMaxStartAheadS) {
+    throw UsageError(
+        fmt::format("--start-at {}: that is {} from now by this host's clock; give a time within a day", t,
+                    ahead_s < 2 * 86'400 ? fmt::format("{:.1f} hours", ahead_s / 3600)
+                                         : fmt::format("{:.0f} days", ahead_s / 86'400)));
+  }
   c.start_at_ns = static_cast<std::int64_t>(seconds * 1e9);
   if (flags.max_skew_s > 0) c.max_skew_s = flags.max_skew_s;
 }
@@ -887,6 +920,58 @@ void split_host(const ClientFlags& flags, app::ClientConfig& c) {
   if (flags.port != app::kDefaultPort && flags.port != port)
     throw UsageError(fmt::format("host '{}' and -p {} name two ports; give one", flags.host, flags.port));
   c.port = static_cast<std::uint16_t>(port);
+}
+
+// Socket buffers asked for below this hold fewer than a few TCP segments
+// (loopback's are 64 KiB): the sender waits on the window for every segment,
+// and -w 1K moved 1 MiB in 75 s. 32K was the smallest that kept loopback at
+// full speed; 16K ran at a fortieth of it.
+constexpr std::uint32_t kSlowSocketBufferBytes = 32 * 1024;
+
+std::string size_text(std::uint64_t bytes) {
+  return bytes % 1024 == 0 ? fmt::format("{}K", bytes / 1024) : std::to_string(bytes);
+}
+
+bool slow_socket_buffer(std::uint32_t bytes) {
+  return bytes != 0 && bytes < kSlowSocketBufferBytes;
+}
+
+// The warning for TCP socket buffers small enough to make a run crawl;
+// `given` names them as the flags did ("-w 1K").
+std::string slow_buffers_warning(const std::string& given) {
+  return fmt::format(
+      "warning: {}: socket buffers below {} hold fewer than a few TCP segments, so the run may crawl (1 MiB "
+      "can take a minute); give 64K or more, or leave the flag out for the kernel's own sizing",
+      given, size_text(kSlowSocketBufferBytes));
+}
+
+// -w, --sndbuf and --rcvbuf of a client: the warning, or "".
+std::string slow_buffers_warning(const ClientFlags& flags) {
+  const std::uint32_t send = flags.sizes.sndbuf_bytes;
+  const std::uint32_t receive = flags.sizes.rcvbuf_bytes;
+  std::string given;
+  if (flags.window) {
+    if (slow_socket_buffer(send)) given = "-w " + size_text(send);
+  } else {
+    if (slow_socket_buffer(send)) given = "--sndbuf " + size_text(send);
+    if (slow_socket_buffer(receive))
+      given += (given.empty() ? "--rcvbuf " : " and --rcvbuf ") + size_text(receive);
+  }
+  return given.empty() ? std::string() : slow_buffers_warning(given);
+}
+
+// A sweep's lists of them: one warning naming every value that will crawl, or "".
+std::string slow_buffers_warning(const SweepFlags& flags) {
+  std::string given;
+  for (const auto& [flag, texts] : {std::pair{"-w", &flags.windows}, std::pair{"--sndbuf", &flags.sndbufs},
+                                    std::pair{"--rcvbuf", &flags.rcvbufs}}) {
+    for (const std::string& text : *texts) {
+      if (slow_socket_buffer(
+              static_cast<std::uint32_t>(parse_size(text, flag, 1024, protocol::kMaxSocketBufferBytes))))
+        given += fmt::format("{}{} {}", given.empty() ? "" : ", ", flag, text);
+    }
+  }
+  return given.empty() ? std::string() : slow_buffers_warning(given);
 }
 
 ClientCommand to_client_command(const ClientFlags& flags) {
@@ -959,6 +1044,9 @@ ClientCommand to_client_command(const ClientFlags& flags) {
     throw UsageError("--rate is for request/response tests (--rr REQ/RESP); datagram modes take -b");
   }
   if (datagrams && flags.rr.empty()) to_datagram_config(flags, c);
+  // Datagram buffers only drop what does not fit, and the loss is counted.
+  if (const std::string slow = slow_buffers_warning(flags); !slow.empty() && !datagrams)
+    command.warnings.push_back(slow);
   parse_auto_repeat(flags, c);
   command.html_path = flags.html;
   command.format = flags.json          ? app::OutputFormat::json
@@ -987,6 +1075,33 @@ std::string plain_mismatch(const std::string& text) {
   return fmt::format("{} was given {} times; give it once", m[1].str(), m[2].str());
 }
 
+// "-n/--bytes", "-t/--time", or a positional's name: the flag as the user may have typed it.
+std::string flag_names(const CLI::Option& option) {
+  std::string names;
+  for (const std::string& name : option.get_snames())
+    names += (names.empty() ? "-" : "/-") + name;
+  for (const std::string& name : option.get_lnames())
+    names += (names.empty() ? "--" : "/--") + name;
+  return names.empty() ? option.get_name(true) : names;
+}
+
+// An empty value (-n '', or a shell variable that was never set) would read
+// as the flag left out, and the run would go with the defaults (1 GiB, the
+// system's CAs, no report page): refused, naming the flag.
+void refuse_empty_values(const CLI::App& app) {
+  for (const CLI::App* command : app.get_subcommands()) {
+    for (const CLI::Option* option : command->get_options()) {
+      for (const std::string& value : option->results()) {
+        if (!value.empty()) continue;
+        throw UsageError(
+            fmt::format("{} '': empty (a shell variable that is not set?); give a value, or "
+                        "leave the flag out",
+                        flag_names(*option)));
+      }
+    }
+  }
+}
+
 // tlscmp compare BASE NEW.
 struct CompareFlags {
   std::string base;
@@ -1010,7 +1125,7 @@ void add_compare_command(CLI::App& app, CompareFlags& flags) {
       ->type_name("SETTING");
   cmd->add_option("--fail-if-slower", flags.fail_if_slower,
                   "Exit 1 if a figure is significantly slower by at least PCT percent (for CI gating)")
-      ->check(CLI::Range(0.0, 100.0))
+      ->check(NumberRange(0.0, 100.0))
       ->type_name("PCT");
   cmd->add_flag("-J,--json", flags.json, "Print JSON instead of a table");
 }
@@ -1111,6 +1226,46 @@ std::string shell_command_line(int argc, const char* const* argv) {
   return line;
 }
 
+// tlscmp sweep: the base settings as a client takes them, and the lists made
+// axes, each point checked before anything runs.
+SweepCommand to_sweep_command(const SweepFlags& sweep_flags, const std::string& command_line) {
+  SweepCommand sweep;
+  ClientFlags base_flags = sweep_flags.client;
+  // Swept rr sizes make every point an rr test: the base is one, with the first size.
+  if (!sweep_flags.rr_sizes.empty()) base_flags.rr = sweep_flags.rr_sizes.front();
+  sweep.config.base = to_client_command(base_flags).config;
+  sweep.config.base.command_line = command_line;
+  sweep.out_prefix = sweep_flags.out;
+  sweep.html_path = sweep_flags.client.html;
+  if (const std::string slow = slow_buffers_warning(sweep_flags); !slow.empty())
+    sweep.warnings.push_back(slow);
+  // The first axis given in this order makes the rows of the table.
+  const std::vector<std::pair<const char*, const std::vector<std::string>*>> lists{
+      {"msg-size", &sweep_flags.msg_sizes}, {"length", &sweep_flags.lengths},
+      {"window", &sweep_flags.windows},     {"sndbuf", &sweep_flags.sndbufs},
+      {"rcvbuf", &sweep_flags.rcvbufs},     {"read-size", &sweep_flags.read_sizes},
+      {"framing", &sweep_flags.framings},   {"cipher", &sweep_flags.ciphers},
+      {"rr", &sweep_flags.rr_sizes}};
+  // A list of one is a setting like any other, not a column of the table.
+  app::SweepConfig fixed;
+  for (const auto& [name, texts] : lists) {
+    if (texts->empty()) continue;
+    app::SweepAxis axis = sweep_axis(name, *texts);
+    (texts->size() == 1 ? fixed.axes : sweep.config.axes).push_back(std::move(axis));
+  }
+  for (const app::SweepAxis& axis : fixed.axes)
+    axis.values.front().apply(sweep.config.base);  // judged with the swept values, point by point
+  if (sweep.config.axes.empty()) {
+    (void)app::point_config(sweep.config.base, {});  // settings that cannot work say so first
+    throw UsageError(
+        "sweep: give at least one list of two values or more, e.g. --msg-size 10,1K (a single value is a "
+        "setting, as tlscmp client takes it)");
+  }
+  for (const app::SweepGridPoint& point : app::sweep_grid(sweep.config))
+    (void)app::point_config(sweep.config.base, point);
+  return sweep;
+}
+
 }  // namespace
 
 Command parse_command_line(int argc, const char* const* argv) {
@@ -1134,6 +1289,7 @@ Command parse_command_line(int argc, const char* const* argv) {
   } catch (const CLI::ParseError& e) {
     throw UsageError(one_line(e.what()));
   }
+  refuse_empty_values(app);
 
   if (app.got_subcommand("certs")) return certs;
   if (app.got_subcommand("server")) {
@@ -1193,41 +1349,7 @@ Command parse_command_line(int argc, const char* const* argv) {
     compare.json = flags.compare.json;
     return compare;
   }
-  if (app.got_subcommand("sweep")) {
-    SweepCommand sweep;
-    ClientFlags base_flags = sweep_flags.client;
-    // Swept rr sizes make every point an rr test: the base is one, with the first size.
-    if (!sweep_flags.rr_sizes.empty()) base_flags.rr = sweep_flags.rr_sizes.front();
-    sweep.config.base = to_client_command(base_flags).config;
-    sweep.config.base.command_line = shell_command_line(argc, argv);
-    sweep.out_prefix = sweep_flags.out;
-    sweep.html_path = sweep_flags.client.html;
-    // The first axis given in this order makes the rows of the table.
-    const std::vector<std::pair<const char*, const std::vector<std::string>*>> lists{
-        {"msg-size", &sweep_flags.msg_sizes}, {"length", &sweep_flags.lengths},
-        {"window", &sweep_flags.windows},     {"sndbuf", &sweep_flags.sndbufs},
-        {"rcvbuf", &sweep_flags.rcvbufs},     {"read-size", &sweep_flags.read_sizes},
-        {"framing", &sweep_flags.framings},   {"cipher", &sweep_flags.ciphers},
-        {"rr", &sweep_flags.rr_sizes}};
-    // A list of one is a setting like any other, not a column of the table.
-    app::SweepConfig fixed;
-    for (const auto& [name, texts] : lists) {
-      if (texts->empty()) continue;
-      app::SweepAxis axis = sweep_axis(name, *texts);
-      (texts->size() == 1 ? fixed.axes : sweep.config.axes).push_back(std::move(axis));
-    }
-    for (const app::SweepAxis& axis : fixed.axes)
-      axis.values.front().apply(sweep.config.base);  // judged with the swept values, point by point
-    if (sweep.config.axes.empty()) {
-      (void)app::point_config(sweep.config.base, {});  // settings that cannot work say so first
-      throw UsageError(
-          "sweep: give at least one list of two values or more, e.g. --msg-size 10,1K (a single value is a "
-          "setting, as tlscmp client takes it)");
-    }
-    for (const app::SweepGridPoint& point : app::sweep_grid(sweep.config))
-      (void)app::point_config(sweep.config.base, point);
-    return sweep;
-  }
+  if (app.got_subcommand("sweep")) return to_sweep_command(sweep_flags, shell_command_line(argc, argv));
   return HelpRequest{app.help(), 2};
 }
 

@@ -24,13 +24,15 @@ struct HelpRequest {
 struct ClientCommand {
   app::ClientConfig config;
   app::OutputFormat format = app::OutputFormat::text;
-  std::string html_path;  // --html: a report page at the end, or ""
+  std::string html_path;              // --html: a report page at the end, or ""
+  std::vector<std::string> warnings;  // settings that run, but badly: a line each, for stderr before the run
 };
 
 struct SweepCommand {
   app::SweepConfig config;
-  std::string out_prefix = "sweep";  // writes PREFIX.csv and PREFIX.json
-  std::string html_path;             // --html: a report page at the end, or ""
+  std::string out_prefix = "sweep";   // writes PREFIX.csv and PREFIX.json
+  std::string html_path;              // --html: a report page at the end, or ""
+  std::vector<std::string> warnings;  // as ClientCommand's
 };
 
 // tlscmp report: the result files, and the page to write.

@@ -1,10 +1,13 @@
 #include "protocol/messages.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <string_view>
+#include <utility>
 
 #include "byte_order.hpp"
 
@@ -166,6 +169,7 @@ json to_json(const TestRequest& m) {
           {"rate_tps", m.rate_tps},
           {"crr", m.crr},
           {"key_type", m.key_type},
+          {"cipher", m.cipher},
           {"client_version", m.client_version},
           {"round", m.round},
           {"server_cpu", m.server_cpu >= 0 ? json(m.server_cpu) : json(nullptr)}};
@@ -488,6 +492,8 @@ Message decode_object(const json& j) {
       bad("'key_type' is not a key type name");
     }
     if (!m.key_type.empty() && (!m.crr || m.mode != Mode::tls)) bad("'key_type' is for crr tests over tls");
+    m.cipher = j.contains("cipher") ? get_string(j, "cipher") : "";
+    if (!m.cipher.empty() && m.mode != Mode::tls) bad("'cipher' is for tls tests");
     if (m.crr) {
       if (m.rr_request_bytes == 0) bad("a crr test needs 'rr_request_bytes'");
       if (m.rate_tps != 0) bad("a crr test is closed loop: no 'rate_tps'");
@@ -617,9 +623,36 @@ Preamble encode_preamble(ConnectionKind kind) {
   return p;
 }
 
+bool could_begin_preamble(std::span<const std::byte> first) {
+  const std::size_t n = std::min(first.size(), sizeof kMagic);
+  return std::memcmp(first.data(), kMagic, n) == 0;
+}
+
+std::string describe_foreign_bytes(std::span<const std::byte> first) {
+  // What other servers and clients send first: a greeting, an answer to our
+  // bytes, or a request of their own.
+  static constexpr std::pair<std::string_view, std::string_view> kKnown[] = {
+      {"HTTP/", "HTTP"},   {"GET ", "HTTP"},     {"POST ", "HTTP"},      {"HEAD ", "HTTP"},
+      {"PUT ", "HTTP"},    {"OPTIONS ", "HTTP"}, {"PRI * ", "HTTP/2"},   {"SSH-", "SSH"},
+      {"\x15\x03", "TLS"}, {"\x16\x03", "TLS"},  {"220", "SMTP or FTP"}, {"+OK", "POP3"},
+      {"* OK", "IMAP"},    {"-ERR", "Redis"},    {"RFB ", "VNC"}};
+  std::size_t line = 0;
+  while (line < first.size() && line < 40 && first[line] != std::byte{'\r'} && first[line] != std::byte{'\n'})
+    ++line;
+  std::string text = fmt::format("\"{}\"", printable(first.first(line)));
+  const std::string_view bytes(reinterpret_cast<const char*>(first.data()), first.size());
+  for (const auto& [start, protocol] : kKnown) {
+    // A known start, or as much of one as came (at least 3 bytes: "HTT" then a stall).
+    const std::size_t n = std::min(start.size(), bytes.size());
+    if (n >= std::min<std::size_t>(3, start.size()) && bytes.substr(0, n) == start.substr(0, n))
+      return fmt::format("{}, which looks like {}", text, protocol);
+  }
+  return text;
+}
+
 PreambleInfo parse_preamble(std::span<const std::byte, kPreambleBytes> bytes) {
   if (std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
-    throw ProtocolError(fmt::format("not a tlscmp peer (it sent \"{}\")", printable(bytes)));
+    throw ProtocolError(fmt::format("not a tlscmp peer (it sent {})", describe_foreign_bytes(bytes)));
   }
   const auto kind = static_cast<std::uint8_t>(bytes[6]);
   if (kind != static_cast<std::uint8_t>(ConnectionKind::control) &&

@@ -118,6 +118,9 @@ struct TestRequest {
   // test; the client asks for it by name (key_type_server_name). "": the
   // server's own certificate.
   std::string key_type;
+  // TLS: the client's --cipher ("": the server's defaults), so that the
+  // server can serve a suite outside them to this test (optional).
+  std::string cipher;
   std::string client_version;  // tlscmp version of the client, for the log
   std::uint32_t round = 0;     // the client's round (1-based), for the log; 0: not said (optional)
   // -A CLIENT,SERVER: the CPU the server pins its data threads to; -1: none (optional).
@@ -278,6 +281,14 @@ Preamble encode_preamble(ConnectionKind kind);
 PreambleInfo parse_preamble(std::span<const std::byte, kPreambleBytes> bytes);
 // Throws ProtocolError for another protocol version, naming both.
 void check_version(const PreambleInfo& preamble);
+// Whether `first`, the first bytes a peer sent (as many as came, up to a
+// preamble's), can still be the start of a tlscmp preamble: a reader can
+// tell a peer of another protocol from its first byte, not after a timeout.
+bool could_begin_preamble(std::span<const std::byte> first);
+// Those bytes of a peer that is not tlscmp, for a message: the first line,
+// printable and at most 40 bytes, and the protocol they look like where it is
+// a known one: "\"HTTP/1.1 400 Bad Request\", which looks like HTTP".
+std::string describe_foreign_bytes(std::span<const std::byte> first);
 // parse_preamble and check_version in one.
 ConnectionKind decode_preamble(std::span<const std::byte, kPreambleBytes> bytes);
 

@@ -6,12 +6,15 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <string_view>
 
 #include "error.hpp"
 #include "tls/context_setup.hpp"
@@ -166,13 +169,15 @@ const char* version_name(int version) {
   }
 }
 
-Offer describe_offer(SSL_CTX* ctx, const Policy& policy) {
+// A server names its suites, its own defaults or not; a client without
+// --cipher offers its library's, a long list that says little.
+Offer describe_offer(SSL_CTX* ctx, const Policy& policy, bool server) {
   const int low = compat::min_version(ctx);
   const int high = compat::max_version(ctx);
   Offer offer;
   offer.versions =
       low == high ? version_name(low) : fmt::format("{} {}", version_name(low), version_name(high));
-  if (policy.cipher.empty()) {
+  if (policy.cipher.empty() && !server) {
     offer.ciphers = "library default";
   } else {
     for (const std::string& name : compat::cipher_names(ctx)) {
@@ -185,11 +190,107 @@ Offer describe_offer(SSL_CTX* ctx, const Policy& policy) {
   return offer;
 }
 
+bool is_tls13_suite(const std::string& name) {
+  return name.rfind("TLS_", 0) == 0;
+}
+
+// The suites a --cipher setting names, as a server of this library takes
+// them; none where it cannot (an unknown name, a TLS 1.3 suite under BoringSSL).
+std::vector<std::string> suites_of(const std::string& cipher) {
+  const std::shared_ptr<SSL_CTX> scratch(SSL_CTX_new(TLS_server_method()), SSL_CTX_free);
+  if (!scratch) return {};
+  const bool tls13 = is_tls13_suite(cipher);
+  bool known = false;
+  if (!tls13) {
+    known = SSL_CTX_set_cipher_list(scratch.get(), cipher.c_str()) == 1;
+  } else {
+    try {
+      compat::set_tls13_suites(scratch.get(), cipher);
+      known = true;
+    } catch (const Error&) {
+      // unknown, or BoringSSL's own choice
+    }
+  }
+  ERR_clear_error();
+  std::vector<std::string> suites;
+  if (!known) return suites;
+  for (std::string& name : compat::cipher_names(scratch.get())) {
+    if (is_tls13_suite(name) == tls13) suites.push_back(std::move(name));
+  }
+  return suites;
+}
+
+// The suites of `cipher` that a server with tlscmp's defaults does not
+// offer, colon-separated; "" where there are none (or it names none). The
+// client and the server judge it alike, each with its own library.
+std::string suites_outside_defaults(const std::string& cipher) {
+  const std::shared_ptr<SSL_CTX> defaults(SSL_CTX_new(TLS_server_method()), SSL_CTX_free);
+  if (!defaults || SSL_CTX_set_cipher_list(defaults.get(), detail::kServerTls12Ciphers) != 1) return {};
+  const std::vector<std::string> offered = compat::cipher_names(defaults.get());
+  std::string outside;
+  for (const std::string& suite : suites_of(cipher)) {
+    if (std::find(offered.begin(), offered.end(), suite) == offered.end())
+      outside += (outside.empty() ? "" : ":") + suite;
+  }
+  return outside;
+}
+
+// The ALPN protocol name with which a client asks for a granted cipher:
+// "tlscmp-cipher/" and a hash of the setting as the client gave it.
+std::string grant_protocol(const std::string& cipher) {
+  std::uint64_t hash = 0xcbf29ce484222325;  // FNV-1a
+  for (const char c : cipher)
+    hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3;
+  return fmt::format("tlscmp-cipher/{:016x}", hash);
+}
+
 }  // namespace
 
-struct Context::ServerNames {
+// Context::ServerState holds them: not in the anonymous namespace.
+namespace detail {
+
+// The ciphers a server has granted (Context::grant_cipher), by their ALPN
+// protocol name; a grant ends with its last holder.
+struct CipherGrants {
+  struct Grant {
+    std::string cipher;
+    int holders = 0;
+  };
   std::mutex mutex;
-  std::map<std::string, std::shared_ptr<ssl_ctx_st>, std::less<>> contexts;
+  std::map<std::string, Grant, std::less<>> grants;
+};
+
+// A server's early callback: a client whose ALPN list names a granted cipher
+// gets it on this connection. The extension is a 2-byte length, then names
+// behind a 1-byte length each.
+void apply_cipher_grant(SSL* ssl, const unsigned char* alpn, std::size_t bytes, void* arg) {
+  auto* table = static_cast<CipherGrants*>(arg);
+  for (std::size_t at = 2; alpn != nullptr && at < bytes && at + 1 + alpn[at] <= bytes; at += 1 + alpn[at]) {
+    const std::string_view name(reinterpret_cast<const char*>(alpn + at + 1), alpn[at]);
+    std::string cipher;
+    {
+      std::lock_guard lock(table->mutex);
+      const auto it = table->grants.find(name);
+      if (it == table->grants.end()) continue;
+      cipher = it->second.cipher;
+    }
+    if (is_tls13_suite(cipher)) {
+      compat::set_tls13_suites(ssl, cipher);
+    } else {
+      SSL_set_cipher_list(ssl, cipher.c_str());
+    }
+    ERR_clear_error();
+    return;
+  }
+}
+
+}  // namespace detail
+
+struct Context::ServerState {
+  std::mutex mutex;
+  std::map<std::string, std::shared_ptr<ssl_ctx_st>, std::less<>> contexts;  // by SNI name
+  detail::CipherGrants grants;
+  bool own_cipher = false;  // started with --cipher: its operator's limit, no grants
 };
 
 Context Context::for_server(const ServerConfig& config) {
@@ -227,19 +328,24 @@ Context Context::for_server(const ServerConfig& config) {
       policy.groups += (policy.groups.empty() ? "" : ":") + group;
   }
   apply_policy(ctx.get(), policy);
+  if (policy.cipher.empty() && SSL_CTX_set_cipher_list(ctx.get(), detail::kServerTls12Ciphers) != 1)
+    throw_tls_error("cannot set the server's TLS 1.2 suites");
+  SSL_CTX_set_options(ctx.get(), SSL_OP_CIPHER_SERVER_PREFERENCE);
   compat::set_read_ahead(ctx.get(), config.read_ahead_bytes);
-  Offer offer = describe_offer(ctx.get(), policy);
+  Offer offer = describe_offer(ctx.get(), policy, /*server=*/true);
   offer.certificate_key_type = certificate_key_type(config.identity.certificate_chain_pem);
-  // Other certificates by the name a client asks for (add_server_name). The
-  // names live as long as any copy of this context, and the SSL_CTX's
+  // The state lives as long as any copy of this context, and the SSL_CTX's
   // connections end before the server that holds it (its threads are joined).
-  auto names = std::make_shared<ServerNames>();
+  auto state = std::make_shared<ServerState>();
+  state->own_cipher = !policy.cipher.empty();
+  compat::on_client_hello<detail::apply_cipher_grant>(ctx.get(), &state->grants);
+  // Other certificates by the name a client asks for (add_server_name).
   compat::set_servername_callback(
       ctx.get(),
       [](SSL* ssl, int*, void* arg) -> int {
         const char* name = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name);
         if (name == nullptr) return SSL_TLSEXT_ERR_OK;
-        auto* known = static_cast<ServerNames*>(arg);
+        auto* known = static_cast<ServerState*>(arg);
         std::shared_ptr<ssl_ctx_st> other;
         {
           std::lock_guard lock(known->mutex);
@@ -248,14 +354,33 @@ Context Context::for_server(const ServerConfig& config) {
         if (other) SSL_set_SSL_CTX(ssl, other.get());
         return SSL_TLSEXT_ERR_OK;
       },
-      names.get());
-  return Context(std::move(ctx), std::move(offer), {}, std::move(names));
+      state.get());
+  return Context(std::move(ctx), std::move(offer), {}, std::move(state));
 }
 
 void Context::add_server_name(const std::string& server_name, const Context& other) {
-  if (!names_) throw Error("only a server's TLS context chooses certificates by name");
-  std::lock_guard lock(names_->mutex);
-  names_->contexts[server_name] = other.ctx_;
+  if (!server_) throw Error("only a server's TLS context chooses certificates by name");
+  std::lock_guard lock(server_->mutex);
+  server_->contexts[server_name] = other.ctx_;
+}
+
+CipherGrant Context::grant_cipher(const std::string& cipher) const {
+  if (!server_ || server_->own_cipher || cipher.empty()) return {};
+  std::string outside = suites_outside_defaults(cipher);
+  if (outside.empty()) return {};
+  const std::string protocol = grant_protocol(cipher);
+  detail::CipherGrants& table = server_->grants;
+  {
+    std::lock_guard lock(table.mutex);
+    detail::CipherGrants::Grant& grant = table.grants[protocol];
+    grant.cipher = cipher;
+    ++grant.holders;
+  }
+  return {std::move(outside), std::shared_ptr<void>(nullptr, [state = server_, protocol](void*) {
+            std::lock_guard lock(state->grants.mutex);
+            const auto it = state->grants.grants.find(protocol);
+            if (it != state->grants.grants.end() && --it->second.holders == 0) state->grants.grants.erase(it);
+          })};
 }
 
 Context Context::for_client(const ClientConfig& config) {
@@ -282,8 +407,16 @@ Context Context::for_client(const ClientConfig& config) {
     return 1;  // we keep the reference
   });
   apply_policy(ctx.get(), config.policy);
+  // A suite a tlscmp server does not offer by default: ask for its grant (grant_cipher).
+  if (!suites_outside_defaults(config.policy.cipher).empty()) {
+    const std::string protocol = grant_protocol(config.policy.cipher);
+    std::vector<unsigned char> list{static_cast<unsigned char>(protocol.size())};
+    list.insert(list.end(), protocol.begin(), protocol.end());
+    if (SSL_CTX_set_alpn_protos(ctx.get(), list.data(), static_cast<unsigned>(list.size())) != 0)
+      throw_tls_error("cannot ask the server for the suite");
+  }
   compat::set_read_ahead(ctx.get(), config.read_ahead_bytes);
-  Offer offer = describe_offer(ctx.get(), config.policy);
+  Offer offer = describe_offer(ctx.get(), config.policy, /*server=*/false);
   std::string trust = "the system's trusted CAs";
   if (!config.ca_file.empty()) {
     trust = fmt::format("the CA in {}", config.ca_file);

@@ -37,6 +37,13 @@ struct ClientConfig {
   std::optional<Identity> identity;  // a client certificate, for mutual TLS
 };
 
+// A server's leave for one test to use a suite outside the server's
+// defaults (Context::grant_cipher).
+struct CipherGrant {
+  std::string suites;            // those outside the defaults, colon-separated; "": nothing granted
+  std::shared_ptr<void> holder;  // while any copy lives, clients that ask for the suite get it
+};
+
 // One configured TLS context (certificates, trust, ciphers), shared by the
 // streams it makes. Copies share the same context. Throws tlscmp::Error
 // naming the cause when the configuration cannot be used.
@@ -57,18 +64,31 @@ class Context {
   // name added later replaces the one before.
   void add_server_name(const std::string& server_name, const Context& other);
 
+  // Server: lets the connections of clients whose --cipher is `cipher` use
+  // it, though it lies outside this server's defaults (TLS 1.3, and TLS 1.2
+  // with ECDHE and AEAD suites), as long as the grant is held: a measuring
+  // tool must be able to measure what a hardened server would refuse, and
+  // a scanner still finds the defaults alone. Such a client says so in its
+  // ClientHello (ALPN), as for_client arranges. Nothing is granted where the
+  // cipher is within the defaults, where the server was given a --cipher of
+  // its own (its operator's limit), or where the library cannot serve it.
+  CipherGrant grant_cipher(const std::string& cipher) const;
+
   // What this context offers a peer.
   const Offer& offer() const { return offer_; }
 
  private:
-  struct ServerNames;
+  struct ServerState;
   Context(std::shared_ptr<ssl_ctx_st> ctx, Offer offer, std::string trust = {},
-          std::shared_ptr<ServerNames> names = nullptr)
-      : ctx_(std::move(ctx)), offer_(std::move(offer)), trust_(std::move(trust)), names_(std::move(names)) {}
+          std::shared_ptr<ServerState> server = nullptr)
+      : ctx_(std::move(ctx)),
+        offer_(std::move(offer)),
+        trust_(std::move(trust)),
+        server_(std::move(server)) {}
   std::shared_ptr<ssl_ctx_st> ctx_;
   Offer offer_;
-  std::string trust_;                   // client: what the server's chain must lead to, in words
-  std::shared_ptr<ServerNames> names_;  // server: contexts by SNI name
+  std::string trust_;                    // client: what the server's chain must lead to, in words
+  std::shared_ptr<ServerState> server_;  // server: contexts by SNI name, granted ciphers
 };
 
 // True if this kernel offers the "tls" upper-layer protocol that kTLS needs;

@@ -182,6 +182,9 @@ bool DtlsContext::available(std::string& why) {
 DtlsContext DtlsContext::for_server(const Identity& identity) {
   auto ctx = new_dtls_context(DTLS_server_method());
   detail::use_identity(ctx.get(), identity);
+  if (SSL_CTX_set_cipher_list(ctx.get(), detail::kServerTls12Ciphers) != 1)
+    throw_tls_error("cannot set the DTLS server's suites");
+  SSL_CTX_set_options(ctx.get(), SSL_OP_CIPHER_SERVER_PREFERENCE);
   SSL_CTX_set_cookie_generate_cb(ctx.get(), generate_cookie);
   SSL_CTX_set_cookie_verify_cb(ctx.get(), verify_cookie);
   return DtlsContext(std::move(ctx));

@@ -4,7 +4,11 @@
 #include <openssl/pem.h>
 #include <openssl/rand.h>
 
+#include <arpa/inet.h>
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -34,6 +38,22 @@ bool is_dns_name(const std::string& host) {
     if (!ok || ++label > 63) return false;
   }
   return label > 0;
+}
+
+// The form two spellings of one name share: an IP address as inet_ntop
+// writes it (::0001 is ::1), a DNS name in lower case.
+std::string canonical_name(const std::string& host) {
+  unsigned char address[sizeof(in6_addr)] = {};
+  char text[INET6_ADDRSTRLEN] = {};
+  for (const int family : {AF_INET, AF_INET6}) {
+    if (::inet_pton(family, host.c_str(), address) == 1 &&
+        ::inet_ntop(family, address, text, sizeof text) != nullptr)
+      return text;
+  }
+  std::string lower = host;
+  for (char& c : lower)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower;
 }
 
 PkeyPtr new_key(KeyType type) {
@@ -159,18 +179,26 @@ std::optional<KeyType> parse_key_type(const std::string& text) {
   return std::nullopt;
 }
 
+std::vector<std::string> server_certificate_names(const std::vector<std::string>& extra_hosts) {
+  std::vector<std::string> names{"localhost", "127.0.0.1", "::1"};
+  std::vector<std::string> seen{"localhost", "127.0.0.1", "::1"};
+  for (const std::string& host : extra_hosts) {
+    if (!is_ip_literal(host) && !is_dns_name(host))
+      throw UsageError(fmt::format("--host '{}' is neither a DNS name nor an IP address", host));
+    std::string canonical = canonical_name(host);
+    if (std::find(seen.begin(), seen.end(), canonical) != seen.end()) continue;
+    seen.push_back(std::move(canonical));
+    names.push_back(host);
+  }
+  return names;
+}
+
 CertificateSet generate_certificates(const std::vector<std::string>& extra_hosts, int validity_days,
                                      KeyType key_type, const std::optional<Identity>& given_ca) {
-  std::string alt_names = "DNS:localhost,IP:127.0.0.1,IP:::1";
-  for (const std::string& host : extra_hosts) {
-    if (is_ip_literal(host)) {
-      alt_names += ",IP:" + host;
-    } else if (is_dns_name(host)) {
-      alt_names += ",DNS:" + host;
-    } else {
-      throw UsageError(fmt::format("--host '{}' is neither a DNS name nor an IP address", host));
-    }
-  }
+  std::string alt_names;
+  for (const std::string& host : server_certificate_names(extra_hosts))
+    alt_names +=
+        fmt::format("{}{}:{}", alt_names.empty() ? "" : ",", is_ip_literal(host) ? "IP" : "DNS", host);
 
   PkeyPtr ca_key;
   X509Ptr ca;

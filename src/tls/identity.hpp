@@ -28,8 +28,13 @@ struct CertificateSet {
   Identity client;
 };
 
-// A server certificate whose subjectAltNames are localhost, 127.0.0.1, ::1
-// and each of `extra_hosts` (DNS names or IP addresses), and a client
+// The names of a server certificate for `extra_hosts`: localhost, 127.0.0.1
+// and ::1, then each of `extra_hosts` (DNS names or IP addresses) once, in
+// the order given; a name that is there already, in any spelling
+// (LOCALHOST, ::0001), is left out. Throws UsageError for what is neither.
+std::vector<std::string> server_certificate_names(const std::vector<std::string>& extra_hosts);
+
+// A server certificate whose subjectAltNames are server_certificate_names(extra_hosts), and a client
 // certificate, both with keys of `key_type`, valid for `validity_days`,
 // signed by `ca` (as load_identity read it), or by a fresh CA with a key of
 // `key_type` when there is none.

@@ -168,6 +168,56 @@ inline void set_tls13_suites([[maybe_unused]] SSL_CTX* ctx, const std::string& s
 #endif
 }
 
+// The same for one connection, as a server's early callback sets it
+// (on_client_hello). BoringSSL has no such choice; false there.
+inline bool set_tls13_suites([[maybe_unused]] SSL* ssl, [[maybe_unused]] const std::string& suites) {
+#ifdef OPENSSL_IS_BORINGSSL
+  return false;
+#else
+  return SSL_set_ciphersuites(ssl, suites.c_str()) == 1;
+#endif
+}
+
+// A server context's early callback: `Callback` sees each ClientHello with
+// its ALPN extension (the raw bytes, empty where there is none) and `arg`,
+// before the library chooses a version or a suite, so that what it sets on
+// the connection (a cipher list) still counts. OpenSSL's ClientHello
+// callback and BoringSSL's select-certificate callback, which has no
+// argument of its own: `arg` rides in the context's ex_data slot 0.
+using ClientHelloCallback = void (*)(SSL* ssl, const unsigned char* alpn, std::size_t alpn_bytes, void* arg);
+template <ClientHelloCallback Callback>
+inline void on_client_hello(SSL_CTX* ctx, void* arg) {
+#ifdef OPENSSL_IS_BORINGSSL
+  SSL_CTX_set_ex_data(ctx, 0, arg);
+  SSL_CTX_set_select_certificate_cb(ctx, [](const SSL_CLIENT_HELLO* hello) -> ssl_select_cert_result_t {
+    const std::uint8_t* alpn = nullptr;
+    std::size_t bytes = 0;
+    if (SSL_early_callback_ctx_extension_get(hello, TLSEXT_TYPE_application_layer_protocol_negotiation, &alpn,
+                                             &bytes) != 1) {
+      alpn = nullptr;
+      bytes = 0;
+    }
+    Callback(hello->ssl, alpn, bytes, SSL_CTX_get_ex_data(SSL_get_SSL_CTX(hello->ssl), 0));
+    return ssl_select_cert_success;
+  });
+#else
+  SSL_CTX_set_client_hello_cb(
+      ctx,
+      [](SSL* ssl, int*, void* data) -> int {
+        const unsigned char* alpn = nullptr;
+        std::size_t bytes = 0;
+        if (SSL_client_hello_get0_ext(ssl, TLSEXT_TYPE_application_layer_protocol_negotiation, &alpn,
+                                      &bytes) != 1) {
+          alpn = nullptr;
+          bytes = 0;
+        }
+        Callback(ssl, alpn, bytes, data);
+        return SSL_CLIENT_HELLO_SUCCESS;
+      },
+      arg);
+#endif
+}
+
 // Key exchange groups, colon-separated ("X25519:P-256"); false if one is unknown.
 inline bool set_groups(SSL_CTX* ctx, const std::string& groups) {
 #ifdef OPENSSL_IS_BORINGSSL
@@ -265,8 +315,12 @@ inline int max_version(SSL_CTX* ctx) {
 }
 
 // The names of the cipher suites a context would accept, in preference order.
+// BoringSSL's list holds TLS 1.2 suites alone: its TLS 1.3 suites, which
+// cannot be chosen, come first.
 inline std::vector<std::string> cipher_names(SSL_CTX* ctx) {
   std::vector<std::string> names;
+  if (kBoringSsl)
+    names = {"TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256"};
   STACK_OF(SSL_CIPHER)* ciphers = SSL_CTX_get_ciphers(ctx);
   const auto count = ciphers != nullptr ? static_cast<std::size_t>(sk_SSL_CIPHER_num(ciphers)) : 0;
   for (std::size_t i = 0; i < count; ++i) {

@@ -33,3 +33,27 @@ TEST_CASE("a client of one TLS library against a server of the other") {
     CHECK(j["runs"][1]["tls_version"] == "TLSv1.3");
   }
 }
+
+TEST_CASE("a TLS 1.2 suite outside the server's defaults, granted across the two libraries") {
+  const std::string peer = peer_binary();
+  if (peer.empty()) {
+    MESSAGE("no TLSCMP_PEER_BINARY: scripts/test sets it when it builds both libraries");
+    return;
+  }
+  TempDir certs;
+  REQUIRE(run_tlscmp({"certs", "--dir", certs.path().string()}).exit_code == 0);
+  for (const bool peer_serves : {true, false}) {
+    CAPTURE(peer_serves);
+    ServerProcess server({"--cert", certs.file("server.pem"), "--key", certs.file("server.key")}, "127.0.0.1",
+                         peer_serves ? peer : tlscmp_binary());
+    const ProcessResult r =
+        run_process({peer_serves ? tlscmp_binary() : peer, "client", "127.0.0.1", "-p", server.port_text(),
+                     "--ca", certs.file("ca.pem"), "--mode", "tls", "--cipher", "ECDHE-ECDSA-AES128-SHA",
+                     "-n", "1M", "--repeat", "1", "--verify", "-J"});
+    INFO("stderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    const json j = json::parse(r.out);
+    CHECK(j["runs"][0]["cipher"] == "ECDHE-ECDSA-AES128-SHA");
+    CHECK(server.process().wait_for_log("serves TLS suites outside this server's defaults to this test"));
+  }
+}

@@ -1,5 +1,6 @@
 // Bad input of every kind: one clear line on stderr and a non-zero exit.
 
+#include <fmt/format.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -72,8 +73,9 @@ TEST_CASE("a server that closes early fails the run with a clear line") {
 
 namespace {
 
-// A one-connection fake server: takes what the client sends, answers `reply`.
-ProcessResult client_against(const std::string& reply) {
+// A one-connection fake server: takes what the client sends, answers `reply`
+// and keeps the connection open until the client closes it.
+ProcessResult client_against(const std::string& reply, const std::vector<std::string>& extra = {}) {
   Listener fake;
   std::thread server([&] {
     const int fd = fake.accept(std::chrono::seconds(10));
@@ -81,10 +83,14 @@ ProcessResult client_against(const std::string& reply) {
     char buf[256];
     (void)::recv(fd, buf, sizeof buf, 0);
     (void)::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL);
-    (void)::recv(fd, buf, sizeof buf, 0);
+    // Until the client closes: a close with its bytes unread would reset the connection, losing the reply.
+    while (::recv(fd, buf, sizeof buf, 0) > 0) {
+    }
     ::close(fd);
   });
-  ProcessResult r = run_tlscmp({"client", "127.0.0.1", "-p", std::to_string(fake.port()), "-n", "1K"});
+  std::vector<std::string> args{"client", "127.0.0.1", "-p", std::to_string(fake.port()), "-n", "1K"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  ProcessResult r = run_tlscmp(args);
   server.join();
   return r;
 }
@@ -94,11 +100,34 @@ const std::string kServerPreamble = std::string("TLSCMPC") + char(1);
 }  // namespace
 
 TEST_CASE("a server that answers with garbage fails the run") {
-  expect_failure(client_against(std::string("\x00\x00\x00\x05hello", 9)), 1, "not a tlscmp peer");
+  expect_failure(
+      client_against(std::string("\x00\x00\x00\x05hello", 9)), 1,
+      "is not a tlscmp server: it sent \"\\x00\\x00\\x00\\x05hello\"; check the host and the port");
   expect_failure(client_against(kServerPreamble + std::string("\x00\x00\x00\x05hello", 9)), 1,
                  "bad control message");
   expect_failure(client_against(kServerPreamble + std::string("\xff\xff\xff\xff", 4)), 1,
                  "bad control message");
+}
+
+TEST_CASE("a server of another protocol is named from its first bytes, at once, not after the timeout") {
+  const std::pair<std::string, std::string> cases[] = {
+      // An HTTP server that answers our bytes at once (many wait for a line end: see below).
+      {"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n",
+       "is not a tlscmp server: it sent \"HTTP/1.1 400 Bad Request\", which looks like HTTP; check the host "
+       "and the port (-p)"},
+      {"HTT", "it sent \"HTT\", which looks like HTTP"},  // three bytes, then a stall
+      {"SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n",
+       "it sent \"SSH-2.0-OpenSSH_9.2p1 Debian-2\", which looks like SSH"},
+      {std::string("\x15\x03\x01\x00\x02\x02\x46", 7), "which looks like TLS"},  // a TLS server's alert
+      {"220 mail.example ESMTP\r\n", "which looks like SMTP or FTP"}};
+  for (const auto& [reply, says] : cases) {
+    CAPTURE(reply);
+    const auto start = std::chrono::steady_clock::now();
+    expect_failure(client_against(reply), 1, says);
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));  // the control timeout is 10 s
+  }
+  expect_failure(client_against("TLSC", {"--control-timeout", "0.3"}), 1,
+                 "sent 4 bytes of a tlscmp preamble, then nothing within 0.3 s (--control-timeout)");
 }
 
 TEST_CASE("a server of another protocol version is named as such") {
@@ -127,5 +156,10 @@ TEST_CASE("a server that accepts and then says nothing times out") {
   const ProcessResult r = run_tlscmp(
       {"client", "127.0.0.1", "-p", std::to_string(fake.port()), "--control-timeout", "0.3", "-n", "1K"});
   server.join();
-  expect_failure(r, 1, "timed out");
+  // As an HTTP server that waits for a line end, a silent server, or a stopped one.
+  expect_failure(
+      r, 1,
+      fmt::format("the server at 127.0.0.1:{} accepted the connection but sent nothing within 0.3 s "
+                  "(--control-timeout): is it a tlscmp server, and is it running?",
+                  fake.port()));
 }

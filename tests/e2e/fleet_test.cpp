@@ -26,6 +26,12 @@ TEST_CASE("--start-at waits for its time, once this host's clock agrees with the
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(ended >= start);  // the run came after the time
+  // Said before the wait, so that it is not taken for a hang: UTC, this host's time, and how far off.
+  CHECK(r.err.rfind("tlscmp: the first run starts at ", 0) == 0);
+  CHECK(r.err.find(" UTC (") != std::string::npos);
+  CHECK((r.err.find(" here), in 1 s\n") != std::string::npos ||
+         r.err.find(" here), in 2 s\n") != std::string::npos));
+  CHECK(is_one_line(r.err));
   const json j = json::parse(r.out);
   CHECK(std::abs(j["clock_offset_s"].get<double>()) < 0.1);  // one clock: the same host
   CHECK(j["test"]["start_at_ns"].get<double>() == doctest::Approx(start * 1e9).epsilon(1e-9));
@@ -41,6 +47,11 @@ TEST_CASE("--start-at mistakes get one line that says what to do") {
           {{"--start-at", "2026-13-01T00:00:00Z"}, 2, "write a UTC time"},
           {{"--start-at", "2026-12-01T00:00:00+01:00"}, 2, "write a UTC time"},
           {{"--max-skew", "1"}, 2, "--max-skew is for --start-at"},
+          // A year ahead (a typo) waited without a word; more than a day ahead is refused.
+          {{"--start-at", fmt::format("@{:.0f}", wall_s() + 3 * 86'400)},
+           2,
+           "days from now by this host's clock; give a time within a day"},
+          {{"--start-at", "2099-01-01T00:00:00Z"}, 2, "--start-at 2099-01-01T00:00:00Z: that is "},
       });
 }
 

@@ -1,7 +1,11 @@
 // TLS in depth: versions, suites, groups, key types, mutual TLS, resumption,
 // record size, kTLS fallback, and offers named on a mismatch.
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <fstream>
+#include <sstream>
 
 #include "e2e/e2e.hpp"
 
@@ -175,8 +179,9 @@ TEST_CASE("a setting the peer does not share fails, naming both sides' offers") 
     CHECK(r.err.find("the client offered") != std::string::npos);
     CHECK(r.err.find(
               suites ? "the server accepts versions TLSv1.3, ciphers TLS_AES_128_GCM_SHA256, groups X25519"
-                     : "the server accepts versions TLSv1.3, ciphers library default, groups X25519") !=
-          std::string::npos);
+                     : "the server accepts versions TLSv1.3, ciphers "
+                       "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:"
+                       "TLS_CHACHA20_POLY1305_SHA256, groups X25519") != std::string::npos);
   }
   // What they share works.
   std::vector<std::string> ok = base;
@@ -218,4 +223,89 @@ TEST_CASE("--compare-ciphers runs every suite against TCP and summarises each") 
     CHECK(j["summary"][expected[v]]["over_tcp_transfer_time"]["count"] == 2);
   }
   CHECK(run_tlscmp({"client", "--compare-ciphers", "--cipher", "TLS_AES_128_GCM_SHA256"}).exit_code == 2);
+}
+
+namespace {
+
+// openssl s_client against `port` with these flags: the suite it got, or "" where the handshake failed.
+std::string s_client_suite(std::uint16_t port, const std::string& flags) {
+  const ProcessResult r =
+      run_process({"/bin/sh", "-c",
+                   fmt::format("exec /usr/bin/openssl s_client -connect 127.0.0.1:{} {} -brief </dev/null",
+                               port, flags)});
+  const std::string key = "Ciphersuite: ";
+  const auto at = r.err.find(key);
+  if (r.exit_code != 0 || at == std::string::npos) return {};
+  return r.err.substr(at + key.size(), r.err.find('\n', at) - at - key.size());
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a server offers what a hardened one does: TLS 1.3, and TLS 1.2 with ECDHE and AEAD alone, its order") {
+  Certs certs;
+  ServerProcess server({"--cert", certs.file("server.pem"), "--key", certs.file("server.key")});
+  const auto port = static_cast<std::uint16_t>(std::stoi(server.port_text()));
+  // Every TLS 1.2 suite OpenSSL's command line knows, one at a time, as testssl.sh and sslscan try them:
+  // the ECDSA certificate's three AEAD suites alone (no CBC: "LUCKY13 potentially vulnerable" before).
+  const ProcessResult all = run_process({"/usr/bin/openssl", "ciphers", "-tls1_2", "ALL:@SECLEVEL=0"});
+  REQUIRE(all.exit_code == 0);
+  std::vector<std::string> accepted;
+  std::istringstream names(all.out.substr(0, all.out.find('\n')));
+  for (std::string suite; std::getline(names, suite, ':');) {
+    if (suite.rfind("TLS_", 0) == 0) continue;
+    if (!s_client_suite(port, "-tls1_2 -cipher " + suite).empty()) accepted.push_back(suite);
+  }
+  std::sort(accepted.begin(), accepted.end());
+  CHECK(accepted == std::vector<std::string>{"ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES256-GCM-SHA384",
+                                             "ECDHE-ECDSA-CHACHA20-POLY1305"});
+  // The server's order decides: OpenSSL's client puts AES-256 first, the server AES-128.
+  CHECK(s_client_suite(port, "-tls1_2") == "ECDHE-ECDSA-AES128-GCM-SHA256");
+  CHECK(s_client_suite(port, "-tls1_3").rfind("TLS_", 0) == 0);
+}
+
+TEST_CASE("a client's --cipher outside the server's defaults is served to its test, and the server says so") {
+  Certs certs;
+  ServerProcess server({"--cert", certs.file("server.pem"), "--key", certs.file("server.key")});
+  const auto port = static_cast<std::uint16_t>(std::stoi(server.port_text()));
+  const std::string cbc = "ECDHE-ECDSA-AES128-SHA";
+  CHECK(s_client_suite(port, "-tls1_2 -cipher " + cbc).empty());  // a scanner is refused
+  const std::string said =
+      "serves TLS suites outside this server's defaults to this test, as its client asked "
+      "(--cipher " +
+      cbc + ")";
+  for (const char* mode : {"tls", "both"}) {  // a TLS run alone, and after a TCP one
+    CAPTURE(mode);
+    const json j =
+        client_json({"127.0.0.1", "-p", server.port_text(), "--ca", certs.file("ca.pem"), "--mode", mode,
+                     "--tls-version", "1.2", "--cipher", cbc, "-n", "1M", "--repeat", "1", "--verify"});
+    const json& run = j["runs"].back();
+    CHECK(run["tls_version"] == "TLSv1.2");
+    CHECK(run["cipher"] == cbc);
+    CHECK(run["bytes"] == 1 << 20);
+  }
+  CHECK(server.process().wait_for_log(said));
+  // The grant ended with the test: a scanner is refused again.
+  CHECK(s_client_suite(port, "-tls1_2 -cipher " + cbc).empty());
+  // A suite within the defaults needs no grant, and gets no line.
+  const std::string before = server.log();
+  client_json({"127.0.0.1", "-p", server.port_text(), "--ca", certs.file("ca.pem"), "--mode", "tls",
+               "--cipher", "ECDHE-ECDSA-CHACHA20-POLY1305", "-n", "1M", "--repeat", "1"});
+  CHECK(server.log().substr(before.size()).find("outside this server's defaults") == std::string::npos);
+  if (!boringssl_build()) {
+    // A TLS 1.3 suite the library leaves out by default, too.
+    const json ccm =
+        client_json({"127.0.0.1", "-p", server.port_text(), "--ca", certs.file("ca.pem"), "--mode", "tls",
+                     "--cipher", "TLS_AES_128_CCM_SHA256", "-n", "1M", "--repeat", "1"});
+    CHECK(ccm["runs"][0]["cipher"] == "TLS_AES_128_CCM_SHA256");
+  }
+  // A server given its own --cipher keeps to it: its operator's limit, named in the client's line.
+  ServerProcess limited({"--cert", certs.file("server.pem"), "--key", certs.file("server.key"), "--cipher",
+                         "ECDHE-ECDSA-AES128-GCM-SHA256"});
+  const ProcessResult refused =
+      run_tlscmp({"client", "127.0.0.1", "-p", limited.port_text(), "--ca", certs.file("ca.pem"), "--mode",
+                  "tls", "--cipher", cbc, "-n", "1M", "--repeat", "1"});
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("the server accepts versions TLSv1.2, ciphers ECDHE-ECDSA-AES128-GCM-SHA256,") !=
+        std::string::npos);
 }

@@ -77,6 +77,79 @@ TEST_CASE("bad client flags are refused with a one-line reason") {
   }
 }
 
+TEST_CASE("an empty value or a number that is none is refused, not read as the flag left out") {
+  // Each of these ran the defaults before (-n '' and -t nan a 1 GiB run, --ca '' the system's CAs).
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"client", "-n", ""},
+                                             {"client", "-l", ""},
+                                             {"client", "--repeat", ""},
+                                             {"client", "--ca", ""},
+                                             {"client", "--cipher", ""},
+                                             {"client", "--html", ""},
+                                             {"client", "--start-at", ""},
+                                             {"client", "-B", ""},
+                                             {"client", ""},
+                                             {"server", "--bind", ""},
+                                             {"certs", "--host", ""},
+                                             {"sweep", "-n", "", "--msg-size", "1,2"}}) {
+    CAPTURE(args);
+    CHECK_THROWS_WITH_AS(parse(args), doctest::Contains("'': empty"), UsageError);
+  }
+  CHECK_THROWS_WITH_AS(client({"-n", ""}),
+                       "-n/--bytes '': empty (a shell variable that is not set?); give a "
+                       "value, or leave the flag out",
+                       UsageError);
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"client", "-t", "nan"},
+                                             {"client", "-t", "inf"},
+                                             {"client", "-t", "1e400"},
+                                             {"client", "-i", "nan"},
+                                             {"client", "--connect-timeout", "nan"},
+                                             {"client", "--idle-timeout", "-nan"},
+                                             {"client", "--max-skew", "nan"},
+                                             {"client", "--repeat", "auto", "--ci-target", "nan"},
+                                             {"client", "--repeat", "auto", "--max-time", "nan"},
+                                             {"server", "--max-duration", "nan"},
+                                             {"server", "--preamble-timeout", "nan"},
+                                             {"server", "--shutdown-grace", "nan"},
+                                             {"sweep", "-t", "nan", "--msg-size", "1,2"},
+                                             {"compare", "a.json", "b.json", "--fail-if-slower", "nan"}}) {
+    CAPTURE(args);
+    CHECK_THROWS_WITH_AS(parse(args), doctest::Contains("is not a number; give one from"), UsageError);
+  }
+  CHECK_THROWS_WITH_AS(client({"-t", "nan"}), "--time: 'nan' is not a number; give one from 0.001 to 86400",
+                       UsageError);
+  CHECK_THROWS_WITH_AS(client({"-t", "0"}), "--time: 0 is outside 0.001 to 86400", UsageError);
+  CHECK_THROWS_WITH_AS(client({"-n", "nan"}), doctest::Contains("not a number"), UsageError);
+  CHECK_THROWS_WITH_AS(client({"--mode", "udp", "-b", "nan"}), doctest::Contains("not a number"), UsageError);
+  CHECK_THROWS_WITH_AS(client({"--rr", "1/1", "-t", "1", "--rate", "nan"}), doctest::Contains("not a number"),
+                       UsageError);
+  CHECK(client({"-t", "1e1"}).duration.count() == 10'000);  // an exponent is a number
+}
+
+TEST_CASE("socket buffers small enough to make a TCP run crawl are a warning, and the run still goes") {
+  const auto warnings = [](std::vector<std::string> args) {
+    return std::get<cli::ClientCommand>(parse(args)).warnings;
+  };
+  const std::vector<std::string> one_k = warnings({"client", "-w", "1K"});
+  REQUIRE(one_k.size() == 1);
+  CHECK(
+      one_k[0] ==
+      "warning: -w 1K: socket buffers below 32K hold fewer than a few TCP segments, so the run may crawl (1 "
+      "MiB can take a minute); give 64K or more, or leave the flag out for the kernel's own sizing");
+  CHECK(warnings({"client", "--sndbuf", "8K", "--rcvbuf", "16K"})
+            .at(0)
+            .find("--sndbuf 8K and --rcvbuf 16K: ") != std::string::npos);
+  CHECK(warnings({"client", "--rcvbuf", "4K", "--sndbuf", "1M"}).at(0).find("warning: --rcvbuf 4K: ") == 0);
+  CHECK(warnings({"client", "-w", "32K"}).empty());
+  CHECK(warnings({"client"}).empty());
+  CHECK(
+      warnings({"client", "--mode", "udp", "--rcvbuf", "4K"}).empty());  // datagrams are dropped, and counted
+  const auto sweep = std::get<cli::SweepCommand>(parse({"sweep", "-w", "4K,16K,64K"}));
+  REQUIRE(sweep.warnings.size() == 1);
+  CHECK(sweep.warnings[0].find("warning: -w 4K, -w 16K: ") == 0);
+}
+
 TEST_CASE("duration, intervals, warm-up, CSV and verification") {
   const app::ClientConfig timed = client({"-t", "2.5", "-i", "0.5", "--warmup", "2", "--verify"});
   CHECK(timed.bytes == 0);

@@ -52,8 +52,10 @@ TEST_CASE("every message survives encoding and decoding") {
   request.verify = true;
   request.verify_seed = 0xfedcba9876543210ull;
   request.record_size = 1024;
+  request.cipher = "ECDHE-ECDSA-AES128-SHA";
   request.client_version = "0.1.0";
   const TestRequest r = round_trip(request);
+  CHECK(r.cipher == "ECDHE-ECDSA-AES128-SHA");
   CHECK(r.server_cpu == 3);
   CHECK(r.interval_ms == 250);
   CHECK(r.verify);
@@ -163,7 +165,32 @@ TEST_CASE("the preamble names tlscmp, the connection kind and the version") {
 
   Preamble http{};
   std::memcpy(http.data(), "GET / HT", 8);
-  CHECK_THROWS_WITH_AS(decode_preamble(http), doctest::Contains("GET / HT"), ProtocolError);
+  CHECK_THROWS_WITH_AS(decode_preamble(http),
+                       "not a tlscmp peer (it sent \"GET / HT\", which looks like HTTP)", ProtocolError);
+}
+
+TEST_CASE("a peer of another protocol is told from its first byte, and named where it is a known one") {
+  const Preamble control = encode_preamble(ConnectionKind::control);
+  for (std::size_t n = 0; n <= control.size(); ++n)
+    CHECK(could_begin_preamble(std::span(control).first(n)));
+  CHECK(could_begin_preamble(bytes_of("TLSCMPX\x09")));  // the kind and version are judged later
+  CHECK_FALSE(could_begin_preamble(bytes_of("H")));
+  CHECK_FALSE(could_begin_preamble(bytes_of("TLSX")));
+  CHECK_FALSE(could_begin_preamble(bytes_of("TLSCMQ")));
+
+  CHECK(describe_foreign_bytes(bytes_of("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n")) ==
+        "\"HTTP/1.1 400 Bad Request\", which looks like HTTP");
+  CHECK(describe_foreign_bytes(bytes_of("HTT")) == "\"HTT\", which looks like HTTP");
+  CHECK(describe_foreign_bytes(bytes_of("HT")) == "\"HT\"");  // too little to tell
+  CHECK(describe_foreign_bytes(bytes_of("SSH-2.0-OpenSSH_9.2p1\r\n")) ==
+        "\"SSH-2.0-OpenSSH_9.2p1\", which looks like SSH");
+  CHECK(describe_foreign_bytes(bytes_of(std::string("\x15\x03\x03\x00\x02\x02\x46", 7))) ==
+        "\"\\x15\\x03\\x03\\x00\\x02\\x02F\", which looks like TLS");
+  CHECK(describe_foreign_bytes(bytes_of("-ERR unknown command 'TLSCMPC'\r\n")) ==
+        "\"-ERR unknown command 'TLSCMPC'\", which looks like Redis");
+  CHECK(describe_foreign_bytes(bytes_of(std::string("\x00\x01", 2))) == "\"\\x00\\x01\"");
+  // At most 40 bytes of a long first line.
+  CHECK(describe_foreign_bytes(bytes_of(std::string(100, 'x'))) == "\"" + std::string(40, 'x') + "\"");
 }
 
 TEST_CASE("a data connection's header carries the cookie, then the stream index big-endian") {
@@ -213,6 +240,8 @@ TEST_CASE("malformed bodies are refused") {
       R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":4294967295,"no_delay":false,"client_version":"x"})",
       R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":1,"no_delay":0,"client_version":"x"})",
       R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":1,"no_delay":false,"client_version":"a\nb"})",
+      R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":1,"no_delay":false,"client_version":"x","cipher":"AES128-SHA"})",
+      R"({"type":"test_request","mode":"tls","direction":"client_to_server","bytes":1,"chunk_bytes":1,"no_delay":false,"client_version":"x","cipher":7})",
       // test_accept: bad cookies
       R"({"type":"test_accept","cookie":"00","server_version":"x","tls_library":"x","cpu_model":"x"})",
       R"({"type":"test_accept","cookie":"zz000000000000000000000000000000","server_version":"x","tls_library":"x","cpu_model":"x"})",

@@ -36,6 +36,7 @@ HandshakeTest run_handshake_test(const ClientConfig& config, int count, const tl
   request.mode = Mode::tls;
   request.chunk_bytes = 1;
   request.handshakes = static_cast<std::uint32_t>(2 * count);
+  request.cipher = config.tls_policy.cipher;  // a suite outside the server's defaults is granted to the test
   request.client_version = kVersion;
   const protocol::TestAccept accept = start_test(control, request, timeouts, environment);
 
