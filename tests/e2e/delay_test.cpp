@@ -45,7 +45,8 @@ ProcessResult harness(std::vector<std::string> args, std::chrono::seconds timeou
   return run_process(args, timeout);
 }
 
-enum class Kind { bulk, rr, crr, handshakes, groups, datagrams };
+// rr_rate: an open loop (--rate with -t), whose count is the schedule's.
+enum class Kind { bulk, rr, rr_rate, crr, handshakes, groups, datagrams };
 
 // One client command of the lab. `count` is what it asks for: -n (bytes per
 // stream, transactions or connections in all, datagrams per sender), or
@@ -63,6 +64,8 @@ struct Command {
     std::vector<std::string> line = args;
     if (kind == Kind::handshakes || kind == Kind::groups) {
       line.insert(line.end(), {"--handshakes", std::to_string(count)});
+    } else if (kind == Kind::rr_rate) {
+      line.insert(line.end(), {"-P", std::to_string(parallel)});
     } else {
       line.insert(line.end(), {"-n", std::to_string(count), "-P", std::to_string(parallel)});
     }
@@ -83,6 +86,15 @@ std::vector<Command> lab_commands() {
       {"bulk --bidir", Kind::bulk, 3, true, 2, 1 << 20, {"--bidir", "--repeat", "1"}},
       {"rr 1/1", Kind::rr, 2, true, 4, 40, {"--rr", "1/1", "--repeat", "1"}},
       {"crr", Kind::crr, 2, true, 4, 12, {"--crr", "--repeat", "1"}},
+      // 20 a second for 2 s: 40 requests on the schedule, each answered a
+      // round trip later, the last one past the 2 s (no shortfall of the rate).
+      {"rr --rate",
+       Kind::rr_rate,
+       2,
+       true,
+       2,
+       40,
+       {"--rr", "1/1", "--rate", "20", "-t", "2", "--repeat", "1"}},
       {"handshakes", Kind::handshakes, 0, true, 1, 3, {}},
       // One pair a group: at 200 ms a pair takes 0.8 s, and a group stops a
       // round after 1 s, so a second pair would be cut short on a slow day.
@@ -326,6 +338,11 @@ void run_lab(double rtt_ms) {
         break;
       case Kind::rr:
         check_rr(j, c, rtt_us, rows, seconds);
+        break;
+      case Kind::rr_rate:
+        check_rr(j, c, rtt_us, rows, seconds);
+        for (const json& note : j["notes"])
+          CHECK(note.get<std::string>().find("fell behind") == std::string::npos);
         break;
       case Kind::crr:
         check_crr(j, c, rtt_us, rows, seconds);
