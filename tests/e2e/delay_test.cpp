@@ -254,7 +254,7 @@ void check_handshakes(const json& j, const Command& c, double rtt_us, std::vecto
 
 void check_groups(const json& j, const Command& c, double rtt_us, std::vector<Row>& rows, double seconds) {
   const json& groups = j["groups"];
-  REQUIRE(groups.size() >= 5);  // X25519, the NIST curves, X448, ffdhe: every library has most
+  REQUIRE(groups.size() >= 4);  // X25519 and the three NIST curves at least (BoringSSL has those alone)
   for (const json& note : j["notes"])
     CHECK(note.get<std::string>().find("fewer") == std::string::npos);
   for (const json& g : groups) {
