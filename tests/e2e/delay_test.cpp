@@ -146,8 +146,11 @@ struct Row {
   std::string mode;
   std::uint32_t parallel;
   bool exact;
-  std::optional<double> handshake_ms;  // the median of what a client waits before its first byte
-  double seconds;                      // the whole command's
+  // Connect and TLS handshake, ms: a bulk or rr run's (the mean of its
+  // connections'; one run a mode, so also the median), crr's connect and
+  // handshake medians added, the handshake tests' median; dtls its handshake.
+  std::optional<double> handshake_ms;
+  double seconds;  // the whole command's
 };
 
 double us(const json& value) {
