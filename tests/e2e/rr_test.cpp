@@ -214,6 +214,34 @@ TEST_CASE("--rate: a server stalled for 600 ms costs every request due during it
   }
 }
 
+TEST_CASE("--rate: a server still stalled as the schedule ends has fallen behind, and a note says so") {
+  // The other side of the delay lab's open loop over 200 ms, whose last
+  // response comes a round trip after the schedule and is no shortfall.
+  ServerProcess server;
+  TempDir dir;
+  BackgroundProcess client({tlscmp_binary(), "client", "127.0.0.1", "-p", server.port_text(), "--rr", "1/1",
+                            "--mode", "tcp", "--rate", "1000", "-t", "2", "--repeat", "1", "-J"},
+                           dir.file("err"), dir.file("out"));
+  // The run starts a little after the client (well within 0.9 s, sanitizers
+  // included): stalled from 1.8 s to 3 s after the client's start, the
+  // requests of the run's last part wait past its schedule's end by more
+  // than the 5% of it (0.1 s) that the note allows.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1800));
+  ::kill(server.process().pid(), SIGSTOP);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  ::kill(server.process().pid(), SIGCONT);
+  for (int i = 0; i < 200 && client.running(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  REQUIRE(client.stop(SIGKILL) == 0);
+  const json j = json::parse(read_file(dir.file("out")));
+  CAPTURE(j["notes"]);
+  CHECK(j["rr_runs"][0]["transactions"] == 2000);
+  bool noted = false;
+  for (const json& note : j["notes"])
+    noted = noted || note.get<std::string>().find("tcp round 1 made ") != std::string::npos;
+  CHECK(noted);
+}
+
 TEST_CASE("--rr: a server that answers with more bytes than agreed is named by transaction") {
   {
     FakeRrServer fake("xy");  // 2 bytes to a 1/1 test
