@@ -7,9 +7,9 @@
 namespace tlscmp::kinds {
 namespace {
 
-// "10 (9 completed, 1 failed)"
+// "10 connections (9 completed, 1 failed)"
 std::string crr_tally(std::uint64_t done, std::uint64_t failed, const char* done_word) {
-  return fmt::format("{} ({} {}, {} failed)", done + failed, done, done_word, failed);
+  return fmt::format("{} connections ({} {}, {} failed)", done + failed, done, done_word, failed);
 }
 
 // The counts of completed, failed and resumed connections, both sides'.
@@ -28,10 +28,11 @@ std::string check_crr_counts(const PeerJudge& judge, const protocol::SideResult&
     const std::string served = crr_tally(server.connections, server.failed, "served");
     const std::string tried = crr_tally(client.connections, client.failed, "completed");
     return peer_is_server
-               ? judge.disagree(fmt::format("{} connections of this test", served),
+               ? judge.disagree(fmt::format("{} for this test", served),
                                 fmt::format("{} tried only {}", here, tried), "connections + failed")
-               : judge.disagree(fmt::format("trying {} connections", tried),
-                                fmt::format("{} took {} of this test", here, served), "connections + failed");
+               : judge.disagree(fmt::format("trying {}", tried),
+                                fmt::format("{} took {} for this test", here, served),
+                                "connections + failed");
   }
   if (client.resumed > server.resumed) {
     return peer_is_server
@@ -84,7 +85,8 @@ std::string check_peer_count(const PeerJudge& judge, const protocol::TestRequest
   if (std::string line = check_crr_counts(judge, client, server); !line.empty()) return line;
   if (std::string line = check_crr_bytes(judge, request, client, server); !line.empty()) return line;
   if (std::string line = judge.check_window(
-          fmt::format("{} connections in {:.0f} us", theirs.connections, theirs.elapsed_us),
+          fmt::format("{} {} connections in {:.0f} us", peer_is_server ? "serving" : "completing",
+                      theirs.connections, theirs.elapsed_us),
           theirs.elapsed_us, theirs.elapsed_us, theirs.connections > 0, "elapsed_us");
       !line.empty()) {
     return line;

@@ -30,9 +30,11 @@ std::string check_peer_connection(const PeerJudge& judge, const protocol::TestRe
   // Open loop, a client's window lasts its schedule (-t) at least.
   const double scheduled_us =
       client && request.rate_tps > 0 ? static_cast<double>(request.duration_ms) * 1e3 : 0;
-  if (std::string line = judge.check_window(
-          fmt::format("{} transactions in {:.0f} us", theirs.messages, theirs.elapsed_us), theirs.elapsed_us,
-          theirs.offset_us + theirs.elapsed_us, theirs.messages > 0, "elapsed_us", part, scheduled_us);
+  if (std::string line =
+          judge.check_window(fmt::format("{} {} {} in {:.0f} us", client ? "taking" : "answering",
+                                         theirs.messages, theirs_are, theirs.elapsed_us),
+                             theirs.elapsed_us, theirs.offset_us + theirs.elapsed_us, theirs.messages > 0,
+                             "elapsed_us", part, scheduled_us);
       !line.empty()) {
     return line;
   }
