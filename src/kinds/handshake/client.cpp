@@ -104,7 +104,8 @@ HandshakeTest run_handshake_test(const ClientConfig& config, int count, const tl
   send_message(control, mine, "the handshake count");
   const auto theirs = receive<protocol::SideResult>(control, "the server's handshake count");
   if (!theirs.error.empty()) throw Error("the server: " + theirs.error);
-  if (const std::string line = check_peer_handshakes(PeerJudge(Peer::server, 0), mine, theirs); !line.empty())
+  if (const std::string line = check_peer_handshakes(PeerJudge(Peer::server, /*wall_us=*/0), mine, theirs);
+      !line.empty())
     throw Error(line);
   app::await_close(control, timeouts.control);
   return results;

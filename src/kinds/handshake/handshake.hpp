@@ -67,7 +67,8 @@ std::string serve_handshake_test(Stream& control, const protocol::TestRequest& r
 // Both halves: the peer's count of handshake connections (in `bytes`)
 // against this side's: every connection the client made, the server
 // served, and no other. Returns the line naming the figure when they
-// differ (kinds/peer_checks.hpp), or "".
+// differ (kinds/peer_checks.hpp), or "". A count alone: the judge's clock
+// is not read.
 std::string check_peer_handshakes(const PeerJudge& judge, const protocol::SideResult& mine,
                                   const protocol::SideResult& theirs);
 
