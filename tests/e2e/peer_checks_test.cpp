@@ -84,7 +84,6 @@ void stream_then_claim(std::uint16_t port, const SideResult& lie) {
   CHECK(theirs.error.empty());
   CHECK(theirs.bytes == kBytes);
   app::send_message(t.control(), lie, "the client's result");
-  t.control().set_deadline(Deadline::after(kWait));
   app::await_close(t.control(), kWait);
 }
 
@@ -121,6 +120,7 @@ std::string crr_then_claim(std::uint16_t port) {
   }
   SideResult lie = claim(Role::sender, 10, 1000);
   lie.connections = 11;
+  t.control.set_deadline(Deadline::after(kWait));
   app::send_message(t.control, lie, "the client's connection count");
   return app::receive<SideResult>(t.control, "the server's count").error;
 }
@@ -146,6 +146,7 @@ std::string handshakes_then_claim(std::uint16_t port) {
     REQUIRE_FALSE(ec);
     stream->shutdown_send(ec);
   }
+  t.control.set_deadline(Deadline::after(kWait));
   app::send_message(t.control, claim(Role::sender, 5, 0), "the handshake count");
   return app::receive<SideResult>(t.control, "the server's count").error;
 }
@@ -173,6 +174,7 @@ std::string datagrams_then_claim(std::uint16_t port) {
   lie.role = Role::sender;
   lie.senders = {{0, 19, 19 * 40, 0, 100, 0, 0}};
   lie.elapsed_us = 100;
+  t.control.set_deadline(Deadline::after(kWait));
   app::send_message(t.control, lie, "the senders' count");
   return app::receive<protocol::DatagramResult>(t.control, "the receiver's count").error;
 }
