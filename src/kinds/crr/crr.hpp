@@ -27,6 +27,7 @@
 
 #include "app/config.hpp"
 #include "app/pending_tests.hpp"
+#include "kinds/peer_checks.hpp"
 #include "kinds/server_side.hpp"
 #include "measure/cpu.hpp"
 #include "measure/results.hpp"
@@ -69,5 +70,20 @@ void serve_crr_connection(Stream& stream, app::PendingTests& pending, double& cp
 
 // Server: a crr test's control session. Returns the line to log.
 std::string serve_crr_test(Stream& control, const protocol::TestRequest& request, ServerSide& side);
+
+// Both halves: the peer's count against this side's, neither failed. Every
+// connection the client completed (its first ones for a session included)
+// the server served, so the client's completed are at most the server's
+// served, and its resumed at most the server's; every connection the
+// server counted, served or failed, is one the client tried, completed or
+// failed. Over TCP with no failure on either side the bytes are exact: the
+// server received each request (preamble and cookie included) and the
+// client each response. The peer's window is not 0 where connections were
+// made and ends within this side's clock of the run. (The server's CPU is
+// its accepting threads', as many as served at once: no bound here.)
+// Returns the line naming the first figure that disagrees
+// (kinds/peer_checks.hpp), or "".
+std::string check_peer_count(const PeerJudge& judge, const protocol::TestRequest& request,
+                             const protocol::SideResult& mine, const protocol::SideResult& theirs);
 
 }  // namespace tlscmp::kinds

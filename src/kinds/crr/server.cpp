@@ -155,7 +155,34 @@ void serve_crr_connection(Stream& stream, app::PendingTests& pending, double& cp
   cpu_mark = now_cpu_s;
 }
 
+namespace {
+
+// The server's log line for a crr test: its counts, or the client's figure
+// that disagreed with them.
+std::string describe_crr_test(const protocol::TestRequest& request, const CrrTally::Totals& totals,
+                              const protocol::SideResult& theirs, double elapsed_us,
+                              const std::string& stopped, const std::string& disagreement) {
+  const std::string what = fmt::format("crr {} {}/{}", to_string(request.mode), request.rr_request_bytes,
+                                       request.rr_response_bytes);
+  if (!disagreement.empty()) {
+    return fmt::format("{}{} failed: {}", what,
+                       request.round > 0 ? fmt::format(" round {}", request.round) : "", disagreement);
+  }
+  std::string line = fmt::format("{}: {} connections", what, totals.connections);
+  if (request.mode == Mode::tls) line += fmt::format(" ({} resumed)", totals.resumed);
+  line += fmt::format(" from {} connector{} in {:.3f} s", request.streams, request.streams == 1 ? "" : "s",
+                      elapsed_us / 1e6);
+  if (totals.failed > 0)
+    line += fmt::format(", {} failed here, the first: {}", totals.failed, totals.first_failure);
+  if (theirs.failed > 0) line += fmt::format(", {} failed on the client", theirs.failed);
+  if (!stopped.empty()) line += "; " + stopped;
+  return line;
+}
+
+}  // namespace
+
 std::string serve_crr_test(Stream& control, const protocol::TestRequest& request, ServerSide& side) {
+  const RunClock clock;  // the run on this side, for judging the client's figures
   const app::Timeouts& t = side.config().timeouts;
   if (!request.key_type.empty()) {
     try {
@@ -222,19 +249,16 @@ std::string serve_crr_test(Stream& control, const protocol::TestRequest& request
   mine.elapsed_us = elapsed_us;
   mine.error = stopped;
   mine.facts.host_cpu = watch.finish();
+  // The client's count, judged here: a disagreement fails the test on both sides.
+  std::string disagreement;
+  if (mine.error.empty() && theirs.error.empty()) {
+    disagreement = check_peer_count(PeerJudge(Peer::client, clock.elapsed_us()), request, mine, theirs);
+    mine.error = disagreement;
+  }
   app::send_message(control, mine, "the server's connection count");
   side.record({mine}, {theirs});
 
-  std::string line = fmt::format("crr {} {}/{}: {} connections", to_string(request.mode),
-                                 request.rr_request_bytes, request.rr_response_bytes, totals.connections);
-  if (request.mode == Mode::tls) line += fmt::format(" ({} resumed)", totals.resumed);
-  line += fmt::format(" from {} connector{} in {:.3f} s", request.streams, request.streams == 1 ? "" : "s",
-                      elapsed_us / 1e6);
-  if (totals.failed > 0)
-    line += fmt::format(", {} failed here, the first: {}", totals.failed, totals.first_failure);
-  if (theirs.failed > 0) line += fmt::format(", {} failed on the client", theirs.failed);
-  if (!stopped.empty()) line += "; " + stopped;
-  return line;
+  return describe_crr_test(request, totals, theirs, elapsed_us, stopped, disagreement);
 }
 
 }  // namespace tlscmp::kinds

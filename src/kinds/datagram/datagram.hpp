@@ -22,6 +22,7 @@
 #include <string>
 
 #include "app/config.hpp"
+#include "kinds/peer_checks.hpp"
 #include "kinds/server_side.hpp"
 #include "measure/results.hpp"
 #include "protocol/messages.hpp"
@@ -51,5 +52,18 @@ std::string serve_datagram_test(Stream& control, const protocol::TestRequest& re
 measure::DatagramRun run_datagram_test(const app::ClientConfig& config, Mode mode,
                                        const tls::DtlsContext* dtls, app::InterruptWatch& interrupt,
                                        measure::Environment& environment);
+
+// Both halves: the peer's count against this side's, neither failed. Per
+// sender, the receiver's distinct datagrams are at most those sent (a
+// duplicate, a sequence number seen before, is counted apart), its
+// reordered ones are among them, and each side's bytes are its datagrams
+// times their size; every time (first and last datagram, the window, -i's
+// interval ends) lies within this side's clock of the run; the CPU is no
+// more than that per thread (one receiver, a thread per sender); the
+// receiver's intervals add up to what it received. Returns the line naming
+// the first figure that disagrees (kinds/peer_checks.hpp), or "".
+std::string check_peer_datagrams(const PeerJudge& judge, const protocol::TestRequest& request,
+                                 const protocol::DatagramResult& mine,
+                                 const protocol::DatagramResult& theirs);
 
 }  // namespace tlscmp::kinds

@@ -230,6 +230,8 @@ protocol::DatagramResult receive_count(Stream& control, const protocol::TestRequ
 
 std::string describe_test(const protocol::TestRequest& request, const protocol::DatagramResult& sent,
                           const protocol::DatagramResult& received) {
+  if (!received.error.empty())
+    return fmt::format("{} datagram test failed: {}", to_string(request.mode), received.error);
   std::uint64_t total_sent = 0;
   std::uint64_t total_received = 0;
   for (std::size_t i = 0; i < sent.senders.size(); ++i) {
@@ -250,6 +252,7 @@ std::string describe_test(const protocol::TestRequest& request, const protocol::
 }  // namespace
 
 std::string serve_datagram_test(Stream& control, const protocol::TestRequest& request, ServerSide& side) {
+  const RunClock clock;  // the run on this side, for judging the client's figures
   const ServerConfig& config = side.config();
   const Timeouts& timeouts = config.timeouts;
   const tls::DtlsContext* dtls = side.dtls();
@@ -340,6 +343,8 @@ std::string serve_datagram_test(Stream& control, const protocol::TestRequest& re
   result.rcvbuf_bytes = rcvbuf_bytes;
   const auto errors_after = udp_receive_buffer_errors();
   if (errors_before && errors_after) result.rcvbuf_errors = *errors_after - *errors_before;
+  // The senders' count, judged here: a disagreement fails the test on both sides.
+  result.error = check_peer_datagrams(PeerJudge(Peer::client, clock.elapsed_us()), request, result, *sent);
   control.set_deadline(Deadline::after(timeouts.control));
   send_message(control, result, "the receiver's count");
   side.record(result, *sent);

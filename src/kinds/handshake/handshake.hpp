@@ -17,6 +17,7 @@
 
 #include "app/config.hpp"
 #include "app/pending_tests.hpp"
+#include "kinds/peer_checks.hpp"
 #include "kinds/server_side.hpp"
 #include "measure/results.hpp"
 #include "protocol/messages.hpp"
@@ -62,5 +63,13 @@ void serve_handshake_connection(Stream& stream, app::PendingTests& pending);
 
 // Server: a handshake test's control session. Returns the line to log.
 std::string serve_handshake_test(Stream& control, const protocol::TestRequest& request, ServerSide& side);
+
+// Both halves: the peer's count of handshake connections (in `bytes`)
+// against this side's: every connection the client made, the server
+// served, and no other. Returns the line naming the figure when they
+// differ (kinds/peer_checks.hpp), or "". A count alone: the judge's clock
+// is not read.
+std::string check_peer_handshakes(const PeerJudge& judge, const protocol::SideResult& mine,
+                                  const protocol::SideResult& theirs);
 
 }  // namespace tlscmp::kinds

@@ -78,9 +78,13 @@ std::string serve_handshake_test(Stream& control, const protocol::TestRequest& r
   protocol::SideResult mine;
   mine.role = Role::receiver;
   mine.bytes = ticket->probes();
+  // The client's count, judged here: a disagreement fails the test on both sides.
+  if (theirs.error.empty())
+    mine.error = check_peer_handshakes(PeerJudge(Peer::client, /*wall_us=*/0), mine, theirs);
   control.set_deadline(Deadline::after(t.control));
   app::send_message(control, mine, "the server's handshake count");
   side.record({mine}, {theirs});
+  if (!mine.error.empty()) return "tls handshake test failed: " + mine.error;
   return fmt::format("tls handshake test: {} of {} connections served{}", mine.bytes, request.handshakes,
                      theirs.error.empty() ? "" : ", client: " + theirs.error);
 }

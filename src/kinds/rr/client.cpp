@@ -120,6 +120,7 @@ std::string connection_failure(const std::string& error, const char* side, std::
 measure::RrRun run_rr_test(const app::ClientConfig& config, const tls::Context* tls, Mode mode,
                            app::InterruptWatch& interrupt, measure::TransferObserver* observer,
                            std::uint64_t verify_seed, int round, measure::Environment& environment) {
+  const RunClock clock;  // the run on this side, for judging the server's figures
   const app::Timeouts& timeouts = config.timeouts;
   TcpStream control(
       connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address));
@@ -220,14 +221,11 @@ measure::RrRun run_rr_test(const app::ClientConfig& config, const tls::Context* 
   for (std::uint32_t i = 0; i < connections; ++i) {
     if (!theirs[i].error.empty()) throw Error(connection_failure(theirs[i].error, "server", i, connections));
   }
+  const PeerJudge judge(Peer::server, clock.elapsed_us(), connections);
   for (std::uint32_t i = 0; i < connections; ++i) {
     if (!mine[i].error.empty()) throw Error(connection_failure(mine[i].error, "client", i, connections));
-    if (theirs[i].messages != mine[i].transactions) {
-      throw Error(
-          connection_failure(fmt::format("the client took {} responses, the server answered {} requests",
-                                         mine[i].transactions, theirs[i].messages),
-                             "client", i, connections));
-    }
+    if (const std::string line = check_peer_connection(judge, request, my_sides[i], theirs[i]); !line.empty())
+      throw Error(line);
     run.server.cpu_user_s += theirs[i].cpu_user_s;
     run.server.cpu_system_s += theirs[i].cpu_system_s;
     run.server.window_us = std::max(run.server.window_us, theirs[i].offset_us + theirs[i].elapsed_us);

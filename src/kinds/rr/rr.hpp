@@ -19,6 +19,7 @@
 #include <string>
 
 #include "app/config.hpp"
+#include "kinds/peer_checks.hpp"
 #include "kinds/server_side.hpp"
 #include "measure/results.hpp"
 #include "protocol/messages.hpp"
@@ -42,5 +43,16 @@ measure::RrRun run_rr_test(const app::ClientConfig& config, const tls::Context* 
 // Server: runs one rr test whose request passed the server's caps. Returns
 // the line to log; throws tlscmp::Error.
 std::string serve_rr_test(Stream& control, const protocol::TestRequest& request, ServerSide& side);
+
+// Both halves: the peer's result for one connection against this side's
+// (kinds/rr/exchange.hpp's to_side_result), neither failed. The server
+// answered as many requests as the client took responses; each side's
+// bytes are its transactions times the size it receives; its window is not
+// 0 where transactions were made and ends within this side's clock of the
+// run (an open-loop client's lasts -t at least); its thread's CPU is no
+// more than that. Returns the line naming the first figure that disagrees
+// (kinds/peer_checks.hpp), or "".
+std::string check_peer_connection(const PeerJudge& judge, const protocol::TestRequest& request,
+                                  const protocol::SideResult& mine, const protocol::SideResult& theirs);
 
 }  // namespace tlscmp::kinds

@@ -47,9 +47,29 @@ std::string describe_test(const protocol::TestRequest& request, const std::vecto
   return text;
 }
 
+// The client's figures, where neither side failed: the first that
+// disagrees is this side's error on its connection (in `mine` for the log,
+// in `my_sides` for the record), so that the test shows as failed.
+void judge_client_connections(const PeerJudge& judge, const protocol::TestRequest& request,
+                              std::vector<RrSideResult>& mine, std::vector<protocol::SideResult>& my_sides,
+                              const std::vector<protocol::SideResult>& theirs) {
+  const auto failed = [](const auto& r) { return !r.error.empty(); };
+  if (theirs.empty() || std::any_of(mine.begin(), mine.end(), failed) ||
+      std::any_of(theirs.begin(), theirs.end(), failed)) {
+    return;
+  }
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    if (std::string line = check_peer_connection(judge, request, my_sides[i], theirs[i]); !line.empty()) {
+      mine[i].error = my_sides[i].error = std::move(line);
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 std::string serve_rr_test(Stream& control, const protocol::TestRequest& request, ServerSide& side) {
+  const RunClock clock;  // the run on this side, for judging the client's figures
   const app::Timeouts& t = side.config().timeouts;
   const auto reserved = reserve_data_connections(control, request, side);
   const auto ticket = side.open_ticket(request.streams, 0);
@@ -124,6 +144,8 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
   std::vector<protocol::SideResult> my_sides;
   for (std::uint32_t i = 0; i < mine.size(); ++i)
     my_sides.push_back(to_side_result(mine[i], Role::receiver, i, earliest));
+  judge_client_connections(PeerJudge(Peer::client, clock.elapsed_us(), request.streams), request, mine,
+                           my_sides, theirs);
   side.record(my_sides, theirs);
   return describe_test(request, mine, theirs, exchange_error, tls_description);
 }

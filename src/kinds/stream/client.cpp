@@ -142,6 +142,7 @@ void aggregate_streams(measure::RunResult& result, const std::vector<protocol::S
 }
 
 measure::RunResult TestRun::run(measure::Environment& environment) {
+  const RunClock clock;  // the run on this side, for judging the server's figures
   const Timeouts& timeouts = config_.timeouts;
   TcpStream control(
       connect_tcp(config_.host, config_.port, Deadline::after(timeouts.connect), config_.bind_address));
@@ -216,20 +217,21 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
   }
 
   // Stream by stream: the receiver's account of what failed comes first (it
-  // saw what arrived), and nothing is silently lost.
+  // saw what arrived), then the server's figures against this side's, and
+  // nothing is silently lost.
+  const PeerJudge judge(Peer::server, clock.elapsed_us(), streams);
   const std::uint64_t expected = stream_bytes(transfer_spec(test, Role::sender, timeouts.idle));
   for (std::uint32_t i = 0; i < streams; ++i) {
     const protocol::SideResult& receiver = mine[i].role == Role::receiver ? mine[i] : theirs[i];
     const protocol::SideResult& sender = mine[i].role == Role::sender ? mine[i] : theirs[i];
-    const std::string which = streams > 1 ? fmt::format(" stream {}", i) : "";
     for (const auto* side : {&receiver, &sender}) {
       if (!side->error.empty()) throw Error(stream_failure(*side, side == &mine[i], streams));
     }
-    if (receiver.bytes != sender.bytes || (expected > 0 && receiver.bytes != expected) ||
-        receiver.messages != sender.messages) {
-      throw Error(fmt::format("the receiver{} counted {} bytes ({} messages), the sender sent {} ({}){}",
-                              which, receiver.bytes, receiver.messages, sender.bytes, sender.messages,
-                              expected > 0 ? fmt::format(", {} were due", expected) : ""));
+    if (const std::string line = check_peer_stream(judge, mine[i], theirs[i]); !line.empty())
+      throw Error(line);
+    if (expected > 0 && receiver.bytes != expected) {
+      throw Error(fmt::format("the receiver{} counted {} bytes, {} were due",
+                              streams > 1 ? fmt::format(" of stream {}", i) : "", receiver.bytes, expected));
     }
   }
   aggregate_streams(result, mine, theirs, test.interval_ms);

@@ -90,9 +90,28 @@ std::vector<std::shared_ptr<void>> reserve(Stream& control, const protocol::Test
   return held;
 }
 
+// The client's figures, where neither side failed: the first that
+// disagrees is this side's error on its stream, so that the test is logged
+// and recorded as failed.
+void judge_client_streams(const PeerJudge& judge, std::vector<protocol::SideResult>& mine,
+                          const std::vector<protocol::SideResult>& theirs) {
+  const auto failed = [](const protocol::SideResult& r) { return !r.error.empty(); };
+  if (theirs.empty() || std::any_of(mine.begin(), mine.end(), failed) ||
+      std::any_of(theirs.begin(), theirs.end(), failed)) {
+    return;
+  }
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    if (std::string line = check_peer_stream(judge, mine[i], theirs[i]); !line.empty()) {
+      mine[i].error = std::move(line);
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 std::string serve_stream_test(Stream& control, const protocol::TestRequest& request, ServerSide& side) {
+  const RunClock clock;  // the run on this side, for judging the client's figures
   const app::Timeouts& t = side.config().timeouts;
   const auto reserved = reserve(control, request, side);
   const auto ticket_holder = side.open_ticket(request.streams, 0);
@@ -152,6 +171,7 @@ std::string serve_stream_test(Stream& control, const protocol::TestRequest& requ
     theirs.clear();
     exchange_error = e.what();
   }
+  judge_client_streams(PeerJudge(Peer::client, clock.elapsed_us(), request.streams), mine, theirs);
   side.record(mine, theirs);
   const std::optional<protocol::SideResult> client =
       theirs.empty() ? std::nullopt : std::optional(combine(theirs));

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "app/config.hpp"
+#include "kinds/peer_checks.hpp"
 #include "kinds/server_side.hpp"
 #include "measure/intervals.hpp"
 #include "measure/results.hpp"
@@ -42,5 +43,14 @@ measure::RunResult run_stream_test(const app::ClientConfig& config, const tls::C
 // Server: runs one stream test whose request passed the server's caps.
 // Returns the line to log; throws tlscmp::Error.
 std::string serve_stream_test(Stream& control, const protocol::TestRequest& request, ServerSide& side);
+
+// Both halves: the peer's result for one stream against this side's for the
+// same stream, neither failed. The sender's bytes, messages and payload
+// bytes equal the receiver's; its windows are not 0 where bytes moved and
+// end within this side's clock of the run; its thread's CPU is no more than
+// that; its intervals (-i) add up to its bytes. Returns the line naming the
+// first figure that disagrees (kinds/peer_checks.hpp), or "".
+std::string check_peer_stream(const PeerJudge& judge, const protocol::SideResult& mine,
+                              const protocol::SideResult& theirs);
 
 }  // namespace tlscmp::kinds
