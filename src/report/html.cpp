@@ -248,14 +248,16 @@ class Page {
             R"( <strong class="partial">Partial: the run was interrupted; this shows what finished.</strong>)";
       }
       std::string text;
-      for (const std::string& s : sentences)
-        text += (text.empty() ? "" : " ") + escape(s);
+      for (const std::string& s : sentences) {
+        if (!text.empty()) text += ' ';
+        text += escape(s);
+      }
       items += fmt::format(R"(<p class="headline">{}{}{}</p>)",
-                           r.label.empty() ? "" : "<b>" + escape(r.label) + ":</b> ", text, partial);
+                           r.label.empty() ? "" : fmt::format("<b>{}:</b> ", escape(r.label)), text, partial);
     }
     for (const ReportInput* sweep : sweeps_) {
       items += fmt::format(R"(<p class="headline">{}A sweep of {} settings: the charts below.</p>)",
-                           inputs_.size() > 1 ? "<b>" + escape(sweep->label) + ":</b> " : "",
+                           inputs_.size() > 1 ? fmt::format("<b>{}:</b> ", escape(sweep->label)) : "",
                            list(sweep->json, "points").size());
     }
     return fmt::format(R"(<section id="headline">{}</section>)", items);
