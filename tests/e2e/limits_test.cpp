@@ -350,7 +350,8 @@ TEST_CASE("a flood from many addresses: busy lines, no resets, a bounded number 
         most = std::max(most, server.threads());
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
-      CHECK(most <= baseline + 256 + 16);  // --max-pending, and a few accepting
+      // --max-pending, two accepting, and threads that finished waiting 2 s for more work.
+      CHECK(most <= baseline + 256 + 32);
       CHECK(flood.busy_lines() > 0);
       CHECK(flood.resets() == 0);
     }
