@@ -282,7 +282,8 @@ void add_server_command(CLI::App& app, ServerFlags& flags) {
            "a peer cannot hold a slot with a trickle (0: no floor)")
       ->default_str("1K");
   cmd->add_option("--max-pending", flags.max_pending,
-                  "Connections still being set up (no preamble read yet); more are told the server is busy")
+                  "Connections still being set up (accepted, not yet a running test's or a delivered data connection); "
+                  "more are told the server is busy")
       ->check(CLI::Range(1, 100'000))
       ->capture_default_str();
   cmd->add_option(

@@ -136,8 +136,10 @@ std::string Parser::feed(std::span<const std::byte> data, Deliver&& deliver) {
     }
     // Assemble the body of a message that spans buffers.
     const std::uint64_t take = std::min<std::uint64_t>(body_bytes_ - body_have_, n - i);
-    grow(body_have_ + take);
-    std::memcpy(assembly_.data() + body_have_, data.data() + i, static_cast<std::size_t>(take));
+    if (take > 0) {  // none when the header was the last of the buffer
+      grow(body_have_ + take);
+      std::memcpy(assembly_.data() + body_have_, data.data() + i, static_cast<std::size_t>(take));
+    }
     body_have_ += take;
     i += static_cast<std::size_t>(take);
     offset_ += take;
