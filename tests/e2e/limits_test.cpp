@@ -335,6 +335,8 @@ TEST_CASE("a flood from many addresses: busy lines, no resets, a bounded number 
       most = std::max(most, server.threads());
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
+    MESSAGE("1,000 silent connections from 20 addresses: at most " << most << " threads, " << baseline
+                                                                   << " idle");
     CHECK(most <= baseline + 16);  // not one each: 1,000 connections
     // A client that can be told is told, not reset.
     const ProcessResult r = run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "-B", "127.0.0.1",
@@ -351,6 +353,9 @@ TEST_CASE("a flood from many addresses: busy lines, no resets, a bounded number 
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
       // --max-pending, two accepting, and threads that finished waiting 2 s for more work.
+      MESSAGE("2,000 connections from 20 addresses sending the preamble: at most "
+              << most << " threads, " << baseline << " idle; " << flood.busy_lines() << " busy lines, "
+              << flood.resets() << " resets");
       CHECK(most <= baseline + 256 + 32);
       CHECK(flood.busy_lines() > 0);
       CHECK(flood.resets() == 0);
@@ -514,7 +519,8 @@ TEST_CASE("--results on a full disk: whole lines only, the failure logged once, 
 }
 
 TEST_CASE("a handshake test must keep making handshakes: one now and then cannot hold it open") {
-  ServerProcess server({"--connect-timeout", "0.5", "--handshake-timeout", "0.5", "--control-timeout", "0.5"});
+  ServerProcess server(
+      {"--connect-timeout", "0.5", "--handshake-timeout", "0.5", "--control-timeout", "0.5"});
   protocol::TestRequest request = stream_request(1, 0);
   request.mode = Mode::tls;
   request.handshakes = 1000;
