@@ -140,7 +140,7 @@ int run_sweep(const tlscmp::cli::SweepCommand& sweep) {
   print_warnings(sweep.warnings);
   std::unique_ptr<measure::TransferObserver> live;
   if (::isatty(STDERR_FILENO) != 0) {
-    const app::ClientConfig& base = sweep.config.base;
+    const session::ClientConfig& base = sweep.config.base;
     live = std::make_unique<report::ProgressBar>(
         stderr, base.bytes * kinds::forward_streams(base.bidir, base.streams),
         static_cast<double>(base.duration.count()) / 1e3, base.transactions);
@@ -171,11 +171,11 @@ int run(const tlscmp::cli::Command& command) {
     print_stdout(help->text);
     return help->exit_code;
   }
-  if (const auto* certs = std::get_if<app::CertsConfig>(&command)) {
+  if (const auto* certs = std::get_if<session::CertsConfig>(&command)) {
     app::write_certificates(*certs);
     return 0;
   }
-  if (const auto* server = std::get_if<app::ServerConfig>(&command)) {
+  if (const auto* server = std::get_if<session::ServerConfig>(&command)) {
     app::run_server(*server);
     return 0;
   }
@@ -192,15 +192,15 @@ int run(const tlscmp::cli::Command& command) {
     return result.failed ? kExitRunFailed : 0;
   }
   const auto& client = std::get<cli::ClientCommand>(command);
-  const app::ClientConfig& config = client.config;
+  const session::ClientConfig& config = client.config;
   if (!client.html_path.empty()) check_writable(client.html_path);
   print_warnings(client.warnings);
   if (config.start_at_ns) print_start_time(*config.start_at_ns);
   // Live views are for people: none with -J or --csv, a bar only on a terminal.
   std::unique_ptr<measure::TransferObserver> live;
-  if (client.format == app::OutputFormat::json_stream) {
+  if (client.format == session::OutputFormat::json_stream) {
     live = std::make_unique<report::JsonStream>(stdout, config.interval);
-  } else if (client.format == app::OutputFormat::text) {
+  } else if (client.format == session::OutputFormat::text) {
     if (config.interval.count() > 0) {
       live = std::make_unique<report::IntervalLines>(
           stdout, config.interval, config.direction == Direction::client_to_server ? "sent" : "received");
@@ -213,16 +213,16 @@ int run(const tlscmp::cli::Command& command) {
   }
   const measure::Comparison comparison = app::run_client(config, live.get());
   switch (client.format) {
-    case app::OutputFormat::json:
+    case session::OutputFormat::json:
       print_stdout(report::render_json(comparison));
       break;
-    case app::OutputFormat::json_stream:
+    case session::OutputFormat::json_stream:
       print_stdout(report::render_json_stream_end(comparison));
       break;
-    case app::OutputFormat::csv:
+    case session::OutputFormat::csv:
       print_stdout(report::render_csv(comparison));
       break;
-    case app::OutputFormat::text:
+    case session::OutputFormat::text:
       // With -i the header came first, before the live lines.
       print_stdout(config.interval.count() > 0 ? report::render_text_body(comparison)
                                                : report::render_text(comparison));

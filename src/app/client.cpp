@@ -9,8 +9,6 @@
 #include <optional>
 #include <thread>
 
-#include "app/control.hpp"
-#include "app/interrupt.hpp"
 #include "app/log.hpp"
 #include "app/server.hpp"
 #include "endpoint.hpp"
@@ -21,6 +19,8 @@
 #include "kinds/stream/stream.hpp"
 #include "measure/clock.hpp"
 #include "measure/environment.hpp"
+#include "session/control.hpp"
+#include "session/interrupt.hpp"
 #include "tls/context.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
@@ -34,7 +34,7 @@ constexpr int kEmbeddedCertificateDays = 1;
 // A server on loopback inside this process, with a certificate made for it.
 class EmbeddedServer {
  public:
-  EmbeddedServer(const Timeouts& timeouts, bool ktls)
+  EmbeddedServer(const session::Timeouts& timeouts, bool ktls)
       : certificates_(tls::generate_certificates({}, kEmbeddedCertificateDays)),
         server_(embedded_config(timeouts, ktls), certificates_.server, quiet_, certificates_.ca),
         thread_([this] { server_.run(); }) {}
@@ -52,8 +52,8 @@ class EmbeddedServer {
   // Like a server started by hand with no options, but for --ktls, which
   // the client asks of both ends, and the caps: this server is the client's
   // own, so whatever the client may ask (-n up to 1P, -t up to its limit) runs.
-  static ServerConfig embedded_config(const Timeouts& timeouts, bool ktls) {
-    ServerConfig config;
+  static session::ServerConfig embedded_config(const session::Timeouts& timeouts, bool ktls) {
+    session::ServerConfig config;
     config.bind_address = "127.0.0.1";
     config.port = 0;
     config.timeouts = timeouts;
@@ -117,7 +117,7 @@ void note_rate_shortfall(measure::Comparison& comparison) {
 // -A: a side whose data threads did not hold the pin (a server of an older
 // tlscmp ignores it; a CPU taken away since it was checked), once per side.
 template <typename Results>
-void note_unpinned(measure::Comparison& comparison, const ClientConfig& config) {
+void note_unpinned(measure::Comparison& comparison, const session::ClientConfig& config) {
   const Results* results = comparison.get<Results>();
   if (results == nullptr) return;
   for (const bool server : {false, true}) {
@@ -136,10 +136,11 @@ void note_unpinned(measure::Comparison& comparison, const ClientConfig& config) 
 
 // --start-at: this host's clock within --max-skew of the server's, then a
 // wait until the time. False (the reason in the comparison) when it cannot start.
-bool wait_for_start(const ClientConfig& config, InterruptWatch& interrupt, measure::Comparison& comparison) {
+bool wait_for_start(const session::ClientConfig& config, session::InterruptWatch& interrupt,
+                    measure::Comparison& comparison) {
   const std::int64_t start_ns = *config.start_at_ns;
   try {
-    const double offset = server_clock_offset_s(config);
+    const double offset = session::server_clock_offset_s(config);
     comparison.clock_offset_s = offset;
     if (std::abs(offset) > config.max_skew_s) {
       comparison.error = fmt::format(
@@ -215,7 +216,7 @@ constexpr tls::KeyType kComparedKeyTypes[] = {tls::KeyType::rsa_2048, tls::KeyTy
                                               tls::KeyType::ed25519};
 
 // The report's account of the settings (the server used is added once known).
-measure::TestParameters parameters_of(const ClientConfig& config) {
+measure::TestParameters parameters_of(const session::ClientConfig& config) {
   measure::TestParameters p;
   p.command_line = config.command_line;
   p.modes = config.modes;
@@ -268,7 +269,7 @@ void note_client_host(measure::Environment& environment) {
 
 // What one round runs: tcp, and tls once or, with --compare-ciphers, once per
 // suite (a suite this library cannot run is a note); udp and dtls.
-std::vector<Variant> make_variants(const ClientConfig& config, const tls::ClientConfig& tls_config,
+std::vector<Variant> make_variants(const session::ClientConfig& config, const tls::ClientConfig& tls_config,
                                    std::vector<std::string>& notes) {
   std::vector<Variant> variants;
   for (Mode mode : config.modes) {
@@ -341,9 +342,9 @@ std::uint64_t random_seed() {
 
 }  // namespace
 
-measure::Comparison run_client(const ClientConfig& config, measure::TransferObserver* observer) {
+measure::Comparison run_client(const session::ClientConfig& config, measure::TransferObserver* observer) {
   // First, before any thread starts: Ctrl-C must reach the watcher, not kill us.
-  InterruptWatch interrupt;
+  session::InterruptWatch interrupt;
 
   measure::Comparison comparison;
   comparison.parameters = parameters_of(config);
@@ -372,7 +373,7 @@ measure::Comparison run_client(const ClientConfig& config, measure::TransferObse
   std::vector<Variant> variants = make_variants(config, tls_config, comparison.notes);
   for (const Variant& v : variants)
     parameters.variants.push_back(v.label);
-  ClientConfig target = config;  // with the server actually used
+  session::ClientConfig target = config;  // with the server actually used
   target.host = parameters.host;
   target.port = parameters.port;
   if (config.compare_groups && !config.crr) {

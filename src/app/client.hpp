@@ -1,8 +1,8 @@
 #pragma once
 
-#include "app/config.hpp"
 #include "measure/intervals.hpp"
 #include "measure/results.hpp"
+#include "session/config.hpp"
 
 namespace tlscmp::app {
 
@@ -14,6 +14,7 @@ namespace tlscmp::app {
 // `observer`, if given, watches each run's transfer on this side live. Ctrl-C
 // (or SIGTERM) ends the comparison early with Comparison::interrupted set and
 // the run under way reported as partial.
-measure::Comparison run_client(const ClientConfig& config, measure::TransferObserver* observer = nullptr);
+measure::Comparison run_client(const session::ClientConfig& config,
+                               measure::TransferObserver* observer = nullptr);
 
 }  // namespace tlscmp::app

@@ -60,7 +60,7 @@ void log_certificate(Logger& log, const tls::Identity& identity, const std::stri
 
 }  // namespace
 
-void write_certificates(const CertsConfig& config) {
+void write_certificates(const session::CertsConfig& config) {
   const std::filesystem::path dir(config.dir);
   const std::filesystem::path ca_pem = dir / "ca.pem";
   const std::filesystem::path ca_key = dir / "ca.key";
@@ -123,7 +123,7 @@ void write_certificates(const CertsConfig& config) {
              ca_pem.string());
 }
 
-void run_server(const ServerConfig& config) {
+void run_server(const session::ServerConfig& config) {
   Logger log(stderr);
   const bool throwaway = config.cert_file.empty();
   tls::Identity identity;

@@ -25,7 +25,6 @@
 #include <span>
 #include <thread>
 
-#include "app/control.hpp"
 #include "endpoint.hpp"
 #include "kinds/crr/crr.hpp"
 #include "kinds/datagram/datagram.hpp"
@@ -37,6 +36,7 @@
 #include "measure/environment.hpp"
 #include "measure/host.hpp"
 #include "measure/units.hpp"
+#include "session/control.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 #include "version.hpp"
@@ -56,7 +56,7 @@ constexpr int kSpareAcceptors = 2;
 // After an accept() that failed for want of descriptors or memory.
 constexpr std::chrono::milliseconds kAcceptRetry{100};
 
-tcp::endpoint listen_endpoint(const ServerConfig& config) {
+tcp::endpoint listen_endpoint(const session::ServerConfig& config) {
   if (config.bind_address.empty()) return {tcp::v6(), config.port};
   boost::system::error_code ec;
   const auto address = asio::ip::make_address(config.bind_address, ec);
@@ -175,7 +175,7 @@ class Server::LiveFd {
   int fd_;
 };
 
-Server::Server(const ServerConfig& config, const tls::Identity& identity, Logger& log,
+Server::Server(const session::ServerConfig& config, const tls::Identity& identity, Logger& log,
                std::optional<tls::Identity> issuer)
     : config_(config),
       log_(log),
@@ -266,7 +266,7 @@ bool Server::stopping() {
 Server::RunningTest::RunningTest(Server& server, std::string source)
     : server_(server), source_(std::move(source)) {
   std::lock_guard lock(server_.mutex_);
-  const ServerConfig& config = server_.config_;
+  const session::ServerConfig& config = server_.config_;
   SourceUse& use = server_.sources_[source_];
   if (server_.running_tests_ >= config.max_clients) {
     busy_ = fmt::format("server busy: {} tests running; try again, or raise --max-clients on the server",
@@ -623,7 +623,7 @@ void Server::handle_connection(int raw_fd, const Peer& peer, bool budgeted, doub
       stream->set_deadline(deadline);
     }
 
-    const protocol::PreambleInfo preamble = receive_preamble(*stream);
+    const protocol::PreambleInfo preamble = session::receive_preamble(*stream);
     if (preamble.version != protocol::kVersion && preamble.kind == protocol::ConnectionKind::control) {
       // Answer with our own preamble, so that the client can say which versions differ.
       std::error_code ignored;
@@ -674,7 +674,7 @@ Server::Admitted::~Admitted() {
 }
 
 // What the kinds' server halves get of this server (kinds/server_side.hpp).
-class Server::Side final : public kinds::ServerSide {
+class Server::Side final : public session::ServerSide {
  public:
   Side(Server& server, std::string source) : server_(server), source_(std::move(source)) {}
   const std::string& source() const { return source_; }
@@ -684,16 +684,16 @@ class Server::Side final : public kinds::ServerSide {
   std::shared_ptr<void> reserve_memory(std::uint64_t bytes, std::string& busy) override {
     return server_.reserve_memory(bytes, busy);
   }
-  const ServerConfig& config() const override { return server_.config_; }
+  const session::ServerConfig& config() const override { return server_.config_; }
   protocol::TestAccept acceptance(const protocol::Cookie& cookie) const override {
     return server_.accept_message(cookie);
   }
-  std::unique_ptr<PendingTests::Ticket> open_ticket(std::uint32_t streams,
-                                                    std::uint64_t handshakes) override {
+  std::unique_ptr<session::PendingTests::Ticket> open_ticket(std::uint32_t streams,
+                                                             std::uint64_t handshakes) override {
     return server_.pending_.open(streams, handshakes);
   }
-  std::unique_ptr<PendingTests::Ticket> open_ticket(
-      std::shared_ptr<PendingTests::ConnectionSink> sink) override {
+  std::unique_ptr<session::PendingTests::Ticket> open_ticket(
+      std::shared_ptr<session::PendingTests::ConnectionSink> sink) override {
     return server_.pending_.open(std::move(sink));
   }
   void prepare_key_type(const std::string& key_type) override { server_.prepare_key_type(key_type); }
@@ -803,15 +803,15 @@ void Server::serve_control(Stream& control, const Peer& peer, SetUpSlot& set_up)
   control.set_deadline(Deadline::after(config_.timeouts.control));
   // Every control session starts with the server's own preamble: a client of
   // another protocol version learns which one the server speaks.
-  send_preamble(control, protocol::ConnectionKind::control);
-  const auto refuse_undecoded = [&](const std::string& reason) { refuse_test(control, reason); };
+  session::send_preamble(control, protocol::ConnectionKind::control);
+  const auto refuse_undecoded = [&](const std::string& reason) { session::refuse_test(control, reason); };
 
   protocol::TestRequest request;
   try {
-    protocol::Message message = receive_message(control, "the test request");
+    protocol::Message message = session::receive_message(control, "the test request");
     if (std::holds_alternative<protocol::ClockRequest>(message)) {
       // --start-at: the client compares clocks, and runs no test here.
-      send_message(control, protocol::ClockReply{measure::wall_ns()}, "the clock reply");
+      session::send_message(control, protocol::ClockReply{measure::wall_ns()}, "the clock reply");
       return;
     }
     auto* asked = std::get_if<protocol::TestRequest>(&message);
@@ -824,7 +824,7 @@ void Server::serve_control(Stream& control, const Peer& peer, SetUpSlot& set_up)
   bool refused = false;
   const auto refuse = [&](const std::string& reason) {
     refused = true;
-    refuse_test(control, reason);
+    session::refuse_test(control, reason);
   };
   try {
     serve_test(control, request, side, refuse, peer, set_up);

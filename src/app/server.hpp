@@ -16,10 +16,10 @@
 #include <set>
 #include <string>
 
-#include "app/config.hpp"
 #include "app/log.hpp"
-#include "app/pending_tests.hpp"
 #include "app/thread_set.hpp"
+#include "session/config.hpp"
+#include "session/pending_tests.hpp"
 #include "tls/context.hpp"
 #include "tls/dtls.hpp"
 #include "transport/unique_fd.hpp"
@@ -43,7 +43,7 @@ class Server {
   // `issuer`, where there is one, signs the certificates of other key types
   // that crr tests ask for (--compare-key-types): the CA of a throwaway
   // certificate, or the one --issuer names.
-  Server(const ServerConfig& config, const tls::Identity& identity, Logger& log,
+  Server(const session::ServerConfig& config, const tls::Identity& identity, Logger& log,
          std::optional<tls::Identity> issuer = std::nullopt);
   ~Server();
   Server(const Server&) = delete;
@@ -168,16 +168,16 @@ class Server {
   void finish_running_tests();
   bool stopping();
   protocol::TestAccept accept_message(const protocol::Cookie& cookie) const;
-  // See kinds::ServerSide::prepare_key_type.
+  // See session::ServerSide::prepare_key_type.
   void prepare_key_type(const std::string& key_type);
-  // See kinds::ServerSide::reserve_connections and reserve_memory.
+  // See session::ServerSide::reserve_connections and reserve_memory.
   std::shared_ptr<void> reserve_connections(const std::string& source, std::uint32_t count,
                                             std::string& busy);
   std::shared_ptr<void> reserve_memory(std::uint64_t bytes, std::string& busy);
   // What one source address may hold of --max-connections.
   int connection_share() const;
 
-  ServerConfig config_;
+  session::ServerConfig config_;
   Logger& log_;
   tls::Context tls_;
   tls::Identity identity_;
@@ -186,7 +186,7 @@ class Server {
   std::set<std::string> key_types_;       // those made: their SNI names are known to tls_
   std::optional<tls::DtlsContext> dtls_;  // none where this build has no DTLS
   std::string no_dtls_;                   // then: why not
-  PendingTests pending_;
+  session::PendingTests pending_;
   boost::asio::io_context io_;
   std::optional<boost::asio::signal_set> signals_;
   UniqueFd listener_;  // the listening socket

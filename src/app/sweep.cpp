@@ -9,8 +9,8 @@
 
 namespace tlscmp::app {
 
-ClientConfig point_config(const ClientConfig& base, const SweepGridPoint& point) {
-  ClientConfig c = base;
+session::ClientConfig point_config(const session::ClientConfig& base, const SweepGridPoint& point) {
+  session::ClientConfig c = base;
   for (const auto& [axis, value] : point)
     value->apply(c);
   // Values that cannot run together are refused here, before anything runs.
@@ -49,7 +49,7 @@ std::vector<SweepGridPoint> sweep_grid(const SweepConfig& sweep) {
 
 std::vector<SweepPoint> run_sweep(const SweepConfig& sweep, measure::TransferObserver* observer) {
   const auto grid = sweep_grid(sweep);
-  std::vector<ClientConfig> configs;
+  std::vector<session::ClientConfig> configs;
   for (const SweepGridPoint& point : grid)
     configs.push_back(point_config(sweep.base, point));  // all checked first
 

@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "app/config.hpp"
 #include "measure/intervals.hpp"
 #include "measure/results.hpp"
+#include "session/config.hpp"
 
 namespace tlscmp::app {
 
@@ -19,7 +19,7 @@ namespace tlscmp::app {
 // table and the files ("1K").
 struct SweepValue {
   std::string text;
-  std::function<void(ClientConfig&)> apply;
+  std::function<void(session::ClientConfig&)> apply;
 };
 
 // One swept setting and its values ("msg-size", {10, 1K}).
@@ -29,7 +29,7 @@ struct SweepAxis {
 };
 
 struct SweepConfig {
-  ClientConfig base;            // everything not swept (a list of one value is applied here)
+  session::ClientConfig base;   // everything not swept (a list of one value is applied here)
   std::vector<SweepAxis> axes;  // in the order given; the first is the table's rows
 };
 
@@ -44,7 +44,7 @@ struct SweepPoint {
 
 // The client settings of one grid point. Throws UsageError for values that
 // cannot run together (checked for every point before anything runs).
-ClientConfig point_config(const ClientConfig& base, const SweepGridPoint& point);
+session::ClientConfig point_config(const session::ClientConfig& base, const SweepGridPoint& point);
 
 // Every combination of the axes, first axis slowest.
 std::vector<SweepGridPoint> sweep_grid(const SweepConfig& sweep);

@@ -47,10 +47,10 @@ class NumberRange : public CLI::Validator {
 
 // Seconds, as typed; converted to Timeouts once parsing succeeded.
 struct TimeoutFlags {
-  double connect_s = seconds(app::Timeouts{}.connect);
-  double handshake_s = seconds(app::Timeouts{}.handshake);
-  double control_s = seconds(app::Timeouts{}.control);
-  double idle_s = seconds(app::Timeouts{}.idle);
+  double connect_s = seconds(session::Timeouts{}.connect);
+  double handshake_s = seconds(session::Timeouts{}.handshake);
+  double control_s = seconds(session::Timeouts{}.control);
+  double idle_s = seconds(session::Timeouts{}.idle);
 };
 
 constexpr double kMaxTimeoutS = 86'400;
@@ -79,7 +79,7 @@ void add_timeout_flags(CLI::App* cmd, TimeoutFlags& t) {
       ->capture_default_str();
 }
 
-app::Timeouts to_timeouts(const TimeoutFlags& t) {
+session::Timeouts to_timeouts(const TimeoutFlags& t) {
   return {milliseconds_of(t.connect_s), milliseconds_of(t.handshake_s), milliseconds_of(t.control_s),
           milliseconds_of(t.idle_s)};
 }
@@ -123,7 +123,7 @@ struct ClientFlags {
   std::string affinity;   // -A CLIENT[,SERVER]
   std::string start_at;   // --start-at TIME
   double max_skew_s = 0;  // --max-skew S; 0: not given
-  int port = app::kDefaultPort;
+  int port = session::kDefaultPort;
   std::string mode = "both";
   std::string bytes;   // default: 1G, or 1000000 datagrams in datagram modes
   std::string length;  // default: 64K, or 15 bytes in datagram modes (seeds/002)
@@ -153,7 +153,7 @@ struct ClientFlags {
   std::string framing = "raw";
   // The sizes, parsed by CLI11 (add_size) straight into these settings:
   // msg_size, max_msg, read_size, sndbuf_bytes, rcvbuf_bytes, record_size.
-  app::ClientConfig sizes;
+  session::ClientConfig sizes;
   bool window = false;  // -w gave both buffers
   int parallel = 1;
   bool bidir = false;
@@ -169,7 +169,7 @@ struct ClientFlags {
 struct ServerFlags {
   std::string results_file;
   std::string bind;
-  int port = app::kDefaultPort;
+  int port = session::kDefaultPort;
   std::string cert_file;
   std::string key_file;
   std::string issuer_dir;
@@ -177,7 +177,8 @@ struct ServerFlags {
   std::string client_ca_file;
   bool require_client_cert = false;
   std::string resumption = "tickets";
-  app::ServerConfig sizes;  // max_bytes, max_msg, the memory caps and min_rate, parsed by CLI11 (add_size)
+  session::ServerConfig
+      sizes;  // max_bytes, max_msg, the memory caps and min_rate, parsed by CLI11 (add_size)
   double max_duration_s = 3600;
   int max_clients = 32;
   int max_clients_per_source = 0;  // 0: a quarter of --max-clients
@@ -189,7 +190,7 @@ struct ServerFlags {
   TimeoutFlags timeouts;
 };
 
-void add_certs_command(CLI::App& app, app::CertsConfig& certs) {
+void add_certs_command(CLI::App& app, session::CertsConfig& certs) {
   CLI::App* cmd = app.add_subcommand("certs", "Write a CA, a server and a client certificate for TLS tests");
   cmd->add_option("--dir", certs.dir, "Directory to write ca.pem, server.pem/.key, client.pem/.key into")
       ->type_name("DIR")
@@ -282,7 +283,8 @@ void add_server_command(CLI::App& app, ServerFlags& flags) {
            "a peer cannot hold a slot with a trickle (0: no floor)")
       ->default_str("1K");
   cmd->add_option("--max-pending", flags.max_pending,
-                  "Connections still being set up (accepted, not yet a running test's or a delivered data connection); "
+                  "Connections still being set up (accepted, not yet a running test's or a delivered data "
+                  "connection); "
                   "more are told the server is busy")
       ->check(CLI::Range(1, 100'000))
       ->capture_default_str();
@@ -426,7 +428,7 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
          "raw: a byte stream; len4: each message behind a 4-byte big-endian length (Erlang {packet,4})")
       ->check(CLI::IsMember({"raw", "len4"}))
       ->capture_default_str();
-  app::ClientConfig& sizes = flags.sizes;
+  session::ClientConfig& sizes = flags.sizes;
   add_size(cmd, "--msg-size", sizes.msg_size, "--msg-size", 1, framing::kMaxMessageBytes,
            "Send messages of this size (1 byte to 1G); -n is then the payload, in whole messages, and the "
            "receiver delivers each message whole (with raw framing it cuts the stream itself)");
@@ -506,35 +508,35 @@ app::SweepAxis sweep_axis(const std::string& name, const std::vector<std::string
   app::SweepAxis axis{name, {}};
   const std::string flag = "--" + name;
   for (const std::string& text : texts) {
-    std::function<void(app::ClientConfig&)> apply;
+    std::function<void(session::ClientConfig&)> apply;
     if (name == "msg-size") {
       const std::uint64_t n = parse_size(text, flag, 1, framing::kMaxMessageBytes);
-      apply = [n](app::ClientConfig& c) { c.msg_size = n; };
+      apply = [n](session::ClientConfig& c) { c.msg_size = n; };
     } else if (name == "length" || name == "read-size") {
       const auto n = static_cast<std::uint32_t>(parse_size(text, flag, 1, protocol::kMaxChunkBytes));
       if (name == "length") {
-        apply = [n](app::ClientConfig& c) { c.chunk_bytes = n; };
+        apply = [n](session::ClientConfig& c) { c.chunk_bytes = n; };
       } else {
-        apply = [n](app::ClientConfig& c) { c.read_size = n; };
+        apply = [n](session::ClientConfig& c) { c.read_size = n; };
       }
     } else if (name == "window" || name == "sndbuf" || name == "rcvbuf") {
       const auto n =
           static_cast<std::uint32_t>(parse_size(text, flag, 1024, protocol::kMaxSocketBufferBytes));
       const bool send = name != "rcvbuf";
       const bool receive = name != "sndbuf";
-      apply = [n, send, receive](app::ClientConfig& c) {
+      apply = [n, send, receive](session::ClientConfig& c) {
         if (send) c.sndbuf_bytes = n;
         if (receive) c.rcvbuf_bytes = n;
       };
     } else if (name == "framing") {
       if (text != "raw" && text != "len4") throw UsageError(fmt::format("--framing '{}': raw or len4", text));
       const framing::Framing f = text == "len4" ? framing::Framing::len4 : framing::Framing::raw;
-      apply = [f](app::ClientConfig& c) { c.framing = f; };
+      apply = [f](session::ClientConfig& c) { c.framing = f; };
     } else if (name == "cipher") {
-      apply = [text](app::ClientConfig& c) { c.tls_policy.cipher = text; };
+      apply = [text](session::ClientConfig& c) { c.tls_policy.cipher = text; };
     } else if (name == "rr") {
       const auto [request, response] = parse_rr(text, flag);
-      apply = [request, response](app::ClientConfig& c) {
+      apply = [request, response](session::ClientConfig& c) {
         c.rr_request_bytes = request;
         c.rr_response_bytes = response;
       };
@@ -616,7 +618,7 @@ int repeat_count(const ClientFlags& flags) {
 }
 
 // --repeat auto and its limits; the limits alone are a mistake.
-void parse_auto_repeat(const ClientFlags& flags, app::ClientConfig& c) {
+void parse_auto_repeat(const ClientFlags& flags, session::ClientConfig& c) {
   const bool limits = flags.ci_target > 0 || flags.max_rounds > 0 || flags.max_time_s > 0;
   if (flags.repeat != "auto") {
     if (limits) throw UsageError("--ci-target, --max-rounds and --max-time are for --repeat auto");
@@ -639,7 +641,7 @@ void parse_auto_repeat(const ClientFlags& flags, app::ClientConfig& c) {
 }
 
 // Datagram modes: what -n, -l, -b and -P mean there, and what does not apply.
-void to_datagram_config(const ClientFlags& flags, app::ClientConfig& c) {
+void to_datagram_config(const ClientFlags& flags, session::ClientConfig& c) {
   if (flags.mode == "udp") c.modes = {Mode::udp};
   if (flags.mode == "dtls") c.modes = {Mode::dtls};
   if (flags.mode == "both-udp") c.modes = {Mode::udp, Mode::dtls};
@@ -690,7 +692,7 @@ void to_datagram_config(const ClientFlags& flags, app::ClientConfig& c) {
 }
 
 // --rr: what -n, -t, -P and --rate mean there, and what does not apply.
-void to_rr_config(const ClientFlags& flags, app::ClientConfig& c) {
+void to_rr_config(const ClientFlags& flags, session::ClientConfig& c) {
   const auto refuse = [](const char* flag) {
     throw UsageError(
         fmt::format("{} is for bulk runs; --rr takes -t, -n, -P, -i, --rate, --verify, --repeat, "
@@ -740,7 +742,7 @@ void to_rr_config(const ClientFlags& flags, app::ClientConfig& c) {
 
 // --crr: -n counts connections, -P connectors; --rr (default 1/1) sizes the
 // transaction each connection makes.
-void to_crr_config(const ClientFlags& flags, app::ClientConfig& c) {
+void to_crr_config(const ClientFlags& flags, session::ClientConfig& c) {
   const auto refuse = [](const char* flag) {
     throw UsageError(
         fmt::format("{} does not apply to --crr; it takes --rr, -t, -n, -P, --close, --repeat, "
@@ -816,7 +818,7 @@ void refuse_tls_flags_without_tls(const ClientFlags& flags) {
 }
 
 // -A CLIENT[,SERVER] (or ",SERVER"): CPU numbers, the client's checked here.
-void parse_affinity(const ClientFlags& flags, app::ClientConfig& c) {
+void parse_affinity(const ClientFlags& flags, session::ClientConfig& c) {
   if (flags.affinity.empty()) return;
   const auto cpu = [&](const std::string& text, const char* whose) {
     int n = -1;
@@ -850,7 +852,7 @@ void parse_affinity(const ClientFlags& flags, app::ClientConfig& c) {
 }
 
 // --start-at TIME: "2026-12-01T09:30:00Z" or with a fraction of a second, or "@1796117400".
-void parse_start_at(const ClientFlags& flags, app::ClientConfig& c) {
+void parse_start_at(const ClientFlags& flags, session::ClientConfig& c) {
   if (flags.start_at.empty()) {
     if (flags.max_skew_s > 0) throw UsageError("--max-skew is for --start-at");
     return;
@@ -902,7 +904,7 @@ void parse_start_at(const ClientFlags& flags, app::ClientConfig& c) {
 
 // HOST as written in URLs: "[::1]", or "[fd00::1]:5678" with a port; a bare
 // IPv6 address (::1) or a name is taken as it is.
-void split_host(const ClientFlags& flags, app::ClientConfig& c) {
+void split_host(const ClientFlags& flags, session::ClientConfig& c) {
   c.host = flags.host;
   c.port = static_cast<std::uint16_t>(flags.port);
   if (flags.host.empty() || flags.host.front() != '[') return;
@@ -918,7 +920,7 @@ void split_host(const ClientFlags& flags, app::ClientConfig& c) {
   if (rest.front() != ':' || ec != std::errc{} || end != rest.data() + rest.size() || port < 1 ||
       port > 65535)
     throw UsageError(fmt::format("host '{}': the port after ']:' must be 1 to 65535", flags.host));
-  if (flags.port != app::kDefaultPort && flags.port != port)
+  if (flags.port != session::kDefaultPort && flags.port != port)
     throw UsageError(fmt::format("host '{}' and -p {} name two ports; give one", flags.host, flags.port));
   c.port = static_cast<std::uint16_t>(port);
 }
@@ -990,7 +992,7 @@ ClientCommand to_client_command(const ClientFlags& flags) {
         "--compare-groups times a number of handshakes (--handshakes N), not -t; with --crr it runs for -t");
   refuse_tls_flags_without_tls(flags);
   ClientCommand command;
-  app::ClientConfig& c = command.config;
+  session::ClientConfig& c = command.config;
   split_host(flags, c);
   c.bind_address = flags.bind;
   if (flags.mode == "tcp") c.modes = {Mode::tcp};
@@ -1050,10 +1052,10 @@ ClientCommand to_client_command(const ClientFlags& flags) {
     command.warnings.push_back(slow);
   parse_auto_repeat(flags, c);
   command.html_path = flags.html;
-  command.format = flags.json          ? app::OutputFormat::json
-                   : flags.json_stream ? app::OutputFormat::json_stream
-                   : flags.csv         ? app::OutputFormat::csv
-                                       : app::OutputFormat::text;
+  command.format = flags.json          ? session::OutputFormat::json
+                   : flags.json_stream ? session::OutputFormat::json_stream
+                   : flags.csv         ? session::OutputFormat::csv
+                                       : session::OutputFormat::text;
   return command;
 }
 
@@ -1168,7 +1170,7 @@ void add_report_command(CLI::App& app, ReportFlags& flags) {
 
 // Every flag of every subcommand, bound to these values.
 struct Flags {
-  app::CertsConfig certs;
+  session::CertsConfig certs;
   ServerFlags server;
   ClientFlags client;
   SweepFlags sweep;
@@ -1273,7 +1275,7 @@ Command parse_command_line(int argc, const char* const* argv) {
   CLI::App app{kProgramDescription, "tlscmp"};
   Flags flags;
   define_command_line(app, flags);
-  const app::CertsConfig& certs = flags.certs;
+  const session::CertsConfig& certs = flags.certs;
   const ServerFlags& server_flags = flags.server;
   const ClientFlags& client_flags = flags.client;
   const SweepFlags& sweep_flags = flags.sweep;
@@ -1294,7 +1296,7 @@ Command parse_command_line(int argc, const char* const* argv) {
 
   if (app.got_subcommand("certs")) return certs;
   if (app.got_subcommand("server")) {
-    app::ServerConfig config;
+    session::ServerConfig config;
     config.bind_address = server_flags.bind;
     config.port = static_cast<std::uint16_t>(server_flags.port);
     config.cert_file = server_flags.cert_file;

@@ -5,9 +5,9 @@
 #include <variant>
 
 #include "app/compare.hpp"
-#include "app/config.hpp"
 #include "app/merge.hpp"
 #include "app/sweep.hpp"
+#include "session/config.hpp"
 
 namespace CLI {
 class App;
@@ -22,8 +22,8 @@ struct HelpRequest {
 };
 
 struct ClientCommand {
-  app::ClientConfig config;
-  app::OutputFormat format = app::OutputFormat::text;
+  session::ClientConfig config;
+  session::OutputFormat format = session::OutputFormat::text;
   std::string html_path;              // --html: a report page at the end, or ""
   std::vector<std::string> warnings;  // settings that run, but badly: a line each, for stderr before the run
 };
@@ -51,8 +51,8 @@ struct MergeCommand {
   bool json = false;
 };
 
-using Command = std::variant<HelpRequest, app::CertsConfig, app::ServerConfig, ClientCommand, SweepCommand,
-                             CompareCommand, MergeCommand, ReportCommand>;
+using Command = std::variant<HelpRequest, session::CertsConfig, session::ServerConfig, ClientCommand,
+                             SweepCommand, CompareCommand, MergeCommand, ReportCommand>;
 
 // Options in, validated values out. Throws UsageError with a one-line reason.
 Command parse_command_line(int argc, const char* const* argv);

@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 #include <optional>
 
-#include "app/control.hpp"
 #include "endpoint.hpp"
 #include "kinds/tls_failure.hpp"
 #include "measure/clock.hpp"
+#include "session/control.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 
@@ -16,10 +16,10 @@ namespace {
 // How often a server waiting for data connections checks that the client is still there.
 constexpr std::chrono::milliseconds kClientCheckInterval{100};
 
-std::unique_ptr<Stream> open_one(const app::ClientConfig& config, const tls::Context* tls, Mode mode,
+std::unique_ptr<Stream> open_one(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
                                  const protocol::TestAccept& accept, std::uint32_t index,
                                  double& handshake_us) {
-  const app::Timeouts& timeouts = config.timeouts;
+  const session::Timeouts& timeouts = config.timeouts;
   const std::int64_t start_ns = measure::now_ns();
   UniqueFd fd = connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address);
   set_nodelay(fd.get(), true);  // until the transfer starts: no Nagle delay on the small setup messages
@@ -52,7 +52,7 @@ std::unique_ptr<Stream> open_one(const app::ClientConfig& config, const tls::Con
 }
 
 // The ready byte comes once every connection of the test has arrived.
-void await_ready(Stream& stream, const app::ClientConfig& config) {
+void await_ready(Stream& stream, const session::ClientConfig& config) {
   stream.set_deadline(Deadline::after(config.timeouts.connect + config.timeouts.handshake));
   std::error_code ec;
   std::byte ready{};
@@ -66,7 +66,7 @@ void await_ready(Stream& stream, const app::ClientConfig& config) {
 
 }  // namespace
 
-DataConnections open_data_connections(const app::ClientConfig& config, const tls::Context* tls, Mode mode,
+DataConnections open_data_connections(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
                                       const protocol::TestAccept& accept, std::uint32_t count,
                                       Stream& control) {
   DataConnections data;
@@ -83,7 +83,7 @@ DataConnections open_data_connections(const app::ClientConfig& config, const tls
     std::string reason = e.what();
     control.set_deadline(Deadline::after(std::chrono::milliseconds(500)));
     try {
-      const protocol::Message message = app::receive_message(control, "the server's answer");
+      const protocol::Message message = session::receive_message(control, "the server's answer");
       if (const auto* refusal = std::get_if<protocol::Refusal>(&message)) reason = refusal->reason;
     } catch (const Error&) {
       // No word from the server: our own reason stands.
@@ -102,19 +102,19 @@ measure::TlsParameters tls_parameters(const Stream& stream, std::uint32_t record
 }
 
 std::shared_ptr<void> reserve_data_connections(Stream& control, const protocol::TestRequest& request,
-                                               ServerSide& side) {
+                                               session::ServerSide& side) {
   std::string busy;
   std::shared_ptr<void> token = side.reserve_connections(request.streams, busy);
-  if (!token) app::refuse_test(control, busy);
+  if (!token) session::refuse_test(control, busy);
   return token;
 }
 
 std::vector<std::unique_ptr<Stream>> await_data_connections(Stream& control,
                                                             const protocol::TestRequest& request,
-                                                            ServerSide& side,
-                                                            app::PendingTests::Ticket& ticket) {
-  const app::Timeouts& t = side.config().timeouts;
-  const auto refuse = [&](const std::string& reason) { app::refuse_test(control, reason); };
+                                                            session::ServerSide& side,
+                                                            session::PendingTests::Ticket& ticket) {
+  const session::Timeouts& t = side.config().timeouts;
+  const auto refuse = [&](const std::string& reason) { session::refuse_test(control, reason); };
   // The client opens its connections one after another, each a round trip or
   // two (TLS) away: what may pass before the next one comes is one
   // connection's connect and handshake, from the last one to come, however

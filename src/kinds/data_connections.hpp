@@ -3,7 +3,7 @@
 // Data connections, as the kinds that move data on connections of their own
 // (stream, rr) set them up: the client connects (TLS: and shakes hands, timed
 // on its own), sends the preamble, the test's cookie and the connection's
-// index; the server matches them to the test (app::PendingTests) and, once
+// index; the server matches them to the test (session::PendingTests) and, once
 // all have come, sends kReadyByte on each.
 
 #include <chrono>
@@ -11,11 +11,11 @@
 #include <memory>
 #include <vector>
 
-#include "app/config.hpp"
-#include "app/pending_tests.hpp"
-#include "kinds/server_side.hpp"
 #include "measure/results.hpp"
 #include "protocol/messages.hpp"
+#include "session/config.hpp"
+#include "session/pending_tests.hpp"
+#include "session/server_side.hpp"
 #include "tls/context.hpp"
 #include "transport/stream.hpp"
 
@@ -38,7 +38,7 @@ struct DataConnections {
 // (`mode` tls: with `tls`), and waits for the ready byte on each. Where the
 // server refused a connection, its reason (read from `control`) is the error.
 // Throws tlscmp::Error.
-DataConnections open_data_connections(const app::ClientConfig& config, const tls::Context* tls, Mode mode,
+DataConnections open_data_connections(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
                                       const protocol::TestAccept& accept, std::uint32_t count,
                                       Stream& control);
 
@@ -49,15 +49,15 @@ measure::TlsParameters tls_parameters(const Stream& stream, std::uint32_t record
 // shared caps (ServerSide::reserve_connections), for as long as the token
 // lives; or the test is refused with why not. Before the acceptance.
 std::shared_ptr<void> reserve_data_connections(Stream& control, const protocol::TestRequest& request,
-                                               ServerSide& side);
+                                               session::ServerSide& side);
 
 // Server: waits for the test's request.streams data connections, noticing a
-// client that gave up meanwhile. Refuses the test (app::refuse_test) when not
+// client that gave up meanwhile. Refuses the test (session::refuse_test) when not
 // all came in time or one is not of the test's mode.
 std::vector<std::unique_ptr<Stream>> await_data_connections(Stream& control,
                                                             const protocol::TestRequest& request,
-                                                            ServerSide& side,
-                                                            app::PendingTests::Ticket& ticket);
+                                                            session::ServerSide& side,
+                                                            session::PendingTests::Ticket& ticket);
 
 // Server: the ready byte on a matched data connection. Throws tlscmp::Error.
 void send_ready(Stream& stream, std::chrono::milliseconds timeout);

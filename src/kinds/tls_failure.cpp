@@ -36,7 +36,7 @@ std::string client_certificate_hint(const std::string& detail) {
 // for a certificate this client did not have is the likely reason.
 }  // namespace
 
-std::string rejection_hint(const Stream& stream, const app::ClientConfig& config) {
+std::string rejection_hint(const Stream& stream, const session::ClientConfig& config) {
   std::string hint = client_certificate_hint(stream.error_detail());
   const tls::TlsStream* tls = stream.tls();
   if (hint.empty() && tls != nullptr && tls->certificate_requested() && config.cert_file.empty()) {
@@ -88,7 +88,7 @@ std::string cipher_certificate_mismatch(const std::string& ciphers, const std::s
 }  // namespace
 
 std::string explain_handshake_failure(const tls::TlsStream& stream, std::error_code ec,
-                                      const app::ClientConfig& config, const tls::Offer& mine,
+                                      const session::ClientConfig& config, const tls::Offer& mine,
                                       const protocol::TestAccept& accept) {
   std::string reason = describe(ec, stream.error_detail());
   switch (stream.verify_failure()) {

@@ -7,8 +7,8 @@
 #include <string>
 #include <system_error>
 
-#include "app/config.hpp"
 #include "protocol/messages.hpp"
+#include "session/config.hpp"
 #include "tls/context.hpp"
 #include "tls/tls_stream.hpp"
 #include "transport/stream.hpp"
@@ -19,11 +19,11 @@ namespace tlscmp::kinds {
 // yet valid, not for this name, not from the trusted CA), a cipher the
 // certificate cannot serve, or what each side offers when they share nothing.
 std::string explain_handshake_failure(const tls::TlsStream& stream, std::error_code ec,
-                                      const app::ClientConfig& config, const tls::Offer& mine,
+                                      const session::ClientConfig& config, const tls::Offer& mine,
                                       const protocol::TestAccept& accept);
 
 // A hint to add where the server closed a connection after its handshake:
 // the client certificate it wanted or refused, or "".
-std::string rejection_hint(const Stream& stream, const app::ClientConfig& config);
+std::string rejection_hint(const Stream& stream, const session::ClientConfig& config);
 
 }  // namespace tlscmp::kinds

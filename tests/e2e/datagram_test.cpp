@@ -6,11 +6,11 @@
 
 #include <thread>
 
-#include "app/control.hpp"
 #include "e2e/e2e.hpp"
 #include "e2e/hand_started.hpp"
 #include "protocol/datagram.hpp"
 #include "protocol/messages.hpp"
+#include "session/control.hpp"
 #include "tls/dtls.hpp"
 #include "transport/datagram.hpp"
 #include "transport/socket.hpp"
@@ -195,7 +195,7 @@ TEST_CASE("datagrams that are not the test's are counted apart and do not distur
   TcpStream& control = test.control;
   const protocol::TestAccept& accept = test.accept;
   REQUIRE(accept.udp_ports.size() == 1);
-  (void)app::receive<protocol::Ready>(control, "ready");
+  (void)session::receive<protocol::Ready>(control, "ready");
 
   UniqueFd udp = connect_udp_beside(control.native_handle(), accept.udp_ports[0]);
   const auto send = [&](const std::vector<std::byte>& datagram) {
@@ -227,8 +227,8 @@ TEST_CASE("datagrams that are not the test's are counted apart and do not distur
   protocol::DatagramResult sent;
   sent.role = Role::sender;
   sent.senders = {{0, 6, 6 * 40, 0, 1, 0, 0}};
-  app::send_message(control, sent, "the senders' count");
-  const auto received = app::receive<protocol::DatagramResult>(control, "the receiver's count");
+  session::send_message(control, sent, "the senders' count");
+  const auto received = session::receive<protocol::DatagramResult>(control, "the receiver's count");
   REQUIRE(received.senders.size() == 1);
   CHECK(received.senders[0].packets == 5);  // 0 1 2 3 4
   CHECK(received.senders[0].duplicates == 1);
@@ -242,7 +242,7 @@ TEST_CASE("a datagram client that goes quiet or away: the server logs it and ser
   ServerProcess server({"--idle-timeout", "1", "--control-timeout", "1"});
   {
     HandStartedTest quiet(server.port(), datagram_request(Mode::udp, 1000, 20), kShort);
-    (void)app::receive<protocol::Ready>(quiet.control, "ready");
+    (void)session::receive<protocol::Ready>(quiet.control, "ready");
     CHECK(server.process().wait_for_log("no datagram and no word from the client", std::chrono::seconds(5)));
   }
   {
@@ -303,7 +303,7 @@ TEST_CASE("dtls: garbage on the port before and after the handshake is set apart
   tls::DtlsHandshake handshake;
   auto session = dtls.connect(udp.get(), "127.0.0.1", Deadline::after(kShort), handshake);
   CHECK(handshake.cookie_exchanged);
-  (void)app::receive<protocol::Ready>(control, "ready");
+  (void)session::receive<protocol::Ready>(control, "ready");
 
   protocol::DatagramHeader header;
   std::copy_n(accept.cookie.begin(), header.tag.size(), header.tag.begin());
@@ -323,8 +323,8 @@ TEST_CASE("dtls: garbage on the port before and after the handshake is set apart
   protocol::DatagramResult sent;
   sent.role = Role::sender;
   sent.senders = {{0, 20, 2000, 0, 1, 0, 0}};
-  app::send_message(control, sent, "the senders' count");
-  const auto received = app::receive<protocol::DatagramResult>(control, "the receiver's count");
+  session::send_message(control, sent, "the senders' count");
+  const auto received = session::receive<protocol::DatagramResult>(control, "the receiver's count");
   REQUIRE(received.senders.size() == 1);
   CHECK(received.senders[0].packets == 20);
   CHECK(received.foreign == 2);  // the garbage and the replay, which DTLS itself discards

@@ -13,8 +13,8 @@
 #include <optional>
 #include <vector>
 
-#include "app/control.hpp"
 #include "protocol/messages.hpp"
+#include "session/control.hpp"
 #include "tls/context.hpp"
 #include "transport/socket.hpp"
 #include "transport/stream.hpp"
@@ -30,10 +30,10 @@ struct HandStartedTest {
   HandStartedTest(std::uint16_t port, const protocol::TestRequest& request, std::chrono::milliseconds timeout)
       : control(connect_tcp("127.0.0.1", port, Deadline::after(timeout))) {
     control.set_deadline(Deadline::after(timeout));
-    app::send_preamble(control, protocol::ConnectionKind::control);
-    app::send_message(control, request, "the request");
-    app::receive_preamble(control);
-    accept = app::receive<protocol::TestAccept>(control, "the answer");
+    session::send_preamble(control, protocol::ConnectionKind::control);
+    session::send_message(control, request, "the request");
+    session::receive_preamble(control);
+    accept = session::receive<protocol::TestAccept>(control, "the answer");
   }
 
   TcpStream control;
@@ -64,7 +64,7 @@ class HandDrivenTest {
     }
     data_->set_deadline(Deadline::after(timeout_));
     std::error_code ec;
-    app::send_preamble(*data_, protocol::ConnectionKind::data);
+    session::send_preamble(*data_, protocol::ConnectionKind::data);
     data_->write_all(protocol::encode_data_header(started_.accept.cookie, 0), ec);
     REQUIRE_FALSE(ec);
     std::byte ready{};
@@ -91,7 +91,7 @@ class HandDrivenTest {
   // The server's account of the test.
   protocol::SideResult server_result() {
     started_.control.set_deadline(Deadline::after(timeout_));
-    return app::receive<protocol::SideResult>(started_.control, "the server's result");
+    return session::receive<protocol::SideResult>(started_.control, "the server's result");
   }
 
   int data_fd() const { return data_->native_handle(); }

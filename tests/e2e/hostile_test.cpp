@@ -7,11 +7,11 @@
 
 #include <thread>
 
-#include "app/control.hpp"
 #include "e2e/e2e.hpp"
 #include "e2e/hand_started.hpp"
 #include "kinds/stream/transfer.hpp"
 #include "protocol/messages.hpp"
+#include "session/control.hpp"
 #include "tls/context.hpp"
 #include "transport/socket.hpp"
 

@@ -16,9 +16,9 @@
 #include <fstream>
 #include <thread>
 
-#include "app/control.hpp"
 #include "e2e/e2e.hpp"
 #include "protocol/messages.hpp"
+#include "session/control.hpp"
 #include "transport/socket.hpp"
 
 using namespace tlscmp;
@@ -51,10 +51,10 @@ class HeldTest {
         source_(source),
         control_(connect_tcp("127.0.0.1", port, Deadline::after(kWait), source)) {
     control_.set_deadline(Deadline::after(kWait));
-    app::send_preamble(control_, protocol::ConnectionKind::control);
-    app::send_message(control_, request, "the request");
-    app::receive_preamble(control_);
-    const protocol::Message answer = app::receive_message(control_, "the answer");
+    session::send_preamble(control_, protocol::ConnectionKind::control);
+    session::send_message(control_, request, "the request");
+    session::receive_preamble(control_);
+    const protocol::Message answer = session::receive_message(control_, "the answer");
     if (const auto* accept = std::get_if<protocol::TestAccept>(&answer)) {
       cookie_ = accept->cookie;
       accepted_ = true;
@@ -72,7 +72,7 @@ class HeldTest {
     TcpStream& data = *data_.back();
     data.set_deadline(Deadline::after(kWait));
     std::error_code ec;
-    app::send_preamble(data, protocol::ConnectionKind::data);
+    session::send_preamble(data, protocol::ConnectionKind::data);
     data.write_all(protocol::encode_data_header(cookie_, index), ec);
     REQUIRE_FALSE(ec);
     return data;
@@ -86,7 +86,7 @@ class HeldTest {
   }
   protocol::SideResult server_result() {
     control_.set_deadline(Deadline::after(std::chrono::seconds(20)));
-    return app::receive<protocol::SideResult>(control_, "the server's result");
+    return session::receive<protocol::SideResult>(control_, "the server's result");
   }
 
  private:
@@ -393,7 +393,7 @@ TEST_CASE("the log names the peer it took at accept, even when its descriptor is
     // A data connection with a made-up cookie.
     TcpStream unknown(connect_tcp("127.0.0.1", server.port(), Deadline::after(kWait), "127.0.0.6"));
     unknown.set_deadline(Deadline::after(kWait));
-    app::send_preamble(unknown, protocol::ConnectionKind::data);
+    session::send_preamble(unknown, protocol::ConnectionKind::data);
     unknown.write_all(protocol::encode_data_header(protocol::Cookie{}, 0), ec);
   }
   CHECK(server.process().wait_for_log("data connection for an unknown or finished test"));

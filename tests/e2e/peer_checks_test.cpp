@@ -13,11 +13,11 @@
 #include <sstream>
 #include <thread>
 
-#include "app/control.hpp"
 #include "e2e/e2e.hpp"
 #include "e2e/hand_started.hpp"
 #include "protocol/datagram.hpp"
 #include "protocol/messages.hpp"
+#include "session/control.hpp"
 #include "tls/context.hpp"
 #include "tls/identity.hpp"
 #include "transport/datagram.hpp"
@@ -83,8 +83,8 @@ void stream_then_claim(std::uint16_t port, const SideResult& lie) {
   const SideResult theirs = t.server_result();
   CHECK(theirs.error.empty());
   CHECK(theirs.bytes == kBytes);
-  app::send_message(t.control(), lie, "the client's result");
-  app::await_close(t.control(), kWait);
+  session::send_message(t.control(), lie, "the client's result");
+  session::await_close(t.control(), kWait);
 }
 
 // Ten 1/1 transactions, then a claim of eleven.
@@ -103,8 +103,8 @@ void rr_then_claim(std::uint16_t port) {
   CHECK(theirs.messages == 10);
   SideResult lie = claim(Role::sender, 11, 1000);
   lie.messages = 11;
-  app::send_message(t.control(), lie, "the client's result");
-  app::await_close(t.control(), kWait);
+  session::send_message(t.control(), lie, "the client's result");
+  session::await_close(t.control(), kWait);
 }
 
 // Ten crr connections, then a count of eleven; the server's answer carries its error.
@@ -121,8 +121,8 @@ std::string crr_then_claim(std::uint16_t port) {
   SideResult lie = claim(Role::sender, 10, 1000);
   lie.connections = 11;
   t.control.set_deadline(Deadline::after(kWait));
-  app::send_message(t.control, lie, "the client's connection count");
-  return app::receive<SideResult>(t.control, "the server's count").error;
+  session::send_message(t.control, lie, "the client's connection count");
+  return session::receive<SideResult>(t.control, "the server's count").error;
 }
 
 // Four handshake connections, then a count of five.
@@ -147,8 +147,8 @@ std::string handshakes_then_claim(std::uint16_t port) {
     stream->shutdown_send(ec);
   }
   t.control.set_deadline(Deadline::after(kWait));
-  app::send_message(t.control, claim(Role::sender, 5, 0), "the handshake count");
-  return app::receive<SideResult>(t.control, "the server's count").error;
+  session::send_message(t.control, claim(Role::sender, 5, 0), "the handshake count");
+  return session::receive<SideResult>(t.control, "the server's count").error;
 }
 
 // Twenty datagrams, then a count of nineteen sent.
@@ -158,7 +158,7 @@ std::string datagrams_then_claim(std::uint16_t port) {
   request.chunk_bytes = 40;
   HandStartedTest t(port, request, kWait);
   REQUIRE(t.accept.udp_ports.size() == 1);
-  (void)app::receive<protocol::Ready>(t.control, "ready");
+  (void)session::receive<protocol::Ready>(t.control, "ready");
   const UniqueFd udp = connect_udp_beside(t.control.native_handle(), t.accept.udp_ports[0]);
   protocol::DatagramHeader header;
   std::copy_n(t.accept.cookie.begin(), header.tag.size(), header.tag.begin());
@@ -175,8 +175,8 @@ std::string datagrams_then_claim(std::uint16_t port) {
   lie.senders = {{0, 19, 19 * 40, 0, 100, 0, 0}};
   lie.elapsed_us = 100;
   t.control.set_deadline(Deadline::after(kWait));
-  app::send_message(t.control, lie, "the senders' count");
-  return app::receive<protocol::DatagramResult>(t.control, "the receiver's count").error;
+  session::send_message(t.control, lie, "the senders' count");
+  return session::receive<protocol::DatagramResult>(t.control, "the receiver's count").error;
 }
 
 // --- fake servers, against the real client ---
@@ -227,16 +227,16 @@ class FakeServer {
       if (fd < 0) return;
       TcpStream control{UniqueFd(fd)};
       control.set_deadline(Deadline::after(kWait));
-      app::receive_preamble(control);
-      app::send_preamble(control, protocol::ConnectionKind::control);
-      (void)app::receive<protocol::TestRequest>(control, "the request");
+      session::receive_preamble(control);
+      session::send_preamble(control, protocol::ConnectionKind::control);
+      (void)session::receive<protocol::TestRequest>(control, "the request");
       protocol::TestAccept accept;
       accept.server_version = "fake";
       // A UDP port for datagram tests, open (and never read) until the test is over.
       std::uint16_t port = 0;
       udp_ = bind_udp_beside(control.native_handle(), port);
       accept.udp_ports = {port};
-      app::send_message(control, accept, "the acceptance");
+      session::send_message(control, accept, "the acceptance");
       play_(*this, control);
     } catch (const std::exception&) {
     }
@@ -273,8 +273,8 @@ FakeServer::Play stream_receiver(const SideResult& lie) {
     while (!ec)
       data->read_some(buffer, ec);
     control.set_deadline(Deadline::after(kWait));
-    (void)app::receive<SideResult>(control, "the client's result");
-    app::send_message(control, lie, "the server's result");
+    (void)session::receive<SideResult>(control, "the client's result");
+    session::send_message(control, lie, "the server's result");
   };
 }
 
@@ -290,8 +290,8 @@ FakeServer::Play stream_sender(std::uint64_t bytes, const SideResult& lie) {
       data->write_all({chunk.data(), std::min<std::size_t>(chunk.size(), bytes - sent)}, ec);
     data->shutdown_send(ec);
     control.set_deadline(Deadline::after(kWait));
-    (void)app::receive<SideResult>(control, "the client's result");
-    app::send_message(control, lie, "the server's result");
+    (void)session::receive<SideResult>(control, "the client's result");
+    session::send_message(control, lie, "the server's result");
   };
 }
 
@@ -305,8 +305,8 @@ FakeServer::Play rr_server(const SideResult& lie) {
       data->write_all({&b, 1}, ec);
     data->shutdown_send(ec);
     control.set_deadline(Deadline::after(kWait));
-    (void)app::receive<SideResult>(control, "the client's result");
-    app::send_message(control, lie, "the server's result");
+    (void)session::receive<SideResult>(control, "the client's result");
+    session::send_message(control, lie, "the server's result");
   };
 }
 
@@ -327,8 +327,8 @@ FakeServer::Play until_count(std::function<void(Stream&)> one, const Result& lie
         one(*connection);
     }
     control.set_deadline(Deadline::after(kWait));
-    (void)app::receive<Result>(control, "the client's count");
-    app::send_message(control, lie, "the server's count");
+    (void)session::receive<Result>(control, "the client's count");
+    session::send_message(control, lie, "the server's count");
   };
 }
 
@@ -355,7 +355,7 @@ void handshake_connection(Stream& connection) {
 FakeServer::Play datagram_receiver(const protocol::DatagramResult& lie) {
   const auto count = until_count<protocol::DatagramResult>([](Stream&) {}, lie);
   return [count](FakeServer& fake, TcpStream& control) {
-    app::send_message(control, protocol::Ready{}, "ready");
+    session::send_message(control, protocol::Ready{}, "ready");
     count(fake, control);
   };
 }

@@ -375,10 +375,10 @@ TEST_CASE("the server refuses an rr schedule no connection could keep, from a cl
   tlscmp::TcpStream control(
       tlscmp::connect_tcp("127.0.0.1", server.port(), tlscmp::Deadline::after(std::chrono::seconds(5))));
   control.set_deadline(tlscmp::Deadline::after(std::chrono::seconds(5)));
-  tlscmp::app::send_preamble(control, tlscmp::protocol::ConnectionKind::control);
-  tlscmp::app::send_message(control, request, "the request");
-  tlscmp::app::receive_preamble(control, "the answer");
-  const auto answer = tlscmp::app::receive_message(control, "the answer");
+  tlscmp::session::send_preamble(control, tlscmp::protocol::ConnectionKind::control);
+  tlscmp::session::send_message(control, request, "the request");
+  tlscmp::session::receive_preamble(control, "the answer");
+  const auto answer = tlscmp::session::receive_message(control, "the answer");
   const auto* refusal = std::get_if<tlscmp::protocol::Refusal>(&answer);
   REQUIRE(refusal != nullptr);
   CHECK(refusal->reason.find("this server refuses a rate of 5e+06 transactions/s over 1 connection") !=

@@ -43,7 +43,7 @@ TestRequest udp_request() {
   return r;
 }
 
-app::ClientConfig client(std::vector<std::string> args) {
+session::ClientConfig client(std::vector<std::string> args) {
   args.insert(args.begin(), {"tlscmp", "client"});
   std::vector<const char*> argv;
   for (const auto& a : args)
@@ -197,7 +197,7 @@ TEST_CASE("malformed ports and counts are refused") {
 }
 
 TEST_CASE("client flags in datagram modes") {
-  const app::ClientConfig udp = client({"--mode", "udp"});
+  const session::ClientConfig udp = client({"--mode", "udp"});
   CHECK(udp.modes == std::vector<Mode>{Mode::udp});
   CHECK(udp.packets == 1'000'000);  // seeds/002: a million datagrams of 15 bytes
   CHECK(udp.chunk_bytes == 15);
@@ -205,8 +205,8 @@ TEST_CASE("client flags in datagram modes") {
   CHECK(udp.rate_bps == 0);
   CHECK(udp.rounds == 1);
 
-  const app::ClientConfig both = client({"--mode", "both-udp", "-n", "5000", "-l", "5000", "-b", "100M", "-P",
-                                         "3", "--rcvbuf", "4M", "--repeat", "3"});
+  const session::ClientConfig both = client({"--mode", "both-udp", "-n", "5000", "-l", "5000", "-b", "100M",
+                                             "-P", "3", "--rcvbuf", "4M", "--repeat", "3"});
   CHECK(both.modes == std::vector<Mode>{Mode::udp, Mode::dtls});
   CHECK(both.packets == 5000);
   CHECK(both.chunk_bytes == 5000);
@@ -215,7 +215,7 @@ TEST_CASE("client flags in datagram modes") {
   CHECK(both.rcvbuf_bytes == 4u << 20);
   CHECK(both.rounds == 3);
 
-  const app::ClientConfig timed = client({"--mode", "dtls", "-t", "2"});
+  const session::ClientConfig timed = client({"--mode", "dtls", "-t", "2"});
   CHECK(timed.packets == 0);
   CHECK(timed.duration == std::chrono::milliseconds(2000));
   CHECK(client({"--mode", "udp", "-l", "65507"}).chunk_bytes == 65507);

@@ -18,7 +18,7 @@ cli::Command parse(std::vector<std::string> args) {
   return cli::parse_command_line(static_cast<int>(argv.size()), argv.data());
 }
 
-app::ClientConfig client(std::vector<std::string> args) {
+session::ClientConfig client(std::vector<std::string> args) {
   args.insert(args.begin(), "client");
   return std::get<cli::ClientCommand>(parse(args)).config;
 }
@@ -26,7 +26,7 @@ app::ClientConfig client(std::vector<std::string> args) {
 }  // namespace
 
 TEST_CASE("client defaults: both modes, 1 GiB in 64 KiB chunks, client to server, embedded server") {
-  const app::ClientConfig c = client({});
+  const session::ClientConfig c = client({});
   CHECK(c.host.empty());
   CHECK(c.port == 5678);
   CHECK(c.modes == std::vector<Mode>{Mode::tcp, Mode::tls});
@@ -40,7 +40,7 @@ TEST_CASE("client defaults: both modes, 1 GiB in 64 KiB chunks, client to server
   CHECK_FALSE(c.verify);
   CHECK_FALSE(c.insecure);
   CHECK(c.ca_file.empty());
-  CHECK(std::get<cli::ClientCommand>(parse({"client"})).format == app::OutputFormat::text);
+  CHECK(std::get<cli::ClientCommand>(parse({"client"})).format == session::OutputFormat::text);
 }
 
 TEST_CASE("client flags use iperf3's letters") {
@@ -56,7 +56,7 @@ TEST_CASE("client flags use iperf3's letters") {
   CHECK(c.config.rounds == 5);
   CHECK(c.config.insecure);
   CHECK(c.config.no_delay);
-  CHECK(c.format == app::OutputFormat::json);
+  CHECK(c.format == session::OutputFormat::json);
 }
 
 TEST_CASE("bad client flags are refused with a one-line reason") {
@@ -151,13 +151,13 @@ TEST_CASE("socket buffers small enough to make a TCP run crawl are a warning, an
 }
 
 TEST_CASE("duration, intervals, warm-up, CSV and verification") {
-  const app::ClientConfig timed = client({"-t", "2.5", "-i", "0.5", "--warmup", "2", "--verify"});
+  const session::ClientConfig timed = client({"-t", "2.5", "-i", "0.5", "--warmup", "2", "--verify"});
   CHECK(timed.bytes == 0);
   CHECK(timed.duration.count() == 2500);
   CHECK(timed.interval.count() == 500);
   CHECK(timed.warmup_rounds == 2);
   CHECK(timed.verify);
-  CHECK(std::get<cli::ClientCommand>(parse({"client", "--csv"})).format == app::OutputFormat::csv);
+  CHECK(std::get<cli::ClientCommand>(parse({"client", "--csv"})).format == session::OutputFormat::csv);
 }
 
 TEST_CASE("impossible combinations are refused before anything starts") {
@@ -171,23 +171,23 @@ TEST_CASE("impossible combinations are refused before anything starts") {
 }
 
 TEST_CASE("server flags") {
-  const auto s = std::get<app::ServerConfig>(
+  const auto s = std::get<session::ServerConfig>(
       parse({"server", "-p", "0", "--bind", "::1", "--cert", "a.pem", "--key", "a.key"}));
   CHECK(s.port == 0);
   CHECK(s.bind_address == "::1");
   CHECK(s.cert_file == "a.pem");
   CHECK(s.key_file == "a.key");
-  CHECK(std::get<app::ServerConfig>(parse({"server"})).port == 5678);
+  CHECK(std::get<session::ServerConfig>(parse({"server"})).port == 5678);
   CHECK_THROWS_AS(parse({"server", "--cert", "a.pem"}), UsageError);  // --cert needs --key
   CHECK_THROWS_AS(parse({"server", "--key", "a.key"}), UsageError);
 }
 
 TEST_CASE("certs flags") {
-  const auto c = std::get<app::CertsConfig>(
+  const auto c = std::get<session::CertsConfig>(
       parse({"certs", "--dir", "out", "--host", "a.example", "--host", "10.0.0.1"}));
   CHECK(c.dir == "out");
   CHECK(c.hosts == std::vector<std::string>{"a.example", "10.0.0.1"});
-  CHECK(std::get<app::CertsConfig>(parse({"certs"})).dir == "certs");
+  CHECK(std::get<session::CertsConfig>(parse({"certs"})).dir == "certs");
   CHECK_THROWS_AS(parse({"certs", "--days", "0"}), UsageError);
 }
 
@@ -200,19 +200,19 @@ TEST_CASE("help and a missing subcommand") {
 }
 
 TEST_CASE("--rr: sizes, 10 s per run and 3 rounds by default, -n counts transactions, --rate needs -t") {
-  const app::ClientConfig c = client({"--rr", "64/16K"});
+  const session::ClientConfig c = client({"--rr", "64/16K"});
   CHECK(c.rr_request_bytes == 64);
   CHECK(c.rr_response_bytes == 16384);
   CHECK(c.bytes == 0);
   CHECK(c.duration == std::chrono::seconds(10));
   CHECK(c.rounds == 3);
   CHECK(c.transactions == 0);
-  const app::ClientConfig n = client({"--rr", "1/1", "-n", "5000", "-P", "4", "--repeat", "1"});
+  const session::ClientConfig n = client({"--rr", "1/1", "-n", "5000", "-P", "4", "--repeat", "1"});
   CHECK(n.transactions == 5000);
   CHECK(n.streams == 4);
   CHECK(n.duration.count() == 0);
   CHECK(n.rounds == 1);
-  const app::ClientConfig open = client({"--rr", "1K/1M", "-t", "3", "--rate", "20k"});
+  const session::ClientConfig open = client({"--rr", "1K/1M", "-t", "3", "--rate", "20k"});
   CHECK(open.rate_tps == 20000);
   CHECK(open.duration == std::chrono::seconds(3));
   CHECK_THROWS_AS(client({"--rr", "1/1", "-n", "3", "-P", "4"}), UsageError);  // fewer than the connections

@@ -10,8 +10,6 @@
 #include <optional>
 #include <thread>
 
-#include "app/control.hpp"
-#include "app/interrupt.hpp"
 #include "kinds/crr/crr.hpp"
 #include "kinds/data_connections.hpp"
 #include "kinds/data_threads.hpp"
@@ -19,6 +17,8 @@
 #include "measure/environment.hpp"
 #include "measure/host.hpp"
 #include "measure/latency.hpp"
+#include "session/control.hpp"
+#include "session/interrupt.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 
@@ -53,7 +53,7 @@ struct Connector {
 
 // What every connector of a run shares.
 struct Plan {
-  const app::ClientConfig& config;
+  const session::ClientConfig& config;
   const tls::Context* tls;
   const CrrVariant& variant;
   SocketAddress to;
@@ -62,7 +62,7 @@ struct Plan {
   std::vector<std::byte> head;        // preamble, cookie, and the request's first piece
   std::uint64_t request_rest = 0;     // request bytes after the head
   std::uint64_t response_bytes = 0;
-  app::InterruptWatch& interrupt;
+  session::InterruptWatch& interrupt;
 };
 
 // Writes `count` zero bytes, each piece within `idle`.
@@ -81,7 +81,7 @@ void write_zeros(Stream& stream, std::uint64_t count, std::chrono::milliseconds 
 // Connection refused"), which is also the key it is counted under.
 std::string one_connection(const Plan& plan, Connector& c, tls::Session& session, bool counted,
                            std::vector<std::byte>& buffer) {
-  const app::Timeouts& t = plan.config.timeouts;
+  const session::Timeouts& t = plan.config.timeouts;
   const std::int64_t start = measure::now_ns();
   std::error_code ec;
   const char* where = "connect";
@@ -264,18 +264,18 @@ std::vector<std::byte> request_head(const protocol::Cookie& cookie, std::uint64_
 
 }  // namespace
 
-measure::CrrRun run_crr_test(const app::ClientConfig& config, const tls::Context* tls,
-                             const CrrVariant& variant, app::InterruptWatch& interrupt, int round,
+measure::CrrRun run_crr_test(const session::ClientConfig& config, const tls::Context* tls,
+                             const CrrVariant& variant, session::InterruptWatch& interrupt, int round,
                              measure::Environment& environment) {
   const RunClock clock;  // the run on this side, for judging the server's figures
-  const app::Timeouts& timeouts = config.timeouts;
+  const session::Timeouts& timeouts = config.timeouts;
   TcpStream control(
       connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address));
-  const app::InterruptWatch::Guard control_guard(interrupt, control.native_handle());
-  protocol::TestRequest request = app::test_request(config, variant.mode);
+  const session::InterruptWatch::Guard control_guard(interrupt, control.native_handle());
+  protocol::TestRequest request = session::test_request(config, variant.mode);
   request.round = static_cast<std::uint32_t>(round);
   request.key_type = variant.key_type;
-  const protocol::TestAccept accept = app::start_test(control, request, timeouts, environment);
+  const protocol::TestAccept accept = session::start_test(control, request, timeouts, environment);
 
   // The address the control connection reached, resolved once for every connection.
   Plan plan{config,
@@ -327,8 +327,8 @@ measure::CrrRun run_crr_test(const app::ClientConfig& config, const tls::Context
   std::uint64_t primed = 0;
   const protocol::SideResult mine = client_count(run, connectors, primed);
   control.set_deadline(Deadline::after(timeouts.control));
-  app::send_message(control, mine, "the client's connection count");
-  const auto theirs = app::receive<protocol::SideResult>(control, "the server's connection count");
+  session::send_message(control, mine, "the client's connection count");
+  const auto theirs = session::receive<protocol::SideResult>(control, "the server's connection count");
   if (!theirs.error.empty()) throw Error("the server: " + theirs.error);
   const auto stopped = std::find_if(connectors.begin(), connectors.end(),
                                     [](const Connector& c) { return !c.stopped.empty(); });
@@ -343,7 +343,7 @@ measure::CrrRun run_crr_test(const app::ClientConfig& config, const tls::Context
   run.server.cpu_user_s = theirs.cpu_user_s + theirs.cpu_system_s;
   run.server.window_us = theirs.elapsed_us;
   run.server.facts = theirs.facts;
-  app::await_close(control, timeouts.control);
+  session::await_close(control, timeouts.control);
   return run;
 }
 

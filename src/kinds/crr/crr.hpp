@@ -25,17 +25,17 @@
 
 #include <string>
 
-#include "app/config.hpp"
-#include "app/pending_tests.hpp"
 #include "kinds/peer_checks.hpp"
-#include "kinds/server_side.hpp"
 #include "measure/cpu.hpp"
 #include "measure/results.hpp"
 #include "protocol/messages.hpp"
+#include "session/config.hpp"
+#include "session/pending_tests.hpp"
+#include "session/server_side.hpp"
 #include "tls/context.hpp"
 #include "transport/stream.hpp"
 
-namespace tlscmp::app {
+namespace tlscmp::session {
 class InterruptWatch;
 }
 
@@ -56,8 +56,8 @@ struct CrrVariant {
 // Client: one run. Throws tlscmp::Error when the run could not be made (the
 // control connection, the server's refusal, every connection failing); the
 // failures of some connections are counted in the run instead.
-measure::CrrRun run_crr_test(const app::ClientConfig& config, const tls::Context* tls,
-                             const CrrVariant& variant, app::InterruptWatch& interrupt, int round,
+measure::CrrRun run_crr_test(const session::ClientConfig& config, const tls::Context* tls,
+                             const CrrVariant& variant, session::InterruptWatch& interrupt, int round,
                              measure::Environment& environment);
 
 // Server: one crr connection, its TLS handshake (if any) and preamble done:
@@ -66,10 +66,10 @@ measure::CrrRun run_crr_test(const app::ClientConfig& config, const tls::Context
 // the end of the thread's previous connection (so its accept() counts), and
 // `cpu_mark` moves on. Throws tlscmp::Error for a connection that names no
 // running crr test.
-void serve_crr_connection(Stream& stream, app::PendingTests& pending, double& cpu_mark);
+void serve_crr_connection(Stream& stream, session::PendingTests& pending, double& cpu_mark);
 
 // Server: a crr test's control session. Returns the line to log.
-std::string serve_crr_test(Stream& control, const protocol::TestRequest& request, ServerSide& side);
+std::string serve_crr_test(Stream& control, const protocol::TestRequest& request, session::ServerSide& side);
 
 // Both halves: the peer's count against this side's, neither failed. Every
 // connection the client completed (its first ones for a session included)

@@ -7,11 +7,11 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "app/control.hpp"
 #include "kinds/crr/crr.hpp"
 #include "kinds/data_threads.hpp"
 #include "measure/clock.hpp"
 #include "measure/host.hpp"
+#include "session/control.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 
@@ -23,7 +23,7 @@ constexpr std::chrono::milliseconds kCheckInterval{250};
 
 // A crr test's account on the server: each connection's thread adds its
 // part; the control session reads the totals once the client is done.
-class CrrTally final : public app::PendingTests::ConnectionSink {
+class CrrTally final : public session::PendingTests::ConnectionSink {
  public:
   CrrTally(std::uint64_t request_bytes, std::uint64_t response_bytes, std::chrono::milliseconds idle)
       : request_bytes_(request_bytes), response_bytes_(response_bytes), piece_time_(idle) {}
@@ -101,7 +101,7 @@ class CrrTally final : public app::PendingTests::ConnectionSink {
 
 }  // namespace
 
-void serve_crr_connection(Stream& stream, app::PendingTests& pending, double& cpu_mark) {
+void serve_crr_connection(Stream& stream, session::PendingTests& pending, double& cpu_mark) {
   // The cookie and the request came in the client's one write, and every
   // request has a byte at least: one read takes the cookie and that byte.
   protocol::Cookie cookie{};
@@ -181,14 +181,14 @@ std::string describe_crr_test(const protocol::TestRequest& request, const CrrTal
 
 }  // namespace
 
-std::string serve_crr_test(Stream& control, const protocol::TestRequest& request, ServerSide& side) {
+std::string serve_crr_test(Stream& control, const protocol::TestRequest& request, session::ServerSide& side) {
   const RunClock clock;  // the run on this side, for judging the client's figures
-  const app::Timeouts& t = side.config().timeouts;
+  const session::Timeouts& t = side.config().timeouts;
   if (!request.key_type.empty()) {
     try {
       side.prepare_key_type(request.key_type);
     } catch (const Error& e) {
-      app::refuse_test(control, e.what());
+      session::refuse_test(control, e.what());
     }
   }
   const auto tally = std::make_shared<CrrTally>(request.rr_request_bytes, request.rr_response_bytes, t.idle);
@@ -197,8 +197,8 @@ std::string serve_crr_test(Stream& control, const protocol::TestRequest& request
   // the moment between one's preamble and the next one's connect.
   std::string busy;
   const auto budget = side.reserve_connections(2 * request.streams, busy);
-  if (!budget) app::refuse_test(control, busy);
-  app::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
+  if (!budget) session::refuse_test(control, busy);
+  session::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
   const std::int64_t start_ns = measure::now_ns();
   // The accepting threads serve every test: of them, only the host's CPU over this one.
   measure::RunWatch watch(0);
@@ -208,8 +208,9 @@ std::string serve_crr_test(Stream& control, const protocol::TestRequest& request
   // --max-duration takes no more.
   const auto max_duration =
       side.config().max_duration +
-      (request.duration_ms > 0 ? std::chrono::duration_cast<std::chrono::milliseconds>(kTimedDrainGrace)
-                               : std::chrono::milliseconds(0));
+      (request.duration_ms > 0
+           ? std::chrono::duration_cast<std::chrono::milliseconds>(session::kTimedDrainGrace)
+           : std::chrono::milliseconds(0));
   std::string stopped;
   std::uint64_t seen = tally->events();
   std::int64_t last_progress_ns = start_ns;
@@ -233,7 +234,7 @@ std::string serve_crr_test(Stream& control, const protocol::TestRequest& request
     }
   }
   control.set_deadline(Deadline::after(t.control));
-  const auto theirs = app::receive<protocol::SideResult>(control, "the client's connection count");
+  const auto theirs = session::receive<protocol::SideResult>(control, "the client's connection count");
   tally->close();
   // The last connections' threads may still be adding theirs.
   const CrrTally::Totals totals = tally->settle(Deadline::after(t.control));
@@ -255,7 +256,7 @@ std::string serve_crr_test(Stream& control, const protocol::TestRequest& request
     disagreement = check_peer_count(PeerJudge(Peer::client, clock.elapsed_us()), request, mine, theirs);
     mine.error = disagreement;
   }
-  app::send_message(control, mine, "the server's connection count");
+  session::send_message(control, mine, "the server's connection count");
   side.record({mine}, {theirs});
 
   return describe_crr_test(request, totals, theirs, elapsed_us, stopped, disagreement);

@@ -11,8 +11,6 @@
 #include <thread>
 #include <vector>
 
-#include "app/control.hpp"
-#include "app/interrupt.hpp"
 #include "endpoint.hpp"
 #include "kinds/data_threads.hpp"
 #include "kinds/datagram/datagram.hpp"
@@ -20,17 +18,19 @@
 #include "measure/cpu.hpp"
 #include "measure/host.hpp"
 #include "protocol/datagram.hpp"
+#include "session/control.hpp"
+#include "session/interrupt.hpp"
 #include "transport/datagram.hpp"
 #include "transport/socket.hpp"
 
 namespace tlscmp::kinds {
 
-using app::ClientConfig;
-using app::InterruptWatch;
-using app::receive;
-using app::send_message;
-using app::start_test;
-using app::Timeouts;
+using session::ClientConfig;
+using session::InterruptWatch;
+using session::receive;
+using session::send_message;
+using session::start_test;
+using session::Timeouts;
 namespace {
 
 constexpr std::chrono::milliseconds kBlockedWait{10};  // a full send buffer: wait this long, then retry
@@ -208,7 +208,7 @@ measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, co
   TcpStream control(
       connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address));
   const InterruptWatch::Guard control_guard(interrupt, control.native_handle());
-  const protocol::TestRequest request = app::test_request(config, mode);
+  const protocol::TestRequest request = session::test_request(config, mode);
   const protocol::TestAccept accept = start_test(control, request, timeouts, environment);
   const std::size_t ports = mode == Mode::dtls ? request.streams : 1;
   if (accept.udp_ports.size() != ports)
@@ -293,7 +293,7 @@ measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, co
   control.set_deadline(Deadline::after(timeouts.control + kDrainLimit));
   const auto theirs = receive<protocol::DatagramResult>(control, "the receiver's count");
   const double wall_us = clock.elapsed_us();
-  app::await_close(control, timeouts.control);
+  session::await_close(control, timeouts.control);
   if (theirs.role != Role::receiver || theirs.senders.size() != senders.size()) {
     throw protocol::ProtocolError("the receiver's count does not match the senders");
   }

@@ -21,16 +21,16 @@
 #include <cstddef>
 #include <string>
 
-#include "app/config.hpp"
 #include "kinds/peer_checks.hpp"
-#include "kinds/server_side.hpp"
 #include "measure/results.hpp"
 #include "protocol/messages.hpp"
+#include "session/config.hpp"
+#include "session/server_side.hpp"
 #include "tls/context.hpp"
 #include "tls/dtls.hpp"
 #include "transport/stream.hpp"
 
-namespace tlscmp::app {
+namespace tlscmp::session {
 class InterruptWatch;
 }
 
@@ -46,11 +46,12 @@ inline constexpr std::chrono::milliseconds kDrainLimit{2000};
 // Server: runs one datagram test whose request passed the server's caps
 // (a dtls test only where side.dtls() is not null). Returns the line to log;
 // throws tlscmp::Error.
-std::string serve_datagram_test(Stream& control, const protocol::TestRequest& request, ServerSide& side);
+std::string serve_datagram_test(Stream& control, const protocol::TestRequest& request,
+                                session::ServerSide& side);
 
 // Client: one datagram run against config.host:config.port.
-measure::DatagramRun run_datagram_test(const app::ClientConfig& config, Mode mode,
-                                       const tls::DtlsContext* dtls, app::InterruptWatch& interrupt,
+measure::DatagramRun run_datagram_test(const session::ClientConfig& config, Mode mode,
+                                       const tls::DtlsContext* dtls, session::InterruptWatch& interrupt,
                                        measure::Environment& environment);
 
 // Both halves: the peer's count against this side's, neither failed. Per

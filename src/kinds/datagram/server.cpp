@@ -9,21 +9,21 @@
 #include <optional>
 #include <vector>
 
-#include "app/control.hpp"
 #include "kinds/data_threads.hpp"
 #include "kinds/datagram/datagram.hpp"
 #include "measure/clock.hpp"
 #include "measure/cpu.hpp"
 #include "measure/sequence.hpp"
 #include "protocol/datagram.hpp"
+#include "session/control.hpp"
 #include "transport/datagram.hpp"
 
 namespace tlscmp::kinds {
 
-using app::receive;
-using app::send_message;
-using app::ServerConfig;
-using app::Timeouts;
+using session::receive;
+using session::send_message;
+using session::ServerConfig;
+using session::Timeouts;
 namespace {
 
 // One port the receiver listens on, with its DTLS session in dtls tests.
@@ -251,7 +251,8 @@ std::string describe_test(const protocol::TestRequest& request, const protocol::
 
 }  // namespace
 
-std::string serve_datagram_test(Stream& control, const protocol::TestRequest& request, ServerSide& side) {
+std::string serve_datagram_test(Stream& control, const protocol::TestRequest& request,
+                                session::ServerSide& side) {
   const RunClock clock;  // the run on this side, for judging the client's figures
   const ServerConfig& config = side.config();
   const Timeouts& timeouts = config.timeouts;

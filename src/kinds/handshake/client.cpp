@@ -3,24 +3,24 @@
 #include <fmt/format.h>
 #include <algorithm>
 
-#include "app/control.hpp"
-#include "app/interrupt.hpp"
 #include "endpoint.hpp"
 #include "kinds/handshake/handshake.hpp"
 #include "kinds/tls_failure.hpp"
 #include "measure/clock.hpp"
+#include "session/control.hpp"
+#include "session/interrupt.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 #include "version.hpp"
 
 namespace tlscmp::kinds {
 
-using app::ClientConfig;
-using app::InterruptWatch;
-using app::receive;
-using app::send_message;
-using app::start_test;
-using app::Timeouts;
+using session::ClientConfig;
+using session::InterruptWatch;
+using session::receive;
+using session::send_message;
+using session::start_test;
+using session::Timeouts;
 
 // --handshakes N: N full handshakes and N resumed ones, alternating, each on a
 // connection of its own that closes right after. With a `budget`, no new pair
@@ -108,7 +108,7 @@ HandshakeTest run_handshake_test(const ClientConfig& config, int count, const tl
   if (const std::string line = check_peer_handshakes(PeerJudge(Peer::server, /*wall_us=*/0), mine, theirs);
       !line.empty())
     throw Error(line);
-  app::await_close(control, timeouts.control);
+  session::await_close(control, timeouts.control);
   return results;
 }
 

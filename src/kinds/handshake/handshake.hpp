@@ -15,16 +15,16 @@
 #include <chrono>
 #include <string>
 
-#include "app/config.hpp"
-#include "app/pending_tests.hpp"
 #include "kinds/peer_checks.hpp"
-#include "kinds/server_side.hpp"
 #include "measure/results.hpp"
 #include "protocol/messages.hpp"
+#include "session/config.hpp"
+#include "session/pending_tests.hpp"
+#include "session/server_side.hpp"
 #include "tls/context.hpp"
 #include "transport/stream.hpp"
 
-namespace tlscmp::app {
+namespace tlscmp::session {
 class InterruptWatch;
 }
 
@@ -47,22 +47,23 @@ inline constexpr std::chrono::milliseconds kGroupBudgetPerRound{1000};
 // Client: `count` full handshakes and `count` resumed ones, alternating. With
 // a `budget`, no new pair starts once that much time has gone (one pair at
 // least). Throws tlscmp::Error with the failure explained.
-HandshakeTest run_handshake_test(const app::ClientConfig& config, int count, const tls::Context& tls,
-                                 app::InterruptWatch& interrupt, measure::Environment& environment,
+HandshakeTest run_handshake_test(const session::ClientConfig& config, int count, const tls::Context& tls,
+                                 session::InterruptWatch& interrupt, measure::Environment& environment,
                                  std::chrono::milliseconds budget = {});
 
 // Client: --compare-groups, every group the library has, round by round,
 // into the comparison's GroupResults (and its notes).
-void run_group_comparison(const app::ClientConfig& config, const tls::ClientConfig& tls_config,
-                          app::InterruptWatch& interrupt, measure::Comparison& comparison);
+void run_group_comparison(const session::ClientConfig& config, const tls::ClientConfig& tls_config,
+                          session::InterruptWatch& interrupt, measure::Comparison& comparison);
 
 // Server: one handshake connection, its TLS handshake done: counted against
 // its test's ticket, answered with one byte, closed cleanly (the test's
 // control session logs the test). Throws tlscmp::Error.
-void serve_handshake_connection(Stream& stream, app::PendingTests& pending);
+void serve_handshake_connection(Stream& stream, session::PendingTests& pending);
 
 // Server: a handshake test's control session. Returns the line to log.
-std::string serve_handshake_test(Stream& control, const protocol::TestRequest& request, ServerSide& side);
+std::string serve_handshake_test(Stream& control, const protocol::TestRequest& request,
+                                 session::ServerSide& side);
 
 // Both halves: the peer's count of handshake connections (in `bytes`)
 // against this side's: every connection the client made, the server

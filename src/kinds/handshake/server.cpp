@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "app/control.hpp"
 #include "kinds/data_connections.hpp"
 #include "kinds/handshake/handshake.hpp"
+#include "session/control.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 
@@ -21,7 +21,7 @@ constexpr std::chrono::milliseconds kHandshakeCheck{250};
 // One connection of a handshake test: the TLS handshake is done; count it,
 // answer with one byte (so that the client takes in its session tickets),
 // and close.
-void serve_handshake_connection(Stream& stream, app::PendingTests& pending) {
+void serve_handshake_connection(Stream& stream, session::PendingTests& pending) {
   if (!stream.is_tls()) throw protocol::ProtocolError("a handshake connection must be TLS");
   protocol::Cookie cookie{};
   std::error_code ec;
@@ -38,15 +38,16 @@ void serve_handshake_connection(Stream& stream, app::PendingTests& pending) {
 
 // A handshake test's control session: the client makes its connections, then
 // says how many; both counts must agree.
-std::string serve_handshake_test(Stream& control, const protocol::TestRequest& request, ServerSide& side) {
-  const app::Timeouts& t = side.config().timeouts;
+std::string serve_handshake_test(Stream& control, const protocol::TestRequest& request,
+                                 session::ServerSide& side) {
+  const session::Timeouts& t = side.config().timeouts;
   // The client's connections come one after another: room for two, the one
   // ending and the next.
   std::string busy;
   const auto budget = side.reserve_connections(2, busy);
-  if (!budget) app::refuse_test(control, busy);
+  if (!budget) session::refuse_test(control, busy);
   const auto ticket = side.open_ticket(0, request.handshakes);
-  app::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
+  session::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
   // The client's count comes once its handshakes are done. Meanwhile each
   // handshake may take up to a connect and a handshake timeout from the last
   // one, and all of them the server's --max-duration: a client cannot hold
@@ -74,7 +75,7 @@ std::string serve_handshake_test(Stream& control, const protocol::TestRequest& r
     }
   }
   control.set_deadline(Deadline::after(t.control));
-  const auto theirs = app::receive<protocol::SideResult>(control, "the client's handshake count");
+  const auto theirs = session::receive<protocol::SideResult>(control, "the client's handshake count");
   protocol::SideResult mine;
   mine.role = Role::receiver;
   mine.bytes = ticket->probes();
@@ -82,7 +83,7 @@ std::string serve_handshake_test(Stream& control, const protocol::TestRequest& r
   if (theirs.error.empty())
     mine.error = check_peer_handshakes(PeerJudge(Peer::client, /*wall_us=*/0), mine, theirs);
   control.set_deadline(Deadline::after(t.control));
-  app::send_message(control, mine, "the server's handshake count");
+  session::send_message(control, mine, "the server's handshake count");
   side.record({mine}, {theirs});
   if (!mine.error.empty()) return "tls handshake test failed: " + mine.error;
   return fmt::format("tls handshake test: {} of {} connections served{}", mine.bytes, request.handshakes,

@@ -7,8 +7,6 @@
 #include <mutex>
 #include <thread>
 
-#include "app/control.hpp"
-#include "app/interrupt.hpp"
 #include "kinds/data_connections.hpp"
 #include "kinds/data_threads.hpp"
 #include "kinds/rr/exchange.hpp"
@@ -16,6 +14,8 @@
 #include "measure/clock.hpp"
 #include "measure/host.hpp"
 #include "measure/stats.hpp"
+#include "session/control.hpp"
+#include "session/interrupt.hpp"
 #include "transport/socket.hpp"
 
 namespace tlscmp::kinds {
@@ -117,18 +117,18 @@ std::string connection_failure(const std::string& error, const char* side, std::
 
 }  // namespace
 
-measure::RrRun run_rr_test(const app::ClientConfig& config, const tls::Context* tls, Mode mode,
-                           app::InterruptWatch& interrupt, measure::TransferObserver* observer,
+measure::RrRun run_rr_test(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
+                           session::InterruptWatch& interrupt, measure::TransferObserver* observer,
                            std::uint64_t verify_seed, int round, measure::Environment& environment) {
   const RunClock clock;  // the run on this side, for judging the server's figures
-  const app::Timeouts& timeouts = config.timeouts;
+  const session::Timeouts& timeouts = config.timeouts;
   TcpStream control(
       connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address));
-  const app::InterruptWatch::Guard control_guard(interrupt, control.native_handle());
-  protocol::TestRequest request = app::test_request(config, mode);
+  const session::InterruptWatch::Guard control_guard(interrupt, control.native_handle());
+  protocol::TestRequest request = session::test_request(config, mode);
   request.verify_seed = verify_seed;
   request.round = static_cast<std::uint32_t>(round);
-  const protocol::TestAccept accept = app::start_test(control, request, timeouts, environment);
+  const protocol::TestAccept accept = session::start_test(control, request, timeouts, environment);
 
   const std::uint32_t connections = request.streams;
   DataConnections data = open_data_connections(config, tls, mode, accept, connections, control);
@@ -171,9 +171,9 @@ measure::RrRun run_rr_test(const app::ClientConfig& config, const tls::Context* 
   LiveTicks ticks(live, observer);
   std::vector<RrSideResult> mine(connections);
   {
-    std::vector<std::unique_ptr<app::InterruptWatch::Guard>> guards;
+    std::vector<std::unique_ptr<session::InterruptWatch::Guard>> guards;
     for (const auto& stream : data.streams)
-      guards.push_back(std::make_unique<app::InterruptWatch::Guard>(interrupt, stream->native_handle()));
+      guards.push_back(std::make_unique<session::InterruptWatch::Guard>(interrupt, stream->native_handle()));
     std::vector<int> fds;
     for (const auto& stream : data.streams)
       fds.push_back(stream->native_handle());
@@ -200,13 +200,13 @@ measure::RrRun run_rr_test(const app::ClientConfig& config, const tls::Context* 
   const auto failed_here =
       std::find_if(mine.begin(), mine.end(), [](const RrSideResult& r) { return !r.error.empty(); });
   control.set_deadline(Deadline::after(
-      failed_here == mine.end() ? timeouts.control : std::min(timeouts.control, app::kResultGrace)));
+      failed_here == mine.end() ? timeouts.control : std::min(timeouts.control, session::kResultGrace)));
   std::vector<protocol::SideResult> theirs;
   try {
     for (const protocol::SideResult& side : my_sides)
-      app::send_message(control, side, "the client's result");
+      session::send_message(control, side, "the client's result");
     for (std::uint32_t i = 0; i < connections; ++i) {
-      theirs.push_back(app::receive<protocol::SideResult>(control, "the server's result"));
+      theirs.push_back(session::receive<protocol::SideResult>(control, "the server's result"));
       if (theirs.back().stream != i || theirs.back().role != Role::receiver) {
         throw protocol::ProtocolError("the server's results do not match the connections");
       }
@@ -231,7 +231,7 @@ measure::RrRun run_rr_test(const app::ClientConfig& config, const tls::Context* 
     run.server.window_us = std::max(run.server.window_us, theirs[i].offset_us + theirs[i].elapsed_us);
   }
   run.server.facts = measure::merge_facts_of(theirs);
-  app::await_close(control, timeouts.control);
+  session::await_close(control, timeouts.control);
   return run;
 }
 

@@ -18,15 +18,15 @@
 #include <cstdint>
 #include <string>
 
-#include "app/config.hpp"
 #include "kinds/peer_checks.hpp"
-#include "kinds/server_side.hpp"
 #include "measure/results.hpp"
 #include "protocol/messages.hpp"
+#include "session/config.hpp"
+#include "session/server_side.hpp"
 #include "tls/context.hpp"
 #include "transport/stream.hpp"
 
-namespace tlscmp::app {
+namespace tlscmp::session {
 class InterruptWatch;
 }
 
@@ -36,13 +36,13 @@ namespace tlscmp::kinds {
 // null) gets each interval of its tick period as the run goes; `verify_seed`
 // seeds --verify's patterns; `round` goes to the server's log. Throws
 // tlscmp::Error naming what failed, on which side, connection and transaction.
-measure::RrRun run_rr_test(const app::ClientConfig& config, const tls::Context* tls, Mode mode,
-                           app::InterruptWatch& interrupt, measure::TransferObserver* observer,
+measure::RrRun run_rr_test(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
+                           session::InterruptWatch& interrupt, measure::TransferObserver* observer,
                            std::uint64_t verify_seed, int round, measure::Environment& environment);
 
 // Server: runs one rr test whose request passed the server's caps. Returns
 // the line to log; throws tlscmp::Error.
-std::string serve_rr_test(Stream& control, const protocol::TestRequest& request, ServerSide& side);
+std::string serve_rr_test(Stream& control, const protocol::TestRequest& request, session::ServerSide& side);
 
 // Both halves: the peer's result for one connection against this side's
 // (kinds/rr/exchange.hpp's to_side_result), neither failed. The server

@@ -5,12 +5,12 @@
 #include <memory>
 #include <thread>
 
-#include "app/control.hpp"
 #include "kinds/data_connections.hpp"
 #include "kinds/data_threads.hpp"
 #include "kinds/rr/exchange.hpp"
 #include "kinds/rr/rr.hpp"
 #include "measure/clock.hpp"
+#include "session/control.hpp"
 #include "transport/socket.hpp"
 
 namespace tlscmp::kinds {
@@ -68,12 +68,12 @@ void judge_client_connections(const PeerJudge& judge, const protocol::TestReques
 
 }  // namespace
 
-std::string serve_rr_test(Stream& control, const protocol::TestRequest& request, ServerSide& side) {
+std::string serve_rr_test(Stream& control, const protocol::TestRequest& request, session::ServerSide& side) {
   const RunClock clock;  // the run on this side, for judging the client's figures
-  const app::Timeouts& t = side.config().timeouts;
+  const session::Timeouts& t = side.config().timeouts;
   const auto reserved = reserve_data_connections(control, request, side);
   const auto ticket = side.open_ticket(request.streams, 0);
-  app::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
+  session::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
   std::vector<std::unique_ptr<Stream>> data = await_data_connections(control, request, side, *ticket);
 
   std::string tls_description;
@@ -83,11 +83,12 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
   }
   std::vector<RrSideResult> mine(data.size());
   {
-    std::vector<std::unique_ptr<ServerSide::LiveSocket>> live;
+    std::vector<std::unique_ptr<session::ServerSide::LiveSocket>> live;
     std::vector<RrServerSpec> specs(data.size());
     for (std::uint32_t i = 0; i < data.size(); ++i) {
       Stream& stream = *data[i];
-      live.push_back(std::make_unique<ServerSide::LiveSocket>(side.register_live(stream.native_handle())));
+      live.push_back(
+          std::make_unique<session::ServerSide::LiveSocket>(side.register_live(stream.native_handle())));
       set_nodelay(stream.native_handle(), true);  // each response goes at once
       set_socket_buffers(stream.native_handle(), request.sndbuf_bytes, request.rcvbuf_bytes);
       if (request.record_size != 0 && stream.tls() != nullptr)
@@ -104,7 +105,7 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
       spec.max_duration = side.config().max_duration;
       // A timed test asked for no more than the cap (or it was refused); the
       // responses to its last requests may come a little after it.
-      if (request.duration_ms > 0) spec.max_duration_grace = kTimedDrainGrace;
+      if (request.duration_ms > 0) spec.max_duration_grace = session::kTimedDrainGrace;
     }
     std::vector<int> fds;
     for (const auto& stream : data)
@@ -127,12 +128,14 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
   const bool failed_here =
       std::any_of(mine.begin(), mine.end(), [](const RrSideResult& r) { return !r.error.empty(); });
   try {
-    control.set_deadline(Deadline::after(failed_here ? std::min(t.control, app::kResultGrace) : t.control));
+    control.set_deadline(
+        Deadline::after(failed_here ? std::min(t.control, session::kResultGrace) : t.control));
     for (std::uint32_t i = 0; i < mine.size(); ++i) {
-      app::send_message(control, to_side_result(mine[i], Role::receiver, i, earliest), "the server's result");
+      session::send_message(control, to_side_result(mine[i], Role::receiver, i, earliest),
+                            "the server's result");
     }
     for (std::uint32_t i = 0; i < mine.size(); ++i) {
-      theirs.push_back(app::receive<protocol::SideResult>(control, "the client's result"));
+      theirs.push_back(session::receive<protocol::SideResult>(control, "the client's result"));
       if (theirs.back().stream != i || theirs.back().role != Role::sender) {
         throw protocol::ProtocolError("the client's results do not match the connections");
       }

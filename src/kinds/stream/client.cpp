@@ -5,8 +5,6 @@
 #include <memory>
 #include <optional>
 
-#include "app/control.hpp"
-#include "app/interrupt.hpp"
 #include "endpoint.hpp"
 #include "kinds/data_connections.hpp"
 #include "kinds/stream/stream.hpp"
@@ -14,20 +12,22 @@
 #include "kinds/stream/transfer.hpp"
 #include "measure/clock.hpp"
 #include "measure/stats.hpp"
+#include "session/control.hpp"
+#include "session/interrupt.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 
 namespace tlscmp::kinds {
 namespace {
 
-using app::ClientConfig;
-using app::InterruptWatch;
-using app::kResultGrace;
-using app::receive;
-using app::receive_message;
-using app::send_message;
-using app::start_test;
-using app::Timeouts;
+using session::ClientConfig;
+using session::InterruptWatch;
+using session::kResultGrace;
+using session::receive;
+using session::receive_message;
+using session::send_message;
+using session::start_test;
+using session::Timeouts;
 
 // One test on its own control connection: parameters, data connection,
 // transfer, results. config.host and config.port name the server to use.
@@ -59,7 +59,7 @@ class TestRun {
 };
 
 protocol::TestRequest TestRun::request() const {
-  protocol::TestRequest request = app::test_request(config_, mode_);
+  protocol::TestRequest request = session::test_request(config_, mode_);
   request.verify_seed = verify_seed_;
   request.round = static_cast<std::uint32_t>(round_);
   return request;
@@ -235,14 +235,14 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
     }
   }
   aggregate_streams(result, mine, theirs, test.interval_ms);
-  app::await_close(control, timeouts.control);
+  session::await_close(control, timeouts.control);
   return result;
 }
 
 }  // namespace
 
-measure::RunResult run_stream_test(const app::ClientConfig& config, const tls::Context* tls, Mode mode,
-                                   app::InterruptWatch& interrupt, measure::TransferObserver* observer,
+measure::RunResult run_stream_test(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
+                                   session::InterruptWatch& interrupt, measure::TransferObserver* observer,
                                    std::uint64_t verify_seed, int round, measure::Environment& environment) {
   TestRun test(config, tls, mode, interrupt, observer, verify_seed, round);
   return test.run(environment);

@@ -5,21 +5,21 @@
 #include <memory>
 #include <optional>
 
-#include "app/control.hpp"
 #include "kinds/data_connections.hpp"
 #include "kinds/stream/stream.hpp"
 #include "kinds/stream/streams.hpp"
 #include "kinds/stream/transfer.hpp"
 #include "measure/units.hpp"
+#include "session/control.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 
 namespace tlscmp::kinds {
 namespace {
 
-using app::kResultGrace;
-using app::receive;
-using app::send_message;
+using session::kResultGrace;
+using session::receive;
+using session::send_message;
 
 // The server's log line for one test. `client` is empty when the client's
 // result never came (the exchange failed with `exchange_error`).
@@ -66,11 +66,11 @@ std::uint64_t buffer_bytes(const protocol::TestRequest& request, std::uint64_t m
 // Room for the test's data connections and buffers, or the test is refused
 // with the reason.
 std::vector<std::shared_ptr<void>> reserve(Stream& control, const protocol::TestRequest& request,
-                                           ServerSide& side) {
-  const app::ServerConfig& config = side.config();
+                                           session::ServerSide& side) {
+  const session::ServerConfig& config = side.config();
   const std::uint64_t bytes = buffer_bytes(request, config.max_msg);
   if (bytes > config.max_test_memory) {
-    app::refuse_test(
+    session::refuse_test(
         control,
         fmt::format("the test would hold {} of buffers on this server ({} stream{} of {} chunks{}); it "
                     "allows {} a test (--max-test-memory): use fewer streams or smaller {}",
@@ -85,7 +85,7 @@ std::vector<std::shared_ptr<void>> reserve(Stream& control, const protocol::Test
   }
   std::string busy;
   std::vector<std::shared_ptr<void>> held{side.reserve_memory(bytes, busy)};
-  if (!held.back()) app::refuse_test(control, busy);
+  if (!held.back()) session::refuse_test(control, busy);
   held.push_back(reserve_data_connections(control, request, side));
   return held;
 }
@@ -110,24 +110,26 @@ void judge_client_streams(const PeerJudge& judge, std::vector<protocol::SideResu
 
 }  // namespace
 
-std::string serve_stream_test(Stream& control, const protocol::TestRequest& request, ServerSide& side) {
+std::string serve_stream_test(Stream& control, const protocol::TestRequest& request,
+                              session::ServerSide& side) {
   const RunClock clock;  // the run on this side, for judging the client's figures
-  const app::Timeouts& t = side.config().timeouts;
+  const session::Timeouts& t = side.config().timeouts;
   const auto reserved = reserve(control, request, side);
   const auto ticket_holder = side.open_ticket(request.streams, 0);
-  app::PendingTests::Ticket& ticket = *ticket_holder;
-  app::send_message(control, side.acceptance(ticket.cookie()), "the test acceptance");
+  session::PendingTests::Ticket& ticket = *ticket_holder;
+  session::send_message(control, side.acceptance(ticket.cookie()), "the test acceptance");
 
   std::vector<std::unique_ptr<Stream>> data = await_data_connections(control, request, side, ticket);
 
   std::vector<protocol::SideResult> mine;
   std::string tls_description;
   {
-    std::vector<std::unique_ptr<ServerSide::LiveSocket>> live;
+    std::vector<std::unique_ptr<session::ServerSide::LiveSocket>> live;
     std::vector<StreamWork> work;
     for (std::uint32_t i = 0; i < data.size(); ++i) {
       Stream& stream = *data[i];
-      live.push_back(std::make_unique<ServerSide::LiveSocket>(side.register_live(stream.native_handle())));
+      live.push_back(
+          std::make_unique<session::ServerSide::LiveSocket>(side.register_live(stream.native_handle())));
       if (tls::TlsStream* tls_stream = stream.tls()) {
         const tls::SessionInfo info = tls_stream->session_info();
         tls_description = fmt::format("{} {} {}", info.version, info.cipher, info.group);

@@ -17,16 +17,16 @@
 #include <cstdint>
 #include <string>
 
-#include "app/config.hpp"
 #include "kinds/peer_checks.hpp"
-#include "kinds/server_side.hpp"
 #include "measure/intervals.hpp"
 #include "measure/results.hpp"
 #include "protocol/messages.hpp"
+#include "session/config.hpp"
+#include "session/server_side.hpp"
 #include "tls/context.hpp"
 #include "transport/stream.hpp"
 
-namespace tlscmp::app {
+namespace tlscmp::session {
 class InterruptWatch;
 }
 
@@ -36,13 +36,14 @@ namespace tlscmp::kinds {
 // config.host:config.port. `observer` (may be null) watches the streams that
 // go the test's way; `verify_seed` seeds --verify's payload; `round` goes to
 // the server's log. Throws tlscmp::Error naming what failed and on which side.
-measure::RunResult run_stream_test(const app::ClientConfig& config, const tls::Context* tls, Mode mode,
-                                   app::InterruptWatch& interrupt, measure::TransferObserver* observer,
+measure::RunResult run_stream_test(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
+                                   session::InterruptWatch& interrupt, measure::TransferObserver* observer,
                                    std::uint64_t verify_seed, int round, measure::Environment& environment);
 
 // Server: runs one stream test whose request passed the server's caps.
 // Returns the line to log; throws tlscmp::Error.
-std::string serve_stream_test(Stream& control, const protocol::TestRequest& request, ServerSide& side);
+std::string serve_stream_test(Stream& control, const protocol::TestRequest& request,
+                              session::ServerSide& side);
 
 // Both halves: the peer's result for one stream against this side's for the
 // same stream, neither failed. The sender's bytes, messages and payload

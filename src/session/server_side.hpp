@@ -11,12 +11,12 @@
 #include <memory>
 #include <utility>
 
-#include "app/config.hpp"
-#include "app/pending_tests.hpp"
 #include "protocol/messages.hpp"
+#include "session/config.hpp"
+#include "session/pending_tests.hpp"
 #include "tls/dtls.hpp"
 
-namespace tlscmp::kinds {
+namespace tlscmp::session {
 
 // A timed test's last connections and transactions may end this long after its time.
 inline constexpr std::chrono::seconds kTimedDrainGrace{1};
@@ -40,17 +40,17 @@ class ServerSide {
   };
 
   // The server's settings: timeouts and caps (--max-duration, --max-msg ...).
-  virtual const app::ServerConfig& config() const = 0;
+  virtual const ServerConfig& config() const = 0;
   // The acceptance to send for a test with this cookie: the server's version,
   // library, CPU, kernel and TLS offer.
   virtual protocol::TestAccept acceptance(const protocol::Cookie& cookie) const = 0;
   // A ticket for `streams` data connections, or with `handshakes` > 0 for up
-  // to that many handshake connections (see app::PendingTests).
-  virtual std::unique_ptr<app::PendingTests::Ticket> open_ticket(std::uint32_t streams,
-                                                                 std::uint64_t handshakes) = 0;
+  // to that many handshake connections (see PendingTests).
+  virtual std::unique_ptr<PendingTests::Ticket> open_ticket(std::uint32_t streams,
+                                                            std::uint64_t handshakes) = 0;
   // A ticket for a crr test, whose connections find `sink` by its cookie.
-  virtual std::unique_ptr<app::PendingTests::Ticket> open_ticket(
-      std::shared_ptr<app::PendingTests::ConnectionSink> sink) = 0;
+  virtual std::unique_ptr<PendingTests::Ticket> open_ticket(
+      std::shared_ptr<PendingTests::ConnectionSink> sink) = 0;
   // Room for `count` connections of this test's client, beside the shared
   // --max-pending caps, for as long as the token lives; null, with `busy`
   // saying why, where the server's connection caps cannot take them (a
@@ -80,4 +80,4 @@ class ServerSide {
   ServerSide& operator=(const ServerSide&) = default;
 };
 
-}  // namespace tlscmp::kinds
+}  // namespace tlscmp::session

@@ -7,7 +7,7 @@
 
 #include "transport/unique_fd.hpp"
 
-namespace tlscmp::app {
+namespace tlscmp::session {
 
 // Ctrl-C (SIGINT) and SIGTERM for the client: instead of dying, it marks the
 // comparison interrupted and shuts down the sockets in use, so that a
@@ -49,4 +49,4 @@ class InterruptWatch {
   std::thread watcher_;
 };
 
-}  // namespace tlscmp::app
+}  // namespace tlscmp::session

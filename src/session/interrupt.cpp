@@ -1,4 +1,4 @@
-#include "app/interrupt.hpp"
+#include "session/interrupt.hpp"
 
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -9,7 +9,7 @@
 
 #include "error.hpp"
 
-namespace tlscmp::app {
+namespace tlscmp::session {
 namespace {
 
 sigset_t interrupt_signals() {
@@ -66,4 +66,4 @@ InterruptWatch::Guard::~Guard() {
   watch_.fds_.erase(watch_.fds_.find(fd_));
 }
 
-}  // namespace tlscmp::app
+}  // namespace tlscmp::session

@@ -11,7 +11,7 @@
 #include "transport/deadline.hpp"
 #include "transport/stream.hpp"
 
-namespace tlscmp::app {
+namespace tlscmp::session {
 
 // Hands data connections to the control sessions waiting for them. A control
 // session opens a ticket (a fresh random cookie); the thread that accepted a
@@ -78,4 +78,4 @@ class PendingTests {
   bool cancelled_ = false;
 };
 
-}  // namespace tlscmp::app
+}  // namespace tlscmp::session

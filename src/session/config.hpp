@@ -14,7 +14,7 @@
 #include "tls/identity.hpp"
 #include "tls/policy.hpp"
 
-namespace tlscmp::app {
+namespace tlscmp::session {
 
 inline constexpr std::uint16_t kDefaultPort = 5678;
 
@@ -136,4 +136,4 @@ struct ClientConfig {
 
 enum class OutputFormat { text, json, csv, json_stream };
 
-}  // namespace tlscmp::app
+}  // namespace tlscmp::session

@@ -1,10 +1,10 @@
-#include "app/pending_tests.hpp"
+#include "session/pending_tests.hpp"
 
 #include <sys/random.h>
 
 #include "error.hpp"
 
-namespace tlscmp::app {
+namespace tlscmp::session {
 namespace {
 
 // Unguessable, so that no other client can take over a test's data connection.
@@ -112,4 +112,4 @@ std::uint32_t PendingTests::Ticket::arrived() const {
   return it == owner_.slots_.end() ? 0 : it->second.arrived;
 }
 
-}  // namespace tlscmp::app
+}  // namespace tlscmp::session

@@ -1,4 +1,4 @@
-#include "app/control.hpp"
+#include "session/control.hpp"
 
 #include <algorithm>
 #include <array>
@@ -11,7 +11,7 @@
 #include "transport/socket.hpp"
 #include "version.hpp"
 
-namespace tlscmp::app {
+namespace tlscmp::session {
 namespace {
 
 [[noreturn]] void io_failure(const Stream& stream, const std::error_code& ec, const char* doing,
@@ -207,4 +207,4 @@ void refuse_test(Stream& control, const std::string& reason) {
   throw Error(reason);
 }
 
-}  // namespace tlscmp::app
+}  // namespace tlscmp::session

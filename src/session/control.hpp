@@ -5,12 +5,12 @@
 #include <chrono>
 #include <string>
 
-#include "app/config.hpp"
 #include "measure/results.hpp"
 #include "protocol/messages.hpp"
+#include "session/config.hpp"
 #include "transport/stream.hpp"
 
-namespace tlscmp::app {
+namespace tlscmp::session {
 
 // Both throw tlscmp::Error (ProtocolError for malformed input) with a one-line
 // reason; `what` names the exchange ("the test request") for that reason.
@@ -70,4 +70,4 @@ void send_preamble(Stream& stream, protocol::ConnectionKind kind);
 // `what` names the exchange for messages ("the server's answer").
 protocol::PreambleInfo receive_preamble(Stream& stream, const char* what = "the connection preamble");
 
-}  // namespace tlscmp::app
+}  // namespace tlscmp::session
