@@ -19,7 +19,7 @@
 
 #include "app/client.hpp"
 #include "app/commands.hpp"
-#include "app/result_file.hpp"
+#include "app/sweep.hpp"
 #include "cli/options.hpp"
 #include "error.hpp"
 #include "kinds/stream/streams.hpp"
@@ -30,6 +30,7 @@
 #include "report/merge.hpp"
 #include "report/report.hpp"
 #include "report/sweep.hpp"
+#include "results/result_file.hpp"
 
 namespace {
 
@@ -89,7 +90,7 @@ int run_report(const tlscmp::cli::ReportCommand& command) {
   using namespace tlscmp;
   std::vector<report::ReportInput> inputs;
   for (const std::string& path : command.paths) {
-    nlohmann::json j = app::read_json_file(path);
+    nlohmann::json j = results::read_json_file(path);
     if (const std::string problem = report::report_problem(j); !problem.empty()) {
       throw UsageError(
           fmt::format("'{}' cannot be drawn: {}; give results of tlscmp client -J or sweep --out "
@@ -145,14 +146,14 @@ int run_sweep(const tlscmp::cli::SweepCommand& sweep) {
         stderr, base.bytes * kinds::forward_streams(base.bidir, base.streams),
         static_cast<double>(base.duration.count()) / 1e3, base.transactions);
   }
-  const std::vector<app::SweepPoint> points = app::run_sweep(sweep.config, live.get());
+  const std::vector<results::SweepPoint> points = app::run_sweep(sweep.config, live.get());
   print_stdout(report::render_sweep_markdown(points));
   write_file(sweep.out_prefix + ".csv", report::render_sweep_csv(points));
   write_file(sweep.out_prefix + ".json", report::render_sweep_json(points));
   print_stdout(fmt::format("\nwrote {}.csv and {}.json\n", sweep.out_prefix, sweep.out_prefix));
   if (!sweep.html_path.empty())
     write_report(sweep.html_path, {input_of(sweep.out_prefix, report::render_sweep_json(points))});
-  for (const app::SweepPoint& point : points) {
+  for (const results::SweepPoint& point : points) {
     if (point.comparison.interrupted) {
       fmt::print(stderr, "tlscmp: interrupted; the files hold the points measured until then\n");
       return kExitInterrupted;
@@ -182,12 +183,12 @@ int run(const tlscmp::cli::Command& command) {
   if (const auto* sweep = std::get_if<cli::SweepCommand>(&command)) return run_sweep(*sweep);
   if (const auto* page = std::get_if<cli::ReportCommand>(&command)) return run_report(*page);
   if (const auto* merge = std::get_if<cli::MergeCommand>(&command)) {
-    const app::MergeResult result = app::merge_results(merge->config);
+    const results::MergeResult result = results::merge_results(merge->config);
     print_stdout(merge->json ? report::render_merge_json(result) : report::render_merge_text(result));
     return 0;
   }
   if (const auto* compare = std::get_if<cli::CompareCommand>(&command)) {
-    const app::CompareResult result = app::compare_results(compare->config);
+    const results::CompareResult result = results::compare_results(compare->config);
     print_stdout(compare->json ? report::render_compare_json(result) : report::render_compare_text(result));
     return result.failed ? kExitRunFailed : 0;
   }

@@ -504,8 +504,8 @@ std::pair<std::uint64_t, std::uint64_t> parse_rr(const std::string& text, const 
 
 // A swept setting's values, each parsed and checked as its flag would be,
 // and kept typed: the sweep applies them without parsing again.
-app::SweepAxis sweep_axis(const std::string& name, const std::vector<std::string>& texts) {
-  app::SweepAxis axis{name, {}};
+results::SweepAxis sweep_axis(const std::string& name, const std::vector<std::string>& texts) {
+  results::SweepAxis axis{name, {}};
   const std::string flag = "--" + name;
   for (const std::string& text : texts) {
     std::function<void(session::ClientConfig&)> apply;
@@ -1250,22 +1250,22 @@ SweepCommand to_sweep_command(const SweepFlags& sweep_flags, const std::string& 
       {"framing", &sweep_flags.framings},   {"cipher", &sweep_flags.ciphers},
       {"rr", &sweep_flags.rr_sizes}};
   // A list of one is a setting like any other, not a column of the table.
-  app::SweepConfig fixed;
+  results::SweepConfig fixed;
   for (const auto& [name, texts] : lists) {
     if (texts->empty()) continue;
-    app::SweepAxis axis = sweep_axis(name, *texts);
+    results::SweepAxis axis = sweep_axis(name, *texts);
     (texts->size() == 1 ? fixed.axes : sweep.config.axes).push_back(std::move(axis));
   }
-  for (const app::SweepAxis& axis : fixed.axes)
+  for (const results::SweepAxis& axis : fixed.axes)
     axis.values.front().apply(sweep.config.base);  // judged with the swept values, point by point
   if (sweep.config.axes.empty()) {
-    (void)app::point_config(sweep.config.base, {});  // settings that cannot work say so first
+    (void)results::point_config(sweep.config.base, {});  // settings that cannot work say so first
     throw UsageError(
         "sweep: give at least one list of two values or more, e.g. --msg-size 10,1K (a single value is a "
         "setting, as tlscmp client takes it)");
   }
-  for (const app::SweepGridPoint& point : app::sweep_grid(sweep.config))
-    (void)app::point_config(sweep.config.base, point);
+  for (const results::SweepGridPoint& point : results::sweep_grid(sweep.config))
+    (void)results::point_config(sweep.config.base, point);
   return sweep;
 }
 

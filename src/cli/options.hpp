@@ -4,9 +4,9 @@
 #include <string>
 #include <variant>
 
-#include "app/compare.hpp"
-#include "app/merge.hpp"
-#include "app/sweep.hpp"
+#include "results/compare.hpp"
+#include "results/merge.hpp"
+#include "results/sweep.hpp"
 #include "session/config.hpp"
 
 namespace CLI {
@@ -29,7 +29,7 @@ struct ClientCommand {
 };
 
 struct SweepCommand {
-  app::SweepConfig config;
+  results::SweepConfig config;
   std::string out_prefix = "sweep";   // writes PREFIX.csv and PREFIX.json
   std::string html_path;              // --html: a report page at the end, or ""
   std::vector<std::string> warnings;  // as ClientCommand's
@@ -42,12 +42,12 @@ struct ReportCommand {
 };
 
 struct CompareCommand {
-  app::CompareConfig config;
+  results::CompareConfig config;
   bool json = false;
 };
 
 struct MergeCommand {
-  app::MergeConfig config;
+  results::MergeConfig config;
   bool json = false;
 };
 

@@ -15,14 +15,14 @@ std::string percent(double share) {
   return fmt::format("{:+.1f}%", 100 * share);
 }
 
-std::string origin_text(const app::ResultOrigin& o) {
+std::string origin_text(const results::ResultOrigin& o) {
   const std::string tls = o.client_tls_library == o.server_tls_library
                               ? o.client_tls_library
                               : fmt::format("{} / {}", o.client_tls_library, o.server_tls_library);
   return fmt::format("{} (tlscmp {}, {})", o.path, o.tlscmp_version, tls);
 }
 
-ordered_json origin_json(const app::ResultOrigin& o) {
+ordered_json origin_json(const results::ResultOrigin& o) {
   return {{"path", o.path},
           {"tlscmp_version", o.tlscmp_version},
           {"client_tls_library", o.client_tls_library},
@@ -32,20 +32,20 @@ ordered_json origin_json(const app::ResultOrigin& o) {
 
 }  // namespace
 
-std::string render_compare_text(const app::CompareResult& r) {
+std::string render_compare_text(const results::CompareResult& r) {
   std::string out = fmt::format("base: {}\nnew:  {}\n", origin_text(r.base), origin_text(r.next));
   for (const std::string& i : r.ignored)
     out += fmt::format("setting that differs, ignored (--ignore): {}\n", i);
   std::size_t variant_width = 7;
   std::size_t figure_width = 6;
-  for (const app::ComparedFigure& f : r.figures) {
+  for (const results::ComparedFigure& f : r.figures) {
     variant_width = std::max(variant_width, f.variant.size());
     figure_width = std::max(figure_width, f.figure.size());
   }
   out += fmt::format("\n{:<8} {:<{}} {:<{}} {:>12} {:>12} {:>8} {:>19} {:>7}  {}\n", "kind", "variant",
                      variant_width, "figure", figure_width, "base median", "new median", "change",
                      "95% CI of change", "runs", "verdict");
-  for (const app::ComparedFigure& f : r.figures) {
+  for (const results::ComparedFigure& f : r.figures) {
     const measure::Change& c = f.change;
     out += fmt::format("{:<8} {:<{}} {:<{}} {:>12.1f} {:>12.1f} {:>8} {:>19} {:>7}  {}\n", f.kind, f.variant,
                        variant_width, f.figure, figure_width, c.base.median, c.next.median, percent(c.change),
@@ -65,9 +65,9 @@ std::string render_compare_text(const app::CompareResult& r) {
   return out;
 }
 
-std::string render_compare_json(const app::CompareResult& r) {
+std::string render_compare_json(const results::CompareResult& r) {
   ordered_json figures = ordered_json::array();
-  for (const app::ComparedFigure& f : r.figures) {
+  for (const results::ComparedFigure& f : r.figures) {
     const measure::Change& c = f.change;
     figures.push_back({{"kind", f.kind},
                        {"variant", f.variant},

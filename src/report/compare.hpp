@@ -4,11 +4,11 @@
 
 #include <string>
 
-#include "app/compare.hpp"
+#include "results/compare.hpp"
 
 namespace tlscmp::report {
 
-std::string render_compare_text(const app::CompareResult& result);
-std::string render_compare_json(const app::CompareResult& result);
+std::string render_compare_text(const results::CompareResult& result);
+std::string render_compare_json(const results::CompareResult& result);
 
 }  // namespace tlscmp::report

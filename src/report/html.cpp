@@ -7,9 +7,9 @@
 #include <map>
 #include <set>
 
-#include "app/result_file.hpp"
 #include "measure/stats.hpp"
 #include "report/svg.hpp"
+#include "results/result_file.hpp"
 
 namespace tlscmp::report {
 namespace {
@@ -18,7 +18,7 @@ using nlohmann::json;
 using svg::escape;
 
 // The number at a path of keys, or NaN: as compare and merge read results.
-constexpr auto num = app::number_at;
+constexpr auto num = results::number_at;
 
 std::string str(const json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
@@ -68,7 +68,7 @@ VariantRuns runs_by_variant(const json& runs, bool (*keep)(const json&)) {
 }
 
 // Neither warm-up nor interrupted: as compare and merge count runs.
-constexpr auto counts = app::run_counts;
+constexpr auto counts = results::run_counts;
 
 std::string upper_variant(const std::string& v) {
   std::string out = v;

@@ -8,21 +8,21 @@ namespace tlscmp::report {
 
 using nlohmann::ordered_json;
 
-std::string render_merge_text(const app::MergeResult& r) {
+std::string render_merge_text(const results::MergeResult& r) {
   std::size_t width = 7;
-  for (const app::MergedHost& h : r.hosts)
+  for (const results::MergedHost& h : r.hosts)
     width = std::max({width, h.variant.size(), h.host.size()});
   std::string out = fmt::format(
       "the hosts together ({} results):\n", r.hosts.empty() ? 0 : [&] {
         std::vector<std::string> names;
-        for (const app::MergedHost& h : r.hosts) {
+        for (const results::MergedHost& h : r.hosts) {
           if (std::find(names.begin(), names.end(), h.host) == names.end()) names.push_back(h.host);
         }
         return names.size();
       }());
   out += fmt::format("{:<8} {:<{}} {:>5} {:>5} {:>18} {:>14} {}\n", "kind", "variant", width, "hosts", "runs",
                      "total", "rate", "(rate: the hosts' medians added up)");
-  for (const app::MergedTotal& t : r.totals) {
+  for (const results::MergedTotal& t : r.totals) {
     out += fmt::format(
         "{:<8} {:<{}} {:>5} {:>5} {:>18} {:>14}\n", t.kind, t.variant, width, t.hosts, t.runs,
         fmt::format("{:.0f} {}", t.amount, t.amount_unit == "transactions" ? "trans." : t.amount_unit),
@@ -30,7 +30,7 @@ std::string render_merge_text(const app::MergeResult& r) {
   }
   out += fmt::format("\neach host:\n{:<{}} {:<8} {:<{}} {:>5} {:>18} {:>14}\n", "host", width, "kind",
                      "variant", width, "runs", "total", "median rate");
-  for (const app::MergedHost& h : r.hosts) {
+  for (const results::MergedHost& h : r.hosts) {
     out += fmt::format("{:<{}} {:<8} {:<{}} {:>5} {:>18.0f} {:>14.1f}\n", h.host, width, h.kind, h.variant,
                        width, h.runs, h.amount, h.median_rate);
   }
@@ -39,7 +39,7 @@ std::string render_merge_text(const app::MergeResult& r) {
         "\nthe server's account (--results), per client address:\n{:<40} {:>5} {:>4} {:>7} {:>6} "
         "{:>16} {:>13} {:>11}\n",
         "client", "tests", "ok", "refused", "failed", "bytes", "transactions", "connections");
-    for (const app::ServerView& v : r.server) {
+    for (const results::ServerView& v : r.server) {
       out += fmt::format("{:<40} {:>5} {:>4} {:>7} {:>6} {:>16.0f} {:>13.0f} {:>11.0f}\n", v.client_address,
                          v.tests, v.ok, v.refused, v.failed, v.bytes, v.transactions, v.connections);
     }
@@ -47,9 +47,9 @@ std::string render_merge_text(const app::MergeResult& r) {
   return out;
 }
 
-std::string render_merge_json(const app::MergeResult& r) {
+std::string render_merge_json(const results::MergeResult& r) {
   ordered_json totals = ordered_json::array();
-  for (const app::MergedTotal& t : r.totals) {
+  for (const results::MergedTotal& t : r.totals) {
     totals.push_back({{"kind", t.kind},
                       {"variant", t.variant},
                       {"hosts", t.hosts},
@@ -60,7 +60,7 @@ std::string render_merge_json(const app::MergeResult& r) {
                       {"rate_unit", t.rate_unit}});
   }
   ordered_json hosts = ordered_json::array();
-  for (const app::MergedHost& h : r.hosts) {
+  for (const results::MergedHost& h : r.hosts) {
     hosts.push_back({{"host", h.host},
                      {"kind", h.kind},
                      {"variant", h.variant},
@@ -71,7 +71,7 @@ std::string render_merge_json(const app::MergeResult& r) {
   ordered_json server = nullptr;
   if (r.has_server_view) {
     server = ordered_json::array();
-    for (const app::ServerView& v : r.server) {
+    for (const results::ServerView& v : r.server) {
       server.push_back({{"client_address", v.client_address},
                         {"tests", v.tests},
                         {"ok", v.ok},

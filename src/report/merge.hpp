@@ -4,11 +4,11 @@
 
 #include <string>
 
-#include "app/merge.hpp"
+#include "results/merge.hpp"
 
 namespace tlscmp::report {
 
-std::string render_merge_text(const app::MergeResult& result);
-std::string render_merge_json(const app::MergeResult& result);
+std::string render_merge_text(const results::MergeResult& result);
+std::string render_merge_json(const results::MergeResult& result);
 
 }  // namespace tlscmp::report

@@ -22,14 +22,14 @@ std::string thousands(double value) {
   return out;
 }
 
-bool has_transactions(const std::vector<app::SweepPoint>& points) {
+bool has_transactions(const std::vector<results::SweepPoint>& points) {
   for (const auto& p : points) {
     if (p.comparison.get<measure::RrResults>() != nullptr) return true;
   }
   return false;
 }
 
-bool has_messages(const std::vector<app::SweepPoint>& points) {
+bool has_messages(const std::vector<results::SweepPoint>& points) {
   for (const auto& p : points) {
     if (p.comparison.parameters.msg_size > 0) return true;
   }
@@ -37,7 +37,7 @@ bool has_messages(const std::vector<app::SweepPoint>& points) {
 }
 
 // The settings of a point but the first (the row), as a column label.
-std::string column_label(const app::SweepPoint& point, const std::string& variant) {
+std::string column_label(const results::SweepPoint& point, const std::string& variant) {
   std::string label = variant;
   for (std::size_t i = 1; i < point.settings.size(); ++i) {
     label += fmt::format(" {}={}", point.settings[i].first, point.settings[i].second);
@@ -47,7 +47,7 @@ std::string column_label(const app::SweepPoint& point, const std::string& varian
 
 }  // namespace
 
-std::string render_sweep_markdown(const std::vector<app::SweepPoint>& points) {
+std::string render_sweep_markdown(const std::vector<results::SweepPoint>& points) {
   if (points.empty()) return "no sweep points ran\n";
   const bool messages = has_messages(points);
   const bool transactions = has_transactions(points);
@@ -55,7 +55,7 @@ std::string render_sweep_markdown(const std::vector<app::SweepPoint>& points) {
   std::vector<std::string> rows;
   std::vector<std::string> columns;
   std::map<std::pair<std::string, std::string>, std::string> cells;
-  for (const app::SweepPoint& point : points) {
+  for (const results::SweepPoint& point : points) {
     const std::string row = point.settings.empty() ? "-" : point.settings.front().second;
     if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
     for (const measure::ModeStats& s : point.comparison.or_empty<measure::StreamResults>().stats) {
@@ -105,7 +105,7 @@ std::string render_sweep_markdown(const std::vector<app::SweepPoint>& points) {
   return out;
 }
 
-std::string render_sweep_csv(const std::vector<app::SweepPoint>& points) {
+std::string render_sweep_csv(const std::vector<results::SweepPoint>& points) {
   std::string out;
   const std::vector<std::pair<std::string, std::string>> none;
   const auto& axes = points.empty() ? none : points.front().settings;
@@ -116,7 +116,7 @@ std::string render_sweep_csv(const std::vector<app::SweepPoint>& points) {
       "messages_per_s_min,messages_per_s_median,messages_per_s_max,transfer_us_median,"
       "over_tcp_median,over_tcp_ci95_low,over_tcp_ci95_high,"
       "transactions_per_s_median,p50_us_median,p99_us_median,p50_over_tcp_median\n";
-  for (const app::SweepPoint& point : points) {
+  for (const results::SweepPoint& point : points) {
     for (const measure::ModeStats& s : point.comparison.or_empty<measure::StreamResults>().stats) {
       for (const auto& [name, value] : point.settings)
         out += csv_field(value) + ",";
@@ -129,7 +129,7 @@ std::string render_sweep_csv(const std::vector<app::SweepPoint>& points) {
                          s.over_tcp_ci ? fmt::format("{:.4f}", s.over_tcp_ci->high) : "");
     }
   }
-  for (const app::SweepPoint& point : points) {
+  for (const results::SweepPoint& point : points) {
     for (const measure::RrStats& s : point.comparison.or_empty<measure::RrResults>().stats) {
       for (const auto& [name, value] : point.settings)
         out += csv_field(value) + ",";
@@ -152,9 +152,9 @@ std::string render_sweep_csv(const std::vector<app::SweepPoint>& points) {
   return out;
 }
 
-std::string render_sweep_json(const std::vector<app::SweepPoint>& points) {
+std::string render_sweep_json(const std::vector<results::SweepPoint>& points) {
   nlohmann::ordered_json out = {{"points", nlohmann::ordered_json::array()}};
-  for (const app::SweepPoint& point : points) {
+  for (const results::SweepPoint& point : points) {
     nlohmann::ordered_json settings = nlohmann::ordered_json::object();
     for (const auto& [name, value] : point.settings)
       settings[name] = value;

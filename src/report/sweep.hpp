@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "app/sweep.hpp"
+#include "results/sweep.hpp"
 
 namespace tlscmp::report {
 
-std::string render_sweep_markdown(const std::vector<app::SweepPoint>& points);
+std::string render_sweep_markdown(const std::vector<results::SweepPoint>& points);
 // One row per point and variant: the settings, then the statistics.
-std::string render_sweep_csv(const std::vector<app::SweepPoint>& points);
-std::string render_sweep_json(const std::vector<app::SweepPoint>& points);
+std::string render_sweep_csv(const std::vector<results::SweepPoint>& points);
+std::string render_sweep_json(const std::vector<results::SweepPoint>& points);
 
 }  // namespace tlscmp::report

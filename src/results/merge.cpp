@@ -1,4 +1,4 @@
-#include "app/merge.hpp"
+#include "results/merge.hpp"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -7,11 +7,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "app/result_file.hpp"
 #include "error.hpp"
 #include "measure/stats.hpp"
+#include "results/result_file.hpp"
 
-namespace tlscmp::app {
+namespace tlscmp::results {
 namespace {
 
 using nlohmann::json;
@@ -129,4 +129,4 @@ MergeResult merge_results(const MergeConfig& config) {
   return result;
 }
 
-}  // namespace tlscmp::app
+}  // namespace tlscmp::results

@@ -1,4 +1,4 @@
-#include "app/result_file.hpp"
+#include "results/result_file.hpp"
 
 #include <fmt/format.h>
 #include <cerrno>
@@ -9,7 +9,7 @@
 
 #include "error.hpp"
 
-namespace tlscmp::app {
+namespace tlscmp::results {
 
 using nlohmann::json;
 
@@ -56,4 +56,4 @@ bool run_counts(const json& run) {
   return run.is_object() && !run.value("warmup", false) && !run.value("partial", false);
 }
 
-}  // namespace tlscmp::app
+}  // namespace tlscmp::results

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace tlscmp::app {
+namespace tlscmp::results {
 
 struct MergeConfig {
   std::vector<std::string> paths;  // the clients' -J results
@@ -60,4 +60,4 @@ struct MergeResult {
 // Throws UsageError, one line, for a file that is no result or no results file.
 MergeResult merge_results(const MergeConfig& config);
 
-}  // namespace tlscmp::app
+}  // namespace tlscmp::results

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace tlscmp::app {
+namespace tlscmp::results {
 
 // The JSON document in `path`. Throws UsageError, one line, for a file that
 // cannot be read or is not JSON (cut short).
@@ -25,4 +25,4 @@ std::string text_of(const nlohmann::json& value);
 // Whether a run of a result counts: neither warm-up nor interrupted.
 bool run_counts(const nlohmann::json& run);
 
-}  // namespace tlscmp::app
+}  // namespace tlscmp::results

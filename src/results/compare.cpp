@@ -1,4 +1,4 @@
-#include "app/compare.hpp"
+#include "results/compare.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -12,10 +12,10 @@
 #include <set>
 #include <sstream>
 
-#include "app/result_file.hpp"
 #include "error.hpp"
+#include "results/result_file.hpp"
 
-namespace tlscmp::app {
+namespace tlscmp::results {
 namespace {
 
 using nlohmann::json;
@@ -191,4 +191,4 @@ CompareResult compare_results(const CompareConfig& config) {
   return result;
 }
 
-}  // namespace tlscmp::app
+}  // namespace tlscmp::results

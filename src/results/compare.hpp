@@ -9,7 +9,7 @@
 
 #include "measure/change.hpp"
 
-namespace tlscmp::app {
+namespace tlscmp::results {
 
 struct CompareConfig {
   std::string base_path;
@@ -54,4 +54,4 @@ CompareResult compare_results(const CompareConfig& config);
 // those not among them (host, port, rounds ...) may differ freely.
 std::vector<std::string> compared_settings();
 
-}  // namespace tlscmp::app
+}  // namespace tlscmp::results
