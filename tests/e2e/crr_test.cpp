@@ -17,13 +17,6 @@ json crr_json(std::vector<std::string> args) {
   return j;
 }
 
-void check_latency_order(const json& l) {
-  CHECK(l["min"].get<double>() > 0);
-  CHECK(l["min"].get<double>() <= l["p50"].get<double>());
-  CHECK(l["p50"].get<double>() <= l["p99"].get<double>());
-  CHECK(l["p99"].get<double>() <= l["max"].get<double>());
-}
-
 const json& run_of(const json& j, const std::string& variant, int round = 1) {
   for (const json& run : j["crr_runs"]) {
     if (run["variant"] == variant && run["round"] == round) return run;

@@ -39,6 +39,33 @@ inline bool boringssl_build() {
   return boringssl;
 }
 
+// A CA and a server certificate made by `tlscmp certs`, in a directory of
+// their own that goes with them.
+struct Certs {
+  TempDir dir;
+  explicit Certs(const std::string& key_type = "ecdsa-p256") {
+    REQUIRE(run_tlscmp({"certs", "--dir", dir.path().string(), "--key-type", key_type}).exit_code == 0);
+  }
+  std::string file(const char* name) const { return dir.file(name); }
+  std::string ca() const { return dir.file("ca.pem"); }
+  std::vector<std::string> server_args() const {
+    return {"--cert", dir.file("server.pem"), "--key", dir.file("server.key")};
+  }
+};
+
+// A latency summary's percentiles, those it has of min, p50, p90, p99, p999
+// and max, in order, and the least above zero.
+inline void check_latency_order(const nlohmann::json& l) {
+  CHECK(l["min"].get<double>() > 0);
+  double previous = 0;
+  for (const char* key : {"min", "p50", "p90", "p99", "p999", "max"}) {
+    if (!l.contains(key)) continue;
+    CAPTURE(key);
+    CHECK(l[key].get<double>() >= previous);
+    previous = l[key].get<double>();
+  }
+}
+
 inline bool is_one_line(const std::string& text) {
   return !text.empty() && text.find('\n') == text.size() - 1;
 }

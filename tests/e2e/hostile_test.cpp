@@ -21,7 +21,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr auto kShort = std::chrono::milliseconds(5000);  // our own waits, longer than the server's
+constexpr auto kOurWait = std::chrono::milliseconds(5000);  // our own waits, longer than the server's
 
 // A server with short timeouts, so that stalls end quickly.
 std::vector<std::string> short_timeouts() {
@@ -50,7 +50,7 @@ std::string client_hello() {
   Listener catcher;
   std::string hello;
   std::thread catch_it([&] {
-    const int fd = catcher.accept(kShort);
+    const int fd = catcher.accept(kOurWait);
     if (fd < 0) return;
     char buf[4096];
     const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
@@ -61,9 +61,9 @@ std::string client_hello() {
     tls::ClientConfig config;
     config.insecure = true;
     const tls::Context context = tls::Context::for_client(config);
-    auto stream =
-        context.client_stream(connect_tcp("127.0.0.1", catcher.port(), Deadline::after(kShort)), "localhost");
-    stream->set_deadline(Deadline::after(kShort));
+    auto stream = context.client_stream(connect_tcp("127.0.0.1", catcher.port(), Deadline::after(kOurWait)),
+                                        "localhost");
+    stream->set_deadline(Deadline::after(kOurWait));
     (void)stream->handshake();  // fails: the catcher hangs up
   }
   catch_it.join();
@@ -109,8 +109,8 @@ TEST_CASE("hostile and broken peers: the server survives, serves the next client
     config.insecure = true;
     const tls::Context context = tls::Context::for_client(config);
     auto stream =
-        context.client_stream(connect_tcp("127.0.0.1", server.port(), Deadline::after(kShort)), "x");
-    stream->set_deadline(Deadline::after(kShort));
+        context.client_stream(connect_tcp("127.0.0.1", server.port(), Deadline::after(kOurWait)), "x");
+    stream->set_deadline(Deadline::after(kOurWait));
     REQUIRE_FALSE(stream->handshake());
     std::error_code ec;
     const std::string garbage = "GET / HTTP/1.1\r\n\r\n";

@@ -136,7 +136,7 @@ TEST_CASE("the server unit passes systemd-analyze verify and runs tlscmp server 
       std::filesystem::path(TLSCMP_BUILD_DIR) / "packaging/test/tlscmp-server.service";
   const std::string text = read_file(unit);
   REQUIRE_FALSE(text.empty());
-  CHECK(text.find("ExecStart=" + tlscmp_binary() + " server --cert %d/server.pem --key %d/server.key") !=
+  CHECK(text.find("ExecStart=" + built_binary() + " server --cert %d/server.pem --key %d/server.key") !=
         std::string::npos);
   for (const char* setting :
        {"DynamicUser=yes", "NoNewPrivileges=yes", "ProtectSystem=strict", "PrivateTmp=yes",

@@ -61,10 +61,10 @@ TEST_CASE("--repeat 3 -J carries every statistic and environment field") {
 }
 
 TEST_CASE("-t streams for a time, and the receiver's count and clock decide") {
-  for (const char* direction : {"forward", "reverse"}) {
+  for (const std::string direction : {"forward", "reverse"}) {
     CAPTURE(direction);
     std::vector<std::string> args{"-t", "2", "--repeat", "1", "--verify"};
-    if (std::string(direction) == "reverse") args.push_back("-R");
+    if (direction == "reverse") args.push_back("-R");
     const auto start = std::chrono::steady_clock::now();
     const json j = client_json(args);
     CHECK(std::chrono::steady_clock::now() - start <
@@ -74,10 +74,14 @@ TEST_CASE("-t streams for a time, and the receiver's count and clock decide") {
     REQUIRE(j["runs"].size() == 2);
     for (const json& run : j["runs"]) {
       CHECK(run["bytes"].get<std::uint64_t>() > 0);
-      // The sender sent for two seconds by its clock, so the receiver's
-      // window from go to the last byte cannot be shorter.
+      // The sender sends until its clock reads two seconds past go, so its
+      // window cannot be shorter. The receiver's, from go to the last byte,
+      // is about as long but not bounded below by it: a sender preempted
+      // between its last write and its clock check is seen as stopping
+      // early. So: as long, give or take a stalled thread, and never a
+      // window that the byte count (-n) rather than the clock (-t) closed.
       CHECK(run["sender_us"].get<double>() >= 2e6);
-      CHECK(run["transfer_us"].get<double>() >= 2e6);
+      CHECK(run["transfer_us"].get<double>() > 1.5e6);
     }
   }
 }

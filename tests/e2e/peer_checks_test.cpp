@@ -111,8 +111,9 @@ void rr_then_claim(std::uint16_t port) {
 std::string crr_then_claim(std::uint16_t port) {
   HandStartedTest t(port, rr_request(true, 10), kWait);
   const auto preamble = protocol::encode_preamble(protocol::ConnectionKind::crr);
-  const std::string head = std::string(reinterpret_cast<const char*>(preamble.data()), preamble.size()) +
-                           std::string(reinterpret_cast<const char*>(t.accept.cookie.data()), 16) + "q";
+  std::string head(reinterpret_cast<const char*>(preamble.data()), preamble.size());
+  head.append(reinterpret_cast<const char*>(t.accept.cookie.data()), 16);
+  head += 'q';
   for (int i = 0; i < 10; ++i) {
     RawConnection c(port);
     c.send(head);

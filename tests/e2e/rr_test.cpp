@@ -25,15 +25,6 @@ json rr_json(std::vector<std::string> args) {
 }
 
 // The latency fields of a run or a connection, in order.
-void check_latency_order(const json& l) {
-  CHECK(l["min"].get<double>() > 0);
-  CHECK(l["min"].get<double>() <= l["p50"].get<double>());
-  CHECK(l["p50"].get<double>() <= l["p90"].get<double>());
-  CHECK(l["p90"].get<double>() <= l["p99"].get<double>());
-  CHECK(l["p99"].get<double>() <= l["p999"].get<double>());
-  CHECK(l["p999"].get<double>() <= l["max"].get<double>());
-}
-
 // A fake plain-TCP server for one rr test on one connection: it accepts the
 // test and answers each 1-byte request with `response` (what a broken or
 // hostile server might send), or stops answering.

@@ -37,7 +37,7 @@ void collect_paths(const json& value, const std::string& path, std::set<std::str
   }
 }
 
-std::set<std::string> recorded(const std::string& kind) {
+std::set<std::string> recorded_paths(const std::string& kind) {
   std::set<std::string> paths;
   std::istringstream in(read_file(std::string(TLSCMP_SOURCE_DIR) + "/tests/e2e/schema/" + kind + ".txt"));
   for (std::string line; std::getline(in, line);) {
@@ -74,7 +74,7 @@ TEST_CASE("the -J output keeps its key paths, one run of each kind") {
         out << path << "\n";
       continue;
     }
-    const std::set<std::string> want = recorded(run.kind);
+    const std::set<std::string> want = recorded_paths(run.kind);
     REQUIRE_FALSE(want.empty());
     std::string missing;
     for (const std::string& path : want) {

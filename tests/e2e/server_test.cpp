@@ -13,15 +13,6 @@ using nlohmann::json;
 
 namespace {
 
-struct Certs {
-  TempDir dir;
-  Certs() { REQUIRE(run_tlscmp({"certs", "--dir", dir.path().string()}).exit_code == 0); }
-  std::string ca() const { return dir.file("ca.pem"); }
-  std::vector<std::string> server_args() const {
-    return {"--cert", dir.file("server.pem"), "--key", dir.file("server.key")};
-  }
-};
-
 // A test request frame as a hostile client would hand-craft it.
 std::string control_frame(const std::string& body) {
   const auto n = static_cast<std::uint32_t>(body.size());

@@ -22,14 +22,6 @@ json tls_run(std::vector<std::string> args) {
   return j["runs"][0];
 }
 
-struct Certs {
-  TempDir dir;
-  explicit Certs(const std::string& key_type = "ecdsa-p256") {
-    REQUIRE(run_tlscmp({"certs", "--dir", dir.path().string(), "--key-type", key_type}).exit_code == 0);
-  }
-  std::string file(const char* name) const { return dir.file(name); }
-};
-
 }  // namespace
 
 TEST_CASE("each TLS version can be chosen and is reported") {

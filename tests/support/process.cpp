@@ -36,12 +36,21 @@ int decode_status(int status) {
 
 }  // namespace
 
+// TLSCMP_TEST_BINARY and TLSCMP_TEST_PEER, when set, name another build's
+// binaries: scripts/test runs these tests against the BoringSSL and the
+// sanitized binaries too, without building the tests again for each.
 std::string tlscmp_binary() {
+  const char* other = std::getenv("TLSCMP_TEST_BINARY");
+  return other != nullptr && *other != '\0' ? other : TLSCMP_BINARY;
+}
+
+std::string built_binary() {
   return TLSCMP_BINARY;
 }
 
 std::string peer_binary() {
-  return TLSCMP_PEER_BINARY;
+  const char* other = std::getenv("TLSCMP_TEST_PEER");
+  return other != nullptr ? other : TLSCMP_PEER_BINARY;
 }
 
 ProcessResult run_process(const std::vector<std::string>& args, std::chrono::seconds timeout) {

@@ -17,6 +17,9 @@ namespace tlscmp::test {
 // against the other TLS library, or "" when there is none.
 std::string tlscmp_binary();
 std::string peer_binary();
+// This build's own tlscmp, whatever TLSCMP_TEST_BINARY says: what its build
+// tree's unit file and install name.
+std::string built_binary();
 
 struct ProcessResult {
   int exit_code = -1;  // -1 if killed by a signal or the timeout

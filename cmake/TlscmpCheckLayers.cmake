@@ -1,0 +1,46 @@
+# The layers of src/, from the bottom, held by the build: a folder includes
+# only the folders below it, and the headers at src/'s top (the vocabulary)
+# none. Run as a script (cmake -DSRC=... -DSTAMP=... -P) by the build, on every
+# change to a source file under src/; a breach fails the build naming the
+# line. docs/development.md says what each layer holds.
+set(layers transport framing measure tls protocol session kinds results report app cli)
+
+file(GLOB_RECURSE sources RELATIVE ${SRC} ${SRC}/*.hpp ${SRC}/*.cpp)
+set(breaches "")
+foreach(source IN LISTS sources)
+  string(REGEX MATCH "^[^/]+/" folder "${source}")
+  string(REPLACE "/" "" folder "${folder}")
+  if(folder STREQUAL "" AND source MATCHES "\\.cpp$")
+    continue()  # main.cpp: the executable, above every layer
+  elseif(folder STREQUAL "")
+    set(rank -1)  # the vocabulary's headers: below every layer
+    set(folder "the vocabulary (src/*.hpp)")
+  else()
+    list(FIND layers ${folder} rank)
+    if(rank EQUAL -1)
+      continue()  # main.cpp's folder and tools/ sit above every layer
+    endif()
+  endif()
+  file(STRINGS ${SRC}/${source} includes REGEX "^[ \t]*#[ \t]*include[ \t]+\"[a-z_]+/")
+  foreach(line IN LISTS includes)
+    string(REGEX REPLACE "^[^\"]*\"([a-z_]+)/.*$" "\\1" target "${line}")
+    list(FIND layers ${target} target_rank)
+    if(target_rank GREATER rank)
+      if(rank EQUAL -1)
+        set(may "other vocabulary headers")
+      else()
+        list(SUBLIST layers 0 ${rank} below)
+        list(PREPEND below "the vocabulary")
+        list(JOIN below ", " may)
+        string(APPEND folder "/")
+      endif()
+      string(STRIP "${line}" line)
+      string(APPEND breaches "\n  src/${source}: ${line}: ${folder} may include only ${may}")
+    endif()
+  endforeach()
+endforeach()
+if(NOT breaches STREQUAL "")
+  message(FATAL_ERROR "an include goes up a layer:${breaches}\n"
+                      "Move what both need down to the lower layer, or pass it in from above.")
+endif()
+file(TOUCH ${STAMP})
