@@ -1,10 +1,17 @@
 #pragma once
 
-// The vocabulary every layer shares: which transport, which way, which side.
+// The vocabulary every layer shares: which test, which transport, which way,
+// which side.
 
 #include <cstdint>
 
 namespace tlscmp {
+
+// What a test measures; each kind's folder under kinds/ runs it. A test
+// request names its kind, and nothing infers it from other fields.
+//   stream: bulk bytes (-n, -t, -P, --bidir); handshake: --handshakes and
+//   --compare-groups alone; datagram: --mode udp or dtls; rr: --rr; crr: --crr.
+enum class TestKind : std::uint8_t { stream, handshake, datagram, rr, crr };
 
 // tcp and tls stream bytes; udp and dtls send datagrams (seeds/002).
 enum class Mode : std::uint8_t { tcp, tls, udp, dtls };
@@ -12,6 +19,21 @@ enum class Mode : std::uint8_t { tcp, tls, udp, dtls };
 enum class Direction : std::uint8_t { client_to_server, server_to_client };
 enum class Role : std::uint8_t { sender, receiver };
 
+inline const char* to_string(TestKind kind) {
+  switch (kind) {
+    case TestKind::handshake:
+      return "handshake";
+    case TestKind::datagram:
+      return "datagram";
+    case TestKind::rr:
+      return "rr";
+    case TestKind::crr:
+      return "crr";
+    case TestKind::stream:
+      break;
+  }
+  return "stream";
+}
 inline const char* to_string(Mode mode) {
   switch (mode) {
     case Mode::tls:

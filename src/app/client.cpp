@@ -251,7 +251,7 @@ measure::TestParameters parameters_of(const session::ClientConfig& config) {
   p.rr_response_bytes = config.rr_response_bytes;
   p.transactions = config.transactions;
   p.rate_tps = config.rate_tps;
-  p.crr = config.crr;
+  p.kind = config.kind;
   p.crr_reset = config.crr_reset;
   p.compare_key_types = config.compare_key_types;
   return p;
@@ -277,19 +277,19 @@ std::vector<Variant> make_variants(const session::ClientConfig& config, const tl
       variants.push_back({mode, to_string(mode), std::nullopt, std::nullopt});
     } else if (mode == Mode::dtls) {
       variants.push_back({mode, "dtls", std::nullopt, tls::DtlsContext::for_client(tls_config)});
-    } else if (config.crr && config.compare_key_types) {
+    } else if (config.kind == TestKind::crr && config.compare_key_types) {
       for (tls::KeyType type : kComparedKeyTypes) {
         variants.emplace_back(Mode::tls, fmt::format("tls {}", tls::to_string(type)),
                               tls::Context::for_client(tls_config), std::nullopt, false,
                               tls::to_string(type));
       }
-    } else if (config.crr && config.compare_groups) {
+    } else if (config.kind == TestKind::crr && config.compare_groups) {
       for (const std::string& group : tls::available_groups()) {
         tls::ClientConfig one = tls_config;
         one.policy.groups = group;
         variants.emplace_back(Mode::tls, "tls " + group, tls::Context::for_client(one), std::nullopt);
       }
-    } else if (config.crr) {
+    } else if (config.kind == TestKind::crr) {
       variants.push_back({Mode::tls, "tls", tls::Context::for_client(tls_config), std::nullopt});
       variants.push_back(
           {Mode::tls, "tls-resumed", tls::Context::for_client(tls_config), std::nullopt, true});
@@ -376,13 +376,13 @@ measure::Comparison run_client(const session::ClientConfig& config, measure::Tra
   session::ClientConfig target = config;  // with the server actually used
   target.host = parameters.host;
   target.port = parameters.port;
-  if (config.compare_groups && !config.crr) {
+  if (config.kind == TestKind::handshake && config.compare_groups) {
     parameters.compare_groups = true;
     parameters.handshakes = config.handshakes > 0 ? config.handshakes : kinds::kGroupHandshakesPerRound;
     kinds::run_group_comparison(target, tls_config, interrupt, comparison);
     return comparison;
   }
-  if (config.handshakes > 0) {
+  if (config.kind == TestKind::handshake) {
     parameters.handshakes = config.handshakes;
     try {
       const tls::Context tls = tls::Context::for_client(tls_config);
@@ -404,7 +404,7 @@ measure::Comparison run_client(const session::ClientConfig& config, measure::Tra
   // seconds rather than after a whole TCP run.
   // With --crr --compare-groups, a group the server lacks is left out with a
   // note, as --compare-groups leaves it out of its table.
-  const bool optional_variants = config.crr && config.compare_groups;
+  const bool optional_variants = config.kind == TestKind::crr && config.compare_groups;
   for (auto it = variants.begin(); it != variants.end();) {
     if (!it->tls) {
       ++it;
@@ -446,19 +446,19 @@ measure::Comparison run_client(const session::ClientConfig& config, measure::Tra
         observer->begin_run(
             run_label(variant.label, round, config.rounds, warmup, config.auto_repeat.has_value()));
       try {
-        if (is_datagram(variant.mode)) {
+        if (config.kind == TestKind::datagram) {
           measure::DatagramRun result =
               kinds::run_datagram_test(target, variant.mode, variant.dtls ? &*variant.dtls : nullptr,
                                        interrupt, comparison.environment);
           result.partial = interrupt.interrupted();  // the senders stopped early
           keep_run<measure::DatagramResults>(comparison, std::move(result), variant.label, round, warmup);
-        } else if (config.crr) {
+        } else if (config.kind == TestKind::crr) {
           keep_run<measure::CrrResults>(comparison,
                                         kinds::run_crr_test(target, variant.tls ? &*variant.tls : nullptr,
                                                             {variant.mode, variant.resume, variant.key_type},
                                                             interrupt, round, comparison.environment),
                                         variant.label, round, warmup);
-        } else if (config.rr_request_bytes > 0) {
+        } else if (config.kind == TestKind::rr) {
           keep_run<measure::RrResults>(
               comparison,
               kinds::run_rr_test(target, variant.tls ? &*variant.tls : nullptr, variant.mode, interrupt,

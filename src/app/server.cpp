@@ -130,28 +130,6 @@ void answer_and_close(int fd, std::span<const std::byte> answer) {
   }
 }
 
-// Appends `line` to the file `fd` in one write, or not at all: a write the
-// disk cannot take in full is cut back off, so that the file never ends in
-// half a line. Returns "" or why not.
-std::string append_whole_line(int fd, const std::string& line) {
-  struct stat before {};
-  if (::fstat(fd, &before) != 0) return std::strerror(errno);
-  std::size_t written = 0;
-  while (written < line.size()) {
-    const ssize_t n = ::write(fd, line.data() + written, line.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string why = n < 0 ? std::strerror(errno) : "nothing written";
-      if (written > 0 && ::ftruncate(fd, before.st_size) != 0) {
-        return why + fmt::format(", and cutting off the partial line failed: {}", std::strerror(errno));
-      }
-      return why;
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  return {};
-}
-
 }  // namespace
 
 // Registers a socket as live while it is in use, so that stop() can shut it
@@ -183,14 +161,8 @@ Server::Server(const session::ServerConfig& config, const tls::Identity& identit
                                      config.client_ca_file, config.require_client_cert, config.resumption})),
       identity_(identity),
       issuer_(std::move(issuer)),
-      listener_() {
-  if (!config.results_file.empty()) {
-    results_.reset(::open(config.results_file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
-    if (!results_.valid()) {
-      throw Error(fmt::format("--results {}: cannot open it to append to: {}", config.results_file,
-                              std::strerror(errno)));
-    }
-  }
+      listener_(),
+      results_(config.results_file, log) {
   tcp::acceptor acceptor(io_);
   if (tls::DtlsContext::available(no_dtls_)) dtls_.emplace(tls::DtlsContext::for_server(identity));
   tcp::endpoint endpoint = listen_endpoint(config);
@@ -735,68 +707,9 @@ class Server::Side final : public session::ServerSide {
   bool failed_ = false;
 };
 
-namespace {
-
-const char* kind_name(protocol::TestKind kind) {
-  switch (kind) {
-    case protocol::TestKind::handshake:
-      return "handshake";
-    case protocol::TestKind::datagram:
-      return "datagram";
-    case protocol::TestKind::rr:
-      return "rr";
-    case protocol::TestKind::crr:
-      return "crr";
-    case protocol::TestKind::stream:
-      break;
-  }
-  return "stream";
-}
-
-// "2026-12-01T01:02:03.456Z": now, in UTC.
-std::string utc_now() {
-  const auto now = std::chrono::system_clock::now();
-  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
-  const auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm tm{};
-  ::gmtime_r(&seconds, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1,
-                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
-}
-
-}  // namespace
-
 void Server::write_result(const Peer& peer, const protocol::TestRequest& request, const Side& side,
                           const char* outcome, const std::string& text) {
-  if (!results_.valid()) return;
-  // Each piece already JSON text: joined, not parsed again.
-  const auto list = [](const std::vector<std::string>& items) {
-    return "[" + fmt::format("{}", fmt::join(items, ",")) + "]";
-  };
-  const std::string line = fmt::format(
-      R"({{"time":{},"client":{},"client_address":{},"kind":"{}","outcome":"{}","log":{},"request":{},)"
-      R"("server_results":{},"client_results":{}}})"
-      "\n",
-      nlohmann::json(utc_now()).dump(),
-      nlohmann::json(peer.address).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-      nlohmann::json(peer.source).dump(), kind_name(protocol::kind_of(request)), outcome,
-      nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-      protocol::body_text(request), list(side.mine()), list(side.theirs()));
-  std::lock_guard lock(results_mutex_);
-  const std::string problem = append_whole_line(results_.get(), line);
-  if (!problem.empty()) {
-    // Said once, not a line per test, and again when lines are kept once more.
-    if (results_lost_++ == 0) {
-      log_.line(
-          fmt::format("--results {}: cannot write: {}; the lines of the tests served meanwhile are lost",
-                      config_.results_file, problem));
-    }
-  } else if (results_lost_ > 0) {
-    log_.line(fmt::format("--results {}: writing again; {} line{} lost", config_.results_file, results_lost_,
-                          results_lost_ == 1 ? " was" : "s were"));
-    results_lost_ = 0;
-  }
+  results_.record(peer.address, peer.source, request, outcome, text, side.mine(), side.theirs());
 }
 
 void Server::serve_control(Stream& control, const Peer& peer, SetUpSlot& set_up) {
@@ -851,21 +764,21 @@ void Server::serve_test(Stream& control, const protocol::TestRequest& request, S
   }
   // Each kind's server half runs the test and returns its log line.
   std::string line;
-  switch (protocol::kind_of(request)) {
-    case protocol::TestKind::datagram:
+  switch (request.kind) {
+    case TestKind::datagram:
       if (request.mode == Mode::dtls && !dtls_) refuse(no_dtls_);
       line = kinds::serve_datagram_test(control, request, side);
       break;
-    case protocol::TestKind::handshake:
+    case TestKind::handshake:
       line = kinds::serve_handshake_test(control, request, side);
       break;
-    case protocol::TestKind::stream:
+    case TestKind::stream:
       line = kinds::serve_stream_test(control, request, side);
       break;
-    case protocol::TestKind::rr:
+    case TestKind::rr:
       line = kinds::serve_rr_test(control, request, side);
       break;
-    case protocol::TestKind::crr:
+    case TestKind::crr:
       line = kinds::serve_crr_test(control, request, side);
       break;
   }
@@ -889,16 +802,15 @@ std::string Server::cap_problem(const protocol::TestRequest& request) const {
       !problem.empty()) {
     return "this server refuses " + problem;
   }
-  if (protocol::kind_of(request) == protocol::TestKind::datagram && request.rate_bps > 0 &&
-      request.rate_bps / 8 < config_.min_rate) {
+  if (request.kind == TestKind::datagram && request.rate_bps > 0 && request.rate_bps / 8 < config_.min_rate) {
     return fmt::format(
         "the test asks for {} bit/s a sender; this server has every test move at least {} bytes a second "
         "(--min-rate)",
         request.rate_bps, config_.min_rate);
   }
   if (request.server_cpu >= 0) {
-    const protocol::TestKind kind = protocol::kind_of(request);
-    if (kind == protocol::TestKind::crr || kind == protocol::TestKind::handshake) {
+    const TestKind kind = request.kind;
+    if (kind == TestKind::crr || kind == TestKind::handshake) {
       return "-A's server CPU does not apply to handshake and crr tests: this server's accepting threads "
              "serve "
              "them, and every other test too; give -A the client's CPU alone";
@@ -955,31 +867,6 @@ std::shared_ptr<void> Server::reserve_memory(std::uint64_t bytes, std::string& b
     std::lock_guard released(mutex_);
     memory_held_ -= bytes;
   });
-}
-
-void Server::prepare_key_type(const std::string& key_type) {
-  const std::optional<tls::KeyType> type = tls::parse_key_type(key_type);
-  if (!type) throw Error(fmt::format("this server knows no key type '{}'", key_type));
-  const std::string name = protocol::key_type_server_name(key_type);
-  std::lock_guard lock(key_types_mutex_);
-  if (key_types_.contains(name)) return;
-  if (!issuer_) {
-    throw Error(
-        "this server has no CA to sign certificates of other key types: start it with --issuer DIR (the "
-        "directory where tlscmp certs wrote ca.pem and ca.key), or without --cert (a throwaway CA)");
-  }
-  // The names the server's own certificate has, so that clients verify this one as they verify that.
-  std::vector<std::string> hosts;
-  for (const std::string& host : tls::certificate_facts(identity_.certificate_chain_pem).names) {
-    if (host != "localhost" && host != "127.0.0.1" && host != "::1") hosts.push_back(host);
-  }
-  const tls::CertificateSet made = tls::generate_certificates(hosts, 1, *type, issuer_);
-  tls_.add_server_name(name, tls::Context::for_server({made.server, tls::kDefaultReadAheadBytes,
-                                                       config_.tls_policy, config_.client_ca_file,
-                                                       config_.require_client_cert, config_.resumption}));
-  key_types_.insert(name);
-  log_.line(fmt::format("made a certificate with an {} key for key type tests, valid for a day",
-                        tls::certificate_key_type(made.server.certificate_chain_pem)));
 }
 
 protocol::TestAccept Server::accept_message(const protocol::Cookie& cookie) const {

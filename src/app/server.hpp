@@ -17,6 +17,7 @@
 #include <string>
 
 #include "app/log.hpp"
+#include "app/results_log.hpp"
 #include "app/thread_set.hpp"
 #include "session/config.hpp"
 #include "session/pending_tests.hpp"
@@ -168,7 +169,7 @@ class Server {
   void finish_running_tests();
   bool stopping();
   protocol::TestAccept accept_message(const protocol::Cookie& cookie) const;
-  // See session::ServerSide::prepare_key_type.
+  // See session::ServerSide::prepare_key_type (key_types.cpp).
   void prepare_key_type(const std::string& key_type);
   // See session::ServerSide::reserve_connections and reserve_memory.
   std::shared_ptr<void> reserve_connections(const std::string& source, std::uint32_t count,
@@ -231,10 +232,7 @@ class Server {
   // Last: joined first when the server goes, while everything they use still exists.
   ThreadSet threads_;
   std::multiset<int> live_fds_;  // sockets of running connections, shut down by stop
-  // --results: the file a line per test goes to (none: not valid), one writer at a time.
-  UniqueFd results_;
-  std::mutex results_mutex_;
-  int results_lost_ = 0;  // lines not written since the last one that was
+  ResultsLog results_;           // --results
   bool stopping_ = false;
 };
 

@@ -617,6 +617,15 @@ int repeat_count(const ClientFlags& flags) {
   return n;
 }
 
+// The one place a test's kind comes from: the flags that ask for it.
+TestKind kind_of_flags(const ClientFlags& flags) {
+  if (flags.crr) return TestKind::crr;
+  if (!flags.rr.empty()) return TestKind::rr;
+  if (flags.mode == "udp" || flags.mode == "dtls" || flags.mode == "both-udp") return TestKind::datagram;
+  if (flags.handshakes > 0 || flags.compare_groups) return TestKind::handshake;
+  return TestKind::stream;
+}
+
 // --repeat auto and its limits; the limits alone are a mistake.
 void parse_auto_repeat(const ClientFlags& flags, session::ClientConfig& c) {
   const bool limits = flags.ci_target > 0 || flags.max_rounds > 0 || flags.max_time_s > 0;
@@ -624,8 +633,7 @@ void parse_auto_repeat(const ClientFlags& flags, session::ClientConfig& c) {
     if (limits) throw UsageError("--ci-target, --max-rounds and --max-time are for --repeat auto");
     return;
   }
-  const bool datagrams = flags.mode == "udp" || flags.mode == "dtls" || flags.mode == "both-udp";
-  if (datagrams || flags.handshakes > 0 || (flags.compare_groups && !flags.crr))
+  if (c.kind == TestKind::datagram || c.kind == TestKind::handshake)
     throw UsageError(
         "--repeat auto repeats rounds until the TLS/TCP ratios are known closely: bulk, --rr and --crr runs "
         "have them; datagram modes and handshake tests do not");
@@ -774,7 +782,6 @@ void to_crr_config(const ClientFlags& flags, session::ClientConfig& c) {
     throw UsageError(fmt::format("{} compares TLS handshakes, and --mode tcp runs none: use --mode both",
                                  flags.compare_key_types ? "--compare-key-types" : "--compare-groups"));
   }
-  c.crr = true;
   c.compare_key_types = flags.compare_key_types;
   c.crr_reset = flags.crr_close != "fin";
   std::tie(c.rr_request_bytes, c.rr_response_bytes) = parse_rr(flags.rr.empty() ? "1/1" : flags.rr, "--rr");
@@ -838,11 +845,11 @@ void parse_affinity(const ClientFlags& flags, session::ClientConfig& c) {
       throw UsageError(fmt::format("-A {}: {}", flags.affinity, why));
   }
   if (comma != std::string::npos) c.server_cpu = cpu(flags.affinity.substr(comma + 1), "server");
-  if (flags.handshakes > 0 || (flags.compare_groups && !flags.crr)) {
+  if (c.kind == TestKind::handshake) {
     throw UsageError(
         "-A pins the data threads of bulk, --rr, --crr and datagram runs; handshake tests have none");
   }
-  if (flags.crr && c.server_cpu >= 0) {
+  if (c.kind == TestKind::crr && c.server_cpu >= 0) {
     throw UsageError(
         fmt::format("-A {}: --crr connections are served by the server's accepting threads, which serve "
                     "every test: give -A "
@@ -994,17 +1001,18 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   ClientCommand command;
   session::ClientConfig& c = command.config;
   split_host(flags, c);
+  c.kind = kind_of_flags(flags);
   c.bind_address = flags.bind;
   if (flags.mode == "tcp") c.modes = {Mode::tcp};
   if (flags.mode == "tls") c.modes = {Mode::tls};
-  const bool datagrams = flags.mode == "udp" || flags.mode == "dtls" || flags.mode == "both-udp";
+  const bool datagrams = c.kind == TestKind::datagram;
   if (!datagrams && !flags.rate.empty())
     throw UsageError("-b is for datagram modes (--mode udp, dtls, both-udp)");
   if (!datagrams && flags.gso) throw UsageError("--gso is for datagram modes (--mode udp, dtls, both-udp)");
   if (flags.time_s > 0) {
     c.bytes = 0;
     c.duration = milliseconds_of(flags.time_s);
-  } else if (!datagrams && flags.rr.empty() && !flags.crr) {  // datagrams, --rr, --crr count other things
+  } else if (c.kind == TestKind::stream || c.kind == TestKind::handshake) {  // the others count other things
     c.bytes = parse_size(flags.bytes.empty() ? "1G" : flags.bytes, "-n/--bytes", 1, protocol::kMaxTestBytes);
   }
   c.interval = milliseconds_of(flags.interval_s);
@@ -1039,14 +1047,14 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   c.timeouts = to_timeouts(flags.timeouts);
   parse_affinity(flags, c);
   parse_start_at(flags, c);
-  if (flags.crr) {
+  if (c.kind == TestKind::crr) {
     to_crr_config(flags, c);
-  } else if (!flags.rr.empty()) {
+  } else if (c.kind == TestKind::rr) {
     to_rr_config(flags, c);
   } else if (!flags.rr_rate.empty()) {
     throw UsageError("--rate is for request/response tests (--rr REQ/RESP); datagram modes take -b");
   }
-  if (datagrams && flags.rr.empty()) to_datagram_config(flags, c);
+  if (datagrams) to_datagram_config(flags, c);
   // Datagram buffers only drop what does not fit, and the loss is counted.
   if (const std::string slow = slow_buffers_warning(flags); !slow.empty() && !datagrams)
     command.warnings.push_back(slow);

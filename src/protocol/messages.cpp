@@ -142,6 +142,7 @@ Cookie get_cookie(const json& object, const char* name) {
 
 json to_json(const TestRequest& m) {
   return {{"type", "test_request"},
+          {"kind", to_string(m.kind)},
           {"mode", to_string(m.mode)},
           {"direction", to_string(m.direction)},
           {"bytes", m.bytes},
@@ -167,7 +168,6 @@ json to_json(const TestRequest& m) {
           {"rr_response_bytes", m.rr_response_bytes},
           {"transactions", m.transactions},
           {"rate_tps", m.rate_tps},
-          {"crr", m.crr},
           {"key_type", m.key_type},
           {"cipher", m.cipher},
           {"client_version", m.client_version},
@@ -400,6 +400,8 @@ void check_datagram_request(const TestRequest& m) {
   }
 }
 
+constexpr std::array kKinds{TestKind::stream, TestKind::handshake, TestKind::datagram, TestKind::rr,
+                            TestKind::crr};
 constexpr std::array kModes{Mode::tcp, Mode::tls, Mode::udp, Mode::dtls};
 constexpr std::array kFramings{framing::Framing::raw, framing::Framing::len4};
 constexpr std::array kDirections{Direction::client_to_server, Direction::server_to_client};
@@ -457,9 +459,11 @@ DatagramResult decode_datagram_result(const json& j) {
   return m;
 }
 
-// The parts of an rr request that stand on their own (the rest is checked with streams).
+// An rr or crr request's own fields.
 void check_rr_request(const TestRequest& m) {
-  if (m.mode != Mode::tcp && m.mode != Mode::tls) bad("an rr test runs over tcp or tls");
+  const bool crr = m.kind == TestKind::crr;
+  if (m.rr_request_bytes == 0)
+    bad(crr ? "a crr test needs 'rr_request_bytes'" : "an rr test needs 'rr_request_bytes'");
   if (m.rr_response_bytes == 0) bad("an rr test needs 'rr_response_bytes'");
   if (m.bytes != 0 || m.handshakes != 0 || m.packets != 0 || m.rate_bps != 0) {
     bad("an rr test counts 'transactions', not bytes, handshakes or packets");
@@ -468,89 +472,112 @@ void check_rr_request(const TestRequest& m) {
     bad("exactly one of 'transactions' and 'duration_ms' must be non-zero");
   }
   if (m.rate_tps > 0 && m.duration_ms == 0) bad("an open-loop rr test ('rate_tps') needs 'duration_ms'");
+  if (m.bidir || m.msg_size != 0 || m.direction != Direction::client_to_server) {
+    bad("an rr test has no direction, messages or bidir");
+  }
+  if (m.transactions != 0 && m.transactions < m.streams) bad("fewer 'transactions' than 'streams'");
+  if (crr && m.rate_tps != 0) bad("a crr test is closed loop: no 'rate_tps'");
+  if (crr && m.verify) bad("a crr test has no 'verify'");
 }
 
-Message decode_object(const json& j) {
-  const std::string type = get_string(j, "type");
-  if (type == "test_request") {
-    TestRequest m;
-    m.mode = get_enum(j, "mode", kModes);
-    m.direction = get_enum(j, "direction", kDirections);
-    m.bytes = get_uint(j, "bytes", 0, kMaxTestBytes);
-    m.duration_ms = get_uint(j, "duration_ms", 0, kMaxDurationMs);
-    m.handshakes = static_cast<std::uint32_t>(get_uint(j, "handshakes", 0, kMaxHandshakes));
-    m.packets = get_uint_or(j, "packets", 0, 0, kMaxPackets);
-    m.rate_bps = get_uint_or(j, "rate_bps", 0, 0, kMaxRateBps);
-    m.rr_request_bytes = get_uint_or(j, "rr_request_bytes", 0, 0, kMaxRrBytes);
-    m.rr_response_bytes = get_uint_or(j, "rr_response_bytes", 0, 0, kMaxRrBytes);
-    m.transactions = get_uint_or(j, "transactions", 0, 0, kMaxTransactions);
-    m.rate_tps = j.contains("rate_tps") ? get_double(j, "rate_tps", kMaxRateTps) : 0;
-    m.crr = j.contains("crr") && get_bool(j, "crr");
-    m.key_type = j.contains("key_type") ? get_string(j, "key_type") : "";
-    if (m.key_type.size() > 32 ||
-        m.key_type.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos) {
-      bad("'key_type' is not a key type name");
-    }
-    if (!m.key_type.empty() && (!m.crr || m.mode != Mode::tls)) bad("'key_type' is for crr tests over tls");
-    m.cipher = j.contains("cipher") ? get_string(j, "cipher") : "";
-    if (!m.cipher.empty() && m.mode != Mode::tls) bad("'cipher' is for tls tests");
-    if (m.crr) {
-      if (m.rr_request_bytes == 0) bad("a crr test needs 'rr_request_bytes'");
-      if (m.rate_tps != 0) bad("a crr test is closed loop: no 'rate_tps'");
-    }
-    if (m.rr_request_bytes > 0) {
+// A request against its kind, once every field is read: what the kind needs,
+// and no field of another kind.
+void check_kind(const TestRequest& m) {
+  if ((m.kind == TestKind::datagram) != is_datagram(m.mode)) {
+    bad(m.kind == TestKind::datagram ? std::string("a datagram test runs over udp or dtls")
+                                     : fmt::format("a {} test runs over tcp or tls", to_string(m.kind)));
+  }
+  const bool rr = m.kind == TestKind::rr || m.kind == TestKind::crr;
+  if (!rr &&
+      (m.rr_request_bytes != 0 || m.rr_response_bytes != 0 || m.transactions != 0 || m.rate_tps != 0)) {
+    bad("'rr_request_bytes', 'rr_response_bytes', 'transactions' and 'rate_tps' are for rr tests");
+  }
+  if (m.kind != TestKind::datagram && (m.packets != 0 || m.rate_bps != 0)) {
+    bad("'packets' and 'rate_bps' are for datagram tests");
+  }
+  if (m.kind != TestKind::handshake && m.handshakes != 0) bad("'handshakes' is for handshake tests");
+  if (!m.key_type.empty() && (m.kind != TestKind::crr || m.mode != Mode::tls)) {
+    bad("'key_type' is for crr tests over tls");
+  }
+  switch (m.kind) {
+    case TestKind::rr:
+    case TestKind::crr:
       check_rr_request(m);
-    } else if (m.rr_response_bytes != 0 || m.transactions != 0 || m.rate_tps != 0) {
-      bad("'rr_response_bytes', 'transactions' and 'rate_tps' are for rr tests");
-    } else if (m.handshakes > 0) {
-      if (m.bytes != 0 || m.duration_ms != 0 || m.packets != 0) bad("a handshake test moves no payload");
+      break;
+    case TestKind::handshake:
+      if (m.handshakes == 0) bad("a handshake test needs 'handshakes'");
+      if (m.bytes != 0 || m.duration_ms != 0) bad("a handshake test moves no payload");
       if (m.mode != Mode::tls) bad("a handshake test needs TLS");
-    } else if (is_datagram(m.mode)) {
+      break;
+    case TestKind::datagram:
       if (m.bytes != 0) bad("a datagram test counts 'packets', not 'bytes'");
       if ((m.packets == 0) == (m.duration_ms == 0)) {
         bad("exactly one of 'packets' and 'duration_ms' must be non-zero");
       }
-    } else if (m.packets != 0 || m.rate_bps != 0) {
-      bad("'packets' and 'rate_bps' are for datagram tests");
-    } else if ((m.bytes == 0) == (m.duration_ms == 0)) {
-      bad("exactly one of 'bytes' and 'duration_ms' must be non-zero");
-    }
-    m.chunk_bytes = static_cast<std::uint32_t>(get_uint(j, "chunk_bytes", 1, kMaxChunkBytes));
-    m.interval_ms = get_uint(j, "interval_ms", 0, kMaxDurationMs);
-    if (m.interval_ms != 0 && m.interval_ms < kMinIntervalMs) {
-      bad(fmt::format("'interval_ms' is below {}", kMinIntervalMs));
-    }
-    m.no_delay = get_bool(j, "no_delay");
-    m.verify = get_bool(j, "verify");
-    m.verify_seed = get_uint(j, "verify_seed", 0, std::numeric_limits<std::uint64_t>::max());
-    m.record_size = static_cast<std::uint32_t>(get_uint(j, "record_size", 0, kMaxRecordBytes));
-    if (m.record_size != 0 && m.record_size < kMinRecordBytes) {
-      bad(fmt::format("'record_size' is below {}", kMinRecordBytes));
-    }
-    m.framing = get_enum(j, "framing", kFramings);
-    m.msg_size = get_uint(j, "msg_size", 0, framing::kMaxMessageBytes);
-    m.max_msg = get_uint(j, "max_msg", 0, framing::kMaxMessageBytes);
-    if (m.framing == framing::Framing::len4 && m.msg_size == 0 && m.bytes > 0) bad("len4 needs a 'msg_size'");
-    m.read_size = static_cast<std::uint32_t>(get_uint(j, "read_size", 0, kMaxChunkBytes));
-    m.sndbuf_bytes = static_cast<std::uint32_t>(get_uint(j, "sndbuf_bytes", 0, kMaxSocketBufferBytes));
-    m.rcvbuf_bytes = static_cast<std::uint32_t>(get_uint(j, "rcvbuf_bytes", 0, kMaxSocketBufferBytes));
-    m.streams = static_cast<std::uint32_t>(get_uint(j, "streams", 1, kMaxStreams));
-    m.bidir = get_bool(j, "bidir");
-    if (m.bidir && m.streams < 2) bad("'bidir' needs at least 2 streams");
-    if (m.rr_request_bytes > 0) {
-      if (m.bidir || m.msg_size != 0 || m.direction != Direction::client_to_server) {
-        bad("an rr test has no direction, messages or bidir");
-      }
-      if (m.transactions != 0 && m.transactions < m.streams) bad("fewer 'transactions' than 'streams'");
-      if (m.crr && m.verify) bad("a crr test has no 'verify'");
-    }
-    if (is_datagram(m.mode)) check_datagram_request(m);
-    m.client_version = get_string(j, "client_version");
-    m.round = static_cast<std::uint32_t>(get_uint_or(j, "round", 0, 0, 1'000'000));
-    if (j.contains("server_cpu") && !j["server_cpu"].is_null())
-      m.server_cpu = static_cast<int>(get_uint(j, "server_cpu", 0, kMaxCpu));
-    return m;
+      check_datagram_request(m);
+      break;
+    case TestKind::stream:
+      if ((m.bytes == 0) == (m.duration_ms == 0))
+        bad("exactly one of 'bytes' and 'duration_ms' must be non-zero");
+      if (m.framing == framing::Framing::len4 && m.msg_size == 0 && m.bytes > 0)
+        bad("len4 needs a 'msg_size'");
+      break;
   }
+  if (m.bidir && m.streams < 2) bad("'bidir' needs at least 2 streams");
+}
+
+TestRequest decode_test_request(const json& j) {
+  TestRequest m;
+  m.kind = get_enum(j, "kind", kKinds);
+  m.mode = get_enum(j, "mode", kModes);
+  m.direction = get_enum(j, "direction", kDirections);
+  m.bytes = get_uint(j, "bytes", 0, kMaxTestBytes);
+  m.duration_ms = get_uint(j, "duration_ms", 0, kMaxDurationMs);
+  m.handshakes = static_cast<std::uint32_t>(get_uint(j, "handshakes", 0, kMaxHandshakes));
+  m.packets = get_uint_or(j, "packets", 0, 0, kMaxPackets);
+  m.rate_bps = get_uint_or(j, "rate_bps", 0, 0, kMaxRateBps);
+  m.rr_request_bytes = get_uint_or(j, "rr_request_bytes", 0, 0, kMaxRrBytes);
+  m.rr_response_bytes = get_uint_or(j, "rr_response_bytes", 0, 0, kMaxRrBytes);
+  m.transactions = get_uint_or(j, "transactions", 0, 0, kMaxTransactions);
+  m.rate_tps = j.contains("rate_tps") ? get_double(j, "rate_tps", kMaxRateTps) : 0;
+  m.key_type = j.contains("key_type") ? get_string(j, "key_type") : "";
+  if (m.key_type.size() > 32 ||
+      m.key_type.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos) {
+    bad("'key_type' is not a key type name");
+  }
+  m.cipher = j.contains("cipher") ? get_string(j, "cipher") : "";
+  if (!m.cipher.empty() && m.mode != Mode::tls) bad("'cipher' is for tls tests");
+  m.chunk_bytes = static_cast<std::uint32_t>(get_uint(j, "chunk_bytes", 1, kMaxChunkBytes));
+  m.interval_ms = get_uint(j, "interval_ms", 0, kMaxDurationMs);
+  if (m.interval_ms != 0 && m.interval_ms < kMinIntervalMs) {
+    bad(fmt::format("'interval_ms' is below {}", kMinIntervalMs));
+  }
+  m.no_delay = get_bool(j, "no_delay");
+  m.verify = get_bool(j, "verify");
+  m.verify_seed = get_uint(j, "verify_seed", 0, std::numeric_limits<std::uint64_t>::max());
+  m.record_size = static_cast<std::uint32_t>(get_uint(j, "record_size", 0, kMaxRecordBytes));
+  if (m.record_size != 0 && m.record_size < kMinRecordBytes) {
+    bad(fmt::format("'record_size' is below {}", kMinRecordBytes));
+  }
+  m.framing = get_enum(j, "framing", kFramings);
+  m.msg_size = get_uint(j, "msg_size", 0, framing::kMaxMessageBytes);
+  m.max_msg = get_uint(j, "max_msg", 0, framing::kMaxMessageBytes);
+  m.read_size = static_cast<std::uint32_t>(get_uint(j, "read_size", 0, kMaxChunkBytes));
+  m.sndbuf_bytes = static_cast<std::uint32_t>(get_uint(j, "sndbuf_bytes", 0, kMaxSocketBufferBytes));
+  m.rcvbuf_bytes = static_cast<std::uint32_t>(get_uint(j, "rcvbuf_bytes", 0, kMaxSocketBufferBytes));
+  m.streams = static_cast<std::uint32_t>(get_uint(j, "streams", 1, kMaxStreams));
+  m.bidir = get_bool(j, "bidir");
+  check_kind(m);
+  m.client_version = get_string(j, "client_version");
+  m.round = static_cast<std::uint32_t>(get_uint_or(j, "round", 0, 0, 1'000'000));
+  if (j.contains("server_cpu") && !j["server_cpu"].is_null())
+    m.server_cpu = static_cast<int>(get_uint(j, "server_cpu", 0, kMaxCpu));
+  return m;
+}
+
+Message decode_object(const json& j) {
+  const std::string type = get_string(j, "type");
+  if (type == "test_request") return decode_test_request(j);
   if (type == "test_accept") {
     TestAccept m;
     m.cookie = get_cookie(j, "cookie");

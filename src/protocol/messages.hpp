@@ -71,6 +71,7 @@ using Preamble = std::array<std::byte, kPreambleBytes>;
 
 // client -> server: run one test with these parameters.
 struct TestRequest {
+  TestKind kind = TestKind::stream;  // which kind's halves run it; its fields below
   Mode mode = Mode::tcp;
   Direction direction = Direction::client_to_server;
   // A bulk test sets exactly one of bytes and duration_ms: a byte count, or a
@@ -109,10 +110,10 @@ struct TestRequest {
   std::uint64_t rr_response_bytes = 0;  // rr: 1..kMaxRrBytes
   std::uint64_t transactions = 0;       // rr: over all connections, 0 or streams..kMaxTransactions
   double rate_tps = 0;                  // rr: transactions per second over all connections; 0: closed loop
-  // Connection per transaction (crr): with the rr sizes, `streams` connectors
-  // each open a connection, make one transaction on it and close it, again
-  // and again; `transactions` is then connections in all (or duration_ms).
-  bool crr = false;
+  // Connection per transaction (kind crr): with the rr sizes, `streams`
+  // connectors each open a connection, make one transaction on it and close
+  // it, again and again; `transactions` is then connections in all (or
+  // duration_ms).
   // crr over TLS, --compare-key-types: the server certificate's key type
   // ("ecdsa-p384", as tlscmp certs --key-type names them), made for the
   // test; the client asks for it by name (key_type_server_name). "": the
@@ -252,15 +253,6 @@ struct DatagramResult {
 // The name (SNI) under which a server offers its certificate of `key_type`.
 inline std::string key_type_server_name(const std::string& key_type) {
   return key_type + ".key-type.tlscmp.invalid";
-}
-
-// What kind of test a request asks for: decides which kind's halves run it.
-enum class TestKind : std::uint8_t { stream, handshake, datagram, rr, crr };
-inline TestKind kind_of(const TestRequest& request) {
-  if (is_datagram(request.mode)) return TestKind::datagram;
-  if (request.crr) return TestKind::crr;
-  if (request.rr_request_bytes > 0) return TestKind::rr;
-  return request.handshakes > 0 ? TestKind::handshake : TestKind::stream;
 }
 
 // An rr schedule that cannot be kept: requests closer together on a

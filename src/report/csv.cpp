@@ -34,9 +34,9 @@ std::string csv_field(const std::string& text) {
 }
 
 std::string render_csv(const measure::Comparison& c) {
-  if (!c.parameters.modes.empty() && is_datagram(c.parameters.modes.front())) return render_datagram_csv(c);
-  if (c.parameters.crr) return render_crr_csv(c);
-  if (c.parameters.rr_request_bytes > 0) return render_rr_csv(c);
+  if (c.parameters.kind == TestKind::datagram) return render_datagram_csv(c);
+  if (c.parameters.kind == TestKind::crr) return render_crr_csv(c);
+  if (c.parameters.kind == TestKind::rr) return render_rr_csv(c);
   std::string out =
       "variant,round,warmup,partial,mode,direction,bytes,chunk_bytes,transfer_us,sender_us,handshake_us,"
       "mbytes_per_s,messages,payload_bytes,messages_per_s,"

@@ -248,9 +248,11 @@ nlohmann::ordered_json test_json(const measure::TestParameters& p) {
           {"rr_response_bytes", p.rr_response_bytes},
           {"transactions", p.transactions},
           {"rate_tps", p.rate_tps},
-          {"crr", p.crr},
+          {"kind", to_string(p.kind)},
+          {"crr", p.kind == TestKind::crr},
           {"compare_key_types", p.compare_key_types},
-          {"crr_close", p.crr ? ordered_json(p.crr_reset ? "reset" : "fin") : ordered_json(nullptr)},
+          {"crr_close",
+           p.kind == TestKind::crr ? ordered_json(p.crr_reset ? "reset" : "fin") : ordered_json(nullptr)},
           {"repeat", p.auto_repeat ? ordered_json("auto") : ordered_json(p.rounds)},
           {"start_at_ns", p.start_at_ns ? ordered_json(*p.start_at_ns) : ordered_json(nullptr)},
           {"max_skew_s", p.start_at_ns ? ordered_json(p.max_skew_s) : ordered_json(nullptr)}};

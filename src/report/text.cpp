@@ -166,7 +166,7 @@ std::string render_text_header(const measure::TestParameters& p, const std::stri
                      host_port(p.host, p.port), p.embedded_server ? " (embedded server)" : "");
   const std::string payload = p.bytes > 0 ? fmt::format("{} ({} bytes)", format_bytes(p.bytes), p.bytes)
                                           : fmt::format("{:g} s of sending", p.duration_s);
-  if (p.streams > 1 && !p.modes.empty() && !is_datagram(p.modes.front()) && p.rr_request_bytes == 0) {
+  if (p.streams > 1 && p.kind == TestKind::stream) {
     out += fmt::format("{} parallel streams{}, {}{}\n", p.streams,
                        p.bidir ? ", odd-numbered ones the other way (--bidir)" : "",
                        p.bytes > 0 ? "the payload on each" : "each sending for the time",
@@ -179,10 +179,9 @@ std::string render_text_header(const measure::TestParameters& p, const std::stri
   } else if (p.read_size > 0) {
     out += fmt::format("the receiver reads {} bytes at a time\n", p.read_size);
   }
-  const bool datagrams = !p.modes.empty() && is_datagram(p.modes.front());
-  if (p.crr) return out + render_crr_header(p);
-  if (p.rr_request_bytes > 0) return out + render_rr_header(p);
-  if (p.handshakes == 0 && !datagrams)
+  if (p.kind == TestKind::crr) return out + render_crr_header(p);
+  if (p.kind == TestKind::rr) return out + render_rr_header(p);
+  if (p.kind == TestKind::stream)
     out +=
         fmt::format("payload {} in {} chunks, {}{}{}\n", payload, format_bytes(p.chunk_bytes), rounds_text(p),
                     p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "",
@@ -193,7 +192,6 @@ std::string render_text_header(const measure::TestParameters& p, const std::stri
 std::string render_text_body(const measure::Comparison& c) {
   const measure::TestParameters& p = c.parameters;
   const measure::Environment& e = c.environment;
-  const bool datagrams = !p.modes.empty() && is_datagram(p.modes.front());
   std::string out;
   const std::string client_host =
       describe_host(e.client_tls_library, e.client_cpu_model, e.client_cpu_features, e.client_kernel);
@@ -203,7 +201,7 @@ std::string render_text_body(const measure::Comparison& c) {
     out += client_host == server_host ? fmt::format("client and server: {}\n", client_host)
                                       : fmt::format("client: {}\nserver: {}\n", client_host, server_host);
   }
-  if (datagrams) out += render_datagram_runs(c);
+  if (p.kind == TestKind::datagram) out += render_datagram_runs(c);
   if (c.get<measure::RrResults>() != nullptr) out += render_rr_runs(c);
   if (c.get<measure::CrrResults>() != nullptr) out += render_crr_runs(c);
   const measure::StreamResults* streams = c.get<measure::StreamResults>();

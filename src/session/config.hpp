@@ -77,6 +77,7 @@ struct ClientConfig {
   std::string command_line;  // as typed, shell-quoted: the report shows how to run it again
   std::string host;          // empty: start an embedded server on loopback
   std::uint16_t port = kDefaultPort;
+  TestKind kind = TestKind::stream;               // which kind runs; the fields below that it reads
   std::string bind_address;                       // -B: the local address of the TCP connections, or ""
   std::vector<Mode> modes{Mode::tcp, Mode::tls};  // one round runs each, in this order
   Direction direction = Direction::client_to_server;
@@ -126,9 +127,8 @@ struct ClientConfig {
   std::uint64_t rr_response_bytes = 0;
   std::uint64_t transactions = 0;  // -n: over all connections; 0 with -t
   double rate_tps = 0;             // --rate: open loop, transactions per second over all connections
-  // --crr: a connection per transaction, with the rr sizes (default 1/1);
-  // -P connectors; transactions is then -n connections in all.
-  bool crr = false;
+  // --crr (kind crr): a connection per transaction, with the rr sizes
+  // (default 1/1); -P connectors; transactions is then -n connections in all.
   bool compare_key_types = false;  // --compare-key-types: a tls variant per server key type
   bool crr_reset = true;           // --close reset (SO_LINGER 0, no TIME_WAIT) or fin (TIME_WAIT here)
   Timeouts timeouts;

@@ -148,6 +148,7 @@ double server_clock_offset_s(const ClientConfig& config) {
 
 protocol::TestRequest test_request(const ClientConfig& config, Mode mode) {
   protocol::TestRequest r;
+  r.kind = config.kind;
   r.mode = mode;
   r.client_version = kVersion;
   r.chunk_bytes = config.chunk_bytes;
@@ -158,20 +159,19 @@ protocol::TestRequest test_request(const ClientConfig& config, Mode mode) {
   r.server_cpu = config.server_cpu;
   if (mode == Mode::tls) r.cipher = config.tls_policy.cipher;
   const auto duration_ms = static_cast<std::uint64_t>(config.duration.count());
-  if (is_datagram(mode)) {
+  if (config.kind == TestKind::datagram) {
     r.direction = Direction::client_to_server;
     r.packets = config.packets;
     r.duration_ms = config.packets > 0 ? 0 : duration_ms;
     r.rate_bps = config.rate_bps;
     return r;
   }
-  if (config.rr_request_bytes > 0) {
+  if (config.kind == TestKind::rr || config.kind == TestKind::crr) {
     r.rr_request_bytes = config.rr_request_bytes;
     r.rr_response_bytes = config.rr_response_bytes;
     r.transactions = config.transactions;
     r.duration_ms = config.transactions > 0 ? 0 : duration_ms;
     r.rate_tps = config.rate_tps;
-    r.crr = config.crr;
     r.verify = config.verify;
     r.record_size = mode == Mode::tls ? config.record_size : 0;
     return r;

@@ -522,6 +522,7 @@ TEST_CASE("a handshake test must keep making handshakes: one now and then cannot
   ServerProcess server(
       {"--connect-timeout", "0.5", "--handshake-timeout", "0.5", "--control-timeout", "0.5"});
   protocol::TestRequest request = stream_request(1, 0);
+  request.kind = TestKind::handshake;
   request.mode = Mode::tls;
   request.handshakes = 1000;
   HeldTest test(server.port(), "127.0.0.1", request);

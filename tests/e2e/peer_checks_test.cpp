@@ -57,7 +57,7 @@ protocol::TestRequest rr_request(bool crr, std::uint64_t transactions) {
   r.rr_request_bytes = 1;
   r.rr_response_bytes = 1;
   r.transactions = transactions;
-  r.crr = crr;
+  r.kind = crr ? TestKind::crr : TestKind::rr;
   return r;
 }
 
@@ -129,6 +129,7 @@ std::string crr_then_claim(std::uint16_t port) {
 // Four handshake connections, then a count of five.
 std::string handshakes_then_claim(std::uint16_t port) {
   protocol::TestRequest request = base_request(Mode::tls);
+  request.kind = TestKind::handshake;
   request.chunk_bytes = 1;
   request.handshakes = 4;
   HandStartedTest t(port, request, kWait);
@@ -155,6 +156,7 @@ std::string handshakes_then_claim(std::uint16_t port) {
 // Twenty datagrams, then a count of nineteen sent.
 std::string datagrams_then_claim(std::uint16_t port) {
   protocol::TestRequest request = base_request(Mode::udp);
+  request.kind = TestKind::datagram;
   request.packets = 20;
   request.chunk_bytes = 40;
   HandStartedTest t(port, request, kWait);

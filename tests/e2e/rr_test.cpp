@@ -357,6 +357,7 @@ TEST_CASE("--rr -i: a line per interval as the run goes, before the report") {
 TEST_CASE("the server refuses an rr schedule no connection could keep, from a client that did not check") {
   ServerProcess server;
   tlscmp::protocol::TestRequest request;
+  request.kind = tlscmp::TestKind::rr;
   request.mode = tlscmp::Mode::tcp;
   request.chunk_bytes = 1;
   request.rr_request_bytes = 1;
@@ -379,6 +380,7 @@ TEST_CASE("the server refuses an rr schedule no connection could keep, from a cl
 TEST_CASE("an rr peer that sends more than a request: the server logs it by transaction and serves on") {
   ServerProcess server({"--max-clients", "1"});
   tlscmp::protocol::TestRequest request;
+  request.kind = tlscmp::TestKind::rr;
   request.mode = tlscmp::Mode::tcp;
   request.chunk_bytes = 1;
   request.rr_request_bytes = 1;

@@ -35,6 +35,7 @@ Message decode_json(const nlohmann::json& j) {
 
 TestRequest udp_request() {
   TestRequest r;
+  r.kind = TestKind::datagram;
   r.mode = Mode::udp;
   r.packets = 1000;
   r.chunk_bytes = 15;
@@ -261,6 +262,7 @@ namespace {
 measure::Comparison datagram_sample() {
   measure::Comparison c;
   c.parameters.host = "127.0.0.1";
+  c.parameters.kind = TestKind::datagram;
   c.parameters.modes = {Mode::udp, Mode::dtls};
   c.parameters.chunk_bytes = 15;
   c.parameters.packets = 1000;

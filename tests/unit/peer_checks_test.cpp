@@ -38,6 +38,7 @@ SideResult stream_side(Role role, std::uint64_t bytes, double elapsed_us) {
 
 protocol::TestRequest rr_request(double rate_tps, std::uint64_t duration_ms) {
   protocol::TestRequest r;
+  r.kind = TestKind::rr;
   r.rr_request_bytes = 100;
   r.rr_response_bytes = 200;
   r.rate_tps = rate_tps;
@@ -183,6 +184,7 @@ TEST_CASE("rr: both sides count the same transactions, bytes are transactions ti
 
 TEST_CASE("crr: counts bounded both ways, failures allowed for, and exact bytes over TCP without failures") {
   protocol::TestRequest tcp;
+  tcp.kind = TestKind::crr;
   tcp.mode = Mode::tcp;
   tcp.rr_request_bytes = 10;
   tcp.rr_response_bytes = 20;
@@ -220,6 +222,7 @@ TEST_CASE("crr: counts bounded both ways, failures allowed for, and exact bytes 
 
 TEST_CASE("datagrams: distinct ones received are at most those sent, duplicates counted apart") {
   protocol::TestRequest udp;
+  udp.kind = TestKind::datagram;
   udp.mode = Mode::udp;
   udp.chunk_bytes = 40;
   udp.streams = 1;

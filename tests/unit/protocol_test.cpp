@@ -228,20 +228,20 @@ TEST_CASE("malformed bodies are refused") {
       R"({"type":"launch_missiles"})",
       R"({"type":7})",
       // test_request: missing, mistyped and out-of-range fields
-      R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":1,"no_delay":false})",
-      R"({"type":"test_request","mode":"udp","direction":"client_to_server","bytes":1,"chunk_bytes":1,"no_delay":false,"client_version":"x"})",
-      R"({"type":"test_request","mode":"tcp","direction":"sideways","bytes":1,"chunk_bytes":1,"no_delay":false,"client_version":"x"})",
-      R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":0,"chunk_bytes":1,"no_delay":false,"client_version":"x"})",
-      R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":-5,"chunk_bytes":1,"no_delay":false,"client_version":"x"})",
-      R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":1.5,"chunk_bytes":1,"no_delay":false,"client_version":"x"})",
-      R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":"1","chunk_bytes":1,"no_delay":false,"client_version":"x"})",
-      R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":18446744073709551615,"chunk_bytes":1,"no_delay":false,"client_version":"x"})",
-      R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":0,"no_delay":false,"client_version":"x"})",
-      R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":4294967295,"no_delay":false,"client_version":"x"})",
-      R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":1,"no_delay":0,"client_version":"x"})",
-      R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":1,"no_delay":false,"client_version":"a\nb"})",
-      R"({"type":"test_request","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":1,"no_delay":false,"client_version":"x","cipher":"AES128-SHA"})",
-      R"({"type":"test_request","mode":"tls","direction":"client_to_server","bytes":1,"chunk_bytes":1,"no_delay":false,"client_version":"x","cipher":7})",
+      R"({"type":"test_request","kind":"stream","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":1,"no_delay":false})",
+      R"({"type":"test_request","kind":"datagram","mode":"udp","direction":"client_to_server","bytes":1,"chunk_bytes":1,"no_delay":false,"client_version":"x"})",
+      R"({"type":"test_request","kind":"stream","mode":"tcp","direction":"sideways","bytes":1,"chunk_bytes":1,"no_delay":false,"client_version":"x"})",
+      R"({"type":"test_request","kind":"stream","mode":"tcp","direction":"client_to_server","bytes":0,"chunk_bytes":1,"no_delay":false,"client_version":"x"})",
+      R"({"type":"test_request","kind":"stream","mode":"tcp","direction":"client_to_server","bytes":-5,"chunk_bytes":1,"no_delay":false,"client_version":"x"})",
+      R"({"type":"test_request","kind":"stream","mode":"tcp","direction":"client_to_server","bytes":1.5,"chunk_bytes":1,"no_delay":false,"client_version":"x"})",
+      R"({"type":"test_request","kind":"stream","mode":"tcp","direction":"client_to_server","bytes":"1","chunk_bytes":1,"no_delay":false,"client_version":"x"})",
+      R"({"type":"test_request","kind":"stream","mode":"tcp","direction":"client_to_server","bytes":18446744073709551615,"chunk_bytes":1,"no_delay":false,"client_version":"x"})",
+      R"({"type":"test_request","kind":"stream","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":0,"no_delay":false,"client_version":"x"})",
+      R"({"type":"test_request","kind":"stream","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":4294967295,"no_delay":false,"client_version":"x"})",
+      R"({"type":"test_request","kind":"stream","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":1,"no_delay":0,"client_version":"x"})",
+      R"({"type":"test_request","kind":"stream","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":1,"no_delay":false,"client_version":"a\nb"})",
+      R"({"type":"test_request","kind":"stream","mode":"tcp","direction":"client_to_server","bytes":1,"chunk_bytes":1,"no_delay":false,"client_version":"x","cipher":"AES128-SHA"})",
+      R"({"type":"test_request","kind":"stream","mode":"tls","direction":"client_to_server","bytes":1,"chunk_bytes":1,"no_delay":false,"client_version":"x","cipher":7})",
       // test_accept: bad cookies
       R"({"type":"test_accept","cookie":"00","server_version":"x","tls_library":"x","cpu_model":"x"})",
       R"({"type":"test_accept","cookie":"zz000000000000000000000000000000","server_version":"x","tls_library":"x","cpu_model":"x"})",
@@ -287,6 +287,7 @@ TEST_CASE("a test runs for a byte count or for a time, never both or neither") {
 TEST_CASE("an rr request: sizes, a count or a time, and open loop only for a time") {
   auto request = [](auto edit) {
     nlohmann::json j = with_fields(TestRequest{});
+    j["kind"] = "rr";
     j["bytes"] = 0;
     j["chunk_bytes"] = 1;
     j["rr_request_bytes"] = 64;
@@ -302,7 +303,7 @@ TEST_CASE("an rr request: sizes, a count or a time, and open loop only for a tim
   CHECK(good.rr_request_bytes == 64);
   CHECK(good.rr_response_bytes == 16384);
   CHECK(good.transactions == 1000);
-  CHECK(kind_of(good) == TestKind::rr);
+  CHECK(good.kind == TestKind::rr);
   const auto open = std::get<TestRequest>(decode_text(request([](nlohmann::json& j) {
     j["transactions"] = 0;
     j["duration_ms"] = 2000;
@@ -336,6 +337,67 @@ TEST_CASE("an rr request: sizes, a count or a time, and open loop only for a tim
   CHECK(rr_schedule_problem(2e6, 1).find("lower the rate or add connections") != std::string::npos);
   CHECK(rr_schedule_problem(2e6, 2).empty());
   CHECK(rr_schedule_problem(0, 1).empty());
+}
+
+TEST_CASE("a request names its kind, and fields of another kind are refused") {
+  // A well-formed request of each kind, as the client sends it.
+  auto of_kind = [](TestKind kind) {
+    TestRequest r;
+    r.kind = kind;
+    r.chunk_bytes = 1;
+    switch (kind) {
+      case TestKind::stream:
+        r.bytes = 5;
+        break;
+      case TestKind::handshake:
+        r.mode = Mode::tls;
+        r.handshakes = 4;
+        break;
+      case TestKind::datagram:
+        r.mode = Mode::udp;
+        r.chunk_bytes = 64;
+        r.packets = 10;
+        break;
+      case TestKind::rr:
+      case TestKind::crr:
+        r.rr_request_bytes = 1;
+        r.rr_response_bytes = 1;
+        r.transactions = 10;
+        break;
+    }
+    return with_fields(r);
+  };
+  const auto decode_json = [](const nlohmann::json& j) { return decode(bytes_of(j.dump())); };
+  for (TestKind kind :
+       {TestKind::stream, TestKind::handshake, TestKind::datagram, TestKind::rr, TestKind::crr}) {
+    CAPTURE(to_string(kind));
+    const nlohmann::json good = of_kind(kind);
+    CHECK(good["kind"] == to_string(kind));
+    CHECK(std::get<TestRequest>(decode_json(good)).kind == kind);
+    nlohmann::json missing = good;
+    missing.erase("kind");
+    CHECK_THROWS_WITH_AS(decode_json(missing), doctest::Contains("kind"), ProtocolError);
+  }
+  nlohmann::json unknown = of_kind(TestKind::stream);
+  unknown["kind"] = "quic";
+  CHECK_THROWS_WITH_AS(decode_json(unknown), doctest::Contains("'kind' has an unknown value"), ProtocolError);
+  // The fields decide nothing: each request, relabelled as another kind, is refused.
+  const std::vector<std::pair<TestKind, TestKind>> relabelled{
+      {TestKind::rr, TestKind::stream},        {TestKind::handshake, TestKind::stream},
+      {TestKind::datagram, TestKind::stream},  {TestKind::stream, TestKind::rr},
+      {TestKind::stream, TestKind::handshake}, {TestKind::stream, TestKind::datagram},
+      {TestKind::datagram, TestKind::crr},     {TestKind::handshake, TestKind::crr}};
+  for (const auto& [fields, label] : relabelled) {
+    CAPTURE(to_string(fields));
+    CAPTURE(to_string(label));
+    nlohmann::json j = of_kind(fields);
+    j["kind"] = to_string(label);
+    CHECK_THROWS_AS(decode_json(j), ProtocolError);
+  }
+  // crr is rr's sizes on a connection each: closed loop, no --verify.
+  nlohmann::json crr = of_kind(TestKind::crr);
+  crr["verify"] = true;
+  CHECK_THROWS_WITH_AS(decode_json(crr), doctest::Contains("a crr test has no 'verify'"), ProtocolError);
 }
 
 TEST_CASE("interval lists are checked") {

@@ -33,6 +33,7 @@ HandshakeTest run_handshake_test(const ClientConfig& config, int count, const tl
       connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address));
   const InterruptWatch::Guard control_guard(interrupt, control.native_handle());
   protocol::TestRequest request;
+  request.kind = TestKind::handshake;
   request.mode = Mode::tls;
   request.chunk_bytes = 1;
   request.handshakes = static_cast<std::uint32_t>(2 * count);
