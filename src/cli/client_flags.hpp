@@ -1,0 +1,67 @@
+#pragma once
+
+// tlscmp client's flags, as typed, and what they make: a ClientCommand,
+// checked. Internal to cli/.
+
+#include <string>
+
+#include "cli/common_flags.hpp"
+#include "cli/options.hpp"
+
+namespace tlscmp::cli {
+
+struct ClientFlags {
+  std::string host;
+  std::string bind;       // -B
+  std::string affinity;   // -A CLIENT[,SERVER]
+  std::string start_at;   // --start-at TIME
+  double max_skew_s = 0;  // --max-skew S; 0: not given
+  int port = session::kDefaultPort;
+  std::string mode = "both";
+  std::string bytes;   // default: 1G, or 1000000 datagrams in datagram modes
+  std::string length;  // default: 64K, or 15 bytes in datagram modes (seeds/002)
+  std::string rate;    // -b, datagram modes
+  bool gso = false;    // --gso, datagram modes
+  double time_s = 0;
+  double interval_s = 0;
+  bool reverse = false;
+  std::string ca_file;
+  bool insecure = false;
+  std::string repeat;     // --repeat N or auto; "": 5 rounds (3 with --rr, --crr; 1 in datagram modes)
+  double ci_target = 0;   // --ci-target PCT (with --repeat auto); 0: not given
+  int max_rounds = 0;     // --max-rounds N (with --repeat auto); 0: not given
+  double max_time_s = 0;  // --max-time S (with --repeat auto); 0: not given
+  int warmup = 0;
+  bool json = false;
+  bool csv = false;
+  bool json_stream = false;  // --json-stream
+  std::string html;          // --html FILE
+  bool verify = false;
+  tls::Policy tls_policy;
+  std::string cert_file;
+  std::string key_file;
+  int handshakes = 0;
+  bool compare_ciphers = false;
+  bool compare_groups = false;
+  std::string framing = "raw";
+  // The sizes, parsed by CLI11 (add_size) straight into these settings:
+  // msg_size, max_msg, read_size, sndbuf_bytes, rcvbuf_bytes, record_size.
+  session::ClientConfig sizes;
+  bool window = false;  // -w gave both buffers
+  int parallel = 1;
+  bool bidir = false;
+  bool no_delay = false;
+  std::string rr;         // --rr REQ/RESP
+  std::string rr_rate;    // --rate, with --rr
+  bool crr = false;       // --crr
+  std::string crr_close;  // --close reset|fin
+  bool compare_key_types = false;
+  TimeoutFlags timeouts;
+};
+
+void add_client_command(CLI::App& app, ClientFlags& flags);
+
+// The settings a client's flags make, every mistake refused in one line.
+ClientCommand to_client_command(const ClientFlags& flags);
+
+}  // namespace tlscmp::cli

@@ -1,0 +1,162 @@
+#include "cli/sweep_flags.hpp"
+
+#include <fmt/format.h>
+#include <functional>
+
+#include "error.hpp"
+
+namespace tlscmp::cli {
+namespace {
+
+// A swept setting's values, each parsed and checked as its flag would be,
+// and kept typed: the sweep applies them without parsing again.
+results::SweepAxis sweep_axis(const std::string& name, const std::vector<std::string>& texts) {
+  results::SweepAxis axis{name, {}};
+  const std::string flag = "--" + name;
+  for (const std::string& text : texts) {
+    std::function<void(session::ClientConfig&)> apply;
+    if (name == "msg-size") {
+      const std::uint64_t n = parse_size(text, flag, 1, framing::kMaxMessageBytes);
+      apply = [n](session::ClientConfig& c) { c.msg_size = n; };
+    } else if (name == "length" || name == "read-size") {
+      const auto n = static_cast<std::uint32_t>(parse_size(text, flag, 1, protocol::kMaxChunkBytes));
+      if (name == "length") {
+        apply = [n](session::ClientConfig& c) { c.chunk_bytes = n; };
+      } else {
+        apply = [n](session::ClientConfig& c) { c.read_size = n; };
+      }
+    } else if (name == "window" || name == "sndbuf" || name == "rcvbuf") {
+      const auto n =
+          static_cast<std::uint32_t>(parse_size(text, flag, 1024, protocol::kMaxSocketBufferBytes));
+      const bool send = name != "rcvbuf";
+      const bool receive = name != "sndbuf";
+      apply = [n, send, receive](session::ClientConfig& c) {
+        if (send) c.sndbuf_bytes = n;
+        if (receive) c.rcvbuf_bytes = n;
+      };
+    } else if (name == "framing") {
+      if (text != "raw" && text != "len4") throw UsageError(fmt::format("--framing '{}': raw or len4", text));
+      const framing::Framing f = text == "len4" ? framing::Framing::len4 : framing::Framing::raw;
+      apply = [f](session::ClientConfig& c) { c.framing = f; };
+    } else if (name == "cipher") {
+      apply = [text](session::ClientConfig& c) { c.tls_policy.cipher = text; };
+    } else if (name == "rr") {
+      const auto [request, response] = parse_rr(text, flag);
+      apply = [request, response](session::ClientConfig& c) {
+        c.rr_request_bytes = request;
+        c.rr_response_bytes = response;
+      };
+    } else {
+      throw UsageError(fmt::format("cannot sweep '{}'", name));
+    }
+    axis.values.push_back({text, std::move(apply)});
+  }
+  return axis;
+}
+
+// A sweep's lists of them: one warning naming every value that will crawl, or "".
+std::string slow_buffers_warning(const SweepFlags& flags) {
+  std::string given;
+  for (const auto& [flag, texts] : {std::pair{"-w", &flags.windows}, std::pair{"--sndbuf", &flags.sndbufs},
+                                    std::pair{"--rcvbuf", &flags.rcvbufs}}) {
+    for (const std::string& text : *texts) {
+      if (slow_socket_buffer(
+              static_cast<std::uint32_t>(parse_size(text, flag, 1024, protocol::kMaxSocketBufferBytes))))
+        given += fmt::format("{}{} {}", given.empty() ? "" : ", ", flag, text);
+    }
+  }
+  return given.empty() ? std::string() : cli::slow_buffers_warning(given);
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app, SweepFlags& flags) {
+  CLI::App* cmd = app.add_subcommand(
+      "sweep", "Run the comparison over a grid of settings; print a Markdown table, write CSV and JSON");
+  ClientFlags& c = flags.client;
+  cmd->add_option("host", c.host, "Server host name or address (none: an embedded server on loopback)");
+  cmd->add_option("-p,--port", c.port, "Server port")->check(CLI::Range(1, 65535))->capture_default_str();
+  cmd->add_option("--mode", c.mode, "tcp, tls, or both")
+      ->check(CLI::IsMember({"tcp", "tls", "both"}))
+      ->capture_default_str();
+  CLI::Option* bytes = cmd->add_option("-n,--bytes", c.bytes,
+                                       "Payload bytes per run (default 1G); with --rr transactions per run")
+                           ->type_name("SIZE");
+  cmd->add_option("-t,--time", c.time_s, "Seconds per run instead of -n")
+      ->check(NumberRange(0.001, kMaxSeconds))
+      ->excludes(bytes);
+  cmd->add_flag("-R,--reverse", c.reverse, "The server sends");
+  cmd->add_option("-P,--parallel", c.parallel, "Parallel streams")
+      ->check(CLI::Range(1, static_cast<int>(protocol::kMaxStreams)));
+  cmd->add_option("--repeat", c.repeat, "Rounds per point (default 5)")->check(CLI::Range(1, kMaxRounds));
+  cmd->add_option("--warmup", c.warmup, "Warm-up rounds per point")->check(CLI::Range(0, kMaxRounds));
+  CLI::Option* ca =
+      cmd->add_option("--ca", c.ca_file, "Trust the CA certificates in this PEM file")->type_name("FILE");
+  cmd->add_flag("--insecure", c.insecure, "Do not verify the server's certificate")->excludes(ca);
+  cmd->add_flag("--verify", c.verify, "Check every byte on the receiver");
+  cmd->add_option("--html", c.html, "Also write a report page of the sweep to FILE (as tlscmp report makes)")
+      ->type_name("FILE");
+  add_size(cmd, "--max-msg", c.sizes.max_msg, "--max-msg", 1, framing::kMaxMessageBytes,
+           "The receiver refuses longer length prefixes")
+      ->default_str("1G");
+  const auto list = [&](const char* name, std::vector<std::string>& values, const char* what) {
+    cmd->add_option(name, values, what)->delimiter(',')->type_name("LIST");
+  };
+  list("--msg-size", flags.msg_sizes, "Message sizes, comma-separated (10,1K,1400,...)");
+  list("-l,--length", flags.lengths, "Chunk sizes");
+  list("--framing", flags.framings, "raw, len4, or both");
+  list("-w,--window", flags.windows, "SO_SNDBUF and SO_RCVBUF on both ends");
+  list("--sndbuf", flags.sndbufs, "SO_SNDBUF on both ends");
+  list("--rcvbuf", flags.rcvbufs, "SO_RCVBUF on both ends");
+  list("--read-size", flags.read_sizes, "The receiver's read sizes");
+  list("--cipher", flags.ciphers, "TLS suites or TLS 1.2 cipher lists");
+  list("--rr", flags.rr_sizes,
+       "Request/response sizes (1/1,64/1K,1K/16K,16K/1M): transactions instead of bulk runs, 10 s per run "
+       "unless -t or -n says otherwise");
+  cmd->add_option("--out", flags.out, "Write PREFIX.csv and PREFIX.json")
+      ->type_name("PREFIX")
+      ->capture_default_str();
+  add_timeout_flags(cmd, c.timeouts);
+}
+
+// tlscmp sweep: the base settings as a client takes them, and the lists made
+// axes, each point checked before anything runs.
+SweepCommand to_sweep_command(const SweepFlags& sweep_flags, const std::string& command_line) {
+  SweepCommand sweep;
+  ClientFlags base_flags = sweep_flags.client;
+  // Swept rr sizes make every point an rr test: the base is one, with the first size.
+  if (!sweep_flags.rr_sizes.empty()) base_flags.rr = sweep_flags.rr_sizes.front();
+  sweep.config.base = to_client_command(base_flags).config;
+  sweep.config.base.command_line = command_line;
+  sweep.out_prefix = sweep_flags.out;
+  sweep.html_path = sweep_flags.client.html;
+  if (const std::string slow = slow_buffers_warning(sweep_flags); !slow.empty())
+    sweep.warnings.push_back(slow);
+  // The first axis given in this order makes the rows of the table.
+  const std::vector<std::pair<const char*, const std::vector<std::string>*>> lists{
+      {"msg-size", &sweep_flags.msg_sizes}, {"length", &sweep_flags.lengths},
+      {"window", &sweep_flags.windows},     {"sndbuf", &sweep_flags.sndbufs},
+      {"rcvbuf", &sweep_flags.rcvbufs},     {"read-size", &sweep_flags.read_sizes},
+      {"framing", &sweep_flags.framings},   {"cipher", &sweep_flags.ciphers},
+      {"rr", &sweep_flags.rr_sizes}};
+  // A list of one is a setting like any other, not a column of the table.
+  results::SweepConfig fixed;
+  for (const auto& [name, texts] : lists) {
+    if (texts->empty()) continue;
+    results::SweepAxis axis = sweep_axis(name, *texts);
+    (texts->size() == 1 ? fixed.axes : sweep.config.axes).push_back(std::move(axis));
+  }
+  for (const results::SweepAxis& axis : fixed.axes)
+    axis.values.front().apply(sweep.config.base);  // judged with the swept values, point by point
+  if (sweep.config.axes.empty()) {
+    (void)results::point_config(sweep.config.base, {});  // settings that cannot work say so first
+    throw UsageError(
+        "sweep: give at least one list of two values or more, e.g. --msg-size 10,1K (a single value is a "
+        "setting, as tlscmp client takes it)");
+  }
+  for (const results::SweepGridPoint& point : results::sweep_grid(sweep.config))
+    (void)results::point_config(sweep.config.base, point);
+  return sweep;
+}
+
+}  // namespace tlscmp::cli

@@ -1,0 +1,27 @@
+#pragma once
+
+// tlscmp sweep's flags: a client's, with the swept settings as lists; and
+// the sweep they make, every point checked. Internal to cli/.
+
+#include <string>
+#include <vector>
+
+#include "cli/client_flags.hpp"
+
+namespace tlscmp::cli {
+
+// tlscmp sweep: what a client takes, with the swept settings as lists.
+struct SweepFlags {
+  ClientFlags client;
+  std::vector<std::string> msg_sizes, lengths, framings, windows, sndbufs, rcvbufs, read_sizes, ciphers,
+      rr_sizes;
+  std::string out = "sweep";
+};
+
+void add_sweep_command(CLI::App& app, SweepFlags& flags);
+
+// tlscmp sweep: the base settings as a client takes them, and the lists made
+// axes, each point checked before anything runs.
+SweepCommand to_sweep_command(const SweepFlags& sweep_flags, const std::string& command_line);
+
+}  // namespace tlscmp::cli
