@@ -340,78 +340,57 @@ std::uint64_t random_seed() {
   return seed;
 }
 
-}  // namespace
-
-measure::Comparison run_client(const session::ClientConfig& config, measure::TransferObserver* observer) {
-  // First, before any thread starts: Ctrl-C must reach the watcher, not kill us.
-  session::InterruptWatch interrupt;
-
-  measure::Comparison comparison;
-  comparison.parameters = parameters_of(config);
-  measure::TestParameters& parameters = comparison.parameters;
-  measure::Environment& environment = comparison.environment;
-  note_client_host(environment);
-
-  std::optional<EmbeddedServer> embedded;
+// The TLS settings of the client's connections.
+tls::ClientConfig client_tls_config(const session::ClientConfig& config) {
   tls::ClientConfig tls_config;
   tls_config.ca_file = config.ca_file;
   tls_config.insecure = config.insecure;
   tls_config.policy = config.tls_policy;
   if (!config.cert_file.empty()) tls_config.identity = tls::load_identity(config.cert_file, config.key_file);
-  parameters.client_certificate = tls_config.identity.has_value();
-  if (config.host.empty()) {
-    embedded.emplace(config.timeouts, config.tls_policy.ktls);
-    parameters.host = "127.0.0.1";
-    parameters.port = embedded->port();
-    parameters.embedded_server = true;
-    if (config.ca_file.empty()) tls_config.ca_pem = embedded->ca_pem();
-  } else {
-    parameters.host = config.host;
-    parameters.port = config.port;
-  }
+  return tls_config;
+}
 
-  std::vector<Variant> variants = make_variants(config, tls_config, comparison.notes);
-  for (const Variant& v : variants)
-    parameters.variants.push_back(v.label);
-  session::ClientConfig target = config;  // with the server actually used
-  target.host = parameters.host;
-  target.port = parameters.port;
-  if (config.kind == TestKind::handshake && config.compare_groups) {
+// A handshake test: --compare-groups' table, or --handshakes N timed one by one.
+void run_handshake_kind(const session::ClientConfig& target, const tls::ClientConfig& tls_config,
+                        session::InterruptWatch& interrupt, measure::Comparison& comparison) {
+  measure::TestParameters& parameters = comparison.parameters;
+  if (target.compare_groups) {
     parameters.compare_groups = true;
-    parameters.handshakes = config.handshakes > 0 ? config.handshakes : kinds::kGroupHandshakesPerRound;
+    parameters.handshakes = target.handshakes > 0 ? target.handshakes : kinds::kGroupHandshakesPerRound;
     kinds::run_group_comparison(target, tls_config, interrupt, comparison);
-    return comparison;
+    return;
   }
-  if (config.kind == TestKind::handshake) {
-    parameters.handshakes = config.handshakes;
-    try {
-      const tls::Context tls = tls::Context::for_client(tls_config);
-      const kinds::HandshakeTest test =
-          kinds::run_handshake_test(target, config.handshakes, tls, interrupt, environment);
-      comparison.results = measure::HandshakeResults{config.handshakes, test.kinds[0].summarize(),
-                                                     test.kinds[1].summarize(), test.tls};
-    } catch (const Error& e) {
-      if (interrupt.interrupted()) {
-        comparison.interrupted = true;
-      } else {
-        comparison.error = e.what();
-      }
+  parameters.handshakes = target.handshakes;
+  try {
+    const tls::Context tls = tls::Context::for_client(tls_config);
+    const kinds::HandshakeTest test =
+        kinds::run_handshake_test(target, target.handshakes, tls, interrupt, comparison.environment);
+    comparison.results = measure::HandshakeResults{target.handshakes, test.kinds[0].summarize(),
+                                                   test.kinds[1].summarize(), test.tls};
+  } catch (const Error& e) {
+    if (interrupt.interrupted()) {
+      comparison.interrupted = true;
+    } else {
+      comparison.error = e.what();
     }
-    return comparison;
   }
-  // One TLS handshake per TLS variant before the first measured run (not
-  // timed, not counted), so that a TLS setting that cannot work fails in
-  // seconds rather than after a whole TCP run.
-  // With --crr --compare-groups, a group the server lacks is left out with a
-  // note, as --compare-groups leaves it out of its table.
-  const bool optional_variants = config.kind == TestKind::crr && config.compare_groups;
+}
+
+// One TLS handshake per TLS variant before the first measured run (not
+// timed, not counted), so that a TLS setting that cannot work fails in
+// seconds rather than after a whole TCP run. With --crr --compare-groups, a
+// group the server lacks is left out with a note, as --compare-groups leaves
+// it out of its table. Returns false when the comparison ends here.
+bool try_tls_variants(const session::ClientConfig& target, std::vector<Variant>& variants,
+                      session::InterruptWatch& interrupt, measure::Comparison& comparison) {
+  const bool optional_variants = target.kind == TestKind::crr && target.compare_groups;
   for (auto it = variants.begin(); it != variants.end();) {
     if (!it->tls) {
       ++it;
       continue;
     }
     try {
-      (void)kinds::run_handshake_test(target, 1, *it->tls, interrupt, environment);
+      (void)kinds::run_handshake_test(target, 1, *it->tls, interrupt, comparison.environment);
       ++it;
     } catch (const Error& e) {
       if (interrupt.interrupted()) {
@@ -423,17 +402,65 @@ measure::Comparison run_client(const session::ClientConfig& config, measure::Tra
       } else {
         comparison.error = it->label == "tls" ? e.what() : fmt::format("{}: {}", it->label, e.what());
       }
-      return comparison;
+      return false;
     }
   }
-  parameters.variants.clear();  // those left
+  comparison.parameters.variants.clear();  // those left
   for (const Variant& v : variants)
-    parameters.variants.push_back(v.label);
-  if (config.start_at_ns && !wait_for_start(target, interrupt, comparison)) return comparison;
-  const std::uint64_t seed = random_seed();
-  if (observer != nullptr) observer->begin_comparison(parameters);
-  // Warm-up rounds first, then the measured ones; each round runs every mode
-  // in turn. --repeat auto: until the ratios' intervals are narrow enough.
+    comparison.parameters.variants.push_back(v.label);
+  return true;
+}
+
+// What one round of the rounds loop needs to run a variant.
+struct RunContext {
+  const session::ClientConfig& target;
+  session::InterruptWatch& interrupt;
+  measure::TransferObserver* observer;
+  std::uint64_t seed;
+};
+
+// One run of `variant` by the test's kind, kept in the comparison.
+void run_variant(const RunContext& run, const Variant& variant, int round, bool warmup,
+                 measure::Comparison& comparison) {
+  const tls::Context* tls = variant.tls ? &*variant.tls : nullptr;
+  measure::Environment& environment = comparison.environment;
+  switch (run.target.kind) {
+    case TestKind::datagram: {
+      measure::DatagramRun result = kinds::run_datagram_test(
+          run.target, variant.mode, variant.dtls ? &*variant.dtls : nullptr, run.interrupt, environment);
+      result.partial = run.interrupt.interrupted();  // the senders stopped early
+      keep_run<measure::DatagramResults>(comparison, std::move(result), variant.label, round, warmup);
+      break;
+    }
+    case TestKind::crr:
+      keep_run<measure::CrrResults>(
+          comparison,
+          kinds::run_crr_test(run.target, tls, {variant.mode, variant.resume, variant.key_type},
+                              run.interrupt, round, environment),
+          variant.label, round, warmup);
+      break;
+    case TestKind::rr:
+      keep_run<measure::RrResults>(comparison,
+                                   kinds::run_rr_test(run.target, tls, variant.mode, run.interrupt,
+                                                      run.observer, run.seed, round, environment),
+                                   variant.label, round, warmup);
+      break;
+    case TestKind::stream:
+      keep_run<measure::StreamResults>(comparison,
+                                       kinds::run_stream_test(run.target, tls, variant.mode, run.interrupt,
+                                                              run.observer, run.seed, round, environment),
+                                       variant.label, round, warmup);
+      break;
+    case TestKind::handshake:
+      throw Error("a handshake test has no rounds of runs");  // run_handshake_kind runs it
+  }
+}
+
+// Warm-up rounds first, then the measured ones; each round runs every
+// variant in turn. --repeat auto: until the ratios' intervals are narrow enough.
+void run_rounds(const RunContext& run, const std::vector<Variant>& variants,
+                measure::Comparison& comparison) {
+  const session::ClientConfig& config = run.target;
   const int total_rounds = config.warmup_rounds + config.rounds;
   std::int64_t measured_since_ns = 0;
   if (config.auto_repeat) comparison.auto_repeat = measure::AutoRepeatOutcome{*config.auto_repeat, 0, {}};
@@ -442,38 +469,14 @@ measure::Comparison run_client(const session::ClientConfig& config, measure::Tra
     const int round = warmup ? r + 1 : r - config.warmup_rounds + 1;
     if (!warmup && measured_since_ns == 0) measured_since_ns = measure::now_ns();
     for (const Variant& variant : variants) {
-      if (observer != nullptr)
-        observer->begin_run(
+      if (run.observer != nullptr)
+        run.observer->begin_run(
             run_label(variant.label, round, config.rounds, warmup, config.auto_repeat.has_value()));
       try {
-        if (config.kind == TestKind::datagram) {
-          measure::DatagramRun result =
-              kinds::run_datagram_test(target, variant.mode, variant.dtls ? &*variant.dtls : nullptr,
-                                       interrupt, comparison.environment);
-          result.partial = interrupt.interrupted();  // the senders stopped early
-          keep_run<measure::DatagramResults>(comparison, std::move(result), variant.label, round, warmup);
-        } else if (config.kind == TestKind::crr) {
-          keep_run<measure::CrrResults>(comparison,
-                                        kinds::run_crr_test(target, variant.tls ? &*variant.tls : nullptr,
-                                                            {variant.mode, variant.resume, variant.key_type},
-                                                            interrupt, round, comparison.environment),
-                                        variant.label, round, warmup);
-        } else if (config.kind == TestKind::rr) {
-          keep_run<measure::RrResults>(
-              comparison,
-              kinds::run_rr_test(target, variant.tls ? &*variant.tls : nullptr, variant.mode, interrupt,
-                                 observer, seed, round, comparison.environment),
-              variant.label, round, warmup);
-        } else {
-          keep_run<measure::StreamResults>(
-              comparison,
-              kinds::run_stream_test(target, variant.tls ? &*variant.tls : nullptr, variant.mode, interrupt,
-                                     observer, seed, round, comparison.environment),
-              variant.label, round, warmup);
-        }
-        if (observer != nullptr) observer->end_run(comparison);
+        run_variant(run, variant, round, warmup, comparison);
+        if (run.observer != nullptr) run.observer->end_run(comparison);
       } catch (const Error& e) {
-        if (interrupt.interrupted()) {
+        if (run.interrupt.interrupted()) {
           comparison.interrupted = true;
         } else {
           // Which run: "tls round 2: no data for 30 s after ...".
@@ -494,6 +497,47 @@ measure::Comparison run_client(const session::ClientConfig& config, measure::Tra
     }
   }
   if (comparison.auto_repeat) comparison.parameters.rounds = comparison.auto_repeat->rounds;
+}
+
+}  // namespace
+
+measure::Comparison run_client(const session::ClientConfig& config, measure::TransferObserver* observer) {
+  // First, before any thread starts: Ctrl-C must reach the watcher, not kill us.
+  session::InterruptWatch interrupt;
+
+  measure::Comparison comparison;
+  comparison.parameters = parameters_of(config);
+  measure::TestParameters& parameters = comparison.parameters;
+  note_client_host(comparison.environment);
+
+  std::optional<EmbeddedServer> embedded;
+  tls::ClientConfig tls_config = client_tls_config(config);
+  parameters.client_certificate = tls_config.identity.has_value();
+  if (config.host.empty()) {
+    embedded.emplace(config.timeouts, config.tls_policy.ktls);
+    parameters.host = "127.0.0.1";
+    parameters.port = embedded->port();
+    parameters.embedded_server = true;
+    if (config.ca_file.empty()) tls_config.ca_pem = embedded->ca_pem();
+  } else {
+    parameters.host = config.host;
+    parameters.port = config.port;
+  }
+
+  std::vector<Variant> variants = make_variants(config, tls_config, comparison.notes);
+  for (const Variant& v : variants)
+    parameters.variants.push_back(v.label);
+  session::ClientConfig target = config;  // with the server actually used
+  target.host = parameters.host;
+  target.port = parameters.port;
+  if (config.kind == TestKind::handshake) {
+    run_handshake_kind(target, tls_config, interrupt, comparison);
+    return comparison;
+  }
+  if (!try_tls_variants(target, variants, interrupt, comparison)) return comparison;
+  if (config.start_at_ns && !wait_for_start(target, interrupt, comparison)) return comparison;
+  if (observer != nullptr) observer->begin_comparison(parameters);
+  run_rounds({target, interrupt, observer, random_seed()}, variants, comparison);
   note_buffer_sizes(comparison);
   note_rate_shortfall(comparison);
   note_unpinned<measure::StreamResults>(comparison, config);

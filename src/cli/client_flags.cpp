@@ -355,10 +355,8 @@ std::string slow_buffers_warning(const ClientFlags& flags) {
   return given.empty() ? std::string() : cli::slow_buffers_warning(given);
 }
 
-}  // namespace
-
-void add_client_command(CLI::App& app, ClientFlags& flags) {
-  CLI::App* cmd = app.add_subcommand("client", "Run the TCP vs TLS comparison against a server");
+// Where the server is, where this side connects from, and when to start.
+void add_target_flags(CLI::App* cmd, ClientFlags& flags) {
   cmd->add_option("host", flags.host, "Server host name or address (none: an embedded server on loopback)");
   cmd->add_option("-p,--port", flags.port, "Server port")->check(CLI::Range(1, 65535))->capture_default_str();
   cmd->add_option("-B,--bind", flags.bind,
@@ -378,6 +376,10 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
          "in seconds (default 0.1)")
       ->check(NumberRange(0.0001, 3600.0))
       ->type_name("S");
+}
+
+// What a run moves and for how long. Returns -t, which --handshakes excludes.
+CLI::Option* add_run_flags(CLI::App* cmd, ClientFlags& flags) {
   cmd->add_option("--mode", flags.mode,
                   "tcp, tls, or both (alternating tcp, tls); udp, dtls, or both-udp (alternating udp, dtls): "
                   "datagrams from -P senders, counted for loss")
@@ -410,6 +412,11 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
                 "Datagram modes: hand the kernel up to 64 datagrams per send as one buffer, cut into "
                 "datagrams by UDP segmentation offload (UDP_SEGMENT)");
   cmd->add_flag("-R,--reverse", flags.reverse, "The server sends, the client receives");
+  return time;
+}
+
+// Trust, rounds, and what is printed.
+void add_rounds_and_output_flags(CLI::App* cmd, ClientFlags& flags) {
   CLI::Option* ca =
       cmd->add_option("--ca", flags.ca_file, "Trust the CA certificates in this PEM file")->type_name("FILE");
   CLI::Option* insecure =
@@ -448,6 +455,10 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
       ->type_name("FILE");
   cmd->add_flag("--verify", flags.verify,
                 "Send a seeded pattern and check every byte on the receiver (costs CPU; off by default)");
+}
+
+// TLS: the policy, client certificates, and the comparisons of suites and groups.
+void add_tls_flags(CLI::App* cmd, ClientFlags& flags, CLI::Option* time) {
   add_tls_policy_flags(cmd, flags.tls_policy, "the client");
   cmd->add_flag("--compare-ciphers", flags.compare_ciphers,
                 "Run TLS once per suite (the TLS 1.3 suites, TLS 1.2 AES-GCM and ChaCha20) against TCP, in "
@@ -471,6 +482,10 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
                 "to X25519; with --crr, full handshakes under load with each group, against tcp")
       ->excludes(cmd->get_option("--groups"))
       ->excludes(cmd->get_option("--compare-ciphers"));
+}
+
+// The workload's shape: framing, messages, buffers, streams, records.
+void add_shape_flags(CLI::App* cmd, ClientFlags& flags) {
   cmd->add_option(
          "--framing", flags.framing,
          "raw: a byte stream; len4: each message behind a 4-byte big-endian length (Erlang {packet,4})")
@@ -510,6 +525,10 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
            protocol::kMaxRecordBytes,
            "Largest TLS record the sender writes, 512..16K bytes (max send fragment)");
   cmd->add_flag("-N,--no-delay", flags.no_delay, "Set TCP_NODELAY during the transfer (disable Nagle)");
+}
+
+// Request/response and connection-per-transaction tests.
+void add_rr_flags(CLI::App* cmd, ClientFlags& flags) {
   cmd->add_option(
          "--rr", flags.rr,
          "Instead of bulk runs: transactions of a REQ-byte request and a RESP-byte response (1/1, 64/16K, "
@@ -536,6 +555,18 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
                 "With --crr: full TLS handshakes against a server certificate of each key type (RSA 2048 and "
                 "3072, ECDSA P-256 and P-384, Ed25519) that the server makes for the test, against tcp")
       ->excludes(cmd->get_option("--compare-groups"));
+}
+
+}  // namespace
+
+void add_client_command(CLI::App& app, ClientFlags& flags) {
+  CLI::App* cmd = app.add_subcommand("client", "Run the TCP vs TLS comparison against a server");
+  add_target_flags(cmd, flags);
+  CLI::Option* time = add_run_flags(cmd, flags);
+  add_rounds_and_output_flags(cmd, flags);
+  add_tls_flags(cmd, flags, time);
+  add_shape_flags(cmd, flags);
+  add_rr_flags(cmd, flags);
   add_timeout_flags(cmd, flags.timeouts);
 }
 

@@ -178,169 +178,190 @@ const std::string& series_colour(std::size_t index) {
   return kColours[index % kColours.size()];
 }
 
-std::string render(const Chart& chart) {
+namespace {
+
+constexpr double kPlotX0 = kLeft;
+constexpr double kPlotX1 = kWidth - kRight;
+constexpr double kPlotY0 = kHeight - kBottom;  // the bottom
+constexpr double kPlotY1 = kTop;
+
+// The data's extent: finite points only, positive ones on a log axis; a
+// stacked chart's from zero to its tallest stack; the reference line in it.
+struct Extent {
   double x_lo = std::numeric_limits<double>::infinity();
-  double x_hi = -x_lo;
-  double y_lo = x_lo;
-  double y_hi = -x_lo;
+  double x_hi = -std::numeric_limits<double>::infinity();
+  double y_lo = std::numeric_limits<double>::infinity();
+  double y_hi = -std::numeric_limits<double>::infinity();
+};
+
+std::optional<Extent> extent_of(const Chart& chart) {
+  Extent e;
   for (const Series& s : chart.series) {
     for (const Point& p : s.points) {
       if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
       if (chart.x_log && p.x <= 0) continue;
-      x_lo = std::min(x_lo, p.x);
-      x_hi = std::max(x_hi, p.x);
+      e.x_lo = std::min(e.x_lo, p.x);
+      e.x_hi = std::max(e.x_hi, p.x);
       for (const double y : {p.y, p.low.value_or(p.y), p.high.value_or(p.y)}) {
         if (!std::isfinite(y) || (chart.y_log && y <= 0)) continue;
-        y_lo = std::min(y_lo, y);
-        y_hi = std::max(y_hi, y);
+        e.y_lo = std::min(e.y_lo, y);
+        e.y_hi = std::max(e.y_hi, y);
       }
     }
   }
-  if (!std::isfinite(x_lo) || !std::isfinite(y_lo)) return {};
-  std::vector<double> stack_tops;  // stacked: the running top of each x's bar
+  if (!std::isfinite(e.x_lo) || !std::isfinite(e.y_lo)) return std::nullopt;
   if (chart.stacked) {
-    stack_tops.assign(chart.x_names.size(), 0.0);
+    std::vector<double> tops(chart.x_names.size(), 0.0);
     for (const Series& s : chart.series)
       for (const Point& p : s.points)
-        if (std::isfinite(p.y) && p.x >= 0 && p.x < static_cast<double>(stack_tops.size()))
-          stack_tops[static_cast<std::size_t>(p.x)] += p.y;
-    y_lo = 0;
-    y_hi = *std::max_element(stack_tops.begin(), stack_tops.end());
-    std::fill(stack_tops.begin(), stack_tops.end(), 0.0);
+        if (std::isfinite(p.y) && p.x >= 0 && p.x < static_cast<double>(tops.size()))
+          tops[static_cast<std::size_t>(p.x)] += p.y;
+    e.y_lo = 0;
+    e.y_hi = *std::max_element(tops.begin(), tops.end());
   }
   if (chart.reference) {
-    y_lo = std::min(y_lo, *chart.reference);
-    y_hi = std::max(y_hi, *chart.reference);
+    e.y_lo = std::min(e.y_lo, *chart.reference);
+    e.y_hi = std::max(e.y_hi, *chart.reference);
   }
+  return e;
+}
 
-  const double plot_x0 = kLeft;
-  const double plot_x1 = kWidth - kRight;
-  const double plot_y0 = kHeight - kBottom;  // bottom
-  const double plot_y1 = kTop;
+// The scales from data to the plot area.
+struct Frame {
+  Scale x;
+  Scale y;
+  bool categories = false;  // named x values (chart.x_names), one slot each
+};
+
+Frame frame_of(const Chart& chart, const Extent& e) {
   const bool categories = !chart.x_names.empty();
-  Scale x = categories ? Scale{-0.5, static_cast<double>(chart.x_names.size()) - 0.5, plot_x0, plot_x1, false}
-            : chart.x_log ? log_scale(x_lo, x_hi, plot_x0, plot_x1)
-                          : linear_scale(x_lo, x_hi, plot_x0, plot_x1, false);
-  Scale y = chart.y_log     ? log_scale(y_lo, y_hi, plot_y0, plot_y1)
-            : chart.y_nines ? Scale{0, std::max(3.5, std::ceil(y_hi * 2) / 2), plot_y0, plot_y1, false}
-                            : linear_scale(y_lo, y_hi, plot_y0, plot_y1, chart.y_from_zero);
+  Scale x = categories ? Scale{-0.5, static_cast<double>(chart.x_names.size()) - 0.5, kPlotX0, kPlotX1, false}
+            : chart.x_log ? log_scale(e.x_lo, e.x_hi, kPlotX0, kPlotX1)
+                          : linear_scale(e.x_lo, e.x_hi, kPlotX0, kPlotX1, false);
+  Scale y = chart.y_log     ? log_scale(e.y_lo, e.y_hi, kPlotY0, kPlotY1)
+            : chart.y_nines ? Scale{0, std::max(3.5, std::ceil(e.y_hi * 2) / 2), kPlotY0, kPlotY1, false}
+                            : linear_scale(e.y_lo, e.y_hi, kPlotY0, kPlotY1, chart.y_from_zero);
+  return {x, y, categories};
+}
 
-  const std::string title_id = chart.id + "-title";
-  std::string svg = fmt::format(
-      R"(<svg class="chart" viewBox="0 0 {} {}" role="img" aria-labelledby="{}" xmlns="http://www.w3.org/2000/svg">)"
-      R"(<title id="{}">{}</title>)",
-      kWidth, kHeight, escape(title_id), escape(title_id), escape(chart.title));
-
-  // Grid and y ticks.
-  std::vector<double> y_ticks = chart.y_nines ? std::vector<double>{0, std::log10(2.0), 1, 2, 3} : y.ticks(5);
+// Grid, ticks, axes, their titles and the reference line.
+std::string axes_svg(const Chart& chart, const Frame& f) {
+  std::string svg;
+  std::vector<double> y_ticks =
+      chart.y_nines ? std::vector<double>{0, std::log10(2.0), 1, 2, 3} : f.y.ticks(5);
   for (const double t : y_ticks) {
-    if (t < std::min(y.d0, y.d1) - 1e-12 || t > std::max(y.d0, y.d1) + 1e-12) continue;
-    const double py = y(t);
-    svg += fmt::format(R"(<line class="grid" x1="{}" x2="{}" y1="{}" y2="{}"/>)", number(plot_x0),
-                       number(plot_x1), number(py), number(py));
+    if (t < std::min(f.y.d0, f.y.d1) - 1e-12 || t > std::max(f.y.d0, f.y.d1) + 1e-12) continue;
+    const double py = f.y(t);
+    svg += fmt::format(R"(<line class="grid" x1="{}" x2="{}" y1="{}" y2="{}"/>)", number(kPlotX0),
+                       number(kPlotX1), number(py), number(py));
     svg += fmt::format(
         R"(<text class="tick" x="{}" y="{}" text-anchor="end" dominant-baseline="middle">{}</text>)",
-        number(plot_x0 - 6), number(py), escape(chart.y_nines ? nines_text(t) : tick_text(t)));
+        number(kPlotX0 - 6), number(py), escape(chart.y_nines ? nines_text(t) : tick_text(t)));
   }
-  // x ticks.
-  if (categories) {
+  if (f.categories) {
     const std::size_t every = std::max<std::size_t>(1, chart.x_names.size() / 12 + 1);
     for (std::size_t i = 0; i < chart.x_names.size(); i += every) {
       svg += fmt::format(R"(<text class="tick" x="{}" y="{}" text-anchor="middle">{}</text>)",
-                         number(x(static_cast<double>(i))), number(plot_y0 + 16), escape(chart.x_names[i]));
+                         number(f.x(static_cast<double>(i))), number(kPlotY0 + 16), escape(chart.x_names[i]));
     }
   } else {
-    for (const double t : x.ticks(5)) {
-      const double px = x(t);
+    for (const double t : f.x.ticks(5)) {
+      const double px = f.x(t);
       svg += fmt::format(R"(<line class="grid" x1="{}" x2="{}" y1="{}" y2="{}"/>)", number(px), number(px),
-                         number(plot_y0), number(plot_y1));
+                         number(kPlotY0), number(kPlotY1));
       svg += fmt::format(R"(<text class="tick" x="{}" y="{}" text-anchor="middle">{}</text>)", number(px),
-                         number(plot_y0 + 16), escape(tick_text(t)));
+                         number(kPlotY0 + 16), escape(tick_text(t)));
     }
   }
-  svg += fmt::format(R"(<line class="axis" x1="{0}" x2="{1}" y1="{2}" y2="{2}"/>)", number(plot_x0),
-                     number(plot_x1), number(plot_y0));
-  svg += fmt::format(R"(<line class="axis" x1="{0}" x2="{0}" y1="{1}" y2="{2}"/>)", number(plot_x0),
-                     number(plot_y0), number(plot_y1));
+  svg += fmt::format(R"(<line class="axis" x1="{0}" x2="{1}" y1="{2}" y2="{2}"/>)", number(kPlotX0),
+                     number(kPlotX1), number(kPlotY0));
+  svg += fmt::format(R"(<line class="axis" x1="{0}" x2="{0}" y1="{1}" y2="{2}"/>)", number(kPlotX0),
+                     number(kPlotY0), number(kPlotY1));
   svg += fmt::format(R"(<text class="axis-title" x="{}" y="{}" text-anchor="middle">{}</text>)",
-                     number((plot_x0 + plot_x1) / 2), number(kHeight - 8), escape(chart.x_title));
+                     number((kPlotX0 + kPlotX1) / 2), number(kHeight - 8), escape(chart.x_title));
   svg += fmt::format(
       R"svg(<text class="axis-title" transform="translate(14 {}) rotate(-90)" text-anchor="middle">{}</text>)svg",
-      number((plot_y0 + plot_y1) / 2), escape(chart.y_title));
+      number((kPlotY0 + kPlotY1) / 2), escape(chart.y_title));
   if (chart.reference) {
-    const double py = y(*chart.reference);
-    svg += fmt::format(R"(<line class="reference" x1="{}" x2="{}" y1="{}" y2="{}"/>)", number(plot_x0),
-                       number(plot_x1), number(py), number(py));
+    const double py = f.y(*chart.reference);
+    svg += fmt::format(R"(<line class="reference" x1="{}" x2="{}" y1="{}" y2="{}"/>)", number(kPlotX0),
+                       number(kPlotX1), number(py), number(py));
     if (!chart.reference_label.empty()) {
       svg += fmt::format(R"(<text class="tick" x="{}" y="{}" text-anchor="end">{}</text>)",
-                         number(plot_x1 - 2), number(py - 4), escape(chart.reference_label));
+                         number(kPlotX1 - 2), number(py - 4), escape(chart.reference_label));
     }
   }
+  return svg;
+}
 
-  // The series: lines under points, points with their error bars.
-  const double spread = categories && !chart.stacked && chart.series.size() > 1 ? 8.0 : 0.0;
-  for (std::size_t s = 0; s < chart.series.size(); ++s) {
-    const Series& series = chart.series[s];
-    const std::string& colour = series_colour(s);
-    const double offset =
-        spread * (static_cast<double>(s) - static_cast<double>(chart.series.size() - 1) / 2);
-    const auto px = [&](const Point& p) { return x(p.x) + offset; };
-    const auto drawable = [&](const Point& p) {
-      return std::isfinite(p.x) && std::isfinite(p.y) && !(chart.x_log && p.x <= 0) &&
-             !(chart.y_log && p.y <= 0);
-    };
-    svg += fmt::format(R"(<g class="series" data-series="{}">)", escape(series.name));
-    if (chart.stacked) {
-      const double band =
-          (plot_x1 - plot_x0) / static_cast<double>(std::max<std::size_t>(1, chart.x_names.size())) * 0.6;
-      for (const Point& p : series.points) {
-        if (!std::isfinite(p.y) || p.x < 0 || p.x >= static_cast<double>(stack_tops.size())) continue;
-        double& base = stack_tops[static_cast<std::size_t>(p.x)];
-        const double top = y(base + p.y);
-        svg +=
-            fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="{}" stroke="#fff"/>)",
-                        number(x(p.x) - band / 2), number(top), number(band), number(y(base) - top), colour);
-        base += p.y;
-      }
-      svg += "</g>";
-      continue;
-    }
-    if (series.line) {
-      std::string path;
-      for (const Point& p : series.points) {
-        if (!drawable(p)) continue;
-        path += fmt::format("{}{} {}", path.empty() ? "M" : "L", number(px(p)), number(y(p.y)));
-      }
-      if (!path.empty())
-        svg += fmt::format(R"(<path d="{}" fill="none" stroke="{}" stroke-width="2"/>)", path, colour);
-    }
+// A stacked chart's series `s`: its bar on each x, on top of those before it
+// (`tops`, the running top of each x's stack).
+std::string stacked_svg(const Chart& chart, const Frame& f, std::size_t s, std::vector<double>& tops) {
+  std::string svg;
+  const double band =
+      (kPlotX1 - kPlotX0) / static_cast<double>(std::max<std::size_t>(1, chart.x_names.size())) * 0.6;
+  for (const Point& p : chart.series[s].points) {
+    if (!std::isfinite(p.y) || p.x < 0 || p.x >= static_cast<double>(tops.size())) continue;
+    double& base = tops[static_cast<std::size_t>(p.x)];
+    const double top = f.y(base + p.y);
+    svg += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="{}" stroke="#fff"/>)",
+                       number(f.x(p.x) - band / 2), number(top), number(band), number(f.y(base) - top),
+                       series_colour(s));
+    base += p.y;
+  }
+  return svg;
+}
+
+// Series `s` of other charts: its line under its points, each point with its error bar.
+std::string points_svg(const Chart& chart, const Frame& f, std::size_t s) {
+  const Series& series = chart.series[s];
+  const std::string& colour = series_colour(s);
+  const double spread = f.categories && chart.series.size() > 1 ? 8.0 : 0.0;
+  const double offset = spread * (static_cast<double>(s) - static_cast<double>(chart.series.size() - 1) / 2);
+  const auto px = [&](const Point& p) { return f.x(p.x) + offset; };
+  const auto drawable = [&](const Point& p) {
+    return std::isfinite(p.x) && std::isfinite(p.y) && !(chart.x_log && p.x <= 0) &&
+           !(chart.y_log && p.y <= 0);
+  };
+  std::string svg;
+  if (series.line) {
+    std::string path;
     for (const Point& p : series.points) {
       if (!drawable(p)) continue;
-      if (p.low && p.high && std::isfinite(*p.low) && std::isfinite(*p.high)) {
-        const double a = y(*p.low);
-        const double b = y(*p.high);
-        // A bar shorter than the marker would only blot it.
-        if (std::abs(a - b) < 8) {
-          svg += marker(s, px(p), y(p.y), colour);
-          continue;
-        }
+      path += fmt::format("{}{} {}", path.empty() ? "M" : "L", number(px(p)), number(f.y(p.y)));
+    }
+    if (!path.empty())
+      svg += fmt::format(R"(<path d="{}" fill="none" stroke="{}" stroke-width="2"/>)", path, colour);
+  }
+  for (const Point& p : series.points) {
+    if (!drawable(p)) continue;
+    if (p.low && p.high && std::isfinite(*p.low) && std::isfinite(*p.high)) {
+      const double a = f.y(*p.low);
+      const double b = f.y(*p.high);
+      // A bar shorter than the marker would only blot it.
+      if (std::abs(a - b) >= 8) {
         svg += fmt::format(
             R"(<path d="M{0} {1}L{0} {2}M{3} {1}L{4} {1}M{3} {2}L{4} {2}" stroke="{5}" stroke-width="1.5"/>)",
             number(px(p)), number(a), number(b), number(px(p) - 4), number(px(p) + 4), colour);
       }
-      svg += marker(s, px(p), y(p.y), colour);
     }
-    svg += "</g>";
+    svg += marker(s, px(p), f.y(p.y), colour);
   }
-  svg += "</svg>";
+  return svg;
+}
 
+std::string legend_html(const Chart& chart) {
   std::string legend = R"(<ul class="legend">)";
   for (std::size_t s = 0; s < chart.series.size(); ++s) {
     legend += fmt::format(R"(<li><svg width="14" height="14" aria-hidden="true">{}</svg> {}</li>)",
                           marker(s, 7, 7, series_colour(s)), escape(chart.series[s].name));
   }
-  legend += "</ul>";
+  return legend + "</ul>";
+}
 
+// Every point as a table row, for screen readers and for copying.
+std::string data_table(const Chart& chart) {
+  const bool categories = !chart.x_names.empty();
   std::string table = fmt::format(
       R"(<details><summary>Data: {}</summary><table><thead><tr><th>series</th><th>{}</th><th>{}</th>)"
       R"(<th>low</th><th>high</th></tr></thead><tbody>)",
@@ -361,10 +382,30 @@ std::string render(const Chart& chart) {
                            p.low ? table_number(*p.low) : "", p.high ? table_number(*p.high) : "");
     }
   }
-  table += "</tbody></table></details>";
+  return table + "</tbody></table></details>";
+}
 
+}  // namespace
+
+std::string render(const Chart& chart) {
+  const std::optional<Extent> extent = extent_of(chart);
+  if (!extent) return {};
+  const Frame frame = frame_of(chart, *extent);
+  const std::string title_id = chart.id + "-title";
+  std::string svg = fmt::format(
+      R"(<svg class="chart" viewBox="0 0 {} {}" role="img" aria-labelledby="{}" xmlns="http://www.w3.org/2000/svg">)"
+      R"(<title id="{}">{}</title>)",
+      kWidth, kHeight, escape(title_id), escape(title_id), escape(chart.title));
+  svg += axes_svg(chart, frame);
+  std::vector<double> stack_tops(chart.stacked ? chart.x_names.size() : 0, 0.0);
+  for (std::size_t s = 0; s < chart.series.size(); ++s) {
+    svg += fmt::format(R"(<g class="series" data-series="{}">)", escape(chart.series[s].name));
+    svg += chart.stacked ? stacked_svg(chart, frame, s, stack_tops) : points_svg(chart, frame, s);
+    svg += "</g>";
+  }
+  svg += "</svg>";
   return fmt::format(R"(<figure id="{}" class="figure"><figcaption>{}</figcaption>{}{}{}</figure>)",
-                     escape(chart.id), escape(chart.title), svg, legend, table);
+                     escape(chart.id), escape(chart.title), svg, legend_html(chart), data_table(chart));
 }
 
 }  // namespace tlscmp::report::svg
