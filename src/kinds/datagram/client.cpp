@@ -74,41 +74,107 @@ struct SendPlan {
   throw Error(fmt::format("cannot send datagrams: {}", ec.message()));
 }
 
+// A sender's batch of up to kDatagramBatch datagrams, ready for sendmmsg:
+// each datagram's header and zero padding (udp), or its sealed record (dtls).
+class Batch {
+ public:
+  Batch(const SendPlan& plan, std::uint32_t index, tls::DtlsSession* session)
+      : session_(session),
+        gso_(plan.gso),
+        headers_(kDatagramBatch),
+        zeros_(plan.size - protocol::kDatagramHeaderBytes),
+        plain_(plan.size),
+        record_room_(plan.size + tls::DtlsSession::kMaxOverhead),
+        records_(session != nullptr ? kDatagramBatch * record_room_ : 0),
+        iov_(2 * kDatagramBatch),
+        messages_(kDatagramBatch),
+        gso_messages_(plan.gso ? kDatagramBatch : 0) {
+    const protocol::DatagramHeader header{static_cast<std::uint8_t>(index), plan.tag, 0};
+    protocol::encode_datagram_header(header, plain_header());
+    for (std::size_t k = 0; k < kDatagramBatch; ++k) {
+      protocol::encode_datagram_header(header, headers_[k]);
+      messages_[k] = {};
+      messages_[k].msg_hdr.msg_iov = &iov_[2 * k];
+      if (session_ != nullptr) {
+        messages_[k].msg_hdr.msg_iovlen = 1;
+        iov_[2 * k + 1] = {nullptr, 0};
+      } else {
+        iov_[2 * k] = {headers_[k].data(), headers_[k].size()};
+        iov_[2 * k + 1] = {zeros_.data(), zeros_.size()};
+        messages_[k].msg_hdr.msg_iovlen = zeros_.empty() ? 1 : 2;
+      }
+    }
+  }
+
+  // Numbers datagrams `sequence` on (sealing each, for dtls), `n` of them,
+  // and returns their messages: one each, or with --gso one per segmented buffer.
+  std::span<mmsghdr> fill(std::uint64_t sequence, std::uint64_t n, int fd) {
+    for (std::uint64_t k = 0; k < n; ++k) {
+      const auto number = static_cast<std::uint32_t>(sequence + k);  // wraps, as the receiver expects
+      if (session_ != nullptr) {
+        protocol::set_datagram_sequence(plain_header(), number);
+        std::byte* slot = records_.data() + k * record_room_;
+        const std::size_t length = session_->seal(plain_, {slot, record_room_});
+        iov_[2 * k] = {slot, length};
+      } else {
+        protocol::set_datagram_sequence(headers_[k], number);
+      }
+    }
+    if (gso_) return segmented(static_cast<std::size_t>(n), fd);
+    return {messages_.data(), static_cast<std::size_t>(n)};
+  }
+
+  // Datagrams a message carries: 1, or with --gso the segments per buffer.
+  std::size_t per_message() const { return gso_ ? gso_segments_ : 1; }
+
+ private:
+  std::span<std::byte, protocol::kDatagramHeaderBytes> plain_header() {
+    return std::span<std::byte, protocol::kDatagramHeaderBytes>(plain_.data(),
+                                                                protocol::kDatagramHeaderBytes);
+  }
+
+  // --gso: each message carries up to gso_segments_ datagrams, back to back
+  // in `iov_`, two entries each (the second empty where there is nothing to add).
+  std::span<mmsghdr> segmented(std::size_t n, int fd) {
+    const std::size_t wire = iov_[0].iov_len + iov_[1].iov_len;
+    if (gso_segments_ == 0) {  // at the first batch, once the datagrams' size on the wire is known
+      enable_udp_segmentation(fd, static_cast<std::uint16_t>(wire));
+      gso_segments_ = std::clamp<std::size_t>(protocol::kMaxUdpDatagramBytes / wire, 1, kMaxGsoSegments);
+    }
+    std::size_t m = 0;
+    for (std::size_t first = 0; first < n; first += gso_segments_, ++m) {
+      const std::size_t count = std::min<std::size_t>(gso_segments_, n - first);
+      for (std::size_t k = first; k < first + count; ++k) {
+        // The kernel cuts at every `wire` bytes: every datagram must be that long.
+        if (iov_[2 * k].iov_len + iov_[2 * k + 1].iov_len != wire)
+          throw Error("--gso: DTLS records of unequal size cannot be segmented");
+      }
+      gso_messages_[m] = {};
+      gso_messages_[m].msg_hdr.msg_iov = &iov_[2 * first];
+      gso_messages_[m].msg_hdr.msg_iovlen = 2 * count;
+    }
+    return {gso_messages_.data(), m};
+  }
+
+  tls::DtlsSession* session_;
+  bool gso_;
+  std::vector<std::array<std::byte, protocol::kDatagramHeaderBytes>> headers_;
+  std::vector<std::byte> zeros_;
+  std::vector<std::byte> plain_;  // dtls: one datagram's plaintext, sealed into `records_`
+  std::size_t record_room_;
+  std::vector<std::byte> records_;
+  std::vector<iovec> iov_;
+  std::vector<mmsghdr> messages_;
+  std::vector<mmsghdr> gso_messages_;
+  std::size_t gso_segments_ = 0;
+};
+
 // Sends as the plan says, in batches of up to kDatagramBatch, paced by the
 // rate if there is one: each batch takes only the datagrams due by then.
 void send_all(Sender& sender, std::uint32_t index, const SendPlan& plan, const InterruptWatch& interrupt) {
-  const std::size_t size = plan.size;
-  const bool sealed = sender.session != nullptr;
-  std::vector<std::array<std::byte, protocol::kDatagramHeaderBytes>> headers(kDatagramBatch);
-  std::vector<std::byte> zeros(size - protocol::kDatagramHeaderBytes);
-  std::vector<std::byte> plain(size);  // dtls: one datagram's plaintext, sealed into `records`
-  const std::size_t record_room = size + tls::DtlsSession::kMaxOverhead;
-  std::vector<std::byte> records(sealed ? kDatagramBatch * record_room : 0);
-  std::vector<iovec> iov(2 * kDatagramBatch);
-  std::vector<mmsghdr> messages(kDatagramBatch);
-  // --gso: each message carries up to gso_segments datagrams, back to back in
-  // `iov`, two entries each (the second empty where there is nothing to add).
-  std::vector<mmsghdr> gso_messages(plan.gso ? kDatagramBatch : 0);
-  std::size_t gso_segments = 0;  // set at the first batch, once the datagrams' size on the wire is known
-  const protocol::DatagramHeader header{static_cast<std::uint8_t>(index), plan.tag, 0};
-  const auto plain_header =
-      std::span<std::byte, protocol::kDatagramHeaderBytes>(plain.data(), protocol::kDatagramHeaderBytes);
-  protocol::encode_datagram_header(header, plain_header);
-  for (std::size_t k = 0; k < kDatagramBatch; ++k) {
-    protocol::encode_datagram_header(header, headers[k]);
-    messages[k] = {};
-    messages[k].msg_hdr.msg_iov = &iov[2 * k];
-    if (sealed) {
-      messages[k].msg_hdr.msg_iovlen = 1;
-      iov[2 * k + 1] = {nullptr, 0};
-    } else {
-      iov[2 * k] = {headers[k].data(), headers[k].size()};
-      iov[2 * k + 1] = {zeros.data(), zeros.size()};
-      messages[k].msg_hdr.msg_iovlen = zeros.empty() ? 1 : 2;
-    }
-  }
+  Batch batch(plan, index, sender.session.get());
   const double ns_per_datagram =
-      plan.rate_bps > 0 ? static_cast<double>(size) * 8 * 1e9 / static_cast<double>(plan.rate_bps) : 0;
+      plan.rate_bps > 0 ? static_cast<double>(plan.size) * 8 * 1e9 / static_cast<double>(plan.rate_bps) : 0;
   // With -b: the datagrams a sender on pace lets come due before it sends,
   // up to a batch and at most 1 ms of them, so the pace holds within 1 ms
   // (or one datagram, if that takes longer).
@@ -141,41 +207,10 @@ void send_all(Sender& sender, std::uint32_t index, const SendPlan& plan, const I
       const auto owed = static_cast<std::uint64_t>(static_cast<double>(now - start) / ns_per_datagram) + 1;
       n = std::min(n, owed > sequence ? owed - sequence : 1);
     }
-    for (std::uint64_t k = 0; k < n; ++k) {
-      const auto number = static_cast<std::uint32_t>(sequence + k);  // wraps, as the receiver expects
-      if (sealed) {
-        protocol::set_datagram_sequence(plain_header, number);
-        std::byte* slot = records.data() + k * record_room;
-        const std::size_t length = sender.session->seal(plain, {slot, record_room});
-        iov[2 * k] = {slot, length};
-      } else {
-        protocol::set_datagram_sequence(headers[k], number);
-      }
-    }
-    std::span<mmsghdr> batch{messages.data(), static_cast<std::size_t>(n)};
-    if (plan.gso) {
-      const std::size_t wire = iov[0].iov_len + iov[1].iov_len;
-      if (gso_segments == 0) {
-        enable_udp_segmentation(sender.fd.get(), static_cast<std::uint16_t>(wire));
-        gso_segments = std::clamp<std::size_t>(protocol::kMaxUdpDatagramBytes / wire, 1, kMaxGsoSegments);
-      }
-      std::size_t m = 0;
-      for (std::size_t first = 0; first < n; first += gso_segments, ++m) {
-        const std::size_t count = std::min<std::size_t>(gso_segments, n - first);
-        for (std::size_t k = first; k < first + count; ++k) {
-          // The kernel cuts at every `wire` bytes: every datagram must be that long.
-          if (iov[2 * k].iov_len + iov[2 * k + 1].iov_len != wire)
-            throw Error("--gso: DTLS records of unequal size cannot be segmented");
-        }
-        gso_messages[m] = {};
-        gso_messages[m].msg_hdr.msg_iov = &iov[2 * first];
-        gso_messages[m].msg_hdr.msg_iovlen = 2 * count;
-      }
-      batch = {gso_messages.data(), m};
-    }
+    const std::span<mmsghdr> messages = batch.fill(sequence, n, sender.fd.get());
     std::error_code ec;
-    const std::size_t messages_sent = send_datagrams(sender.fd.get(), batch, ec);
-    sequence += plan.gso ? std::min<std::uint64_t>(n, messages_sent * gso_segments) : messages_sent;
+    const std::size_t messages_sent = send_datagrams(sender.fd.get(), messages, ec);
+    sequence += std::min<std::uint64_t>(n, messages_sent * batch.per_message());
     if (ec) {
       if (ec.value() != EAGAIN && ec.value() != EWOULDBLOCK && ec.value() != ENOBUFS)
         send_failed(ec, plan.size, plan.gso);
@@ -197,6 +232,105 @@ std::string dtls_hint(const std::string& reason, const std::string& host) {
     return fmt::format(" (the server's certificate does not name '{}'; see tlscmp certs --host)", host);
   }
   return {};
+}
+
+// DTLS: each sender's handshake, and the run's handshake figures (the mean over senders).
+void shake_hands(const ClientConfig& config, const tls::DtlsContext& dtls, const protocol::TestAccept& accept,
+                 std::vector<Sender>& senders, measure::DatagramRun& run) {
+  const Timeouts& timeouts = config.timeouts;
+  for (std::uint32_t i = 0; i < senders.size(); ++i) {
+    Sender& s = senders[i];
+    try {
+      s.session = dtls.connect(s.fd.get(), config.host,
+                               Deadline::after(timeouts.connect + timeouts.handshake), s.handshake);
+    } catch (const Error& e) {
+      throw Error(fmt::format("{} sender {}: {}{}", host_port(config.host, accept.udp_ports[i]), i, e.what(),
+                              dtls_hint(e.what(), config.host)));
+    }
+    run.handshake_us += s.handshake.handshake_us / static_cast<double>(senders.size());
+    run.cookie_us += s.handshake.cookie_us / static_cast<double>(senders.size());
+    run.cookie_exchanged = s.handshake.cookie_exchanged;
+  }
+  run.tls.version = senders.front().handshake.version;
+  run.tls.cipher = senders.front().handshake.cipher;
+  run.tls.group = senders.front().handshake.group;
+}
+
+// The senders' count, as the server is told it: each sender's datagrams and
+// window from the first sender's start, CPU added up, the first error.
+protocol::DatagramResult senders_count(const std::vector<Sender>& senders, const std::vector<RunFacts>& facts,
+                                       std::uint32_t datagram_bytes, int sndbuf_bytes) {
+  protocol::DatagramResult mine;
+  mine.facts = measure::merge_facts(facts);
+  mine.role = Role::sender;
+  std::int64_t go = senders.front().first_ns;
+  for (const Sender& s : senders)
+    go = std::min(go, s.first_ns);
+  std::int64_t last = go;
+  for (std::uint32_t i = 0; i < senders.size(); ++i) {
+    const Sender& s = senders[i];
+    protocol::SenderCount c;
+    c.sender = i;
+    c.packets = s.sent;
+    c.bytes = s.sent * datagram_bytes;
+    c.first_us = measure::ns_to_us(s.first_ns - go);
+    c.last_us = measure::ns_to_us(s.last_ns - go);
+    last = std::max(last, s.last_ns);
+    mine.senders.push_back(c);
+    mine.cpu_user_s += s.cpu.user_s;
+    mine.cpu_system_s += s.cpu.system_s;
+    if (mine.error.empty() && !s.error.empty()) mine.error = fmt::format("sender {}: {}", i, s.error);
+  }
+  mine.elapsed_us = measure::ns_to_us(last - go);
+  mine.sndbuf_bytes = sndbuf_bytes;
+  return mine;
+}
+
+// Both sides' counts, sender by sender and in all, into the run.
+void add_counts(const protocol::DatagramResult& mine, const protocol::DatagramResult& theirs,
+                std::uint32_t datagram_bytes, measure::DatagramRun& run) {
+  for (std::uint32_t i = 0; i < mine.senders.size(); ++i) {
+    const protocol::SenderCount& sent = mine.senders[i];
+    const protocol::SenderCount& received = theirs.senders[i];
+    measure::DatagramSender r;
+    r.index = i;
+    r.sent = sent.packets;
+    r.received = received.packets;
+    r.reordered = received.reordered;
+    r.duplicates = received.duplicates;
+    r.bytes_sent = sent.bytes;
+    r.bytes_received = received.bytes;
+    r.sender_us = sent.last_us - sent.first_us;
+    r.receiver_us = received.last_us - received.first_us;
+    run.senders.push_back(r);
+    run.total.sent += r.sent;
+    run.total.received += r.received;
+    run.total.reordered += r.reordered;
+    run.total.duplicates += r.duplicates;
+    run.total.bytes_sent += r.bytes_sent;
+    run.total.bytes_received += r.bytes_received;
+  }
+  run.total.sender_us = mine.elapsed_us;
+  run.total.receiver_us = theirs.elapsed_us;
+  run.foreign = theirs.foreign;
+  run.kernel_drops = theirs.kernel_drops;
+  run.rcvbuf_errors = theirs.rcvbuf_errors;
+  double start_s = 0;
+  for (const protocol::DatagramInterval& i : theirs.intervals) {
+    const double end_s = i.end_us / 1e6;
+    run.intervals.push_back({start_s, end_s, i.received, i.expected, i.received * datagram_bytes});
+    start_s = end_s;
+  }
+  run.client.facts = mine.facts;
+  run.server.facts = theirs.facts;
+  run.client.window_us = mine.elapsed_us;
+  run.client.cpu_user_s = mine.cpu_user_s;
+  run.client.cpu_system_s = mine.cpu_system_s;
+  run.client.sndbuf_bytes = mine.sndbuf_bytes;
+  run.server.window_us = theirs.elapsed_us;
+  run.server.cpu_user_s = theirs.cpu_user_s;
+  run.server.cpu_system_s = theirs.cpu_system_s;
+  run.server.rcvbuf_bytes = theirs.rcvbuf_bytes;
 }
 
 }  // namespace
@@ -230,24 +364,7 @@ measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, co
     senders[i].fd = connect_udp_beside(control.native_handle(), accept.udp_ports[mode == Mode::dtls ? i : 0]);
     sndbuf_bytes = set_send_buffer(senders[i].fd.get(), config.sndbuf_bytes);
   }
-  if (mode == Mode::dtls) {
-    for (std::uint32_t i = 0; i < senders.size(); ++i) {
-      Sender& s = senders[i];
-      try {
-        s.session = dtls->connect(s.fd.get(), config.host,
-                                  Deadline::after(timeouts.connect + timeouts.handshake), s.handshake);
-      } catch (const Error& e) {
-        throw Error(fmt::format("{} sender {}: {}{}", host_port(config.host, accept.udp_ports[i]), i,
-                                e.what(), dtls_hint(e.what(), config.host)));
-      }
-      run.handshake_us += s.handshake.handshake_us / static_cast<double>(senders.size());
-      run.cookie_us += s.handshake.cookie_us / static_cast<double>(senders.size());
-      run.cookie_exchanged = s.handshake.cookie_exchanged;
-    }
-    run.tls.version = senders.front().handshake.version;
-    run.tls.cipher = senders.front().handshake.cipher;
-    run.tls.group = senders.front().handshake.group;
-  }
+  if (mode == Mode::dtls) shake_hands(config, *dtls, accept, senders, run);
   control.set_deadline(Deadline::after(timeouts.connect + timeouts.handshake));
   (void)receive<protocol::Ready>(control, "the receiver's ready");
 
@@ -263,29 +380,7 @@ measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, co
     }
   });
 
-  protocol::DatagramResult mine;
-  mine.facts = measure::merge_facts(facts);
-  mine.role = Role::sender;
-  std::int64_t go = senders.front().first_ns;
-  for (const Sender& s : senders)
-    go = std::min(go, s.first_ns);
-  std::int64_t last = go;
-  for (std::uint32_t i = 0; i < senders.size(); ++i) {
-    const Sender& s = senders[i];
-    protocol::SenderCount c;
-    c.sender = i;
-    c.packets = s.sent;
-    c.bytes = s.sent * config.chunk_bytes;
-    c.first_us = measure::ns_to_us(s.first_ns - go);
-    c.last_us = measure::ns_to_us(s.last_ns - go);
-    last = std::max(last, s.last_ns);
-    mine.senders.push_back(c);
-    mine.cpu_user_s += s.cpu.user_s;
-    mine.cpu_system_s += s.cpu.system_s;
-    if (mine.error.empty() && !s.error.empty()) mine.error = fmt::format("sender {}: {}", i, s.error);
-  }
-  mine.elapsed_us = measure::ns_to_us(last - go);
-  mine.sndbuf_bytes = sndbuf_bytes;
+  const protocol::DatagramResult mine = senders_count(senders, facts, config.chunk_bytes, sndbuf_bytes);
   control.set_deadline(Deadline::after(timeouts.control));
   send_message(control, mine, "the senders' count");
   if (!mine.error.empty()) throw Error(fmt::format("{} (the client, sending)", mine.error));
@@ -304,48 +399,7 @@ measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, co
       !line.empty()) {
     throw Error(line);
   }
-  for (std::uint32_t i = 0; i < senders.size(); ++i) {
-    const protocol::SenderCount& sent = mine.senders[i];
-    const protocol::SenderCount& received = theirs.senders[i];
-    measure::DatagramSender r;
-    r.index = i;
-    r.sent = sent.packets;
-    r.received = received.packets;
-    r.reordered = received.reordered;
-    r.duplicates = received.duplicates;
-    r.bytes_sent = sent.bytes;
-    r.bytes_received = received.bytes;
-    r.sender_us = sent.last_us - sent.first_us;
-    r.receiver_us = received.last_us - received.first_us;
-    run.senders.push_back(r);
-    run.total.sent += r.sent;
-    run.total.received += r.received;
-    run.total.reordered += r.reordered;
-    run.total.duplicates += r.duplicates;
-    run.total.bytes_sent += r.bytes_sent;
-    run.total.bytes_received += r.bytes_received;
-  }
-  run.total.sender_us = mine.elapsed_us;
-  run.total.receiver_us = theirs.elapsed_us;
-  run.foreign = theirs.foreign;
-  run.kernel_drops = theirs.kernel_drops;
-  run.rcvbuf_errors = theirs.rcvbuf_errors;
-  double start_s = 0;
-  for (const protocol::DatagramInterval& i : theirs.intervals) {
-    const double end_s = i.end_us / 1e6;
-    run.intervals.push_back({start_s, end_s, i.received, i.expected, i.received * request.chunk_bytes});
-    start_s = end_s;
-  }
-  run.client.facts = mine.facts;
-  run.server.facts = theirs.facts;
-  run.client.window_us = mine.elapsed_us;
-  run.client.cpu_user_s = mine.cpu_user_s;
-  run.client.cpu_system_s = mine.cpu_system_s;
-  run.client.sndbuf_bytes = mine.sndbuf_bytes;
-  run.server.window_us = theirs.elapsed_us;
-  run.server.cpu_user_s = theirs.cpu_user_s;
-  run.server.cpu_system_s = theirs.cpu_system_s;
-  run.server.rcvbuf_bytes = theirs.rcvbuf_bytes;
+  add_counts(mine, theirs, request.chunk_bytes, run);
   return run;
 }
 
