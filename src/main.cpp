@@ -166,6 +166,94 @@ int run_sweep(const tlscmp::cli::SweepCommand& sweep) {
   return 0;
 }
 
+// Live views are for people: none with -J or --csv, a bar only on a terminal.
+std::unique_ptr<tlscmp::measure::TransferObserver> live_view(const tlscmp::cli::ClientCommand& client) {
+  using namespace tlscmp;
+  const session::ClientConfig& config = client.config;
+  std::unique_ptr<measure::TransferObserver> live;
+  if (client.format == session::OutputFormat::json_stream) {
+    live = std::make_unique<report::JsonStream>(stdout, config.interval);
+  } else if (client.format == session::OutputFormat::text) {
+    if (config.interval.count() > 0) {
+      live = std::make_unique<report::IntervalLines>(
+          stdout, config.interval, config.direction == Direction::client_to_server ? "sent" : "received");
+    } else if (::isatty(STDERR_FILENO) != 0) {
+      // The bar follows the streams that go the test's way, added up.
+      live = std::make_unique<report::ProgressBar>(
+          stderr, config.bytes * kinds::forward_streams(config.bidir, config.streams),
+          static_cast<double>(config.duration.count()) / 1e3, config.transactions);
+    }
+  }
+  return live;
+}
+
+// The comparison as the client's format asks: -J, --json-stream's last line, --csv or the text.
+void print_comparison(const tlscmp::cli::ClientCommand& client,
+                      const tlscmp::measure::Comparison& comparison) {
+  using namespace tlscmp;
+  const session::ClientConfig& config = client.config;
+  switch (client.format) {
+    case session::OutputFormat::json:
+      print_stdout(report::render_json(comparison));
+      break;
+    case session::OutputFormat::json_stream:
+      print_stdout(report::render_json_stream_end(comparison));
+      break;
+    case session::OutputFormat::csv:
+      print_stdout(report::render_csv(comparison));
+      break;
+    case session::OutputFormat::text:
+      // With -i the header came first, before the live lines.
+      print_stdout(config.interval.count() > 0 ? report::render_text_body(comparison)
+                                               : report::render_text(comparison));
+      break;
+  }
+}
+
+// kTLS asked for where a kernel cannot do it: say so in one line; the runs
+// went on in user space, and the results say so per direction.
+void note_no_ktls(const tlscmp::measure::Comparison& comparison) {
+  using namespace tlscmp;
+  const measure::Environment& e = comparison.environment;
+  std::string sides;
+  std::string ulps;
+  for (const auto& [side, list] :
+       {std::pair{"client", e.client_tls_ulps}, std::pair{"server", e.server_tls_ulps}}) {
+    if (list.empty() || (" " + list + " ").find(" tls ") != std::string::npos) continue;
+    sides += sides.empty() ? side : std::string(" and ") + side;
+    ulps = list;
+  }
+  if (!sides.empty()) {
+    fmt::print(stderr,
+               "tlscmp: kTLS: no tls ULP in the kernel of the {} (tcp_available_ulp: {}), so TLS ran in "
+               "user space\n",
+               sides, ulps);
+  }
+}
+
+int run_client_command(const tlscmp::cli::ClientCommand& client) {
+  using namespace tlscmp;
+  const session::ClientConfig& config = client.config;
+  if (!client.html_path.empty()) check_writable(client.html_path);
+  print_warnings(client.warnings);
+  if (config.start_at_ns) print_start_time(*config.start_at_ns);
+  const std::unique_ptr<measure::TransferObserver> live = live_view(client);
+  const measure::Comparison comparison = app::run_client(config, live.get());
+  print_comparison(client, comparison);
+  if (!client.html_path.empty())
+    write_report(client.html_path, {input_of("result", report::render_json(comparison))});
+  if (config.tls_policy.ktls) note_no_ktls(comparison);
+  if (comparison.interrupted) {
+    fmt::print(stderr, "tlscmp: interrupted; the report holds what was measured until then\n");
+    return kExitInterrupted;
+  }
+  if (!comparison.error.empty()) {
+    fmt::print(stderr, "tlscmp: error: {}\n", comparison.error);
+    return kExitRunFailed;
+  }
+  return 0;
+}
+
 int run(const tlscmp::cli::Command& command) {
   using namespace tlscmp;
   if (const auto* help = std::get_if<cli::HelpRequest>(&command)) {
@@ -192,73 +280,7 @@ int run(const tlscmp::cli::Command& command) {
     print_stdout(compare->json ? report::render_compare_json(result) : report::render_compare_text(result));
     return result.failed ? kExitRunFailed : 0;
   }
-  const auto& client = std::get<cli::ClientCommand>(command);
-  const session::ClientConfig& config = client.config;
-  if (!client.html_path.empty()) check_writable(client.html_path);
-  print_warnings(client.warnings);
-  if (config.start_at_ns) print_start_time(*config.start_at_ns);
-  // Live views are for people: none with -J or --csv, a bar only on a terminal.
-  std::unique_ptr<measure::TransferObserver> live;
-  if (client.format == session::OutputFormat::json_stream) {
-    live = std::make_unique<report::JsonStream>(stdout, config.interval);
-  } else if (client.format == session::OutputFormat::text) {
-    if (config.interval.count() > 0) {
-      live = std::make_unique<report::IntervalLines>(
-          stdout, config.interval, config.direction == Direction::client_to_server ? "sent" : "received");
-    } else if (::isatty(STDERR_FILENO) != 0) {
-      // The bar follows the streams that go the test's way, added up.
-      live = std::make_unique<report::ProgressBar>(
-          stderr, config.bytes * kinds::forward_streams(config.bidir, config.streams),
-          static_cast<double>(config.duration.count()) / 1e3, config.transactions);
-    }
-  }
-  const measure::Comparison comparison = app::run_client(config, live.get());
-  switch (client.format) {
-    case session::OutputFormat::json:
-      print_stdout(report::render_json(comparison));
-      break;
-    case session::OutputFormat::json_stream:
-      print_stdout(report::render_json_stream_end(comparison));
-      break;
-    case session::OutputFormat::csv:
-      print_stdout(report::render_csv(comparison));
-      break;
-    case session::OutputFormat::text:
-      // With -i the header came first, before the live lines.
-      print_stdout(config.interval.count() > 0 ? report::render_text_body(comparison)
-                                               : report::render_text(comparison));
-      break;
-  }
-  if (!client.html_path.empty())
-    write_report(client.html_path, {input_of("result", report::render_json(comparison))});
-  // kTLS asked for where a kernel cannot do it: say so in one line; the runs
-  // went on in user space, and the results say so per direction.
-  if (config.tls_policy.ktls) {
-    const measure::Environment& e = comparison.environment;
-    std::string sides;
-    std::string ulps;
-    for (const auto& [side, list] :
-         {std::pair{"client", e.client_tls_ulps}, std::pair{"server", e.server_tls_ulps}}) {
-      if (list.empty() || (" " + list + " ").find(" tls ") != std::string::npos) continue;
-      sides += sides.empty() ? side : std::string(" and ") + side;
-      ulps = list;
-    }
-    if (!sides.empty()) {
-      fmt::print(stderr,
-                 "tlscmp: kTLS: no tls ULP in the kernel of the {} (tcp_available_ulp: {}), so TLS ran in "
-                 "user space\n",
-                 sides, ulps);
-    }
-  }
-  if (comparison.interrupted) {
-    fmt::print(stderr, "tlscmp: interrupted; the report holds what was measured until then\n");
-    return kExitInterrupted;
-  }
-  if (!comparison.error.empty()) {
-    fmt::print(stderr, "tlscmp: error: {}\n", comparison.error);
-    return kExitRunFailed;
-  }
-  return 0;
+  return run_client_command(std::get<cli::ClientCommand>(command));
 }
 
 }  // namespace

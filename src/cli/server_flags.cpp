@@ -4,11 +4,10 @@
 
 namespace tlscmp::cli {
 
-void add_server_command(CLI::App& app, ServerFlags& flags) {
-  CLI::App* cmd = app.add_subcommand("server", "Serve plain TCP and TLS tests until interrupted");
-  // The server's flags come in layers (the systemd unit's defaults, then
-  // TLSCMP_SERVER_OPTIONS from /etc/default): a flag given again overrides.
-  cmd->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+namespace {
+
+// Where it listens, its certificate and issuer, and its TLS policy.
+void add_listen_and_tls_flags(CLI::App* cmd, ServerFlags& flags) {
   cmd->add_option("-p,--port", flags.port, "TCP port to listen on (0: any free port)")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
@@ -40,6 +39,10 @@ void add_server_command(CLI::App& app, ServerFlags& flags) {
          "shared ticket keys, look to a returning client)")
       ->check(CLI::IsMember({"tickets", "ids", "none"}))
       ->capture_default_str();
+}
+
+// What a test, a source address and all of them may take of it.
+void add_cap_flags(CLI::App* cmd, ServerFlags& flags) {
   add_size(cmd, "--max-bytes", flags.sizes.max_bytes, "--max-bytes", 1, protocol::kMaxTestBytes,
            "Largest payload a test may ask for (K, M, G, T, P suffixes)")
       ->default_str("1T");
@@ -96,6 +99,17 @@ void add_server_command(CLI::App& app, ServerFlags& flags) {
                   "After SIGINT/SIGTERM: seconds running tests may take to finish")
       ->check(NumberRange(0.0, kMaxTimeoutS))
       ->capture_default_str();
+}
+
+}  // namespace
+
+void add_server_command(CLI::App& app, ServerFlags& flags) {
+  CLI::App* cmd = app.add_subcommand("server", "Serve plain TCP and TLS tests until interrupted");
+  // The server's flags come in layers (the systemd unit's defaults, then
+  // TLSCMP_SERVER_OPTIONS from /etc/default): a flag given again overrides.
+  cmd->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  add_listen_and_tls_flags(cmd, flags);
+  add_cap_flags(cmd, flags);
   add_timeout_flags(cmd, flags.timeouts);
 }
 

@@ -189,6 +189,86 @@ std::string render_text_header(const measure::TestParameters& p, const std::stri
   return out;
 }
 
+namespace {
+
+// The stream runs, one line each (and a line of per-stream rates with -P), and what was notable.
+std::string render_stream_runs(const measure::Comparison& c, const measure::StreamResults& streams) {
+  const measure::TestParameters& p = c.parameters;
+  std::string out;
+  const measure::RunResult& last = streams.runs.back();
+  out += fmt::format("sockets (last run): client {}; server {}\n", describe_socket(last.client),
+                     describe_socket(last.server));
+
+  out += fmt::format("\n{:>5} {:<4} {:>13} {:>12} {:>12} {:>12} {:>9}  {}\n", "round", "mode", "bytes",
+                     "transfer_us", "sender_us", "handshake_us", "MB/s", "tls");
+  for (const auto& run : streams.runs) {
+    std::string per_stream;
+    for (const measure::StreamResult& s : run.streams) {
+      per_stream += fmt::format("{}{} {}{:.1f}", per_stream.empty() ? "" : ", ", s.index,
+                                s.direction == p.direction ? "" : "(back) ", s.mbytes_per_s());
+    }
+    out += fmt::format("{:>5} {:<4} {:>13} {:>12.0f} {:>12.0f} {:>12.0f} {:>9.1f}  {}\n", round_label(run),
+                       to_string(run.mode), run.bytes, run.transfer_us, run.sender_us, run.handshake_us,
+                       run.mbytes_per_s(), tls_column(run));
+    if (!per_stream.empty()) out += fmt::format("{:>5} streams, MB/s each: {}\n", "", per_stream);
+  }
+  if (p.warmup_rounds > 0) out += "(w: warm-up, left out of the statistics)\n";
+  if (c.interrupted) out += "(*: interrupted, this side's figures until then; left out of the statistics)\n";
+  out += render_notable(facts_runs(streams.runs));
+  return out;
+}
+
+// The stream statistics, a line per variant.
+std::string render_stream_stats(const measure::TestParameters& p, const measure::StreamResults& streams) {
+  std::string out;
+  const bool client_sends = p.direction == Direction::client_to_server;
+  std::size_t width = 4;
+  for (const auto& s : streams.stats)
+    width = std::max(width, s.variant.size());
+  const bool messages = p.msg_size > 0;
+  out += fmt::format("\n{:<{}} {:>4} {:>9} {:>19} {:>4} {:>12} {:>12} {:>15} {:>15} {:>8}{}\n", "mode", width,
+                     "runs", "MB/s", "min - max", "cv", "handshake_us", "transfer_us", "CPU s/GiB", "cores",
+                     "vs tcp", messages ? fmt::format(" {:>13}", "messages/s") : "");
+  out += fmt::format("{:<{}} {:>4} {:>9} {:>19} {:>4} {:>12} {:>12} {:>15} {:>15} {:>8}{}\n", "", width, "",
+                     "median", "", "", "median", "median", "send / recv", "send / recv", "time",
+                     messages ? fmt::format(" {:>13}", "median") : "");
+  for (const auto& s : streams.stats) {
+    const measure::Summary& sender_gib = client_sends ? s.client_cpu_s_per_gib : s.server_cpu_s_per_gib;
+    const measure::Summary& receiver_gib = client_sends ? s.server_cpu_s_per_gib : s.client_cpu_s_per_gib;
+    const measure::Summary& sender_cores = client_sends ? s.client_core_share : s.server_core_share;
+    const measure::Summary& receiver_cores = client_sends ? s.server_core_share : s.client_core_share;
+    out += fmt::format(
+        "{:<{}} {:>4} {:>9.1f} {:>19} {:>4} {:>12.0f} {:>12.0f} {:>15} {:>15} {:>8}{}\n", s.variant, width,
+        s.transfer_us.count, s.mbytes_per_s.median,
+        fmt::format("{:.1f} - {:.1f}", s.mbytes_per_s.min, s.mbytes_per_s.max), cv(s.mbytes_per_s),
+        s.handshake_us.median, s.transfer_us.median,
+        fmt::format("{:.2f} / {:.2f}", sender_gib.median, receiver_gib.median),
+        fmt::format("{:.2f} / {:.2f}", sender_cores.median, receiver_cores.median),
+        s.over_tcp ? fmt::format("{:.2f}x", s.over_tcp->median) : (s.mode == Mode::tcp ? "1.00x" : "-"),
+        messages ? fmt::format(" {:>13.0f}", s.messages_per_s.median) : "");
+  }
+  return out;
+}
+
+// The headline: TLS's transfer time over TCP's, paired by round, with its interval.
+std::string render_stream_ratio(const measure::StreamResults& streams) {
+  std::string out;
+  const measure::Summary& r = *streams.tls_over_tcp;
+  if (r.count == 1) {
+    out += fmt::format("\nTLS/TCP transfer time: {:.2f}x (one pair; --repeat for an interval)\n", r.median);
+  } else {
+    out += fmt::format("\nTLS/TCP transfer time, paired by round: median {:.2f}x", r.median);
+    if (streams.tls_over_tcp_ci) {
+      out += fmt::format(", 95% CI {:.2f}x - {:.2f}x", streams.tls_over_tcp_ci->low,
+                         streams.tls_over_tcp_ci->high);
+    }
+    out += fmt::format(" (min {:.2f}x, max {:.2f}x, {} pairs; bootstrap)\n", r.min, r.max, r.count);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string render_text_body(const measure::Comparison& c) {
   const measure::TestParameters& p = c.parameters;
   const measure::Environment& e = c.environment;
@@ -205,74 +285,12 @@ std::string render_text_body(const measure::Comparison& c) {
   if (c.get<measure::RrResults>() != nullptr) out += render_rr_runs(c);
   if (c.get<measure::CrrResults>() != nullptr) out += render_crr_runs(c);
   const measure::StreamResults* streams = c.get<measure::StreamResults>();
-  if (streams != nullptr && !streams->runs.empty()) {
-    const measure::RunResult& last = streams->runs.back();
-    out += fmt::format("sockets (last run): client {}; server {}\n", describe_socket(last.client),
-                       describe_socket(last.server));
-
-    out += fmt::format("\n{:>5} {:<4} {:>13} {:>12} {:>12} {:>12} {:>9}  {}\n", "round", "mode", "bytes",
-                       "transfer_us", "sender_us", "handshake_us", "MB/s", "tls");
-    for (const auto& run : streams->runs) {
-      std::string per_stream;
-      for (const measure::StreamResult& s : run.streams) {
-        per_stream += fmt::format("{}{} {}{:.1f}", per_stream.empty() ? "" : ", ", s.index,
-                                  s.direction == p.direction ? "" : "(back) ", s.mbytes_per_s());
-      }
-      out += fmt::format("{:>5} {:<4} {:>13} {:>12.0f} {:>12.0f} {:>12.0f} {:>9.1f}  {}\n", round_label(run),
-                         to_string(run.mode), run.bytes, run.transfer_us, run.sender_us, run.handshake_us,
-                         run.mbytes_per_s(), tls_column(run));
-      if (!per_stream.empty()) out += fmt::format("{:>5} streams, MB/s each: {}\n", "", per_stream);
-    }
-    if (p.warmup_rounds > 0) out += "(w: warm-up, left out of the statistics)\n";
-    if (c.interrupted)
-      out += "(*: interrupted, this side's figures until then; left out of the statistics)\n";
-    out += render_notable(facts_runs(streams->runs));
-  }
-
-  if (streams != nullptr && !streams->stats.empty()) {
-    const bool client_sends = p.direction == Direction::client_to_server;
-    std::size_t width = 4;
-    for (const auto& s : streams->stats)
-      width = std::max(width, s.variant.size());
-    const bool messages = p.msg_size > 0;
-    out += fmt::format("\n{:<{}} {:>4} {:>9} {:>19} {:>4} {:>12} {:>12} {:>15} {:>15} {:>8}{}\n", "mode",
-                       width, "runs", "MB/s", "min - max", "cv", "handshake_us", "transfer_us", "CPU s/GiB",
-                       "cores", "vs tcp", messages ? fmt::format(" {:>13}", "messages/s") : "");
-    out += fmt::format("{:<{}} {:>4} {:>9} {:>19} {:>4} {:>12} {:>12} {:>15} {:>15} {:>8}{}\n", "", width, "",
-                       "median", "", "", "median", "median", "send / recv", "send / recv", "time",
-                       messages ? fmt::format(" {:>13}", "median") : "");
-    for (const auto& s : streams->stats) {
-      const measure::Summary& sender_gib = client_sends ? s.client_cpu_s_per_gib : s.server_cpu_s_per_gib;
-      const measure::Summary& receiver_gib = client_sends ? s.server_cpu_s_per_gib : s.client_cpu_s_per_gib;
-      const measure::Summary& sender_cores = client_sends ? s.client_core_share : s.server_core_share;
-      const measure::Summary& receiver_cores = client_sends ? s.server_core_share : s.client_core_share;
-      out += fmt::format(
-          "{:<{}} {:>4} {:>9.1f} {:>19} {:>4} {:>12.0f} {:>12.0f} {:>15} {:>15} {:>8}{}\n", s.variant, width,
-          s.transfer_us.count, s.mbytes_per_s.median,
-          fmt::format("{:.1f} - {:.1f}", s.mbytes_per_s.min, s.mbytes_per_s.max), cv(s.mbytes_per_s),
-          s.handshake_us.median, s.transfer_us.median,
-          fmt::format("{:.2f} / {:.2f}", sender_gib.median, receiver_gib.median),
-          fmt::format("{:.2f} / {:.2f}", sender_cores.median, receiver_cores.median),
-          s.over_tcp ? fmt::format("{:.2f}x", s.over_tcp->median) : (s.mode == Mode::tcp ? "1.00x" : "-"),
-          messages ? fmt::format(" {:>13.0f}", s.messages_per_s.median) : "");
-    }
-  }
+  if (streams != nullptr && !streams->runs.empty()) out += render_stream_runs(c, *streams);
+  if (streams != nullptr && !streams->stats.empty()) out += render_stream_stats(p, *streams);
   for (const std::string& note : c.notes)
     out += fmt::format("note: {}\n", note);
 
-  if (streams != nullptr && streams->tls_over_tcp) {
-    const measure::Summary& r = *streams->tls_over_tcp;
-    if (r.count == 1) {
-      out += fmt::format("\nTLS/TCP transfer time: {:.2f}x (one pair; --repeat for an interval)\n", r.median);
-    } else {
-      out += fmt::format("\nTLS/TCP transfer time, paired by round: median {:.2f}x", r.median);
-      if (streams->tls_over_tcp_ci) {
-        out += fmt::format(", 95% CI {:.2f}x - {:.2f}x", streams->tls_over_tcp_ci->low,
-                           streams->tls_over_tcp_ci->high);
-      }
-      out += fmt::format(" (min {:.2f}x, max {:.2f}x, {} pairs; bootstrap)\n", r.min, r.max, r.count);
-    }
-  }
+  if (streams != nullptr && streams->tls_over_tcp) out += render_stream_ratio(*streams);
   if (const auto* handshakes = c.get<measure::HandshakeResults>()) out += render_handshakes(*handshakes);
   if (const auto* groups = c.get<measure::GroupResults>()) out += render_groups(p, *groups);
   if (c.auto_repeat) out += fmt::format("\n{}", render_auto_repeat(*c.auto_repeat));
