@@ -115,6 +115,81 @@ std::string connection_failure(const std::string& error, const char* side, std::
                      connections > 1 ? fmt::format(", connection {}", index) : "");
 }
 
+// Each connection's part of the test: its share of the transactions, its
+// place in the open-loop schedule, its stop time and its boards.
+std::vector<RrClientSpec> client_specs(const session::ClientConfig& config,
+                                       const protocol::TestRequest& request, std::int64_t go_ns,
+                                       RrIntervalBoard* board, RrIntervalBoard* live) {
+  const std::uint32_t connections = request.streams;
+  std::vector<RrClientSpec> specs(connections);
+  for (std::uint32_t i = 0; i < connections; ++i) {
+    RrClientSpec& spec = specs[i];
+    spec.connection = i;
+    spec.request_bytes = request.rr_request_bytes;
+    spec.response_bytes = request.rr_response_bytes;
+    spec.transactions = request.transactions > 0 ? share(request.transactions, connections, i) : 0;
+    spec.rate_tps = request.rate_tps / connections;
+    spec.start_ns =
+        go_ns + (request.rate_tps > 0 ? static_cast<std::int64_t>(1e9 * i / request.rate_tps) : 0);
+    spec.stop_ns = go_ns + std::chrono::nanoseconds(config.duration).count();
+    if (request.verify) spec.verify_seed = request.verify_seed;
+    spec.idle_timeout = config.timeouts.idle;
+    spec.intervals = board;
+    spec.live = live;
+  }
+  return specs;
+}
+
+// This side's results to the server, the server's back, one per connection.
+// After a failure here, the server gets a short grace, and this side's
+// failure is the error if the exchange fails.
+std::vector<protocol::SideResult> trade_results(Stream& control, const std::vector<RrSideResult>& mine,
+                                                const std::vector<protocol::SideResult>& my_sides,
+                                                const session::Timeouts& timeouts) {
+  const auto connections = static_cast<std::uint32_t>(mine.size());
+  const auto failed_here =
+      std::find_if(mine.begin(), mine.end(), [](const RrSideResult& r) { return !r.error.empty(); });
+  control.set_deadline(Deadline::after(
+      failed_here == mine.end() ? timeouts.control : std::min(timeouts.control, session::kResultGrace)));
+  std::vector<protocol::SideResult> theirs;
+  try {
+    for (const protocol::SideResult& side : my_sides)
+      session::send_message(control, side, "the client's result");
+    for (std::uint32_t i = 0; i < connections; ++i) {
+      theirs.push_back(session::receive<protocol::SideResult>(control, "the server's result"));
+      if (theirs.back().stream != i || theirs.back().role != Role::receiver) {
+        throw protocol::ProtocolError("the server's results do not match the connections");
+      }
+    }
+  } catch (const Error&) {
+    if (failed_here == mine.end()) throw;
+    const auto index = static_cast<std::uint32_t>(failed_here - mine.begin());
+    throw Error(connection_failure(failed_here->error, "client", index, connections));
+  }
+  return theirs;
+}
+
+// The server's account first: a server that stopped (--max-duration, say)
+// explains the closed connection this side saw. Then each connection's
+// failure here, the server's figures against this side's, and its CPU.
+void judge_server(const protocol::TestRequest& request, const std::vector<RrSideResult>& mine,
+                  const std::vector<protocol::SideResult>& my_sides,
+                  const std::vector<protocol::SideResult>& theirs, double wall_us, measure::RrRun& run) {
+  const auto connections = static_cast<std::uint32_t>(mine.size());
+  for (std::uint32_t i = 0; i < connections; ++i) {
+    if (!theirs[i].error.empty()) throw Error(connection_failure(theirs[i].error, "server", i, connections));
+  }
+  const PeerJudge judge(Peer::server, wall_us, connections);
+  for (std::uint32_t i = 0; i < connections; ++i) {
+    if (!mine[i].error.empty()) throw Error(connection_failure(mine[i].error, "client", i, connections));
+    if (const std::string line = check_peer_connection(judge, request, my_sides[i], theirs[i]); !line.empty())
+      throw Error(line);
+    run.server.cpu_user_s += theirs[i].cpu_user_s;
+    run.server.cpu_system_s += theirs[i].cpu_system_s;
+    run.server.window_us = std::max(run.server.window_us, theirs[i].offset_us + theirs[i].elapsed_us);
+  }
+}
+
 }  // namespace
 
 measure::RrRun run_rr_test(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
@@ -152,22 +227,8 @@ measure::RrRun run_rr_test(const session::ClientConfig& config, const tls::Conte
       live = &live_board.emplace(go_ns, observer->tick_period(), connections);
     }
   }
-  std::vector<RrClientSpec> specs(connections);
-  for (std::uint32_t i = 0; i < connections; ++i) {
-    RrClientSpec& spec = specs[i];
-    spec.connection = i;
-    spec.request_bytes = request.rr_request_bytes;
-    spec.response_bytes = request.rr_response_bytes;
-    spec.transactions = request.transactions > 0 ? share(request.transactions, connections, i) : 0;
-    spec.rate_tps = request.rate_tps / connections;
-    spec.start_ns =
-        go_ns + (request.rate_tps > 0 ? static_cast<std::int64_t>(1e9 * i / request.rate_tps) : 0);
-    spec.stop_ns = go_ns + std::chrono::nanoseconds(config.duration).count();
-    if (request.verify) spec.verify_seed = verify_seed;
-    spec.idle_timeout = timeouts.idle;
-    spec.intervals = board ? &*board : nullptr;
-    spec.live = live;
-  }
+  const std::vector<RrClientSpec> specs =
+      client_specs(config, request, go_ns, board ? &*board : nullptr, live);
   LiveTicks ticks(live, observer);
   std::vector<RrSideResult> mine(connections);
   {
@@ -197,39 +258,8 @@ measure::RrRun run_rr_test(const session::ClientConfig& config, const tls::Conte
   std::vector<protocol::SideResult> my_sides;
   for (std::uint32_t i = 0; i < connections; ++i)
     my_sides.push_back(to_side_result(mine[i], Role::sender, i, go_ns));
-  const auto failed_here =
-      std::find_if(mine.begin(), mine.end(), [](const RrSideResult& r) { return !r.error.empty(); });
-  control.set_deadline(Deadline::after(
-      failed_here == mine.end() ? timeouts.control : std::min(timeouts.control, session::kResultGrace)));
-  std::vector<protocol::SideResult> theirs;
-  try {
-    for (const protocol::SideResult& side : my_sides)
-      session::send_message(control, side, "the client's result");
-    for (std::uint32_t i = 0; i < connections; ++i) {
-      theirs.push_back(session::receive<protocol::SideResult>(control, "the server's result"));
-      if (theirs.back().stream != i || theirs.back().role != Role::receiver) {
-        throw protocol::ProtocolError("the server's results do not match the connections");
-      }
-    }
-  } catch (const Error&) {
-    if (failed_here == mine.end()) throw;
-    const auto index = static_cast<std::uint32_t>(failed_here - mine.begin());
-    throw Error(connection_failure(failed_here->error, "client", index, connections));
-  }
-  // The server's account first: a server that stopped (--max-duration, say)
-  // explains the closed connection this side saw.
-  for (std::uint32_t i = 0; i < connections; ++i) {
-    if (!theirs[i].error.empty()) throw Error(connection_failure(theirs[i].error, "server", i, connections));
-  }
-  const PeerJudge judge(Peer::server, clock.elapsed_us(), connections);
-  for (std::uint32_t i = 0; i < connections; ++i) {
-    if (!mine[i].error.empty()) throw Error(connection_failure(mine[i].error, "client", i, connections));
-    if (const std::string line = check_peer_connection(judge, request, my_sides[i], theirs[i]); !line.empty())
-      throw Error(line);
-    run.server.cpu_user_s += theirs[i].cpu_user_s;
-    run.server.cpu_system_s += theirs[i].cpu_system_s;
-    run.server.window_us = std::max(run.server.window_us, theirs[i].offset_us + theirs[i].elapsed_us);
-  }
+  const std::vector<protocol::SideResult> theirs = trade_results(control, mine, my_sides, timeouts);
+  judge_server(request, mine, my_sides, theirs, clock.elapsed_us(), run);
   run.server.facts = measure::merge_facts_of(theirs);
   session::await_close(control, timeouts.control);
   return run;
