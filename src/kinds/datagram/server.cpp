@@ -249,6 +249,60 @@ std::string describe_test(const protocol::TestRequest& request, const protocol::
       received.foreign, received.kernel_drops);
 }
 
+// Takes datagrams until the client's count has come and what it counts has
+// too (or the quiet after it says the rest is lost); fails on a silent
+// client or one past --max-duration. Returns the client's count.
+protocol::DatagramResult receive_until_counted(Stream& control, const protocol::TestRequest& request,
+                                               const ServerConfig& config,
+                                               const std::vector<ReceivingSocket>& sockets,
+                                               Receiver& receiver, std::int64_t start_ns) {
+  const Timeouts& timeouts = config.timeouts;
+  std::vector<pollfd> fds;
+  for (const ReceivingSocket& s : sockets)
+    fds.push_back({s.fd.get(), POLLIN, 0});
+  fds.push_back({control.native_handle(), POLLIN, 0});
+  const auto ns = [](std::chrono::milliseconds ms) {
+    return static_cast<std::int64_t>(ms.count()) * 1'000'000;
+  };
+  const std::int64_t limit_ns = start_ns + ns(config.max_duration) + ns(timeouts.idle);
+  std::optional<protocol::DatagramResult> sent;
+  std::uint64_t due = 0;  // datagrams the senders say they sent
+  std::int64_t last_activity_ns = start_ns;
+  std::int64_t count_came_ns = 0;
+  for (;;) {
+    bool any = false;
+    for (int spin = 0; spin < 1024 && receiver.take_batches(); ++spin) {
+      any = true;
+      receiver.tick(start_ns, receiver.last_batch_ns());  // a flood keeps this loop busy for long
+    }
+    const std::int64_t now = measure::now_ns();
+    if (any) last_activity_ns = now;
+    receiver.tick(start_ns, now);
+    if (sent) {
+      if (receiver.received() >= due || now - last_activity_ns >= ns(kDrainQuiet) ||
+          now - count_came_ns >= ns(kDrainLimit)) {
+        return *sent;
+      }
+    } else if (now - last_activity_ns >= ns(timeouts.idle)) {
+      throw Error(fmt::format("{} test: no datagram and no word from the client for {} s",
+                              to_string(request.mode), std::chrono::duration<double>(timeouts.idle).count()));
+    } else if (now >= limit_ns) {
+      throw Error(
+          fmt::format("{} test: still sending after the server's --max-duration", to_string(request.mode)));
+    }
+    for (pollfd& p : fds)
+      p.revents = 0;
+    const int ready = ::poll(fds.data(), fds.size(), any ? 0 : 50);
+    if (ready > 0 && fds.back().revents != 0 && !sent) {
+      sent = receive_count(control, request, timeouts);
+      for (const protocol::SenderCount& c : sent->senders)
+        due += c.packets;
+      count_came_ns = measure::now_ns();
+      last_activity_ns = count_came_ns;  // datagrams may still be on their way
+    }
+  }
+}
+
 }  // namespace
 
 std::string serve_datagram_test(Stream& control, const protocol::TestRequest& request,
@@ -286,53 +340,10 @@ std::string serve_datagram_test(Stream& control, const protocol::TestRequest& re
   control.set_deadline(Deadline::after(timeouts.control));
   send_message(control, protocol::Ready{}, "ready");
 
-  std::vector<pollfd> fds;
-  for (const ReceivingSocket& s : sockets)
-    fds.push_back({s.fd.get(), POLLIN, 0});
-  fds.push_back({control.native_handle(), POLLIN, 0});
-  const auto ns = [](std::chrono::milliseconds ms) {
-    return static_cast<std::int64_t>(ms.count()) * 1'000'000;
-  };
-  const std::int64_t limit_ns = start_ns + ns(config.max_duration) + ns(timeouts.idle);
   std::optional<protocol::DatagramResult> sent;
-  std::uint64_t due = 0;  // datagrams the senders say they sent
-  std::int64_t last_activity_ns = start_ns;
-  std::int64_t count_came_ns = 0;
   // The receiving loop on this thread: pinned with -A, and watched.
   const std::vector<RunFacts> facts = run_data_threads({-1}, request.server_cpu, [&](std::size_t) {
-    for (;;) {
-      bool any = false;
-      for (int spin = 0; spin < 1024 && receiver.take_batches(); ++spin) {
-        any = true;
-        receiver.tick(start_ns, receiver.last_batch_ns());  // a flood keeps this loop busy for long
-      }
-      const std::int64_t now = measure::now_ns();
-      if (any) last_activity_ns = now;
-      receiver.tick(start_ns, now);
-      if (sent) {
-        if (receiver.received() >= due || now - last_activity_ns >= ns(kDrainQuiet) ||
-            now - count_came_ns >= ns(kDrainLimit)) {
-          break;
-        }
-      } else if (now - last_activity_ns >= ns(timeouts.idle)) {
-        throw Error(fmt::format("{} test: no datagram and no word from the client for {} s",
-                                to_string(request.mode),
-                                std::chrono::duration<double>(timeouts.idle).count()));
-      } else if (now >= limit_ns) {
-        throw Error(
-            fmt::format("{} test: still sending after the server's --max-duration", to_string(request.mode)));
-      }
-      for (pollfd& p : fds)
-        p.revents = 0;
-      const int ready = ::poll(fds.data(), fds.size(), any ? 0 : 50);
-      if (ready > 0 && fds.back().revents != 0 && !sent) {
-        sent = receive_count(control, request, timeouts);
-        for (const protocol::SenderCount& c : sent->senders)
-          due += c.packets;
-        count_came_ns = measure::now_ns();
-        last_activity_ns = count_came_ns;  // datagrams may still be on their way
-      }
-    }
+    sent = receive_until_counted(control, request, config, sockets, receiver, start_ns);
   });
 
   receiver.finish_intervals(start_ns);

@@ -22,6 +22,66 @@ using session::send_message;
 using session::start_test;
 using session::Timeouts;
 
+namespace {
+
+// Handshake `number` of the test: kind 0 full, 1 resumed (offering
+// `offer`), timed from connect and from the TCP connection, its bytes kept
+// in `results`; then the test's preamble, and the server's byte with the
+// TLS 1.3 tickets. Returns a full handshake's session, for the resumed one.
+tls::Session time_one_handshake(const ClientConfig& config, const tls::Context& tls,
+                                const protocol::TestAccept& accept, InterruptWatch& interrupt, int kind,
+                                const tls::Session& offer, std::uint64_t number, HandshakeTest& results) {
+  const Timeouts& timeouts = config.timeouts;
+  const std::int64_t start_ns = measure::now_ns();
+  UniqueFd fd = connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address);
+  const InterruptWatch::Guard guard(interrupt, fd.get());
+  set_nodelay(fd.get(), true);
+  const std::int64_t connected_ns = measure::now_ns();
+  auto stream = tls.client_stream(std::move(fd), config.host, offer);
+  stream->count_hellos();
+  stream->set_deadline(Deadline::after(timeouts.handshake));
+  if (const std::error_code ec = stream->handshake()) {
+    throw Error(fmt::format("TLS handshake {} with {} failed: {}", number,
+                            host_port(config.host, config.port),
+                            explain_handshake_failure(*stream, ec, config, tls.offer(), accept)));
+  }
+  const std::int64_t end_ns = measure::now_ns();
+  measure::HandshakeSamples& samples = results.kinds[kind];
+  samples.handshake_us.push_back(measure::ns_to_us(end_ns - start_ns));
+  samples.tls_us.push_back(measure::ns_to_us(end_ns - connected_ns));
+  const tls::SessionInfo after_handshake = stream->session_info();
+  samples.bytes_received.push_back(static_cast<double>(after_handshake.bytes_read));
+  samples.bytes_sent.push_back(static_cast<double>(after_handshake.bytes_written));
+  samples.client_hello_bytes.push_back(after_handshake.client_hello_bytes);
+  samples.server_hello_bytes.push_back(after_handshake.server_hello_bytes);
+  // Say which test this is, and take the server's byte: with it come the
+  // TLS 1.3 session tickets that the resumed handshake needs.
+  std::error_code ec;
+  stream->write_all(protocol::encode_preamble(protocol::ConnectionKind::handshake), ec);
+  if (!ec) stream->write_all(accept.cookie, ec);
+  std::byte ready{};
+  if (!ec) stream->read_exact({&ready, 1}, ec);
+  if (ec)
+    throw Error(fmt::format("handshake connection {}: {}{}", number, describe(ec, stream->error_detail()),
+                            rejection_hint(*stream, config)));
+  // A clean close: OpenSSL will not resume a session whose connection
+  // ended without close_notify.
+  stream->shutdown_send(ec);
+  const tls::SessionInfo info = stream->session_info();
+  if (info.resumed) ++samples.resumed;
+  if (kind == 0) {
+    results.tls = {info.version,
+                   info.cipher,
+                   info.group,
+                   info.certificate_key_type,
+                   info.client_certificate_key_type,
+                   0};
+  }
+  return kind == 0 ? stream->session() : tls::Session{};
+}
+
+}  // namespace
+
 // --handshakes N: N full handshakes and N resumed ones, alternating, each on a
 // connection of its own that closes right after. With a `budget`, no new pair
 // starts once that much time has gone (one pair at least).
@@ -47,53 +107,9 @@ HandshakeTest run_handshake_test(const ClientConfig& config, int count, const tl
   for (int i = 0; i < count && !interrupt.interrupted() && (i == 0 || !stop.expired()); ++i) {
     tls::Session session;  // from the full handshake, for the resumed one after it
     for (int kind = 0; kind < 2 && !interrupt.interrupted(); ++kind) {
-      const std::int64_t start_ns = measure::now_ns();
-      UniqueFd fd =
-          connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address);
-      const InterruptWatch::Guard guard(interrupt, fd.get());
-      set_nodelay(fd.get(), true);
-      const std::int64_t connected_ns = measure::now_ns();
-      auto stream = tls.client_stream(std::move(fd), config.host, kind == 1 ? session : tls::Session{});
-      stream->count_hellos();
-      stream->set_deadline(Deadline::after(timeouts.handshake));
-      if (const std::error_code ec = stream->handshake()) {
-        throw Error(fmt::format("TLS handshake {} with {} failed: {}", made + 1,
-                                host_port(config.host, config.port),
-                                explain_handshake_failure(*stream, ec, config, tls.offer(), accept)));
-      }
-      const std::int64_t end_ns = measure::now_ns();
-      measure::HandshakeSamples& samples = results.kinds[kind];
-      samples.handshake_us.push_back(measure::ns_to_us(end_ns - start_ns));
-      samples.tls_us.push_back(measure::ns_to_us(end_ns - connected_ns));
-      const tls::SessionInfo after_handshake = stream->session_info();
-      samples.bytes_received.push_back(static_cast<double>(after_handshake.bytes_read));
-      samples.bytes_sent.push_back(static_cast<double>(after_handshake.bytes_written));
-      samples.client_hello_bytes.push_back(after_handshake.client_hello_bytes);
-      samples.server_hello_bytes.push_back(after_handshake.server_hello_bytes);
-      // Say which test this is, and take the server's byte: with it come the
-      // TLS 1.3 session tickets that the resumed handshake needs.
-      std::error_code ec;
-      stream->write_all(protocol::encode_preamble(protocol::ConnectionKind::handshake), ec);
-      if (!ec) stream->write_all(accept.cookie, ec);
-      std::byte ready{};
-      if (!ec) stream->read_exact({&ready, 1}, ec);
-      if (ec)
-        throw Error(fmt::format("handshake connection {}: {}{}", made + 1,
-                                describe(ec, stream->error_detail()), rejection_hint(*stream, config)));
-      // A clean close: OpenSSL will not resume a session whose connection
-      // ended without close_notify.
-      stream->shutdown_send(ec);
-      const tls::SessionInfo info = stream->session_info();
-      if (info.resumed) ++samples.resumed;
-      if (kind == 0) {
-        session = stream->session();
-        results.tls = {info.version,
-                       info.cipher,
-                       info.group,
-                       info.certificate_key_type,
-                       info.client_certificate_key_type,
-                       0};
-      }
+      tls::Session got = time_one_handshake(config, tls, accept, interrupt, kind,
+                                            kind == 1 ? session : tls::Session{}, made + 1, results);
+      if (kind == 0) session = std::move(got);
       ++made;
     }
   }

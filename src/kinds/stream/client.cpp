@@ -141,6 +141,59 @@ void aggregate_streams(measure::RunResult& result, const std::vector<protocol::S
   result.intervals = summed_intervals(forward_receivers, interval_ms);
 }
 
+// This side's results to the server, the server's back, one per stream.
+// After a failure here, the server gets a short grace, and this side's
+// failure is the error if the exchange fails.
+std::vector<protocol::SideResult> trade_results(Stream& control,
+                                                const std::vector<protocol::SideResult>& mine,
+                                                const Timeouts& timeouts) {
+  const auto streams = static_cast<std::uint32_t>(mine.size());
+  const auto failed_here =
+      std::find_if(mine.begin(), mine.end(), [](const protocol::SideResult& m) { return !m.error.empty(); });
+  control.set_deadline(Deadline::after(failed_here == mine.end() ? timeouts.control
+                                                                 : std::min(timeouts.control, kResultGrace)));
+  std::vector<protocol::SideResult> theirs;
+  try {
+    for (const protocol::SideResult& m : mine)
+      send_message(control, m, "the client's result");
+    for (std::uint32_t i = 0; i < streams; ++i) {
+      theirs.push_back(receive<protocol::SideResult>(control, "the server's result"));
+      if (theirs.back().stream != i || theirs.back().role == mine[i].role) {
+        throw protocol::ProtocolError("the server's results do not match the streams");
+      }
+    }
+  } catch (const Error&) {
+    if (failed_here == mine.end()) throw;
+    throw Error(stream_failure(*failed_here, /*client_side=*/true, streams));
+  }
+
+  return theirs;
+}
+
+// Stream by stream: the receiver's account of what failed comes first (it
+// saw what arrived), then the server's figures against this side's, and
+// nothing is silently lost.
+void judge_streams(const protocol::TestRequest& test, const std::vector<protocol::SideResult>& mine,
+                   const std::vector<protocol::SideResult>& theirs, double wall_us,
+                   std::chrono::milliseconds idle) {
+  const auto streams = static_cast<std::uint32_t>(mine.size());
+  const PeerJudge judge(Peer::server, wall_us, streams);
+  const std::uint64_t expected = stream_bytes(transfer_spec(test, Role::sender, idle));
+  for (std::uint32_t i = 0; i < streams; ++i) {
+    const protocol::SideResult& receiver = mine[i].role == Role::receiver ? mine[i] : theirs[i];
+    const protocol::SideResult& sender = mine[i].role == Role::sender ? mine[i] : theirs[i];
+    for (const auto* side : {&receiver, &sender}) {
+      if (!side->error.empty()) throw Error(stream_failure(*side, side == &mine[i], streams));
+    }
+    if (const std::string line = check_peer_stream(judge, mine[i], theirs[i]); !line.empty())
+      throw Error(line);
+    if (expected > 0 && receiver.bytes != expected) {
+      throw Error(fmt::format("the receiver{} counted {} bytes, {} were due",
+                              streams > 1 ? fmt::format(" of stream {}", i) : "", receiver.bytes, expected));
+    }
+  }
+}
+
 measure::RunResult TestRun::run(measure::Environment& environment) {
   const RunClock clock;  // the run on this side, for judging the server's figures
   const Timeouts& timeouts = config_.timeouts;
@@ -197,43 +250,8 @@ measure::RunResult TestRun::run(measure::Environment& environment) {
   // After a failure on this side (a stall, a reset) the server's result may
   // never come: the link may be dead, the server stopped. It gets a short
   // grace, then this side's own account stands.
-  const auto failed_here =
-      std::find_if(mine.begin(), mine.end(), [](const protocol::SideResult& m) { return !m.error.empty(); });
-  control.set_deadline(Deadline::after(failed_here == mine.end() ? timeouts.control
-                                                                 : std::min(timeouts.control, kResultGrace)));
-  std::vector<protocol::SideResult> theirs;
-  try {
-    for (const protocol::SideResult& m : mine)
-      send_message(control, m, "the client's result");
-    for (std::uint32_t i = 0; i < streams; ++i) {
-      theirs.push_back(receive<protocol::SideResult>(control, "the server's result"));
-      if (theirs.back().stream != i || theirs.back().role == mine[i].role) {
-        throw protocol::ProtocolError("the server's results do not match the streams");
-      }
-    }
-  } catch (const Error&) {
-    if (failed_here == mine.end()) throw;
-    throw Error(stream_failure(*failed_here, /*client_side=*/true, streams));
-  }
-
-  // Stream by stream: the receiver's account of what failed comes first (it
-  // saw what arrived), then the server's figures against this side's, and
-  // nothing is silently lost.
-  const PeerJudge judge(Peer::server, clock.elapsed_us(), streams);
-  const std::uint64_t expected = stream_bytes(transfer_spec(test, Role::sender, timeouts.idle));
-  for (std::uint32_t i = 0; i < streams; ++i) {
-    const protocol::SideResult& receiver = mine[i].role == Role::receiver ? mine[i] : theirs[i];
-    const protocol::SideResult& sender = mine[i].role == Role::sender ? mine[i] : theirs[i];
-    for (const auto* side : {&receiver, &sender}) {
-      if (!side->error.empty()) throw Error(stream_failure(*side, side == &mine[i], streams));
-    }
-    if (const std::string line = check_peer_stream(judge, mine[i], theirs[i]); !line.empty())
-      throw Error(line);
-    if (expected > 0 && receiver.bytes != expected) {
-      throw Error(fmt::format("the receiver{} counted {} bytes, {} were due",
-                              streams > 1 ? fmt::format(" of stream {}", i) : "", receiver.bytes, expected));
-    }
-  }
+  const std::vector<protocol::SideResult> theirs = trade_results(control, mine, timeouts);
+  judge_streams(test, mine, theirs, clock.elapsed_us(), timeouts.idle);
   aggregate_streams(result, mine, theirs, test.interval_ms);
   session::await_close(control, timeouts.control);
   return result;
