@@ -197,29 +197,88 @@ protocol::SideResult send_payload(Stream& stream, const TransferSpec& spec) {
   return result;
 }
 
+namespace {
+
+// What the receiver checks of what comes: the framing (whole messages,
+// within --max-msg) and, with --verify, each message's size and pattern, or
+// each byte of a plain stream.
+class PayloadCheck {
+ public:
+  explicit PayloadCheck(const TransferSpec& spec) : msg_size_(spec.msg_size) {
+    if (spec.msg_size > 0) {
+      parser_.emplace(spec.framing, spec.msg_size, spec.max_msg);
+      check_messages_ = spec.verify_seed.has_value();
+    } else if (spec.verify_seed) {
+      pattern_.emplace(*spec.verify_seed);
+    }
+  }
+
+  // The bytes just read, `received` bytes after the first. Returns why the
+  // stream must stop (bad framing, a --verify mismatch), or "".
+  std::string feed(std::span<const std::byte> data, std::uint64_t received) {
+    if (parser_) {
+      std::string stop =
+          parser_->feed(data, [this](std::span<const std::byte> message) { deliver(message); });
+      if (stop.empty() && bad_message_ != UINT64_MAX) {
+        stop = fmt::format("message {} differs from the agreed size or pattern", bad_message_);
+      }
+      return stop;
+    }
+    if (pattern_) {
+      if (const auto bad = pattern_->first_mismatch(data, received))
+        return fmt::format("payload mismatch: byte {} differs from the --verify pattern", *bad);
+    }
+    return {};
+  }
+
+  const framing::Parser* parser() const { return parser_ ? &*parser_ : nullptr; }
+
+ private:
+  void deliver(std::span<const std::byte> message) {
+    if (!check_messages_ || bad_message_ != UINT64_MAX) return;
+    bool good = message.size() == msg_size_;
+    for (std::size_t k = 0; good && k < message.size(); ++k) {
+      good = message[k] == static_cast<std::byte>('a' + k % 26);
+    }
+    if (!good) bad_message_ = parser_->messages();
+  }
+
+  std::uint64_t msg_size_;
+  std::optional<framing::Parser> parser_;
+  std::optional<measure::PayloadPattern> pattern_;
+  bool check_messages_ = false;
+  std::uint64_t bad_message_ = UINT64_MAX;
+};
+
+// After the receiving loop, how the stream ended (`ec`, after `received` of
+// `total` bytes; `timed`: for a duration): "" if as agreed, else why not. A
+// counted stream must end right after its last byte, in TLS with close_notify.
+std::string ending_error(Stream& stream, std::error_code ec, const TransferSpec& spec, std::uint64_t received,
+                         std::uint64_t total, bool timed, const framing::Parser* parser) {
+  if (timed) {
+    if (ec != TransportErrc::eof) return failure(stream, ec, spec, received, 0);
+    if (parser != nullptr && parser->mid_message())
+      return fmt::format("the stream ended in the middle of message {}", parser->messages() + 1);
+    return {};
+  }
+  if (ec) return failure(stream, ec, spec, received, total);
+  std::byte extra{};
+  stream.read_some({&extra, 1}, ec);
+  if (!ec) return fmt::format("the sender sent more than the {} bytes agreed", total);
+  if (ec != TransportErrc::eof) {
+    return fmt::format("the data stream did not end cleanly after the last byte: {}",
+                       describe(ec, stream.error_detail()));
+  }
+  return {};
+}
+
+}  // namespace
+
 protocol::SideResult receive_payload(Stream& stream, const TransferSpec& spec) {
   protocol::SideResult result;
   result.role = Role::receiver;
   std::vector<std::byte> buffer(spec.read_size > 0 ? spec.read_size : spec.chunk_bytes);
-  std::optional<measure::PayloadPattern> pattern;
-  std::optional<framing::Parser> parser;
-  if (spec.msg_size > 0) {
-    parser.emplace(spec.framing, spec.msg_size, spec.max_msg);
-  } else if (spec.verify_seed) {
-    pattern.emplace(*spec.verify_seed);
-  }
-  // With --verify and messages: every message must have the agreed size and
-  // the source's payload pattern; the first that does not is named.
-  const bool check_messages = parser && spec.verify_seed.has_value();
-  std::uint64_t bad_message = UINT64_MAX;
-  auto deliver = [&](std::span<const std::byte> message) {
-    if (!check_messages || bad_message != UINT64_MAX) return;
-    bool good = message.size() == spec.msg_size;
-    for (std::size_t k = 0; good && k < message.size(); ++k) {
-      good = message[k] == static_cast<std::byte>('a' + k % 26);
-    }
-    if (!good) bad_message = parser->messages();
-  };
+  PayloadCheck check(spec);
   std::error_code ec;
 
   const measure::CpuTimes cpu_start = measure::thread_cpu_times();
@@ -243,16 +302,7 @@ protocol::SideResult receive_payload(Stream& stream, const TransferSpec& spec) {
                                  : buffer.size();
     const std::size_t n = stream.read_some({buffer.data(), want}, ec);
     if (ec) break;
-    if (parser) {
-      stop_reason = parser->feed({buffer.data(), n}, deliver);
-      if (stop_reason.empty() && bad_message != UINT64_MAX) {
-        stop_reason = fmt::format("message {} differs from the agreed size or pattern", bad_message);
-      }
-    } else if (pattern) {
-      if (const auto bad = pattern->first_mismatch({buffer.data(), n}, received)) {
-        stop_reason = fmt::format("payload mismatch: byte {} differs from the --verify pattern", *bad);
-      }
-    }
+    stop_reason = check.feed({buffer.data(), n}, received);
     received += n;
     if (!stop_reason.empty()) break;
     if (clock.on()) {
@@ -265,7 +315,7 @@ protocol::SideResult receive_payload(Stream& stream, const TransferSpec& spec) {
   const std::int64_t end_ns = timed ? last_byte_ns : measure::now_ns();
   close_window(result, stream, received, start_ns, end_ns, cpu_start);
   clock.finish(end_ns, received, result);
-  if (parser) {
+  if (const framing::Parser* parser = check.parser()) {
     result.messages = parser->messages();
     result.payload_bytes = parser->payload_bytes();
   }
@@ -273,28 +323,7 @@ protocol::SideResult receive_payload(Stream& stream, const TransferSpec& spec) {
     result.error = fmt::format("{} after {} bytes", stop_reason, received);
     return result;
   }
-  if (timed) {
-    if (ec != TransportErrc::eof) {
-      result.error = failure(stream, ec, spec, received, 0);
-    } else if (parser && parser->mid_message()) {
-      result.error = fmt::format("the stream ended in the middle of message {}", parser->messages() + 1);
-    }
-    return result;
-  }
-  if (ec) {
-    result.error = failure(stream, ec, spec, received, total);
-    return result;
-  }
-
-  // The stream must end right here, cleanly: in TLS with close_notify.
-  std::byte extra{};
-  stream.read_some({&extra, 1}, ec);
-  if (!ec) {
-    result.error = fmt::format("the sender sent more than the {} bytes agreed", total);
-  } else if (ec != TransportErrc::eof) {
-    result.error = fmt::format("the data stream did not end cleanly after the last byte: {}",
-                               describe(ec, stream.error_detail()));
-  }
+  result.error = ending_error(stream, ec, spec, received, total, timed, check.parser());
   return result;
 }
 
