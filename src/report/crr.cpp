@@ -92,48 +92,50 @@ std::string render_crr_header(const measure::TestParameters& p) {
           : "(--close fin: the client closes first and keeps each port in TIME_WAIT for 60 s)");
 }
 
-std::string render_crr_runs(const measure::Comparison& c) {
-  const measure::CrrResults& crr = c.or_empty<measure::CrrResults>();
+namespace {
+
+// Each crr run, a line, then its notable facts, failures and refused resumptions.
+std::string render_crr_run_lines(const measure::Comparison& c, const measure::CrrResults& crr,
+                                 std::size_t width) {
   std::string out;
-  std::size_t width = 4;
-  for (const measure::CrrRun& run : crr.runs)
-    width = std::max(width, run.label().size());
-  if (!crr.runs.empty()) {
+  out += fmt::format(
+      "\n{:>5} {:<{}} {:>11} {:>8} {:>9} {:>10} {:>12} {:>11} {:>9} {:>9} {:>9} {:>17} {:>8} {:>6}\n",
+      "round", "variant", width, "connections", "time_s", "conn/s", "connect_us", "handshake_us",
+      "response_us", "total_us", "p99_us", "max_us", "CPU us/conn c/s", "resumed", "failed");
+  out += fmt::format("{:>5} {:<{}} {:>11} {:>8} {:>9} {:>10} {:>12} {:>11} {:>9}\n", "", "", width, "", "",
+                     "", "p50", "p50", "p50", "p50");
+  for (const measure::CrrRun& run : crr.runs) {
     out += fmt::format(
-        "\n{:>5} {:<{}} {:>11} {:>8} {:>9} {:>10} {:>12} {:>11} {:>9} {:>9} {:>9} {:>17} {:>8} {:>6}\n",
-        "round", "variant", width, "connections", "time_s", "conn/s", "connect_us", "handshake_us",
-        "response_us", "total_us", "p99_us", "max_us", "CPU us/conn c/s", "resumed", "failed");
-    out += fmt::format("{:>5} {:<{}} {:>11} {:>8} {:>9} {:>10} {:>12} {:>11} {:>9}\n", "", "", width, "", "",
-                       "", "p50", "p50", "p50", "p50");
-    for (const measure::CrrRun& run : crr.runs) {
-      out += fmt::format(
-          "{:>5} {:<{}} {:>11} {:>8.2f} {:>9.0f} {:>10} {:>12} {:>11} {:>9} {:>9.1f} {:>9.1f} {:>17} {:>8} "
-          "{:>6}\n",
-          round_label(run), run.label(), width, run.connections, run.elapsed_us / 1e6,
-          run.connections_per_s(), p50_or_dash(run.connect), p50_or_dash(run.handshake),
-          p50_or_dash(run.response), p50_or_dash(run.total), run.total.p99, run.total.max,
-          fmt::format(
-              "{:.1f} / {}", run.cpu_us_per_connection(run.client),
-              run.partial ? std::string("-") : fmt::format("{:.1f}", run.cpu_us_per_connection(run.server))),
-          run.mode == Mode::tls ? std::to_string(run.resumed) : "-", run.failed);
-    }
-    if (c.parameters.warmup_rounds > 0) out += "(w: warm-up, left out of the statistics)\n";
-    if (c.interrupted)
-      out += "(*: interrupted, this side's figures until then; left out of the statistics)\n";
-    out +=
-        "(each phase on the client: connect() to established; the TLS handshake; the request's first byte "
-        "to the response's last; total from connect to response)\n";
-    out += render_notable(facts_runs(crr.runs));
-    for (const measure::CrrRun& run : crr.runs) {
-      for (const auto& [cause, count] : run.failures)
-        out += fmt::format("{} round {}: {} failed: {}\n", run.label(), run.round, count, cause);
-      if (run.resumption && run.refused > 0) {
-        out += fmt::format("{} round {}: the server refused {} of {} resumptions: full handshakes instead\n",
-                           run.label(), run.round, run.refused, run.connections);
-      }
+        "{:>5} {:<{}} {:>11} {:>8.2f} {:>9.0f} {:>10} {:>12} {:>11} {:>9} {:>9.1f} {:>9.1f} {:>17} {:>8} "
+        "{:>6}\n",
+        round_label(run), run.label(), width, run.connections, run.elapsed_us / 1e6, run.connections_per_s(),
+        p50_or_dash(run.connect), p50_or_dash(run.handshake), p50_or_dash(run.response),
+        p50_or_dash(run.total), run.total.p99, run.total.max,
+        fmt::format(
+            "{:.1f} / {}", run.cpu_us_per_connection(run.client),
+            run.partial ? std::string("-") : fmt::format("{:.1f}", run.cpu_us_per_connection(run.server))),
+        run.mode == Mode::tls ? std::to_string(run.resumed) : "-", run.failed);
+  }
+  if (c.parameters.warmup_rounds > 0) out += "(w: warm-up, left out of the statistics)\n";
+  if (c.interrupted) out += "(*: interrupted, this side's figures until then; left out of the statistics)\n";
+  out +=
+      "(each phase on the client: connect() to established; the TLS handshake; the request's first byte "
+      "to the response's last; total from connect to response)\n";
+  out += render_notable(facts_runs(crr.runs));
+  for (const measure::CrrRun& run : crr.runs) {
+    for (const auto& [cause, count] : run.failures)
+      out += fmt::format("{} round {}: {} failed: {}\n", run.label(), run.round, count, cause);
+    if (run.resumption && run.refused > 0) {
+      out += fmt::format("{} round {}: the server refused {} of {} resumptions: full handshakes instead\n",
+                         run.label(), run.round, run.refused, run.connections);
     }
   }
-  if (crr.stats.empty()) return out;
+  return out;
+}
+
+// The statistics of each variant over the rounds, and each TLS variant's ratios to tcp.
+std::string render_crr_stats(const measure::CrrResults& crr, std::size_t width) {
+  std::string out;
   for (const measure::CrrStats& s : crr.stats)
     width = std::max(width, s.variant.size());
   out += fmt::format("\n{:<{}} {:>4} {:>9} {:>17} {:>10} {:>12} {:>11} {:>9} {:>9} {:>17} {:>19}\n",
@@ -170,6 +172,22 @@ std::string render_crr_runs(const measure::Comparison& c) {
                        ratio_sentence("connections/s", s.connections_per_s_over_tcp),
                        ratio_sentence("p50 connection time", s.total_p50_over_tcp), resumption);
   }
+  return out;
+}
+
+}  // namespace
+
+std::string render_crr_runs(const measure::Comparison& c) {
+  const measure::CrrResults& crr = c.or_empty<measure::CrrResults>();
+  std::string out;
+  std::size_t width = 4;
+  for (const measure::CrrRun& run : crr.runs)
+    width = std::max(width, run.label().size());
+  if (!crr.runs.empty()) out += render_crr_run_lines(c, crr, width);
+  if (crr.stats.empty()) return out;
+  for (const measure::CrrStats& s : crr.stats)
+    width = std::max(width, s.variant.size());
+  out += render_crr_stats(crr, width);
   if (!crr.runs.empty()) {
     out += fmt::format("TIME_WAIT sockets on the client's host: {} before the first run, {} after the last\n",
                        time_wait_text(crr.runs.front().time_wait_before),
