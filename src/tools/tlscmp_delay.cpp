@@ -34,6 +34,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -241,17 +242,53 @@ class Direction {
   std::uint64_t write_failures_ = 0;     // due, but the other device refused them
 };
 
-int run(const Settings& settings) {
-  // SIGTERM and SIGINT arrive through a descriptor, so that a signal ends the
-  // loop between packets and the counts are printed whole.
+// SIGTERM and SIGINT arrive through a descriptor, so that a signal ends the
+// loop between packets and the counts are printed whole.
+Fd stop_signals_fd() {
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
   if (::sigprocmask(SIG_BLOCK, &stop_signals, nullptr) != 0) throw Failure(1, errno_text("sigprocmask"));
-  const Fd signals(::signalfd(-1, &stop_signals, SFD_NONBLOCK | SFD_CLOEXEC));
+  Fd signals(::signalfd(-1, &stop_signals, SFD_NONBLOCK | SFD_CLOEXEC));
   if (signals.get() < 0) throw Failure(1, errno_text("signalfd"));
+  return signals;
+}
 
+// An epoll set of `fds`, each event's data its index.
+Fd epoll_of(std::initializer_list<int> fds) {
+  Fd epoll(::epoll_create1(EPOLL_CLOEXEC));
+  if (epoll.get() < 0) throw Failure(1, errno_text("epoll"));
+  std::uint64_t i = 0;
+  for (const int fd : fds) {
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.u64 = i++;
+    if (::epoll_ctl(epoll.get(), EPOLL_CTL_ADD, fd, &event) != 0) throw Failure(1, errno_text("epoll_ctl"));
+  }
+  return epoll;
+}
+
+// Arms `timer` for the earliest packet due in either direction (and a little
+// more, to take several at once), only when that is sooner than `armed_ns`:
+// not once per packet read. Returns the expiry armed, or `armed_ns`.
+std::int64_t arm_for_next(const Fd& timer, const Direction (&directions)[2], std::int64_t armed_ns) {
+  std::int64_t next_ns = 0;
+  for (const Direction& d : directions)
+    if (!d.empty() && (next_ns == 0 || d.head_due_ns() < next_ns)) next_ns = d.head_due_ns();
+  if (next_ns == 0) return armed_ns;
+  next_ns += kCoalesceNs;
+  if (armed_ns != 0 && next_ns >= armed_ns) return armed_ns;
+  itimerspec when{};
+  when.it_value.tv_sec = next_ns / 1'000'000'000;
+  when.it_value.tv_nsec = next_ns % 1'000'000'000;
+  if (::timerfd_settime(timer.get(), TFD_TIMER_ABSTIME, &when, nullptr) != 0)
+    throw Failure(1, errno_text("timerfd_settime"));
+  return next_ns;
+}
+
+int run(const Settings& settings) {
+  const Fd signals = stop_signals_fd();
   const Fd home(::open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC));
   if (home.get() < 0) throw Failure(1, errno_text("/proc/self/ns/net"));
   const Fd tun[2] = {open_tun(settings.netns[0], settings.device[0]),
@@ -260,17 +297,9 @@ int run(const Settings& settings) {
     throw Failure(1, errno_text("returning to the first namespace"));
 
   const Fd timer(::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
-  const Fd epoll(::epoll_create1(EPOLL_CLOEXEC));
-  if (timer.get() < 0 || epoll.get() < 0) throw Failure(1, errno_text("timerfd or epoll"));
+  if (timer.get() < 0) throw Failure(1, errno_text("timerfd"));
   // The event's data says which: 0 and 1 the devices, 2 the timer, 3 the signals.
-  const int watched[] = {tun[0].get(), tun[1].get(), timer.get(), signals.get()};
-  for (std::uint64_t i = 0; i < 4; ++i) {
-    epoll_event event{};
-    event.events = EPOLLIN;
-    event.data.u64 = i;
-    if (::epoll_ctl(epoll.get(), EPOLL_CTL_ADD, watched[i], &event) != 0)
-      throw Failure(1, errno_text("epoll_ctl"));
-  }
+  const Fd epoll = epoll_of({tun[0].get(), tun[1].get(), timer.get(), signals.get()});
 
   const auto end = [&](int i) { return settings.netns[i] + ":" + settings.device[i]; };
   // directions[i] carries what device i sends, to the other device.
@@ -315,20 +344,7 @@ int run(const Settings& settings) {
     const std::int64_t now = now_ns();
     directions[0].write_due(tun[1].get(), now);
     directions[1].write_due(tun[0].get(), now);
-
-    std::int64_t next_ns = 0;
-    for (const Direction& d : directions)
-      if (!d.empty() && (next_ns == 0 || d.head_due_ns() < next_ns)) next_ns = d.head_due_ns();
-    if (next_ns != 0) next_ns += kCoalesceNs;
-    // Re-armed only when the earliest packet changes: not once per packet read.
-    if (next_ns != 0 && (armed_ns == 0 || next_ns < armed_ns)) {
-      itimerspec when{};
-      when.it_value.tv_sec = next_ns / 1'000'000'000;
-      when.it_value.tv_nsec = next_ns % 1'000'000'000;
-      if (::timerfd_settime(timer.get(), TFD_TIMER_ABSTIME, &when, nullptr) != 0)
-        throw Failure(1, errno_text("timerfd_settime"));
-      armed_ns = next_ns;
-    }
+    armed_ns = arm_for_next(timer, directions, armed_ns);
   }
   for (const Direction& d : directions)
     fmt::print(stderr, "{}\n", d.report());
