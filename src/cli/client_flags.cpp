@@ -557,6 +557,23 @@ void add_rr_flags(CLI::App* cmd, ClientFlags& flags) {
       ->excludes(cmd->get_option("--compare-groups"));
 }
 
+// Flags of one kind given to another, named before the TLS flags: with
+// datagrams, --rr is the mistake to name.
+void refuse_misplaced_kind_flags(const ClientFlags& flags) {
+  // Before the TLS flags: with datagrams, --rr is the mistake to name.
+  if ((!flags.rr.empty() || flags.crr) &&
+      (flags.mode == "udp" || flags.mode == "dtls" || flags.mode == "both-udp")) {
+    throw UsageError(fmt::format("{} runs over tcp and tls; --mode {} sends datagrams",
+                                 flags.crr ? "--crr" : "--rr", flags.mode));
+  }
+  if (!flags.crr_close.empty() && !flags.crr) throw UsageError("--close is for --crr runs");
+  if (flags.compare_key_types && !flags.crr)
+    throw UsageError("--compare-key-types is for connection rates: add --crr");
+  if (flags.compare_groups && !flags.crr && flags.time_s > 0)
+    throw UsageError(
+        "--compare-groups times a number of handshakes (--handshakes N), not -t; with --crr it runs for -t");
+}
+
 }  // namespace
 
 void add_client_command(CLI::App& app, ClientFlags& flags) {
@@ -571,18 +588,7 @@ void add_client_command(CLI::App& app, ClientFlags& flags) {
 }
 
 ClientCommand to_client_command(const ClientFlags& flags) {
-  // Before the TLS flags: with datagrams, --rr is the mistake to name.
-  if ((!flags.rr.empty() || flags.crr) &&
-      (flags.mode == "udp" || flags.mode == "dtls" || flags.mode == "both-udp")) {
-    throw UsageError(fmt::format("{} runs over tcp and tls; --mode {} sends datagrams",
-                                 flags.crr ? "--crr" : "--rr", flags.mode));
-  }
-  if (!flags.crr_close.empty() && !flags.crr) throw UsageError("--close is for --crr runs");
-  if (flags.compare_key_types && !flags.crr)
-    throw UsageError("--compare-key-types is for connection rates: add --crr");
-  if (flags.compare_groups && !flags.crr && flags.time_s > 0)
-    throw UsageError(
-        "--compare-groups times a number of handshakes (--handshakes N), not -t; with --crr it runs for -t");
+  refuse_misplaced_kind_flags(flags);
   refuse_tls_flags_without_tls(flags);
   ClientCommand command;
   session::ClientConfig& c = command.config;
