@@ -262,6 +262,28 @@ std::vector<std::byte> request_head(const protocol::Cookie& cookie, std::uint64_
   return head;
 }
 
+// What every connector of the test shares: the address the control
+// connection reached, resolved once for every connection, and the request.
+Plan make_plan(const session::ClientConfig& config, const tls::Context* tls, const CrrVariant& variant,
+               session::InterruptWatch& interrupt, TcpStream& control, const protocol::TestAccept& accept,
+               const protocol::TestRequest& request) {
+  Plan plan{config,
+            tls,
+            variant,
+            peer_socket_address(control.native_handle()),
+            std::nullopt,
+            variant.key_type.empty() ? std::string() : protocol::key_type_server_name(variant.key_type),
+            request_head(accept.cookie, request.rr_request_bytes),
+            0,
+            request.rr_response_bytes,
+            interrupt};
+  if (!config.bind_address.empty()) plan.from = local_socket_address(control.native_handle());
+  plan.request_rest =
+      request.rr_request_bytes - std::min<std::uint64_t>(request.rr_request_bytes, kCrrPieceBytes);
+
+  return plan;
+}
+
 }  // namespace
 
 measure::CrrRun run_crr_test(const session::ClientConfig& config, const tls::Context* tls,
@@ -277,21 +299,7 @@ measure::CrrRun run_crr_test(const session::ClientConfig& config, const tls::Con
   request.key_type = variant.key_type;
   const protocol::TestAccept accept = session::start_test(control, request, timeouts, environment);
 
-  // The address the control connection reached, resolved once for every connection.
-  Plan plan{config,
-            tls,
-            variant,
-            peer_socket_address(control.native_handle()),
-            std::nullopt,
-            variant.key_type.empty() ? std::string() : protocol::key_type_server_name(variant.key_type),
-            request_head(accept.cookie, request.rr_request_bytes),
-            0,
-            request.rr_response_bytes,
-            interrupt};
-  if (!config.bind_address.empty()) plan.from = local_socket_address(control.native_handle());
-  plan.request_rest =
-      request.rr_request_bytes - std::min<std::uint64_t>(request.rr_request_bytes, kCrrPieceBytes);
-
+  const Plan plan = make_plan(config, tls, variant, interrupt, control, accept, request);
   measure::CrrRun run;
   run.mode = variant.mode;
   run.resumption = variant.resume;

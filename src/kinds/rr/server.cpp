@@ -66,6 +66,24 @@ void judge_client_connections(const PeerJudge& judge, const protocol::TestReques
   }
 }
 
+// Connection `i`'s part of the test on this side.
+RrServerSpec server_spec(const protocol::TestRequest& request, const session::ServerConfig& config,
+                         std::uint32_t i) {
+  RrServerSpec spec;
+  spec.connection = i;
+  spec.request_bytes = request.rr_request_bytes;
+  spec.response_bytes = request.rr_response_bytes;
+  spec.closed_loop = request.rate_tps == 0;
+  if (request.verify) spec.verify_seed = request.verify_seed;
+  spec.idle_timeout = config.timeouts.idle;
+  spec.min_rate = config.min_rate;
+  spec.max_duration = config.max_duration;
+  // A timed test asked for no more than the cap (or it was refused); the
+  // responses to its last requests may come a little after it.
+  if (request.duration_ms > 0) spec.max_duration_grace = session::kTimedDrainGrace;
+  return spec;
+}
+
 }  // namespace
 
 std::string serve_rr_test(Stream& control, const protocol::TestRequest& request, session::ServerSide& side) {
@@ -94,18 +112,7 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
       if (request.record_size != 0 && stream.tls() != nullptr)
         stream.tls()->set_max_record_size(request.record_size);
       send_ready(stream, t.handshake);
-      RrServerSpec& spec = specs[i];
-      spec.connection = i;
-      spec.request_bytes = request.rr_request_bytes;
-      spec.response_bytes = request.rr_response_bytes;
-      spec.closed_loop = request.rate_tps == 0;
-      if (request.verify) spec.verify_seed = request.verify_seed;
-      spec.idle_timeout = t.idle;
-      spec.min_rate = side.config().min_rate;
-      spec.max_duration = side.config().max_duration;
-      // A timed test asked for no more than the cap (or it was refused); the
-      // responses to its last requests may come a little after it.
-      if (request.duration_ms > 0) spec.max_duration_grace = session::kTimedDrainGrace;
+      specs[i] = server_spec(request, side.config(), i);
     }
     std::vector<int> fds;
     for (const auto& stream : data)
