@@ -27,7 +27,10 @@
 
 namespace tlscmp::protocol {
 
-inline constexpr std::uint8_t kVersion = 1;
+// The control protocol's version, in every preamble: peers of another one are
+// refused in one line. 2: a test request names its kind ("kind"), and no
+// longer says "crr".
+inline constexpr std::uint8_t kVersion = 2;
 inline constexpr std::size_t kPreambleBytes = 8;
 inline constexpr std::size_t kCookieBytes = 16;
 inline constexpr std::size_t kFrameHeaderBytes = 4;
