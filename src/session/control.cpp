@@ -107,8 +107,10 @@ protocol::TestAccept start_test(TcpStream& control, const protocol::TestRequest&
   // The server's preamble comes first: a server of another protocol version says which.
   const protocol::PreambleInfo server = receive_server_preamble(control, timeouts.control);
   if (server.version != protocol::kVersion) {
-    throw Error(fmt::format("the server speaks tlscmp protocol version {}, this client speaks version {}",
-                            server.version, protocol::kVersion));
+    throw Error(
+        fmt::format("the server speaks tlscmp protocol version {}, this client speaks version {}: run "
+                    "the same tlscmp release on both hosts",
+                    server.version, protocol::kVersion));
   }
   protocol::TestAccept accept = receive<protocol::TestAccept>(control, "the server's answer");
   // The server's half of the environment, as it reported itself.
@@ -131,8 +133,10 @@ double server_clock_offset_s(const ClientConfig& config) {
   send_message(control, protocol::ClockRequest{}, "the clock request");
   const protocol::PreambleInfo server = receive_server_preamble(control, config.timeouts.control);
   if (server.version != protocol::kVersion) {
-    throw Error(fmt::format("the server speaks tlscmp protocol version {}, this client speaks version {}",
-                            server.version, protocol::kVersion));
+    throw Error(
+        fmt::format("the server speaks tlscmp protocol version {}, this client speaks version {}: run "
+                    "the same tlscmp release on both hosts",
+                    server.version, protocol::kVersion));
   }
   protocol::ClockReply reply;
   try {
