@@ -34,6 +34,10 @@ inline const char* to_string(TestKind kind) {
   }
   return "stream";
 }
+// rr and crr: transactions of a request and a response, of the rr sizes.
+inline bool is_request_response(TestKind kind) {
+  return kind == TestKind::rr || kind == TestKind::crr;
+}
 inline const char* to_string(Mode mode) {
   switch (mode) {
     case Mode::tls:

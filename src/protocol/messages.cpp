@@ -487,7 +487,7 @@ void check_kind(const TestRequest& m) {
     bad(m.kind == TestKind::datagram ? std::string("a datagram test runs over udp or dtls")
                                      : fmt::format("a {} test runs over tcp or tls", to_string(m.kind)));
   }
-  const bool rr = m.kind == TestKind::rr || m.kind == TestKind::crr;
+  const bool rr = is_request_response(m.kind);
   if (!rr &&
       (m.rr_request_bytes != 0 || m.rr_response_bytes != 0 || m.transactions != 0 || m.rate_tps != 0)) {
     bad("'rr_request_bytes', 'rr_response_bytes', 'transactions' and 'rate_tps' are for rr tests");

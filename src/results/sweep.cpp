@@ -18,7 +18,7 @@ session::ClientConfig point_config(const session::ClientConfig& base, const Swee
   if (c.framing == framing::Framing::len4 && c.msg_size == 0) {
     throw UsageError(fmt::format("{}: len4 framing needs a message size (--msg-size)", where));
   }
-  if ((c.kind == TestKind::rr || c.kind == TestKind::crr) &&
+  if (is_request_response(c.kind) &&
       (c.msg_size > 0 || c.framing != framing::Framing::raw || c.read_size > 0)) {
     throw UsageError(
         fmt::format("{}: request/response tests (--rr) take no message size, framing or read size", where));

@@ -24,9 +24,10 @@ namespace {
 // The server's preamble, as its bytes come: bytes that cannot begin one are
 // another protocol, named at once (an HTTP server's answer to our request, an
 // SSH banner) rather than after the timeout, and a server that sends nothing
-// is told apart from one that sent something else. `timeout` is the
-// deadline the caller set, for the message.
-protocol::PreambleInfo receive_server_preamble(Stream& control, std::chrono::milliseconds timeout) {
+// is told apart from one that sent something else, and a server of another
+// protocol version is refused. `timeout` is the deadline the caller set, for
+// the message.
+void receive_server_preamble(Stream& control, std::chrono::milliseconds timeout) {
   // Taken first: a server that reset the connection has no peer address any more.
   const std::string server = peer_address(control.native_handle());
   protocol::Preamble preamble{};
@@ -58,7 +59,13 @@ protocol::PreambleInfo receive_server_preamble(Stream& control, std::chrono::mil
     }
     if (ec) io_failure(control, ec, "receiving", "the server's answer");
   }
-  return protocol::parse_preamble(preamble);
+  const protocol::PreambleInfo info = protocol::parse_preamble(preamble);
+  if (info.version != protocol::kVersion) {
+    throw Error(
+        fmt::format("the server speaks tlscmp protocol version {}, this client speaks version {}: run "
+                    "the same tlscmp release on both hosts",
+                    info.version, protocol::kVersion));
+  }
 }
 
 }  // namespace
@@ -105,13 +112,7 @@ protocol::TestAccept start_test(TcpStream& control, const protocol::TestRequest&
   send_preamble(control, protocol::ConnectionKind::control);
   send_message(control, request, "the test request");
   // The server's preamble comes first: a server of another protocol version says which.
-  const protocol::PreambleInfo server = receive_server_preamble(control, timeouts.control);
-  if (server.version != protocol::kVersion) {
-    throw Error(
-        fmt::format("the server speaks tlscmp protocol version {}, this client speaks version {}: run "
-                    "the same tlscmp release on both hosts",
-                    server.version, protocol::kVersion));
-  }
+  receive_server_preamble(control, timeouts.control);
   protocol::TestAccept accept = receive<protocol::TestAccept>(control, "the server's answer");
   // The server's half of the environment, as it reported itself.
   environment.server_version = accept.server_version;
@@ -131,13 +132,7 @@ double server_clock_offset_s(const ClientConfig& config) {
   send_preamble(control, protocol::ConnectionKind::control);
   const std::int64_t sent = measure::wall_ns();
   send_message(control, protocol::ClockRequest{}, "the clock request");
-  const protocol::PreambleInfo server = receive_server_preamble(control, config.timeouts.control);
-  if (server.version != protocol::kVersion) {
-    throw Error(
-        fmt::format("the server speaks tlscmp protocol version {}, this client speaks version {}: run "
-                    "the same tlscmp release on both hosts",
-                    server.version, protocol::kVersion));
-  }
+  receive_server_preamble(control, config.timeouts.control);
   protocol::ClockReply reply;
   try {
     reply = receive<protocol::ClockReply>(control, "the server's clock");
@@ -170,7 +165,7 @@ protocol::TestRequest test_request(const ClientConfig& config, Mode mode) {
     r.rate_bps = config.rate_bps;
     return r;
   }
-  if (config.kind == TestKind::rr || config.kind == TestKind::crr) {
+  if (is_request_response(config.kind)) {
     r.rr_request_bytes = config.rr_request_bytes;
     r.rr_response_bytes = config.rr_response_bytes;
     r.transactions = config.transactions;

@@ -96,7 +96,7 @@ ProcessResult client_against(const std::string& reply, const std::vector<std::st
   return r;
 }
 
-const std::string kServerPreamble = std::string("TLSCMPC") + char(tlscmp::protocol::kVersion);
+const std::string kServerPreamble = preamble_text(tlscmp::protocol::ConnectionKind::control);
 
 }  // namespace
 

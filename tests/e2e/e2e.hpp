@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "protocol/messages.hpp"
 #include "support/process.hpp"
 
 namespace tlscmp::test {
@@ -64,6 +65,12 @@ inline void check_latency_order(const nlohmann::json& l) {
     CHECK(l[key].get<double>() >= previous);
     previous = l[key].get<double>();
   }
+}
+
+// This build's preamble of a `kind` connection, as bytes to send by hand.
+inline std::string preamble_text(protocol::ConnectionKind kind) {
+  const protocol::Preamble preamble = protocol::encode_preamble(kind);
+  return {reinterpret_cast<const char*>(preamble.data()), preamble.size()};
 }
 
 inline bool is_one_line(const std::string& text) {

@@ -33,7 +33,7 @@ std::string length_header(std::uint32_t n) {
   return std::string{char(n >> 24), char(n >> 16), char(n >> 8), char(n)};
 }
 
-const std::string kControl = std::string("TLSCMPC") + char(protocol::kVersion);
+const std::string kControl = preamble_text(protocol::ConnectionKind::control);
 
 protocol::TestRequest request(Mode mode, Direction direction, std::uint64_t bytes) {
   protocol::TestRequest r;

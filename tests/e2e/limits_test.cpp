@@ -28,7 +28,7 @@ using nlohmann::json;
 namespace {
 
 constexpr auto kWait = std::chrono::milliseconds(5000);  // our own waits, longer than the server's
-const std::string kControlPreamble = std::string("TLSCMPC") + char(protocol::kVersion);
+const std::string kControlPreamble = preamble_text(protocol::ConnectionKind::control);
 
 protocol::TestRequest stream_request(std::uint32_t streams, std::uint64_t bytes = 1 << 20) {
   protocol::TestRequest r;

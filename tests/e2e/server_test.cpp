@@ -20,7 +20,7 @@ std::string control_frame(const std::string& body) {
   return frame + body;
 }
 
-const std::string kControlPreamble = std::string("TLSCMPC") + char(tlscmp::protocol::kVersion);
+const std::string kControlPreamble = preamble_text(tlscmp::protocol::ConnectionKind::control);
 
 // A well-formed test request as JSON, for a test to spoil.
 json request_json(tlscmp::Mode mode, std::uint64_t bytes) {
@@ -201,13 +201,15 @@ TEST_CASE("the server keeps serving after garbage, plaintext, absurd parameters 
     for (std::size_t i = 0; i < cookie_hex.size(); i += 2)
       cookie += char(std::stoi(cookie_hex.substr(i, 2), nullptr, 16));
     RawConnection data(server.port());
-    data.send(std::string("TLSCMPD") + char(tlscmp::protocol::kVersion) + cookie + std::string(2, '\0'));  // stream 0
+    data.send(preamble_text(tlscmp::protocol::ConnectionKind::data) + cookie +
+              std::string(2, '\0'));  // stream 0
     const std::string refusal = control.read_all(brief);
     CHECK(refusal.find("the data connection is plain TCP but the test is tls") != std::string::npos);
   }
   SUBCASE("a data connection with a made-up cookie") {
     RawConnection c(server.port());
-    c.send(std::string("TLSCMPD") + char(tlscmp::protocol::kVersion) + std::string(16, 'x') + std::string(2, '\0'));
+    c.send(preamble_text(tlscmp::protocol::ConnectionKind::data) + std::string(16, 'x') +
+           std::string(2, '\0'));
     c.read_all(brief);
     CHECK(server.process().wait_for_log("unknown or finished test"));
   }
