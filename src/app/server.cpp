@@ -26,11 +26,7 @@
 #include <thread>
 
 #include "endpoint.hpp"
-#include "kinds/crr/crr.hpp"
-#include "kinds/datagram/datagram.hpp"
-#include "kinds/handshake/handshake.hpp"
-#include "kinds/rr/rr.hpp"
-#include "kinds/stream/stream.hpp"
+#include "kinds/kind.hpp"
 #include "measure/clock.hpp"
 #include "measure/cpu.hpp"
 #include "measure/environment.hpp"
@@ -164,7 +160,8 @@ Server::Server(const session::ServerConfig& config, const tls::Identity& identit
       listener_(),
       results_(config.results_file, log) {
   tcp::acceptor acceptor(io_);
-  if (tls::DtlsContext::available(no_dtls_)) dtls_.emplace(tls::DtlsContext::for_server(identity));
+  std::string no_dtls;  // the datagram kind refuses dtls tests with it
+  if (tls::DtlsContext::available(no_dtls)) dtls_.emplace(tls::DtlsContext::for_server(identity));
   tcp::endpoint endpoint = listen_endpoint(config);
   boost::system::error_code ec;
   acceptor.open(endpoint.protocol(), ec);
@@ -573,7 +570,7 @@ void Server::handle_connection(int raw_fd, const Peer& peer, bool budgeted, doub
   UniqueFd fd(raw_fd);
   Admitted admitted(*this, raw_fd, peer.source, budgeted);
   SetUpSlot set_up(*this, peer.source, budgeted);
-  bool crr = false;
+  bool moved_cpu_mark = false;
   try {
     set_nodelay(raw_fd, true);
     const Deadline deadline = Deadline::after(config_.timeouts.handshake);
@@ -606,11 +603,9 @@ void Server::handle_connection(int raw_fd, const Peer& peer, bool budgeted, doub
     if (kind == protocol::ConnectionKind::control) {
       if (stream->is_tls()) throw protocol::ProtocolError("a control connection must be plain TCP");
       serve_control(*stream, peer, set_up);
-    } else if (kind == protocol::ConnectionKind::handshake) {
-      kinds::serve_handshake_connection(*stream, pending_);
-    } else if (kind == protocol::ConnectionKind::crr) {
-      kinds::serve_crr_connection(*stream, pending_, cpu_mark);
-      crr = true;
+    } else if (const kinds::KindSlice* own = kinds::slice_of(kind); own != nullptr) {
+      own->serve_connection(*stream, pending_, cpu_mark);
+      moved_cpu_mark = true;
     } else {
       protocol::DataHeader header{};
       std::error_code ec;
@@ -627,7 +622,7 @@ void Server::handle_connection(int raw_fd, const Peer& peer, bool budgeted, doub
   } catch (const std::exception& e) {
     log_.line(fmt::format("{} {}", peer.address, e.what()));
   }
-  if (!crr) cpu_mark = measure::thread_cpu_s();  // a crr connection served moved it on itself
+  if (!moved_cpu_mark) cpu_mark = measure::thread_cpu_s();  // a kind's own connection moved it on itself
 }
 
 Server::Admitted::~Admitted() {
@@ -751,7 +746,11 @@ void Server::serve_test(Stream& control, const protocol::TestRequest& request, S
                         const std::function<void(const std::string&)>& refuse, const Peer& peer,
                         SetUpSlot& set_up) {
   // The caps, checked before anything is set up for the test.
+  const kinds::KindSlice& kind = kinds::slice_of(request.kind);
   if (const std::string problem = cap_problem(request); !problem.empty()) refuse(problem);
+  if (kind.refusal != nullptr) {
+    if (const std::string problem = kind.refusal(request, side); !problem.empty()) refuse(problem);
+  }
   const RunningTest running(*this, peer.source);
   if (!running.busy().empty()) refuse(running.busy());
   set_up.release();  // a running test now, counted as one: no longer against --max-pending
@@ -763,25 +762,7 @@ void Server::serve_test(Stream& control, const protocol::TestRequest& request, S
         peer.address, request.cipher));
   }
   // Each kind's server half runs the test and returns its log line.
-  std::string line;
-  switch (request.kind) {
-    case TestKind::datagram:
-      if (request.mode == Mode::dtls && !dtls_) refuse(no_dtls_);
-      line = kinds::serve_datagram_test(control, request, side);
-      break;
-    case TestKind::handshake:
-      line = kinds::serve_handshake_test(control, request, side);
-      break;
-    case TestKind::stream:
-      line = kinds::serve_stream_test(control, request, side);
-      break;
-    case TestKind::rr:
-      line = kinds::serve_rr_test(control, request, side);
-      break;
-    case TestKind::crr:
-      line = kinds::serve_crr_test(control, request, side);
-      break;
-  }
+  const std::string line = kind.serve(control, request, side);
   log_.line(fmt::format("{} {}", peer.address, line));
   // The outcome is what the results say, as the line does: a transfer that
   // failed on either side is no success because its half returned.
@@ -802,18 +783,12 @@ std::string Server::cap_problem(const protocol::TestRequest& request) const {
       !problem.empty()) {
     return "this server refuses " + problem;
   }
-  if (request.kind == TestKind::datagram && request.rate_bps > 0 && request.rate_bps / 8 < config_.min_rate) {
-    return fmt::format(
-        "the test asks for {} bit/s a sender; this server has every test move at least {} bytes a second "
-        "(--min-rate)",
-        request.rate_bps, config_.min_rate);
-  }
   if (request.server_cpu >= 0) {
-    const TestKind kind = request.kind;
-    if (kind == TestKind::crr || kind == TestKind::handshake) {
-      return "-A's server CPU does not apply to handshake and crr tests: this server's accepting threads "
-             "serve "
-             "them, and every other test too; give -A the client's CPU alone";
+    if (!kinds::slice_of(request.kind).server_pin) {
+      return fmt::format(
+          "-A's server CPU does not apply to {} tests: this server's accepting threads serve them, and every "
+          "other test too; give -A the client's CPU alone",
+          to_string(request.kind));
     }
     if (const std::string why = measure::check_cpu(request.server_cpu); !why.empty())
       return fmt::format("-A asks the server to pin to CPU {}, but {}", request.server_cpu, why);

@@ -186,7 +186,6 @@ class Server {
   std::mutex key_types_mutex_;            // one certificate made at a time
   std::set<std::string> key_types_;       // those made: their SNI names are known to tls_
   std::optional<tls::DtlsContext> dtls_;  // none where this build has no DTLS
-  std::string no_dtls_;                   // then: why not
   session::PendingTests pending_;
   boost::asio::io_context io_;
   std::optional<boost::asio::signal_set> signals_;

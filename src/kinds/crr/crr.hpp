@@ -25,6 +25,7 @@
 
 #include <string>
 
+#include "kinds/kind.hpp"
 #include "kinds/peer_checks.hpp"
 #include "measure/cpu.hpp"
 #include "measure/results.hpp"
@@ -85,5 +86,8 @@ std::string serve_crr_test(Stream& control, const protocol::TestRequest& request
 // (kinds/peer_checks.hpp), or "".
 std::string check_peer_count(const PeerJudge& judge, const protocol::TestRequest& request,
                              const protocol::SideResult& mine, const protocol::SideResult& theirs);
+
+// This kind's entry in the table of kinds (slice.cpp).
+extern const KindSlice kCrrKind;
 
 }  // namespace tlscmp::kinds

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <string>
 
+#include "kinds/kind.hpp"
 #include "kinds/peer_checks.hpp"
 #include "measure/results.hpp"
 #include "protocol/messages.hpp"
@@ -66,5 +67,8 @@ measure::DatagramRun run_datagram_test(const session::ClientConfig& config, Mode
 std::string check_peer_datagrams(const PeerJudge& judge, const protocol::TestRequest& request,
                                  const protocol::DatagramResult& mine,
                                  const protocol::DatagramResult& theirs);
+
+// This kind's entry in the table of kinds (slice.cpp).
+extern const KindSlice kDatagramKind;
 
 }  // namespace tlscmp::kinds

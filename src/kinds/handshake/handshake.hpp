@@ -15,6 +15,7 @@
 #include <chrono>
 #include <string>
 
+#include "kinds/kind.hpp"
 #include "kinds/peer_checks.hpp"
 #include "measure/results.hpp"
 #include "protocol/messages.hpp"
@@ -72,5 +73,8 @@ std::string serve_handshake_test(Stream& control, const protocol::TestRequest& r
 // is not read.
 std::string check_peer_handshakes(const PeerJudge& judge, const protocol::SideResult& mine,
                                   const protocol::SideResult& theirs);
+
+// This kind's entry in the table of kinds (slice.cpp).
+extern const KindSlice kHandshakeKind;
 
 }  // namespace tlscmp::kinds

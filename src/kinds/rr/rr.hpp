@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kinds/kind.hpp"
 #include "kinds/peer_checks.hpp"
 #include "measure/results.hpp"
 #include "protocol/messages.hpp"
@@ -54,5 +55,8 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
 // (kinds/peer_checks.hpp), or "".
 std::string check_peer_connection(const PeerJudge& judge, const protocol::TestRequest& request,
                                   const protocol::SideResult& mine, const protocol::SideResult& theirs);
+
+// This kind's entry in the table of kinds (slice.cpp).
+extern const KindSlice kRrKind;
 
 }  // namespace tlscmp::kinds

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kinds/kind.hpp"
 #include "kinds/peer_checks.hpp"
 #include "measure/intervals.hpp"
 #include "measure/results.hpp"
@@ -53,5 +54,8 @@ std::string serve_stream_test(Stream& control, const protocol::TestRequest& requ
 // first figure that disagrees (kinds/peer_checks.hpp), or "".
 std::string check_peer_stream(const PeerJudge& judge, const protocol::SideResult& mine,
                               const protocol::SideResult& theirs);
+
+// This kind's entry in the table of kinds (slice.cpp).
+extern const KindSlice kStreamKind;
 
 }  // namespace tlscmp::kinds

@@ -1,0 +1,79 @@
+// The connection-per-transaction kind's entry in the table of kinds
+// (kinds/kind.hpp), with its own variants: tls and tls-resumed, a tls
+// variant per server key type (--compare-key-types) or per group
+// (--compare-groups).
+
+#include <fmt/format.h>
+
+#include "kinds/crr/crr.hpp"
+#include "kinds/variants.hpp"
+
+namespace tlscmp::kinds {
+namespace {
+namespace crr_entry {
+
+// --compare-key-types: the server certificates a crr comparison tries.
+constexpr tls::KeyType kComparedKeyTypes[] = {tls::KeyType::rsa_2048, tls::KeyType::rsa_3072,
+                                              tls::KeyType::ecdsa_p256, tls::KeyType::ecdsa_p384,
+                                              tls::KeyType::ed25519};
+
+// The tls variants of one round.
+void add_tls_variants(const session::ClientConfig& config, const tls::ClientConfig& tls_config,
+                      std::vector<session::Variant>& variants) {
+  if (config.compare_key_types) {
+    for (tls::KeyType type : kComparedKeyTypes) {
+      variants.emplace_back(Mode::tls, fmt::format("tls {}", tls::to_string(type)),
+                            tls::Context::for_client(tls_config), std::nullopt, false, tls::to_string(type));
+    }
+  } else if (config.compare_groups) {
+    // A group the server lacks is left out with a note, as --compare-groups
+    // leaves it out of its table.
+    for (const std::string& group : tls::available_groups()) {
+      tls::ClientConfig one = tls_config;
+      one.policy.groups = group;
+      variants.emplace_back(Mode::tls, "tls " + group, tls::Context::for_client(one), std::nullopt);
+      variants.back().optional = true;
+    }
+  } else {
+    variants.push_back({Mode::tls, "tls", tls::Context::for_client(tls_config), std::nullopt});
+    variants.push_back({Mode::tls, "tls-resumed", tls::Context::for_client(tls_config), std::nullopt, true});
+  }
+}
+
+std::vector<session::Variant> variants(const session::ClientConfig& config,
+                                       const tls::ClientConfig& tls_config,
+                                       std::vector<std::string>& /*notes*/) {
+  std::vector<session::Variant> variants;
+  for (Mode mode : config.modes) {
+    if (mode == Mode::tls) {
+      add_tls_variants(config, tls_config, variants);
+    } else {
+      variants.push_back(mode_variant(mode, tls_config));
+    }
+  }
+  return variants;
+}
+
+void run(const session::ClientRun& run, const session::Variant& variant, measure::Comparison& comparison) {
+  const tls::Context* tls = variant.tls ? &*variant.tls : nullptr;
+  session::keep_run<measure::CrrResults>(
+      comparison,
+      run_crr_test(run.target, tls, {variant.mode, variant.resume, variant.key_type}, run.interrupt,
+                   run.round, comparison.environment),
+      variant.label, run);
+}
+
+}  // namespace crr_entry
+}  // namespace
+
+const KindSlice kCrrKind{
+    .kind = TestKind::crr,
+    .variants = crr_entry::variants,
+    .run = crr_entry::run,
+    .server_pin = false,
+    .serve = serve_crr_test,
+    .connection = protocol::ConnectionKind::crr,
+    .serve_connection = serve_crr_connection,
+};
+
+}  // namespace tlscmp::kinds

@@ -1,0 +1,51 @@
+// The datagram kind's entry in the table of kinds (kinds/kind.hpp).
+
+#include <fmt/format.h>
+
+#include "kinds/datagram/datagram.hpp"
+
+namespace tlscmp::kinds {
+namespace {
+namespace datagram_entry {
+
+void run(const session::ClientRun& run, const session::Variant& variant, measure::Comparison& comparison) {
+  measure::DatagramRun result =
+      run_datagram_test(run.target, variant.mode, variant.dtls ? &*variant.dtls : nullptr, run.interrupt,
+                        comparison.environment);
+  result.partial = run.interrupt.interrupted();  // the senders stopped early
+  session::keep_run<measure::DatagramResults>(comparison, std::move(result), variant.label, run);
+}
+
+void notes(const session::ClientConfig& config, measure::Comparison& comparison) {
+  session::note_unpinned<measure::DatagramResults>(comparison, config);
+}
+
+// dtls where this build has none; a rate below the server's --min-rate.
+std::string refusal(const protocol::TestRequest& request, const session::ServerSide& side) {
+  if (request.mode == Mode::dtls && side.dtls() == nullptr) {
+    std::string why;
+    tls::DtlsContext::available(why);
+    return why.empty() ? "this server has no DTLS" : why;
+  }
+  const std::uint64_t min_rate = side.config().min_rate;
+  if (request.rate_bps > 0 && request.rate_bps / 8 < min_rate) {
+    return fmt::format(
+        "the test asks for {} bit/s a sender; this server has every test move at least {} bytes a second "
+        "(--min-rate)",
+        request.rate_bps, min_rate);
+  }
+  return {};
+}
+
+}  // namespace datagram_entry
+}  // namespace
+
+const KindSlice kDatagramKind{
+    .kind = TestKind::datagram,
+    .run = datagram_entry::run,
+    .notes = datagram_entry::notes,
+    .refusal = datagram_entry::refusal,
+    .serve = serve_datagram_test,
+};
+
+}  // namespace tlscmp::kinds

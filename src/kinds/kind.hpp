@@ -1,0 +1,68 @@
+#pragma once
+
+// A test kind as the rest of the program sees it: one entry in the table of
+// kinds (kinds/table.cpp), as neper's neper_fn or iperf3's struct protocol.
+// app/ runs a test through its kind's entry and includes no kind's folder;
+// each kind's folder defines its entry beside its halves (slice.cpp).
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "measure/results.hpp"
+#include "protocol/messages.hpp"
+#include "session/client_side.hpp"
+#include "session/config.hpp"
+#include "session/pending_tests.hpp"
+#include "session/server_side.hpp"
+#include "tls/context.hpp"
+#include "transport/stream.hpp"
+
+namespace tlscmp::kinds {
+
+struct KindSlice {
+  TestKind kind;
+
+  // Client half. The variants of one round; null: common_variants
+  // (kinds/variants.hpp): tcp, tls or --compare-ciphers' suites, udp, dtls.
+  std::vector<session::Variant> (*variants)(const session::ClientConfig& config,
+                                            const tls::ClientConfig& tls_config,
+                                            std::vector<std::string>& notes) = nullptr;
+  // One run of a variant, kept in the comparison; throws tlscmp::Error.
+  // Null for a kind without rounds of runs.
+  void (*run)(const session::ClientRun& run, const session::Variant& variant,
+              measure::Comparison& comparison) = nullptr;
+  // A kind without rounds (handshake): the whole test, into the comparison,
+  // its failure in comparison.error.
+  void (*run_whole)(const session::ClientConfig& target, const tls::ClientConfig& tls_config,
+                    session::InterruptWatch& interrupt, measure::Comparison& comparison) = nullptr;
+  // After the rounds: the kind's notes on its runs (may be null).
+  void (*notes)(const session::ClientConfig& config, measure::Comparison& comparison) = nullptr;
+
+  // Server half. Why this server refuses the request, beside the caps every
+  // kind shares, or "" (may be null); checked before anything is set up.
+  std::string (*refusal)(const protocol::TestRequest& request, const session::ServerSide& side) = nullptr;
+  // -A's server CPU applies: the kind's server half runs data threads of
+  // its own (false: the accepting threads serve its connections).
+  bool server_pin = true;
+  // Serves one test whose request passed the caps; returns the line to log.
+  // Throws tlscmp::Error.
+  std::string (*serve)(Stream& control, const protocol::TestRequest& request,
+                       session::ServerSide& side) = nullptr;
+  // The preamble kind of the connections its client opens beside the
+  // control connection, where they are its own (handshake, crr), and their
+  // server half. `cpu_mark` is the accepting thread's CPU when the
+  // connection came; the half leaves it at the thread's CPU as it returns.
+  std::optional<protocol::ConnectionKind> connection = std::nullopt;
+  void (*serve_connection)(Stream& stream, session::PendingTests& pending, double& cpu_mark) = nullptr;
+};
+
+// The table: every kind, in TestKind order.
+std::span<const KindSlice* const> all_kinds();
+const KindSlice& slice_of(TestKind kind);
+// The kind whose own connections have this preamble kind, or null (data
+// connections go to their test's ticket).
+const KindSlice* slice_of(protocol::ConnectionKind connection);
+
+}  // namespace tlscmp::kinds

@@ -1,0 +1,59 @@
+// The stream kind's entry in the table of kinds (kinds/kind.hpp).
+
+#include <fmt/format.h>
+#include <tuple>
+
+#include "kinds/stream/stream.hpp"
+
+namespace tlscmp::kinds {
+namespace {
+namespace stream_entry {
+
+void run(const session::ClientRun& run, const session::Variant& variant, measure::Comparison& comparison) {
+  const tls::Context* tls = variant.tls ? &*variant.tls : nullptr;
+  session::keep_run<measure::StreamResults>(
+      comparison,
+      run_stream_test(run.target, tls, variant.mode, run.interrupt, run.observer, run.seed, run.round,
+                      comparison.environment),
+      variant.label, run);
+}
+
+// -w/--sndbuf/--rcvbuf: what the kernel applied, where it is not what was asked.
+void note_buffer_sizes(measure::Comparison& comparison) {
+  const auto* streams = comparison.get<measure::StreamResults>();
+  if (streams == nullptr || streams->runs.empty()) return;
+  const measure::RunResult& last = streams->runs.back();
+  const measure::TestParameters& p = comparison.parameters;
+  for (const auto& [option, asked, client, server] :
+       {std::tuple{"SO_SNDBUF", p.sndbuf_bytes, last.client.sndbuf_bytes, last.server.sndbuf_bytes},
+        std::tuple{"SO_RCVBUF", p.rcvbuf_bytes, last.client.rcvbuf_bytes, last.server.rcvbuf_bytes}}) {
+    if (asked == 0) continue;
+    const auto wanted = static_cast<int>(asked);
+    if (client == wanted && server == wanted) continue;
+    std::string why;
+    if (client == 2 * wanted || server == 2 * wanted)
+      why = "; Linux doubles what is asked, for its bookkeeping";
+    if (client < 2 * wanted || server < 2 * wanted)
+      why += "; less than asked is net.core.*mem_max capping it";
+    comparison.notes.push_back(
+        fmt::format("{} {} asked for, the kernel applied {} on the client and {} on the server{}", option,
+                    asked, client, server, why));
+  }
+}
+
+void notes(const session::ClientConfig& config, measure::Comparison& comparison) {
+  note_buffer_sizes(comparison);
+  session::note_unpinned<measure::StreamResults>(comparison, config);
+}
+
+}  // namespace stream_entry
+}  // namespace
+
+const KindSlice kStreamKind{
+    .kind = TestKind::stream,
+    .run = stream_entry::run,
+    .notes = stream_entry::notes,
+    .serve = serve_stream_test,
+};
+
+}  // namespace tlscmp::kinds

@@ -1,0 +1,109 @@
+#include "kinds/variants.hpp"
+
+#include <fmt/format.h>
+#include <string_view>
+
+#include "kinds/handshake/handshake.hpp"
+
+namespace tlscmp::kinds {
+namespace {
+
+// --compare-ciphers: the TLS 1.3 suites, and the TLS 1.2 AEAD suites for
+// either certificate type (ECDSA or RSA).
+struct ComparedSuite {
+  const char* label;
+  const char* version;
+  const char* cipher;
+};
+constexpr ComparedSuite kComparedSuites[] = {
+    {"TLS_AES_128_GCM_SHA256", "1.3", "TLS_AES_128_GCM_SHA256"},
+    {"TLS_AES_256_GCM_SHA384", "1.3", "TLS_AES_256_GCM_SHA384"},
+    {"TLS_CHACHA20_POLY1305_SHA256", "1.3", "TLS_CHACHA20_POLY1305_SHA256"},
+    {"TLSv1.2 AES128-GCM", "1.2", "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256"},
+    {"TLSv1.2 AES256-GCM", "1.2", "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384"},
+    {"TLSv1.2 CHACHA20", "1.2", "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"},
+};
+
+// --compare-ciphers' variants.
+void add_suites(const tls::ClientConfig& tls_config, std::vector<session::Variant>& variants,
+                std::vector<std::string>& notes) {
+  bool any_tls13 = false;
+  for (const auto& [label, version, cipher] : kComparedSuites) {
+    tls::ClientConfig suite_config = tls_config;
+    suite_config.policy.version = version;
+    suite_config.policy.cipher = cipher;
+    try {
+      variants.push_back({Mode::tls, label, tls::Context::for_client(suite_config), std::nullopt});
+      any_tls13 = any_tls13 || std::string_view(version) == "1.3";
+    } catch (const Error& e) {
+      notes.push_back(fmt::format("{} left out: {}", label, e.what()));
+    }
+  }
+  if (!any_tls13) {
+    // A library that picks TLS 1.3 suites itself still gets a TLS 1.3 row.
+    tls::ClientConfig tls13 = tls_config;
+    tls13.policy.version = "1.3";
+    variants.push_back(
+        {Mode::tls, "TLSv1.3 (library's choice)", tls::Context::for_client(tls13), std::nullopt});
+  }
+}
+
+}  // namespace
+
+session::Variant mode_variant(Mode mode, const tls::ClientConfig& tls_config) {
+  switch (mode) {
+    case Mode::tls:
+      return {Mode::tls, "tls", tls::Context::for_client(tls_config), std::nullopt};
+    case Mode::dtls:
+      return {mode, "dtls", std::nullopt, tls::DtlsContext::for_client(tls_config)};
+    case Mode::tcp:
+    case Mode::udp:
+      break;
+  }
+  return {mode, to_string(mode), std::nullopt, std::nullopt};
+}
+
+std::vector<session::Variant> common_variants(const session::ClientConfig& config,
+                                              const tls::ClientConfig& tls_config,
+                                              std::vector<std::string>& notes) {
+  std::vector<session::Variant> variants;
+  for (Mode mode : config.modes) {
+    if (mode == Mode::tls && config.compare_ciphers) {
+      add_suites(tls_config, variants, notes);
+    } else {
+      variants.push_back(mode_variant(mode, tls_config));
+    }
+  }
+  return variants;
+}
+
+bool try_tls_variants(const session::ClientConfig& target, std::vector<session::Variant>& variants,
+                      session::InterruptWatch& interrupt, measure::Comparison& comparison) {
+  for (auto it = variants.begin(); it != variants.end();) {
+    if (!it->tls) {
+      ++it;
+      continue;
+    }
+    try {
+      (void)run_handshake_test(target, 1, *it->tls, interrupt, comparison.environment);
+      ++it;
+    } catch (const Error& e) {
+      if (interrupt.interrupted()) {
+        comparison.interrupted = true;
+      } else if (it->optional) {
+        comparison.notes.push_back(fmt::format("{} left out: {}", it->label, e.what()));
+        it = variants.erase(it);
+        continue;
+      } else {
+        comparison.error = it->label == "tls" ? e.what() : fmt::format("{}: {}", it->label, e.what());
+      }
+      return false;
+    }
+  }
+  comparison.parameters.variants.clear();  // those left
+  for (const session::Variant& v : variants)
+    comparison.parameters.variants.push_back(v.label);
+  return true;
+}
+
+}  // namespace tlscmp::kinds

@@ -1,0 +1,46 @@
+// The table of kinds (kinds/kind.hpp): every TestKind has one entry, whole,
+// and each kind's own connections find it by their preamble kind.
+
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "kinds/kind.hpp"
+
+using namespace tlscmp;
+using namespace tlscmp::kinds;
+
+TEST_CASE("the table of kinds: one entry per kind, in TestKind order, each with both halves") {
+  const TestKind every[] = {TestKind::stream, TestKind::handshake, TestKind::datagram, TestKind::rr,
+                            TestKind::crr};
+  REQUIRE(all_kinds().size() == std::size(every));
+  for (std::size_t i = 0; i < std::size(every); ++i) {
+    CAPTURE(to_string(every[i]));
+    const KindSlice& slice = slice_of(every[i]);
+    CHECK(slice.kind == every[i]);
+    CHECK(all_kinds()[i] == &slice);
+    CHECK(static_cast<bool>(slice.serve));
+    // A kind runs either rounds of runs or one whole test, not both.
+    CHECK((slice.run != nullptr) != (slice.run_whole != nullptr));
+    CHECK(slice.connection.has_value() == (slice.serve_connection != nullptr));
+  }
+}
+
+TEST_CASE("a kind's own connections find their kind, data and control connections none") {
+  CHECK(slice_of(protocol::ConnectionKind::handshake) == &slice_of(TestKind::handshake));
+  CHECK(slice_of(protocol::ConnectionKind::crr) == &slice_of(TestKind::crr));
+  CHECK(slice_of(protocol::ConnectionKind::data) == nullptr);
+  CHECK(slice_of(protocol::ConnectionKind::control) == nullptr);
+  std::set<protocol::ConnectionKind> seen;
+  for (const KindSlice* slice : all_kinds()) {
+    if (slice->connection) CHECK(seen.insert(*slice->connection).second);
+  }
+}
+
+TEST_CASE("-A's server CPU applies where the kind's server half has data threads of its own") {
+  CHECK(slice_of(TestKind::stream).server_pin);
+  CHECK(slice_of(TestKind::rr).server_pin);
+  CHECK(slice_of(TestKind::datagram).server_pin);
+  CHECK_FALSE(slice_of(TestKind::crr).server_pin);
+  CHECK_FALSE(slice_of(TestKind::handshake).server_pin);
+}
