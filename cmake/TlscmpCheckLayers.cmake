@@ -3,7 +3,7 @@
 # none. Run as a script (cmake -DSRC=... -DSTAMP=... -P) by the build, on every
 # change to a source file under src/; a breach fails the build naming the
 # line. docs/development.md says what each layer holds.
-set(layers transport framing measure tls protocol session kinds results report app cli)
+set(layers transport framing measure render tls protocol session kinds results report app cli)
 
 file(GLOB_RECURSE sources RELATIVE ${SRC} ${SRC}/*.hpp ${SRC}/*.cpp)
 set(breaches "")

@@ -5,6 +5,7 @@
 // app/ runs a test through its kind's entry and includes no kind's folder;
 // each kind's folder defines its entry beside its halves (slice.cpp).
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -56,6 +57,21 @@ struct KindSlice {
   // connection came; the half leaves it at the thread's CPU as it returns.
   std::optional<protocol::ConnectionKind> connection = std::nullopt;
   void (*serve_connection)(Stream& stream, session::PendingTests& pending, double& cpu_mark) = nullptr;
+
+  // Reports: pure functions of the comparison (render/ has the pieces they
+  // share; report/ lays them out). Each may be null. Text: the header lines
+  // known before the first run, after the common ones; the runs, medians
+  // and ratios, before the notes; the headline, after them.
+  std::string (*text_header)(const measure::TestParameters& parameters) = nullptr;
+  std::string (*text_runs)(const measure::Comparison& comparison) = nullptr;
+  std::string (*text_headline)(const measure::Comparison& comparison) = nullptr;
+  // -J: adds the kind's keys to the report. Every report has every kind's
+  // keys, in the table's order: null or empty for a comparison of another kind.
+  void (*json)(const measure::Comparison& comparison, nlohmann::ordered_json& out) = nullptr;
+  // The comparison's last run, as its kind's runs list holds it; null if none.
+  nlohmann::ordered_json (*last_run_json)(const measure::Comparison& comparison) = nullptr;
+  // A header line and one row per run.
+  std::string (*csv)(const measure::Comparison& comparison) = nullptr;
 };
 
 // The table: every kind, in TestKind order.

@@ -1,12 +1,16 @@
 #include "report/compare.hpp"
+#include "render/render.hpp"
 
 #include <fmt/format.h>
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "report/json_parts.hpp"
+#include "render/render.hpp"
 
 namespace tlscmp::report {
+
+using render::summary_json;
+
 namespace {
 
 using nlohmann::ordered_json;

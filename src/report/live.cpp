@@ -1,4 +1,5 @@
 #include "report/live.hpp"
+#include "render/render.hpp"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -7,6 +8,8 @@
 #include "version.hpp"
 
 namespace tlscmp::report {
+
+using render::format_bytes;
 
 void IntervalLines::begin_comparison(const measure::TestParameters& parameters) {
   fmt::print(out_, "{}\n", render_text_header(parameters, kVersion));

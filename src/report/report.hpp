@@ -29,29 +29,4 @@ nlohmann::ordered_json comparison_json(const measure::Comparison& comparison);
 // A header line and one row per run; the README lists the columns.
 std::string render_csv(const measure::Comparison& comparison);
 
-// How the ratio's confidence interval is computed, in words.
-std::string ci_method();
-
-// A paired ratio for a table: "0.58x", or "-" where there is none.
-std::string ratio_text(const std::optional<measure::PairedRatio>& ratio);
-// "connections/s 0.58x (95% CI 0.55x - 0.60x)", or "" where there is none.
-std::string ratio_sentence(const char* what, const std::optional<measure::PairedRatio>& ratio);
-
-// A CSV field as RFC 4180 wants it: quoted when it holds a comma, a quote or a line break.
-std::string csv_field(const std::string& text);
-
-// A run's round column, for every kind's runs table: "2", "w1" (a warm-up
-// round), "3*" (interrupted).
-template <typename Run>
-std::string round_label(const Run& run) {
-  return fmt::format("{}{}{}", run.warmup ? "w" : "", run.round, run.partial ? "*" : "");
-}
-
-// "5 rounds", or with --repeat auto the rule.
-std::string rounds_text(const measure::TestParameters& p);
-// How --repeat auto ended: the rounds, which condition, the CI reached.
-std::string render_auto_repeat(const measure::AutoRepeatOutcome& outcome);
-
-using measure::format_bytes;  // "1 GiB", "64 KiB": measure/units.hpp
-
 }  // namespace tlscmp::report

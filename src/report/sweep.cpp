@@ -1,4 +1,5 @@
 #include "report/sweep.hpp"
+#include "render/render.hpp"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -7,6 +8,9 @@
 #include "report/report.hpp"
 
 namespace tlscmp::report {
+
+using render::csv_field;
+
 namespace {
 
 // 26800000 -> "26,800,000", as the seed tables write numbers; small values

@@ -5,7 +5,7 @@
 
 #include "measure/host.hpp"
 #include "protocol/messages.hpp"
-#include "report/facts.hpp"
+#include "render/facts.hpp"
 
 using namespace tlscmp;
 using namespace tlscmp::measure;
@@ -100,9 +100,9 @@ TEST_CASE("notes name retransmits, steal and a pair on other CPUs, and nothing e
   quiet.cpu_samples = {{0, 9}};
   RunFacts server = quiet;
   server.cpu_samples = {{1, 9}};
-  const report::FactsRun tcp{1, false, "tcp", "1", &quiet, &server};
-  CHECK(report::render_notable({tcp}).empty());
-  CHECK(report::placement(tcp) == "client cpu 0, server cpu 1");
+  const render::FactsRun tcp{1, false, "tcp", "1", &quiet, &server};
+  CHECK(render::render_notable({tcp}).empty());
+  CHECK(render::placement(tcp) == "client cpu 0, server cpu 1");
 
   RunFacts lossy = quiet;
   lossy.tcp->total_retrans = 4;
@@ -110,11 +110,11 @@ TEST_CASE("notes name retransmits, steal and a pair on other CPUs, and nothing e
   RunFacts stolen = server;
   stolen.host_cpu->steal = 7.25;
   stolen.cpu_samples = {{0, 9}};  // the server's thread on the client's CPU
-  const report::FactsRun tls{1, false, "tls", "1", &lossy, &stolen};
-  CHECK(report::render_notable({tcp, tls}) ==
+  const render::FactsRun tls{1, false, "tls", "1", &lossy, &stolen};
+  CHECK(render::render_notable({tcp, tls}) ==
         "note: round 1 tls: 4 segments retransmitted (5792 bytes) by the client; steal 7.2% on the server's "
         "host; ran on client cpu 0, server cpu 0; the tcp run of this round on client cpu 0, server cpu 1\n");
   // The same runs in another round: each pairs with its own round's first.
-  const report::FactsRun tls2{2, false, "tls", "2", &quiet, &server};
-  CHECK(report::render_notable({tcp, tls2}).empty());
+  const render::FactsRun tls2{2, false, "tls", "2", &quiet, &server};
+  CHECK(render::render_notable({tcp, tls2}).empty());
 }

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "render/render.hpp"
 #include "report/report.hpp"
 
 using namespace tlscmp;
@@ -135,8 +136,8 @@ TEST_CASE("the text report shows both modes side by side and the ratio") {
 }
 
 TEST_CASE("byte counts in binary units") {
-  CHECK(report::format_bytes(100) == "100 B");
-  CHECK(report::format_bytes(65536) == "64 KiB");
-  CHECK(report::format_bytes(1 << 30) == "1 GiB");
-  CHECK(report::format_bytes(1572864) == "1.5 MiB");
+  CHECK(render::format_bytes(100) == "100 B");
+  CHECK(render::format_bytes(65536) == "64 KiB");
+  CHECK(render::format_bytes(1 << 30) == "1 GiB");
+  CHECK(render::format_bytes(1572864) == "1.5 MiB");
 }

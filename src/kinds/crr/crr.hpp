@@ -23,6 +23,7 @@
 // session of its connector's previous one; each connector first makes one
 // connection, not timed or counted, for a session to offer.
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "kinds/kind.hpp"
@@ -86,6 +87,18 @@ std::string serve_crr_test(Stream& control, const protocol::TestRequest& request
 // (kinds/peer_checks.hpp), or "".
 std::string check_peer_count(const PeerJudge& judge, const protocol::TestRequest& request,
                              const protocol::SideResult& mine, const protocol::SideResult& theirs);
+
+// Reports (report.cpp).
+// The header line: sizes, connectors, amount, rounds and how connections close.
+std::string render_crr_header(const measure::TestParameters& parameters);
+// The runs table, failures, the medians and the TLS/TCP ratios, for render_text.
+std::string render_crr_runs(const measure::Comparison& comparison);
+// "crr_runs": one object per run; null for other kinds.
+nlohmann::ordered_json crr_runs_json(const measure::Comparison& comparison);
+// "crr_summary": medians per variant, their ratios to TCP, and the headline "tls_over_tcp".
+nlohmann::ordered_json crr_summary_json(const measure::Comparison& comparison);
+// A header line and one row per run.
+std::string render_crr_csv(const measure::Comparison& comparison);
 
 // This kind's entry in the table of kinds (slice.cpp).
 extern const KindSlice kCrrKind;

@@ -63,6 +63,20 @@ void run(const session::ClientRun& run, const session::Variant& variant, measure
       variant.label, run);
 }
 
+std::string text_runs(const measure::Comparison& c) {
+  return c.get<measure::CrrResults>() != nullptr ? render_crr_runs(c) : std::string();
+}
+
+// "crr_runs" and "crr_summary".
+void json(const measure::Comparison& c, nlohmann::ordered_json& out) {
+  out["crr_runs"] = crr_runs_json(c);
+  out["crr_summary"] = crr_summary_json(c);
+}
+
+nlohmann::ordered_json last_run_json(const measure::Comparison& c) {
+  nlohmann::ordered_json runs = crr_runs_json(c);
+  return runs.empty() ? nlohmann::ordered_json(nullptr) : runs.back();
+}
 }  // namespace crr_entry
 }  // namespace
 
@@ -74,6 +88,11 @@ const KindSlice kCrrKind{
     .serve = serve_crr_test,
     .connection = protocol::ConnectionKind::crr,
     .serve_connection = serve_crr_connection,
+    .text_header = render_crr_header,
+    .text_runs = crr_entry::text_runs,
+    .json = crr_entry::json,
+    .last_run_json = crr_entry::last_run_json,
+    .csv = render_crr_csv,
 };
 
 }  // namespace tlscmp::kinds

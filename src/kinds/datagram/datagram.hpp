@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "kinds/kind.hpp"
@@ -67,6 +68,16 @@ measure::DatagramRun run_datagram_test(const session::ClientConfig& config, Mode
 std::string check_peer_datagrams(const PeerJudge& judge, const protocol::TestRequest& request,
                                  const protocol::DatagramResult& mine,
                                  const protocol::DatagramResult& theirs);
+
+// Reports (report.cpp).
+// The runs table, the DTLS handshake and the summary, for render_text.
+std::string render_datagram_runs(const measure::Comparison& comparison);
+// "datagram_runs": one object per run.
+nlohmann::ordered_json datagram_runs_json(const measure::Comparison& comparison);
+// "datagram_summary": medians per mode, and DTLS over UDP.
+nlohmann::ordered_json datagram_summary_json(const measure::Comparison& comparison);
+// A header line and one row per run (and sender, with -P > 1).
+std::string render_datagram_csv(const measure::Comparison& comparison);
 
 // This kind's entry in the table of kinds (slice.cpp).
 extern const KindSlice kDatagramKind;

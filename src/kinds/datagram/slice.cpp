@@ -37,6 +37,16 @@ std::string refusal(const protocol::TestRequest& request, const session::ServerS
   return {};
 }
 
+// "datagram_runs" and "datagram_summary".
+void json(const measure::Comparison& c, nlohmann::ordered_json& out) {
+  out["datagram_runs"] = datagram_runs_json(c);
+  out["datagram_summary"] = datagram_summary_json(c);
+}
+
+nlohmann::ordered_json last_run_json(const measure::Comparison& c) {
+  nlohmann::ordered_json runs = datagram_runs_json(c);
+  return runs.empty() ? nlohmann::ordered_json(nullptr) : runs.back();
+}
 }  // namespace datagram_entry
 }  // namespace
 
@@ -46,6 +56,10 @@ const KindSlice kDatagramKind{
     .notes = datagram_entry::notes,
     .refusal = datagram_entry::refusal,
     .serve = serve_datagram_test,
+    .text_runs = render_datagram_runs,
+    .json = datagram_entry::json,
+    .last_run_json = datagram_entry::last_run_json,
+    .csv = render_datagram_csv,
 };
 
 }  // namespace tlscmp::kinds

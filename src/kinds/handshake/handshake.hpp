@@ -13,6 +13,7 @@
 //                <------------------------- side_result (connections served)
 
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "kinds/kind.hpp"
@@ -73,6 +74,12 @@ std::string serve_handshake_test(Stream& control, const protocol::TestRequest& r
 // is not read.
 std::string check_peer_handshakes(const PeerJudge& judge, const protocol::SideResult& mine,
                                   const protocol::SideResult& theirs);
+
+// Reports (report.cpp).
+// The handshakes' table, or --compare-groups' tables, for render_text.
+std::string render_handshake_results(const measure::Comparison& comparison);
+// "handshakes" and "groups": null where the comparison has none.
+void add_handshake_json(const measure::Comparison& comparison, nlohmann::ordered_json& out);
 
 // This kind's entry in the table of kinds (slice.cpp).
 extern const KindSlice kHandshakeKind;

@@ -3,6 +3,7 @@
 // by one.
 
 #include "kinds/handshake/handshake.hpp"
+#include "kinds/stream/stream.hpp"
 #include "measure/cpu.hpp"
 
 namespace tlscmp::kinds {
@@ -50,6 +51,9 @@ const KindSlice kHandshakeKind{
     .serve = serve_handshake_test,
     .connection = protocol::ConnectionKind::handshake,
     .serve_connection = handshake_entry::serve_connection,
+    .text_headline = render_handshake_results,
+    .json = add_handshake_json,
+    .csv = render_stream_csv,  // the stream header, no rows: a handshake test has no runs
 };
 
 }  // namespace tlscmp::kinds

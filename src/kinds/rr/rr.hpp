@@ -16,6 +16,7 @@
 //                <------------------------- side_result per connection
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "kinds/kind.hpp"
@@ -55,6 +56,18 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
 // (kinds/peer_checks.hpp), or "".
 std::string check_peer_connection(const PeerJudge& judge, const protocol::TestRequest& request,
                                   const protocol::SideResult& mine, const protocol::SideResult& theirs);
+
+// Reports (report.cpp).
+// The header line: sizes, loop, connections, amount and rounds.
+std::string render_rr_header(const measure::TestParameters& parameters);
+// The runs table (with connections and intervals), the medians and the TLS/TCP ratios, for render_text.
+std::string render_rr_runs(const measure::Comparison& comparison);
+// "rr_runs": one object per run; null for other kinds.
+nlohmann::ordered_json rr_runs_json(const measure::Comparison& comparison);
+// "rr_summary": medians per variant, their ratios to TCP, and the headline "tls_over_tcp".
+nlohmann::ordered_json rr_summary_json(const measure::Comparison& comparison);
+// A header line and one row per run.
+std::string render_rr_csv(const measure::Comparison& comparison);
 
 // This kind's entry in the table of kinds (slice.cpp).
 extern const KindSlice kRrKind;

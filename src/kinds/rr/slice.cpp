@@ -44,6 +44,20 @@ void notes(const session::ClientConfig& config, measure::Comparison& comparison)
   session::note_unpinned<measure::RrResults>(comparison, config);
 }
 
+std::string text_runs(const measure::Comparison& c) {
+  return c.get<measure::RrResults>() != nullptr ? render_rr_runs(c) : std::string();
+}
+
+// "rr_runs" and "rr_summary".
+void json(const measure::Comparison& c, nlohmann::ordered_json& out) {
+  out["rr_runs"] = rr_runs_json(c);
+  out["rr_summary"] = rr_summary_json(c);
+}
+
+nlohmann::ordered_json last_run_json(const measure::Comparison& c) {
+  nlohmann::ordered_json runs = rr_runs_json(c);
+  return runs.empty() ? nlohmann::ordered_json(nullptr) : runs.back();
+}
 }  // namespace rr_entry
 }  // namespace
 
@@ -52,6 +66,11 @@ const KindSlice kRrKind{
     .run = rr_entry::run,
     .notes = rr_entry::notes,
     .serve = serve_rr_test,
+    .text_header = render_rr_header,
+    .text_runs = rr_entry::text_runs,
+    .json = rr_entry::json,
+    .last_run_json = rr_entry::last_run_json,
+    .csv = render_rr_csv,
 };
 
 }  // namespace tlscmp::kinds

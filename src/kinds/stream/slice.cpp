@@ -54,6 +54,12 @@ const KindSlice kStreamKind{
     .run = stream_entry::run,
     .notes = stream_entry::notes,
     .serve = serve_stream_test,
+    .text_header = render_stream_header,
+    .text_runs = render_stream_runs,
+    .text_headline = render_stream_headline,
+    .json = add_stream_json,
+    .last_run_json = stream_last_run_json,
+    .csv = render_stream_csv,
 };
 
 }  // namespace tlscmp::kinds

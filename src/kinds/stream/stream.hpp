@@ -15,6 +15,7 @@
 //                <------------------------- side_result per stream
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "kinds/kind.hpp"
@@ -54,6 +55,20 @@ std::string serve_stream_test(Stream& control, const protocol::TestRequest& requ
 // first figure that disagrees (kinds/peer_checks.hpp), or "".
 std::string check_peer_stream(const PeerJudge& judge, const protocol::SideResult& mine,
                               const protocol::SideResult& theirs);
+
+// Reports (report.cpp).
+// The header lines: -P, messages, the payload and the rounds.
+std::string render_stream_header(const measure::TestParameters& parameters);
+// The runs table (with per-stream rates) and the medians per variant, for render_text.
+std::string render_stream_runs(const measure::Comparison& comparison);
+// The headline: TLS's transfer time over TCP's, paired by round, with its interval.
+std::string render_stream_headline(const measure::Comparison& comparison);
+// "runs" (one object per run) and "summary" (medians per variant, the headline).
+void add_stream_json(const measure::Comparison& comparison, nlohmann::ordered_json& out);
+// The last run as "runs" holds it; null where there is none.
+nlohmann::ordered_json stream_last_run_json(const measure::Comparison& comparison);
+// A header line and one row per run; handshake tests print the header alone.
+std::string render_stream_csv(const measure::Comparison& comparison);
 
 // This kind's entry in the table of kinds (slice.cpp).
 extern const KindSlice kStreamKind;

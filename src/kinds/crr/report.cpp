@@ -1,13 +1,31 @@
-#include "report/crr.hpp"
+// The crr kind's part of the reports: text, -J and CSV (its table entry
+// points at them; report/ lays them out).
+
+#include "kinds/crr/crr.hpp"
 
 #include <fmt/format.h>
 #include <algorithm>
 
-#include "report/facts.hpp"
-#include "report/json_parts.hpp"
-#include "report/report.hpp"
+#include "render/facts.hpp"
+#include "render/render.hpp"
 
-namespace tlscmp::report {
+namespace tlscmp::kinds {
+
+using render::ci_method;
+using render::csv_field;
+using render::facts_json;
+using render::facts_runs;
+using render::format_bytes;
+using render::latency_json;
+using render::ratio_json;
+using render::ratio_sentence;
+using render::ratio_text;
+using render::render_notable;
+using render::round_label;
+using render::rounds_text;
+using render::summary_json;
+using render::tls_or_null;
+
 namespace {
 
 using nlohmann::json;
@@ -273,4 +291,4 @@ std::string render_crr_csv(const measure::Comparison& c) {
   return out;
 }
 
-}  // namespace tlscmp::report
+}  // namespace tlscmp::kinds

@@ -1,12 +1,22 @@
-#include "report/datagram.hpp"
+// The datagram kind's part of the reports: text, -J and CSV (its table entry
+// points at them; report/ lays them out).
+
+#include "kinds/datagram/datagram.hpp"
 
 #include <fmt/format.h>
 
-#include "report/facts.hpp"
-#include "report/json_parts.hpp"
-#include "report/report.hpp"
+#include "render/facts.hpp"
+#include "render/render.hpp"
 
-namespace tlscmp::report {
+namespace tlscmp::kinds {
+
+using render::csv_field;
+using render::facts_json;
+using render::facts_runs;
+using render::render_notable;
+using render::round_label;
+using render::summary_json;
+
 namespace {
 
 using nlohmann::json;
@@ -223,4 +233,4 @@ std::string render_datagram_csv(const measure::Comparison& c) {
   return out;
 }
 
-}  // namespace tlscmp::report
+}  // namespace tlscmp::kinds

@@ -2,16 +2,16 @@
 
 // The facts that explain a run (TCP_INFO, the host's CPU split, where the
 // data threads ran), in JSON and, where notable, as text lines; shared by
-// every kind's part of the report. Internal to src/report/.
+// every kind's part of the report.
 
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "report/report.hpp"
+#include "render/render.hpp"
 #include "run_facts.hpp"
 
-namespace tlscmp::report {
+namespace tlscmp::render {
 
 // {tcp_info, host_cpu, cpus, pinned_cpu}: null where unknown.
 nlohmann::ordered_json facts_json(const RunFacts& facts);
@@ -51,4 +51,4 @@ std::string placement(const FactsRun& run);
 // two runs ran on different CPUs). "" when nothing is.
 std::string render_notable(const std::vector<FactsRun>& runs);
 
-}  // namespace tlscmp::report
+}  // namespace tlscmp::render

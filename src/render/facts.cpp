@@ -1,10 +1,10 @@
-#include "report/facts.hpp"
+#include "render/facts.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <map>
 
-namespace tlscmp::report {
+namespace tlscmp::render {
 namespace {
 
 using nlohmann::ordered_json;
@@ -139,4 +139,4 @@ std::string render_notable(const std::vector<FactsRun>& runs) {
   return out;
 }
 
-}  // namespace tlscmp::report
+}  // namespace tlscmp::render

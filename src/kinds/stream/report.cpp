@@ -1,0 +1,319 @@
+// The stream kind's part of the reports: text, -J and CSV (its table entry
+// points at them; report/ lays them out).
+
+#include <fmt/format.h>
+#include <algorithm>
+
+#include "kinds/stream/stream.hpp"
+#include "render/facts.hpp"
+#include "render/render.hpp"
+
+namespace tlscmp::kinds {
+
+using render::ci_method;
+using render::csv_field;
+using render::facts_columns;
+using render::facts_fields;
+using render::facts_json;
+using render::facts_runs;
+using render::format_bytes;
+using render::ratio_json;
+using render::render_notable;
+using render::round_label;
+using render::rounds_text;
+using render::summary_json;
+using render::tls_or_null;
+
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+std::string tls_column(const measure::RunResult& run) {
+  if (run.mode != Mode::tls) return "-";
+  std::string text = fmt::format("{} {} {} {}", run.tls.version, run.tls.cipher, run.tls.group,
+                                 run.tls.certificate_key_type);
+  if (!run.tls.client_certificate_key_type.empty()) {
+    text += fmt::format(", client {}", run.tls.client_certificate_key_type);
+  }
+  if (run.tls.record_size != 0) text += fmt::format(", records {} B", run.tls.record_size);
+  return text;
+}
+
+std::string describe_socket(const measure::SideCost& side) {
+  return fmt::format("sndbuf {} rcvbuf {} mss {} {}", side.sndbuf_bytes, side.rcvbuf_bytes, side.mss_bytes,
+                     side.congestion);
+}
+
+// Coefficient of variation: the spread at a glance.
+std::string cv(const measure::Summary& s) {
+  if (s.count < 2 || s.mean == 0) return "-";
+  return fmt::format("{:.0f}%", 100 * s.stddev / s.mean);
+}
+
+// The stream runs, one line each (and a line of per-stream rates with -P), and what was notable.
+std::string render_runs(const measure::Comparison& c, const measure::StreamResults& streams) {
+  const measure::TestParameters& p = c.parameters;
+  std::string out;
+  const measure::RunResult& last = streams.runs.back();
+  out += fmt::format("sockets (last run): client {}; server {}\n", describe_socket(last.client),
+                     describe_socket(last.server));
+
+  out += fmt::format("\n{:>5} {:<4} {:>13} {:>12} {:>12} {:>12} {:>9}  {}\n", "round", "mode", "bytes",
+                     "transfer_us", "sender_us", "handshake_us", "MB/s", "tls");
+  for (const auto& run : streams.runs) {
+    std::string per_stream;
+    for (const measure::StreamResult& s : run.streams) {
+      per_stream += fmt::format("{}{} {}{:.1f}", per_stream.empty() ? "" : ", ", s.index,
+                                s.direction == p.direction ? "" : "(back) ", s.mbytes_per_s());
+    }
+    out += fmt::format("{:>5} {:<4} {:>13} {:>12.0f} {:>12.0f} {:>12.0f} {:>9.1f}  {}\n", round_label(run),
+                       to_string(run.mode), run.bytes, run.transfer_us, run.sender_us, run.handshake_us,
+                       run.mbytes_per_s(), tls_column(run));
+    if (!per_stream.empty()) out += fmt::format("{:>5} streams, MB/s each: {}\n", "", per_stream);
+  }
+  if (p.warmup_rounds > 0) out += "(w: warm-up, left out of the statistics)\n";
+  if (c.interrupted) out += "(*: interrupted, this side's figures until then; left out of the statistics)\n";
+  out += render_notable(facts_runs(streams.runs));
+  return out;
+}
+
+// The stream statistics, a line per variant.
+std::string render_stats(const measure::TestParameters& p, const measure::StreamResults& streams) {
+  std::string out;
+  const bool client_sends = p.direction == Direction::client_to_server;
+  std::size_t width = 4;
+  for (const auto& s : streams.stats)
+    width = std::max(width, s.variant.size());
+  const bool messages = p.msg_size > 0;
+  out += fmt::format("\n{:<{}} {:>4} {:>9} {:>19} {:>4} {:>12} {:>12} {:>15} {:>15} {:>8}{}\n", "mode", width,
+                     "runs", "MB/s", "min - max", "cv", "handshake_us", "transfer_us", "CPU s/GiB", "cores",
+                     "vs tcp", messages ? fmt::format(" {:>13}", "messages/s") : "");
+  out += fmt::format("{:<{}} {:>4} {:>9} {:>19} {:>4} {:>12} {:>12} {:>15} {:>15} {:>8}{}\n", "", width, "",
+                     "median", "", "", "median", "median", "send / recv", "send / recv", "time",
+                     messages ? fmt::format(" {:>13}", "median") : "");
+  for (const auto& s : streams.stats) {
+    const measure::Summary& sender_gib = client_sends ? s.client_cpu_s_per_gib : s.server_cpu_s_per_gib;
+    const measure::Summary& receiver_gib = client_sends ? s.server_cpu_s_per_gib : s.client_cpu_s_per_gib;
+    const measure::Summary& sender_cores = client_sends ? s.client_core_share : s.server_core_share;
+    const measure::Summary& receiver_cores = client_sends ? s.server_core_share : s.client_core_share;
+    out += fmt::format(
+        "{:<{}} {:>4} {:>9.1f} {:>19} {:>4} {:>12.0f} {:>12.0f} {:>15} {:>15} {:>8}{}\n", s.variant, width,
+        s.transfer_us.count, s.mbytes_per_s.median,
+        fmt::format("{:.1f} - {:.1f}", s.mbytes_per_s.min, s.mbytes_per_s.max), cv(s.mbytes_per_s),
+        s.handshake_us.median, s.transfer_us.median,
+        fmt::format("{:.2f} / {:.2f}", sender_gib.median, receiver_gib.median),
+        fmt::format("{:.2f} / {:.2f}", sender_cores.median, receiver_cores.median),
+        s.over_tcp ? fmt::format("{:.2f}x", s.over_tcp->median) : (s.mode == Mode::tcp ? "1.00x" : "-"),
+        messages ? fmt::format(" {:>13.0f}", s.messages_per_s.median) : "");
+  }
+  return out;
+}
+
+// The headline: TLS's transfer time over TCP's, paired by round, with its interval.
+std::string render_ratio(const measure::StreamResults& streams) {
+  std::string out;
+  const measure::Summary& r = *streams.tls_over_tcp;
+  if (r.count == 1) {
+    out += fmt::format("\nTLS/TCP transfer time: {:.2f}x (one pair; --repeat for an interval)\n", r.median);
+  } else {
+    out += fmt::format("\nTLS/TCP transfer time, paired by round: median {:.2f}x", r.median);
+    if (streams.tls_over_tcp_ci) {
+      out += fmt::format(", 95% CI {:.2f}x - {:.2f}x", streams.tls_over_tcp_ci->low,
+                         streams.tls_over_tcp_ci->high);
+    }
+    out += fmt::format(" (min {:.2f}x, max {:.2f}x, {} pairs; bootstrap)\n", r.min, r.max, r.count);
+  }
+  return out;
+}
+
+ordered_json to_json(const measure::Summary& s) {
+  return summary_json(s);
+}
+
+ordered_json to_json(const measure::SideCost& side, std::uint64_t bytes) {
+  return {{"window_us", side.window_us},       {"cpu_user_s", side.cpu_user_s},
+          {"cpu_system_s", side.cpu_system_s}, {"cpu_s_per_gib", side.cpu_s_per_gib(bytes)},
+          {"core_share", side.core_share()},   {"sndbuf_bytes", side.sndbuf_bytes},
+          {"rcvbuf_bytes", side.rcvbuf_bytes}, {"mss_bytes", side.mss_bytes},
+          {"congestion", side.congestion},     {"ktls_send", side.ktls_send},
+          {"ktls_receive", side.ktls_receive}, {"tls_bytes", side.tls_bytes},
+          {"facts", facts_json(side.facts)}};
+}
+
+ordered_json to_json(const measure::RunResult& run, const measure::TestParameters& parameters) {
+  ordered_json streams = json::array();
+  const auto intervals_json = [](const std::vector<measure::Interval>& list) {
+    ordered_json intervals = json::array();
+    for (const measure::Interval& i : list) {
+      intervals.push_back({{"start_s", i.start_s},
+                           {"end_s", i.end_s},
+                           {"bytes", i.bytes},
+                           {"mbytes_per_s", i.mbytes_per_s()}});
+    }
+    return intervals;
+  };
+  for (const measure::StreamResult& s : run.streams) {
+    streams.push_back({{"stream", s.index},
+                       {"direction", to_string(s.direction)},
+                       {"bytes", s.bytes},
+                       {"transfer_us", s.transfer_us},
+                       {"sender_us", s.sender_us},
+                       {"mbytes_per_s", s.mbytes_per_s()},
+                       {"messages", s.messages},
+                       {"intervals", intervals_json(s.intervals)}});
+  }
+  return {{"variant", run.label()},
+          {"round", run.round},
+          {"warmup", run.warmup},
+          {"partial", run.partial},
+          {"mode", to_string(run.mode)},
+          {"direction", to_string(parameters.direction)},
+          {"bytes", run.bytes},
+          {"chunk_bytes", parameters.chunk_bytes},
+          {"transfer_us", run.transfer_us},
+          {"sender_us", run.sender_us},
+          {"handshake_us", run.handshake_us},
+          {"mbytes_per_s", run.mbytes_per_s()},
+          {"messages", run.messages},
+          {"payload_bytes", run.payload_bytes},
+          {"messages_per_s", run.messages_per_s()},
+          {"tls_version", tls_or_null(run.tls.version, run.mode)},
+          {"cipher", tls_or_null(run.tls.cipher, run.mode)},
+          {"group", tls_or_null(run.tls.group, run.mode)},
+          {"certificate_key_type", tls_or_null(run.tls.certificate_key_type, run.mode)},
+          {"record_size", run.mode == Mode::tls ? ordered_json(run.tls.record_size) : ordered_json(nullptr)},
+          {"client_certificate_key_type", run.tls.client_certificate_key_type.empty()
+                                              ? ordered_json(nullptr)
+                                              : ordered_json(run.tls.client_certificate_key_type)},
+          {"client", to_json(run.client, run.bytes)},
+          {"server", to_json(run.server, run.bytes)},
+          {"streams", streams},
+          {"intervals", intervals_json(run.intervals)}};
+}
+
+ordered_json ratio_json(const measure::StreamResults& c) {
+  if (!c.tls_over_tcp) return nullptr;
+  ordered_json r = render::ratio_json(*c.tls_over_tcp, c.tls_over_tcp_ci);
+  r["ci_method"] = ci_method();
+  return r;
+}
+
+constexpr const char* kSideColumns[] = {"window_us",  "cpu_user_s",   "cpu_system_s", "cpu_s_per_gib",
+                                        "core_share", "sndbuf_bytes", "rcvbuf_bytes", "mss_bytes",
+                                        "congestion", "ktls_send",    "ktls_receive", "tls_bytes"};
+
+std::string side_fields(const measure::SideCost& side, std::uint64_t bytes) {
+  return fmt::format("{:.3f},{:.6f},{:.6f},{:.6f},{:.4f},{},{},{},{},{},{},{}{}", side.window_us,
+                     side.cpu_user_s, side.cpu_system_s, side.cpu_s_per_gib(bytes), side.core_share(),
+                     side.sndbuf_bytes, side.rcvbuf_bytes, side.mss_bytes, csv_field(side.congestion),
+                     side.ktls_send ? 1 : 0, side.ktls_receive ? 1 : 0, side.tls_bytes,
+                     facts_fields(side.facts));
+}
+
+}  // namespace
+
+std::string render_stream_header(const measure::TestParameters& p) {
+  std::string out;
+  if (p.streams > 1) {
+    out += fmt::format("{} parallel streams{}, {}{}\n", p.streams,
+                       p.bidir ? ", odd-numbered ones the other way (--bidir)" : "",
+                       p.bytes > 0 ? "the payload on each" : "each sending for the time",
+                       p.interval_s > 0 ? "; intervals add up the streams that go the test's way" : "");
+  }
+  if (p.msg_size > 0) {
+    out += fmt::format("messages of {} bytes, {}{}\n", p.msg_size,
+                       p.framing == "len4" ? "each behind a 4-byte length (len4)" : "back to back (raw)",
+                       p.read_size > 0 ? fmt::format(", read {} bytes at a time", p.read_size) : "");
+  } else if (p.read_size > 0) {
+    out += fmt::format("the receiver reads {} bytes at a time\n", p.read_size);
+  }
+  const std::string payload = p.bytes > 0 ? fmt::format("{} ({} bytes)", format_bytes(p.bytes), p.bytes)
+                                          : fmt::format("{:g} s of sending", p.duration_s);
+  out +=
+      fmt::format("payload {} in {} chunks, {}{}{}\n", payload, format_bytes(p.chunk_bytes), rounds_text(p),
+                  p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "",
+                  p.verify ? ", every byte verified" : "");
+  return out;
+}
+
+std::string render_stream_runs(const measure::Comparison& c) {
+  const measure::StreamResults* streams = c.get<measure::StreamResults>();
+  std::string out;
+  if (streams != nullptr && !streams->runs.empty()) out += render_runs(c, *streams);
+  if (streams != nullptr && !streams->stats.empty()) out += render_stats(c.parameters, *streams);
+  return out;
+}
+
+std::string render_stream_headline(const measure::Comparison& c) {
+  const measure::StreamResults* streams = c.get<measure::StreamResults>();
+  return streams != nullptr && streams->tls_over_tcp ? render_ratio(*streams) : std::string();
+}
+
+void add_stream_json(const measure::Comparison& c, nlohmann::ordered_json& out) {
+  const measure::TestParameters& p = c.parameters;
+  const measure::StreamResults& streams = c.or_empty<measure::StreamResults>();
+  ordered_json runs = json::array();
+  for (const auto& run : streams.runs)
+    runs.push_back(to_json(run, p));
+
+  ordered_json summary = json::object();
+  for (const auto& stats : streams.stats) {
+    ordered_json over_tcp = nullptr;
+    if (stats.over_tcp) {
+      over_tcp = render::ratio_json(*stats.over_tcp, stats.over_tcp_ci);
+    }
+    summary[stats.variant] = {{"mode", to_string(stats.mode)},
+                              {"runs", stats.transfer_us.count},
+                              {"bytes", to_json(stats.bytes)},
+                              {"transfer_us", to_json(stats.transfer_us)},
+                              {"sender_us", to_json(stats.sender_us)},
+                              {"handshake_us", to_json(stats.handshake_us)},
+                              {"mbytes_per_s", to_json(stats.mbytes_per_s)},
+                              {"messages_per_s", to_json(stats.messages_per_s)},
+                              {"client_cpu_s_per_gib", to_json(stats.client_cpu_s_per_gib)},
+                              {"server_cpu_s_per_gib", to_json(stats.server_cpu_s_per_gib)},
+                              {"client_core_share", to_json(stats.client_core_share)},
+                              {"server_core_share", to_json(stats.server_core_share)},
+                              {"over_tcp_transfer_time", over_tcp}};
+  }
+  summary["tls_over_tcp_transfer_time"] = ratio_json(streams);
+  out["runs"] = std::move(runs);
+  out["summary"] = std::move(summary);
+}
+
+nlohmann::ordered_json stream_last_run_json(const measure::Comparison& c) {
+  const auto* streams = c.get<measure::StreamResults>();
+  if (streams == nullptr || streams->runs.empty()) return nullptr;
+  return to_json(streams->runs.back(), c.parameters);
+}
+
+std::string render_stream_csv(const measure::Comparison& c) {
+  std::string out =
+      "variant,round,warmup,partial,mode,direction,bytes,chunk_bytes,transfer_us,sender_us,handshake_us,"
+      "mbytes_per_s,messages,payload_bytes,messages_per_s,"
+      "tls_version,cipher,group,certificate_key_type,client_certificate_key_type,record_size";
+  for (const char* side : {"client", "server"}) {
+    for (const char* column : kSideColumns)
+      out += fmt::format(",{}_{}", side, column);
+    out += facts_columns(side);
+  }
+  out += ",client_tls_library,server_tls_library,client_cpu_model,server_cpu_model\n";
+  const measure::Environment& e = c.environment;
+  for (const measure::RunResult& run : c.or_empty<measure::StreamResults>().runs) {
+    out += fmt::format(
+        "{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{:.1f},{},{},{},{},{},{},{},{},{},{},{},{}"
+        "\n",
+        csv_field(run.label()), run.round, run.warmup ? 1 : 0, run.partial ? 1 : 0, to_string(run.mode),
+        to_string(c.parameters.direction), run.bytes, c.parameters.chunk_bytes, run.transfer_us,
+        run.sender_us, run.handshake_us, run.mbytes_per_s(), run.messages, run.payload_bytes,
+        run.messages_per_s(), csv_field(run.tls.version), csv_field(run.tls.cipher), csv_field(run.tls.group),
+        csv_field(run.tls.certificate_key_type), csv_field(run.tls.client_certificate_key_type),
+        run.tls.record_size, side_fields(run.client, run.bytes), side_fields(run.server, run.bytes),
+        csv_field(e.client_tls_library), csv_field(e.server_tls_library), csv_field(e.client_cpu_model),
+        csv_field(e.server_cpu_model));
+  }
+  return out;
+}
+
+}  // namespace tlscmp::kinds

@@ -1,0 +1,100 @@
+#include "render/render.hpp"
+
+#include <fmt/format.h>
+
+#include "measure/stats.hpp"
+
+namespace tlscmp::render {
+
+using nlohmann::ordered_json;
+
+ordered_json summary_json(const measure::Summary& s) {
+  return {{"count", s.count}, {"min", s.min},       {"median", s.median}, {"max", s.max},
+          {"mean", s.mean},   {"stddev", s.stddev}, {"p99", s.p99}};
+}
+
+ordered_json ratio_json(const measure::Summary& ratios, const std::optional<measure::Interval95>& ci) {
+  ordered_json out = summary_json(ratios);
+  out["ci95_low"] = ci ? ordered_json(ci->low) : ordered_json(nullptr);
+  out["ci95_high"] = ci ? ordered_json(ci->high) : ordered_json(nullptr);
+  return out;
+}
+
+ordered_json ratio_json(const std::optional<measure::PairedRatio>& r) {
+  if (!r) return nullptr;
+  return ratio_json(r->ratio, r->ci);
+}
+
+ordered_json latency_json(const measure::LatencySummary& l) {
+  return {{"min", l.min},   {"p50", l.p50}, {"p90", l.p90},  {"p99", l.p99},
+          {"p999", l.p999}, {"max", l.max}, {"mean", l.mean}};
+}
+
+std::string ratio_text(const std::optional<measure::PairedRatio>& r) {
+  if (!r) return "-";
+  return fmt::format("{:.2f}x", r->ratio.median);
+}
+
+std::string ratio_sentence(const char* what, const std::optional<measure::PairedRatio>& r) {
+  if (!r) return "";
+  std::string text = fmt::format("{} {:.2f}x", what, r->ratio.median);
+  if (r->ci) text += fmt::format(" (95% CI {:.2f}x - {:.2f}x)", r->ci->low, r->ci->high);
+  return text;
+}
+
+ordered_json tls_or_null(const std::string& value, Mode mode) {
+  if (mode != Mode::tls) return nullptr;
+  return value;
+}
+
+std::string ci_method() {
+  return "percentile bootstrap of the median over the paired rounds, " +
+         std::to_string(measure::kBootstrapResamples) + " resamples";
+}
+
+std::string rounds_text(const measure::TestParameters& p) {
+  if (!p.auto_repeat) return fmt::format("{} round{}", p.rounds, p.rounds == 1 ? "" : "s");
+  const measure::AutoRepeat& a = *p.auto_repeat;
+  return fmt::format(
+      "{} to {} rounds until each TLS/TCP ratio's 95% CI is within {:g}% of its median (--repeat "
+      "auto{})",
+      a.min_rounds, a.max_rounds, 100 * a.ci_target,
+      a.max_time_s > 0 ? fmt::format(", at most {:g} s", a.max_time_s) : "");
+}
+
+std::string render_auto_repeat(const measure::AutoRepeatOutcome& o) {
+  const measure::StopDecision& d = o.decision;
+  const std::string width = d.widest ? fmt::format("the widest, {}'s, is within {:.1f}% of its median",
+                                                   d.widest_label, 100 * *d.widest)
+                                     : "no ratio has an interval yet";
+  const std::string rounds = fmt::format("{} round{}", o.rounds, o.rounds == 1 ? "" : "s");
+  switch (d.reason) {
+    case measure::StopReason::ci_target:
+      return fmt::format("--repeat auto: {}: every ratio's 95% CI is within the {:g}% target; {}\n", rounds,
+                         100 * o.rule.ci_target, width);
+    case measure::StopReason::max_rounds:
+      return fmt::format(
+          "--repeat auto: stopped at --max-rounds {} short of the {:g}% target: {}; the runs "
+          "vary too much to say it closer: more rounds (--max-rounds), -A, or a quieter machine\n",
+          o.rule.max_rounds, 100 * o.rule.ci_target, width);
+    case measure::StopReason::max_time:
+      return fmt::format(
+          "--repeat auto: stopped after {} at --max-time {:g} s, short of the {:g}% target: {}\n", rounds,
+          o.rule.max_time_s, 100 * o.rule.ci_target, width);
+    case measure::StopReason::none:
+      break;
+  }
+  return fmt::format("--repeat auto: ended after {} (interrupted or failed); {}\n", rounds, width);
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+}  // namespace tlscmp::render

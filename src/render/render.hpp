@@ -1,0 +1,60 @@
+#pragma once
+
+// The pieces every report shares, for the report documents (report/) and
+// each kind's part of them (kinds/NAME/report.cpp): ratios and their
+// sentences, rounds, CSV fields, and the JSON of summaries, ratios and
+// latencies. Pure functions of measured values: nothing here touches a
+// socket or a clock.
+
+#include <fmt/format.h>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "measure/results.hpp"
+#include "measure/stats.hpp"
+#include "measure/units.hpp"
+#include "test_kind.hpp"
+
+namespace tlscmp::render {
+
+// How the ratio's confidence interval is computed, in words.
+std::string ci_method();
+
+// A paired ratio for a table: "0.58x", or "-" where there is none.
+std::string ratio_text(const std::optional<measure::PairedRatio>& ratio);
+// "connections/s 0.58x (95% CI 0.55x - 0.60x)", or "" where there is none.
+std::string ratio_sentence(const char* what, const std::optional<measure::PairedRatio>& ratio);
+
+// A CSV field as RFC 4180 wants it: quoted when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& text);
+
+// A run's round column, for every kind's runs table: "2", "w1" (a warm-up
+// round), "3*" (interrupted).
+template <typename Run>
+std::string round_label(const Run& run) {
+  return fmt::format("{}{}{}", run.warmup ? "w" : "", run.round, run.partial ? "*" : "");
+}
+
+// "5 rounds", or with --repeat auto the rule.
+std::string rounds_text(const measure::TestParameters& p);
+// How --repeat auto ended: the rounds, which condition, the CI reached.
+std::string render_auto_repeat(const measure::AutoRepeatOutcome& outcome);
+
+using measure::format_bytes;  // "1 GiB", "64 KiB": measure/units.hpp
+
+// {count, min, median, max, mean, stddev, p99}.
+nlohmann::ordered_json summary_json(const measure::Summary& s);
+// A summary of per-round ratios with its 95% interval: ci95_low and
+// ci95_high, null without an interval (one pair).
+nlohmann::ordered_json ratio_json(const measure::Summary& ratios,
+                                  const std::optional<measure::Interval95>& ci);
+// A paired ratio (rr, crr) with its interval; null where there is none.
+nlohmann::ordered_json ratio_json(const std::optional<measure::PairedRatio>& ratio);
+// {min, p50, p90, p99, p999, max, mean} of a latency distribution, in microseconds.
+nlohmann::ordered_json latency_json(const measure::LatencySummary& latency);
+// A TLS fact of a run: null for plain TCP, so that every run has the same fields.
+nlohmann::ordered_json tls_or_null(const std::string& value, Mode mode);
+
+}  // namespace tlscmp::render
