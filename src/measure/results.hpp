@@ -51,6 +51,23 @@ struct TlsParameters {
   std::uint32_t record_size = 0;            // the sender's largest record plaintext; 0: 16384
 };
 
+// What every kind's run has, whatever it measured: its place in the
+// rounds, its mode and what TLS negotiated, and both sides' cost. Each
+// kind's run (RunResult, DatagramRun, RrRun, CrrRun) is one of these and
+// its own figures.
+struct RunHeader {
+  std::string variant;   // the variant's label: "tcp", "tls", a suite, "tls-resumed" ...; empty: the mode's
+  int round = 0;         // 1-based; one round runs each variant once; warm-up rounds count from 1 too
+  bool warmup = false;   // a warm-up run: reported, left out of the statistics
+  bool partial = false;  // interrupted (Ctrl-C): what this side measured until then
+  Mode mode = Mode::tcp;
+  TlsParameters tls;  // what the run's (last full) handshake negotiated; empty for tcp and udp
+  SideCost client;    // the client's data threads, added up (datagrams: the senders)
+  SideCost server;    // the server's (datagrams: the receiver)
+
+  std::string label() const { return variant.empty() ? to_string(mode) : variant; }
+};
+
 // One data connection of a run with -P (or --bidir).
 struct StreamResult {
   std::uint32_t index = 0;
@@ -64,19 +81,12 @@ struct StreamResult {
   double mbytes_per_s() const { return transfer_us > 0 ? static_cast<double>(bytes) / transfer_us : 0; }
 };
 
-struct RunResult {
-  std::string variant;   // "tcp", "tls", or with --compare-ciphers a suite; empty: the mode's name
-  int round = 0;         // 1-based; one round runs each variant once; warm-up rounds count from 1 too
-  bool warmup = false;   // a warm-up run: reported, left out of the statistics
-  bool partial = false;  // interrupted (Ctrl-C): what this side measured until then
-  Mode mode = Mode::tcp;
-  std::uint64_t bytes = 0;  // payload bytes the receiver counted
-  double transfer_us = 0;   // receiver: from sending "go" to holding the last byte
-  double sender_us = 0;     // sender: from receiving "go" to its last write returning
-  double handshake_us = 0;  // client: TCP connect plus TLS handshake of the data connection
-  TlsParameters tls;
-  SideCost client;
-  SideCost server;
+// A bulk stream run (tcp, tls): -P connections, one way or both.
+struct RunResult : RunHeader {
+  std::uint64_t bytes = 0;            // payload bytes the receiver counted
+  double transfer_us = 0;             // receiver: from sending "go" to holding the last byte
+  double sender_us = 0;               // sender: from receiving "go" to its last write returning
+  double handshake_us = 0;            // client: TCP connect plus TLS handshake of the data connection
   std::vector<Interval> intervals;    // the receiver's, with -i; with -P those of the streams that go
                                       // the test's way, added up (measure::sum_intervals)
   std::uint64_t messages = 0;         // with --msg-size: messages the receiver got whole
@@ -86,8 +96,6 @@ struct RunResult {
   double messages_per_s() const {
     return transfer_us > 0 ? static_cast<double>(messages) / (transfer_us / 1e6) : 0;
   }
-
-  std::string label() const { return variant.empty() ? to_string(mode) : variant; }
 
   // Decimal megabytes (10^6 bytes) per second of transfer_us.
   double mbytes_per_s() const { return transfer_us > 0 ? static_cast<double>(bytes) / transfer_us : 0; }
@@ -133,12 +141,8 @@ struct DatagramInterval {
 };
 
 // One run of a datagram test: senders on the client, one receiver on the server.
-struct DatagramRun {
-  std::string variant;   // "udp" or "dtls"
-  int round = 0;         // as RunResult::round
-  bool warmup = false;   // as RunResult::warmup
-  bool partial = false;  // interrupted: what the receiver counted by then
-  Mode mode = Mode::udp;
+struct DatagramRun : RunHeader {
+  DatagramRun() { mode = Mode::udp; }
   std::vector<DatagramSender> senders;
   DatagramSender total;     // the senders added up; its times are the run's windows
   double handshake_us = 0;  // dtls: mean per sender, first ClientHello to the end of the handshake
@@ -148,12 +152,8 @@ struct DatagramRun {
   std::uint64_t kernel_drops = 0;  // SO_RXQ_OVFL of the receiver's sockets
   std::optional<std::uint64_t>
       rcvbuf_errors;                        // /proc/net/snmp RcvbufErrors over the run, on the server's host
-  TlsParameters tls;                        // dtls: version, cipher, group
   std::vector<DatagramInterval> intervals;  // the receiver's, with -i
-  SideCost client;                          // the senders' CPU, added up
-  SideCost server;                          // the receiver's CPU
 
-  std::string label() const { return variant.empty() ? to_string(mode) : variant; }
   // Datagrams per second the receiver took in, over its window.
   double received_per_s() const {
     return total.receiver_us > 0 ? static_cast<double>(total.received) / (total.receiver_us / 1e6) : 0;
@@ -190,25 +190,16 @@ struct RrInterval {
 };
 
 // One run of a request/response test (rr): tcp or tls, -P connections.
-struct RrRun {
-  std::string variant;   // "tcp" or "tls"
-  int round = 0;         // as RunResult::round
-  bool warmup = false;   // as RunResult::warmup
-  bool partial = false;  // interrupted: what the client counted by then
-  Mode mode = Mode::tcp;
+struct RrRun : RunHeader {
   std::uint64_t transactions = 0;  // responses the client took in whole, over every connection
   double elapsed_us = 0;           // the client's window: the first request to the last response
   double handshake_us = 0;         // client: TCP connect plus TLS handshake, mean per connection
   // Closed loop: each request's send to its response's last byte. Open loop
   // (--rate): from the time the schedule said to send it.
   LatencySummary latency;
-  TlsParameters tls;
-  SideCost client;                        // CPU of the client's connection threads, added up
-  SideCost server;                        // CPU of the server's connection threads, added up
   std::vector<RrConnection> connections;  // with -P > 1
   std::vector<RrInterval> intervals;      // with -i, over every connection
 
-  std::string label() const { return variant.empty() ? to_string(mode) : variant; }
   double transactions_per_s() const {
     return elapsed_us > 0 ? static_cast<double>(transactions) / (elapsed_us / 1e6) : 0;
   }
@@ -243,12 +234,11 @@ struct RrStats {
 
 // One run of a connection-per-transaction test (crr): -P connectors, each
 // opening a connection, making one transaction of the rr sizes, closing it.
-struct CrrRun {
-  std::string variant;   // "tcp", "tls", "tls-resumed", or with --compare-key-types "tls rsa-2048"
-  int round = 0;         // as RunResult::round
-  bool warmup = false;   // as RunResult::warmup
-  bool partial = false;  // interrupted: what the client counted by then
-  Mode mode = Mode::tcp;
+// Its client and server costs are the connector threads' and the server's
+// connection threads', added up: each thread's exact clock
+// (measure::thread_cpu_s), so the total is in cpu_user_s and cpu_system_s
+// is 0 (not split).
+struct CrrRun : RunHeader {
   bool resumption = false;        // each connection offered the session of its connector's previous one
   std::string key_type;           // --compare-key-types: the key type asked of the server, "rsa-2048"
   std::uint32_t connectors = 1;   // -P
@@ -268,12 +258,6 @@ struct CrrRun {
   LatencySummary total;
   double bytes_sent = 0;      // TCP payload bytes per connection, client to server (TLS records and all)
   double bytes_received = 0;  // and server to client, as the client read them
-  TlsParameters tls;          // what the last full handshake negotiated
-  // CPU of the client's connector threads and of the server's connection
-  // threads, added up: each thread's exact clock (measure::thread_cpu_s), so
-  // the total is in cpu_user_s and cpu_system_s is 0 (not split).
-  SideCost client;
-  SideCost server;
   std::optional<std::uint64_t> server_connections;  // the server's count; none when interrupted
   std::optional<std::uint64_t> server_resumed;
   // TIME_WAIT sockets on the client's host (its network namespace) before the
@@ -281,7 +265,6 @@ struct CrrRun {
   std::optional<std::uint64_t> time_wait_before;
   std::optional<std::uint64_t> time_wait_after;
 
-  std::string label() const { return variant.empty() ? to_string(mode) : variant; }
   double connections_per_s() const {
     return elapsed_us > 0 ? static_cast<double>(connections) / (elapsed_us / 1e6) : 0;
   }
