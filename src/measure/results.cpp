@@ -133,14 +133,10 @@ void compute_crr_statistics(const Comparison& comparison, CrrResults& results) {
 
 }  // namespace
 
-void compute_statistics(Comparison& comparison) {
-  if (auto* crr = std::get_if<CrrResults>(&comparison.results)) compute_crr_statistics(comparison, *crr);
-  if (auto* datagrams = std::get_if<DatagramResults>(&comparison.results))
-    compute_datagram_statistics(comparison.parameters, *datagrams);
-  if (auto* rr = std::get_if<RrResults>(&comparison.results)) compute_rr_statistics(comparison, *rr);
-  auto* streams = std::get_if<StreamResults>(&comparison.results);
-  if (streams == nullptr) return;
-  StreamResults& results = *streams;
+namespace {
+
+// The stream runs' statistics, a ModeStats per variant, and the headline.
+void compute_stream_statistics(const Comparison& comparison, StreamResults& results) {
   results.stats.clear();
   results.tls_over_tcp.reset();
   results.tls_over_tcp_ci.reset();
@@ -205,6 +201,18 @@ void compute_statistics(Comparison& comparison) {
       results.tls_over_tcp_ci = s.over_tcp_ci;
     }
   }
+}
+
+}  // namespace
+
+void compute_statistics(Comparison& comparison) {
+  std::visit(Overloaded{[&](StreamResults& r) { compute_stream_statistics(comparison, r); },
+                        [](HandshakeResults&) {},  // summarized as its handshakes are made
+                        [](GroupResults&) {},
+                        [&](DatagramResults& r) { compute_datagram_statistics(comparison.parameters, r); },
+                        [&](RrResults& r) { compute_rr_statistics(comparison, r); },
+                        [&](CrrResults& r) { compute_crr_statistics(comparison, r); }},
+             comparison.results);
 }
 
 }  // namespace tlscmp::measure

@@ -476,6 +476,13 @@ struct CrrResults {
   std::vector<CrrStats> stats;  // one per variant that has runs, in parameters.variants order
 };
 
+// std::visit's overload set: a lambda per alternative, so that a kind left
+// out fails to compile.
+template <typename... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+
 // What one test kind measured: a comparison holds exactly one of these.
 // HandshakeResults: --handshakes.
 using KindResults =

@@ -54,23 +54,28 @@ StopDecision should_stop(const std::vector<HeadlineRatio>& ratios, int rounds, d
 
 std::vector<HeadlineRatio> headline_ratios(const Comparison& comparison) {
   std::vector<HeadlineRatio> out;
-  if (const auto* streams = comparison.get<StreamResults>()) {
-    for (const ModeStats& s : streams->stats) {
-      if (s.over_tcp) out.push_back({s.variant, *s.over_tcp, s.over_tcp_ci});
-    }
-  }
-  if (const auto* rr = comparison.get<RrResults>()) {
-    for (const RrStats& s : rr->stats) {
-      if (s.transactions_per_s_over_tcp)
-        out.push_back({s.variant, s.transactions_per_s_over_tcp->ratio, s.transactions_per_s_over_tcp->ci});
-    }
-  }
-  if (const auto* crr = comparison.get<CrrResults>()) {
-    for (const CrrStats& s : crr->stats) {
-      if (s.connections_per_s_over_tcp)
-        out.push_back({s.variant, s.connections_per_s_over_tcp->ratio, s.connections_per_s_over_tcp->ci});
-    }
-  }
+  std::visit(
+      Overloaded{[&](const StreamResults& streams) {
+                   for (const ModeStats& s : streams.stats) {
+                     if (s.over_tcp) out.push_back({s.variant, *s.over_tcp, s.over_tcp_ci});
+                   }
+                 },
+                 [&](const RrResults& rr) {
+                   for (const RrStats& s : rr.stats) {
+                     if (const auto& r = s.transactions_per_s_over_tcp)
+                       out.push_back({s.variant, r->ratio, r->ci});
+                   }
+                 },
+                 [&](const CrrResults& crr) {
+                   for (const CrrStats& s : crr.stats) {
+                     if (const auto& r = s.connections_per_s_over_tcp)
+                       out.push_back({s.variant, r->ratio, r->ci});
+                   }
+                 },
+                 // No ratio --repeat auto waits on: handshakes and groups run no rounds of
+                 // runs, datagram runs compare loss and rate, not a paired ratio.
+                 [](const HandshakeResults&) {}, [](const GroupResults&) {}, [](const DatagramResults&) {}},
+      comparison.results);
   return out;
 }
 
