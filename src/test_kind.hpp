@@ -3,6 +3,7 @@
 // The vocabulary every layer shares: which test, which transport, which way,
 // which side.
 
+#include <array>
 #include <cstdint>
 
 namespace tlscmp {
@@ -12,6 +13,8 @@ namespace tlscmp {
 //   stream: bulk bytes (-n, -t, -P, --bidir); handshake: --handshakes and
 //   --compare-groups alone; datagram: --mode udp or dtls; rr: --rr; crr: --crr.
 enum class TestKind : std::uint8_t { stream, handshake, datagram, rr, crr };
+inline constexpr std::array kAllKinds{TestKind::stream, TestKind::handshake, TestKind::datagram, TestKind::rr,
+                                      TestKind::crr};
 
 // tcp and tls stream bytes; udp and dtls send datagrams (seeds/002).
 enum class Mode : std::uint8_t { tcp, tls, udp, dtls };

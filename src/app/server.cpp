@@ -725,6 +725,7 @@ void Server::serve_control(Stream& control, const Peer& peer, SetUpSlot& set_up)
     auto* asked = std::get_if<protocol::TestRequest>(&message);
     if (asked == nullptr) throw protocol::ProtocolError("unexpected message instead of the test request");
     request = std::move(*asked);
+    kinds::check_request(request);  // the request against its kind, before anything else
   } catch (const protocol::ProtocolError& e) {
     refuse_undecoded(e.what());
   }

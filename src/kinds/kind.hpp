@@ -47,6 +47,10 @@ struct KindSlice {
   // -A's server CPU applies: the kind's server half runs data threads of
   // its own (false: the accepting threads serve its connections).
   bool server_pin = true;
+  // The request against this kind, once every field is decoded (after the
+  // checks every kind shares, check_request below): what the kind needs.
+  // Throws protocol::ProtocolError naming the field.
+  void (*check_request)(const protocol::TestRequest& request) = nullptr;
   // Serves one test whose request passed the caps; returns the line to log.
   // Throws tlscmp::Error.
   std::string (*serve)(Stream& control, const protocol::TestRequest& request,
@@ -73,6 +77,12 @@ struct KindSlice {
   // A header line and one row per run.
   std::string (*csv)(const measure::Comparison& comparison) = nullptr;
 };
+
+// A test request against its kind: what it needs (its entry's
+// check_request), and no field of another kind. The one check of a request;
+// the server holds every request it decodes to it, before anything else.
+// Throws protocol::ProtocolError naming the field.
+void check_request(const protocol::TestRequest& request);
 
 // The table: every kind, in TestKind order.
 std::span<const KindSlice* const> all_kinds();

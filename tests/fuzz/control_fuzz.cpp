@@ -1,7 +1,7 @@
 // libFuzzer target for everything a peer's bytes meet first: the connection
 // preamble, the frame length, the control-message decoder and the datagram
-// header. Whatever it is
-// fed, decoding either succeeds or throws ProtocolError; a message that
+// header, and a test request's check against its kind. Whatever it is
+// fed, decoding and the check either succeed or throw ProtocolError; a message that
 // decodes must encode and decode again to the same frame.
 
 #include <cstddef>
@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <span>
 
+#include "kinds/kind.hpp"
 #include "protocol/messages.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -36,6 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::span<const std::byte> body = std::span(frame).subspan(kFrameHeaderBytes);
     const std::vector<std::byte> again = encode(decode(body));
     if (again != frame) std::abort();  // the round trip must be stable
+    // A test request is then held to its kind, as the server holds every one.
+    if (const auto* request = std::get_if<TestRequest>(&message)) tlscmp::kinds::check_request(*request);
   } catch (const ProtocolError&) {
   }
   return 0;

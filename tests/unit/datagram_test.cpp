@@ -10,6 +10,7 @@
 #include "cli/options.hpp"
 #include "cli/size.hpp"
 #include "error.hpp"
+#include "kinds/kind.hpp"
 #include "protocol/datagram.hpp"
 #include "protocol/messages.hpp"
 #include "report/report.hpp"
@@ -29,8 +30,11 @@ nlohmann::json body_of(const Message& message) {
                                reinterpret_cast<const char*>(frame.data()) + frame.size());
 }
 
+// As the server takes a message: a test request is then held to its kind.
 Message decode_json(const nlohmann::json& j) {
-  return decode(bytes_of(j.dump()));
+  Message message = decode(bytes_of(j.dump()));
+  if (const auto* request = std::get_if<TestRequest>(&message)) tlscmp::kinds::check_request(*request);
+  return message;
 }
 
 TestRequest udp_request() {

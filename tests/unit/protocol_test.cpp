@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "kinds/kind.hpp"
 #include "protocol/messages.hpp"
 
 using namespace tlscmp;
@@ -34,6 +35,14 @@ nlohmann::json with_fields(const Message& message) {
   const std::vector<std::byte> frame = encode(message);
   return nlohmann::json::parse(reinterpret_cast<const char*>(frame.data()) + kFrameHeaderBytes,
                                reinterpret_cast<const char*>(frame.data()) + frame.size());
+}
+
+// Decodes `bytes` as the server takes a message: a test request is then
+// held to its kind (kinds::check_request).
+Message decode_request(std::span<const std::byte> bytes) {
+  Message message = decode(bytes);
+  if (const auto* request = std::get_if<TestRequest>(&message)) tlscmp::kinds::check_request(*request);
+  return message;
 }
 
 std::array<std::byte, 4> header(std::uint32_t n) {
@@ -278,12 +287,12 @@ TEST_CASE("a test runs for a byte count or for a time, never both or neither") {
     j["chunk_bytes"] = 1;
     return j.dump();
   };
-  CHECK(std::get<TestRequest>(decode(bytes_of(request("5", "0", "0")))).bytes == 5);
-  CHECK(std::get<TestRequest>(decode(bytes_of(request("0", "2000", "100")))).duration_ms == 2000);
-  CHECK_THROWS_AS(decode(bytes_of(request("0", "0", "0"))), ProtocolError);
-  CHECK_THROWS_AS(decode(bytes_of(request("5", "2000", "0"))), ProtocolError);
-  CHECK_THROWS_AS(decode(bytes_of(request("0", "86400001", "0"))), ProtocolError);  // over a day
-  CHECK_THROWS_AS(decode(bytes_of(request("5", "0", "99"))), ProtocolError);        // interval too short
+  CHECK(std::get<TestRequest>(decode_request(bytes_of(request("5", "0", "0")))).bytes == 5);
+  CHECK(std::get<TestRequest>(decode_request(bytes_of(request("0", "2000", "100")))).duration_ms == 2000);
+  CHECK_THROWS_AS(decode_request(bytes_of(request("0", "0", "0"))), ProtocolError);
+  CHECK_THROWS_AS(decode_request(bytes_of(request("5", "2000", "0"))), ProtocolError);
+  CHECK_THROWS_AS(decode_request(bytes_of(request("0", "86400001", "0"))), ProtocolError);  // over a day
+  CHECK_THROWS_AS(decode_request(bytes_of(request("5", "0", "99"))), ProtocolError);  // interval too short
 }
 
 TEST_CASE("an rr request: sizes, a count or a time, and open loop only for a time") {
@@ -300,7 +309,7 @@ TEST_CASE("an rr request: sizes, a count or a time, and open loop only for a tim
     edit(j);
     return j.dump();
   };
-  const auto decode_text = [](const std::string& text) { return decode(bytes_of(text)); };
+  const auto decode_text = [](const std::string& text) { return decode_request(bytes_of(text)); };
   const auto good = std::get<TestRequest>(decode_text(request([](nlohmann::json&) {})));
   CHECK(good.rr_request_bytes == 64);
   CHECK(good.rr_response_bytes == 16384);
@@ -334,7 +343,7 @@ TEST_CASE("an rr request: sizes, a count or a time, and open loop only for a tim
   bulk["bytes"] = 5;
   bulk["chunk_bytes"] = 1;
   bulk["transactions"] = 5;
-  CHECK_THROWS_AS(decode(bytes_of(bulk.dump())), ProtocolError);
+  CHECK_THROWS_AS(decode_request(bytes_of(bulk.dump())), ProtocolError);
   // A schedule no thread can keep: a request every 0.5 us.
   CHECK(rr_schedule_problem(2e6, 1).find("lower the rate or add connections") != std::string::npos);
   CHECK(rr_schedule_problem(2e6, 2).empty());
@@ -369,7 +378,7 @@ TEST_CASE("a request names its kind, and fields of another kind are refused") {
     }
     return with_fields(r);
   };
-  const auto decode_json = [](const nlohmann::json& j) { return decode(bytes_of(j.dump())); };
+  const auto decode_json = [](const nlohmann::json& j) { return decode_request(bytes_of(j.dump())); };
   for (TestKind kind :
        {TestKind::stream, TestKind::handshake, TestKind::datagram, TestKind::rr, TestKind::crr}) {
     CAPTURE(to_string(kind));

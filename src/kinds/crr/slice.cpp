@@ -8,6 +8,8 @@
 #include "kinds/crr/crr.hpp"
 #include "kinds/variants.hpp"
 
+#include "kinds/rr/rr.hpp"
+
 namespace tlscmp::kinds {
 namespace {
 namespace crr_entry {
@@ -77,6 +79,13 @@ nlohmann::ordered_json last_run_json(const measure::Comparison& c) {
   nlohmann::ordered_json runs = crr_runs_json(c);
   return runs.empty() ? nlohmann::ordered_json(nullptr) : runs.back();
 }
+
+// rr's, closed loop and without --verify.
+void check_request(const protocol::TestRequest& m) {
+  check_rr_request(m);
+  if (m.rate_tps != 0) throw protocol::ProtocolError("a crr test is closed loop: no 'rate_tps'");
+  if (m.verify) throw protocol::ProtocolError("a crr test has no 'verify'");
+}
 }  // namespace crr_entry
 }  // namespace
 
@@ -85,6 +94,7 @@ const KindSlice kCrrKind{
     .variants = crr_entry::variants,
     .run = crr_entry::run,
     .server_pin = false,
+    .check_request = crr_entry::check_request,
     .serve = serve_crr_test,
     .connection = protocol::ConnectionKind::crr,
     .serve_connection = serve_crr_connection,

@@ -4,6 +4,8 @@
 
 #include "kinds/datagram/datagram.hpp"
 
+#include "protocol/datagram.hpp"
+
 namespace tlscmp::kinds {
 namespace {
 namespace datagram_entry {
@@ -47,6 +49,27 @@ nlohmann::ordered_json last_run_json(const measure::Comparison& c) {
   nlohmann::ordered_json runs = datagram_runs_json(c);
   return runs.empty() ? nlohmann::ordered_json(nullptr) : runs.back();
 }
+
+// What a datagram test may ask for, beyond the checks every test gets.
+void check_request(const protocol::TestRequest& m) {
+  using protocol::ProtocolError;
+  if (m.bytes != 0) throw ProtocolError("a datagram test counts 'packets', not 'bytes'");
+  if ((m.packets == 0) == (m.duration_ms == 0))
+    throw ProtocolError("exactly one of 'packets' and 'duration_ms' must be non-zero");
+  if (m.direction != Direction::client_to_server)
+    throw ProtocolError("datagram tests go from client to server");
+  const std::uint32_t largest =
+      m.mode == Mode::dtls ? protocol::kMaxDtlsDatagramBytes : protocol::kMaxUdpDatagramBytes;
+  if (m.chunk_bytes < protocol::kDatagramHeaderBytes || m.chunk_bytes > largest) {
+    throw ProtocolError(fmt::format("'chunk_bytes' = {} is outside {}..{} for {}", m.chunk_bytes,
+                                    protocol::kDatagramHeaderBytes, largest, to_string(m.mode)));
+  }
+  if (m.streams > protocol::kMaxSenders)
+    throw ProtocolError(fmt::format("more than {} senders", protocol::kMaxSenders));
+  if (m.bidir || m.msg_size != 0 || m.framing != framing::Framing::raw || m.verify || m.record_size != 0) {
+    throw ProtocolError("a datagram test takes no stream options (bidir, framing, verify, record size)");
+  }
+}
 }  // namespace datagram_entry
 }  // namespace
 
@@ -55,6 +78,7 @@ const KindSlice kDatagramKind{
     .run = datagram_entry::run,
     .notes = datagram_entry::notes,
     .refusal = datagram_entry::refusal,
+    .check_request = datagram_entry::check_request,
     .serve = serve_datagram_test,
     .text_runs = render_datagram_runs,
     .json = datagram_entry::json,

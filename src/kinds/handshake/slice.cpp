@@ -41,6 +41,11 @@ void serve_connection(Stream& stream, session::PendingTests& pending, double& cp
   cpu_mark = measure::thread_cpu_s();
 }
 
+void check_request(const protocol::TestRequest& m) {
+  if (m.handshakes == 0) throw protocol::ProtocolError("a handshake test needs 'handshakes'");
+  if (m.bytes != 0 || m.duration_ms != 0) throw protocol::ProtocolError("a handshake test moves no payload");
+  if (m.mode != Mode::tls) throw protocol::ProtocolError("a handshake test needs TLS");
+}
 }  // namespace handshake_entry
 }  // namespace
 
@@ -48,6 +53,7 @@ const KindSlice kHandshakeKind{
     .kind = TestKind::handshake,
     .run_whole = handshake_entry::run_whole,
     .server_pin = false,
+    .check_request = handshake_entry::check_request,
     .serve = serve_handshake_test,
     .connection = protocol::ConnectionKind::handshake,
     .serve_connection = handshake_entry::serve_connection,

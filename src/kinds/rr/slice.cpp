@@ -61,10 +61,32 @@ nlohmann::ordered_json last_run_json(const measure::Comparison& c) {
 }  // namespace rr_entry
 }  // namespace
 
+void check_rr_request(const protocol::TestRequest& m) {
+  using protocol::ProtocolError;
+  const bool crr = m.kind == TestKind::crr;
+  if (m.rr_request_bytes == 0)
+    throw ProtocolError(crr ? "a crr test needs 'rr_request_bytes'" : "an rr test needs 'rr_request_bytes'");
+  if (m.rr_response_bytes == 0) throw ProtocolError("an rr test needs 'rr_response_bytes'");
+  if (m.bytes != 0 || m.handshakes != 0 || m.packets != 0 || m.rate_bps != 0) {
+    throw ProtocolError("an rr test counts 'transactions', not bytes, handshakes or packets");
+  }
+  if ((m.transactions == 0) == (m.duration_ms == 0)) {
+    throw ProtocolError("exactly one of 'transactions' and 'duration_ms' must be non-zero");
+  }
+  if (m.rate_tps > 0 && m.duration_ms == 0)
+    throw ProtocolError("an open-loop rr test ('rate_tps') needs 'duration_ms'");
+  if (m.bidir || m.msg_size != 0 || m.direction != Direction::client_to_server) {
+    throw ProtocolError("an rr test has no direction, messages or bidir");
+  }
+  if (m.transactions != 0 && m.transactions < m.streams)
+    throw ProtocolError("fewer 'transactions' than 'streams'");
+}
+
 const KindSlice kRrKind{
     .kind = TestKind::rr,
     .run = rr_entry::run,
     .notes = rr_entry::notes,
+    .check_request = check_rr_request,
     .serve = serve_rr_test,
     .text_header = render_rr_header,
     .text_runs = rr_entry::text_runs,

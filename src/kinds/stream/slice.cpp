@@ -46,6 +46,12 @@ void notes(const session::ClientConfig& config, measure::Comparison& comparison)
   session::note_unpinned<measure::StreamResults>(comparison, config);
 }
 
+void check_request(const protocol::TestRequest& m) {
+  if ((m.bytes == 0) == (m.duration_ms == 0))
+    throw protocol::ProtocolError("exactly one of 'bytes' and 'duration_ms' must be non-zero");
+  if (m.framing == framing::Framing::len4 && m.msg_size == 0 && m.bytes > 0)
+    throw protocol::ProtocolError("len4 needs a 'msg_size'");
+}
 }  // namespace stream_entry
 }  // namespace
 
@@ -53,6 +59,7 @@ const KindSlice kStreamKind{
     .kind = TestKind::stream,
     .run = stream_entry::run,
     .notes = stream_entry::notes,
+    .check_request = stream_entry::check_request,
     .serve = serve_stream_test,
     .text_header = render_stream_header,
     .text_runs = render_stream_runs,
