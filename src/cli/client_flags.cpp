@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "error.hpp"
+#include "kinds/kind.hpp"
 #include "measure/clock.hpp"
 #include "measure/host.hpp"
 
@@ -27,7 +28,9 @@ int repeat_count(const ClientFlags& flags) {
 
 // The one place a test's kind comes from: the flags that ask for it.
 TestKind kind_of_flags(const ClientFlags& flags) {
-  if (flags.crr) return TestKind::crr;
+  for (TestKind kind : kAllKinds) {
+    if (asked_for(flags, kind)) return kind;  // the kind's own flag (--crr), first
+  }
   if (!flags.rr.empty()) return TestKind::rr;
   if (flags.mode == "udp" || flags.mode == "dtls" || flags.mode == "both-udp") return TestKind::datagram;
   if (flags.handshakes > 0 || flags.compare_groups) return TestKind::handshake;
@@ -540,11 +543,12 @@ void add_rr_flags(CLI::App* cmd, ClientFlags& flags) {
          "With --rr and -t: open loop, this many transactions per second over all connections (K, M: "
          "powers of 1000); latency counts from when each request was due")
       ->type_name("TPS");
-  cmd->add_flag("--crr", flags.crr,
-                "Instead of bulk runs: a new connection per transaction (connect, TLS handshake, one --rr "
-                "request and response, default 1/1, close) on each of -P connectors, for -t seconds "
-                "(default 10) or -n connections in all; tcp, tls and tls-resumed")
-      ->excludes(cmd->get_option("--handshakes"));
+  // Each kind's own flag, as its entry in the table of kinds names it (--crr).
+  for (const kinds::KindSlice* kind : kinds::all_kinds()) {
+    if (kind->flag == nullptr) continue;
+    cmd->add_flag(kind->flag, flags.kind_flags[static_cast<std::size_t>(kind->kind)], kind->flag_help)
+        ->excludes(cmd->get_option("--handshakes"));
+  }
   cmd->add_option("--close", flags.crr_close,
                   "With --crr: how the client closes each connection: reset (SO_LINGER 0, the default: no "
                   "TIME_WAIT, ports never run out) or fin (an orderly close, as most clients do: each port "
@@ -561,15 +565,16 @@ void add_rr_flags(CLI::App* cmd, ClientFlags& flags) {
 // datagrams, --rr is the mistake to name.
 void refuse_misplaced_kind_flags(const ClientFlags& flags) {
   // Before the TLS flags: with datagrams, --rr is the mistake to name.
-  if ((!flags.rr.empty() || flags.crr) &&
+  const bool crr = asked_for(flags, TestKind::crr);
+  if ((!flags.rr.empty() || crr) &&
       (flags.mode == "udp" || flags.mode == "dtls" || flags.mode == "both-udp")) {
     throw UsageError(fmt::format("{} runs over tcp and tls; --mode {} sends datagrams",
-                                 flags.crr ? "--crr" : "--rr", flags.mode));
+                                 crr ? "--crr" : "--rr", flags.mode));
   }
-  if (!flags.crr_close.empty() && !flags.crr) throw UsageError("--close is for --crr runs");
-  if (flags.compare_key_types && !flags.crr)
+  if (!flags.crr_close.empty() && !crr) throw UsageError("--close is for --crr runs");
+  if (flags.compare_key_types && !crr)
     throw UsageError("--compare-key-types is for connection rates: add --crr");
-  if (flags.compare_groups && !flags.crr && flags.time_s > 0)
+  if (flags.compare_groups && !crr && flags.time_s > 0)
     throw UsageError(
         "--compare-groups times a number of handshakes (--handshakes N), not -t; with --crr it runs for -t");
 }

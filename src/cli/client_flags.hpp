@@ -3,10 +3,12 @@
 // tlscmp client's flags, as typed, and what they make: a ClientCommand,
 // checked. Internal to cli/.
 
+#include <array>
 #include <string>
 
 #include "cli/common_flags.hpp"
 #include "cli/options.hpp"
+#include "test_kind.hpp"
 
 namespace tlscmp::cli {
 
@@ -51,13 +53,20 @@ struct ClientFlags {
   int parallel = 1;
   bool bidir = false;
   bool no_delay = false;
-  std::string rr;         // --rr REQ/RESP
-  std::string rr_rate;    // --rate, with --rr
-  bool crr = false;       // --crr
+  std::string rr;       // --rr REQ/RESP
+  std::string rr_rate;  // --rate, with --rr
+  // The bare flags that ask for a kind, by TestKind (the table of kinds
+  // names them: --crr); asked_for() reads them.
+  std::array<bool, kAllKinds.size()> kind_flags{};
   std::string crr_close;  // --close reset|fin
   bool compare_key_types = false;
   TimeoutFlags timeouts;
 };
+
+// Whether the client's flags name `kind`'s own flag (--crr).
+inline bool asked_for(const ClientFlags& flags, TestKind kind) {
+  return flags.kind_flags[static_cast<std::size_t>(kind)];
+}
 
 void add_client_command(CLI::App& app, ClientFlags& flags);
 

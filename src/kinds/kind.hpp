@@ -24,6 +24,10 @@ namespace tlscmp::kinds {
 
 struct KindSlice {
   TestKind kind;
+  // The bare flag that asks for this kind, and its help (the client command
+  // adds it); null where other flags ask for the kind (kind_of_flags).
+  const char* flag = nullptr;
+  const char* flag_help = nullptr;
 
   // Client half. The variants of one round; null: common_variants
   // (kinds/variants.hpp): tcp, tls or --compare-ciphers' suites, udp, dtls.

@@ -91,6 +91,11 @@ void check_request(const protocol::TestRequest& m) {
 
 const KindSlice kCrrKind{
     .kind = TestKind::crr,
+    .flag = "--crr",
+    .flag_help =
+        "Instead of bulk runs: a new connection per transaction (connect, TLS handshake, one --rr "
+        "request and response, default 1/1, close) on each of -P connectors, for -t seconds "
+        "(default 10) or -n connections in all; tcp, tls and tls-resumed",
     .variants = crr_entry::variants,
     .run = crr_entry::run,
     .server_pin = false,
