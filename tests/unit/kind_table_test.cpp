@@ -11,18 +11,18 @@ using namespace tlscmp;
 using namespace tlscmp::kinds;
 
 TEST_CASE("the table of kinds: one entry per kind, in TestKind order, each with both halves") {
-  const TestKind every[] = {TestKind::stream, TestKind::handshake, TestKind::datagram, TestKind::rr,
-                            TestKind::crr};
-  REQUIRE(all_kinds().size() == std::size(every));
-  for (std::size_t i = 0; i < std::size(every); ++i) {
-    CAPTURE(to_string(every[i]));
-    const KindSlice& slice = slice_of(every[i]);
-    CHECK(slice.kind == every[i]);
+  REQUIRE(all_kinds().size() == kAllKinds.size());
+  for (std::size_t i = 0; i < kAllKinds.size(); ++i) {
+    CAPTURE(to_string(kAllKinds[i]));
+    const KindSlice& slice = slice_of(kAllKinds[i]);
+    CHECK(slice.kind == kAllKinds[i]);
+    CHECK(static_cast<std::size_t>(kAllKinds[i]) == i);  // kind_flags are indexed by it
     CHECK(all_kinds()[i] == &slice);
     CHECK(static_cast<bool>(slice.serve));
     // A kind runs either rounds of runs or one whole test, not both.
     CHECK((slice.run != nullptr) != (slice.run_whole != nullptr));
     CHECK(slice.connection.has_value() == (slice.serve_connection != nullptr));
+    CHECK((slice.flag == nullptr) == (slice.flag_help == nullptr));
   }
 }
 

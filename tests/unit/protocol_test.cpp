@@ -379,8 +379,7 @@ TEST_CASE("a request names its kind, and fields of another kind are refused") {
     return with_fields(r);
   };
   const auto decode_json = [](const nlohmann::json& j) { return decode_request(bytes_of(j.dump())); };
-  for (TestKind kind :
-       {TestKind::stream, TestKind::handshake, TestKind::datagram, TestKind::rr, TestKind::crr}) {
+  for (TestKind kind : kAllKinds) {
     CAPTURE(to_string(kind));
     const nlohmann::json good = of_kind(kind);
     CHECK(good["kind"] == to_string(kind));
