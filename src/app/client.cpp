@@ -170,8 +170,8 @@ std::uint64_t random_seed() {
 }
 
 // The TLS settings of the client's connections.
-tls::ClientConfig client_tls_config(const session::ClientConfig& config) {
-  tls::ClientConfig tls_config;
+tls::ClientOptions client_tls_config(const session::ClientConfig& config) {
+  tls::ClientOptions tls_config;
   tls_config.ca_file = config.ca_file;
   tls_config.insecure = config.insecure;
   tls_config.policy = config.tls_policy;
@@ -236,7 +236,7 @@ measure::Comparison run_client(const session::ClientConfig& config, measure::Tra
   note_client_host(comparison.environment);
 
   std::optional<EmbeddedServer> embedded;
-  tls::ClientConfig tls_config = client_tls_config(config);
+  tls::ClientOptions tls_config = client_tls_config(config);
   parameters.client_certificate = tls_config.identity.has_value();
   if (config.host.empty()) {
     embedded.emplace(config.timeouts, config.tls_policy.ktls);

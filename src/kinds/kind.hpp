@@ -32,7 +32,7 @@ struct KindSlice {
   // Client half. The variants of one round; null: common_variants
   // (kinds/variants.hpp): tcp, tls or --compare-ciphers' suites, udp, dtls.
   std::vector<session::Variant> (*variants)(const session::ClientConfig& config,
-                                            const tls::ClientConfig& tls_config,
+                                            const tls::ClientOptions& tls_config,
                                             std::vector<std::string>& notes) = nullptr;
   // One run of a variant, kept in the comparison; throws tlscmp::Error.
   // Null for a kind without rounds of runs.
@@ -40,7 +40,7 @@ struct KindSlice {
               measure::Comparison& comparison) = nullptr;
   // A kind without rounds (handshake): the whole test, into the comparison,
   // its failure in comparison.error.
-  void (*run_whole)(const session::ClientConfig& target, const tls::ClientConfig& tls_config,
+  void (*run_whole)(const session::ClientConfig& target, const tls::ClientOptions& tls_config,
                     session::InterruptWatch& interrupt, measure::Comparison& comparison) = nullptr;
   // After the rounds: the kind's notes on its runs (may be null).
   void (*notes)(const session::ClientConfig& config, measure::Comparison& comparison) = nullptr;

@@ -25,11 +25,11 @@ constexpr ComparedSuite kComparedSuites[] = {
 };
 
 // --compare-ciphers' variants.
-void add_suites(const tls::ClientConfig& tls_config, std::vector<session::Variant>& variants,
+void add_suites(const tls::ClientOptions& tls_config, std::vector<session::Variant>& variants,
                 std::vector<std::string>& notes) {
   bool any_tls13 = false;
   for (const auto& [label, version, cipher] : kComparedSuites) {
-    tls::ClientConfig suite_config = tls_config;
+    tls::ClientOptions suite_config = tls_config;
     suite_config.policy.version = version;
     suite_config.policy.cipher = cipher;
     try {
@@ -41,7 +41,7 @@ void add_suites(const tls::ClientConfig& tls_config, std::vector<session::Varian
   }
   if (!any_tls13) {
     // A library that picks TLS 1.3 suites itself still gets a TLS 1.3 row.
-    tls::ClientConfig tls13 = tls_config;
+    tls::ClientOptions tls13 = tls_config;
     tls13.policy.version = "1.3";
     variants.push_back(
         {Mode::tls, "TLSv1.3 (library's choice)", tls::Context::for_client(tls13), std::nullopt});
@@ -50,7 +50,7 @@ void add_suites(const tls::ClientConfig& tls_config, std::vector<session::Varian
 
 }  // namespace
 
-session::Variant mode_variant(Mode mode, const tls::ClientConfig& tls_config) {
+session::Variant mode_variant(Mode mode, const tls::ClientOptions& tls_config) {
   switch (mode) {
     case Mode::tls:
       return {Mode::tls, "tls", tls::Context::for_client(tls_config), std::nullopt};
@@ -64,7 +64,7 @@ session::Variant mode_variant(Mode mode, const tls::ClientConfig& tls_config) {
 }
 
 std::vector<session::Variant> common_variants(const session::ClientConfig& config,
-                                              const tls::ClientConfig& tls_config,
+                                              const tls::ClientOptions& tls_config,
                                               std::vector<std::string>& notes) {
   std::vector<session::Variant> variants;
   for (Mode mode : config.modes) {

@@ -14,12 +14,12 @@ namespace tlscmp::kinds {
 
 // The variant of one mode that is no TLS variant (tcp, udp, dtls), or the
 // plain tls one.
-session::Variant mode_variant(Mode mode, const tls::ClientConfig& tls_config);
+session::Variant mode_variant(Mode mode, const tls::ClientOptions& tls_config);
 
 // What one round runs: tcp, and tls once or, with --compare-ciphers, once
 // per suite (a suite this library cannot run is a note); udp and dtls.
 std::vector<session::Variant> common_variants(const session::ClientConfig& config,
-                                              const tls::ClientConfig& tls_config,
+                                              const tls::ClientOptions& tls_config,
                                               std::vector<std::string>& notes);
 
 // One TLS handshake per TLS variant before the first measured run (not

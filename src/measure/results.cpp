@@ -135,29 +135,29 @@ void compute_crr_statistics(const Comparison& comparison, CrrResults& results) {
 
 namespace {
 
-// The stream runs' statistics, a ModeStats per variant, and the headline.
+// The stream runs' statistics, a StreamStats per variant, and the headline.
 void compute_stream_statistics(const Comparison& comparison, StreamResults& results) {
   results.stats.clear();
   results.tls_over_tcp.reset();
   results.tls_over_tcp_ci.reset();
-  auto counts = [](const RunResult& run) { return !run.warmup && !run.partial; };
+  auto counts = [](const StreamRun& run) { return !run.warmup && !run.partial; };
 
   // Each round runs every variant back to back, so noise hits them alike:
   // TLS variants are compared with the round's TCP run. Time per byte, so
   // that duration runs (whose byte counts differ) compare too; with equal
   // byte counts it is the transfer time ratio.
   std::map<int, double> tcp_us_per_byte;  // round -> the TCP run's
-  for (const RunResult& run : results.runs) {
+  for (const StreamRun& run : results.runs) {
     if (counts(run) && run.mode == Mode::tcp && run.bytes > 0) {
       tcp_us_per_byte[run.round] = run.transfer_us / static_cast<double>(run.bytes);
     }
   }
 
   for (const std::string& variant : variant_order(comparison)) {
-    std::vector<const RunResult*> runs;
+    std::vector<const StreamRun*> runs;
     std::vector<double> ratios;
     Mode mode = Mode::tcp;
-    for (const RunResult& run : results.runs) {
+    for (const StreamRun& run : results.runs) {
       if (run.label() != variant || !counts(run)) continue;
       runs.push_back(&run);
       mode = run.mode;
@@ -167,19 +167,19 @@ void compute_stream_statistics(const Comparison& comparison, StreamResults& resu
       }
     }
     if (runs.empty()) continue;
-    ModeStats stats;
-    stats = ModeStats{
+    StreamStats stats;
+    stats = StreamStats{
         mode,
-        summarize_field(runs, [](const RunResult& r) { return r.transfer_us; }),
-        summarize_field(runs, [](const RunResult& r) { return r.sender_us; }),
-        summarize_field(runs, [](const RunResult& r) { return r.handshake_us; }),
-        summarize_field(runs, [](const RunResult& r) { return r.mbytes_per_s(); }),
-        summarize_field(runs, [](const RunResult& r) { return static_cast<double>(r.bytes); }),
-        summarize_field(runs, [](const RunResult& r) { return r.messages_per_s(); }),
-        summarize_field(runs, [](const RunResult& r) { return r.client.cpu_s_per_gib(r.bytes); }),
-        summarize_field(runs, [](const RunResult& r) { return r.server.cpu_s_per_gib(r.bytes); }),
-        summarize_field(runs, [](const RunResult& r) { return r.client.core_share(); }),
-        summarize_field(runs, [](const RunResult& r) { return r.server.core_share(); }),
+        summarize_field(runs, [](const StreamRun& r) { return r.transfer_us; }),
+        summarize_field(runs, [](const StreamRun& r) { return r.sender_us; }),
+        summarize_field(runs, [](const StreamRun& r) { return r.handshake_us; }),
+        summarize_field(runs, [](const StreamRun& r) { return r.mbytes_per_s(); }),
+        summarize_field(runs, [](const StreamRun& r) { return static_cast<double>(r.bytes); }),
+        summarize_field(runs, [](const StreamRun& r) { return r.messages_per_s(); }),
+        summarize_field(runs, [](const StreamRun& r) { return r.client.cpu_s_per_gib(r.bytes); }),
+        summarize_field(runs, [](const StreamRun& r) { return r.server.cpu_s_per_gib(r.bytes); }),
+        summarize_field(runs, [](const StreamRun& r) { return r.client.core_share(); }),
+        summarize_field(runs, [](const StreamRun& r) { return r.server.core_share(); }),
         variant,
         std::nullopt,
         std::nullopt,
@@ -192,10 +192,10 @@ void compute_stream_statistics(const Comparison& comparison, StreamResults& resu
   }
   // The headline: the one TLS variant of a plain comparison.
   std::size_t tls_variants = 0;
-  for (const ModeStats& s : results.stats) {
+  for (const StreamStats& s : results.stats) {
     if (s.mode == Mode::tls) ++tls_variants;
   }
-  for (const ModeStats& s : results.stats) {
+  for (const StreamStats& s : results.stats) {
     if (s.mode == Mode::tls && tls_variants == 1) {
       results.tls_over_tcp = s.over_tcp;
       results.tls_over_tcp_ci = s.over_tcp_ci;

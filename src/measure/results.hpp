@@ -53,7 +53,7 @@ struct TlsParameters {
 
 // What every kind's run has, whatever it measured: its place in the
 // rounds, its mode and what TLS negotiated, and both sides' cost. Each
-// kind's run (RunResult, DatagramRun, RrRun, CrrRun) is one of these and
+// kind's run (StreamRun, DatagramRun, RrRun, CrrRun) is one of these and
 // its own figures.
 struct RunHeader {
   std::string variant;   // the variant's label: "tcp", "tls", a suite, "tls-resumed" ...; empty: the mode's
@@ -82,7 +82,7 @@ struct StreamResult {
 };
 
 // A bulk stream run (tcp, tls): -P connections, one way or both.
-struct RunResult : RunHeader {
+struct StreamRun : RunHeader {
   std::uint64_t bytes = 0;            // payload bytes the receiver counted
   double transfer_us = 0;             // receiver: from sending "go" to holding the last byte
   double sender_us = 0;               // sender: from receiving "go" to its last write returning
@@ -303,7 +303,7 @@ struct DatagramStats {
   Summary loss_percent;
 };
 
-struct ModeStats {
+struct StreamStats {
   Mode mode = Mode::tcp;
   Summary transfer_us;
   Summary sender_us;
@@ -445,8 +445,8 @@ GroupRatios group_ratios(const HandshakeResults& group, const HandshakeResults& 
 
 // Bulk stream runs (tcp, tls) and their statistics.
 struct StreamResults {
-  std::vector<RunResult> runs;
-  std::vector<ModeStats> stats;  // one per variant that has runs, in parameters.variants order
+  std::vector<StreamRun> runs;
+  std::vector<StreamStats> stats;  // one per variant that has runs, in parameters.variants order
   // TLS transfer time over TCP transfer time, per byte, one value per round that has both.
   std::optional<Summary> tls_over_tcp;
   // 95% bootstrap confidence interval of the median of those ratios (2+ pairs).

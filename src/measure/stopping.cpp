@@ -56,7 +56,7 @@ std::vector<HeadlineRatio> headline_ratios(const Comparison& comparison) {
   std::vector<HeadlineRatio> out;
   std::visit(
       Overloaded{[&](const StreamResults& streams) {
-                   for (const ModeStats& s : streams.stats) {
+                   for (const StreamStats& s : streams.stats) {
                      if (s.over_tcp) out.push_back({s.variant, *s.over_tcp, s.over_tcp_ci});
                    }
                  },

@@ -62,7 +62,7 @@ std::string render_sweep_markdown(const std::vector<results::SweepPoint>& points
   for (const results::SweepPoint& point : points) {
     const std::string row = point.settings.empty() ? "-" : point.settings.front().second;
     if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
-    for (const measure::ModeStats& s : point.comparison.or_empty<measure::StreamResults>().stats) {
+    for (const measure::StreamStats& s : point.comparison.or_empty<measure::StreamResults>().stats) {
       const std::string column = column_label(point, s.variant);
       if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
       const measure::Summary& m = messages ? s.messages_per_s : s.mbytes_per_s;
@@ -121,7 +121,7 @@ std::string render_sweep_csv(const std::vector<results::SweepPoint>& points) {
       "over_tcp_median,over_tcp_ci95_low,over_tcp_ci95_high,"
       "transactions_per_s_median,p50_us_median,p99_us_median,p50_over_tcp_median\n";
   for (const results::SweepPoint& point : points) {
-    for (const measure::ModeStats& s : point.comparison.or_empty<measure::StreamResults>().stats) {
+    for (const measure::StreamStats& s : point.comparison.or_empty<measure::StreamResults>().stats) {
       for (const auto& [name, value] : point.settings)
         out += csv_field(value) + ",";
       out += fmt::format("{},{},{},{:.0f},{:.3f},{:.3f},{:.3f},{:.1f},{:.1f},{:.1f},{:.3f},{},{},{},,,,\n",

@@ -86,7 +86,7 @@ int record_verify_failure(int ok, X509_STORE_CTX* store) {
   return ok;
 }
 
-void set_client_trust(SSL_CTX* ctx, const ClientConfig& config) {
+void set_client_trust(SSL_CTX* ctx, const ClientOptions& config) {
   if (config.insecure) {
     SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
     return;
@@ -293,7 +293,7 @@ struct Context::ServerState {
   bool own_cipher = false;  // started with --cipher: its operator's limit, no grants
 };
 
-Context Context::for_server(const ServerConfig& config) {
+Context Context::for_server(const ServerOptions& config) {
   auto ctx = new_context(TLS_server_method(), TLS1_2_VERSION, TLS1_3_VERSION);
   use_identity(ctx.get(), config.identity);
   compat::accept_ed25519(ctx.get());  // client certificates may be Ed25519 too
@@ -383,7 +383,7 @@ CipherGrant Context::grant_cipher(const std::string& cipher) const {
           })};
 }
 
-Context Context::for_client(const ClientConfig& config) {
+Context Context::for_client(const ClientOptions& config) {
   auto ctx = new_context(TLS_client_method(), TLS1_2_VERSION, TLS1_3_VERSION);
   detail::set_client_trust(ctx.get(), config);
   if (config.identity) use_identity(ctx.get(), *config.identity);

@@ -19,7 +19,9 @@ namespace tlscmp::tls {
 // loop in bench/tls-ceiling.c reaches its ceiling.
 inline constexpr std::size_t kDefaultReadAheadBytes = 256 * 1024;
 
-struct ServerConfig {
+// What a server's TLS context is made of (the TLS library's options, not the
+// server's settings: those are session::ServerConfig).
+struct ServerOptions {
   Identity identity;
   std::size_t read_ahead_bytes = kDefaultReadAheadBytes;  // 0: off
   Policy policy;
@@ -28,7 +30,9 @@ struct ServerConfig {
   Resumption resumption = Resumption::tickets;
 };
 
-struct ClientConfig {
+// What a client's TLS context is made of: trust, policy and a client
+// certificate (not the client's settings: those are session::ClientConfig).
+struct ClientOptions {
   std::string ca_file;    // trust the CAs in this PEM file
   std::string ca_pem;     // or trust this PEM CA held in memory (the embedded server's)
   bool insecure = false;  // or verify nothing; neither set: the system's trust store
@@ -49,8 +53,8 @@ struct CipherGrant {
 // naming the cause when the configuration cannot be used.
 class Context {
  public:
-  static Context for_server(const ServerConfig& config);
-  static Context for_client(const ClientConfig& config);
+  static Context for_server(const ServerOptions& config);
+  static Context for_client(const ClientOptions& config);
 
   // Wrap a connected socket; TlsStream::handshake() then runs the handshake.
   std::unique_ptr<TlsStream> server_stream(UniqueFd fd) const;

@@ -29,6 +29,6 @@ void trust_pem(SSL_CTX* ctx, const std::string& pem);
 // `what` names the file in messages ("CA file").
 void trust_file(SSL_CTX* ctx, const std::string& file, const char* what);
 // Verify the server as the client config says: --insecure, --ca, the embedded CA, or the system's store.
-void set_client_trust(SSL_CTX* ctx, const ClientConfig& config);
+void set_client_trust(SSL_CTX* ctx, const ClientOptions& config);
 
 }  // namespace tlscmp::tls::detail

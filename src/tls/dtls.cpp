@@ -190,7 +190,7 @@ DtlsContext DtlsContext::for_server(const Identity& identity) {
   return DtlsContext(std::move(ctx));
 }
 
-DtlsContext DtlsContext::for_client(const ClientConfig& config) {
+DtlsContext DtlsContext::for_client(const ClientOptions& config) {
   auto ctx = new_dtls_context(DTLS_client_method());
   detail::set_client_trust(ctx.get(), config);
   if (config.identity) detail::use_identity(ctx.get(), *config.identity);
@@ -328,7 +328,7 @@ bool DtlsContext::available(std::string& why) {
 DtlsContext DtlsContext::for_server(const Identity&) {
   throw Error(kNoDtls);
 }
-DtlsContext DtlsContext::for_client(const ClientConfig&) {
+DtlsContext DtlsContext::for_client(const ClientOptions&) {
   throw Error(kNoDtls);
 }
 std::unique_ptr<DtlsSession> DtlsContext::connect(int, const std::string&, Deadline, DtlsHandshake&) const {

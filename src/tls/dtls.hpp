@@ -67,7 +67,7 @@ class DtlsContext {
   static bool available(std::string& why);
   static DtlsContext for_server(const Identity& identity);
   // Trust as for TLS: --ca, the embedded server's CA, --insecure or the system's store.
-  static DtlsContext for_client(const ClientConfig& config);
+  static DtlsContext for_client(const ClientOptions& config);
 
   // The client's handshake on `fd`, a UDP socket connected to the server;
   // `host` is checked against the server's certificate.

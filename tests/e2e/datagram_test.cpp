@@ -298,7 +298,7 @@ TEST_CASE("dtls: garbage on the port before and after the handshake is set apart
   send(std::string("\x16\xfe\xfd") +
        std::string(30, '\0'));  // a DTLS handshake record header, then nothing sensible
 
-  tls::ClientConfig config;
+  tls::ClientOptions config;
   config.insecure = true;
   const tls::DtlsContext dtls = tls::DtlsContext::for_client(config);
   tls::DtlsHandshake handshake;

@@ -52,7 +52,7 @@ class HandDrivenTest {
   Stream& open_data() {
     UniqueFd fd = connect_tcp("127.0.0.1", port_, Deadline::after(timeout_));
     if (mode_ == Mode::tls) {
-      tls::ClientConfig config;
+      tls::ClientOptions config;
       config.insecure = true;
       tls_.emplace(tls::Context::for_client(config));
       auto stream = tls_->client_stream(std::move(fd), "127.0.0.1");

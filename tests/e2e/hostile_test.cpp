@@ -58,7 +58,7 @@ std::string client_hello() {
     ::close(fd);
   });
   {
-    tls::ClientConfig config;
+    tls::ClientOptions config;
     config.insecure = true;
     const tls::Context context = tls::Context::for_client(config);
     auto stream = context.client_stream(connect_tcp("127.0.0.1", catcher.port(), Deadline::after(kOurWait)),
@@ -105,7 +105,7 @@ TEST_CASE("hostile and broken peers: the server survives, serves the next client
     CHECK(server.process().wait_for_log("not a tlscmp peer"));
   }
   SUBCASE("garbage inside a good TLS connection") {
-    tls::ClientConfig config;
+    tls::ClientOptions config;
     config.insecure = true;
     const tls::Context context = tls::Context::for_client(config);
     auto stream =

@@ -135,7 +135,7 @@ std::string handshakes_then_claim(std::uint16_t port) {
   request.chunk_bytes = 1;
   request.handshakes = 4;
   HandStartedTest t(port, request, kWait);
-  tls::ClientConfig config;
+  tls::ClientOptions config;
   config.insecure = true;
   const tls::Context context = tls::Context::for_client(config);
   for (int i = 0; i < 4; ++i) {
@@ -195,7 +195,7 @@ class FakeServer {
 
   explicit FakeServer(Play play, bool tls = false) : play_(std::move(play)) {
     if (tls) {
-      tls::ServerConfig config;
+      tls::ServerOptions config;
       config.identity = tls::generate_certificates({}, 1).server;
       tls_.emplace(tls::Context::for_server(config));
     }

@@ -18,14 +18,14 @@ Comparison sample() {
   c.parameters.bytes = 1 << 20;
   c.parameters.chunk_bytes = 1 << 16;
   c.environment.client_version = "0.1.0";
-  RunResult tcp;
+  StreamRun tcp;
   tcp.round = 1;
   tcp.mode = Mode::tcp;
   tcp.bytes = 1 << 20;
   tcp.transfer_us = 1000;
   tcp.sender_us = 900;
   tcp.handshake_us = 50;
-  RunResult tls = tcp;
+  StreamRun tls = tcp;
   tls.mode = Mode::tls;
   tls.transfer_us = 1500;
   tls.tls = {"TLSv1.3", "TLS_AES_128_GCM_SHA256", "x25519", "ECDSA P-256", "", 0};
@@ -75,9 +75,9 @@ TEST_CASE("JSON carries the documented fields for every run") {
 
 TEST_CASE("the ratio's confidence interval and its method are in the JSON") {
   Comparison c = sample();
-  RunResult tcp2 = c.as<measure::StreamResults>().runs[0];
+  StreamRun tcp2 = c.as<measure::StreamResults>().runs[0];
   tcp2.round = 2;
-  RunResult tls2 = c.as<measure::StreamResults>().runs[1];
+  StreamRun tls2 = c.as<measure::StreamResults>().runs[1];
   tls2.round = 2;
   tls2.transfer_us = 2000;
   c.as<measure::StreamResults>().runs.push_back(tcp2);

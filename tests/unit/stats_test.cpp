@@ -50,7 +50,7 @@ TEST_CASE("statistics per mode, and TLS/TCP ratios paired by round") {
   Comparison c;
   c.parameters.modes = {Mode::tcp, Mode::tls};
   auto run = [](int round, Mode mode, double us) {
-    RunResult r;
+    StreamRun r;
     r.round = round;
     r.mode = mode;
     r.bytes = 1'000'000;
@@ -79,7 +79,7 @@ TEST_CASE("statistics per mode, and TLS/TCP ratios paired by round") {
 TEST_CASE("no ratio without both modes") {
   Comparison c;
   c.parameters.modes = {Mode::tls};
-  RunResult r;
+  StreamRun r;
   r.round = 1;
   r.mode = Mode::tls;
   r.transfer_us = 10;
@@ -122,7 +122,7 @@ TEST_CASE("bootstrap interval: bounds, degenerate samples and repeatability") {
 TEST_CASE("warm-up and partial runs are left out of the statistics, with CPU per GiB and core share") {
   Comparison c;
   c.parameters.modes = {Mode::tcp};
-  RunResult counted;
+  StreamRun counted;
   counted.round = 1;
   counted.mode = Mode::tcp;
   counted.bytes = std::uint64_t{1} << 30;
@@ -130,10 +130,10 @@ TEST_CASE("warm-up and partial runs are left out of the statistics, with CPU per
   counted.client.window_us = 2e6;  // 1 CPU second over 2 s for 1 GiB
   counted.client.cpu_user_s = 0.5;
   counted.client.cpu_system_s = 0.5;
-  RunResult warmup = counted;
+  StreamRun warmup = counted;
   warmup.warmup = true;
   warmup.transfer_us = 1;
-  RunResult partial = counted;
+  StreamRun partial = counted;
   partial.partial = true;
   partial.transfer_us = 1;
   c.as<measure::StreamResults>().runs = {warmup, counted, partial};
@@ -148,12 +148,12 @@ TEST_CASE("warm-up and partial runs are left out of the statistics, with CPU per
 TEST_CASE("duration runs compare time per byte") {
   Comparison c;
   c.parameters.modes = {Mode::tcp, Mode::tls};
-  RunResult tcp;
+  StreamRun tcp;
   tcp.round = 1;
   tcp.mode = Mode::tcp;
   tcp.bytes = 2000;
   tcp.transfer_us = 1000;
-  RunResult tls = tcp;
+  StreamRun tls = tcp;
   tls.mode = Mode::tls;
   tls.bytes = 1000;  // half the bytes in the same time: twice the time per byte
   c.as<measure::StreamResults>().runs = {tcp, tls};

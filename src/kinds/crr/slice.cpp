@@ -20,7 +20,7 @@ constexpr tls::KeyType kComparedKeyTypes[] = {tls::KeyType::rsa_2048, tls::KeyTy
                                               tls::KeyType::ed25519};
 
 // The tls variants of one round.
-void add_tls_variants(const session::ClientConfig& config, const tls::ClientConfig& tls_config,
+void add_tls_variants(const session::ClientConfig& config, const tls::ClientOptions& tls_config,
                       std::vector<session::Variant>& variants) {
   if (config.compare_key_types) {
     for (tls::KeyType type : kComparedKeyTypes) {
@@ -31,7 +31,7 @@ void add_tls_variants(const session::ClientConfig& config, const tls::ClientConf
     // A group the server lacks is left out with a note, as --compare-groups
     // leaves it out of its table.
     for (const std::string& group : tls::available_groups()) {
-      tls::ClientConfig one = tls_config;
+      tls::ClientOptions one = tls_config;
       one.policy.groups = group;
       variants.emplace_back(Mode::tls, "tls " + group, tls::Context::for_client(one), std::nullopt);
       variants.back().optional = true;
@@ -43,7 +43,7 @@ void add_tls_variants(const session::ClientConfig& config, const tls::ClientConf
 }
 
 std::vector<session::Variant> variants(const session::ClientConfig& config,
-                                       const tls::ClientConfig& tls_config,
+                                       const tls::ClientOptions& tls_config,
                                        std::vector<std::string>& /*notes*/) {
   std::vector<session::Variant> variants;
   for (Mode mode : config.modes) {

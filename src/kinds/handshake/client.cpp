@@ -132,7 +132,7 @@ HandshakeTest run_handshake_test(const ClientConfig& config, int count, const tl
 // --compare-groups: the handshake test with each key exchange group this
 // library has, alone, group after group within each round. A group the
 // server refuses is a row with its error; the others go on.
-void run_group_comparison(const ClientConfig& config, const tls::ClientConfig& tls_config,
+void run_group_comparison(const ClientConfig& config, const tls::ClientOptions& tls_config,
                           InterruptWatch& interrupt, measure::Comparison& comparison) {
   struct Entry {
     std::string group;
@@ -149,7 +149,7 @@ void run_group_comparison(const ClientConfig& config, const tls::ClientConfig& t
       lacking += (lacking.empty() ? "" : ", ") + group;
       continue;
     }
-    tls::ClientConfig one = tls_config;
+    tls::ClientOptions one = tls_config;
     one.policy.groups = group;
     entries.push_back({group, tls::Context::for_client(one), {}, {}});
   }

@@ -55,7 +55,7 @@ HandshakeTest run_handshake_test(const session::ClientConfig& config, int count,
 
 // Client: --compare-groups, every group the library has, round by round,
 // into the comparison's GroupResults (and its notes).
-void run_group_comparison(const session::ClientConfig& config, const tls::ClientConfig& tls_config,
+void run_group_comparison(const session::ClientConfig& config, const tls::ClientOptions& tls_config,
                           session::InterruptWatch& interrupt, measure::Comparison& comparison);
 
 // Server: one handshake connection, its TLS handshake done: counted against

@@ -10,7 +10,7 @@ namespace tlscmp::kinds {
 namespace {
 namespace handshake_entry {
 
-void run_whole(const session::ClientConfig& target, const tls::ClientConfig& tls_config,
+void run_whole(const session::ClientConfig& target, const tls::ClientOptions& tls_config,
                session::InterruptWatch& interrupt, measure::Comparison& comparison) {
   measure::TestParameters& parameters = comparison.parameters;
   if (target.compare_groups) {

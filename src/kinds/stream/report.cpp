@@ -29,7 +29,7 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-std::string tls_column(const measure::RunResult& run) {
+std::string tls_column(const measure::StreamRun& run) {
   if (run.mode != Mode::tls) return "-";
   std::string text = fmt::format("{} {} {} {}", run.tls.version, run.tls.cipher, run.tls.group,
                                  run.tls.certificate_key_type);
@@ -55,7 +55,7 @@ std::string cv(const measure::Summary& s) {
 std::string render_runs(const measure::Comparison& c, const measure::StreamResults& streams) {
   const measure::TestParameters& p = c.parameters;
   std::string out;
-  const measure::RunResult& last = streams.runs.back();
+  const measure::StreamRun& last = streams.runs.back();
   out += fmt::format("sockets (last run): client {}; server {}\n", describe_socket(last.client),
                      describe_socket(last.server));
 
@@ -141,7 +141,7 @@ ordered_json to_json(const measure::SideCost& side, std::uint64_t bytes) {
           {"facts", facts_json(side.facts)}};
 }
 
-ordered_json to_json(const measure::RunResult& run, const measure::TestParameters& parameters) {
+ordered_json to_json(const measure::StreamRun& run, const measure::TestParameters& parameters) {
   ordered_json streams = json::array();
   const auto intervals_json = [](const std::vector<measure::Interval>& list) {
     ordered_json intervals = json::array();
@@ -300,7 +300,7 @@ std::string render_stream_csv(const measure::Comparison& c) {
   }
   out += ",client_tls_library,server_tls_library,client_cpu_model,server_cpu_model\n";
   const measure::Environment& e = c.environment;
-  for (const measure::RunResult& run : c.or_empty<measure::StreamResults>().runs) {
+  for (const measure::StreamRun& run : c.or_empty<measure::StreamResults>().runs) {
     out += fmt::format(
         "{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{:.1f},{},{},{},{},{},{},{},{},{},{},{},{}"
         "\n",

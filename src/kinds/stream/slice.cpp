@@ -22,7 +22,7 @@ void run(const session::ClientRun& run, const session::Variant& variant, measure
 void note_buffer_sizes(measure::Comparison& comparison) {
   const auto* streams = comparison.get<measure::StreamResults>();
   if (streams == nullptr || streams->runs.empty()) return;
-  const measure::RunResult& last = streams->runs.back();
+  const measure::StreamRun& last = streams->runs.back();
   const measure::TestParameters& p = comparison.parameters;
   for (const auto& [option, asked, client, server] :
        {std::tuple{"SO_SNDBUF", p.sndbuf_bytes, last.client.sndbuf_bytes, last.server.sndbuf_bytes},

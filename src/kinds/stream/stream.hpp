@@ -38,7 +38,7 @@ namespace tlscmp::kinds {
 // config.host:config.port. `observer` (may be null) watches the streams that
 // go the test's way; `verify_seed` seeds --verify's payload; `round` goes to
 // the server's log. Throws tlscmp::Error naming what failed and on which side.
-measure::RunResult run_stream_test(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
+measure::StreamRun run_stream_test(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
                                    session::InterruptWatch& interrupt, measure::TransferObserver* observer,
                                    std::uint64_t verify_seed, int round, measure::Environment& environment);
 
