@@ -4,7 +4,7 @@
 # of kinds. Run as a script (cmake -DSRC=... -DSTAMP=... -P) by the build, on every
 # change to a source file under src/; a breach fails the build naming the
 # line. docs/development.md says what each layer holds.
-set(layers transport framing measure render tls protocol session kinds results report app cli)
+set(layers transport framing spec measure render tls protocol session kinds results report app cli)
 
 list(FIND layers kinds kinds_rank)
 file(GLOB_RECURSE sources RELATIVE ${SRC} ${SRC}/*.hpp ${SRC}/*.cpp)

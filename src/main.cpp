@@ -143,8 +143,8 @@ int run_sweep(const tlscmp::cli::SweepCommand& sweep) {
   if (::isatty(STDERR_FILENO) != 0) {
     const session::ClientConfig& base = sweep.config.base;
     live = std::make_unique<report::ProgressBar>(
-        stderr, base.bytes * kinds::forward_streams(base.bidir, base.streams),
-        static_cast<double>(base.duration.count()) / 1e3, base.transactions);
+        stderr, base.test.stream.bytes * kinds::forward_streams(base.test.stream.bidir, base.test.streams),
+        static_cast<double>(base.test.duration().count()) / 1e3, base.test.rr.transactions);
   }
   const std::vector<results::SweepPoint> points = app::run_sweep(sweep.config, live.get());
   print_stdout(report::render_sweep_markdown(points));
@@ -172,16 +172,18 @@ std::unique_ptr<tlscmp::measure::TransferObserver> live_view(const tlscmp::cli::
   const session::ClientConfig& config = client.config;
   std::unique_ptr<measure::TransferObserver> live;
   if (client.format == session::OutputFormat::json_stream) {
-    live = std::make_unique<report::JsonStream>(stdout, config.interval);
+    live = std::make_unique<report::JsonStream>(stdout, config.test.interval());
   } else if (client.format == session::OutputFormat::text) {
-    if (config.interval.count() > 0) {
+    if (config.test.interval().count() > 0) {
       live = std::make_unique<report::IntervalLines>(
-          stdout, config.interval, config.direction == Direction::client_to_server ? "sent" : "received");
+          stdout, config.test.interval(),
+          config.test.stream.direction == Direction::client_to_server ? "sent" : "received");
     } else if (::isatty(STDERR_FILENO) != 0) {
       // The bar follows the streams that go the test's way, added up.
       live = std::make_unique<report::ProgressBar>(
-          stderr, config.bytes * kinds::forward_streams(config.bidir, config.streams),
-          static_cast<double>(config.duration.count()) / 1e3, config.transactions);
+          stderr,
+          config.test.stream.bytes * kinds::forward_streams(config.test.stream.bidir, config.test.streams),
+          static_cast<double>(config.test.duration().count()) / 1e3, config.test.rr.transactions);
     }
   }
   return live;
@@ -204,8 +206,8 @@ void print_comparison(const tlscmp::cli::ClientCommand& client,
       break;
     case session::OutputFormat::text:
       // With -i the header came first, before the live lines.
-      print_stdout(config.interval.count() > 0 ? report::render_text_body(comparison)
-                                               : report::render_text(comparison));
+      print_stdout(config.test.interval().count() > 0 ? report::render_text_body(comparison)
+                                                      : report::render_text(comparison));
       break;
   }
 }

@@ -111,42 +111,18 @@ std::string run_label(const std::string& variant, int round, int rounds, bool wa
 // The report's account of the settings (the server used is added once known).
 measure::TestParameters parameters_of(const session::ClientConfig& config) {
   measure::TestParameters p;
+  p.test = config.test;
   p.command_line = config.command_line;
   p.modes = config.modes;
-  p.direction = config.direction;
-  p.bytes = config.bytes;
-  p.duration_s = static_cast<double>(config.duration.count()) / 1e3;
-  p.chunk_bytes = config.chunk_bytes;
-  p.interval_s = static_cast<double>(config.interval.count()) / 1e3;
   p.rounds = config.rounds;
   p.auto_repeat = config.auto_repeat;
   p.start_at_ns = config.start_at_ns;
   p.max_skew_s = config.max_skew_s;
   p.warmup_rounds = config.warmup_rounds;
-  p.no_delay = config.no_delay;
-  p.verify = config.verify;
   p.ktls = config.tls_policy.ktls;
   p.tls_version = config.tls_policy.version;
   p.cipher = config.tls_policy.cipher;
   p.groups = config.tls_policy.groups;
-  p.record_size = config.record_size;
-  p.framing = framing::to_string(config.framing);
-  p.msg_size = config.msg_size;
-  p.read_size = config.read_size;
-  p.sndbuf_bytes = config.sndbuf_bytes;
-  p.rcvbuf_bytes = config.rcvbuf_bytes;
-  p.streams = config.streams;
-  p.bidir = config.bidir;
-  p.packets = config.packets;
-  p.rate_bps = config.rate_bps;
-  p.gso = config.gso;
-  p.rr_request_bytes = config.rr_request_bytes;
-  p.rr_response_bytes = config.rr_response_bytes;
-  p.transactions = config.transactions;
-  p.rate_tps = config.rate_tps;
-  p.kind = config.kind;
-  p.crr_reset = config.crr_reset;
-  p.compare_key_types = config.compare_key_types;
   return p;
 }
 
@@ -249,7 +225,7 @@ measure::Comparison run_client(const session::ClientConfig& config, measure::Tra
     parameters.port = config.port;
   }
 
-  const kinds::KindSlice& kind = kinds::slice_of(config.kind);
+  const kinds::KindSlice& kind = kinds::slice_of(config.test.kind);
   std::vector<session::Variant> variants = kind.variants != nullptr
                                                ? kind.variants(config, tls_config, comparison.notes)
                                                : kinds::common_variants(config, tls_config, comparison.notes);

@@ -80,8 +80,8 @@ void ResultsLog::record(const std::string& address, const std::string& source,
       R"("server_results":{},"client_results":{}}})"
       "\n",
       nlohmann::json(utc_now()).dump(), json_text(address), nlohmann::json(source).dump(),
-      to_string(request.kind), outcome, json_text(text), protocol::body_text(request), list(server_results),
-      list(client_results));
+      to_string(request.test.kind), outcome, json_text(text), protocol::body_text(request),
+      list(server_results), list(client_results));
   std::lock_guard lock(mutex_);
   const std::string problem = append_whole_line(file_.get(), line);
   if (!problem.empty()) {

@@ -747,7 +747,7 @@ void Server::serve_test(Stream& control, const protocol::TestRequest& request, S
                         const std::function<void(const std::string&)>& refuse, const Peer& peer,
                         SetUpSlot& set_up) {
   // The caps, checked before anything is set up for the test.
-  const kinds::KindSlice& kind = kinds::slice_of(request.kind);
+  const kinds::KindSlice& kind = kinds::slice_of(request.test.kind);
   if (const std::string problem = cap_problem(request); !problem.empty()) refuse(problem);
   if (kind.refusal != nullptr) {
     if (const std::string problem = kind.refusal(request, side); !problem.empty()) refuse(problem);
@@ -771,25 +771,26 @@ void Server::serve_test(Stream& control, const protocol::TestRequest& request, S
 }
 
 std::string Server::cap_problem(const protocol::TestRequest& request) const {
-  if (request.bytes > config_.max_bytes) {
+  if (request.test.stream.bytes > config_.max_bytes) {
     return fmt::format("the test asks for {} bytes; this server allows at most {} (--max-bytes)",
-                       request.bytes, config_.max_bytes);
+                       request.test.stream.bytes, config_.max_bytes);
   }
-  if (std::chrono::milliseconds(request.duration_ms) > config_.max_duration) {
+  if (std::chrono::milliseconds(request.test.duration_ms) > config_.max_duration) {
     return fmt::format("the test asks for {} s; this server allows at most {} s (--max-duration)",
-                       static_cast<double>(request.duration_ms) / 1e3,
+                       static_cast<double>(request.test.duration_ms) / 1e3,
                        std::chrono::duration<double>(config_.max_duration).count());
   }
-  if (const std::string problem = protocol::rr_schedule_problem(request.rate_tps, request.streams);
+  if (const std::string problem =
+          protocol::rr_schedule_problem(request.test.rr.rate_tps, request.test.streams);
       !problem.empty()) {
     return "this server refuses " + problem;
   }
   if (request.server_cpu >= 0) {
-    if (!kinds::slice_of(request.kind).server_pin) {
+    if (!kinds::slice_of(request.test.kind).server_pin) {
       return fmt::format(
           "-A's server CPU does not apply to {} tests: this server's accepting threads serve them, and every "
           "other test too; give -A the client's CPU alone",
-          to_string(request.kind));
+          to_string(request.test.kind));
     }
     if (const std::string why = measure::check_cpu(request.server_cpu); !why.empty())
       return fmt::format("-A asks the server to pin to CPU {}, but {}", request.server_cpu, why);

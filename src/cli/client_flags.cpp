@@ -14,6 +14,13 @@
 namespace tlscmp::cli {
 namespace {
 
+// --rr and --crr without -t or -n: 10 s of transactions.
+constexpr std::uint64_t kDefaultRrMs = 10'000;
+
+std::uint64_t milliseconds_count(double seconds) {
+  return static_cast<std::uint64_t>(milliseconds_of(seconds).count());
+}
+
 // --repeat N: N; not given, or auto (whose rounds parse_auto_repeat sets): 0.
 int repeat_count(const ClientFlags& flags) {
   if (flags.repeat.empty() || flags.repeat == "auto") return 0;
@@ -33,7 +40,7 @@ TestKind kind_of_flags(const ClientFlags& flags) {
   }
   if (!flags.rr.empty()) return TestKind::rr;
   if (flags.mode == "udp" || flags.mode == "dtls" || flags.mode == "both-udp") return TestKind::datagram;
-  if (flags.handshakes > 0 || flags.compare_groups) return TestKind::handshake;
+  if (flags.test.handshake.handshakes > 0 || flags.test.compare_groups) return TestKind::handshake;
   return TestKind::stream;
 }
 
@@ -44,7 +51,7 @@ void parse_auto_repeat(const ClientFlags& flags, session::ClientConfig& c) {
     if (limits) throw UsageError("--ci-target, --max-rounds and --max-time are for --repeat auto");
     return;
   }
-  if (c.kind == TestKind::datagram || c.kind == TestKind::handshake)
+  if (c.test.kind == TestKind::datagram || c.test.kind == TestKind::handshake)
     throw UsageError(
         "--repeat auto repeats rounds until the TLS/TCP ratios are known closely: bulk, --rr and --crr runs "
         "have them; datagram modes and handshake tests do not");
@@ -68,27 +75,28 @@ void to_datagram_config(const ClientFlags& flags, session::ClientConfig& c) {
     throw UsageError(fmt::format(
         "{} is for tcp and tls; datagram modes take -n, -t, -l, -b, -P, -i, --rcvbuf, --sndbuf", flag));
   };
-  if (flags.reverse)
+  if ((flags.test.stream.direction == Direction::server_to_client))
     throw UsageError("-R: datagram tests go from the client's senders to the server's receiver");
-  if (flags.bidir) refuse("--bidir");
-  if (flags.verify) refuse("--verify");
-  if (flags.handshakes > 0) refuse("--handshakes");
+  if (flags.test.stream.bidir) refuse("--bidir");
+  if (flags.test.verify) refuse("--verify");
+  if (flags.test.handshake.handshakes > 0) refuse("--handshakes");
   if (flags.compare_ciphers) refuse("--compare-ciphers");
-  if (flags.compare_groups) refuse("--compare-groups");
-  if (flags.sizes.msg_size != 0 || flags.framing != "raw") refuse("--msg-size/--framing");
-  if (flags.sizes.read_size != 0) refuse("--read-size");
-  if (flags.sizes.record_size != 0) refuse("--record-size");
+  if (flags.test.compare_groups) refuse("--compare-groups");
+  if (flags.test.stream.msg_size != 0 || flags.framing != "raw") refuse("--msg-size/--framing");
+  if (flags.test.stream.read_size != 0) refuse("--read-size");
+  if (flags.test.record_size != 0) refuse("--record-size");
   if (flags.tls_policy.ktls) refuse("--ktls");
   if (!flags.bind.empty()) refuse("-B");
-  if (flags.no_delay) refuse("-N");
-  if (flags.parallel > static_cast<int>(protocol::kMaxSenders)) {
-    throw UsageError(fmt::format("-P {}: at most {} senders", flags.parallel, protocol::kMaxSenders));
+  if (flags.test.stream.no_delay) refuse("-N");
+  if (flags.test.streams > protocol::kMaxSenders) {
+    throw UsageError(fmt::format("-P {}: at most {} senders", flags.test.streams, protocol::kMaxSenders));
   }
-  c.bytes = 0;
+  c.test.stream.bytes = 0;
   if (flags.time_s > 0) {
-    c.duration = milliseconds_of(flags.time_s);
+    c.test.duration_ms = milliseconds_count(flags.time_s);
   } else {
-    c.packets = parse_count(flags.bytes.empty() ? "1000000" : flags.bytes, "-n", 1, protocol::kMaxPackets);
+    c.test.datagram.packets =
+        parse_count(flags.bytes.empty() ? "1000000" : flags.bytes, "-n", 1, protocol::kMaxPackets);
   }
   const bool dtls = c.modes.back() == Mode::dtls;
   const std::uint32_t largest = dtls ? protocol::kMaxDtlsDatagramBytes : protocol::kMaxUdpDatagramBytes;
@@ -104,9 +112,8 @@ void to_datagram_config(const ClientFlags& flags, session::ClientConfig& c) {
                    length, largest)
              : fmt::format("-l {}: above the largest UDP datagram over IPv4 ({} bytes)", length, largest));
   }
-  c.chunk_bytes = static_cast<std::uint32_t>(length);
-  if (!flags.rate.empty()) c.rate_bps = parse_rate(flags.rate, "-b", 0, protocol::kMaxRateBps);
-  c.gso = flags.gso;
+  c.test.chunk_bytes = static_cast<std::uint32_t>(length);
+  if (!flags.rate.empty()) c.test.datagram.rate_bps = parse_rate(flags.rate, "-b", 0, protocol::kMaxRateBps);
   c.rounds = repeat_count(flags) > 0 ? repeat_count(flags) : 1;
 }
 
@@ -119,40 +126,41 @@ void to_rr_config(const ClientFlags& flags, session::ClientConfig& c) {
                     flag));
   };
   const std::pair<bool, const char*> bulk_only[] = {
-      {flags.reverse, "-R"},
-      {flags.bidir, "--bidir"},
-      {flags.sizes.msg_size != 0, "--msg-size"},
+      {(flags.test.stream.direction == Direction::server_to_client), "-R"},
+      {flags.test.stream.bidir, "--bidir"},
+      {flags.test.stream.msg_size != 0, "--msg-size"},
       {flags.framing != "raw", "--framing"},
-      {flags.sizes.max_msg != framing::kMaxMessageBytes, "--max-msg"},
-      {flags.sizes.read_size != 0, "--read-size"},
+      {flags.test.stream.max_msg != framing::kMaxMessageBytes, "--max-msg"},
+      {flags.test.stream.read_size != 0, "--read-size"},
       {!flags.length.empty(), "-l"},
-      {flags.handshakes > 0, "--handshakes"},
-      {flags.compare_groups, "--compare-groups"},
+      {flags.test.handshake.handshakes > 0, "--handshakes"},
+      {flags.test.compare_groups, "--compare-groups"},
       {!flags.rate.empty(), "-b"},
-      {flags.gso, "--gso"}};
+      {flags.test.datagram.gso, "--gso"}};
   for (const auto& [given, flag] : bulk_only) {
     if (given) refuse(flag);
   }
-  if (flags.no_delay) throw UsageError("-N: rr tests always set TCP_NODELAY; leave -N out");
-  std::tie(c.rr_request_bytes, c.rr_response_bytes) = parse_rr(flags.rr, "--rr");
-  c.bytes = 0;
+  if (flags.test.stream.no_delay) throw UsageError("-N: rr tests always set TCP_NODELAY; leave -N out");
+  std::tie(c.test.rr.request_bytes, c.test.rr.response_bytes) = parse_rr(flags.rr, "--rr");
+  c.test.stream.bytes = 0;
   if (!flags.bytes.empty()) {
-    c.transactions = parse_count(flags.bytes, "-n", 1, protocol::kMaxTransactions, "transactions");
-    if (c.transactions < c.streams) {
+    c.test.rr.transactions = parse_count(flags.bytes, "-n", 1, protocol::kMaxTransactions, "transactions");
+    if (c.test.rr.transactions < c.test.streams) {
       throw UsageError(
           fmt::format("-n {}: fewer transactions than connections (-P {}); each makes one at least",
-                      c.transactions, c.streams));
+                      c.test.rr.transactions, c.test.streams));
     }
   } else {
-    c.duration = flags.time_s > 0 ? milliseconds_of(flags.time_s) : std::chrono::seconds(10);
+    c.test.duration_ms = flags.time_s > 0 ? milliseconds_count(flags.time_s) : kDefaultRrMs;
   }
   if (!flags.rr_rate.empty()) {
     if (flags.time_s == 0) {
       throw UsageError("--rate needs -t: an open-loop run goes for a time, not a count (-n)");
     }
-    c.rate_tps =
+    c.test.rr.rate_tps =
         static_cast<double>(parse_rate(flags.rr_rate, "--rate", 1, 1'000'000'000, "transactions per second"));
-    if (const std::string problem = protocol::rr_schedule_problem(c.rate_tps, c.streams); !problem.empty()) {
+    if (const std::string problem = protocol::rr_schedule_problem(c.test.rr.rate_tps, c.test.streams);
+        !problem.empty()) {
       throw UsageError("--rate: " + problem);
     }
   }
@@ -169,43 +177,45 @@ void to_crr_config(const ClientFlags& flags, session::ClientConfig& c) {
                     flag));
   };
   const std::pair<bool, const char*> not_crr[] = {
-      {flags.reverse, "-R"},
-      {flags.bidir, "--bidir"},
-      {flags.sizes.msg_size != 0, "--msg-size"},
+      {(flags.test.stream.direction == Direction::server_to_client), "-R"},
+      {flags.test.stream.bidir, "--bidir"},
+      {flags.test.stream.msg_size != 0, "--msg-size"},
       {flags.framing != "raw", "--framing"},
-      {flags.sizes.max_msg != framing::kMaxMessageBytes, "--max-msg"},
-      {flags.sizes.read_size != 0, "--read-size"},
-      {flags.sizes.record_size != 0, "--record-size"},
+      {flags.test.stream.max_msg != framing::kMaxMessageBytes, "--max-msg"},
+      {flags.test.stream.read_size != 0, "--read-size"},
+      {flags.test.record_size != 0, "--record-size"},
       {!flags.length.empty(), "-l"},
       {flags.compare_ciphers, "--compare-ciphers"},
       {!flags.rate.empty(), "-b"},
       {!flags.rr_rate.empty(), "--rate"},
-      {flags.gso, "--gso"},
-      {flags.verify, "--verify"},
+      {flags.test.datagram.gso, "--gso"},
+      {flags.test.verify, "--verify"},
       {flags.tls_policy.ktls, "--ktls"},
       {flags.interval_s > 0, "-i"},
-      {flags.sizes.sndbuf_bytes != 0 || flags.sizes.rcvbuf_bytes != 0, "-w/--sndbuf/--rcvbuf"}};
+      {flags.test.sndbuf_bytes != 0 || flags.test.rcvbuf_bytes != 0, "-w/--sndbuf/--rcvbuf"}};
   for (const auto& [given, flag] : not_crr) {
     if (given) refuse(flag);
   }
-  if (flags.no_delay) throw UsageError("-N: crr connections always set TCP_NODELAY; leave -N out");
-  if ((flags.compare_key_types || flags.compare_groups) && flags.mode == "tcp") {
-    throw UsageError(fmt::format("{} compares TLS handshakes, and --mode tcp runs none: use --mode both",
-                                 flags.compare_key_types ? "--compare-key-types" : "--compare-groups"));
+  if (flags.test.stream.no_delay)
+    throw UsageError("-N: crr connections always set TCP_NODELAY; leave -N out");
+  if ((flags.test.crr.compare_key_types || flags.test.compare_groups) && flags.mode == "tcp") {
+    throw UsageError(
+        fmt::format("{} compares TLS handshakes, and --mode tcp runs none: use --mode both",
+                    flags.test.crr.compare_key_types ? "--compare-key-types" : "--compare-groups"));
   }
-  c.compare_key_types = flags.compare_key_types;
-  c.crr_reset = flags.crr_close != "fin";
-  std::tie(c.rr_request_bytes, c.rr_response_bytes) = parse_rr(flags.rr.empty() ? "1/1" : flags.rr, "--rr");
-  c.bytes = 0;
+  if (flags.crr_close == "fin") c.test.crr.close = spec::Close::fin;
+  std::tie(c.test.rr.request_bytes, c.test.rr.response_bytes) =
+      parse_rr(flags.rr.empty() ? "1/1" : flags.rr, "--rr");
+  c.test.stream.bytes = 0;
   if (!flags.bytes.empty()) {
-    c.transactions = parse_count(flags.bytes, "-n", 1, protocol::kMaxTransactions, "connections");
-    if (c.transactions < c.streams) {
+    c.test.rr.transactions = parse_count(flags.bytes, "-n", 1, protocol::kMaxTransactions, "connections");
+    if (c.test.rr.transactions < c.test.streams) {
       throw UsageError(
           fmt::format("-n {}: fewer connections than connectors (-P {}); each makes one at least",
-                      c.transactions, c.streams));
+                      c.test.rr.transactions, c.test.streams));
     }
   } else {
-    c.duration = flags.time_s > 0 ? milliseconds_of(flags.time_s) : std::chrono::seconds(10);
+    c.test.duration_ms = flags.time_s > 0 ? milliseconds_count(flags.time_s) : kDefaultRrMs;
   }
   c.rounds = repeat_count(flags) > 0 ? repeat_count(flags) : 3;
 }
@@ -216,17 +226,18 @@ void refuse_tls_flags_without_tls(const ClientFlags& flags) {
   if (flags.mode != "tcp" && flags.mode != "udp") return;
   // With udp, DTLS would take the first six; to_datagram_config refuses the rest.
   const bool datagrams = flags.mode == "udp";
-  const std::pair<bool, const char*> given[] = {{!flags.tls_policy.version.empty(), "--tls-version"},
-                                                {!flags.tls_policy.cipher.empty(), "--cipher"},
-                                                {!flags.tls_policy.groups.empty(), "--groups"},
-                                                {!flags.ca_file.empty(), "--ca"},
-                                                {flags.insecure, "--insecure"},
-                                                {!flags.cert_file.empty(), "--cert"},
-                                                {flags.tls_policy.ktls && !datagrams, "--ktls"},
-                                                {flags.sizes.record_size != 0 && !datagrams, "--record-size"},
-                                                {flags.compare_ciphers && !datagrams, "--compare-ciphers"},
-                                                {flags.handshakes > 0 && !datagrams, "--handshakes"},
-                                                {flags.compare_groups && !datagrams, "--compare-groups"}};
+  const std::pair<bool, const char*> given[] = {
+      {!flags.tls_policy.version.empty(), "--tls-version"},
+      {!flags.tls_policy.cipher.empty(), "--cipher"},
+      {!flags.tls_policy.groups.empty(), "--groups"},
+      {!flags.ca_file.empty(), "--ca"},
+      {flags.insecure, "--insecure"},
+      {!flags.cert_file.empty(), "--cert"},
+      {flags.tls_policy.ktls && !datagrams, "--ktls"},
+      {flags.test.record_size != 0 && !datagrams, "--record-size"},
+      {flags.compare_ciphers && !datagrams, "--compare-ciphers"},
+      {flags.test.handshake.handshakes > 0 && !datagrams, "--handshakes"},
+      {flags.test.compare_groups && !datagrams, "--compare-groups"}};
   for (const auto& [set, flag] : given) {
     if (set) {
       throw UsageError(fmt::format("{} is for TLS, and --mode {} runs none: use --mode {}", flag, flags.mode,
@@ -256,11 +267,11 @@ void parse_affinity(const ClientFlags& flags, session::ClientConfig& c) {
       throw UsageError(fmt::format("-A {}: {}", flags.affinity, why));
   }
   if (comma != std::string::npos) c.server_cpu = cpu(flags.affinity.substr(comma + 1), "server");
-  if (c.kind == TestKind::handshake) {
+  if (c.test.kind == TestKind::handshake) {
     throw UsageError(
         "-A pins the data threads of bulk, --rr, --crr and datagram runs; handshake tests have none");
   }
-  if (c.kind == TestKind::crr && c.server_cpu >= 0) {
+  if (c.test.kind == TestKind::crr && c.server_cpu >= 0) {
     throw UsageError(
         fmt::format("-A {}: --crr connections are served by the server's accepting threads, which serve "
                     "every test: give -A "
@@ -345,8 +356,8 @@ void split_host(const ClientFlags& flags, session::ClientConfig& c) {
 
 // -w, --sndbuf and --rcvbuf of a client: the warning, or "".
 std::string slow_buffers_warning(const ClientFlags& flags) {
-  const std::uint32_t send = flags.sizes.sndbuf_bytes;
-  const std::uint32_t receive = flags.sizes.rcvbuf_bytes;
+  const std::uint32_t send = flags.test.sndbuf_bytes;
+  const std::uint32_t receive = flags.test.rcvbuf_bytes;
   std::string given;
   if (flags.window) {
     if (slow_socket_buffer(send)) given = "-w " + size_text(send);
@@ -411,10 +422,12 @@ CLI::Option* add_run_flags(CLI::App* cmd, ClientFlags& flags) {
          "Datagram modes: bits per second per sender, K, M, G suffixes powers of 1000 (default 0: as "
          "fast as it can)")
       ->type_name("RATE");
-  cmd->add_flag("--gso", flags.gso,
+  cmd->add_flag("--gso", flags.test.datagram.gso,
                 "Datagram modes: hand the kernel up to 64 datagrams per send as one buffer, cut into "
                 "datagrams by UDP segmentation offload (UDP_SEGMENT)");
-  cmd->add_flag("-R,--reverse", flags.reverse, "The server sends, the client receives");
+  cmd->add_flag_callback(
+      "-R,--reverse", [&flags] { flags.test.stream.direction = Direction::server_to_client; },
+      "The server sends, the client receives");
   return time;
 }
 
@@ -456,7 +469,7 @@ void add_rounds_and_output_flags(CLI::App* cmd, ClientFlags& flags) {
                   "Also write a report page to FILE at the end: charts, the ratio and the environment "
                   "(as tlscmp report makes)")
       ->type_name("FILE");
-  cmd->add_flag("--verify", flags.verify,
+  cmd->add_flag("--verify", flags.test.verify,
                 "Send a seeded pattern and check every byte on the receiver (costs CPU; off by default)");
 }
 
@@ -475,11 +488,11 @@ void add_tls_flags(CLI::App* cmd, ClientFlags& flags, CLI::Option* time) {
       cmd->add_option("--key", flags.key_file, "Client private key (PEM, unencrypted)")->type_name("FILE");
   cert->needs(key);
   key->needs(cert);
-  cmd->add_option("--handshakes", flags.handshakes,
+  cmd->add_option("--handshakes", flags.test.handshake.handshakes,
                   "Instead of bulk runs: N full and N resumed TLS handshakes, alternating, timed one by one")
       ->check(CLI::Range(1, static_cast<int>(protocol::kMaxHandshakes / 2)))
       ->excludes(time);
-  cmd->add_flag("--compare-groups", flags.compare_groups,
+  cmd->add_flag("--compare-groups", flags.test.compare_groups,
                 "Instead of bulk runs: full and resumed handshakes with each key exchange group the TLS "
                 "library has (20 of each per group and round, or --handshakes N), in one table with ratios "
                 "to X25519; with --crr, full handshakes under load with each group, against tcp")
@@ -494,20 +507,20 @@ void add_shape_flags(CLI::App* cmd, ClientFlags& flags) {
          "raw: a byte stream; len4: each message behind a 4-byte big-endian length (Erlang {packet,4})")
       ->check(CLI::IsMember({"raw", "len4"}))
       ->capture_default_str();
-  session::ClientConfig& sizes = flags.sizes;
-  add_size(cmd, "--msg-size", sizes.msg_size, "--msg-size", 1, framing::kMaxMessageBytes,
+  spec::Test& sizes = flags.test;
+  add_size(cmd, "--msg-size", sizes.stream.msg_size, "--msg-size", 1, framing::kMaxMessageBytes,
            "Send messages of this size (1 byte to 1G); -n is then the payload, in whole messages, and the "
            "receiver delivers each message whole (with raw framing it cuts the stream itself)");
-  add_size(cmd, "--max-msg", sizes.max_msg, "--max-msg", 1, framing::kMaxMessageBytes,
+  add_size(cmd, "--max-msg", sizes.stream.max_msg, "--max-msg", 1, framing::kMaxMessageBytes,
            "The receiver refuses longer length prefixes (len4)")
       ->default_str("1G");
-  add_size(cmd, "--read-size", sizes.read_size, "--read-size", 1, protocol::kMaxChunkBytes,
+  add_size(cmd, "--read-size", sizes.stream.read_size, "--read-size", 1, protocol::kMaxChunkBytes,
            "Bytes the receiver asks of each read call (default: -l)");
   CLI::Option* window =
       cmd->add_option_function<std::string>(
              "-w,--window",
              [&flags](const std::string& text) {
-               flags.sizes.sndbuf_bytes = flags.sizes.rcvbuf_bytes =
+               flags.test.sndbuf_bytes = flags.test.rcvbuf_bytes =
                    static_cast<std::uint32_t>(parse_size(text, "-w", 1024, protocol::kMaxSocketBufferBytes));
                flags.window = true;
              },
@@ -519,15 +532,17 @@ void add_shape_flags(CLI::App* cmd, ClientFlags& flags) {
   add_size(cmd, "--rcvbuf", sizes.rcvbuf_bytes, "--rcvbuf", 1024, protocol::kMaxSocketBufferBytes,
            "SO_RCVBUF on both ends")
       ->excludes(window);
-  cmd->add_option("-P,--parallel", flags.parallel, "Parallel data connections per run, each its own stream")
+  cmd->add_option("-P,--parallel", flags.test.streams,
+                  "Parallel data connections per run, each its own stream")
       ->check(CLI::Range(1, static_cast<int>(protocol::kMaxStreams)))
       ->capture_default_str();
-  cmd->add_flag("--bidir", flags.bidir,
+  cmd->add_flag("--bidir", flags.test.stream.bidir,
                 "Both directions at once: odd-numbered streams go the other way (-P 2 at least)");
   add_size(cmd, "--record-size", sizes.record_size, "--record-size", protocol::kMinRecordBytes,
            protocol::kMaxRecordBytes,
            "Largest TLS record the sender writes, 512..16K bytes (max send fragment)");
-  cmd->add_flag("-N,--no-delay", flags.no_delay, "Set TCP_NODELAY during the transfer (disable Nagle)");
+  cmd->add_flag("-N,--no-delay", flags.test.stream.no_delay,
+                "Set TCP_NODELAY during the transfer (disable Nagle)");
 }
 
 // Request/response and connection-per-transaction tests.
@@ -555,7 +570,7 @@ void add_rr_flags(CLI::App* cmd, ClientFlags& flags) {
                   "then waits 60 s in TIME_WAIT)")
       ->check(CLI::IsMember({"reset", "fin"}))
       ->type_name("reset|fin");
-  cmd->add_flag("--compare-key-types", flags.compare_key_types,
+  cmd->add_flag("--compare-key-types", flags.test.crr.compare_key_types,
                 "With --crr: full TLS handshakes against a server certificate of each key type (RSA 2048 and "
                 "3072, ECDSA P-256 and P-384, Ed25519) that the server makes for the test, against tcp")
       ->excludes(cmd->get_option("--compare-groups"));
@@ -572,9 +587,9 @@ void refuse_misplaced_kind_flags(const ClientFlags& flags) {
                                  crr ? "--crr" : "--rr", flags.mode));
   }
   if (!flags.crr_close.empty() && !crr) throw UsageError("--close is for --crr runs");
-  if (flags.compare_key_types && !crr)
+  if (flags.test.crr.compare_key_types && !crr)
     throw UsageError("--compare-key-types is for connection rates: add --crr");
-  if (flags.compare_groups && !crr && flags.time_s > 0)
+  if (flags.test.compare_groups && !crr && flags.time_s > 0)
     throw UsageError(
         "--compare-groups times a number of handshakes (--handshakes N), not -t; with --crr it runs for -t");
 }
@@ -597,56 +612,43 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   refuse_tls_flags_without_tls(flags);
   ClientCommand command;
   session::ClientConfig& c = command.config;
+  c.test = flags.test;
   split_host(flags, c);
-  c.kind = kind_of_flags(flags);
+  c.test.kind = kind_of_flags(flags);
   c.bind_address = flags.bind;
   if (flags.mode == "tcp") c.modes = {Mode::tcp};
   if (flags.mode == "tls") c.modes = {Mode::tls};
-  const bool datagrams = c.kind == TestKind::datagram;
+  const bool datagrams = c.test.kind == TestKind::datagram;
   if (!datagrams && !flags.rate.empty())
     throw UsageError("-b is for datagram modes (--mode udp, dtls, both-udp)");
-  if (!datagrams && flags.gso) throw UsageError("--gso is for datagram modes (--mode udp, dtls, both-udp)");
+  if (!datagrams && flags.test.datagram.gso)
+    throw UsageError("--gso is for datagram modes (--mode udp, dtls, both-udp)");
   if (flags.time_s > 0) {
-    c.bytes = 0;
-    c.duration = milliseconds_of(flags.time_s);
-  } else if (c.kind == TestKind::stream || c.kind == TestKind::handshake) {  // the others count other things
-    c.bytes = parse_size(flags.bytes.empty() ? "1G" : flags.bytes, "-n/--bytes", 1, protocol::kMaxTestBytes);
+    c.test.stream.bytes = 0;
+    c.test.duration_ms = milliseconds_count(flags.time_s);
+  } else if (c.test.kind == TestKind::stream) {  // the others count other things
+    c.test.stream.bytes =
+        parse_size(flags.bytes.empty() ? "1G" : flags.bytes, "-n/--bytes", 1, protocol::kMaxTestBytes);
   }
-  c.interval = milliseconds_of(flags.interval_s);
+  c.test.interval_ms = milliseconds_count(flags.interval_s);
   c.warmup_rounds = flags.warmup;
-  c.verify = flags.verify;
-  c.chunk_bytes = static_cast<std::uint32_t>(
+  c.test.chunk_bytes = static_cast<std::uint32_t>(
       parse_size(flags.length.empty() ? "64K" : flags.length, "-l/--length", 1, protocol::kMaxChunkBytes));
-  c.direction = flags.reverse ? Direction::server_to_client : Direction::client_to_server;
   c.ca_file = flags.ca_file;
   c.insecure = flags.insecure;
   c.rounds = repeat_count(flags) > 0 ? repeat_count(flags) : 5;
   c.tls_policy = flags.tls_policy;
-  c.handshakes = flags.handshakes;
   c.compare_ciphers = flags.compare_ciphers;
-  c.compare_groups = flags.compare_groups;
-  c.streams = static_cast<std::uint32_t>(flags.parallel);
-  c.bidir = flags.bidir;
-  if (c.bidir && c.streams < 2) c.streams = 2;  // one each way at least
-  c.framing = flags.framing == "len4" ? framing::Framing::len4 : framing::Framing::raw;
-  c.msg_size = flags.sizes.msg_size;
-  c.max_msg = flags.sizes.max_msg;
-  c.read_size = flags.sizes.read_size;
-  c.sndbuf_bytes = flags.sizes.sndbuf_bytes;
-  c.rcvbuf_bytes = flags.sizes.rcvbuf_bytes;
-  c.record_size = flags.sizes.record_size;
-  if (c.msg_size == 0 && c.framing == framing::Framing::len4)
-    throw UsageError("--framing len4 needs --msg-size");
-  if (c.msg_size > c.max_msg) throw UsageError("--msg-size is above --max-msg");
+  if (c.test.stream.bidir && c.test.streams < 2) c.test.streams = 2;  // one each way at least
+  c.test.stream.framing = flags.framing == "len4" ? framing::Framing::len4 : framing::Framing::raw;
   c.cert_file = flags.cert_file;
   c.key_file = flags.key_file;
-  c.no_delay = flags.no_delay;
   c.timeouts = to_timeouts(flags.timeouts);
   parse_affinity(flags, c);
   parse_start_at(flags, c);
-  if (c.kind == TestKind::crr) {
+  if (c.test.kind == TestKind::crr) {
     to_crr_config(flags, c);
-  } else if (c.kind == TestKind::rr) {
+  } else if (c.test.kind == TestKind::rr) {
     to_rr_config(flags, c);
   } else if (!flags.rr_rate.empty()) {
     throw UsageError("--rate is for request/response tests (--rr REQ/RESP); datagram modes take -b");
@@ -656,6 +658,14 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   if (const std::string slow = slow_buffers_warning(flags); !slow.empty() && !datagrams)
     command.warnings.push_back(slow);
   parse_auto_repeat(flags, c);
+  // The modes it runs: a handshake test runs TLS alone.
+  for (Mode mode : c.test.kind == TestKind::handshake ? std::vector<Mode>{Mode::tls} : c.modes) {
+    try {
+      kinds::check_test(c.test, mode);
+    } catch (const spec::Invalid& e) {
+      throw UsageError(e.what());
+    }
+  }
   command.html_path = flags.html;
   command.format = flags.json          ? session::OutputFormat::json
                    : flags.json_stream ? session::OutputFormat::json_stream

@@ -8,6 +8,7 @@
 
 #include "cli/common_flags.hpp"
 #include "cli/options.hpp"
+#include "spec/spec.hpp"
 #include "test_kind.hpp"
 
 namespace tlscmp::cli {
@@ -23,10 +24,8 @@ struct ClientFlags {
   std::string bytes;   // default: 1G, or 1000000 datagrams in datagram modes
   std::string length;  // default: 64K, or 15 bytes in datagram modes (seeds/002)
   std::string rate;    // -b, datagram modes
-  bool gso = false;    // --gso, datagram modes
   double time_s = 0;
   double interval_s = 0;
-  bool reverse = false;
   std::string ca_file;
   bool insecure = false;
   std::string repeat;     // --repeat N or auto; "": 5 rounds (3 with --rr, --crr; 1 in datagram modes)
@@ -38,28 +37,23 @@ struct ClientFlags {
   bool csv = false;
   bool json_stream = false;  // --json-stream
   std::string html;          // --html FILE
-  bool verify = false;
   tls::Policy tls_policy;
   std::string cert_file;
   std::string key_file;
-  int handshakes = 0;
   bool compare_ciphers = false;
-  bool compare_groups = false;
   std::string framing = "raw";
-  // The sizes, parsed by CLI11 (add_size) straight into these settings:
-  // msg_size, max_msg, read_size, sndbuf_bytes, rcvbuf_bytes, record_size.
-  session::ClientConfig sizes;
+  // The test's fields that mean one thing in every kind, bound by CLI11
+  // straight into it (-P, -R, -N, --bidir, --verify, --gso, --handshakes,
+  // --compare-groups, --compare-key-types and the sizes); the flags above
+  // are read as the kind says (-n counts bytes, datagrams or transactions).
+  spec::Test test;
   bool window = false;  // -w gave both buffers
-  int parallel = 1;
-  bool bidir = false;
-  bool no_delay = false;
   std::string rr;       // --rr REQ/RESP
   std::string rr_rate;  // --rate, with --rr
   // The bare flags that ask for a kind, by TestKind (the table of kinds
   // names them: --crr); asked_for() reads them.
   std::array<bool, kAllKinds.size()> kind_flags{};
   std::string crr_close;  // --close reset|fin
-  bool compare_key_types = false;
   TimeoutFlags timeouts;
 };
 

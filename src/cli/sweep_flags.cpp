@@ -17,13 +17,13 @@ results::SweepAxis sweep_axis(const std::string& name, const std::vector<std::st
     std::function<void(session::ClientConfig&)> apply;
     if (name == "msg-size") {
       const std::uint64_t n = parse_size(text, flag, 1, framing::kMaxMessageBytes);
-      apply = [n](session::ClientConfig& c) { c.msg_size = n; };
+      apply = [n](session::ClientConfig& c) { c.test.stream.msg_size = n; };
     } else if (name == "length" || name == "read-size") {
       const auto n = static_cast<std::uint32_t>(parse_size(text, flag, 1, protocol::kMaxChunkBytes));
       if (name == "length") {
-        apply = [n](session::ClientConfig& c) { c.chunk_bytes = n; };
+        apply = [n](session::ClientConfig& c) { c.test.chunk_bytes = n; };
       } else {
-        apply = [n](session::ClientConfig& c) { c.read_size = n; };
+        apply = [n](session::ClientConfig& c) { c.test.stream.read_size = n; };
       }
     } else if (name == "window" || name == "sndbuf" || name == "rcvbuf") {
       const auto n =
@@ -31,20 +31,20 @@ results::SweepAxis sweep_axis(const std::string& name, const std::vector<std::st
       const bool send = name != "rcvbuf";
       const bool receive = name != "sndbuf";
       apply = [n, send, receive](session::ClientConfig& c) {
-        if (send) c.sndbuf_bytes = n;
-        if (receive) c.rcvbuf_bytes = n;
+        if (send) c.test.sndbuf_bytes = n;
+        if (receive) c.test.rcvbuf_bytes = n;
       };
     } else if (name == "framing") {
       if (text != "raw" && text != "len4") throw UsageError(fmt::format("--framing '{}': raw or len4", text));
       const framing::Framing f = text == "len4" ? framing::Framing::len4 : framing::Framing::raw;
-      apply = [f](session::ClientConfig& c) { c.framing = f; };
+      apply = [f](session::ClientConfig& c) { c.test.stream.framing = f; };
     } else if (name == "cipher") {
       apply = [text](session::ClientConfig& c) { c.tls_policy.cipher = text; };
     } else if (name == "rr") {
       const auto [request, response] = parse_rr(text, flag);
       apply = [request, response](session::ClientConfig& c) {
-        c.rr_request_bytes = request;
-        c.rr_response_bytes = response;
+        c.test.rr.request_bytes = request;
+        c.test.rr.response_bytes = response;
       };
     } else {
       throw UsageError(fmt::format("cannot sweep '{}'", name));
@@ -85,18 +85,19 @@ void add_sweep_command(CLI::App& app, SweepFlags& flags) {
   cmd->add_option("-t,--time", c.time_s, "Seconds per run instead of -n")
       ->check(NumberRange(0.001, kMaxSeconds))
       ->excludes(bytes);
-  cmd->add_flag("-R,--reverse", c.reverse, "The server sends");
-  cmd->add_option("-P,--parallel", c.parallel, "Parallel streams")
+  cmd->add_flag_callback(
+      "-R,--reverse", [&c] { c.test.stream.direction = Direction::server_to_client; }, "The server sends");
+  cmd->add_option("-P,--parallel", c.test.streams, "Parallel streams")
       ->check(CLI::Range(1, static_cast<int>(protocol::kMaxStreams)));
   cmd->add_option("--repeat", c.repeat, "Rounds per point (default 5)")->check(CLI::Range(1, kMaxRounds));
   cmd->add_option("--warmup", c.warmup, "Warm-up rounds per point")->check(CLI::Range(0, kMaxRounds));
   CLI::Option* ca =
       cmd->add_option("--ca", c.ca_file, "Trust the CA certificates in this PEM file")->type_name("FILE");
   cmd->add_flag("--insecure", c.insecure, "Do not verify the server's certificate")->excludes(ca);
-  cmd->add_flag("--verify", c.verify, "Check every byte on the receiver");
+  cmd->add_flag("--verify", c.test.verify, "Check every byte on the receiver");
   cmd->add_option("--html", c.html, "Also write a report page of the sweep to FILE (as tlscmp report makes)")
       ->type_name("FILE");
-  add_size(cmd, "--max-msg", c.sizes.max_msg, "--max-msg", 1, framing::kMaxMessageBytes,
+  add_size(cmd, "--max-msg", c.test.stream.max_msg, "--max-msg", 1, framing::kMaxMessageBytes,
            "The receiver refuses longer length prefixes")
       ->default_str("1G");
   const auto list = [&](const char* name, std::vector<std::string>& values, const char* what) {

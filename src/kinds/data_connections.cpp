@@ -23,7 +23,7 @@ std::unique_ptr<Stream> open_one(const session::ClientConfig& config, const tls:
   const std::int64_t start_ns = measure::now_ns();
   UniqueFd fd = connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address);
   set_nodelay(fd.get(), true);  // until the transfer starts: no Nagle delay on the small setup messages
-  set_socket_buffers(fd.get(), config.sndbuf_bytes, config.rcvbuf_bytes);
+  set_socket_buffers(fd.get(), config.test.sndbuf_bytes, config.test.rcvbuf_bytes);
   std::unique_ptr<Stream> stream;
   if (mode == Mode::tls) {
     auto tls_stream = tls->client_stream(std::move(fd), config.host);
@@ -32,7 +32,7 @@ std::unique_ptr<Stream> open_one(const session::ClientConfig& config, const tls:
       throw Error(fmt::format("TLS handshake with {} failed: {}", host_port(config.host, config.port),
                               explain_handshake_failure(*tls_stream, ec, config, tls->offer(), accept)));
     }
-    if (config.record_size != 0) tls_stream->set_max_record_size(config.record_size);
+    if (config.test.record_size != 0) tls_stream->set_max_record_size(config.test.record_size);
     stream = std::move(tls_stream);
   } else {
     stream = std::make_unique<TcpStream>(std::move(fd));
@@ -104,7 +104,7 @@ measure::TlsParameters tls_parameters(const Stream& stream, std::uint32_t record
 std::shared_ptr<void> reserve_data_connections(Stream& control, const protocol::TestRequest& request,
                                                session::ServerSide& side) {
   std::string busy;
-  std::shared_ptr<void> token = side.reserve_connections(request.streams, busy);
+  std::shared_ptr<void> token = side.reserve_connections(request.test.streams, busy);
   if (!token) session::refuse_test(control, busy);
   return token;
 }
@@ -141,7 +141,7 @@ std::vector<std::unique_ptr<Stream>> await_data_connections(Stream& control,
     refuse(side.stopping()
                ? "the server is shutting down"
                : fmt::format("{} of {} data connections arrived; the next did not come within {:g} s", came,
-                             request.streams, std::chrono::duration<double>(gap).count()));
+                             request.test.streams, std::chrono::duration<double>(gap).count()));
   }
   for (const auto& stream : *data) {
     if (stream->is_tls() != (request.mode == Mode::tls)) {

@@ -45,13 +45,13 @@ DataConnections open_data_connections(const session::ClientConfig& config, const
 // What a TLS data connection negotiated; empty for plain TCP.
 measure::TlsParameters tls_parameters(const Stream& stream, std::uint32_t record_size);
 
-// Server: room for the test's request.streams data connections beside the
+// Server: room for the test's request.test.streams data connections beside the
 // shared caps (ServerSide::reserve_connections), for as long as the token
 // lives; or the test is refused with why not. Before the acceptance.
 std::shared_ptr<void> reserve_data_connections(Stream& control, const protocol::TestRequest& request,
                                                session::ServerSide& side);
 
-// Server: waits for the test's request.streams data connections, noticing a
+// Server: waits for the test's request.test.streams data connections, noticing a
 // client that gave up meanwhile. Refuses the test (session::refuse_test) when not
 // all came in time or one is not of the test's mode.
 std::vector<std::unique_ptr<Stream>> await_data_connections(Stream& control,

@@ -51,10 +51,10 @@ struct KindSlice {
   // -A's server CPU applies: the kind's server half runs data threads of
   // its own (false: the accepting threads serve its connections).
   bool server_pin = true;
-  // The request against this kind, once every field is decoded (after the
-  // checks every kind shares, check_request below): what the kind needs.
-  // Throws protocol::ProtocolError naming the field.
-  void (*check_request)(const protocol::TestRequest& request) = nullptr;
+  // A test of this kind over `mode`, once the checks every kind shares
+  // (check_test below) passed: what the kind needs of its parts. Throws
+  // spec::Invalid naming the flag.
+  void (*check)(const spec::Test& test, Mode mode) = nullptr;
   // Serves one test whose request passed the caps; returns the line to log.
   // Throws tlscmp::Error.
   std::string (*serve)(Stream& control, const protocol::TestRequest& request,
@@ -82,10 +82,16 @@ struct KindSlice {
   std::string (*csv)(const measure::Comparison& comparison) = nullptr;
 };
 
-// A test request against its kind: what it needs (its entry's
-// check_request), and no field of another kind. The one check of a request;
-// the server holds every request it decodes to it, before anything else.
-// Throws protocol::ProtocolError naming the field.
+// The one check of a test, over one of its modes: no field of a part its
+// kind does not read set, the kind over a transport it runs on, and what its
+// entry's check asks. The client's flags, each point of a sweep and every
+// request the server decodes are held to it. Throws spec::Invalid naming
+// the flag ("--framing len4 needs --msg-size").
+void check_test(const spec::Test& test, Mode mode);
+
+// A request: check_test, and the fields the request adds (key_type). The
+// server holds every request it decodes to it, before anything else.
+// Throws protocol::ProtocolError.
 void check_request(const protocol::TestRequest& request);
 
 // The table: every kind, in TestKind order.

@@ -32,27 +32,32 @@ const KindSlice& slice_of(TestKind kind) {
   throw Error("no such test kind");  // every TestKind has an entry (a unit test holds the table to it)
 }
 
+void check_test(const spec::Test& test, Mode mode) {
+  const spec::Test defaults;
+  spec::for_each_field_of(
+      [&](const spec::Field& f, const auto& value, const auto& default_value) {
+        if (!spec::reads(test.kind, f.part) && value != default_value)
+          throw spec::Invalid(fmt::format("{} does not apply to {} tests", f.flag, to_string(test.kind)));
+      },
+      test, defaults);
+  if ((test.kind == TestKind::datagram) != is_datagram(mode)) {
+    throw spec::Invalid(test.kind == TestKind::datagram
+                            ? std::string("a datagram test runs over udp or dtls")
+                            : fmt::format("a {} test runs over tcp or tls", to_string(test.kind)));
+  }
+  const KindSlice& kind = slice_of(test.kind);
+  if (kind.check != nullptr) kind.check(test, mode);
+}
+
 void check_request(const protocol::TestRequest& m) {
   using protocol::ProtocolError;
-  if ((m.kind == TestKind::datagram) != is_datagram(m.mode)) {
-    throw ProtocolError(m.kind == TestKind::datagram
-                            ? std::string("a datagram test runs over udp or dtls")
-                            : fmt::format("a {} test runs over tcp or tls", to_string(m.kind)));
+  try {
+    check_test(m.test, m.mode);
+  } catch (const spec::Invalid& e) {
+    throw ProtocolError(e.what());
   }
-  if (!is_request_response(m.kind) &&
-      (m.rr_request_bytes != 0 || m.rr_response_bytes != 0 || m.transactions != 0 || m.rate_tps != 0)) {
-    throw ProtocolError(
-        "'rr_request_bytes', 'rr_response_bytes', 'transactions' and 'rate_tps' are for rr tests");
-  }
-  if (m.kind != TestKind::datagram && (m.packets != 0 || m.rate_bps != 0))
-    throw ProtocolError("'packets' and 'rate_bps' are for datagram tests");
-  if (m.kind != TestKind::handshake && m.handshakes != 0)
-    throw ProtocolError("'handshakes' is for handshake tests");
-  if (!m.key_type.empty() && (m.kind != TestKind::crr || m.mode != Mode::tls))
+  if (!m.key_type.empty() && (m.test.kind != TestKind::crr || m.mode != Mode::tls))
     throw ProtocolError("'key_type' is for crr tests over tls");
-  const KindSlice& kind = slice_of(m.kind);
-  if (kind.check_request != nullptr) kind.check_request(m);
-  if (m.bidir && m.streams < 2) throw ProtocolError("'bidir' needs at least 2 streams");
 }
 
 const KindSlice* slice_of(protocol::ConnectionKind connection) {

@@ -14,6 +14,7 @@
 #include "measure/stats.hpp"
 #include "measure/stopping.hpp"
 #include "run_facts.hpp"
+#include "spec/spec.hpp"
 #include "test_kind.hpp"
 
 namespace tlscmp::measure {
@@ -339,48 +340,22 @@ struct Environment {
   std::string server_tls_ulps;
 };
 
-// What was asked for.
+// What was asked for: the test as it was sent, and how the client ran it.
 struct TestParameters {
+  spec::Test test;
   std::string command_line;  // the tlscmp command that ran this, shell-quoted
   std::string host;          // as given, or 127.0.0.1 for the embedded server
   std::uint16_t port = 0;
   bool embedded_server = false;       // no host given: a server in this process on loopback
   std::vector<Mode> modes;            // the modes asked for
   std::vector<std::string> variants;  // the order of a round, by label; empty: the modes
-  Direction direction = Direction::client_to_server;
-  std::uint64_t bytes = 0;  // 0 in duration mode
-  double duration_s = 0;    // -t; 0 in byte-count mode
-  std::uint32_t chunk_bytes = 0;
-  double interval_s = 0;  // -i; 0: none
   int rounds = 1;
   int warmup_rounds = 0;
-  bool no_delay = false;
-  bool verify = false;
   bool ktls = false;                        // --ktls asked for
   std::string tls_version;                  // --tls-version asked for, or ""
   std::string cipher;                       // --cipher asked for, or ""
   std::string groups;                       // --groups asked for, or ""
-  std::uint32_t record_size = 0;            // --record-size, or 0
   bool client_certificate = false;          // --cert given: mutual TLS
-  int handshakes = 0;                       // --handshakes N, or 0 for a bulk comparison
-  bool compare_groups = false;              // --compare-groups: N handshakes per group and round
-  std::string framing = "raw";              // --framing
-  std::uint64_t msg_size = 0;               // --msg-size, or 0 for a plain stream
-  std::uint32_t read_size = 0;              // --read-size, or 0 (the chunk size)
-  std::uint32_t sndbuf_bytes = 0;           // SO_SNDBUF asked for, or 0
-  std::uint32_t rcvbuf_bytes = 0;           // SO_RCVBUF asked for, or 0
-  std::uint32_t streams = 1;                // -P; senders in a datagram test
-  bool bidir = false;                       // --bidir
-  std::uint64_t packets = 0;                // datagram tests: -n, datagrams per sender; 0 with -t
-  std::uint64_t rate_bps = 0;               // datagram tests: -b per sender; 0: as fast as it can
-  bool gso = false;                         // datagram tests: --gso
-  std::uint64_t rr_request_bytes = 0;       // --rr REQ/RESP, or 0
-  std::uint64_t rr_response_bytes = 0;      // --rr REQ/RESP, or 0
-  std::uint64_t transactions = 0;           // rr: -n, over all connections; 0 with -t
-  double rate_tps = 0;                      // rr: --rate, over all connections; 0: closed loop
-  TestKind kind = TestKind::stream;         // crr: a connection per transaction; transactions: -n connections
-  bool crr_reset = true;                    // crr --close: reset (SO_LINGER 0) or fin
-  bool compare_key_types = false;           // crr --compare-key-types: a tls variant per server key type
   std::optional<AutoRepeat> auto_repeat;    // --repeat auto: `rounds` is then the most
   std::optional<std::int64_t> start_at_ns;  // --start-at, ns since the epoch
   double max_skew_s = 0;                    // --max-skew, with --start-at

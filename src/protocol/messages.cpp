@@ -7,6 +7,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "byte_order.hpp"
@@ -140,39 +141,28 @@ Cookie get_cookie(const json& object, const char* name) {
   return cookie;
 }
 
+// A test's field on the wire: numbers and booleans as they are, enums by name.
+template <typename Value>
+json wire_value(const Value& value) {
+  if constexpr (std::is_enum_v<Value>) {
+    return to_string(value);
+  } else {
+    return value;
+  }
+}
+
 json to_json(const TestRequest& m) {
-  return {{"type", "test_request"},
-          {"kind", to_string(m.kind)},
-          {"mode", to_string(m.mode)},
-          {"direction", to_string(m.direction)},
-          {"bytes", m.bytes},
-          {"duration_ms", m.duration_ms},
-          {"chunk_bytes", m.chunk_bytes},
-          {"interval_ms", m.interval_ms},
-          {"no_delay", m.no_delay},
-          {"verify", m.verify},
-          {"verify_seed", m.verify_seed},
-          {"record_size", m.record_size},
-          {"handshakes", m.handshakes},
-          {"framing", framing::to_string(m.framing)},
-          {"msg_size", m.msg_size},
-          {"max_msg", m.max_msg},
-          {"read_size", m.read_size},
-          {"sndbuf_bytes", m.sndbuf_bytes},
-          {"rcvbuf_bytes", m.rcvbuf_bytes},
-          {"streams", m.streams},
-          {"bidir", m.bidir},
-          {"packets", m.packets},
-          {"rate_bps", m.rate_bps},
-          {"rr_request_bytes", m.rr_request_bytes},
-          {"rr_response_bytes", m.rr_response_bytes},
-          {"transactions", m.transactions},
-          {"rate_tps", m.rate_tps},
-          {"key_type", m.key_type},
-          {"cipher", m.cipher},
-          {"client_version", m.client_version},
-          {"round", m.round},
-          {"server_cpu", m.server_cpu >= 0 ? json(m.server_cpu) : json(nullptr)}};
+  json j = {{"type", "test_request"}, {"kind", to_string(m.test.kind)}, {"mode", to_string(m.mode)}};
+  spec::for_each_field(m.test, [&](const spec::Field& f, const auto& value) {
+    if (spec::reads(m.test.kind, f.part)) j[f.key] = wire_value(value);
+  });
+  j["verify_seed"] = m.verify_seed;
+  j["key_type"] = m.key_type;
+  j["cipher"] = m.cipher;
+  j["client_version"] = m.client_version;
+  j["round"] = m.round;
+  j["server_cpu"] = m.server_cpu >= 0 ? json(m.server_cpu) : json(nullptr);
+  return j;
 }
 
 json to_json(const TestAccept& m) {
@@ -387,8 +377,6 @@ RunFacts get_facts(const json& object) {
 }
 
 constexpr std::array kModes{Mode::tcp, Mode::tls, Mode::udp, Mode::dtls};
-constexpr std::array kFramings{framing::Framing::raw, framing::Framing::len4};
-constexpr std::array kDirections{Direction::client_to_server, Direction::server_to_client};
 constexpr std::array kRoles{Role::sender, Role::receiver};
 constexpr auto kMaxInt = static_cast<std::uint64_t>(std::numeric_limits<int>::max());
 
@@ -443,47 +431,52 @@ DatagramResult decode_datagram_result(const json& j) {
   return m;
 }
 
+// One field of a request's test, held to its range; an enum by its name.
+template <typename Value>
+void read_test_field(const json& j, const spec::Field& f, Value& value) {
+  if constexpr (std::is_same_v<Value, bool>) {
+    value = get_bool(j, f.key);
+  } else if constexpr (std::is_enum_v<Value>) {
+    if (!spec::parse(get_string(j, f.key), value)) bad(fmt::format("'{}' has an unknown value", f.key));
+  } else {
+    if constexpr (std::is_floating_point_v<Value>) {
+      value = get_double(j, f.key, f.most);
+    } else {
+      value = static_cast<Value>(get_uint(j, f.key, 0, static_cast<std::uint64_t>(f.most)));
+    }
+    if (static_cast<double>(value) < f.least && !(f.or_zero && value == 0)) {
+      bad(fmt::format("'{}' = {} is below {}{}", f.key, value, f.least, f.or_zero ? " (0 for none)" : ""));
+    }
+  }
+}
+
+// The test a request carries: its kind's fields, each in range; a field of
+// another kind's part is refused, as it would go unread.
+spec::Test decode_test(const json& j) {
+  spec::Test test;
+  test.kind = get_enum(j, "kind", kAllKinds);
+  spec::for_each_field(test, [&](const spec::Field& f, auto& value) {
+    if (spec::reads(test.kind, f.part)) {
+      read_test_field(j, f, value);
+    } else if (j.contains(f.key)) {
+      bad(fmt::format("'{}' is for {} tests, not {} ones", f.key, to_string(f.part), to_string(test.kind)));
+    }
+  });
+  return test;
+}
+
 TestRequest decode_test_request(const json& j) {
   TestRequest m;
-  m.kind = get_enum(j, "kind", kAllKinds);
+  m.test = decode_test(j);
   m.mode = get_enum(j, "mode", kModes);
-  m.direction = get_enum(j, "direction", kDirections);
-  m.bytes = get_uint(j, "bytes", 0, kMaxTestBytes);
-  m.duration_ms = get_uint(j, "duration_ms", 0, kMaxDurationMs);
-  m.handshakes = static_cast<std::uint32_t>(get_uint(j, "handshakes", 0, kMaxHandshakes));
-  m.packets = get_uint_or(j, "packets", 0, 0, kMaxPackets);
-  m.rate_bps = get_uint_or(j, "rate_bps", 0, 0, kMaxRateBps);
-  m.rr_request_bytes = get_uint_or(j, "rr_request_bytes", 0, 0, kMaxRrBytes);
-  m.rr_response_bytes = get_uint_or(j, "rr_response_bytes", 0, 0, kMaxRrBytes);
-  m.transactions = get_uint_or(j, "transactions", 0, 0, kMaxTransactions);
-  m.rate_tps = j.contains("rate_tps") ? get_double(j, "rate_tps", kMaxRateTps) : 0;
-  m.key_type = j.contains("key_type") ? get_string(j, "key_type") : "";
+  m.key_type = get_string(j, "key_type");
   if (m.key_type.size() > 32 ||
       m.key_type.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos) {
     bad("'key_type' is not a key type name");
   }
-  m.cipher = j.contains("cipher") ? get_string(j, "cipher") : "";
+  m.cipher = get_string(j, "cipher");
   if (!m.cipher.empty() && m.mode != Mode::tls) bad("'cipher' is for tls tests");
-  m.chunk_bytes = static_cast<std::uint32_t>(get_uint(j, "chunk_bytes", 1, kMaxChunkBytes));
-  m.interval_ms = get_uint(j, "interval_ms", 0, kMaxDurationMs);
-  if (m.interval_ms != 0 && m.interval_ms < kMinIntervalMs) {
-    bad(fmt::format("'interval_ms' is below {}", kMinIntervalMs));
-  }
-  m.no_delay = get_bool(j, "no_delay");
-  m.verify = get_bool(j, "verify");
   m.verify_seed = get_uint(j, "verify_seed", 0, std::numeric_limits<std::uint64_t>::max());
-  m.record_size = static_cast<std::uint32_t>(get_uint(j, "record_size", 0, kMaxRecordBytes));
-  if (m.record_size != 0 && m.record_size < kMinRecordBytes) {
-    bad(fmt::format("'record_size' is below {}", kMinRecordBytes));
-  }
-  m.framing = get_enum(j, "framing", kFramings);
-  m.msg_size = get_uint(j, "msg_size", 0, framing::kMaxMessageBytes);
-  m.max_msg = get_uint(j, "max_msg", 0, framing::kMaxMessageBytes);
-  m.read_size = static_cast<std::uint32_t>(get_uint(j, "read_size", 0, kMaxChunkBytes));
-  m.sndbuf_bytes = static_cast<std::uint32_t>(get_uint(j, "sndbuf_bytes", 0, kMaxSocketBufferBytes));
-  m.rcvbuf_bytes = static_cast<std::uint32_t>(get_uint(j, "rcvbuf_bytes", 0, kMaxSocketBufferBytes));
-  m.streams = static_cast<std::uint32_t>(get_uint(j, "streams", 1, kMaxStreams));
-  m.bidir = get_bool(j, "bidir");
   m.client_version = get_string(j, "client_version");
   m.round = static_cast<std::uint32_t>(get_uint_or(j, "round", 0, 0, 1'000'000));
   if (j.contains("server_cpu") && !j["server_cpu"].is_null())

@@ -23,40 +23,43 @@
 #include "framing/framing.hpp"
 #include "protocol/datagram.hpp"
 #include "run_facts.hpp"
+#include "spec/spec.hpp"
 #include "test_kind.hpp"
 
 namespace tlscmp::protocol {
 
 // The control protocol's version, in every preamble: peers of another one are
 // refused in one line. 2: a test request names its kind ("kind"), and no
-// longer says "crr".
-inline constexpr std::uint8_t kVersion = 2;
+// longer says "crr". 3: a request carries its test as spec/ describes it,
+// the shared part and its kind's part alone ("handshakes" is N, not 2N).
+inline constexpr std::uint8_t kVersion = 3;
 inline constexpr std::size_t kPreambleBytes = 8;
 inline constexpr std::size_t kCookieBytes = 16;
 inline constexpr std::size_t kFrameHeaderBytes = 4;
 inline constexpr std::size_t kMaxFrameBytes = 1024 * 1024;  // room for kMaxIntervals intervals
 inline constexpr std::size_t kMaxStringBytes = 4096;
-inline constexpr std::uint64_t kMaxTestBytes = std::uint64_t{1} << 50;  // 1 PiB
-inline constexpr std::uint32_t kMaxChunkBytes = 16 * 1024 * 1024;
-inline constexpr double kMaxElapsedUs = 1e13;                         // about 4 months
-inline constexpr std::uint64_t kMaxDurationMs = 24ull * 3600 * 1000;  // a day
-inline constexpr std::uint64_t kMinIntervalMs = 100;
+// A request's ranges are its test's (spec/spec.hpp).
+using spec::kMaxChunkBytes;
+using spec::kMaxDurationMs;
+using spec::kMaxHandshakes;
+using spec::kMaxPackets;
+using spec::kMaxRateBps;
+using spec::kMaxRateTps;
+using spec::kMaxRecordBytes;
+using spec::kMaxRrBytes;
+using spec::kMaxSocketBufferBytes;
+using spec::kMaxStreams;
+using spec::kMaxTestBytes;
+using spec::kMaxTransactions;
+using spec::kMinIntervalMs;
+using spec::kMinRecordBytes;
+inline constexpr double kMaxElapsedUs = 1e13;  // about 4 months
 inline constexpr std::size_t kMaxIntervals = 20'000;
-inline constexpr std::uint32_t kMinRecordBytes = 512;
-inline constexpr std::uint32_t kMaxRecordBytes = 16384;
-inline constexpr std::uint32_t kMaxHandshakes = 100'000;
-inline constexpr std::uint32_t kMaxSocketBufferBytes = 1u << 30;
-inline constexpr std::uint32_t kMaxStreams = 128;
-inline constexpr std::uint32_t kMaxCpu = 8191;                        // the highest CPU number -A may name
-inline constexpr std::size_t kStreamIndexBytes = 2;                   // after the cookie on a data connection
-inline constexpr std::uint64_t kMaxPackets = std::uint64_t{1} << 40;  // per sender, in a datagram test
-inline constexpr std::uint64_t kMaxRateBps = std::uint64_t{1} << 50;  // bits per second, per sender
-inline constexpr std::uint64_t kMaxRrBytes = std::uint64_t{1} << 30;  // an rr request or response: 1 GiB
-inline constexpr std::uint64_t kMaxTransactions = std::uint64_t{1} << 40;
+inline constexpr std::uint32_t kMaxCpu = 8191;       // the highest CPU number -A may name
+inline constexpr std::size_t kStreamIndexBytes = 2;  // after the cookie on a data connection
 // An open-loop rr test sends each connection's requests at least this far
 // apart: a finer schedule is below what a thread's clock and sleeps keep.
 inline constexpr double kMinRrSpacingUs = 1.0;
-inline constexpr double kMaxRateTps = 1e9;  // the wire's limit; the schedule's is kMinRrSpacingUs
 
 // Anything a peer sent that does not follow the protocol.
 class ProtocolError : public Error {
@@ -72,51 +75,11 @@ enum class ConnectionKind : std::uint8_t { control = 'C', data = 'D', handshake 
 using Cookie = std::array<std::byte, kCookieBytes>;
 using Preamble = std::array<std::byte, kPreambleBytes>;
 
-// client -> server: run one test with these parameters.
+// client -> server: run one test, as the client's flags describe it, over one mode.
 struct TestRequest {
-  TestKind kind = TestKind::stream;  // which kind's halves run it; its fields below
+  spec::Test test;  // the test as it is: its kind, the shared part and its kind's part on the wire
   Mode mode = Mode::tcp;
-  Direction direction = Direction::client_to_server;
-  // A bulk test sets exactly one of bytes and duration_ms: a byte count, or a
-  // duration (the sender sends until its clock says so, the receiver counts
-  // what came). A handshake test (TLS only) sets neither, and handshakes.
-  std::uint64_t bytes = 0;        // payload bytes to transfer, 0 or 1..kMaxTestBytes
-  std::uint64_t duration_ms = 0;  // how long the sender sends, 0 or 1..kMaxDurationMs
-  std::uint32_t chunk_bytes = 0;  // bytes per write (and per read), 1..kMaxChunkBytes
-  std::uint64_t interval_ms = 0;  // receiver's interval reports: 0 (none) or kMinIntervalMs..kMaxDurationMs
-  bool no_delay = false;          // TCP_NODELAY on the data connection
-  bool verify = false;            // payload from the seeded pattern, checked byte by byte
-  std::uint64_t verify_seed = 0;  // the pattern's seed
-  std::uint32_t record_size = 0;  // TLS: the sender's largest record, 0 or kMinRecordBytes..kMaxRecordBytes
-  std::uint32_t handshakes = 0;   // handshake test: connections to expect, 1..kMaxHandshakes
-  // Message framing (seeds/000): with msg_size > 0 the payload is messages of
-  // that size, behind 4-byte lengths (len4) or back to back (raw); `bytes` is
-  // then the payload asked for, rounded up to whole messages.
-  framing::Framing framing = framing::Framing::raw;
-  std::uint64_t msg_size = 0;                         // 0: a plain stream; else 1..framing::kMaxMessageBytes
-  std::uint64_t max_msg = framing::kMaxMessageBytes;  // the receiver refuses longer length prefixes
-  std::uint32_t read_size = 0;                        // the receiver's read call size; 0: chunk_bytes
-  std::uint32_t sndbuf_bytes = 0;  // SO_SNDBUF to ask for on both ends; 0: the kernel's default
-  std::uint32_t rcvbuf_bytes = 0;  // SO_RCVBUF to ask for on both ends; 0: the kernel's default
-  std::uint32_t streams = 1;       // parallel data connections, 1..kMaxStreams (-P)
-  bool bidir = false;              // odd-numbered streams go the other way (--bidir)
-  // Datagram tests (udp, dtls; seeds/002): `streams` senders on the client
-  // send datagrams of chunk_bytes to the server, `packets` each or for
-  // duration_ms, at rate_bps each (0: as fast as they can). `bytes` is 0.
-  std::uint64_t packets = 0;   // datagrams per sender, 0 or 1..kMaxPackets
-  std::uint64_t rate_bps = 0;  // datagram bits per second per sender; 0: no limit
-  // Request/response tests (rr): `streams` connections, each sending requests
-  // of rr_request_bytes and reading responses of rr_response_bytes, closed
-  // loop (the next request when the response is in), or with rate_tps open
-  // loop on a schedule; `transactions` in all, or for duration_ms. `bytes` is 0.
-  std::uint64_t rr_request_bytes = 0;   // 0: not an rr test; else 1..kMaxRrBytes
-  std::uint64_t rr_response_bytes = 0;  // rr: 1..kMaxRrBytes
-  std::uint64_t transactions = 0;       // rr: over all connections, 0 or streams..kMaxTransactions
-  double rate_tps = 0;                  // rr: transactions per second over all connections; 0: closed loop
-  // Connection per transaction (kind crr): with the rr sizes, `streams`
-  // connectors each open a connection, make one transaction on it and close
-  // it, again and again; `transactions` is then connections in all (or
-  // duration_ms).
+  std::uint64_t verify_seed = 0;  // with test.verify: the payload pattern's seed, fresh per comparison
   // crr over TLS, --compare-key-types: the server certificate's key type
   // ("ecdsa-p384", as tlscmp certs --key-type names them), made for the
   // test; the client asks for it by name (key_type_server_name). "": the

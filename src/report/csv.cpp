@@ -4,7 +4,7 @@
 namespace tlscmp::report {
 
 std::string render_csv(const measure::Comparison& c) {
-  const kinds::KindSlice& kind = kinds::slice_of(c.parameters.kind);
+  const kinds::KindSlice& kind = kinds::slice_of(c.parameters.test.kind);
   return kind.csv != nullptr ? kind.csv(c) : std::string();
 }
 

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <type_traits>
 
 #include "kinds/kind.hpp"
 #include "render/render.hpp"
@@ -39,51 +40,34 @@ nlohmann::ordered_json test_json(const measure::TestParameters& p) {
   ordered_json variants = json::array();
   for (const std::string& v : p.variants)
     variants.push_back(v);
-  return {{"command_line", p.command_line},
-          {"host", p.host},
-          {"port", p.port},
-          {"embedded_server", p.embedded_server},
-          {"modes", modes},
-          {"variants", variants},
-          {"direction", to_string(p.direction)},
-          {"bytes", p.bytes},
-          {"duration_s", p.duration_s},
-          {"chunk_bytes", p.chunk_bytes},
-          {"interval_s", p.interval_s},
-          {"rounds", p.rounds},
-          {"warmup_rounds", p.warmup_rounds},
-          {"no_delay", p.no_delay},
-          {"verify", p.verify},
-          {"tls_version", p.tls_version},
-          {"cipher", p.cipher},
-          {"groups", p.groups},
-          {"record_size", p.record_size},
-          {"ktls", p.ktls},
-          {"client_certificate", p.client_certificate},
-          {"framing", p.framing},
-          {"msg_size", p.msg_size},
-          {"read_size", p.read_size},
-          {"sndbuf_bytes", p.sndbuf_bytes},
-          {"rcvbuf_bytes", p.rcvbuf_bytes},
-          {"streams", p.streams},
-          {"bidir", p.bidir},
-          {"packets", p.packets},
-          {"rate_bps", p.rate_bps},
-          {"gso", p.gso},
-          {"handshakes", p.handshakes},
-          {"compare_groups", p.compare_groups},
-          {"rr_request_bytes", p.rr_request_bytes},
-          {"rr_response_bytes", p.rr_response_bytes},
-          {"transactions", p.transactions},
-          {"rate_tps", p.rate_tps},
-          {"kind", to_string(p.kind)},
-          {"crr", p.kind == TestKind::crr},
-          {"compare_key_types", p.compare_key_types},
-          {"crr_close",
-           p.kind == TestKind::crr ? ordered_json(p.crr_reset ? "reset" : "fin") : ordered_json(nullptr)},
-          {"repeat", p.auto_repeat ? ordered_json("auto") : ordered_json(p.rounds)},
-          {"start_at_ns", p.start_at_ns ? ordered_json(*p.start_at_ns) : ordered_json(nullptr)},
-          {"max_skew_s", p.start_at_ns ? ordered_json(p.max_skew_s) : ordered_json(nullptr)}};
+  ordered_json out = {{"command_line", p.command_line},       {"host", p.host}, {"port", p.port},
+                      {"embedded_server", p.embedded_server}, {"modes", modes}, {"variants", variants}};
+  // The test as it was sent, every kind's fields (those of the others at their defaults).
+  spec::for_each_field(p.test, [&](const spec::Field& f, const auto& value) {
+    ordered_json& at = out[spec::result_key(f)];
+    using Value = std::decay_t<decltype(value)>;
+    if constexpr (std::is_enum_v<Value>) {
+      at = to_string(value);
+    } else if (f.milliseconds) {
+      at = static_cast<double>(value) / 1e3;
+    } else {
+      at = value;
+    }
+  });
+  if (p.test.kind != TestKind::crr) out["crr_close"] = nullptr;  // a crr setting, said only of crr tests
+  out["tls_version"] = p.tls_version;
+  out["cipher"] = p.cipher;
+  out["groups"] = p.groups;
+  out["ktls"] = p.ktls;
+  out["client_certificate"] = p.client_certificate;
+  out["kind"] = to_string(p.test.kind);
+  out["crr"] = p.test.kind == TestKind::crr;
+  out["repeat"] = p.auto_repeat ? ordered_json("auto") : ordered_json(p.rounds);
+  out["rounds"] = p.rounds;
+  out["warmup_rounds"] = p.warmup_rounds;
+  out["start_at_ns"] = p.start_at_ns ? ordered_json(*p.start_at_ns) : ordered_json(nullptr);
+  out["max_skew_s"] = p.start_at_ns ? ordered_json(p.max_skew_s) : ordered_json(nullptr);
+  return out;
 }
 
 std::string render_json(const measure::Comparison& c) {
@@ -91,7 +75,7 @@ std::string render_json(const measure::Comparison& c) {
 }
 
 nlohmann::ordered_json last_run_json(const measure::Comparison& c) {
-  const kinds::KindSlice& kind = kinds::slice_of(c.parameters.kind);
+  const kinds::KindSlice& kind = kinds::slice_of(c.parameters.test.kind);
   return kind.last_run_json != nullptr ? kind.last_run_json(c) : ordered_json(nullptr);
 }
 

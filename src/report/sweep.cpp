@@ -35,7 +35,7 @@ bool has_transactions(const std::vector<results::SweepPoint>& points) {
 
 bool has_messages(const std::vector<results::SweepPoint>& points) {
   for (const auto& p : points) {
-    if (p.comparison.parameters.msg_size > 0) return true;
+    if (p.comparison.parameters.test.stream.msg_size > 0) return true;
   }
   return false;
 }

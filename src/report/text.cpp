@@ -27,9 +27,9 @@ std::string render_text(const measure::Comparison& c) {
 
 std::string render_text_header(const measure::TestParameters& p, const std::string& version) {
   std::string out;
-  out += fmt::format("tlscmp {}: {}, {}{}\n", version, describe_direction(p.direction),
+  out += fmt::format("tlscmp {}: {}, {}{}\n", version, describe_direction(p.test.stream.direction),
                      host_port(p.host, p.port), p.embedded_server ? " (embedded server)" : "");
-  const kinds::KindSlice& kind = kinds::slice_of(p.kind);
+  const kinds::KindSlice& kind = kinds::slice_of(p.test.kind);
   if (kind.text_header != nullptr) out += kind.text_header(p);
   return out;
 }
@@ -46,7 +46,7 @@ std::string render_text_body(const measure::Comparison& c) {
     out += client_host == server_host ? fmt::format("client and server: {}\n", client_host)
                                       : fmt::format("client: {}\nserver: {}\n", client_host, server_host);
   }
-  const kinds::KindSlice& kind = kinds::slice_of(p.kind);
+  const kinds::KindSlice& kind = kinds::slice_of(p.test.kind);
   if (kind.text_runs != nullptr) out += kind.text_runs(c);
   for (const std::string& note : c.notes)
     out += fmt::format("note: {}\n", note);

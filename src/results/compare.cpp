@@ -14,6 +14,7 @@
 
 #include "error.hpp"
 #include "results/result_file.hpp"
+#include "spec/spec.hpp"
 
 namespace tlscmp::results {
 namespace {
@@ -22,39 +23,17 @@ using nlohmann::json;
 
 // What was measured, and how: these must agree for a comparison to mean
 // anything. Where, how often and how the output looks (host, port, rounds,
-// intervals) may differ.
-const std::vector<std::string> kSettings = {"modes",
-                                            "direction",
-                                            "bytes",
-                                            "duration_s",
-                                            "chunk_bytes",
-                                            "no_delay",
-                                            "verify",
-                                            "tls_version",
-                                            "cipher",
-                                            "groups",
-                                            "record_size",
-                                            "ktls",
-                                            "client_certificate",
-                                            "framing",
-                                            "msg_size",
-                                            "read_size",
-                                            "sndbuf_bytes",
-                                            "rcvbuf_bytes",
-                                            "streams",
-                                            "bidir",
-                                            "packets",
-                                            "rate_bps",
-                                            "gso",
-                                            "handshakes",
-                                            "compare_groups",
-                                            "rr_request_bytes",
-                                            "rr_response_bytes",
-                                            "transactions",
-                                            "rate_tps",
-                                            "crr",
-                                            "compare_key_types",
-                                            "crr_close"};
+// intervals) may differ. The test's own fields say which of them count.
+std::vector<std::string> settings_that_agree() {
+  std::vector<std::string> keys = {"modes", "tls_version",        "cipher", "groups",
+                                   "ktls",  "client_certificate", "crr"};
+  const spec::Test test;
+  spec::for_each_field(test, [&](const spec::Field& f, const auto&) {
+    if (f.agree) keys.push_back(spec::result_key(f));
+  });
+  return keys;
+}
+const std::vector<std::string> kSettings = settings_that_agree();
 
 ResultOrigin origin_of(const std::string& path, const json& j) {
   ResultOrigin o;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "error.hpp"
+#include "kinds/kind.hpp"
 
 namespace tlscmp::results {
 
@@ -15,15 +16,13 @@ session::ClientConfig point_config(const session::ClientConfig& base, const Swee
   const std::string where =
       point.empty() ? std::string("the sweep")
                     : fmt::format("the point {}={}", point.front().first->name, point.front().second->text);
-  if (c.framing == framing::Framing::len4 && c.msg_size == 0) {
-    throw UsageError(fmt::format("{}: len4 framing needs a message size (--msg-size)", where));
+  for (Mode mode : c.modes) {
+    try {
+      kinds::check_test(c.test, mode);
+    } catch (const spec::Invalid& e) {
+      throw UsageError(fmt::format("{}: {}", where, e.what()));
+    }
   }
-  if (is_request_response(c.kind) &&
-      (c.msg_size > 0 || c.framing != framing::Framing::raw || c.read_size > 0)) {
-    throw UsageError(
-        fmt::format("{}: request/response tests (--rr) take no message size, framing or read size", where));
-  }
-  if (c.msg_size > c.max_msg) throw UsageError(fmt::format("{}: the message size is above --max-msg", where));
   if (!c.tls_policy.cipher.empty() && std::find(c.modes.begin(), c.modes.end(), Mode::tls) == c.modes.end()) {
     throw UsageError(fmt::format("{}: a cipher needs the tls mode", where));
   }

@@ -10,6 +10,7 @@
 
 #include "framing/framing.hpp"
 #include "measure/stopping.hpp"
+#include "spec/spec.hpp"
 #include "test_kind.hpp"
 #include "tls/identity.hpp"
 #include "tls/policy.hpp"
@@ -73,18 +74,15 @@ struct ServerConfig {
   std::chrono::milliseconds shutdown_grace{10'000};   // SIGTERM: how long running tests may finish
 };
 
+// A client's settings: the test it runs, as it is sent and recorded
+// (spec::Test), and how this side runs it.
 struct ClientConfig {
+  spec::Test test;           // the kind and the fields it reads
   std::string command_line;  // as typed, shell-quoted: the report shows how to run it again
   std::string host;          // empty: start an embedded server on loopback
   std::uint16_t port = kDefaultPort;
-  TestKind kind = TestKind::stream;               // which kind runs; the fields below that it reads
   std::string bind_address;                       // -B: the local address of the TCP connections, or ""
   std::vector<Mode> modes{Mode::tcp, Mode::tls};  // one round runs each, in this order
-  Direction direction = Direction::client_to_server;
-  std::uint64_t bytes = std::uint64_t{1} << 30;  // 0: run for `duration` instead
-  std::chrono::milliseconds duration{0};         // -t, with bytes == 0
-  std::uint32_t chunk_bytes = 64 * 1024;
-  std::chrono::milliseconds interval{0};  // -i: the receiver's interval reports; 0: none
   int rounds = 5;
   // --repeat auto: rounds until the ratios' intervals are narrow enough
   // (`rounds` is then the most, auto_repeat->max_rounds).
@@ -94,8 +92,6 @@ struct ClientConfig {
   std::optional<std::int64_t> start_at_ns;
   double max_skew_s = 0.1;
   int warmup_rounds = 0;  // run first, reported, left out of the statistics
-  bool no_delay = false;  // TCP_NODELAY during the transfer
-  bool verify = false;    // seeded payload, checked byte by byte by the receiver
   // -A CLIENT[,SERVER]: the CPU each side pins its data threads to; -1: none.
   int client_cpu = -1;
   int server_cpu = -1;
@@ -105,32 +101,7 @@ struct ClientConfig {
   tls::Policy tls_policy;  // what the client offers (version, suites, groups, kTLS)
   std::string cert_file;   // a client certificate and key, for mutual TLS
   std::string key_file;
-  std::uint32_t record_size = 0;  // the sender's largest TLS record plaintext (0: 16384)
-  int handshakes = 0;             // > 0: N full and N resumed handshakes instead of bulk runs
-  bool compare_ciphers = false;   // run TLS once per suite (TLS 1.3 suites, TLS 1.2 AEADs)
-  bool compare_groups = false;    // handshakes with each key exchange group the library has, per round
-  // Workload shape (seeds/000, seeds/001)
-  framing::Framing framing = framing::Framing::raw;
-  std::uint64_t msg_size = 0;  // > 0: messages of this size; -n is then the payload, in whole messages
-  std::uint64_t max_msg = framing::kMaxMessageBytes;  // the receiver refuses longer length prefixes
-  std::uint32_t read_size = 0;                        // the receiver's read call; 0: the chunk size
-  std::uint32_t sndbuf_bytes = 0;  // SO_SNDBUF asked for on both ends (-w, --sndbuf); 0: kernel default
-  std::uint32_t rcvbuf_bytes = 0;  // SO_RCVBUF asked for on both ends (-w, --rcvbuf); 0: kernel default
-  std::uint32_t streams = 1;       // -P: parallel data connections
-  bool bidir = false;              // --bidir: odd-numbered streams go the other way
-  // Datagram tests (--mode udp, dtls, both-udp): -P senders, chunk_bytes per datagram.
-  std::uint64_t packets = 0;   // -n: datagrams per sender; 0 with -t
-  std::uint64_t rate_bps = 0;  // -b: bits per second per sender; 0: as fast as it can
-  bool gso = false;            // --gso: senders send segmented buffers (UDP_SEGMENT)
-  // Request/response tests (--rr REQ/RESP): -P connections; bytes is then 0.
-  std::uint64_t rr_request_bytes = 0;  // 0: not an rr test
-  std::uint64_t rr_response_bytes = 0;
-  std::uint64_t transactions = 0;  // -n: over all connections; 0 with -t
-  double rate_tps = 0;             // --rate: open loop, transactions per second over all connections
-  // --crr (kind crr): a connection per transaction, with the rr sizes
-  // (default 1/1); -P connectors; transactions is then -n connections in all.
-  bool compare_key_types = false;  // --compare-key-types: a tls variant per server key type
-  bool crr_reset = true;           // --close reset (SO_LINGER 0, no TIME_WAIT) or fin (TIME_WAIT here)
+  bool compare_ciphers = false;  // run TLS once per suite (TLS 1.3 suites, TLS 1.2 AEADs)
   Timeouts timeouts;
 };
 

@@ -147,45 +147,11 @@ double server_clock_offset_s(const ClientConfig& config) {
 
 protocol::TestRequest test_request(const ClientConfig& config, Mode mode) {
   protocol::TestRequest r;
-  r.kind = config.kind;
+  r.test = config.test;
   r.mode = mode;
   r.client_version = kVersion;
-  r.chunk_bytes = config.chunk_bytes;
-  r.interval_ms = static_cast<std::uint64_t>(config.interval.count());
-  r.sndbuf_bytes = config.sndbuf_bytes;
-  r.rcvbuf_bytes = config.rcvbuf_bytes;
-  r.streams = config.streams;
   r.server_cpu = config.server_cpu;
   if (mode == Mode::tls) r.cipher = config.tls_policy.cipher;
-  const auto duration_ms = static_cast<std::uint64_t>(config.duration.count());
-  if (config.kind == TestKind::datagram) {
-    r.direction = Direction::client_to_server;
-    r.packets = config.packets;
-    r.duration_ms = config.packets > 0 ? 0 : duration_ms;
-    r.rate_bps = config.rate_bps;
-    return r;
-  }
-  if (is_request_response(config.kind)) {
-    r.rr_request_bytes = config.rr_request_bytes;
-    r.rr_response_bytes = config.rr_response_bytes;
-    r.transactions = config.transactions;
-    r.duration_ms = config.transactions > 0 ? 0 : duration_ms;
-    r.rate_tps = config.rate_tps;
-    r.verify = config.verify;
-    r.record_size = mode == Mode::tls ? config.record_size : 0;
-    return r;
-  }
-  r.direction = config.direction;
-  r.bytes = config.bytes;
-  r.duration_ms = duration_ms;
-  r.no_delay = config.no_delay;
-  r.verify = config.verify;
-  r.record_size = mode == Mode::tls ? config.record_size : 0;
-  r.framing = config.framing;
-  r.msg_size = config.msg_size;
-  r.max_msg = config.max_msg;
-  r.read_size = config.read_size;
-  r.bidir = config.bidir;
   return r;
 }
 

@@ -26,10 +26,10 @@ constexpr auto kShort = std::chrono::milliseconds(5000);
 // A datagram test of `mode` started by hand, `packets` datagrams of `size` bytes.
 protocol::TestRequest datagram_request(Mode mode, std::uint64_t packets, std::uint32_t size) {
   protocol::TestRequest request;
-  request.kind = TestKind::datagram;
+  request.test.kind = TestKind::datagram;
   request.mode = mode;
-  request.packets = packets;
-  request.chunk_bytes = size;
+  request.test.datagram.packets = packets;
+  request.test.chunk_bytes = size;
   request.client_version = "test";
   return request;
 }

@@ -38,9 +38,9 @@ const std::string kControl = preamble_text(protocol::ConnectionKind::control);
 protocol::TestRequest request(Mode mode, Direction direction, std::uint64_t bytes) {
   protocol::TestRequest r;
   r.mode = mode;
-  r.direction = direction;
-  r.bytes = bytes;
-  r.chunk_bytes = 64 * 1024;
+  r.test.stream.direction = direction;
+  r.test.stream.bytes = bytes;
+  r.test.chunk_bytes = 64 * 1024;
   r.client_version = "hostile";
   return r;
 }

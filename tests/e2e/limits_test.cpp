@@ -33,10 +33,10 @@ const std::string kControlPreamble = preamble_text(protocol::ConnectionKind::con
 protocol::TestRequest stream_request(std::uint32_t streams, std::uint64_t bytes = 1 << 20) {
   protocol::TestRequest r;
   r.mode = Mode::tcp;
-  r.direction = Direction::client_to_server;
-  r.bytes = bytes;
-  r.chunk_bytes = 64 * 1024;
-  r.streams = streams;
+  r.test.stream.direction = Direction::client_to_server;
+  r.test.stream.bytes = bytes;
+  r.test.chunk_bytes = 64 * 1024;
+  r.test.streams = streams;
   r.client_version = "limits test";
   return r;
 }
@@ -216,9 +216,9 @@ std::vector<std::string> addresses(int first, int count) {
 TEST_CASE("a peer that announces large messages and sends little costs the server what it sent") {
   ServerProcess server({"--max-test-memory", "1G"});
   protocol::TestRequest request = stream_request(2, std::uint64_t{4} << 30);
-  request.framing = framing::Framing::len4;
-  request.msg_size = 256 << 20;
-  request.max_msg = 256 << 20;
+  request.test.stream.framing = framing::Framing::len4;
+  request.test.stream.msg_size = 256 << 20;
+  request.test.stream.max_msg = 256 << 20;
   const std::uint64_t before = server.rss_bytes();
   HeldTest test(server.port(), "127.0.0.1", request);
   REQUIRE(test.accepted());
@@ -250,9 +250,9 @@ TEST_CASE(
 
   // One test holds 64 MiB of the 100: the next one that needs as much is told the server is busy.
   protocol::TestRequest big = stream_request(1, 64 << 20);
-  big.framing = framing::Framing::len4;
-  big.msg_size = 64 << 20;
-  big.max_msg = 64 << 20;
+  big.test.stream.framing = framing::Framing::len4;
+  big.test.stream.msg_size = 64 << 20;
+  big.test.stream.max_msg = 64 << 20;
   HeldTest holder(server.port(), "127.0.0.1", big);
   REQUIRE(holder.accepted());
   std::vector<std::string> second = base;
@@ -533,9 +533,9 @@ TEST_CASE("a handshake test must keep making handshakes: one now and then cannot
   ServerProcess server(
       {"--connect-timeout", "0.5", "--handshake-timeout", "0.5", "--control-timeout", "0.5"});
   protocol::TestRequest request = stream_request(1, 0);
-  request.kind = TestKind::handshake;
+  request.test.kind = TestKind::handshake;
   request.mode = Mode::tls;
-  request.handshakes = 1000;
+  request.test.handshake.handshakes = 500;  // full and resumed: 1000 connections
   HeldTest test(server.port(), "127.0.0.1", request);
   REQUIRE(test.accepted());
   // Before, the server would wait 1000 handshakes' timeouts (1000 s) for the count.

@@ -46,18 +46,18 @@ SideResult claim(Role role, std::uint64_t bytes, double elapsed_us, double cpu_s
 protocol::TestRequest base_request(Mode mode) {
   protocol::TestRequest r;
   r.mode = mode;
-  r.chunk_bytes = 64 * 1024;
+  r.test.chunk_bytes = 64 * 1024;
   r.client_version = "liar";
   return r;
 }
 
 protocol::TestRequest rr_request(bool crr, std::uint64_t transactions) {
   protocol::TestRequest r = base_request(Mode::tcp);
-  r.chunk_bytes = 1;
-  r.rr_request_bytes = 1;
-  r.rr_response_bytes = 1;
-  r.transactions = transactions;
-  r.kind = crr ? TestKind::crr : TestKind::rr;
+  r.test.chunk_bytes = 1;
+  r.test.rr.request_bytes = 1;
+  r.test.rr.response_bytes = 1;
+  r.test.rr.transactions = transactions;
+  r.test.kind = crr ? TestKind::crr : TestKind::rr;
   return r;
 }
 
@@ -77,7 +77,7 @@ std::vector<json> recorded(const std::string& file) {
 // 8 MiB sent, then the client's result, which may lie.
 void stream_then_claim(std::uint16_t port, const SideResult& lie) {
   protocol::TestRequest request = base_request(Mode::tcp);
-  request.bytes = kBytes;
+  request.test.stream.bytes = kBytes;
   HandDrivenTest t(port, request);
   t.open_data();
   t.send_payload(kBytes);
@@ -131,9 +131,9 @@ std::string crr_then_claim(std::uint16_t port) {
 // Four handshake connections, then a count of five.
 std::string handshakes_then_claim(std::uint16_t port) {
   protocol::TestRequest request = base_request(Mode::tls);
-  request.kind = TestKind::handshake;
-  request.chunk_bytes = 1;
-  request.handshakes = 4;
+  request.test.kind = TestKind::handshake;
+  request.test.chunk_bytes = 1;
+  request.test.handshake.handshakes = 4;
   HandStartedTest t(port, request, kWait);
   tls::ClientOptions config;
   config.insecure = true;
@@ -158,9 +158,9 @@ std::string handshakes_then_claim(std::uint16_t port) {
 // Twenty datagrams, then a count of nineteen sent.
 std::string datagrams_then_claim(std::uint16_t port) {
   protocol::TestRequest request = base_request(Mode::udp);
-  request.kind = TestKind::datagram;
-  request.packets = 20;
-  request.chunk_bytes = 40;
+  request.test.kind = TestKind::datagram;
+  request.test.datagram.packets = 20;
+  request.test.chunk_bytes = 40;
   HandStartedTest t(port, request, kWait);
   REQUIRE(t.accept.udp_ports.size() == 1);
   (void)session::receive<protocol::Ready>(t.control, "ready");

@@ -357,13 +357,13 @@ TEST_CASE("--rr -i: a line per interval as the run goes, before the report") {
 TEST_CASE("the server refuses an rr schedule no connection could keep, from a client that did not check") {
   ServerProcess server;
   tlscmp::protocol::TestRequest request;
-  request.kind = tlscmp::TestKind::rr;
+  request.test.kind = tlscmp::TestKind::rr;
   request.mode = tlscmp::Mode::tcp;
-  request.chunk_bytes = 1;
-  request.rr_request_bytes = 1;
-  request.rr_response_bytes = 1;
-  request.duration_ms = 1000;
-  request.rate_tps = 5e6;  // a request every 0.2 us
+  request.test.chunk_bytes = 1;
+  request.test.rr.request_bytes = 1;
+  request.test.rr.response_bytes = 1;
+  request.test.duration_ms = 1000;
+  request.test.rr.rate_tps = 5e6;  // a request every 0.2 us
   tlscmp::TcpStream control(
       tlscmp::connect_tcp("127.0.0.1", server.port(), tlscmp::Deadline::after(std::chrono::seconds(5))));
   control.set_deadline(tlscmp::Deadline::after(std::chrono::seconds(5)));
@@ -380,12 +380,12 @@ TEST_CASE("the server refuses an rr schedule no connection could keep, from a cl
 TEST_CASE("an rr peer that sends more than a request: the server logs it by transaction and serves on") {
   ServerProcess server({"--max-clients", "1"});
   tlscmp::protocol::TestRequest request;
-  request.kind = tlscmp::TestKind::rr;
+  request.test.kind = tlscmp::TestKind::rr;
   request.mode = tlscmp::Mode::tcp;
-  request.chunk_bytes = 1;
-  request.rr_request_bytes = 1;
-  request.rr_response_bytes = 1;
-  request.transactions = 10;
+  request.test.chunk_bytes = 1;
+  request.test.rr.request_bytes = 1;
+  request.test.rr.response_bytes = 1;
+  request.test.rr.transactions = 10;
   const auto timeout = std::chrono::seconds(5);
   {
     HandStartedTest test(server.port(), request, timeout);

@@ -26,8 +26,8 @@ const std::string kControlPreamble = preamble_text(tlscmp::protocol::ConnectionK
 json request_json(tlscmp::Mode mode, std::uint64_t bytes) {
   tlscmp::protocol::TestRequest request;
   request.mode = mode;
-  request.bytes = bytes;
-  request.chunk_bytes = 1024;
+  request.test.stream.bytes = bytes;
+  request.test.chunk_bytes = 1024;
   const std::vector<std::byte> frame = tlscmp::protocol::encode(request);
   return json::parse(reinterpret_cast<const char*>(frame.data()) + 4,
                      reinterpret_cast<const char*>(frame.data()) + frame.size());

@@ -145,7 +145,7 @@ TEST_CASE("a small sweep prints a table, writes CSV and JSON, and the plot scrip
 TEST_CASE("sweep values that cannot run together are refused before anything starts") {
   const ProcessResult r = run_tlscmp({"sweep", "--framing", "len4", "--read-size", "1K,2K"});
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("len4 framing needs a message size") != std::string::npos);
+  CHECK(r.err.find("the point read-size=1K: --framing len4 needs --msg-size") != std::string::npos);
   const ProcessResult nothing = run_tlscmp({"sweep", "-n", "1K"});
   CHECK(nothing.exit_code == 2);
   const ProcessResult cipher = run_tlscmp({"sweep", "--mode", "tcp", "--cipher", "TLS_AES_128_GCM_SHA256"});

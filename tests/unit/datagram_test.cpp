@@ -39,12 +39,12 @@ Message decode_json(const nlohmann::json& j) {
 
 TestRequest udp_request() {
   TestRequest r;
-  r.kind = TestKind::datagram;
+  r.test.kind = TestKind::datagram;
   r.mode = Mode::udp;
-  r.packets = 1000;
-  r.chunk_bytes = 15;
-  r.streams = 3;
-  r.rate_bps = 1'000'000;
+  r.test.datagram.packets = 1000;
+  r.test.chunk_bytes = 15;
+  r.test.streams = 3;
+  r.test.datagram.rate_bps = 1'000'000;
   return r;
 }
 
@@ -100,9 +100,9 @@ TEST_CASE("what is not a tlscmp datagram is told apart") {
 TEST_CASE("a datagram test request survives encoding, and its limits are checked") {
   const auto back = std::get<TestRequest>(decode_json(body_of(udp_request())));
   CHECK(back.mode == Mode::udp);
-  CHECK(back.packets == 1000);
-  CHECK(back.rate_bps == 1'000'000);
-  CHECK(back.streams == 3);
+  CHECK(back.test.datagram.packets == 1000);
+  CHECK(back.test.datagram.rate_bps == 1'000'000);
+  CHECK(back.test.streams == 3);
 
   auto refused = [](auto edit) {
     nlohmann::json j = body_of(udp_request());
@@ -204,31 +204,31 @@ TEST_CASE("malformed ports and counts are refused") {
 TEST_CASE("client flags in datagram modes") {
   const session::ClientConfig udp = client({"--mode", "udp"});
   CHECK(udp.modes == std::vector<Mode>{Mode::udp});
-  CHECK(udp.packets == 1'000'000);  // seeds/002: a million datagrams of 15 bytes
-  CHECK(udp.chunk_bytes == 15);
-  CHECK(udp.bytes == 0);
-  CHECK(udp.rate_bps == 0);
+  CHECK(udp.test.datagram.packets == 1'000'000);  // seeds/002: a million datagrams of 15 bytes
+  CHECK(udp.test.chunk_bytes == 15);
+  CHECK(udp.test.stream.bytes == 0);
+  CHECK(udp.test.datagram.rate_bps == 0);
   CHECK(udp.rounds == 1);
 
   const session::ClientConfig both = client({"--mode", "both-udp", "-n", "5000", "-l", "5000", "-b", "100M",
                                              "-P", "3", "--rcvbuf", "4M", "--repeat", "3"});
   CHECK(both.modes == std::vector<Mode>{Mode::udp, Mode::dtls});
-  CHECK(both.packets == 5000);
-  CHECK(both.chunk_bytes == 5000);
-  CHECK(both.rate_bps == 100'000'000);  // powers of 1000, as iperf3's -b
-  CHECK(both.streams == 3);
-  CHECK(both.rcvbuf_bytes == 4u << 20);
+  CHECK(both.test.datagram.packets == 5000);
+  CHECK(both.test.chunk_bytes == 5000);
+  CHECK(both.test.datagram.rate_bps == 100'000'000);  // powers of 1000, as iperf3's -b
+  CHECK(both.test.streams == 3);
+  CHECK(both.test.rcvbuf_bytes == 4u << 20);
   CHECK(both.rounds == 3);
 
   const session::ClientConfig timed = client({"--mode", "dtls", "-t", "2"});
-  CHECK(timed.packets == 0);
-  CHECK(timed.duration == std::chrono::milliseconds(2000));
-  CHECK(client({"--mode", "udp", "-l", "65507"}).chunk_bytes == 65507);
-  CHECK(client({"--mode", "udp", "-i", "0.5"}).interval == std::chrono::milliseconds(500));
-  CHECK(client({"--mode", "dtls", "--gso"}).gso);
-  CHECK_FALSE(udp.gso);
+  CHECK(timed.test.datagram.packets == 0);
+  CHECK(timed.test.duration() == std::chrono::milliseconds(2000));
+  CHECK(client({"--mode", "udp", "-l", "65507"}).test.chunk_bytes == 65507);
+  CHECK(client({"--mode", "udp", "-i", "0.5"}).test.interval() == std::chrono::milliseconds(500));
+  CHECK(client({"--mode", "dtls", "--gso"}).test.datagram.gso);
+  CHECK_FALSE(udp.test.datagram.gso);
   CHECK(client({"--mode", "tcp"}).rounds == 5);
-  CHECK(client({"--mode", "tcp"}).chunk_bytes == 64 * 1024);
+  CHECK(client({"--mode", "tcp"}).test.chunk_bytes == 64 * 1024);
 }
 
 TEST_CASE("datagram flags out of range, or meant for streams, are refused with a reason") {
@@ -266,11 +266,11 @@ namespace {
 measure::Comparison datagram_sample() {
   measure::Comparison c;
   c.parameters.host = "127.0.0.1";
-  c.parameters.kind = TestKind::datagram;
+  c.parameters.test.kind = TestKind::datagram;
   c.parameters.modes = {Mode::udp, Mode::dtls};
-  c.parameters.chunk_bytes = 15;
-  c.parameters.packets = 1000;
-  c.parameters.streams = 2;
+  c.parameters.test.chunk_bytes = 15;
+  c.parameters.test.datagram.packets = 1000;
+  c.parameters.test.streams = 2;
   c.parameters.rounds = 1;
   for (Mode mode : {Mode::udp, Mode::dtls}) {
     measure::DatagramRun run;
@@ -323,7 +323,7 @@ TEST_CASE("datagram runs in JSON: totals, loss, per sender, the handshake and DT
 
 TEST_CASE("datagram intervals in JSON and text: loss per interval from sequence numbers, never below 0") {
   measure::Comparison c = datagram_sample();
-  c.parameters.interval_s = 0.1;
+  c.parameters.test.interval_ms = 100;
   // 800 of 1000 came in the first interval; 300 late ones and no new numbers in the second.
   c.as<measure::DatagramResults>().runs[0].intervals = {{0, 0.1, 800, 1000, 80'000},
                                                         {0.1, 0.15, 300, 0, 30'000}};

@@ -30,14 +30,14 @@ TEST_CASE("client defaults: both modes, 1 GiB in 64 KiB chunks, client to server
   CHECK(c.host.empty());
   CHECK(c.port == 5678);
   CHECK(c.modes == std::vector<Mode>{Mode::tcp, Mode::tls});
-  CHECK(c.bytes == (std::uint64_t{1} << 30));
-  CHECK(c.chunk_bytes == 64 * 1024);
-  CHECK(c.direction == Direction::client_to_server);
+  CHECK(c.test.stream.bytes == (std::uint64_t{1} << 30));
+  CHECK(c.test.chunk_bytes == 64 * 1024);
+  CHECK(c.test.stream.direction == Direction::client_to_server);
   CHECK(c.rounds == 5);
   CHECK(c.warmup_rounds == 0);
-  CHECK(c.duration.count() == 0);
-  CHECK(c.interval.count() == 0);
-  CHECK_FALSE(c.verify);
+  CHECK(c.test.duration().count() == 0);
+  CHECK(c.test.interval().count() == 0);
+  CHECK_FALSE(c.test.verify);
   CHECK_FALSE(c.insecure);
   CHECK(c.ca_file.empty());
   CHECK(std::get<cli::ClientCommand>(parse({"client"})).format == session::OutputFormat::text);
@@ -49,13 +49,13 @@ TEST_CASE("client flags use iperf3's letters") {
   const auto& c = std::get<cli::ClientCommand>(command);
   CHECK(c.config.host == "server.example");
   CHECK(c.config.port == 7000);
-  CHECK(c.config.bytes == 200u << 20);
-  CHECK(c.config.chunk_bytes == 16u << 10);
-  CHECK(c.config.direction == Direction::server_to_client);
+  CHECK(c.config.test.stream.bytes == 200u << 20);
+  CHECK(c.config.test.chunk_bytes == 16u << 10);
+  CHECK(c.config.test.stream.direction == Direction::server_to_client);
   CHECK(c.config.modes == std::vector<Mode>{Mode::tls});
   CHECK(c.config.rounds == 5);
   CHECK(c.config.insecure);
-  CHECK(c.config.no_delay);
+  CHECK(c.config.test.stream.no_delay);
   CHECK(c.format == session::OutputFormat::json);
 }
 
@@ -124,7 +124,7 @@ TEST_CASE("an empty value or a number that is none is refused, not read as the f
   CHECK_THROWS_WITH_AS(client({"--mode", "udp", "-b", "nan"}), doctest::Contains("not a number"), UsageError);
   CHECK_THROWS_WITH_AS(client({"--rr", "1/1", "-t", "1", "--rate", "nan"}), doctest::Contains("not a number"),
                        UsageError);
-  CHECK(client({"-t", "1e1"}).duration.count() == 10'000);  // an exponent is a number
+  CHECK(client({"-t", "1e1"}).test.duration().count() == 10'000);  // an exponent is a number
 }
 
 TEST_CASE("socket buffers small enough to make a TCP run crawl are a warning, and the run still goes") {
@@ -152,11 +152,11 @@ TEST_CASE("socket buffers small enough to make a TCP run crawl are a warning, an
 
 TEST_CASE("duration, intervals, warm-up, CSV and verification") {
   const session::ClientConfig timed = client({"-t", "2.5", "-i", "0.5", "--warmup", "2", "--verify"});
-  CHECK(timed.bytes == 0);
-  CHECK(timed.duration.count() == 2500);
-  CHECK(timed.interval.count() == 500);
+  CHECK(timed.test.stream.bytes == 0);
+  CHECK(timed.test.duration().count() == 2500);
+  CHECK(timed.test.interval().count() == 500);
   CHECK(timed.warmup_rounds == 2);
-  CHECK(timed.verify);
+  CHECK(timed.test.verify);
   CHECK(std::get<cli::ClientCommand>(parse({"client", "--csv"})).format == session::OutputFormat::csv);
 }
 
@@ -201,20 +201,20 @@ TEST_CASE("help and a missing subcommand") {
 
 TEST_CASE("--rr: sizes, 10 s per run and 3 rounds by default, -n counts transactions, --rate needs -t") {
   const session::ClientConfig c = client({"--rr", "64/16K"});
-  CHECK(c.rr_request_bytes == 64);
-  CHECK(c.rr_response_bytes == 16384);
-  CHECK(c.bytes == 0);
-  CHECK(c.duration == std::chrono::seconds(10));
+  CHECK(c.test.rr.request_bytes == 64);
+  CHECK(c.test.rr.response_bytes == 16384);
+  CHECK(c.test.stream.bytes == 0);
+  CHECK(c.test.duration() == std::chrono::seconds(10));
   CHECK(c.rounds == 3);
-  CHECK(c.transactions == 0);
+  CHECK(c.test.rr.transactions == 0);
   const session::ClientConfig n = client({"--rr", "1/1", "-n", "5000", "-P", "4", "--repeat", "1"});
-  CHECK(n.transactions == 5000);
-  CHECK(n.streams == 4);
-  CHECK(n.duration.count() == 0);
+  CHECK(n.test.rr.transactions == 5000);
+  CHECK(n.test.streams == 4);
+  CHECK(n.test.duration().count() == 0);
   CHECK(n.rounds == 1);
   const session::ClientConfig open = client({"--rr", "1K/1M", "-t", "3", "--rate", "20k"});
-  CHECK(open.rate_tps == 20000);
-  CHECK(open.duration == std::chrono::seconds(3));
+  CHECK(open.test.rr.rate_tps == 20000);
+  CHECK(open.test.duration() == std::chrono::seconds(3));
   CHECK_THROWS_AS(client({"--rr", "1/1", "-n", "3", "-P", "4"}), UsageError);  // fewer than the connections
   CHECK_THROWS_AS(client({"--rr", "1/1", "--rate", "10"}), UsageError);
   CHECK_THROWS_AS(client({"--rr", "1/1", "--bidir"}), UsageError);

@@ -38,11 +38,11 @@ SideResult stream_side(Role role, std::uint64_t bytes, double elapsed_us) {
 
 protocol::TestRequest rr_request(double rate_tps, std::uint64_t duration_ms) {
   protocol::TestRequest r;
-  r.kind = TestKind::rr;
-  r.rr_request_bytes = 100;
-  r.rr_response_bytes = 200;
-  r.rate_tps = rate_tps;
-  r.duration_ms = duration_ms;
+  r.test.kind = TestKind::rr;
+  r.test.rr.request_bytes = 100;
+  r.test.rr.response_bytes = 200;
+  r.test.rr.rate_tps = rate_tps;
+  r.test.duration_ms = duration_ms;
   return r;
 }
 
@@ -184,11 +184,11 @@ TEST_CASE("rr: both sides count the same transactions, bytes are transactions ti
 
 TEST_CASE("crr: counts bounded both ways, failures allowed for, and exact bytes over TCP without failures") {
   protocol::TestRequest tcp;
-  tcp.kind = TestKind::crr;
+  tcp.test.kind = TestKind::crr;
   tcp.mode = Mode::tcp;
-  tcp.rr_request_bytes = 10;
-  tcp.rr_response_bytes = 20;
-  tcp.streams = 1;
+  tcp.test.rr.request_bytes = 10;
+  tcp.test.rr.response_bytes = 20;
+  tcp.test.streams = 1;
   const PeerJudge server(Peer::server, kWallUs);
   const PeerJudge client(Peer::client, kWallUs);
   // One connection the client gave up on that the server served, one that failed on both.
@@ -222,10 +222,10 @@ TEST_CASE("crr: counts bounded both ways, failures allowed for, and exact bytes 
 
 TEST_CASE("datagrams: distinct ones received are at most those sent, duplicates counted apart") {
   protocol::TestRequest udp;
-  udp.kind = TestKind::datagram;
+  udp.test.kind = TestKind::datagram;
   udp.mode = Mode::udp;
-  udp.chunk_bytes = 40;
-  udp.streams = 1;
+  udp.test.chunk_bytes = 40;
+  udp.test.streams = 1;
   const PeerJudge server(Peer::server, kWallUs);
   const PeerJudge client(Peer::client, kWallUs);
   const protocol::DatagramResult sent = datagram_count(Role::sender, 20, 40);

@@ -55,29 +55,29 @@ TEST_CASE("every message survives encoding and decoding") {
   TestRequest request;
   request.server_cpu = 3;
   request.mode = Mode::tls;
-  request.direction = Direction::server_to_client;
-  request.bytes = kMaxTestBytes;
-  request.chunk_bytes = kMaxChunkBytes;
-  request.no_delay = true;
-  request.interval_ms = 250;
-  request.verify = true;
+  request.test.stream.direction = Direction::server_to_client;
+  request.test.stream.bytes = kMaxTestBytes;
+  request.test.chunk_bytes = kMaxChunkBytes;
+  request.test.stream.no_delay = true;
+  request.test.interval_ms = 250;
+  request.test.verify = true;
   request.verify_seed = 0xfedcba9876543210ull;
-  request.record_size = 1024;
+  request.test.record_size = 1024;
   request.cipher = "ECDHE-ECDSA-AES128-SHA";
   request.client_version = "0.1.0";
   const TestRequest r = round_trip(request);
   CHECK(r.cipher == "ECDHE-ECDSA-AES128-SHA");
   CHECK(r.server_cpu == 3);
-  CHECK(r.interval_ms == 250);
-  CHECK(r.verify);
+  CHECK(r.test.interval_ms == 250);
+  CHECK(r.test.verify);
   CHECK(r.verify_seed == 0xfedcba9876543210ull);
-  CHECK(r.duration_ms == 0);
-  CHECK(r.record_size == 1024);
+  CHECK(r.test.duration_ms == 0);
+  CHECK(r.test.record_size == 1024);
   CHECK(r.mode == Mode::tls);
-  CHECK(r.direction == Direction::server_to_client);
-  CHECK(r.bytes == kMaxTestBytes);
-  CHECK(r.chunk_bytes == kMaxChunkBytes);
-  CHECK(r.no_delay);
+  CHECK(r.test.stream.direction == Direction::server_to_client);
+  CHECK(r.test.stream.bytes == kMaxTestBytes);
+  CHECK(r.test.chunk_bytes == kMaxChunkBytes);
+  CHECK(r.test.stream.no_delay);
   CHECK(r.client_version == "0.1.0");
 
   TestAccept accept;
@@ -287,8 +287,9 @@ TEST_CASE("a test runs for a byte count or for a time, never both or neither") {
     j["chunk_bytes"] = 1;
     return j.dump();
   };
-  CHECK(std::get<TestRequest>(decode_request(bytes_of(request("5", "0", "0")))).bytes == 5);
-  CHECK(std::get<TestRequest>(decode_request(bytes_of(request("0", "2000", "100")))).duration_ms == 2000);
+  CHECK(std::get<TestRequest>(decode_request(bytes_of(request("5", "0", "0")))).test.stream.bytes == 5);
+  CHECK(std::get<TestRequest>(decode_request(bytes_of(request("0", "2000", "100")))).test.duration_ms ==
+        2000);
   CHECK_THROWS_AS(decode_request(bytes_of(request("0", "0", "0"))), ProtocolError);
   CHECK_THROWS_AS(decode_request(bytes_of(request("5", "2000", "0"))), ProtocolError);
   CHECK_THROWS_AS(decode_request(bytes_of(request("0", "86400001", "0"))), ProtocolError);  // over a day
@@ -297,9 +298,9 @@ TEST_CASE("a test runs for a byte count or for a time, never both or neither") {
 
 TEST_CASE("an rr request: sizes, a count or a time, and open loop only for a time") {
   auto request = [](auto edit) {
-    nlohmann::json j = with_fields(TestRequest{});
-    j["kind"] = "rr";
-    j["bytes"] = 0;
+    TestRequest rr;
+    rr.test.kind = TestKind::rr;
+    nlohmann::json j = with_fields(rr);
     j["chunk_bytes"] = 1;
     j["rr_request_bytes"] = 64;
     j["rr_response_bytes"] = 16384;
@@ -311,17 +312,17 @@ TEST_CASE("an rr request: sizes, a count or a time, and open loop only for a tim
   };
   const auto decode_text = [](const std::string& text) { return decode_request(bytes_of(text)); };
   const auto good = std::get<TestRequest>(decode_text(request([](nlohmann::json&) {})));
-  CHECK(good.rr_request_bytes == 64);
-  CHECK(good.rr_response_bytes == 16384);
-  CHECK(good.transactions == 1000);
-  CHECK(good.kind == TestKind::rr);
+  CHECK(good.test.rr.request_bytes == 64);
+  CHECK(good.test.rr.response_bytes == 16384);
+  CHECK(good.test.rr.transactions == 1000);
+  CHECK(good.test.kind == TestKind::rr);
   const auto open = std::get<TestRequest>(decode_text(request([](nlohmann::json& j) {
     j["transactions"] = 0;
     j["duration_ms"] = 2000;
     j["rate_tps"] = 2500.5;
   })));
-  CHECK(open.rate_tps == 2500.5);
-  CHECK(round_trip(open).rate_tps == 2500.5);
+  CHECK(open.test.rr.rate_tps == 2500.5);
+  CHECK(round_trip(open).test.rr.rate_tps == 2500.5);
   const std::vector<void (*)(nlohmann::json&)> bad{
       [](nlohmann::json& j) { j["rr_response_bytes"] = 0; },
       [](nlohmann::json& j) { j["rr_request_bytes"] = kMaxRrBytes + 1; },
@@ -354,26 +355,26 @@ TEST_CASE("a request names its kind, and fields of another kind are refused") {
   // A well-formed request of each kind, as the client sends it.
   auto of_kind = [](TestKind kind) {
     TestRequest r;
-    r.kind = kind;
-    r.chunk_bytes = 1;
+    r.test.kind = kind;
+    r.test.chunk_bytes = 1;
     switch (kind) {
       case TestKind::stream:
-        r.bytes = 5;
+        r.test.stream.bytes = 5;
         break;
       case TestKind::handshake:
         r.mode = Mode::tls;
-        r.handshakes = 4;
+        r.test.handshake.handshakes = 4;
         break;
       case TestKind::datagram:
         r.mode = Mode::udp;
-        r.chunk_bytes = 64;
-        r.packets = 10;
+        r.test.chunk_bytes = 64;
+        r.test.datagram.packets = 10;
         break;
       case TestKind::rr:
       case TestKind::crr:
-        r.rr_request_bytes = 1;
-        r.rr_response_bytes = 1;
-        r.transactions = 10;
+        r.test.rr.request_bytes = 1;
+        r.test.rr.response_bytes = 1;
+        r.test.rr.transactions = 10;
         break;
     }
     return with_fields(r);
@@ -383,7 +384,7 @@ TEST_CASE("a request names its kind, and fields of another kind are refused") {
     CAPTURE(to_string(kind));
     const nlohmann::json good = of_kind(kind);
     CHECK(good["kind"] == to_string(kind));
-    CHECK(std::get<TestRequest>(decode_json(good)).kind == kind);
+    CHECK(std::get<TestRequest>(decode_json(good)).test.kind == kind);
     nlohmann::json missing = good;
     missing.erase("kind");
     CHECK_THROWS_WITH_AS(decode_json(missing), doctest::Contains("kind"), ProtocolError);
@@ -407,7 +408,8 @@ TEST_CASE("a request names its kind, and fields of another kind are refused") {
   // crr is rr's sizes on a connection each: closed loop, no --verify.
   nlohmann::json crr = of_kind(TestKind::crr);
   crr["verify"] = true;
-  CHECK_THROWS_WITH_AS(decode_json(crr), doctest::Contains("a crr test has no 'verify'"), ProtocolError);
+  CHECK_THROWS_WITH_AS(decode_json(crr), doctest::Contains("--verify does not apply to --crr"),
+                       ProtocolError);
 }
 
 TEST_CASE("interval lists are checked") {

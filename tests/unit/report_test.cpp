@@ -15,8 +15,8 @@ Comparison sample() {
   c.parameters.host = "127.0.0.1";
   c.parameters.port = 5678;
   c.parameters.modes = {Mode::tcp, Mode::tls};
-  c.parameters.bytes = 1 << 20;
-  c.parameters.chunk_bytes = 1 << 16;
+  c.parameters.test.stream.bytes = 1 << 20;
+  c.parameters.test.chunk_bytes = 1 << 16;
   c.environment.client_version = "0.1.0";
   StreamRun tcp;
   tcp.round = 1;

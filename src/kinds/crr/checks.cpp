@@ -52,12 +52,12 @@ std::string check_crr_bytes(const PeerJudge& judge, const protocol::TestRequest&
   if (request.mode != Mode::tcp || client.failed > 0 || server.failed > 0) return {};
   const std::uint64_t count = client.connections;
   const std::uint64_t request_wire =
-      protocol::kPreambleBytes + protocol::kCookieBytes + request.rr_request_bytes;
+      protocol::kPreambleBytes + protocol::kCookieBytes + request.test.rr.request_bytes;
   if (judge.peer() == Peer::client) {
-    if (bytes_are_pieces(client.bytes, count, request.rr_response_bytes)) return {};
+    if (bytes_are_pieces(client.bytes, count, request.test.rr.response_bytes)) return {};
     return judge.disagree(fmt::format("receiving {} bytes", client.bytes),
                           fmt::format("{} sent {} responses of {} bytes", judge.here(), server.connections,
-                                      request.rr_response_bytes),
+                                      request.test.rr.response_bytes),
                           "bytes");
   }
   if (!bytes_are_pieces(server.bytes, count, request_wire)) {
@@ -66,11 +66,11 @@ std::string check_crr_bytes(const PeerJudge& judge, const protocol::TestRequest&
                                       judge.here(), count, request_wire),
                           "bytes");
   }
-  if (!bytes_are_pieces(server.wire_bytes_sent, count, request.rr_response_bytes)) {
-    return judge.disagree(
-        fmt::format("sending {} bytes", server.wire_bytes_sent),
-        fmt::format("{} received {} responses of {} bytes", judge.here(), count, request.rr_response_bytes),
-        "wire_bytes_sent");
+  if (!bytes_are_pieces(server.wire_bytes_sent, count, request.test.rr.response_bytes)) {
+    return judge.disagree(fmt::format("sending {} bytes", server.wire_bytes_sent),
+                          fmt::format("{} received {} responses of {} bytes", judge.here(), count,
+                                      request.test.rr.response_bytes),
+                          "wire_bytes_sent");
   }
   return {};
 }
@@ -92,7 +92,7 @@ std::string check_peer_count(const PeerJudge& judge, const protocol::TestRequest
     return line;
   }
   if (peer_is_server) return {};
-  return judge.check_cpu(theirs.cpu_user_s, theirs.cpu_system_s, request.streams,
+  return judge.check_cpu(theirs.cpu_user_s, theirs.cpu_system_s, request.test.streams,
                          "on its connectors' threads");
 }
 

@@ -85,8 +85,9 @@ std::string one_connection(const Plan& plan, Connector& c, tls::Session& session
   const std::int64_t start = measure::now_ns();
   std::error_code ec;
   const char* where = "connect";
-  UniqueFd fd = connect_to(plan.to, plan.from ? &*plan.from : nullptr, plan.config.crr_reset,
-                           Deadline::after(t.connect), ec, where);
+  UniqueFd fd =
+      connect_to(plan.to, plan.from ? &*plan.from : nullptr, plan.config.test.crr.close == spec::Close::reset,
+                 Deadline::after(t.connect), ec, where);
   if (!fd.valid()) return fmt::format("{}: {}", where, describe(ec));
   const std::int64_t connected = measure::now_ns();
 
@@ -273,13 +274,13 @@ Plan make_plan(const session::ClientConfig& config, const tls::Context* tls, con
             peer_socket_address(control.native_handle()),
             std::nullopt,
             variant.key_type.empty() ? std::string() : protocol::key_type_server_name(variant.key_type),
-            request_head(accept.cookie, request.rr_request_bytes),
+            request_head(accept.cookie, request.test.rr.request_bytes),
             0,
-            request.rr_response_bytes,
+            request.test.rr.response_bytes,
             interrupt};
   if (!config.bind_address.empty()) plan.from = local_socket_address(control.native_handle());
   plan.request_rest =
-      request.rr_request_bytes - std::min<std::uint64_t>(request.rr_request_bytes, kCrrPieceBytes);
+      request.test.rr.request_bytes - std::min<std::uint64_t>(request.test.rr.request_bytes, kCrrPieceBytes);
 
   return plan;
 }
@@ -304,22 +305,24 @@ measure::CrrRun run_crr_test(const session::ClientConfig& config, const tls::Con
   run.mode = variant.mode;
   run.resumption = variant.resume;
   run.key_type = variant.key_type;
-  run.connectors = request.streams;
+  run.connectors = request.test.streams;
   run.time_wait_before = measure::time_wait_sockets();
 
-  const std::uint32_t count = request.streams;
+  const std::uint32_t count = request.test.streams;
   std::vector<Connector> connectors(count);
   std::int64_t go_ns = 0;
   std::int64_t stop_ns = 0;
   std::barrier<std::function<void()>> start(static_cast<std::ptrdiff_t>(count), [&]() noexcept {
     go_ns = measure::now_ns();
-    stop_ns = go_ns + std::chrono::nanoseconds(config.duration).count();
+    stop_ns = go_ns + std::chrono::nanoseconds(config.test.duration()).count();
   });
   // A connector's connections come and go: no socket to watch, but its CPU and placement.
   const std::vector<RunFacts> facts =
       run_data_threads(std::vector<int>(count, -1), config.client_cpu, [&](std::size_t i) {
         const std::uint64_t attempts =
-            request.transactions > 0 ? share(request.transactions, count, static_cast<std::uint32_t>(i)) : 0;
+            request.test.rr.transactions > 0
+                ? share(request.test.rr.transactions, count, static_cast<std::uint32_t>(i))
+                : 0;
         run_connector(plan, connectors[i], attempts, start, stop_ns);
       });
   aggregate(run, connectors, go_ns);

@@ -54,8 +54,8 @@ ordered_json run_json(const measure::CrrRun& run, const measure::TestParameters&
           {"mode", to_string(run.mode)},
           {"resumption", run.resumption},
           {"key_type", run.key_type.empty() ? ordered_json(nullptr) : ordered_json(run.key_type)},
-          {"request_bytes", p.rr_request_bytes},
-          {"response_bytes", p.rr_response_bytes},
+          {"request_bytes", p.test.rr.request_bytes},
+          {"response_bytes", p.test.rr.response_bytes},
           {"connectors", run.connectors},
           {"connections", run.connections},
           {"failed", run.failed},
@@ -95,17 +95,18 @@ std::string time_wait_text(const std::optional<std::uint64_t>& value) {
 }  // namespace
 
 std::string render_crr_header(const measure::TestParameters& p) {
-  const std::string amount = p.transactions > 0 ? fmt::format("{} connections in all", p.transactions)
-                                                : fmt::format("{:g} s", p.duration_s);
+  const std::string amount = p.test.rr.transactions > 0
+                                 ? fmt::format("{} connections in all", p.test.rr.transactions)
+                                 : fmt::format("{:g} s", p.test.duration_s());
   return fmt::format(
       "connection per transaction: connect, TLS handshake, a request of {} and a response of {}, close; "
       "{} connector{}, {} per run, {}{}\n"
       "(the client closes with SO_LINGER 0, a reset: no TIME_WAIT, so a long run keeps its ephemeral "
       "ports)\n",
-      format_bytes(p.rr_request_bytes), format_bytes(p.rr_response_bytes), p.streams,
-      p.streams == 1 ? "" : "s", amount, rounds_text(p),
+      format_bytes(p.test.rr.request_bytes), format_bytes(p.test.rr.response_bytes), p.test.streams,
+      p.test.streams == 1 ? "" : "s", amount, rounds_text(p),
       p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "",
-      p.crr_reset
+      (p.test.crr.close == spec::Close::reset)
           ? "(the client closes with SO_LINGER 0, a reset: no TIME_WAIT, so a long run keeps its ports)"
           : "(--close fin: the client closes first and keeps each port in TIME_WAIT for 60 s)");
 }
@@ -274,8 +275,8 @@ std::string render_crr_csv(const measure::Comparison& c) {
   for (const measure::CrrRun& run : c.or_empty<measure::CrrResults>().runs) {
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},", csv_field(run.label()),
                        run.round, run.warmup ? 1 : 0, run.partial ? 1 : 0, to_string(run.mode),
-                       run.resumption ? 1 : 0, p.rr_request_bytes, p.rr_response_bytes, run.connectors,
-                       run.connections, run.failed, run.resumed, run.refused, run.elapsed_us,
+                       run.resumption ? 1 : 0, p.test.rr.request_bytes, p.test.rr.response_bytes,
+                       run.connectors, run.connections, run.failed, run.resumed, run.refused, run.elapsed_us,
                        run.connections_per_s());
     out += fmt::format("{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.1f},{:.1f},",
                        run.connect.p50, run.connect.p99, run.handshake.p50, run.handshake.p99,

@@ -162,16 +162,16 @@ namespace {
 std::string describe_crr_test(const protocol::TestRequest& request, const CrrTally::Totals& totals,
                               const protocol::SideResult& theirs, double elapsed_us,
                               const std::string& stopped, const std::string& disagreement) {
-  const std::string what = fmt::format("crr {} {}/{}", to_string(request.mode), request.rr_request_bytes,
-                                       request.rr_response_bytes);
+  const std::string what = fmt::format("crr {} {}/{}", to_string(request.mode), request.test.rr.request_bytes,
+                                       request.test.rr.response_bytes);
   if (!disagreement.empty()) {
     return fmt::format("{}{} failed: {}", what,
                        request.round > 0 ? fmt::format(" round {}", request.round) : "", disagreement);
   }
   std::string line = fmt::format("{}: {} connections", what, totals.connections);
   if (request.mode == Mode::tls) line += fmt::format(" ({} resumed)", totals.resumed);
-  line += fmt::format(" from {} connector{} in {:.3f} s", request.streams, request.streams == 1 ? "" : "s",
-                      elapsed_us / 1e6);
+  line += fmt::format(" from {} connector{} in {:.3f} s", request.test.streams,
+                      request.test.streams == 1 ? "" : "s", elapsed_us / 1e6);
   if (totals.failed > 0)
     line += fmt::format(", {} failed here, the first: {}", totals.failed, totals.first_failure);
   if (theirs.failed > 0) line += fmt::format(", {} failed on the client", theirs.failed);
@@ -191,12 +191,13 @@ std::string serve_crr_test(Stream& control, const protocol::TestRequest& request
       session::refuse_test(control, e.what());
     }
   }
-  const auto tally = std::make_shared<CrrTally>(request.rr_request_bytes, request.rr_response_bytes, t.idle);
+  const auto tally =
+      std::make_shared<CrrTally>(request.test.rr.request_bytes, request.test.rr.response_bytes, t.idle);
   const auto ticket = side.open_ticket(tally);
   // Each connector has one connection in setup at a time; twice that, for
   // the moment between one's preamble and the next one's connect.
   std::string busy;
-  const auto budget = side.reserve_connections(2 * request.streams, busy);
+  const auto budget = side.reserve_connections(2 * request.test.streams, busy);
   if (!budget) session::refuse_test(control, busy);
   session::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
   const std::int64_t start_ns = measure::now_ns();
@@ -208,7 +209,7 @@ std::string serve_crr_test(Stream& control, const protocol::TestRequest& request
   // --max-duration takes no more.
   const auto max_duration =
       side.config().max_duration +
-      (request.duration_ms > 0
+      (request.test.duration_ms > 0
            ? std::chrono::duration_cast<std::chrono::milliseconds>(session::kTimedDrainGrace)
            : std::chrono::milliseconds(0));
   std::string stopped;

@@ -22,12 +22,12 @@ constexpr tls::KeyType kComparedKeyTypes[] = {tls::KeyType::rsa_2048, tls::KeyTy
 // The tls variants of one round.
 void add_tls_variants(const session::ClientConfig& config, const tls::ClientOptions& tls_config,
                       std::vector<session::Variant>& variants) {
-  if (config.compare_key_types) {
+  if (config.test.crr.compare_key_types) {
     for (tls::KeyType type : kComparedKeyTypes) {
       variants.emplace_back(Mode::tls, fmt::format("tls {}", tls::to_string(type)),
                             tls::Context::for_client(tls_config), std::nullopt, false, tls::to_string(type));
     }
-  } else if (config.compare_groups) {
+  } else if (config.test.compare_groups) {
     // A group the server lacks is left out with a note, as --compare-groups
     // leaves it out of its table.
     for (const std::string& group : tls::available_groups()) {
@@ -81,10 +81,9 @@ nlohmann::ordered_json last_run_json(const measure::Comparison& c) {
 }
 
 // rr's, closed loop and without --verify.
-void check_request(const protocol::TestRequest& m) {
-  check_rr_request(m);
-  if (m.rate_tps != 0) throw protocol::ProtocolError("a crr test is closed loop: no 'rate_tps'");
-  if (m.verify) throw protocol::ProtocolError("a crr test has no 'verify'");
+void check(const spec::Test& t, Mode mode) {
+  check_rr_test(t, mode);
+  if (t.verify) throw spec::Invalid("--verify does not apply to --crr");
 }
 }  // namespace crr_entry
 }  // namespace
@@ -99,7 +98,7 @@ const KindSlice kCrrKind{
     .variants = crr_entry::variants,
     .run = crr_entry::run,
     .server_pin = false,
-    .check_request = crr_entry::check_request,
+    .check = crr_entry::check,
     .serve = serve_crr_test,
     .connection = protocol::ConnectionKind::crr,
     .serve_connection = serve_crr_connection,

@@ -25,10 +25,10 @@ std::string check_datagram_sender(const PeerJudge& judge, const protocol::TestRe
                      fmt::format("{} received {} distinct ones", judge.here(), received.packets),
                      at + "packets");
   }
-  if (!bytes_are_pieces(theirs.bytes, theirs.packets, request.chunk_bytes)) {
+  if (!bytes_are_pieces(theirs.bytes, theirs.packets, request.test.chunk_bytes)) {
     return judge.disagree(
         fmt::format("{} bytes in {} datagrams from sender {}", theirs.bytes, theirs.packets, theirs.sender),
-        fmt::format("every datagram of this test is {} bytes", request.chunk_bytes), at + "bytes");
+        fmt::format("every datagram of this test is {} bytes", request.test.chunk_bytes), at + "bytes");
   }
   if (theirs.reordered > theirs.packets) {
     return judge.disagree(fmt::format("{} of {} datagrams from sender {} reordered", theirs.reordered,
@@ -81,7 +81,7 @@ std::string check_peer_datagrams(const PeerJudge& judge, const protocol::TestReq
       !line.empty()) {
     return line;
   }
-  const std::uint32_t threads = peer_is_server ? 1 : request.streams;
+  const std::uint32_t threads = peer_is_server ? 1 : request.test.streams;
   if (std::string line = judge.check_cpu(
           theirs.cpu_user_s, theirs.cpu_system_s, threads,
           peer_is_server ? "on its receiving thread" : fmt::format("on its {} sender threads", threads));

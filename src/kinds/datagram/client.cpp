@@ -344,25 +344,25 @@ measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, co
   const InterruptWatch::Guard control_guard(interrupt, control.native_handle());
   const protocol::TestRequest request = session::test_request(config, mode);
   const protocol::TestAccept accept = start_test(control, request, timeouts, environment);
-  const std::size_t ports = mode == Mode::dtls ? request.streams : 1;
+  const std::size_t ports = mode == Mode::dtls ? request.test.streams : 1;
   if (accept.udp_ports.size() != ports)
     throw protocol::ProtocolError("the server's UDP ports do not match the senders");
 
   SendPlan plan;
-  plan.size = request.chunk_bytes;
-  plan.packets = request.packets;
-  plan.duration = std::chrono::milliseconds(request.duration_ms);
-  plan.rate_bps = request.rate_bps;
-  plan.gso = config.gso;
+  plan.size = request.test.chunk_bytes;
+  plan.packets = request.test.datagram.packets;
+  plan.duration = std::chrono::milliseconds(request.test.duration_ms);
+  plan.rate_bps = request.test.datagram.rate_bps;
+  plan.gso = config.test.datagram.gso;
   std::copy_n(accept.cookie.begin(), plan.tag.size(), plan.tag.begin());
 
   measure::DatagramRun run;
   run.mode = mode;
-  std::vector<Sender> senders(request.streams);
+  std::vector<Sender> senders(request.test.streams);
   int sndbuf_bytes = 0;
   for (std::uint32_t i = 0; i < senders.size(); ++i) {
     senders[i].fd = connect_udp_beside(control.native_handle(), accept.udp_ports[mode == Mode::dtls ? i : 0]);
-    sndbuf_bytes = set_send_buffer(senders[i].fd.get(), config.sndbuf_bytes);
+    sndbuf_bytes = set_send_buffer(senders[i].fd.get(), config.test.sndbuf_bytes);
   }
   if (mode == Mode::dtls) shake_hands(config, *dtls, accept, senders, run);
   control.set_deadline(Deadline::after(timeouts.connect + timeouts.handshake));
@@ -380,7 +380,7 @@ measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, co
     }
   });
 
-  const protocol::DatagramResult mine = senders_count(senders, facts, config.chunk_bytes, sndbuf_bytes);
+  const protocol::DatagramResult mine = senders_count(senders, facts, config.test.chunk_bytes, sndbuf_bytes);
   control.set_deadline(Deadline::after(timeouts.control));
   send_message(control, mine, "the senders' count");
   if (!mine.error.empty()) throw Error(fmt::format("{} (the client, sending)", mine.error));
@@ -399,7 +399,7 @@ measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, co
       !line.empty()) {
     throw Error(line);
   }
-  add_counts(mine, theirs, request.chunk_bytes, run);
+  add_counts(mine, theirs, request.test.chunk_bytes, run);
   return run;
 }
 

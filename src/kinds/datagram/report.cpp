@@ -64,12 +64,14 @@ const measure::DatagramStats* stats_of(const measure::Comparison& c, Mode mode) 
 
 std::string render_datagram_runs(const measure::Comparison& c) {
   const measure::TestParameters& p = c.parameters;
-  std::string out =
-      fmt::format("datagrams of {} bytes, {} per sender, {} sender{}, {}{}; {} round{}\n", p.chunk_bytes,
-                  p.packets > 0 ? std::to_string(p.packets) : fmt::format("{:g} s of sending", p.duration_s),
-                  p.streams, p.streams == 1 ? "" : "s",
-                  p.rate_bps > 0 ? fmt::format("{} bit/s per sender", p.rate_bps) : "as fast as they can",
-                  p.gso ? " (--gso: segmented by the kernel)" : "", p.rounds, p.rounds == 1 ? "" : "s");
+  std::string out = fmt::format(
+      "datagrams of {} bytes, {} per sender, {} sender{}, {}{}; {} round{}\n", p.test.chunk_bytes,
+      p.test.datagram.packets > 0 ? std::to_string(p.test.datagram.packets)
+                                  : fmt::format("{:g} s of sending", p.test.duration_s()),
+      p.test.streams, p.test.streams == 1 ? "" : "s",
+      p.test.datagram.rate_bps > 0 ? fmt::format("{} bit/s per sender", p.test.datagram.rate_bps)
+                                   : "as fast as they can",
+      p.test.datagram.gso ? " (--gso: segmented by the kernel)" : "", p.rounds, p.rounds == 1 ? "" : "s");
   if (c.or_empty<measure::DatagramResults>().runs.empty()) return out;
   out += fmt::format("\n{:>5} {:<4} {:>6} {:>10} {:>7} {:>10} {:>10} {:>8} {:>10} {:>9} {:>6} {:>9} {:>7}\n",
                      "round", "mode", "sender", "sent", "time_s", "sent/s", "received", "loss", "received/s",
@@ -93,7 +95,7 @@ std::string render_datagram_runs(const measure::Comparison& c) {
     for (const measure::DatagramInterval& i : run.intervals) {
       if (!intervals_title) {
         out += fmt::format("\nthe receiver's intervals (-i {:g}; loss from sequence numbers, an estimate):\n",
-                           p.interval_s);
+                           p.test.interval_s());
         intervals_title = true;
       }
       out += fmt::format("{:<10} {:>16} {:>10} received {:>10.0f}/s {:>9} lost {:>6.2f}%\n",
@@ -147,7 +149,7 @@ ordered_json datagram_runs_json(const measure::Comparison& c) {
     const bool dtls = run.mode == Mode::dtls;
     ordered_json r = {{"variant", run.label()},      {"round", run.round},
                       {"warmup", run.warmup},        {"partial", run.partial},
-                      {"mode", to_string(run.mode)}, {"datagram_bytes", c.parameters.chunk_bytes}};
+                      {"mode", to_string(run.mode)}, {"datagram_bytes", c.parameters.test.chunk_bytes}};
     r.update(sender_json(run.total));
     r.update(ordered_json{
         {"foreign", run.foreign},
@@ -216,7 +218,7 @@ std::string render_datagram_csv(const measure::Comparison& c) {
           "{},{},{},{},{},{},{},{},{},{},{:.4f},{},{},{:.3f},{:.3f},{:.1f},{:.1f},{},{},{},{:.3f},{:.3f},{},{"
           "},{:.6f},{:.6f},{},{}\n",
           csv_field(run.label()), run.round, run.warmup ? 1 : 0, run.partial ? 1 : 0, to_string(run.mode),
-          sender, c.parameters.chunk_bytes, s.sent, s.received, s.lost(), s.loss_percent(), s.reordered,
+          sender, c.parameters.test.chunk_bytes, s.sent, s.received, s.lost(), s.loss_percent(), s.reordered,
           s.duplicates, s.sender_us, s.receiver_us, per_second(s.sent, s.sender_us),
           per_second(s.received, s.receiver_us), total ? std::to_string(run.kernel_drops) : "",
           total ? std::to_string(run.foreign) : "",

@@ -44,7 +44,7 @@ struct SenderTally {
 // test's receive buffers stay near 1 MiB.
 std::size_t batch_size(const protocol::TestRequest& request) {
   constexpr std::size_t kBufferBytes = 1 << 20;
-  return std::clamp<std::size_t>(kBufferBytes / request.chunk_bytes, 8, kDatagramBatch);
+  return std::clamp<std::size_t>(kBufferBytes / request.test.chunk_bytes, 8, kDatagramBatch);
 }
 
 // Counts what arrives, per sender, and what does not belong.
@@ -55,9 +55,9 @@ class Receiver {
       : request_(request),
         tag_(tag),
         sockets_(sockets),
-        senders_(request.streams),
+        senders_(request.test.streams),
         batch_(batch_size(request),
-               request.chunk_bytes + (request.mode == Mode::dtls ? tls::DtlsSession::kMaxOverhead : 0)),
+               request.test.chunk_bytes + (request.mode == Mode::dtls ? tls::DtlsSession::kMaxOverhead : 0)),
         plain_(protocol::kMaxDtlsDatagramBytes) {}
 
   // Takes one batch from every socket: true if any datagram came.
@@ -89,8 +89,8 @@ class Receiver {
   // With -i: closes the interval that ends now, if one is due. Intervals count
   // from `start_ns` on a nominal grid; each closes when the loop gets there.
   void tick(std::int64_t start_ns, std::int64_t now_ns) {
-    if (request_.interval_ms == 0) return;
-    const std::int64_t period_ns = static_cast<std::int64_t>(request_.interval_ms) * 1'000'000;
+    if (request_.test.interval_ms == 0) return;
+    const std::int64_t period_ns = static_cast<std::int64_t>(request_.test.interval_ms) * 1'000'000;
     if (next_boundary_ns_ == 0) next_boundary_ns_ = start_ns + period_ns;
     if (now_ns < next_boundary_ns_) return;
     close_interval(start_ns, now_ns);
@@ -101,7 +101,7 @@ class Receiver {
   // With -i: the last, shorter interval ends at the last datagram, and quiet
   // intervals after it (the drain) are left out.
   void finish_intervals(std::int64_t start_ns) {
-    if (request_.interval_ms == 0) return;
+    if (request_.test.interval_ms == 0) return;
     std::int64_t last_ns = 0;
     for (const SenderTally& t : senders_)
       last_ns = std::max(last_ns, t.last_ns);
@@ -123,7 +123,7 @@ class Receiver {
       protocol::SenderCount c;
       c.sender = i;
       c.packets = t.sequence.received();
-      c.bytes = c.packets * request_.chunk_bytes;
+      c.bytes = c.packets * request_.test.chunk_bytes;
       c.reordered = t.sequence.reordered();
       c.duplicates = t.sequence.duplicates();
       if (c.packets > 0) {
@@ -181,7 +181,7 @@ class Receiver {
       plain = {plain_.data(), *n};
     }
     const auto header = protocol::decode_datagram_header(plain);
-    if (plain.size() != request_.chunk_bytes || !header || header->tag != tag_ ||
+    if (plain.size() != request_.test.chunk_bytes || !header || header->tag != tag_ ||
         header->sender >= senders_.size() || (request_.mode == Mode::dtls && header->sender != socket)) {
       ++foreign_;
       return;
@@ -221,7 +221,7 @@ protocol::DatagramResult receive_count(Stream& control, const protocol::TestRequ
                                        const Timeouts& timeouts) {
   control.set_deadline(Deadline::after(timeouts.control));
   auto sent = receive<protocol::DatagramResult>(control, "the senders' count");
-  if (sent.role != Role::sender || sent.senders.size() != request.streams) {
+  if (sent.role != Role::sender || sent.senders.size() != request.test.streams) {
     throw protocol::ProtocolError("the senders' count does not match the test");
   }
   if (!sent.error.empty()) throw Error(fmt::format("the client's senders failed: {}", sent.error));
@@ -243,8 +243,9 @@ std::string describe_test(const protocol::TestRequest& request, const protocol::
       "{} {} B datagrams, {} sender{}: {} of {} received ({:.2f}% lost), {:.0f}/s, {} foreign, {} dropped by "
       "the "
       "kernel",
-      to_string(request.mode), request.chunk_bytes, request.streams, request.streams == 1 ? "" : "s",
-      total_received, total_sent, total_sent > 0 ? 100 * lost / static_cast<double>(total_sent) : 0.0,
+      to_string(request.mode), request.test.chunk_bytes, request.test.streams,
+      request.test.streams == 1 ? "" : "s", total_received, total_sent,
+      total_sent > 0 ? 100 * lost / static_cast<double>(total_sent) : 0.0,
       received.elapsed_us > 0 ? static_cast<double>(total_received) / (received.elapsed_us / 1e6) : 0.0,
       received.foreign, received.kernel_drops);
 }
@@ -315,11 +316,11 @@ std::string serve_datagram_test(Stream& control, const protocol::TestRequest& re
   const bool is_dtls = request.mode == Mode::dtls;
   if (is_dtls && dtls == nullptr) throw Error("no DTLS context");
   // One port for every udp sender, as the seed's receiver had; one per dtls sender, each a session.
-  std::vector<ReceivingSocket> sockets(is_dtls ? request.streams : 1);
+  std::vector<ReceivingSocket> sockets(is_dtls ? request.test.streams : 1);
   int rcvbuf_bytes = 0;
   for (ReceivingSocket& s : sockets) {
     s.fd = bind_udp_beside(control.native_handle(), s.port);
-    rcvbuf_bytes = set_receive_buffer(s.fd.get(), request.rcvbuf_bytes);
+    rcvbuf_bytes = set_receive_buffer(s.fd.get(), request.test.rcvbuf_bytes);
     enable_drop_counter(s.fd.get());
     accept.udp_ports.push_back(s.port);
   }

@@ -30,11 +30,11 @@ std::string refusal(const protocol::TestRequest& request, const session::ServerS
     return why.empty() ? "this server has no DTLS" : why;
   }
   const std::uint64_t min_rate = side.config().min_rate;
-  if (request.rate_bps > 0 && request.rate_bps / 8 < min_rate) {
+  if (request.test.datagram.rate_bps > 0 && request.test.datagram.rate_bps / 8 < min_rate) {
     return fmt::format(
         "the test asks for {} bit/s a sender; this server has every test move at least {} bytes a second "
         "(--min-rate)",
-        request.rate_bps, min_rate);
+        request.test.datagram.rate_bps, min_rate);
   }
   return {};
 }
@@ -51,24 +51,19 @@ nlohmann::ordered_json last_run_json(const measure::Comparison& c) {
 }
 
 // What a datagram test may ask for, beyond the checks every test gets.
-void check_request(const protocol::TestRequest& m) {
-  using protocol::ProtocolError;
-  if (m.bytes != 0) throw ProtocolError("a datagram test counts 'packets', not 'bytes'");
-  if ((m.packets == 0) == (m.duration_ms == 0))
-    throw ProtocolError("exactly one of 'packets' and 'duration_ms' must be non-zero");
-  if (m.direction != Direction::client_to_server)
-    throw ProtocolError("datagram tests go from client to server");
+void check(const spec::Test& t, Mode mode) {
+  if ((t.datagram.packets == 0) == (t.duration_ms == 0))
+    throw spec::Invalid("a datagram test sends -n datagrams per sender or for -t seconds: give one");
   const std::uint32_t largest =
-      m.mode == Mode::dtls ? protocol::kMaxDtlsDatagramBytes : protocol::kMaxUdpDatagramBytes;
-  if (m.chunk_bytes < protocol::kDatagramHeaderBytes || m.chunk_bytes > largest) {
-    throw ProtocolError(fmt::format("'chunk_bytes' = {} is outside {}..{} for {}", m.chunk_bytes,
-                                    protocol::kDatagramHeaderBytes, largest, to_string(m.mode)));
+      mode == Mode::dtls ? protocol::kMaxDtlsDatagramBytes : protocol::kMaxUdpDatagramBytes;
+  if (t.chunk_bytes < protocol::kDatagramHeaderBytes || t.chunk_bytes > largest) {
+    throw spec::Invalid(fmt::format("-l {} is outside {}..{} bytes for {}", t.chunk_bytes,
+                                    protocol::kDatagramHeaderBytes, largest, to_string(mode)));
   }
-  if (m.streams > protocol::kMaxSenders)
-    throw ProtocolError(fmt::format("more than {} senders", protocol::kMaxSenders));
-  if (m.bidir || m.msg_size != 0 || m.framing != framing::Framing::raw || m.verify || m.record_size != 0) {
-    throw ProtocolError("a datagram test takes no stream options (bidir, framing, verify, record size)");
-  }
+  if (t.streams > protocol::kMaxSenders)
+    throw spec::Invalid(fmt::format("-P {}: at most {} senders", t.streams, protocol::kMaxSenders));
+  if (t.verify || t.record_size != 0)
+    throw spec::Invalid("--verify and --record-size are for tcp and tls; datagram tests take neither");
 }
 }  // namespace datagram_entry
 }  // namespace
@@ -78,7 +73,7 @@ const KindSlice kDatagramKind{
     .run = datagram_entry::run,
     .notes = datagram_entry::notes,
     .refusal = datagram_entry::refusal,
-    .check_request = datagram_entry::check_request,
+    .check = datagram_entry::check,
     .serve = serve_datagram_test,
     .text_runs = render_datagram_runs,
     .json = datagram_entry::json,

@@ -92,12 +92,14 @@ HandshakeTest run_handshake_test(const ClientConfig& config, int count, const tl
   TcpStream control(
       connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address));
   const InterruptWatch::Guard control_guard(interrupt, control.native_handle());
+  // A handshake test of its own, also where another kind's run tries TLS
+  // first (kinds/variants); the cipher goes too: a suite outside the
+  // server's defaults is granted to the test.
   protocol::TestRequest request;
-  request.kind = TestKind::handshake;
+  request.test.kind = TestKind::handshake;
+  request.test.handshake.handshakes = static_cast<std::uint32_t>(count);
   request.mode = Mode::tls;
-  request.chunk_bytes = 1;
-  request.handshakes = static_cast<std::uint32_t>(2 * count);
-  request.cipher = config.tls_policy.cipher;  // a suite outside the server's defaults is granted to the test
+  request.cipher = config.tls_policy.cipher;
   request.client_version = kVersion;
   const protocol::TestAccept accept = start_test(control, request, timeouts, environment);
 
@@ -155,7 +157,9 @@ void run_group_comparison(const ClientConfig& config, const tls::ClientOptions& 
   }
   if (!lacking.empty())
     comparison.notes.push_back(fmt::format("{} has no {}: left out", tls::library_version(), lacking));
-  const int per_round = config.handshakes > 0 ? config.handshakes : kGroupHandshakesPerRound;
+  const int per_round = config.test.handshake.handshakes > 0
+                            ? static_cast<int>(config.test.handshake.handshakes)
+                            : kGroupHandshakesPerRound;
   const int total_rounds = config.warmup_rounds + config.rounds;
   for (int r = 0; r < total_rounds && !comparison.interrupted; ++r) {
     for (Entry& entry : entries) {

@@ -113,7 +113,7 @@ std::string render_groups(const measure::TestParameters& p, const measure::Group
   }
   out += fmt::format(
       "\nkey exchange groups: up to {} full and {} resumed handshakes per group and round, {} round{}{}\n",
-      p.handshakes, p.handshakes, p.rounds, p.rounds == 1 ? "" : "s",
+      p.test.handshake.handshakes, p.test.handshake.handshakes, p.rounds, p.rounds == 1 ? "" : "s",
       first != nullptr ? fmt::format("; {} {}, {} certificate", first->results->tls.version,
                                      first->results->tls.cipher, first->results->tls.certificate_key_type)
                        : "");

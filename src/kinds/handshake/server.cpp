@@ -46,7 +46,8 @@ std::string serve_handshake_test(Stream& control, const protocol::TestRequest& r
   std::string busy;
   const auto budget = side.reserve_connections(2, busy);
   if (!budget) session::refuse_test(control, busy);
-  const auto ticket = side.open_ticket(0, request.handshakes);
+  const std::uint64_t connections = 2 * std::uint64_t{request.test.handshake.handshakes};  // full and resumed
+  const auto ticket = side.open_ticket(0, connections);
   session::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
   // The client's count comes once its handshakes are done. Meanwhile each
   // handshake may take up to a connect and a handshake timeout from the last
@@ -65,13 +66,12 @@ std::string serve_handshake_test(Stream& control, const protocol::TestRequest& r
     }
     if (next.expired()) {
       throw Error(fmt::format("tls handshake test: no handshake for {:g} s after {} of {}",
-                              std::chrono::duration<double>(gap + t.control).count(), seen,
-                              request.handshakes));
+                              std::chrono::duration<double>(gap + t.control).count(), seen, connections));
     }
     if (overall.expired()) {
-      throw Error(fmt::format(
-          "tls handshake test: past this server's --max-duration of {:g} s after {} of {}",
-          std::chrono::duration<double>(side.config().max_duration).count(), seen, request.handshakes));
+      throw Error(
+          fmt::format("tls handshake test: past this server's --max-duration of {:g} s after {} of {}",
+                      std::chrono::duration<double>(side.config().max_duration).count(), seen, connections));
     }
   }
   control.set_deadline(Deadline::after(t.control));
@@ -86,7 +86,7 @@ std::string serve_handshake_test(Stream& control, const protocol::TestRequest& r
   session::send_message(control, mine, "the server's handshake count");
   side.record({mine}, {theirs});
   if (!mine.error.empty()) return "tls handshake test failed: " + mine.error;
-  return fmt::format("tls handshake test: {} of {} connections served{}", mine.bytes, request.handshakes,
+  return fmt::format("tls handshake test: {} of {} connections served{}", mine.bytes, connections,
                      theirs.error.empty() ? "" : ", client: " + theirs.error);
 }
 

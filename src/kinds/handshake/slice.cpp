@@ -13,19 +13,18 @@ namespace handshake_entry {
 void run_whole(const session::ClientConfig& target, const tls::ClientOptions& tls_config,
                session::InterruptWatch& interrupt, measure::Comparison& comparison) {
   measure::TestParameters& parameters = comparison.parameters;
-  if (target.compare_groups) {
-    parameters.compare_groups = true;
-    parameters.handshakes = target.handshakes > 0 ? target.handshakes : kGroupHandshakesPerRound;
+  if (target.test.compare_groups) {
+    if (parameters.test.handshake.handshakes == 0)
+      parameters.test.handshake.handshakes = kGroupHandshakesPerRound;
     run_group_comparison(target, tls_config, interrupt, comparison);
     return;
   }
-  parameters.handshakes = target.handshakes;
+  const auto count = static_cast<int>(target.test.handshake.handshakes);
   try {
     const tls::Context tls = tls::Context::for_client(tls_config);
-    const HandshakeTest test =
-        run_handshake_test(target, target.handshakes, tls, interrupt, comparison.environment);
-    comparison.results = measure::HandshakeResults{target.handshakes, test.kinds[0].summarize(),
-                                                   test.kinds[1].summarize(), test.tls};
+    const HandshakeTest test = run_handshake_test(target, count, tls, interrupt, comparison.environment);
+    comparison.results =
+        measure::HandshakeResults{count, test.kinds[0].summarize(), test.kinds[1].summarize(), test.tls};
   } catch (const Error& e) {
     if (interrupt.interrupted()) {
       comparison.interrupted = true;
@@ -41,10 +40,12 @@ void serve_connection(Stream& stream, session::PendingTests& pending, double& cp
   cpu_mark = measure::thread_cpu_s();
 }
 
-void check_request(const protocol::TestRequest& m) {
-  if (m.handshakes == 0) throw protocol::ProtocolError("a handshake test needs 'handshakes'");
-  if (m.bytes != 0 || m.duration_ms != 0) throw protocol::ProtocolError("a handshake test moves no payload");
-  if (m.mode != Mode::tls) throw protocol::ProtocolError("a handshake test needs TLS");
+void check(const spec::Test& t, Mode mode) {
+  // --compare-groups alone: kGroupHandshakesPerRound a group and round.
+  if (t.handshake.handshakes == 0 && !t.compare_groups)
+    throw spec::Invalid("a handshake test needs --handshakes N");
+  if (t.duration_ms != 0) throw spec::Invalid("a handshake test makes --handshakes N; it takes no -t");
+  if (mode != Mode::tls) throw spec::Invalid("a handshake test needs TLS");
 }
 }  // namespace handshake_entry
 }  // namespace
@@ -53,7 +54,7 @@ const KindSlice kHandshakeKind{
     .kind = TestKind::handshake,
     .run_whole = handshake_entry::run_whole,
     .server_pin = false,
-    .check_request = handshake_entry::check_request,
+    .check = handshake_entry::check,
     .serve = serve_handshake_test,
     .connection = protocol::ConnectionKind::handshake,
     .serve_connection = handshake_entry::serve_connection,

@@ -20,7 +20,7 @@ std::string check_peer_connection(const PeerJudge& judge, const protocol::TestRe
         fmt::format("{} {} {} {}", judge.here(), client ? "answered" : "took", mine.messages, mine_are),
         "messages", part);
   }
-  const std::uint64_t size = client ? request.rr_response_bytes : request.rr_request_bytes;
+  const std::uint64_t size = client ? request.test.rr.response_bytes : request.test.rr.request_bytes;
   if (!bytes_are_pieces(theirs.bytes, theirs.messages, size)) {
     return judge.disagree(
         fmt::format("receiving {} bytes in {} {}", theirs.bytes, theirs.messages, theirs_are),
@@ -29,7 +29,7 @@ std::string check_peer_connection(const PeerJudge& judge, const protocol::TestRe
   }
   // Open loop, a client's window lasts its schedule (-t) at least.
   const double scheduled_us =
-      client && request.rate_tps > 0 ? static_cast<double>(request.duration_ms) * 1e3 : 0;
+      client && request.test.rr.rate_tps > 0 ? static_cast<double>(request.test.duration_ms) * 1e3 : 0;
   if (std::string line =
           judge.check_window(fmt::format("{} {} {} in {:.0f} us", client ? "taking" : "answering",
                                          theirs.messages, theirs_are, theirs.elapsed_us),

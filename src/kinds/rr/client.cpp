@@ -120,19 +120,21 @@ std::string connection_failure(const std::string& error, const char* side, std::
 std::vector<RrClientSpec> client_specs(const session::ClientConfig& config,
                                        const protocol::TestRequest& request, std::int64_t go_ns,
                                        RrIntervalBoard* board, RrIntervalBoard* live) {
-  const std::uint32_t connections = request.streams;
+  const std::uint32_t connections = request.test.streams;
   std::vector<RrClientSpec> specs(connections);
   for (std::uint32_t i = 0; i < connections; ++i) {
     RrClientSpec& spec = specs[i];
     spec.connection = i;
-    spec.request_bytes = request.rr_request_bytes;
-    spec.response_bytes = request.rr_response_bytes;
-    spec.transactions = request.transactions > 0 ? share(request.transactions, connections, i) : 0;
-    spec.rate_tps = request.rate_tps / connections;
+    spec.request_bytes = request.test.rr.request_bytes;
+    spec.response_bytes = request.test.rr.response_bytes;
+    spec.transactions =
+        request.test.rr.transactions > 0 ? share(request.test.rr.transactions, connections, i) : 0;
+    spec.rate_tps = request.test.rr.rate_tps / connections;
     spec.start_ns =
-        go_ns + (request.rate_tps > 0 ? static_cast<std::int64_t>(1e9 * i / request.rate_tps) : 0);
-    spec.stop_ns = go_ns + std::chrono::nanoseconds(config.duration).count();
-    if (request.verify) spec.verify_seed = request.verify_seed;
+        go_ns +
+        (request.test.rr.rate_tps > 0 ? static_cast<std::int64_t>(1e9 * i / request.test.rr.rate_tps) : 0);
+    spec.stop_ns = go_ns + std::chrono::nanoseconds(config.test.duration()).count();
+    if (request.test.verify) spec.verify_seed = request.verify_seed;
     spec.idle_timeout = config.timeouts.idle;
     spec.intervals = board;
     spec.live = live;
@@ -205,23 +207,23 @@ measure::RrRun run_rr_test(const session::ClientConfig& config, const tls::Conte
   request.round = static_cast<std::uint32_t>(round);
   const protocol::TestAccept accept = session::start_test(control, request, timeouts, environment);
 
-  const std::uint32_t connections = request.streams;
+  const std::uint32_t connections = request.test.streams;
   DataConnections data = open_data_connections(config, tls, mode, accept, connections, control);
   measure::RrRun run;
   run.mode = mode;
   run.handshake_us = measure::summarize(data.handshake_us).mean;
-  run.tls = tls_parameters(*data.streams.front(), config.record_size);
+  run.tls = tls_parameters(*data.streams.front(), config.test.record_size);
 
   // Every connection starts now; open loop, their schedules interleave, so
   // that the requests of all of them together come evenly spaced.
   const std::int64_t go_ns = measure::now_ns();
   std::optional<RrIntervalBoard> board;
-  if (config.interval.count() > 0) board.emplace(go_ns, config.interval, connections);
+  if (config.test.interval().count() > 0) board.emplace(go_ns, config.test.interval(), connections);
   // A live view's board: the -i one where their periods agree.
   std::optional<RrIntervalBoard> live_board;
   RrIntervalBoard* live = nullptr;
   if (observer != nullptr && observer->tick_period().count() > 0) {
-    if (board && observer->tick_period() == config.interval) {
+    if (board && observer->tick_period() == config.test.interval()) {
       live = &*board;
     } else {
       live = &live_board.emplace(go_ns, observer->tick_period(), connections);

@@ -61,10 +61,10 @@ ordered_json run_json(const measure::RrRun& run, const measure::TestParameters& 
           {"warmup", run.warmup},
           {"partial", run.partial},
           {"mode", to_string(run.mode)},
-          {"request_bytes", p.rr_request_bytes},
-          {"response_bytes", p.rr_response_bytes},
-          {"connections", p.streams},
-          {"rate_tps", p.rate_tps},
+          {"request_bytes", p.test.rr.request_bytes},
+          {"response_bytes", p.test.rr.response_bytes},
+          {"connections", p.test.streams},
+          {"rate_tps", p.test.rr.rate_tps},
           {"transactions", run.transactions},
           {"elapsed_us", run.elapsed_us},
           {"transactions_per_s", run.transactions_per_s()},
@@ -84,17 +84,19 @@ ordered_json run_json(const measure::RrRun& run, const measure::TestParameters& 
 }  // namespace
 
 std::string render_rr_header(const measure::TestParameters& p) {
-  const std::string amount = p.transactions > 0 ? fmt::format("{} transactions in all", p.transactions)
-                                                : fmt::format("{:g} s", p.duration_s);
-  const std::string loop = p.rate_tps > 0 ? fmt::format("open loop at {:g} transactions/s in all", p.rate_tps)
-                                          : std::string("closed loop");
+  const std::string amount = p.test.rr.transactions > 0
+                                 ? fmt::format("{} transactions in all", p.test.rr.transactions)
+                                 : fmt::format("{:g} s", p.test.duration_s());
+  const std::string loop = p.test.rr.rate_tps > 0
+                               ? fmt::format("open loop at {:g} transactions/s in all", p.test.rr.rate_tps)
+                               : std::string("closed loop");
   return fmt::format(
       "request/response: requests of {}, responses of {}, {}, {} connection{}, {} per run, "
       "{}{}{}\n",
-      format_bytes(p.rr_request_bytes), format_bytes(p.rr_response_bytes), loop, p.streams,
-      p.streams == 1 ? "" : "s", amount, rounds_text(p),
+      format_bytes(p.test.rr.request_bytes), format_bytes(p.test.rr.response_bytes), loop, p.test.streams,
+      p.test.streams == 1 ? "" : "s", amount, rounds_text(p),
       p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "",
-      p.verify ? ", every byte verified" : "");
+      p.test.verify ? ", every byte verified" : "");
 }
 
 std::string render_rr_runs(const measure::Comparison& c) {
@@ -129,7 +131,7 @@ std::string render_rr_runs(const measure::Comparison& c) {
     if (c.interrupted)
       out += "(*: interrupted, this side's figures until then; left out of the statistics)\n";
     out += fmt::format("(latency: {}; percentiles within 1% of the measured)\n",
-                       c.parameters.rate_tps > 0
+                       c.parameters.test.rr.rate_tps > 0
                            ? "from when each request was due on the schedule to its response"
                            : "from each request's send to its response");
     out += render_notable(facts_runs(rr.runs));
@@ -218,9 +220,9 @@ std::string render_rr_csv(const measure::Comparison& c) {
                         double elapsed_us, const measure::LatencySummary& l) {
     const double per_s = elapsed_us > 0 ? static_cast<double>(transactions) / (elapsed_us / 1e6) : 0;
     return fmt::format("{},{},{},{},{},{},{},{},{:g},{},{},{:.3f},{:.3f}", csv_field(run.label()), run.round,
-                       run.warmup ? 1 : 0, run.partial ? 1 : 0, to_string(run.mode), p.rr_request_bytes,
-                       p.rr_response_bytes, p.streams, p.rate_tps, connection, transactions, elapsed_us,
-                       per_s) +
+                       run.warmup ? 1 : 0, run.partial ? 1 : 0, to_string(run.mode), p.test.rr.request_bytes,
+                       p.test.rr.response_bytes, p.test.streams, p.test.rr.rate_tps, connection, transactions,
+                       elapsed_us, per_s) +
            fmt::format(",{{}},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f}", l.min, l.p50, l.p90, l.p99,
                        l.p999, l.max, l.mean);
   };

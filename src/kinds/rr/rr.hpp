@@ -57,9 +57,9 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
 std::string check_peer_connection(const PeerJudge& judge, const protocol::TestRequest& request,
                                   const protocol::SideResult& mine, const protocol::SideResult& theirs);
 
-// Both halves: an rr or crr request's own fields (crr adds its own);
-// throws protocol::ProtocolError naming the field.
-void check_rr_request(const protocol::TestRequest& request);
+// What an rr or crr test needs of its parts (crr adds its own); throws
+// spec::Invalid naming the flag.
+void check_rr_test(const spec::Test& test, Mode mode);
 
 // Reports (report.cpp).
 // The header line: sizes, loop, connections, amount and rounds.

@@ -20,8 +20,8 @@ namespace {
 std::string describe_test(const protocol::TestRequest& request, const std::vector<RrSideResult>& mine,
                           const std::vector<protocol::SideResult>& theirs, const std::string& exchange_error,
                           const std::string& tls_description) {
-  const std::string what = fmt::format("rr {} {}/{}", to_string(request.mode), request.rr_request_bytes,
-                                       request.rr_response_bytes);
+  const std::string what = fmt::format("rr {} {}/{}", to_string(request.mode), request.test.rr.request_bytes,
+                                       request.test.rr.response_bytes);
   const std::string failed =
       fmt::format("{}{} failed", what, request.round > 0 ? fmt::format(" round {}", request.round) : "");
   std::uint64_t transactions = 0;
@@ -42,7 +42,7 @@ std::string describe_test(const protocol::TestRequest& request, const std::vecto
   const double seconds = static_cast<double>(last - first) / 1e9;
   std::string text = fmt::format("{} {} transactions on {} connection{} in {:.3f} s", what, transactions,
                                  mine.size(), mine.size() == 1 ? "" : "s", seconds);
-  if (request.rate_tps > 0) text += fmt::format(", open loop at {:g}/s", request.rate_tps);
+  if (request.test.rr.rate_tps > 0) text += fmt::format(", open loop at {:g}/s", request.test.rr.rate_tps);
   if (!tls_description.empty()) text += ", " + tls_description;
   return text;
 }
@@ -71,16 +71,16 @@ RrServerSpec server_spec(const protocol::TestRequest& request, const session::Se
                          std::uint32_t i) {
   RrServerSpec spec;
   spec.connection = i;
-  spec.request_bytes = request.rr_request_bytes;
-  spec.response_bytes = request.rr_response_bytes;
-  spec.closed_loop = request.rate_tps == 0;
-  if (request.verify) spec.verify_seed = request.verify_seed;
+  spec.request_bytes = request.test.rr.request_bytes;
+  spec.response_bytes = request.test.rr.response_bytes;
+  spec.closed_loop = request.test.rr.rate_tps == 0;
+  if (request.test.verify) spec.verify_seed = request.verify_seed;
   spec.idle_timeout = config.timeouts.idle;
   spec.min_rate = config.min_rate;
   spec.max_duration = config.max_duration;
   // A timed test asked for no more than the cap (or it was refused); the
   // responses to its last requests may come a little after it.
-  if (request.duration_ms > 0) spec.max_duration_grace = session::kTimedDrainGrace;
+  if (request.test.duration_ms > 0) spec.max_duration_grace = session::kTimedDrainGrace;
   return spec;
 }
 
@@ -90,7 +90,7 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
   const RunClock clock;  // the run on this side, for judging the client's figures
   const session::Timeouts& t = side.config().timeouts;
   const auto reserved = reserve_data_connections(control, request, side);
-  const auto ticket = side.open_ticket(request.streams, 0);
+  const auto ticket = side.open_ticket(request.test.streams, 0);
   session::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
   std::vector<std::unique_ptr<Stream>> data = await_data_connections(control, request, side, *ticket);
 
@@ -108,9 +108,9 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
       live.push_back(
           std::make_unique<session::ServerSide::LiveSocket>(side.register_live(stream.native_handle())));
       set_nodelay(stream.native_handle(), true);  // each response goes at once
-      set_socket_buffers(stream.native_handle(), request.sndbuf_bytes, request.rcvbuf_bytes);
-      if (request.record_size != 0 && stream.tls() != nullptr)
-        stream.tls()->set_max_record_size(request.record_size);
+      set_socket_buffers(stream.native_handle(), request.test.sndbuf_bytes, request.test.rcvbuf_bytes);
+      if (request.test.record_size != 0 && stream.tls() != nullptr)
+        stream.tls()->set_max_record_size(request.test.record_size);
       send_ready(stream, t.handshake);
       specs[i] = server_spec(request, side.config(), i);
     }
@@ -154,7 +154,7 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
   std::vector<protocol::SideResult> my_sides;
   for (std::uint32_t i = 0; i < mine.size(); ++i)
     my_sides.push_back(to_side_result(mine[i], Role::receiver, i, earliest));
-  judge_client_connections(PeerJudge(Peer::client, clock.elapsed_us(), request.streams), request, mine,
+  judge_client_connections(PeerJudge(Peer::client, clock.elapsed_us(), request.test.streams), request, mine,
                            my_sides, theirs);
   side.record(my_sides, theirs);
   return describe_test(request, mine, theirs, exchange_error, tls_description);

@@ -25,7 +25,7 @@ void run(const session::ClientRun& run, const session::Variant& variant, measure
 // request sent and answered on time, would have fallen 10% short.
 void note_rate_shortfall(measure::Comparison& comparison) {
   const auto* rr = comparison.get<measure::RrResults>();
-  const double rate = comparison.parameters.rate_tps;
+  const double rate = comparison.parameters.test.rr.rate_tps;
   if (rr == nullptr || rate <= 0) return;
   for (const measure::RrRun& run : rr->runs) {
     const double schedule_us = run.elapsed_us - run.latency.min;
@@ -61,32 +61,26 @@ nlohmann::ordered_json last_run_json(const measure::Comparison& c) {
 }  // namespace rr_entry
 }  // namespace
 
-void check_rr_request(const protocol::TestRequest& m) {
-  using protocol::ProtocolError;
-  const bool crr = m.kind == TestKind::crr;
-  if (m.rr_request_bytes == 0)
-    throw ProtocolError(crr ? "a crr test needs 'rr_request_bytes'" : "an rr test needs 'rr_request_bytes'");
-  if (m.rr_response_bytes == 0) throw ProtocolError("an rr test needs 'rr_response_bytes'");
-  if (m.bytes != 0 || m.handshakes != 0 || m.packets != 0 || m.rate_bps != 0) {
-    throw ProtocolError("an rr test counts 'transactions', not bytes, handshakes or packets");
+void check_rr_test(const spec::Test& t, Mode) {
+  const char* flag = t.kind == TestKind::crr ? "--crr" : "--rr";
+  if ((t.rr.transactions == 0) == (t.duration_ms == 0))
+    throw spec::Invalid(fmt::format("{} runs -n transactions or for -t seconds: give one", flag));
+  if (t.rr.rate_tps > 0 && (t.duration_ms == 0 || t.kind == TestKind::crr)) {
+    throw spec::Invalid(t.kind == TestKind::crr ? "--rate is for --rr; --crr is closed loop"
+                                                : "--rate needs -t: an open-loop run goes for a time");
   }
-  if ((m.transactions == 0) == (m.duration_ms == 0)) {
-    throw ProtocolError("exactly one of 'transactions' and 'duration_ms' must be non-zero");
+  if (t.rr.transactions != 0 && t.rr.transactions < t.streams) {
+    throw spec::Invalid(
+        fmt::format("-n {}: fewer transactions than connections (-P {}); each makes one at least",
+                    t.rr.transactions, t.streams));
   }
-  if (m.rate_tps > 0 && m.duration_ms == 0)
-    throw ProtocolError("an open-loop rr test ('rate_tps') needs 'duration_ms'");
-  if (m.bidir || m.msg_size != 0 || m.direction != Direction::client_to_server) {
-    throw ProtocolError("an rr test has no direction, messages or bidir");
-  }
-  if (m.transactions != 0 && m.transactions < m.streams)
-    throw ProtocolError("fewer 'transactions' than 'streams'");
 }
 
 const KindSlice kRrKind{
     .kind = TestKind::rr,
     .run = rr_entry::run,
     .notes = rr_entry::notes,
-    .check_request = check_rr_request,
+    .check = check_rr_test,
     .serve = serve_rr_test,
     .text_header = render_rr_header,
     .text_runs = rr_entry::text_runs,

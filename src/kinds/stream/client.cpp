@@ -206,24 +206,26 @@ measure::StreamRun TestRun::run(measure::Environment& environment) {
 
   measure::StreamRun result;
   result.mode = mode_;
-  const std::uint32_t streams = test.streams;
+  const std::uint32_t streams = test.test.streams;
   DataConnections connections = open_data_connections(config_, tls_, mode_, accept, streams, control);
   std::vector<std::unique_ptr<Stream>>& data = connections.streams;
   result.handshake_us = measure::summarize(connections.handshake_us).mean;
-  if (data.front()->is_tls()) result.tls = tls_parameters(*data.front(), config_.record_size);
+  if (data.front()->is_tls()) result.tls = tls_parameters(*data.front(), config_.test.record_size);
 
   std::vector<protocol::SideResult> mine;
   {
     std::vector<std::unique_ptr<InterruptWatch::Guard>> guards;
     std::vector<StreamWork> work;
     // The live view follows the streams that go the test's way, added up.
-    const Role live_role = stream_role(test.direction, test.bidir, 0, /*server_side=*/false);
-    const std::uint32_t live_streams = forward_streams(test.bidir, streams);
+    const Role live_role =
+        stream_role(test.test.stream.direction, test.test.stream.bidir, 0, /*server_side=*/false);
+    const std::uint32_t live_streams = forward_streams(test.test.stream.bidir, streams);
     std::optional<measure::JoinedObserver> joined;
     if (observer_ != nullptr && live_streams > 1) joined.emplace(*observer_, live_streams);
     for (std::uint32_t i = 0, live = 0; i < streams; ++i) {
       guards.push_back(std::make_unique<InterruptWatch::Guard>(interrupt_, data[i]->native_handle()));
-      const Role role = stream_role(test.direction, test.bidir, i, /*server_side=*/false);
+      const Role role =
+          stream_role(test.test.stream.direction, test.test.stream.bidir, i, /*server_side=*/false);
       TransferSpec spec = transfer_spec(test, role, timeouts.idle);
       if (role == live_role) spec.observer = joined ? joined->stream(live++) : observer_;
       work.push_back({data[i].get(), spec});
@@ -243,7 +245,7 @@ measure::StreamRun TestRun::run(measure::Environment& environment) {
     for (const protocol::SideResult& m : mine) {
       if (m.role == Role::receiver && m.role == mine.front().role) receivers.push_back(&m);
     }
-    result.intervals = summed_intervals(receivers, test.interval_ms);
+    result.intervals = summed_intervals(receivers, test.test.interval_ms);
     return result;
   }
 
@@ -252,7 +254,7 @@ measure::StreamRun TestRun::run(measure::Environment& environment) {
   // grace, then this side's own account stands.
   const std::vector<protocol::SideResult> theirs = trade_results(control, mine, timeouts);
   judge_streams(test, mine, theirs, clock.elapsed_us(), timeouts.idle);
-  aggregate_streams(result, mine, theirs, test.interval_ms);
+  aggregate_streams(result, mine, theirs, test.test.interval_ms);
   session::await_close(control, timeouts.control);
   return result;
 }

@@ -65,7 +65,7 @@ std::string render_runs(const measure::Comparison& c, const measure::StreamResul
     std::string per_stream;
     for (const measure::StreamResult& s : run.streams) {
       per_stream += fmt::format("{}{} {}{:.1f}", per_stream.empty() ? "" : ", ", s.index,
-                                s.direction == p.direction ? "" : "(back) ", s.mbytes_per_s());
+                                s.direction == p.test.stream.direction ? "" : "(back) ", s.mbytes_per_s());
     }
     out += fmt::format("{:>5} {:<4} {:>13} {:>12.0f} {:>12.0f} {:>12.0f} {:>9.1f}  {}\n", round_label(run),
                        to_string(run.mode), run.bytes, run.transfer_us, run.sender_us, run.handshake_us,
@@ -81,11 +81,11 @@ std::string render_runs(const measure::Comparison& c, const measure::StreamResul
 // The stream statistics, a line per variant.
 std::string render_stats(const measure::TestParameters& p, const measure::StreamResults& streams) {
   std::string out;
-  const bool client_sends = p.direction == Direction::client_to_server;
+  const bool client_sends = p.test.stream.direction == Direction::client_to_server;
   std::size_t width = 4;
   for (const auto& s : streams.stats)
     width = std::max(width, s.variant.size());
-  const bool messages = p.msg_size > 0;
+  const bool messages = p.test.stream.msg_size > 0;
   out += fmt::format("\n{:<{}} {:>4} {:>9} {:>19} {:>4} {:>12} {:>12} {:>15} {:>15} {:>8}{}\n", "mode", width,
                      "runs", "MB/s", "min - max", "cv", "handshake_us", "transfer_us", "CPU s/GiB", "cores",
                      "vs tcp", messages ? fmt::format(" {:>13}", "messages/s") : "");
@@ -168,9 +168,9 @@ ordered_json to_json(const measure::StreamRun& run, const measure::TestParameter
           {"warmup", run.warmup},
           {"partial", run.partial},
           {"mode", to_string(run.mode)},
-          {"direction", to_string(parameters.direction)},
+          {"direction", to_string(parameters.test.stream.direction)},
           {"bytes", run.bytes},
-          {"chunk_bytes", parameters.chunk_bytes},
+          {"chunk_bytes", parameters.test.chunk_bytes},
           {"transfer_us", run.transfer_us},
           {"sender_us", run.sender_us},
           {"handshake_us", run.handshake_us},
@@ -215,25 +215,30 @@ std::string side_fields(const measure::SideCost& side, std::uint64_t bytes) {
 
 std::string render_stream_header(const measure::TestParameters& p) {
   std::string out;
-  if (p.streams > 1) {
-    out += fmt::format("{} parallel streams{}, {}{}\n", p.streams,
-                       p.bidir ? ", odd-numbered ones the other way (--bidir)" : "",
-                       p.bytes > 0 ? "the payload on each" : "each sending for the time",
-                       p.interval_s > 0 ? "; intervals add up the streams that go the test's way" : "");
+  if (p.test.streams > 1) {
+    out +=
+        fmt::format("{} parallel streams{}, {}{}\n", p.test.streams,
+                    p.test.stream.bidir ? ", odd-numbered ones the other way (--bidir)" : "",
+                    p.test.stream.bytes > 0 ? "the payload on each" : "each sending for the time",
+                    p.test.interval_s() > 0 ? "; intervals add up the streams that go the test's way" : "");
   }
-  if (p.msg_size > 0) {
-    out += fmt::format("messages of {} bytes, {}{}\n", p.msg_size,
-                       p.framing == "len4" ? "each behind a 4-byte length (len4)" : "back to back (raw)",
-                       p.read_size > 0 ? fmt::format(", read {} bytes at a time", p.read_size) : "");
-  } else if (p.read_size > 0) {
-    out += fmt::format("the receiver reads {} bytes at a time\n", p.read_size);
+  if (p.test.stream.msg_size > 0) {
+    out += fmt::format(
+        "messages of {} bytes, {}{}\n", p.test.stream.msg_size,
+        p.test.stream.framing == framing::Framing::len4 ? "each behind a 4-byte length (len4)"
+                                                        : "back to back (raw)",
+        p.test.stream.read_size > 0 ? fmt::format(", read {} bytes at a time", p.test.stream.read_size) : "");
+  } else if (p.test.stream.read_size > 0) {
+    out += fmt::format("the receiver reads {} bytes at a time\n", p.test.stream.read_size);
   }
-  const std::string payload = p.bytes > 0 ? fmt::format("{} ({} bytes)", format_bytes(p.bytes), p.bytes)
-                                          : fmt::format("{:g} s of sending", p.duration_s);
-  out +=
-      fmt::format("payload {} in {} chunks, {}{}{}\n", payload, format_bytes(p.chunk_bytes), rounds_text(p),
-                  p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "",
-                  p.verify ? ", every byte verified" : "");
+  const std::string payload =
+      p.test.stream.bytes > 0
+          ? fmt::format("{} ({} bytes)", format_bytes(p.test.stream.bytes), p.test.stream.bytes)
+          : fmt::format("{:g} s of sending", p.test.duration_s());
+  out += fmt::format("payload {} in {} chunks, {}{}{}\n", payload, format_bytes(p.test.chunk_bytes),
+                     rounds_text(p),
+                     p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "",
+                     p.test.verify ? ", every byte verified" : "");
   return out;
 }
 
@@ -305,8 +310,8 @@ std::string render_stream_csv(const measure::Comparison& c) {
         "{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{:.1f},{},{},{},{},{},{},{},{},{},{},{},{}"
         "\n",
         csv_field(run.label()), run.round, run.warmup ? 1 : 0, run.partial ? 1 : 0, to_string(run.mode),
-        to_string(c.parameters.direction), run.bytes, c.parameters.chunk_bytes, run.transfer_us,
-        run.sender_us, run.handshake_us, run.mbytes_per_s(), run.messages, run.payload_bytes,
+        to_string(c.parameters.test.stream.direction), run.bytes, c.parameters.test.chunk_bytes,
+        run.transfer_us, run.sender_us, run.handshake_us, run.mbytes_per_s(), run.messages, run.payload_bytes,
         run.messages_per_s(), csv_field(run.tls.version), csv_field(run.tls.cipher), csv_field(run.tls.group),
         csv_field(run.tls.certificate_key_type), csv_field(run.tls.client_certificate_key_type),
         run.tls.record_size, side_fields(run.client, run.bytes), side_fields(run.server, run.bytes),

@@ -26,7 +26,8 @@ using session::send_message;
 std::string describe_test(const protocol::TestRequest& request, const protocol::SideResult& server,
                           const std::optional<protocol::SideResult>& client,
                           const std::string& exchange_error, const std::string& tls_description) {
-  const std::string what = fmt::format("{} {}", to_string(request.mode), to_string(request.direction));
+  const std::string what =
+      fmt::format("{} {}", to_string(request.mode), to_string(request.test.stream.direction));
   // Failures name the client's round too, as the client's own line does.
   const std::string failed =
       fmt::format("{}{} failed", what, request.round > 0 ? fmt::format(" round {}", request.round) : "");
@@ -34,8 +35,9 @@ std::string describe_test(const protocol::TestRequest& request, const protocol::
   if (!server.error.empty()) return fmt::format("{}: {}", failed, server.error);
   if (client && !client->error.empty()) return fmt::format("{} on the client: {}", failed, client->error);
   if (!client) {
-    const std::string of = request.bytes > 0 ? fmt::format("{} of {}", server.bytes, request.bytes)
-                                             : std::to_string(server.bytes);
+    const std::string of = request.test.stream.bytes > 0
+                               ? fmt::format("{} of {}", server.bytes, request.test.stream.bytes)
+                               : std::to_string(server.bytes);
     return fmt::format("{} after {} bytes {}: {}", failed, of,
                        server.role == Role::receiver ? "received" : "sent", exchange_error);
   }
@@ -54,11 +56,13 @@ std::string describe_test(const protocol::TestRequest& request, const protocol::
 // to assemble (--max-msg, or the test's message size if smaller).
 std::uint64_t buffer_bytes(const protocol::TestRequest& request, std::uint64_t max_msg) {
   std::uint64_t total = 0;
-  for (std::uint32_t i = 0; i < request.streams; ++i) {
-    const bool receives =
-        stream_role(request.direction, request.bidir, i, /*server_side=*/true) == Role::receiver;
-    total += receives && request.read_size > 0 ? request.read_size : request.chunk_bytes;
-    if (receives && request.msg_size > 0) total += std::min(request.msg_size, max_msg);
+  for (std::uint32_t i = 0; i < request.test.streams; ++i) {
+    const bool receives = stream_role(request.test.stream.direction, request.test.stream.bidir, i,
+                                      /*server_side=*/true) == Role::receiver;
+    total += receives && request.test.stream.read_size > 0 ? request.test.stream.read_size
+                                                           : request.test.chunk_bytes;
+    if (receives && request.test.stream.msg_size > 0)
+      total += std::min(request.test.stream.msg_size, max_msg);
   }
   return total;
 }
@@ -72,16 +76,17 @@ std::vector<std::shared_ptr<void>> reserve(Stream& control, const protocol::Test
   if (bytes > config.max_test_memory) {
     session::refuse_test(
         control,
-        fmt::format("the test would hold {} of buffers on this server ({} stream{} of {} chunks{}); it "
-                    "allows {} a test (--max-test-memory): use fewer streams or smaller {}",
-                    measure::format_bytes(bytes), request.streams, request.streams == 1 ? "" : "s",
-                    measure::format_bytes(request.chunk_bytes),
-                    request.msg_size > 0
-                        ? fmt::format(" and messages of up to {}",
-                                      measure::format_bytes(std::min(request.msg_size, config.max_msg)))
-                        : "",
-                    measure::format_bytes(config.max_test_memory),
-                    request.msg_size > 0 ? "messages" : "chunks"));
+        fmt::format(
+            "the test would hold {} of buffers on this server ({} stream{} of {} chunks{}); it "
+            "allows {} a test (--max-test-memory): use fewer streams or smaller {}",
+            measure::format_bytes(bytes), request.test.streams, request.test.streams == 1 ? "" : "s",
+            measure::format_bytes(request.test.chunk_bytes),
+            request.test.stream.msg_size > 0
+                ? fmt::format(" and messages of up to {}",
+                              measure::format_bytes(std::min(request.test.stream.msg_size, config.max_msg)))
+                : "",
+            measure::format_bytes(config.max_test_memory),
+            request.test.stream.msg_size > 0 ? "messages" : "chunks"));
   }
   std::string busy;
   std::vector<std::shared_ptr<void>> held{side.reserve_memory(bytes, busy)};
@@ -115,7 +120,7 @@ std::string serve_stream_test(Stream& control, const protocol::TestRequest& requ
   const RunClock clock;  // the run on this side, for judging the client's figures
   const session::Timeouts& t = side.config().timeouts;
   const auto reserved = reserve(control, request, side);
-  const auto ticket_holder = side.open_ticket(request.streams, 0);
+  const auto ticket_holder = side.open_ticket(request.test.streams, 0);
   session::PendingTests::Ticket& ticket = *ticket_holder;
   session::send_message(control, side.acceptance(ticket.cookie()), "the test acceptance");
 
@@ -136,12 +141,14 @@ std::string serve_stream_test(Stream& control, const protocol::TestRequest& requ
         if (!info.client_certificate_key_type.empty()) {
           tls_description += fmt::format(", client certificate {}", info.client_certificate_key_type);
         }
-        if (request.record_size != 0) tls_stream->set_max_record_size(request.record_size);
+        if (request.test.record_size != 0) tls_stream->set_max_record_size(request.test.record_size);
       }
-      set_socket_buffers(stream.native_handle(), request.sndbuf_bytes, request.rcvbuf_bytes);
+      set_socket_buffers(stream.native_handle(), request.test.sndbuf_bytes, request.test.rcvbuf_bytes);
       send_ready(stream, t.handshake);
       TransferSpec spec = transfer_spec(
-          request, stream_role(request.direction, request.bidir, i, /*server_side=*/true), t.idle);
+          request,
+          stream_role(request.test.stream.direction, request.test.stream.bidir, i, /*server_side=*/true),
+          t.idle);
       spec.max_duration = side.config().max_duration;
       spec.max_msg = std::min(spec.max_msg, side.config().max_msg);
       spec.min_rate = side.config().min_rate;
@@ -173,13 +180,14 @@ std::string serve_stream_test(Stream& control, const protocol::TestRequest& requ
     theirs.clear();
     exchange_error = e.what();
   }
-  judge_client_streams(PeerJudge(Peer::client, clock.elapsed_us(), request.streams), mine, theirs);
+  judge_client_streams(PeerJudge(Peer::client, clock.elapsed_us(), request.test.streams), mine, theirs);
   side.record(mine, theirs);
   const std::optional<protocol::SideResult> client =
       theirs.empty() ? std::nullopt : std::optional(combine(theirs));
-  return fmt::format(
-      "{}{}", describe_test(request, combine(mine), client, exchange_error, tls_description),
-      mine.size() > 1 ? fmt::format(", {} streams{}", mine.size(), request.bidir ? " both ways" : "") : "");
+  return fmt::format("{}{}", describe_test(request, combine(mine), client, exchange_error, tls_description),
+                     mine.size() > 1 ? fmt::format(", {} streams{}", mine.size(),
+                                                   request.test.stream.bidir ? " both ways" : "")
+                                     : "");
 }
 
 }  // namespace tlscmp::kinds

@@ -25,8 +25,8 @@ void note_buffer_sizes(measure::Comparison& comparison) {
   const measure::StreamRun& last = streams->runs.back();
   const measure::TestParameters& p = comparison.parameters;
   for (const auto& [option, asked, client, server] :
-       {std::tuple{"SO_SNDBUF", p.sndbuf_bytes, last.client.sndbuf_bytes, last.server.sndbuf_bytes},
-        std::tuple{"SO_RCVBUF", p.rcvbuf_bytes, last.client.rcvbuf_bytes, last.server.rcvbuf_bytes}}) {
+       {std::tuple{"SO_SNDBUF", p.test.sndbuf_bytes, last.client.sndbuf_bytes, last.server.sndbuf_bytes},
+        std::tuple{"SO_RCVBUF", p.test.rcvbuf_bytes, last.client.rcvbuf_bytes, last.server.rcvbuf_bytes}}) {
     if (asked == 0) continue;
     const auto wanted = static_cast<int>(asked);
     if (client == wanted && server == wanted) continue;
@@ -46,11 +46,13 @@ void notes(const session::ClientConfig& config, measure::Comparison& comparison)
   session::note_unpinned<measure::StreamResults>(comparison, config);
 }
 
-void check_request(const protocol::TestRequest& m) {
-  if ((m.bytes == 0) == (m.duration_ms == 0))
-    throw protocol::ProtocolError("exactly one of 'bytes' and 'duration_ms' must be non-zero");
-  if (m.framing == framing::Framing::len4 && m.msg_size == 0 && m.bytes > 0)
-    throw protocol::ProtocolError("len4 needs a 'msg_size'");
+void check(const spec::Test& t, Mode) {
+  if ((t.stream.bytes == 0) == (t.duration_ms == 0))
+    throw spec::Invalid("a bulk run moves -n bytes or sends for -t seconds: give one");
+  if (t.stream.framing == framing::Framing::len4 && t.stream.msg_size == 0)
+    throw spec::Invalid("--framing len4 needs --msg-size");
+  if (t.stream.msg_size > t.stream.max_msg) throw spec::Invalid("--msg-size is above --max-msg");
+  if (t.stream.bidir && t.streams < 2) throw spec::Invalid("--bidir needs two streams at least (-P 2)");
 }
 }  // namespace stream_entry
 }  // namespace
@@ -59,7 +61,7 @@ const KindSlice kStreamKind{
     .kind = TestKind::stream,
     .run = stream_entry::run,
     .notes = stream_entry::notes,
-    .check_request = stream_entry::check_request,
+    .check = stream_entry::check,
     .serve = serve_stream_test,
     .text_header = render_stream_header,
     .text_runs = render_stream_runs,

@@ -333,17 +333,17 @@ TransferSpec transfer_spec(const protocol::TestRequest& request, Role role,
                            std::chrono::milliseconds idle_timeout) {
   TransferSpec spec;
   spec.role = role;
-  spec.bytes = request.bytes;
-  spec.duration = std::chrono::milliseconds(request.duration_ms);
-  spec.chunk_bytes = request.chunk_bytes;
-  spec.no_delay = request.no_delay;
+  spec.bytes = request.test.stream.bytes;
+  spec.duration = std::chrono::milliseconds(request.test.duration_ms);
+  spec.chunk_bytes = request.test.chunk_bytes;
+  spec.no_delay = request.test.stream.no_delay;
   spec.idle_timeout = idle_timeout;
-  spec.interval = std::chrono::milliseconds(request.interval_ms);
-  if (request.verify) spec.verify_seed = request.verify_seed;
-  spec.framing = request.framing;
-  spec.msg_size = request.msg_size;
-  spec.max_msg = request.max_msg;
-  spec.read_size = request.read_size;
+  spec.interval = std::chrono::milliseconds(request.test.interval_ms);
+  if (request.test.verify) spec.verify_seed = request.verify_seed;
+  spec.framing = request.test.stream.framing;
+  spec.msg_size = request.test.stream.msg_size;
+  spec.max_msg = request.test.stream.max_msg;
+  spec.read_size = request.test.stream.read_size;
   return spec;
 }
 

@@ -1,0 +1,73 @@
+#include "spec/spec.hpp"
+
+namespace tlscmp::spec {
+namespace {
+
+template <typename Enum, std::size_t N>
+bool parse_name(const std::string& text, const std::array<Enum, N>& values, Enum& value) {
+  for (Enum v : values) {
+    if (text == to_string(v)) {
+      value = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+const char* to_string(Part part) {
+  switch (part) {
+    case Part::stream:
+      return "stream";
+    case Part::handshake:
+      return "handshake";
+    case Part::datagram:
+      return "datagram";
+    case Part::rr:
+      return "rr";
+    case Part::crr:
+      return "crr";
+    case Part::shared:
+      break;
+  }
+  return "shared";
+}
+
+bool reads(TestKind kind, Part part) {
+  switch (part) {
+    case Part::shared:
+      return true;
+    case Part::stream:
+      return kind == TestKind::stream;
+    case Part::handshake:
+      return kind == TestKind::handshake;
+    case Part::datagram:
+      return kind == TestKind::datagram;
+    case Part::rr:
+      return is_request_response(kind);
+    case Part::crr:
+      return kind == TestKind::crr;
+  }
+  return false;
+}
+
+std::string result_key(const Field& field) {
+  std::string key = field.key;
+  if (field.milliseconds && key.ends_with("_ms")) key.replace(key.size() - 3, 3, "_s");
+  return key;
+}
+
+bool parse(const std::string& text, Direction& value) {
+  return parse_name(text, std::array{Direction::client_to_server, Direction::server_to_client}, value);
+}
+
+bool parse(const std::string& text, framing::Framing& value) {
+  return parse_name(text, std::array{framing::Framing::raw, framing::Framing::len4}, value);
+}
+
+bool parse(const std::string& text, Close& value) {
+  return parse_name(text, std::array{Close::reset, Close::fin}, value);
+}
+
+}  // namespace tlscmp::spec

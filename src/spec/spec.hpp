@@ -1,0 +1,193 @@
+#pragma once
+
+// The one description of a test: what the client's flags set, what a test
+// request carries to the server as it is, and what the result records as
+// it is. A test has its kind, the settings several kinds read (shared), and
+// one part per kind; a kind reads the shared part and its own (crr also
+// rr's: its transaction is an rr one). for_each_field() names every field
+// once, with its key, its flag and its range: the wire's encoder and
+// decoder, the result's "test" object, compare's settings and the client's
+// refusals all walk it. Nothing here touches a socket or a flag parser.
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "framing/framing.hpp"
+#include "test_kind.hpp"
+
+namespace tlscmp::spec {
+
+// What a request may ask for; the wire's decoder and the client's flags hold to them.
+inline constexpr std::uint64_t kMaxTestBytes = std::uint64_t{1} << 50;  // 1 PiB
+inline constexpr std::uint32_t kMaxChunkBytes = 16 * 1024 * 1024;
+inline constexpr std::uint64_t kMaxDurationMs = 24ull * 3600 * 1000;  // a day
+inline constexpr std::uint64_t kMinIntervalMs = 100;
+inline constexpr std::uint32_t kMinRecordBytes = 512;
+inline constexpr std::uint32_t kMaxRecordBytes = 16384;
+inline constexpr std::uint32_t kMaxHandshakes = 100'000;  // connections: full and resumed, N each
+inline constexpr std::uint32_t kMaxSocketBufferBytes = 1u << 30;
+inline constexpr std::uint32_t kMaxStreams = 128;
+inline constexpr std::uint64_t kMaxPackets = std::uint64_t{1} << 40;  // per sender, in a datagram test
+inline constexpr std::uint64_t kMaxRateBps = std::uint64_t{1} << 50;  // bits per second, per sender
+inline constexpr std::uint64_t kMaxRrBytes = std::uint64_t{1} << 30;  // an rr request or response: 1 GiB
+inline constexpr std::uint64_t kMaxTransactions = std::uint64_t{1} << 40;
+inline constexpr double kMaxRateTps = 1e9;  // the wire's limit; the schedule's is protocol's kMinRrSpacingUs
+
+// How a crr client closes each connection: reset (SO_LINGER 0, no
+// TIME_WAIT) or fin (an orderly close; TIME_WAIT on the client).
+enum class Close : std::uint8_t { reset, fin };
+inline const char* to_string(Close close) {
+  return close == Close::fin ? "fin" : "reset";
+}
+
+// Bulk streams (kind stream).
+struct Stream {
+  Direction direction = Direction::client_to_server;  // -R: the server sends
+  std::uint64_t bytes = 0;                            // -n (the client's default: 1 GiB); 0 with -t
+  bool no_delay = false;                              // -N: TCP_NODELAY during the transfer
+  // Messages (seeds/000): with msg_size > 0 the payload is messages of that
+  // size, behind 4-byte lengths (len4) or back to back (raw); bytes is then
+  // the payload, rounded up to whole messages.
+  framing::Framing framing = framing::Framing::raw;
+  std::uint64_t msg_size = 0;
+  std::uint64_t max_msg = framing::kMaxMessageBytes;  // the receiver refuses longer length prefixes
+  std::uint32_t read_size = 0;                        // the receiver's read call; 0: chunk_bytes
+  bool bidir = false;                                 // odd-numbered streams go the other way
+};
+
+// N full and N resumed TLS handshakes, alternating (kind handshake).
+struct Handshake {
+  std::uint32_t handshakes = 0;  // N
+};
+
+// Datagrams from `streams` senders to the server's receiver (kind datagram),
+// chunk_bytes each, `packets` per sender or for duration_ms.
+struct Datagram {
+  std::uint64_t packets = 0;
+  std::uint64_t rate_bps = 0;  // per sender; 0: as fast as it can
+  bool gso = false;            // the senders hand the kernel segmented buffers (UDP_SEGMENT)
+};
+
+// Transactions of a request and a response (kinds rr and crr): on each of
+// `streams` connections (rr), or a connection each (crr, `streams`
+// connectors); `transactions` in all, or for duration_ms.
+struct Rr {
+  std::uint64_t request_bytes = 0;
+  std::uint64_t response_bytes = 0;
+  std::uint64_t transactions = 0;
+  double rate_tps = 0;  // rr: open loop, over all connections; 0: closed loop
+};
+
+// A connection per transaction (kind crr), with rr's sizes and counts.
+struct Crr {
+  Close close = Close::reset;
+  bool compare_key_types = false;  // a tls variant per server key type, made by the server for the test
+};
+
+struct Test {
+  TestKind kind = TestKind::stream;
+  // Shared: each kind's checks say which of these it takes.
+  std::uint64_t duration_ms = 0;  // -t: how long the sender sends (stream, datagram, rr, crr); 0: a count
+  std::uint32_t chunk_bytes = 64 * 1024;  // -l: bytes per write and read; in datagram tests per datagram
+  std::uint64_t interval_ms = 0;          // -i: the receiver's interval reports; 0: none
+  std::uint32_t streams = 1;              // -P: data connections, senders or connectors
+  std::uint32_t sndbuf_bytes = 0;         // SO_SNDBUF on both ends; 0: the kernel's default
+  std::uint32_t rcvbuf_bytes = 0;         // SO_RCVBUF on both ends; 0: the kernel's default
+  bool verify = false;                    // seeded payload, checked byte by byte by the receiver
+  std::uint32_t record_size = 0;          // TLS: the sender's largest record plaintext; 0: 16384
+  bool compare_groups = false;            // handshake, crr: the client runs a variant per key exchange group
+  Stream stream;
+  Handshake handshake;
+  Datagram datagram;
+  Rr rr;
+  Crr crr;
+
+  std::chrono::milliseconds duration() const { return std::chrono::milliseconds(duration_ms); }
+  std::chrono::milliseconds interval() const { return std::chrono::milliseconds(interval_ms); }
+  double duration_s() const { return static_cast<double>(duration_ms) / 1e3; }
+  double interval_s() const { return static_cast<double>(interval_ms) / 1e3; }
+};
+
+// Which part of a test a field is in.
+enum class Part : std::uint8_t { shared, stream, handshake, datagram, rr, crr };
+const char* to_string(Part part);
+
+// Whether a test of `kind` reads `part`: the shared part and its own; crr rr's too.
+bool reads(TestKind kind, Part part);
+
+// One field of a test, as for_each_field() names it.
+struct Field {
+  const char* key;   // on the wire and in the result's "test" object (with milliseconds: "_s" there)
+  const char* flag;  // the client's flag that sets it, for messages
+  Part part;
+  double least = 0;  // the range a request may ask for (numbers)
+  double most = 0;
+  bool or_zero = false;       // 0 (none) is allowed below `least`
+  bool agree = true;          // compare: results whose values differ measured different things
+  bool milliseconds = false;  // the result says it in seconds
+};
+
+// The field's key in a result's "test" object: the wire's, "_s" for "_ms"
+// where it is in milliseconds (duration_s).
+std::string result_key(const Field& field);
+
+// Calls visit(field, value...) for every field, with that field of each of
+// the tests `t` (Tests, or const Tests): shared first, then each kind's
+// part, in the order of TestKind.
+template <typename Visit, typename... T>
+void for_each_field_of(Visit&& visit, T&... t) {
+  const auto n = [](auto v) { return static_cast<double>(v); };
+  visit(Field{"duration_ms", "-t", Part::shared, 0, n(kMaxDurationMs), false, true, true}, t.duration_ms...);
+  visit(Field{"chunk_bytes", "-l", Part::shared, 1, n(kMaxChunkBytes)}, t.chunk_bytes...);
+  visit(Field{"interval_ms", "-i", Part::shared, n(kMinIntervalMs), n(kMaxDurationMs), true, false, true},
+        t.interval_ms...);
+  visit(Field{"streams", "-P", Part::shared, 1, n(kMaxStreams)}, t.streams...);
+  visit(Field{"sndbuf_bytes", "--sndbuf", Part::shared, 0, n(kMaxSocketBufferBytes)}, t.sndbuf_bytes...);
+  visit(Field{"rcvbuf_bytes", "--rcvbuf", Part::shared, 0, n(kMaxSocketBufferBytes)}, t.rcvbuf_bytes...);
+  visit(Field{"verify", "--verify", Part::shared}, t.verify...);
+  visit(Field{"record_size", "--record-size", Part::shared, n(kMinRecordBytes), n(kMaxRecordBytes), true},
+        t.record_size...);
+  visit(Field{"compare_groups", "--compare-groups", Part::shared}, t.compare_groups...);
+  visit(Field{"direction", "-R", Part::stream}, t.stream.direction...);
+  visit(Field{"bytes", "-n", Part::stream, 0, n(kMaxTestBytes)}, t.stream.bytes...);
+  visit(Field{"no_delay", "-N", Part::stream}, t.stream.no_delay...);
+  visit(Field{"framing", "--framing", Part::stream}, t.stream.framing...);
+  visit(Field{"msg_size", "--msg-size", Part::stream, 0, n(framing::kMaxMessageBytes)}, t.stream.msg_size...);
+  visit(Field{"max_msg", "--max-msg", Part::stream, 1, n(framing::kMaxMessageBytes), false, false},
+        t.stream.max_msg...);
+  visit(Field{"read_size", "--read-size", Part::stream, 0, n(kMaxChunkBytes)}, t.stream.read_size...);
+  visit(Field{"bidir", "--bidir", Part::stream}, t.stream.bidir...);
+  visit(Field{"handshakes", "--handshakes", Part::handshake, 0, n(kMaxHandshakes / 2)}, t.handshake.handshakes...);
+  visit(Field{"packets", "-n", Part::datagram, 0, n(kMaxPackets)}, t.datagram.packets...);
+  visit(Field{"rate_bps", "-b", Part::datagram, 0, n(kMaxRateBps)}, t.datagram.rate_bps...);
+  visit(Field{"gso", "--gso", Part::datagram}, t.datagram.gso...);
+  visit(Field{"rr_request_bytes", "--rr", Part::rr, 1, n(kMaxRrBytes)}, t.rr.request_bytes...);
+  visit(Field{"rr_response_bytes", "--rr", Part::rr, 1, n(kMaxRrBytes)}, t.rr.response_bytes...);
+  visit(Field{"transactions", "-n", Part::rr, 0, n(kMaxTransactions)}, t.rr.transactions...);
+  visit(Field{"rate_tps", "--rate", Part::rr, 0, kMaxRateTps}, t.rr.rate_tps...);
+  visit(Field{"crr_close", "--close", Part::crr}, t.crr.close...);
+  visit(Field{"compare_key_types", "--compare-key-types", Part::crr}, t.crr.compare_key_types...);
+}
+
+// visit(field, value) for every field of `test`.
+template <typename T, typename Visit>
+void for_each_field(T& test, Visit&& visit) {
+  for_each_field_of(visit, test);
+}
+
+// A test that cannot run as described; what() says why in one line, naming
+// the client's flags.
+class Invalid : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The enums' names, as the wire and the result write them; false for an unknown name.
+bool parse(const std::string& text, Direction& value);
+bool parse(const std::string& text, framing::Framing& value);
+bool parse(const std::string& text, Close& value);
+
+}  // namespace tlscmp::spec
