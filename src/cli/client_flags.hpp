@@ -9,7 +9,6 @@
 #include "cli/common_flags.hpp"
 #include "cli/options.hpp"
 #include "spec/spec.hpp"
-#include "test_kind.hpp"
 
 namespace tlscmp::cli {
 

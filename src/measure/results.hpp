@@ -15,7 +15,7 @@
 #include "measure/stopping.hpp"
 #include "run_facts.hpp"
 #include "spec/spec.hpp"
-#include "test_kind.hpp"
+#include "mode.hpp"
 
 namespace tlscmp::measure {
 

@@ -24,7 +24,7 @@
 #include "protocol/datagram.hpp"
 #include "run_facts.hpp"
 #include "spec/spec.hpp"
-#include "test_kind.hpp"
+#include "mode.hpp"
 
 namespace tlscmp::protocol {
 

@@ -15,7 +15,7 @@
 #include "measure/results.hpp"
 #include "measure/stats.hpp"
 #include "measure/units.hpp"
-#include "test_kind.hpp"
+#include "mode.hpp"
 
 namespace tlscmp::render {
 

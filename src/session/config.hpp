@@ -11,7 +11,7 @@
 #include "framing/framing.hpp"
 #include "measure/stopping.hpp"
 #include "spec/spec.hpp"
-#include "test_kind.hpp"
+#include "mode.hpp"
 #include "tls/identity.hpp"
 #include "tls/policy.hpp"
 

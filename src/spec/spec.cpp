@@ -16,42 +16,6 @@ bool parse_name(const std::string& text, const std::array<Enum, N>& values, Enum
 
 }  // namespace
 
-const char* to_string(Part part) {
-  switch (part) {
-    case Part::stream:
-      return "stream";
-    case Part::handshake:
-      return "handshake";
-    case Part::datagram:
-      return "datagram";
-    case Part::rr:
-      return "rr";
-    case Part::crr:
-      return "crr";
-    case Part::shared:
-      break;
-  }
-  return "shared";
-}
-
-bool reads(TestKind kind, Part part) {
-  switch (part) {
-    case Part::shared:
-      return true;
-    case Part::stream:
-      return kind == TestKind::stream;
-    case Part::handshake:
-      return kind == TestKind::handshake;
-    case Part::datagram:
-      return kind == TestKind::datagram;
-    case Part::rr:
-      return is_request_response(kind);
-    case Part::crr:
-      return kind == TestKind::crr;
-  }
-  return false;
-}
-
 std::string result_key(const Field& field) {
   std::string key = field.key;
   if (field.milliseconds && key.ends_with("_ms")) key.replace(key.size() - 3, 3, "_s");

@@ -16,7 +16,40 @@
 #include <string>
 
 #include "framing/framing.hpp"
-#include "test_kind.hpp"
+#include "mode.hpp"
+
+namespace tlscmp {
+
+// What a test measures; each kind's folder under kinds/ runs it, and its
+// part of spec::Test below holds its settings. A test request names its
+// kind, and nothing infers it from other fields.
+//   stream: bulk bytes (-n, -t, -P, --bidir); handshake: --handshakes and
+//   --compare-groups alone; datagram: --mode udp or dtls; rr: --rr; crr: --crr.
+enum class TestKind : std::uint8_t { stream, handshake, datagram, rr, crr };
+inline constexpr std::array kAllKinds{TestKind::stream, TestKind::handshake, TestKind::datagram, TestKind::rr,
+                                      TestKind::crr};
+
+inline const char* to_string(TestKind kind) {
+  switch (kind) {
+    case TestKind::handshake:
+      return "handshake";
+    case TestKind::datagram:
+      return "datagram";
+    case TestKind::rr:
+      return "rr";
+    case TestKind::crr:
+      return "crr";
+    case TestKind::stream:
+      break;
+  }
+  return "stream";
+}
+// rr and crr: transactions of a request and a response, of the rr sizes.
+inline bool is_request_response(TestKind kind) {
+  return kind == TestKind::rr || kind == TestKind::crr;
+}
+
+}  // namespace tlscmp
 
 namespace tlscmp::spec {
 
@@ -56,11 +89,15 @@ struct Stream {
   std::uint64_t max_msg = framing::kMaxMessageBytes;  // the receiver refuses longer length prefixes
   std::uint32_t read_size = 0;                        // the receiver's read call; 0: chunk_bytes
   bool bidir = false;                                 // odd-numbered streams go the other way
+
+  bool operator==(const Stream&) const = default;
 };
 
 // N full and N resumed TLS handshakes, alternating (kind handshake).
 struct Handshake {
   std::uint32_t handshakes = 0;  // N
+
+  bool operator==(const Handshake&) const = default;
 };
 
 // Datagrams from `streams` senders to the server's receiver (kind datagram),
@@ -69,6 +106,8 @@ struct Datagram {
   std::uint64_t packets = 0;
   std::uint64_t rate_bps = 0;  // per sender; 0: as fast as it can
   bool gso = false;            // the senders hand the kernel segmented buffers (UDP_SEGMENT)
+
+  bool operator==(const Datagram&) const = default;
 };
 
 // Transactions of a request and a response (kinds rr and crr): on each of
@@ -79,12 +118,16 @@ struct Rr {
   std::uint64_t response_bytes = 0;
   std::uint64_t transactions = 0;
   double rate_tps = 0;  // rr: open loop, over all connections; 0: closed loop
+
+  bool operator==(const Rr&) const = default;
 };
 
 // A connection per transaction (kind crr), with rr's sizes and counts.
 struct Crr {
   Close close = Close::reset;
   bool compare_key_types = false;  // a tls variant per server key type, made by the server for the test
+
+  bool operator==(const Crr&) const = default;
 };
 
 struct Test {
@@ -109,14 +152,47 @@ struct Test {
   std::chrono::milliseconds interval() const { return std::chrono::milliseconds(interval_ms); }
   double duration_s() const { return static_cast<double>(duration_ms) / 1e3; }
   double interval_s() const { return static_cast<double>(interval_ms) / 1e3; }
+  bool operator==(const Test&) const = default;
 };
 
 // Which part of a test a field is in.
 enum class Part : std::uint8_t { shared, stream, handshake, datagram, rr, crr };
-const char* to_string(Part part);
+inline const char* to_string(Part part) {
+  switch (part) {
+    case Part::stream:
+      return "stream";
+    case Part::handshake:
+      return "handshake";
+    case Part::datagram:
+      return "datagram";
+    case Part::rr:
+      return "rr";
+    case Part::crr:
+      return "crr";
+    case Part::shared:
+      break;
+  }
+  return "shared";
+}
 
 // Whether a test of `kind` reads `part`: the shared part and its own; crr rr's too.
-bool reads(TestKind kind, Part part);
+inline bool reads(TestKind kind, Part part) {
+  switch (part) {
+    case Part::shared:
+      return true;
+    case Part::stream:
+      return kind == TestKind::stream;
+    case Part::handshake:
+      return kind == TestKind::handshake;
+    case Part::datagram:
+      return kind == TestKind::datagram;
+    case Part::rr:
+      return is_request_response(kind);
+    case Part::crr:
+      return kind == TestKind::crr;
+  }
+  return false;
+}
 
 // One field of a test, as for_each_field() names it.
 struct Field {
@@ -160,7 +236,8 @@ void for_each_field_of(Visit&& visit, T&... t) {
         t.stream.max_msg...);
   visit(Field{"read_size", "--read-size", Part::stream, 0, n(kMaxChunkBytes)}, t.stream.read_size...);
   visit(Field{"bidir", "--bidir", Part::stream}, t.stream.bidir...);
-  visit(Field{"handshakes", "--handshakes", Part::handshake, 0, n(kMaxHandshakes / 2)}, t.handshake.handshakes...);
+  visit(Field{"handshakes", "--handshakes", Part::handshake, 0, n(kMaxHandshakes / 2)},
+        t.handshake.handshakes...);
   visit(Field{"packets", "-n", Part::datagram, 0, n(kMaxPackets)}, t.datagram.packets...);
   visit(Field{"rate_bps", "-b", Part::datagram, 0, n(kMaxRateBps)}, t.datagram.rate_bps...);
   visit(Field{"gso", "--gso", Part::datagram}, t.datagram.gso...);
