@@ -77,17 +77,13 @@ void to_datagram_config(const ClientFlags& flags, session::ClientConfig& c) {
   };
   if ((flags.test.stream.direction == Direction::server_to_client))
     throw UsageError("-R: datagram tests go from the client's senders to the server's receiver");
-  if (flags.test.stream.bidir) refuse("--bidir");
+  if (const char* flag = spec::unread_flag(c.test)) refuse(flag);  // the stream kind's, --handshakes
   if (flags.test.verify) refuse("--verify");
-  if (flags.test.handshake.handshakes > 0) refuse("--handshakes");
   if (flags.compare_ciphers) refuse("--compare-ciphers");
   if (flags.test.compare_groups) refuse("--compare-groups");
-  if (flags.test.stream.msg_size != 0 || flags.framing != "raw") refuse("--msg-size/--framing");
-  if (flags.test.stream.read_size != 0) refuse("--read-size");
   if (flags.test.record_size != 0) refuse("--record-size");
   if (flags.tls_policy.ktls) refuse("--ktls");
   if (!flags.bind.empty()) refuse("-B");
-  if (flags.test.stream.no_delay) refuse("-N");
   if (flags.test.streams > protocol::kMaxSenders) {
     throw UsageError(fmt::format("-P {}: at most {} senders", flags.test.streams, protocol::kMaxSenders));
   }
@@ -125,22 +121,16 @@ void to_rr_config(const ClientFlags& flags, session::ClientConfig& c) {
                     "--warmup, -w/--sndbuf/--rcvbuf and the TLS flags",
                     flag));
   };
-  const std::pair<bool, const char*> bulk_only[] = {
-      {(flags.test.stream.direction == Direction::server_to_client), "-R"},
-      {flags.test.stream.bidir, "--bidir"},
-      {flags.test.stream.msg_size != 0, "--msg-size"},
-      {flags.framing != "raw", "--framing"},
-      {flags.test.stream.max_msg != framing::kMaxMessageBytes, "--max-msg"},
-      {flags.test.stream.read_size != 0, "--read-size"},
-      {!flags.length.empty(), "-l"},
-      {flags.test.handshake.handshakes > 0, "--handshakes"},
-      {flags.test.compare_groups, "--compare-groups"},
-      {!flags.rate.empty(), "-b"},
-      {flags.test.datagram.gso, "--gso"}};
+  if (flags.test.stream.no_delay) throw UsageError("-N: rr tests always set TCP_NODELAY; leave -N out");
+  // The other kinds' flags (-R, --bidir, --msg-size, --handshakes, --gso ...), and those of the shared part
+  // rr has no use for.
+  if (const char* flag = spec::unread_flag(c.test)) refuse(flag);
+  const std::pair<bool, const char*> bulk_only[] = {{!flags.length.empty(), "-l"},
+                                                    {flags.test.compare_groups, "--compare-groups"},
+                                                    {!flags.rate.empty(), "-b"}};
   for (const auto& [given, flag] : bulk_only) {
     if (given) refuse(flag);
   }
-  if (flags.test.stream.no_delay) throw UsageError("-N: rr tests always set TCP_NODELAY; leave -N out");
   std::tie(c.test.rr.request_bytes, c.test.rr.response_bytes) = parse_rr(flags.rr, "--rr");
   c.test.stream.bytes = 0;
   if (!flags.bytes.empty()) {
@@ -176,19 +166,17 @@ void to_crr_config(const ClientFlags& flags, session::ClientConfig& c) {
                     "--warmup and the TLS flags",
                     flag));
   };
+  if (flags.test.stream.no_delay)
+    throw UsageError("-N: crr connections always set TCP_NODELAY; leave -N out");
+  // The other kinds' flags (-R, --bidir, --msg-size, --gso ...), and those of the shared part crr has no use
+  // for.
+  if (const char* flag = spec::unread_flag(c.test)) refuse(flag);
   const std::pair<bool, const char*> not_crr[] = {
-      {(flags.test.stream.direction == Direction::server_to_client), "-R"},
-      {flags.test.stream.bidir, "--bidir"},
-      {flags.test.stream.msg_size != 0, "--msg-size"},
-      {flags.framing != "raw", "--framing"},
-      {flags.test.stream.max_msg != framing::kMaxMessageBytes, "--max-msg"},
-      {flags.test.stream.read_size != 0, "--read-size"},
       {flags.test.record_size != 0, "--record-size"},
       {!flags.length.empty(), "-l"},
       {flags.compare_ciphers, "--compare-ciphers"},
       {!flags.rate.empty(), "-b"},
       {!flags.rr_rate.empty(), "--rate"},
-      {flags.test.datagram.gso, "--gso"},
       {flags.test.verify, "--verify"},
       {flags.tls_policy.ktls, "--ktls"},
       {flags.interval_s > 0, "-i"},
@@ -196,8 +184,6 @@ void to_crr_config(const ClientFlags& flags, session::ClientConfig& c) {
   for (const auto& [given, flag] : not_crr) {
     if (given) refuse(flag);
   }
-  if (flags.test.stream.no_delay)
-    throw UsageError("-N: crr connections always set TCP_NODELAY; leave -N out");
   if ((flags.test.crr.compare_key_types || flags.test.compare_groups) && flags.mode == "tcp") {
     throw UsageError(
         fmt::format("{} compares TLS handshakes, and --mode tcp runs none: use --mode both",
@@ -613,6 +599,7 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   ClientCommand command;
   session::ClientConfig& c = command.config;
   c.test = flags.test;
+  if (flags.framing == "len4") c.test.stream.framing = framing::Framing::len4;
   split_host(flags, c);
   c.test.kind = kind_of_flags(flags);
   c.bind_address = flags.bind;
@@ -640,7 +627,6 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   c.tls_policy = flags.tls_policy;
   c.compare_ciphers = flags.compare_ciphers;
   if (c.test.stream.bidir && c.test.streams < 2) c.test.streams = 2;  // one each way at least
-  c.test.stream.framing = flags.framing == "len4" ? framing::Framing::len4 : framing::Framing::raw;
   c.cert_file = flags.cert_file;
   c.key_file = flags.key_file;
   c.timeouts = to_timeouts(flags.timeouts);

@@ -33,13 +33,8 @@ const KindSlice& slice_of(TestKind kind) {
 }
 
 void check_test(const spec::Test& test, Mode mode) {
-  const spec::Test defaults;
-  spec::for_each_field_of(
-      [&](const spec::Field& f, const auto& value, const auto& default_value) {
-        if (!spec::reads(test.kind, f.part) && value != default_value)
-          throw spec::Invalid(fmt::format("{} does not apply to {} tests", f.flag, to_string(test.kind)));
-      },
-      test, defaults);
+  if (const char* flag = spec::unread_flag(test))
+    throw spec::Invalid(fmt::format("{} does not apply to {} tests", flag, to_string(test.kind)));
   if ((test.kind == TestKind::datagram) != is_datagram(mode)) {
     throw spec::Invalid(test.kind == TestKind::datagram
                             ? std::string("a datagram test runs over udp or dtls")

@@ -22,6 +22,17 @@ std::string result_key(const Field& field) {
   return key;
 }
 
+const char* unread_flag(const Test& test) {
+  const Test defaults;
+  const char* flag = nullptr;
+  for_each_field_of(
+      [&](const Field& f, const auto& value, const auto& default_value) {
+        if (flag == nullptr && !reads(test.kind, f.part) && value != default_value) flag = f.flag;
+      },
+      test, defaults);
+  return flag;
+}
+
 bool parse(const std::string& text, Direction& value) {
   return parse_name(text, std::array{Direction::client_to_server, Direction::server_to_client}, value);
 }

@@ -255,6 +255,11 @@ void for_each_field(T& test, Visit&& visit) {
   for_each_field_of(visit, test);
 }
 
+// The flag of the first field, in for_each_field's order, that is off its
+// default in a part `test`'s kind does not read ("--bidir" in an rr test);
+// nullptr where there is none.
+const char* unread_flag(const Test& test);
+
 // A test that cannot run as described; what() says why in one line, naming
 // the client's flags.
 class Invalid : public std::runtime_error {
