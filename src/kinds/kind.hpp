@@ -5,6 +5,7 @@
 // app/ runs a test through its kind's entry and includes no kind's folder;
 // each kind's folder defines its entry beside its halves (slice.cpp).
 
+#include <array>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
@@ -21,6 +22,24 @@
 #include "transport/stream.hpp"
 
 namespace tlscmp::kinds {
+
+// A figure of a kind's runs, as compare and merge read it back from a
+// result file: its name, where it is in a run, and which way is better.
+struct RunFigure {
+  const char* name;                 // "p99 latency us"
+  std::array<const char*, 2> path;  // {"latency_us", "p99"}, or {"transactions_per_s", nullptr}
+  bool higher_is_better = true;
+};
+
+// A kind's runs in a result file.
+struct ResultRuns {
+  const char* label = nullptr;        // compare's and merge's name for the kind: "bulk", "rr"
+  const char* list = nullptr;         // its -J list of runs: "rr_runs"
+  const char* amount = nullptr;       // what a run moved, which merge adds up: "transactions"
+  const char* amount_unit = nullptr;  // "transactions"
+  // Compare's figures; the first is the rate (higher is better), which merge takes too.
+  std::span<const RunFigure> figures;
+};
 
 struct KindSlice {
   TestKind kind;
@@ -80,6 +99,8 @@ struct KindSlice {
   nlohmann::ordered_json (*last_run_json)(const measure::Comparison& comparison) = nullptr;
   // A header line and one row per run.
   std::string (*csv)(const measure::Comparison& comparison) = nullptr;
+  // What compare and merge read back of its -J; none for a kind without runs.
+  ResultRuns results{};
 };
 
 // The one check of a test, over one of its modes: no field of a part its

@@ -230,7 +230,7 @@ void HandshakeSamples::add(const HandshakeSamples& more) {
   resumed += more.resumed;
 }
 
-HandshakeKind HandshakeSamples::summarize() const {
+HandshakeStats HandshakeSamples::summarize() const {
   return {measure::summarize(handshake_us),
           measure::summarize(tls_us),
           measure::summarize(bytes_received),

@@ -13,9 +13,9 @@
 #include "measure/intervals.hpp"
 #include "measure/stats.hpp"
 #include "measure/stopping.hpp"
+#include "mode.hpp"
 #include "run_facts.hpp"
 #include "spec/spec.hpp"
-#include "mode.hpp"
 
 namespace tlscmp::measure {
 
@@ -361,8 +361,8 @@ struct TestParameters {
   double max_skew_s = 0;                    // --max-skew, with --start-at
 };
 
-// A handshake test (--handshakes N): N full and N resumed handshakes, alternating.
-struct HandshakeKind {
+// The statistics of one sort of handshake (full, or resumed) in a handshake test (--handshakes N).
+struct HandshakeStats {
   Summary handshake_us;  // TCP connect plus TLS handshake, as handshake_us of a run
   Summary tls_us;        // the TLS handshake alone
   Summary
@@ -375,7 +375,7 @@ struct HandshakeKind {
   double per_second() const { return handshake_us.mean > 0 ? 1e6 / handshake_us.mean : 0; }
 };
 
-// The values behind a HandshakeKind, one per handshake, gathered over one or
+// The values behind a HandshakeStats, one per handshake, gathered over one or
 // more handshake tests (--compare-groups runs one per group per round).
 struct HandshakeSamples {
   std::vector<double> handshake_us;
@@ -387,13 +387,13 @@ struct HandshakeSamples {
   std::size_t resumed = 0;
 
   void add(const HandshakeSamples& more);
-  HandshakeKind summarize() const;
+  HandshakeStats summarize() const;
 };
 
 struct HandshakeResults {
   int requested = 0;  // N
-  HandshakeKind full;
-  HandshakeKind resumed;
+  HandshakeStats full;
+  HandshakeStats resumed;
   TlsParameters tls;  // of the last full handshake
 };
 

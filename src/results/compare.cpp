@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "error.hpp"
+#include "kinds/kind.hpp"
 #include "results/result_file.hpp"
 #include "spec/spec.hpp"
 
@@ -48,45 +49,16 @@ ResultOrigin origin_of(const std::string& path, const json& j) {
   return o;
 }
 
-// A figure's values per variant, over a kind's runs that count.
-struct Figure {
-  const char* kind;
-  const char* list;    // the JSON list of runs
-  const char* figure;  // its name in the report
-  bool higher_is_better;
-  double (*value)(const json& run);  // NaN: none in this run
-};
-
-const Figure kFigures[] = {
-    {"bulk", "runs", "MB/s", true, [](const json& r) { return number_at(r, {"mbytes_per_s"}); }},
-    {"rr", "rr_runs", "transactions/s", true,
-     [](const json& r) { return number_at(r, {"transactions_per_s"}); }},
-    {"rr", "rr_runs", "p50 latency us", false,
-     [](const json& r) {
-       return number_at(r, {"latency_us", "p50"});
-     }},
-    {"rr", "rr_runs", "p99 latency us", false,
-     [](const json& r) {
-       return number_at(r, {"latency_us", "p99"});
-     }},
-    {"crr", "crr_runs", "connections/s", true,
-     [](const json& r) { return number_at(r, {"connections_per_s"}); }},
-    {"crr", "crr_runs", "p50 connection us", false,
-     [](const json& r) {
-       return number_at(r, {"total_us", "p50"});
-     }},
-    {"datagram", "datagram_runs", "received/s", true,
-     [](const json& r) { return number_at(r, {"received_per_s"}); }},
-};
-
 // variant -> values, in the order the variants first come.
-std::vector<std::pair<std::string, std::vector<double>>> values_of(const json& result, const Figure& f) {
+std::vector<std::pair<std::string, std::vector<double>>> values_of(const json& result,
+                                                                   const kinds::ResultRuns& runs,
+                                                                   const kinds::RunFigure& f) {
   std::vector<std::pair<std::string, std::vector<double>>> out;
-  const json list = result.value(f.list, json::array());
+  const json list = result.value(runs.list, json::array());
   if (!list.is_array()) return out;
   for (const json& run : list) {
     if (!run_counts(run)) continue;
-    const double v = f.value(run);
+    const double v = number_on(run, f.path);
     if (std::isnan(v)) continue;
     const std::string variant = text_of(run.value("variant", json("?")));
     auto it = std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first == variant; });
@@ -94,6 +66,36 @@ std::vector<std::pair<std::string, std::vector<double>>> values_of(const json& r
     it->second.push_back(v);
   }
   return out;
+}
+
+// One figure of a kind's runs, each variant in both files against each
+// other; a variant in one of them alone is noted once, by its rate.
+void compare_figure(const json& base, const json& next, const kinds::ResultRuns& runs,
+                    const kinds::RunFigure& f, const CompareConfig& config, CompareResult& result) {
+  const auto base_values = values_of(base, runs, f);
+  const auto next_values = values_of(next, runs, f);
+  for (const auto& [variant, values] : base_values) {
+    const auto other = std::find_if(next_values.begin(), next_values.end(),
+                                    [&](const auto& p) { return p.first == variant; });
+    if (other == next_values.end()) {
+      if (f.higher_is_better)  // each kind's one throughput figure: a note per variant
+        result.notes.push_back(fmt::format("{} {}: only in '{}'", runs.label, variant, config.base_path));
+      continue;
+    }
+    ComparedFigure c{runs.label, variant, f.name,
+                     measure::estimate_change(values, other->second, f.higher_is_better)};
+    if (config.fail_if_slower && c.change.verdict == measure::Verdict::slower &&
+        c.change.slower_percent() >= *config.fail_if_slower) {
+      result.failed = true;
+    }
+    result.figures.push_back(std::move(c));
+  }
+  for (const auto& [variant, values] : next_values) {
+    const bool in_base = std::any_of(base_values.begin(), base_values.end(),
+                                     [&](const auto& p) { return p.first == variant; });
+    if (!in_base && f.higher_is_better)
+      result.notes.push_back(fmt::format("{} {}: only in '{}'", runs.label, variant, config.next_path));
+  }
 }
 
 }  // namespace
@@ -135,31 +137,9 @@ CompareResult compare_results(const CompareConfig& config) {
                     differ.front().substr(0, differ.front().find(' '))));
   }
 
-  for (const Figure& f : kFigures) {
-    const auto base_values = values_of(base, f);
-    const auto next_values = values_of(next, f);
-    for (const auto& [variant, values] : base_values) {
-      const auto other = std::find_if(next_values.begin(), next_values.end(),
-                                      [&](const auto& p) { return p.first == variant; });
-      if (other == next_values.end()) {
-        if (f.higher_is_better)  // each kind's one throughput figure: a note per variant
-          result.notes.push_back(fmt::format("{} {}: only in '{}'", f.kind, variant, config.base_path));
-        continue;
-      }
-      ComparedFigure c{f.kind, variant, f.figure,
-                       measure::estimate_change(values, other->second, f.higher_is_better)};
-      if (config.fail_if_slower && c.change.verdict == measure::Verdict::slower &&
-          c.change.slower_percent() >= *config.fail_if_slower) {
-        result.failed = true;
-      }
-      result.figures.push_back(std::move(c));
-    }
-    for (const auto& [variant, values] : next_values) {
-      const bool in_base = std::any_of(base_values.begin(), base_values.end(),
-                                       [&](const auto& p) { return p.first == variant; });
-      if (!in_base && f.higher_is_better)
-        result.notes.push_back(fmt::format("{} {}: only in '{}'", f.kind, variant, config.next_path));
-    }
+  for (const kinds::KindSlice* kind : kinds::all_kinds()) {
+    for (const kinds::RunFigure& f : kind->results.figures)
+      compare_figure(base, next, kind->results, f, config, result);
   }
   if (result.figures.empty()) {
     throw UsageError(

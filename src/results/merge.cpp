@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "error.hpp"
+#include "kinds/kind.hpp"
 #include "measure/stats.hpp"
 #include "results/result_file.hpp"
 
@@ -15,29 +16,6 @@ namespace tlscmp::results {
 namespace {
 
 using nlohmann::json;
-
-struct KindFigures {
-  const char* kind;
-  const char* list;
-  const char* amount_unit;
-  const char* rate_unit;
-  double (*amount)(const json& run);
-  double (*rate)(const json& run);
-};
-
-const KindFigures kKinds[] = {
-    {"bulk", "runs", "bytes", "MB/s", [](const json& r) { return number_at(r, {"bytes"}); },
-     [](const json& r) { return number_at(r, {"mbytes_per_s"}); }},
-    {"rr", "rr_runs", "transactions", "transactions/s",
-     [](const json& r) { return number_at(r, {"transactions"}); },
-     [](const json& r) { return number_at(r, {"transactions_per_s"}); }},
-    {"crr", "crr_runs", "connections", "connections/s",
-     [](const json& r) { return number_at(r, {"connections"}); },
-     [](const json& r) { return number_at(r, {"connections_per_s"}); }},
-    {"datagram", "datagram_runs", "datagrams", "received/s",
-     [](const json& r) { return number_at(r, {"received"}); },
-     [](const json& r) { return number_at(r, {"received_per_s"}); }},
-};
 
 std::vector<ServerView> read_server_view(const std::string& path) {
   std::ifstream in(path);
@@ -88,7 +66,9 @@ MergeResult merge_results(const MergeConfig& config) {
   for (const std::string& path : config.paths) {
     const json j = read_result(path);
     const std::string host = std::filesystem::path(path).stem().string();
-    for (const KindFigures& k : kKinds) {
+    for (const kinds::KindSlice* kind : kinds::all_kinds()) {
+      const kinds::ResultRuns& k = kind->results;
+      if (k.list == nullptr) continue;
       const json list = j.value(k.list, json::array());
       std::vector<std::string> variants;
       for (const json& run : list) {
@@ -97,14 +77,14 @@ MergeResult merge_results(const MergeConfig& config) {
           variants.push_back(v);
       }
       for (const std::string& variant : variants) {
-        MergedHost h{host, k.kind, variant};
+        MergedHost h{host, k.label, variant};
         std::vector<double> rates;
         for (const json& run : list) {
           if (!run_counts(run) || text_of(run.value("variant", json("?"))) != variant) continue;
           ++h.runs;
-          const double amount = k.amount(run);
+          const double amount = number_at(run, {k.amount});
           if (!std::isnan(amount)) h.amount += amount;
-          const double rate = k.rate(run);
+          const double rate = number_on(run, k.figures.front().path);
           if (!std::isnan(rate)) rates.push_back(rate);
         }
         h.median_rate = measure::summarize(rates).median;
@@ -112,8 +92,9 @@ MergeResult merge_results(const MergeConfig& config) {
           return t.kind == h.kind && t.variant == h.variant;
         });
         if (total == result.totals.end())
-          total = result.totals.insert(result.totals.end(),
-                                       MergedTotal{k.kind, variant, 0, 0, 0, 0, k.amount_unit, k.rate_unit});
+          total = result.totals.insert(
+              result.totals.end(),
+              MergedTotal{k.label, variant, 0, 0, 0, 0, k.amount_unit, k.figures.front().name});
         ++total->hosts;
         total->runs += h.runs;
         total->amount += h.amount;

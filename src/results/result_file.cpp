@@ -38,9 +38,10 @@ json read_result(const std::string& path) {
   return j;
 }
 
-double number_at(const json& object, std::initializer_list<const char*> path) {
+double number_on(const json& object, std::span<const char* const> path) {
   const json* at = &object;
   for (const char* key : path) {
+    if (key == nullptr) break;
     if (!at->is_object() || !at->contains(key)) return std::nan("");
     at = &(*at)[key];
   }

@@ -4,6 +4,7 @@
 
 #include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 
 namespace tlscmp::results {
@@ -16,8 +17,12 @@ nlohmann::json read_json_file(const std::string& path);
 // be read, is not JSON (cut short), or is no tlscmp result.
 nlohmann::json read_result(const std::string& path);
 
-// The number at `path` in `object` ({"latency_us", "p50"}), or NaN where there is none.
-double number_at(const nlohmann::json& object, std::initializer_list<const char*> path);
+// The number at `path` in `object` ({"latency_us", "p50"}; a null key ends
+// the path), or NaN where there is none.
+double number_on(const nlohmann::json& object, std::span<const char* const> path);
+inline double number_at(const nlohmann::json& object, std::initializer_list<const char*> path) {
+  return number_on(object, std::span(path.begin(), path.size()));
+}
 
 // A JSON value as text for a message: strings as they are ("" as "(default)"), the rest dumped.
 std::string text_of(const nlohmann::json& value);

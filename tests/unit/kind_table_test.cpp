@@ -44,3 +44,20 @@ TEST_CASE("-A's server CPU applies where the kind's server half has data threads
   CHECK_FALSE(slice_of(TestKind::crr).server_pin);
   CHECK_FALSE(slice_of(TestKind::handshake).server_pin);
 }
+
+TEST_CASE("compare and merge read every kind with runs through the table: a list, a rate first") {
+  std::set<std::string> lists;
+  for (const KindSlice* slice : all_kinds()) {
+    CAPTURE(to_string(slice->kind));
+    const ResultRuns& r = slice->results;
+    // A kind with rounds of runs has them in a list of its own in -J.
+    CHECK((r.list != nullptr) == (slice->run != nullptr));
+    if (r.list == nullptr) continue;
+    CHECK(lists.insert(r.list).second);
+    REQUIRE_FALSE(r.figures.empty());
+    CHECK(r.figures.front().higher_is_better);  // merge adds it up over hosts
+    CHECK(r.label != nullptr);
+    CHECK(r.amount != nullptr);
+  }
+  CHECK(lists.contains("rr_runs"));
+}

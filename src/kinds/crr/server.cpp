@@ -181,16 +181,24 @@ std::string describe_crr_test(const protocol::TestRequest& request, const CrrTal
 
 }  // namespace
 
+namespace {
+// --compare-key-types: the certificate of the key type asked for, made
+// before the test is accepted, or the test refused saying why.
+void make_key_type_certificate(Stream& control, const protocol::TestRequest& request,
+                               session::ServerSide& side) {
+  if (request.key_type.empty()) return;
+  try {
+    side.prepare_key_type(request.key_type);
+  } catch (const Error& e) {
+    session::refuse_test(control, e.what());
+  }
+}
+}  // namespace
+
 std::string serve_crr_test(Stream& control, const protocol::TestRequest& request, session::ServerSide& side) {
   const RunClock clock;  // the run on this side, for judging the client's figures
   const session::Timeouts& t = side.config().timeouts;
-  if (!request.key_type.empty()) {
-    try {
-      side.prepare_key_type(request.key_type);
-    } catch (const Error& e) {
-      session::refuse_test(control, e.what());
-    }
-  }
+  make_key_type_certificate(control, request, side);
   const auto tally =
       std::make_shared<CrrTally>(request.test.rr.request_bytes, request.test.rr.response_bytes, t.idle);
   const auto ticket = side.open_ticket(tally);

@@ -85,6 +85,11 @@ void check(const spec::Test& t, Mode mode) {
   check_rr_test(t, mode);
   if (t.verify) throw spec::Invalid("--verify does not apply to --crr");
 }
+// What compare and merge read of its runs in a result file.
+constexpr RunFigure kFigures[] = {
+    {"connections/s", {"connections_per_s", nullptr}, true},
+    {"p50 connection us", {"total_us", "p50"}, false},
+};
 }  // namespace crr_entry
 }  // namespace
 
@@ -107,6 +112,7 @@ const KindSlice kCrrKind{
     .json = crr_entry::json,
     .last_run_json = crr_entry::last_run_json,
     .csv = render_crr_csv,
+    .results = {"crr", "crr_runs", "connections", "connections", crr_entry::kFigures},
 };
 
 }  // namespace tlscmp::kinds

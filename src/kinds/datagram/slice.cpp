@@ -65,6 +65,10 @@ void check(const spec::Test& t, Mode mode) {
   if (t.verify || t.record_size != 0)
     throw spec::Invalid("--verify and --record-size are for tcp and tls; datagram tests take neither");
 }
+// What compare and merge read of its runs in a result file.
+constexpr RunFigure kFigures[] = {
+    {"received/s", {"received_per_s", nullptr}, true},
+};
 }  // namespace datagram_entry
 }  // namespace
 
@@ -79,6 +83,7 @@ const KindSlice kDatagramKind{
     .json = datagram_entry::json,
     .last_run_json = datagram_entry::last_run_json,
     .csv = render_datagram_csv,
+    .results = {"datagram", "datagram_runs", "received", "datagrams", datagram_entry::kFigures},
 };
 
 }  // namespace tlscmp::kinds

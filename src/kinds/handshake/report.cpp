@@ -20,7 +20,7 @@ ordered_json to_json(const measure::Summary& s) {
   return summary_json(s);
 }
 
-ordered_json to_json(const measure::HandshakeKind& k) {
+ordered_json to_json(const measure::HandshakeStats& k) {
   return {{"count", k.handshake_us.count},
           {"resumed", k.resumed},
           {"handshake_us", to_json(k.handshake_us)},

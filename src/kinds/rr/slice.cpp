@@ -58,6 +58,12 @@ nlohmann::ordered_json last_run_json(const measure::Comparison& c) {
   nlohmann::ordered_json runs = rr_runs_json(c);
   return runs.empty() ? nlohmann::ordered_json(nullptr) : runs.back();
 }
+// What compare and merge read of its runs in a result file.
+constexpr RunFigure kFigures[] = {
+    {"transactions/s", {"transactions_per_s", nullptr}, true},
+    {"p50 latency us", {"latency_us", "p50"}, false},
+    {"p99 latency us", {"latency_us", "p99"}, false},
+};
 }  // namespace rr_entry
 }  // namespace
 
@@ -87,6 +93,7 @@ const KindSlice kRrKind{
     .json = rr_entry::json,
     .last_run_json = rr_entry::last_run_json,
     .csv = render_rr_csv,
+    .results = {"rr", "rr_runs", "transactions", "transactions", rr_entry::kFigures},
 };
 
 }  // namespace tlscmp::kinds

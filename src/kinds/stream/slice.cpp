@@ -54,6 +54,10 @@ void check(const spec::Test& t, Mode) {
   if (t.stream.msg_size > t.stream.max_msg) throw spec::Invalid("--msg-size is above --max-msg");
   if (t.stream.bidir && t.streams < 2) throw spec::Invalid("--bidir needs two streams at least (-P 2)");
 }
+// What compare and merge read of its runs in a result file.
+constexpr RunFigure kFigures[] = {
+    {"MB/s", {"mbytes_per_s", nullptr}, true},
+};
 }  // namespace stream_entry
 }  // namespace
 
@@ -69,6 +73,7 @@ const KindSlice kStreamKind{
     .json = add_stream_json,
     .last_run_json = stream_last_run_json,
     .csv = render_stream_csv,
+    .results = {"bulk", "runs", "bytes", "bytes", stream_entry::kFigures},
 };
 
 }  // namespace tlscmp::kinds
