@@ -87,7 +87,6 @@ void to_datagram_config(const ClientFlags& flags, session::ClientConfig& c) {
   if (flags.test.streams > protocol::kMaxSenders) {
     throw UsageError(fmt::format("-P {}: at most {} senders", flags.test.streams, protocol::kMaxSenders));
   }
-  c.test.stream.bytes = 0;
   if (flags.time_s > 0) {
     c.test.duration_ms = milliseconds_count(flags.time_s);
   } else {
@@ -132,7 +131,6 @@ void to_rr_config(const ClientFlags& flags, session::ClientConfig& c) {
     if (given) refuse(flag);
   }
   std::tie(c.test.rr.request_bytes, c.test.rr.response_bytes) = parse_rr(flags.rr, "--rr");
-  c.test.stream.bytes = 0;
   if (!flags.bytes.empty()) {
     c.test.rr.transactions = parse_count(flags.bytes, "-n", 1, protocol::kMaxTransactions, "transactions");
     if (c.test.rr.transactions < c.test.streams) {
@@ -192,7 +190,6 @@ void to_crr_config(const ClientFlags& flags, session::ClientConfig& c) {
   if (flags.crr_close == "fin") c.test.crr.close = spec::Close::fin;
   std::tie(c.test.rr.request_bytes, c.test.rr.response_bytes) =
       parse_rr(flags.rr.empty() ? "1/1" : flags.rr, "--rr");
-  c.test.stream.bytes = 0;
   if (!flags.bytes.empty()) {
     c.test.rr.transactions = parse_count(flags.bytes, "-n", 1, protocol::kMaxTransactions, "connections");
     if (c.test.rr.transactions < c.test.streams) {
@@ -611,7 +608,6 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   if (!datagrams && flags.test.datagram.gso)
     throw UsageError("--gso is for datagram modes (--mode udp, dtls, both-udp)");
   if (flags.time_s > 0) {
-    c.test.stream.bytes = 0;
     c.test.duration_ms = milliseconds_count(flags.time_s);
   } else if (c.test.kind == TestKind::stream) {  // the others count other things
     c.test.stream.bytes =

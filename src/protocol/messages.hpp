@@ -21,10 +21,10 @@
 
 #include "error.hpp"
 #include "framing/framing.hpp"
+#include "mode.hpp"
 #include "protocol/datagram.hpp"
 #include "run_facts.hpp"
 #include "spec/spec.hpp"
-#include "mode.hpp"
 
 namespace tlscmp::protocol {
 

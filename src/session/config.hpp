@@ -10,8 +10,8 @@
 
 #include "framing/framing.hpp"
 #include "measure/stopping.hpp"
-#include "spec/spec.hpp"
 #include "mode.hpp"
+#include "spec/spec.hpp"
 #include "tls/identity.hpp"
 #include "tls/policy.hpp"
 
