@@ -3,12 +3,14 @@
 // The vocabulary every layer shares: which transport, which way, which
 // side. Which test (TestKind) is spec/spec.hpp's, with what each kind reads.
 
+#include <array>
 #include <cstdint>
 
 namespace tlscmp {
 
 // tcp and tls stream bytes; udp and dtls send datagrams (seeds/002).
 enum class Mode : std::uint8_t { tcp, tls, udp, dtls };
+inline constexpr std::array kAllModes{Mode::tcp, Mode::tls, Mode::udp, Mode::dtls};
 // Who sends the payload: the client (the default) or, with -R, the server.
 enum class Direction : std::uint8_t { client_to_server, server_to_client };
 enum class Role : std::uint8_t { sender, receiver };

@@ -1,6 +1,7 @@
 #include "cli/client_flags.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -33,13 +34,54 @@ int repeat_count(const ClientFlags& flags) {
   return n;
 }
 
+// --mode: one transport, or a list run in turn, the baseline of the ratios
+// first (tls,tcp); both is tcp,tls and both-udp udp,dtls. Fills `modes`, or
+// says what is wrong with the list.
+std::string parse_modes(const std::string& text, std::vector<Mode>& modes) {
+  modes.clear();
+  if (text == "both" || text == "both-udp") {
+    modes =
+        text == "both" ? std::vector<Mode>{Mode::tcp, Mode::tls} : std::vector<Mode>{Mode::udp, Mode::dtls};
+    return {};
+  }
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string word = text.substr(start, comma - start);
+    const auto known =
+        std::find_if(kAllModes.begin(), kAllModes.end(), [&](Mode m) { return word == to_string(m); });
+    if (known == kAllModes.end()) {
+      return fmt::format(
+          "'{}' is no transport; give tcp, tls, udp or dtls, a list of them (tls,tcp), both or both-udp",
+          word);
+    }
+    if (std::find(modes.begin(), modes.end(), *known) != modes.end())
+      return fmt::format("{} is given twice; give each transport once", word);
+    modes.push_back(*known);
+    start = comma + 1;
+  }
+  if (is_datagram(modes.front()) != is_datagram(modes.back()))
+    return "tcp and tls carry streams, udp and dtls datagrams; one test runs one or the other";
+  return {};
+}
+
+std::vector<Mode> modes_of(const std::string& text) {
+  std::vector<Mode> modes;
+  if (const std::string problem = parse_modes(text, modes); !problem.empty())
+    throw UsageError(fmt::format("--mode {}: {}", text, problem));
+  return modes;
+}
+
+bool any_encrypted(const std::vector<Mode>& modes) {
+  return std::any_of(modes.begin(), modes.end(), [](Mode m) { return is_encrypted(m); });
+}
+
 // The one place a test's kind comes from: the flags that ask for it.
 TestKind kind_of_flags(const ClientFlags& flags) {
   for (TestKind kind : kAllKinds) {
     if (asked_for(flags, kind)) return kind;  // the kind's own flag (--crr), first
   }
   if (!flags.rr.empty()) return TestKind::rr;
-  if (flags.mode == "udp" || flags.mode == "dtls" || flags.mode == "both-udp") return TestKind::datagram;
+  if (is_datagram(modes_of(flags.mode).front())) return TestKind::datagram;
   if (flags.test.handshake.handshakes > 0 || flags.test.compare_groups) return TestKind::handshake;
   return TestKind::stream;
 }
@@ -55,7 +97,7 @@ void parse_auto_repeat(const ClientFlags& flags, session::ClientConfig& c) {
     throw UsageError(
         "--repeat auto repeats rounds until the TLS/TCP ratios are known closely: bulk, --rr and --crr runs "
         "have them; datagram modes and handshake tests do not");
-  if (flags.mode == "tcp" || flags.mode == "tls")
+  if (c.modes.size() < 2)
     throw UsageError(fmt::format(
         "--repeat auto needs a TLS/TCP ratio, and --mode {} runs one mode: use --mode both", flags.mode));
   measure::AutoRepeat rule;
@@ -68,9 +110,6 @@ void parse_auto_repeat(const ClientFlags& flags, session::ClientConfig& c) {
 
 // Datagram modes: what -n, -l, -b and -P mean there, and what does not apply.
 void to_datagram_config(const ClientFlags& flags, session::ClientConfig& c) {
-  if (flags.mode == "udp") c.modes = {Mode::udp};
-  if (flags.mode == "dtls") c.modes = {Mode::dtls};
-  if (flags.mode == "both-udp") c.modes = {Mode::udp, Mode::dtls};
   const auto refuse = [](const char* flag) {
     throw UsageError(fmt::format(
         "{} is for tcp and tls; datagram modes take -n, -t, -l, -b, -P, -i, --rcvbuf, --sndbuf", flag));
@@ -93,7 +132,7 @@ void to_datagram_config(const ClientFlags& flags, session::ClientConfig& c) {
     c.test.datagram.packets =
         parse_count(flags.bytes.empty() ? "1000000" : flags.bytes, "-n", 1, protocol::kMaxPackets);
   }
-  const bool dtls = c.modes.back() == Mode::dtls;
+  const bool dtls = any_encrypted(c.modes);
   const std::uint32_t largest = dtls ? protocol::kMaxDtlsDatagramBytes : protocol::kMaxUdpDatagramBytes;
   const auto length = parse_size(flags.length.empty() ? "15" : flags.length, "-l", 1, 1u << 30);
   if (length < protocol::kDatagramHeaderBytes) {
@@ -182,7 +221,7 @@ void to_crr_config(const ClientFlags& flags, session::ClientConfig& c) {
   for (const auto& [given, flag] : not_crr) {
     if (given) refuse(flag);
   }
-  if ((flags.test.crr.compare_key_types || flags.test.compare_groups) && flags.mode == "tcp") {
+  if ((flags.test.crr.compare_key_types || flags.test.compare_groups) && !any_encrypted(c.modes)) {
     throw UsageError(
         fmt::format("{} compares TLS handshakes, and --mode tcp runs none: use --mode both",
                     flags.test.crr.compare_key_types ? "--compare-key-types" : "--compare-groups"));
@@ -206,9 +245,10 @@ void to_crr_config(const ClientFlags& flags, session::ClientConfig& c) {
 // TLS settings where no TLS runs: refused, as -b is without datagrams, so that
 // a flag never silently does nothing.
 void refuse_tls_flags_without_tls(const ClientFlags& flags) {
-  if (flags.mode != "tcp" && flags.mode != "udp") return;
+  const std::vector<Mode> modes = modes_of(flags.mode);
+  if (any_encrypted(modes)) return;
   // With udp, DTLS would take the first six; to_datagram_config refuses the rest.
-  const bool datagrams = flags.mode == "udp";
+  const bool datagrams = is_datagram(modes.front());
   const std::pair<bool, const char*> given[] = {
       {!flags.tls_policy.version.empty(), "--tls-version"},
       {!flags.tls_policy.cipher.empty(), "--cipher"},
@@ -377,10 +417,18 @@ void add_target_flags(CLI::App* cmd, ClientFlags& flags) {
 
 // What a run moves and for how long. Returns -t, which --handshakes excludes.
 CLI::Option* add_run_flags(CLI::App* cmd, ClientFlags& flags) {
+  // The check's name lists the words, for the bash completion (cli/manual.cpp).
+  const CLI::Validator transports(
+      [](std::string& text) {
+        std::vector<Mode> modes;
+        return parse_modes(text, modes);
+      },
+      "{tcp,tls,both,udp,dtls,both-udp}");
   cmd->add_option("--mode", flags.mode,
                   "tcp, tls, or both (alternating tcp, tls); udp, dtls, or both-udp (alternating udp, dtls): "
-                  "datagrams from -P senders, counted for loss")
-      ->check(CLI::IsMember({"tcp", "tls", "both", "udp", "dtls", "both-udp"}))
+                  "datagrams from -P senders, counted for loss. A list runs its transports in turn, the "
+                  "first the baseline of the ratios: tls,tcp")
+      ->check(transports)
       ->capture_default_str();
   CLI::Option* bytes = cmd->add_option("-n,--bytes", flags.bytes,
                                        "Payload bytes per run (default 1G); in datagram modes datagrams per "
@@ -564,8 +612,7 @@ void add_rr_flags(CLI::App* cmd, ClientFlags& flags) {
 void refuse_misplaced_kind_flags(const ClientFlags& flags) {
   // Before the TLS flags: with datagrams, --rr is the mistake to name.
   const bool crr = asked_for(flags, TestKind::crr);
-  if ((!flags.rr.empty() || crr) &&
-      (flags.mode == "udp" || flags.mode == "dtls" || flags.mode == "both-udp")) {
+  if ((!flags.rr.empty() || crr) && is_datagram(modes_of(flags.mode).front())) {
     throw UsageError(fmt::format("{} runs over tcp and tls; --mode {} sends datagrams",
                                  crr ? "--crr" : "--rr", flags.mode));
   }
@@ -600,8 +647,7 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   split_host(flags, c);
   c.test.kind = kind_of_flags(flags);
   c.bind_address = flags.bind;
-  if (flags.mode == "tcp") c.modes = {Mode::tcp};
-  if (flags.mode == "tls") c.modes = {Mode::tls};
+  c.modes = modes_of(flags.mode);
   const bool datagrams = c.test.kind == TestKind::datagram;
   if (!datagrams && !flags.rate.empty())
     throw UsageError("-b is for datagram modes (--mode udp, dtls, both-udp)");

@@ -1,5 +1,6 @@
 #include "measure/results.hpp"
 
+#include <algorithm>
 #include <map>
 
 namespace tlscmp::measure {
@@ -37,15 +38,28 @@ std::vector<std::string> variant_order(const Comparison& comparison) {
   return labels;
 }
 
-// Round -> that round's TCP run, of the runs that count: what the TLS
-// variants of rr and crr are paired with.
+// Round -> that round's baseline run, of the runs that count: what the
+// variants of the other modes are paired with. Each round runs every variant
+// back to back, so that noise hits them alike. Empty with one mode.
 template <typename Run, typename Counts>
-std::map<int, const Run*> tcp_by_round(const std::vector<Run>& runs, Counts counts) {
-  std::map<int, const Run*> tcp;
+std::map<int, const Run*> baseline_by_round(const TestParameters& parameters, const std::vector<Run>& runs,
+                                            Counts counts) {
+  std::map<int, const Run*> base;
+  const std::optional<Mode> baseline = parameters.baseline();
   for (const Run& run : runs) {
-    if (counts(run) && run.mode == Mode::tcp) tcp[run.round] = &run;
+    if (counts(run) && run.mode == baseline) base[run.round] = &run;
   }
-  return tcp;
+  return base;
+}
+
+// The variants that have a ratio to the baseline.
+template <typename Stats, typename Ratio>
+std::vector<std::string> compared_variants(const std::vector<Stats>& stats, Ratio ratio) {
+  std::vector<std::string> labels;
+  for (const Stats& s : stats) {
+    if (ratio(s)) labels.push_back(s.variant);
+  }
+  return labels;
 }
 
 std::optional<PairedRatio> paired(const std::vector<double>& ratios) {
@@ -53,12 +67,12 @@ std::optional<PairedRatio> paired(const std::vector<double>& ratios) {
   return PairedRatio{summarize(ratios), bootstrap_median_ci(ratios)};
 }
 
-// Each round runs tcp and tls back to back: a TLS run's figures are compared
-// with the same round's TCP run, and the ratios summarized with their CI.
+// A run of another mode is compared with the same round's baseline run, and
+// the ratios summarized with their CI.
 void compute_rr_statistics(const Comparison& comparison, RrResults& results) {
   results.stats.clear();
   const auto counts = [](const RrRun& run) { return !run.warmup && !run.partial && run.transactions > 0; };
-  const std::map<int, const RrRun*> tcp = tcp_by_round(results.runs, counts);
+  const std::map<int, const RrRun*> tcp = baseline_by_round(comparison.parameters, results.runs, counts);
   for (const std::string& variant : variant_order(comparison)) {
     std::vector<const RrRun*> runs;
     std::vector<double> tps, p50, p99;
@@ -66,7 +80,7 @@ void compute_rr_statistics(const Comparison& comparison, RrResults& results) {
       if (run.label() != variant || !counts(run)) continue;
       runs.push_back(&run);
       const auto base = tcp.find(run.round);
-      if (run.mode != Mode::tls || base == tcp.end()) continue;
+      if (base == tcp.end() || run.mode == base->second->mode) continue;
       const RrRun& t = *base->second;
       if (t.transactions_per_s() > 0) tps.push_back(run.transactions_per_s() / t.transactions_per_s());
       if (t.latency.p50 > 0) p50.push_back(run.latency.p50 / t.latency.p50);
@@ -83,18 +97,21 @@ void compute_rr_statistics(const Comparison& comparison, RrResults& results) {
         summarize_field(runs, [](const RrRun& r) { return r.cpu_us_per_transaction(r.client); });
     stats.server_cpu_us_per_transaction =
         summarize_field(runs, [](const RrRun& r) { return r.cpu_us_per_transaction(r.server); });
-    stats.transactions_per_s_over_tcp = paired(tps);
-    stats.p50_over_tcp = paired(p50);
-    stats.p99_over_tcp = paired(p99);
+    stats.transactions_per_s_over_baseline = paired(tps);
+    stats.p50_over_baseline = paired(p50);
+    stats.p99_over_baseline = paired(p99);
     results.stats.push_back(std::move(stats));
   }
+  results.headline = headline_variant(
+      comparison.parameters,
+      compared_variants(results.stats, [](const RrStats& s) { return s.transactions_per_s_over_baseline; }));
 }
 
-// As rr: every TLS variant against the same round's TCP run.
+// As rr: every variant of another mode against the same round's baseline run.
 void compute_crr_statistics(const Comparison& comparison, CrrResults& results) {
   results.stats.clear();
   const auto counts = [](const CrrRun& run) { return !run.warmup && !run.partial && run.connections > 0; };
-  const std::map<int, const CrrRun*> tcp = tcp_by_round(results.runs, counts);
+  const std::map<int, const CrrRun*> tcp = baseline_by_round(comparison.parameters, results.runs, counts);
   for (const std::string& variant : variant_order(comparison)) {
     std::vector<const CrrRun*> runs;
     std::vector<double> rate, p50;
@@ -107,7 +124,7 @@ void compute_crr_statistics(const Comparison& comparison, CrrResults& results) {
       stats.refused += run.refused;
       stats.failed += run.failed;
       const auto base = tcp.find(run.round);
-      if (run.mode != Mode::tls || base == tcp.end()) continue;
+      if (base == tcp.end() || run.mode == base->second->mode) continue;
       const CrrRun& t = *base->second;
       if (t.connections_per_s() > 0) rate.push_back(run.connections_per_s() / t.connections_per_s());
       if (t.total.p50 > 0) p50.push_back(run.total.p50 / t.total.p50);
@@ -125,10 +142,13 @@ void compute_crr_statistics(const Comparison& comparison, CrrResults& results) {
         summarize_field(runs, [](const CrrRun& r) { return r.cpu_us_per_connection(r.client); });
     stats.server_cpu_us_per_connection =
         summarize_field(runs, [](const CrrRun& r) { return r.cpu_us_per_connection(r.server); });
-    stats.connections_per_s_over_tcp = paired(rate);
-    stats.total_p50_over_tcp = paired(p50);
+    stats.connections_per_s_over_baseline = paired(rate);
+    stats.total_p50_over_baseline = paired(p50);
     results.stats.push_back(std::move(stats));
   }
+  results.headline = headline_variant(
+      comparison.parameters,
+      compared_variants(results.stats, [](const CrrStats& s) { return s.connections_per_s_over_baseline; }));
 }
 
 }  // namespace
@@ -136,40 +156,27 @@ void compute_crr_statistics(const Comparison& comparison, CrrResults& results) {
 namespace {
 
 // The stream runs' statistics, a StreamStats per variant, and the headline.
+// Time per byte, so that duration runs (whose byte counts differ) compare
+// too; with equal byte counts it is the transfer time ratio.
 void compute_stream_statistics(const Comparison& comparison, StreamResults& results) {
   results.stats.clear();
-  results.tls_over_tcp.reset();
-  results.tls_over_tcp_ci.reset();
-  auto counts = [](const StreamRun& run) { return !run.warmup && !run.partial; };
-
-  // Each round runs every variant back to back, so noise hits them alike:
-  // TLS variants are compared with the round's TCP run. Time per byte, so
-  // that duration runs (whose byte counts differ) compare too; with equal
-  // byte counts it is the transfer time ratio.
-  std::map<int, double> tcp_us_per_byte;  // round -> the TCP run's
-  for (const StreamRun& run : results.runs) {
-    if (counts(run) && run.mode == Mode::tcp && run.bytes > 0) {
-      tcp_us_per_byte[run.round] = run.transfer_us / static_cast<double>(run.bytes);
-    }
-  }
-
+  auto counts = [](const StreamRun& run) { return !run.warmup && !run.partial && run.bytes > 0; };
+  const std::map<int, const StreamRun*> base = baseline_by_round(comparison.parameters, results.runs, counts);
+  const auto us_per_byte = [](const StreamRun& r) { return r.transfer_us / static_cast<double>(r.bytes); };
   for (const std::string& variant : variant_order(comparison)) {
     std::vector<const StreamRun*> runs;
     std::vector<double> ratios;
-    Mode mode = Mode::tcp;
     for (const StreamRun& run : results.runs) {
-      if (run.label() != variant || !counts(run)) continue;
+      if (run.label() != variant || run.warmup || run.partial) continue;
       runs.push_back(&run);
-      mode = run.mode;
-      const auto tcp = tcp_us_per_byte.find(run.round);
-      if (run.mode == Mode::tls && run.bytes > 0 && tcp != tcp_us_per_byte.end() && tcp->second > 0) {
-        ratios.push_back(run.transfer_us / static_cast<double>(run.bytes) / tcp->second);
-      }
+      const auto b = base.find(run.round);
+      if (b == base.end() || run.mode == b->second->mode || run.bytes == 0 || !(us_per_byte(*b->second) > 0))
+        continue;
+      ratios.push_back(us_per_byte(run) / us_per_byte(*b->second));
     }
     if (runs.empty()) continue;
-    StreamStats stats;
-    stats = StreamStats{
-        mode,
+    results.stats.push_back(StreamStats{
+        runs.front()->mode,
         summarize_field(runs, [](const StreamRun& r) { return r.transfer_us; }),
         summarize_field(runs, [](const StreamRun& r) { return r.sender_us; }),
         summarize_field(runs, [](const StreamRun& r) { return r.handshake_us; }),
@@ -181,29 +188,22 @@ void compute_stream_statistics(const Comparison& comparison, StreamResults& resu
         summarize_field(runs, [](const StreamRun& r) { return r.client.core_share(); }),
         summarize_field(runs, [](const StreamRun& r) { return r.server.core_share(); }),
         variant,
-        std::nullopt,
-        std::nullopt,
-    };
-    if (!ratios.empty()) {
-      stats.over_tcp = summarize(ratios);
-      stats.over_tcp_ci = bootstrap_median_ci(ratios);
-    }
-    results.stats.push_back(stats);
+        paired(ratios),
+    });
   }
-  // The headline: the one TLS variant of a plain comparison.
-  std::size_t tls_variants = 0;
-  for (const StreamStats& s : results.stats) {
-    if (s.mode == Mode::tls) ++tls_variants;
-  }
-  for (const StreamStats& s : results.stats) {
-    if (s.mode == Mode::tls && tls_variants == 1) {
-      results.tls_over_tcp = s.over_tcp;
-      results.tls_over_tcp_ci = s.over_tcp_ci;
-    }
-  }
+  results.headline = headline_variant(
+      comparison.parameters,
+      compared_variants(results.stats, [](const StreamStats& s) { return s.over_baseline; }));
 }
 
 }  // namespace
+
+std::string headline_variant(const TestParameters& parameters, const std::vector<std::string>& compared) {
+  if (parameters.modes.size() != 2) return {};
+  if (compared.size() == 1) return compared.front();
+  const std::string plain = to_string(parameters.modes.back());
+  return std::find(compared.begin(), compared.end(), plain) != compared.end() ? plain : std::string();
+}
 
 void compute_statistics(Comparison& comparison) {
   std::visit(Overloaded{[&](StreamResults& r) { compute_stream_statistics(comparison, r); },

@@ -210,8 +210,9 @@ struct RrRun : RunHeader {
   }
 };
 
-// A TLS figure over the same round's TCP figure: the median of those ratios
-// and its 95% bootstrap interval.
+// A variant's figure over the same round's baseline figure (the first of the
+// modes asked for, tcp in `--mode both`): the median of those ratios and its
+// 95% bootstrap interval.
 struct PairedRatio {
   Summary ratio;
   std::optional<Interval95> ci;
@@ -226,11 +227,11 @@ struct RrStats {
   Summary p99_us;
   Summary client_cpu_us_per_transaction;
   Summary server_cpu_us_per_transaction;
-  // TLS variants, paired by round with TCP: > 1 is more transactions/s, or a
-  // longer latency.
-  std::optional<PairedRatio> transactions_per_s_over_tcp;
-  std::optional<PairedRatio> p50_over_tcp;
-  std::optional<PairedRatio> p99_over_tcp;
+  // Variants of another mode than the baseline, paired by round with its run:
+  // > 1 is more transactions/s, or a longer latency.
+  std::optional<PairedRatio> transactions_per_s_over_baseline;
+  std::optional<PairedRatio> p50_over_baseline;
+  std::optional<PairedRatio> p99_over_baseline;
 };
 
 // One run of a connection-per-transaction test (crr): -P connectors, each
@@ -290,10 +291,11 @@ struct CrrStats {
   std::uint64_t resumed = 0;
   std::uint64_t refused = 0;
   std::uint64_t failed = 0;
-  // TLS variants, paired by round with TCP: connections/s (< 1: fewer than
-  // TCP) and the whole connection's p50 (> 1: longer).
-  std::optional<PairedRatio> connections_per_s_over_tcp;
-  std::optional<PairedRatio> total_p50_over_tcp;
+  // Variants of another mode than the baseline, paired by round with its run:
+  // connections/s (< 1: fewer than the baseline) and the whole connection's
+  // p50 (> 1: longer).
+  std::optional<PairedRatio> connections_per_s_over_baseline;
+  std::optional<PairedRatio> total_p50_over_baseline;
 };
 
 // Medians over a datagram mode's runs.
@@ -318,10 +320,9 @@ struct StreamStats {
   Summary client_core_share;
   Summary server_core_share;
   std::string variant;  // the runs' label: "tcp", "tls", or a suite with --compare-ciphers
-  // TLS variants: time per byte over the same round's TCP run, and the 95%
-  // bootstrap interval of its median.
-  std::optional<Summary> over_tcp;
-  std::optional<Interval95> over_tcp_ci;
+  // Variants of another mode than the baseline: time per byte over the same
+  // round's baseline run (> 1: slower), with the 95% interval of its median.
+  std::optional<PairedRatio> over_baseline;
 };
 
 // Where the two ends ran. The server's half arrives in its test_accept message.
@@ -347,7 +348,7 @@ struct TestParameters {
   std::string host;          // as given, or 127.0.0.1 for the embedded server
   std::uint16_t port = 0;
   bool embedded_server = false;       // no host given: a server in this process on loopback
-  std::vector<Mode> modes;            // the modes asked for
+  std::vector<Mode> modes;            // the modes asked for, the baseline first
   std::vector<std::string> variants;  // the order of a round, by label; empty: the modes
   int rounds = 1;
   int warmup_rounds = 0;
@@ -359,6 +360,12 @@ struct TestParameters {
   std::optional<AutoRepeat> auto_repeat;    // --repeat auto: `rounds` is then the most
   std::optional<std::int64_t> start_at_ns;  // --start-at, ns since the epoch
   double max_skew_s = 0;                    // --max-skew, with --start-at
+
+  // The mode every other mode's runs are compared with: the first of two or
+  // more (tcp in `--mode both`, udp in `both-udp`); none with one mode.
+  std::optional<Mode> baseline() const {
+    return modes.size() > 1 ? std::optional<Mode>(modes.front()) : std::nullopt;
+  }
 };
 
 // The statistics of one sort of handshake (full, or resumed) in a handshake test (--handshakes N).
@@ -422,10 +429,7 @@ GroupRatios group_ratios(const HandshakeResults& group, const HandshakeResults& 
 struct StreamResults {
   std::vector<StreamRun> runs;
   std::vector<StreamStats> stats;  // one per variant that has runs, in parameters.variants order
-  // TLS transfer time over TCP transfer time, per byte, one value per round that has both.
-  std::optional<Summary> tls_over_tcp;
-  // 95% bootstrap confidence interval of the median of those ratios (2+ pairs).
-  std::optional<Interval95> tls_over_tcp_ci;
+  std::string headline;            // the variant whose ratio leads the report (headline_variant), or ""
 };
 
 // --compare-groups: one row per key exchange group.
@@ -443,12 +447,14 @@ struct DatagramResults {
 struct RrResults {
   std::vector<RrRun> runs;
   std::vector<RrStats> stats;  // one per variant that has runs, in parameters.variants order
+  std::string headline;        // the variant whose ratios lead the report (headline_variant), or ""
 };
 
 // Connection-per-transaction runs (--crr) and their statistics.
 struct CrrResults {
   std::vector<CrrRun> runs;
   std::vector<CrrStats> stats;  // one per variant that has runs, in parameters.variants order
+  std::string headline;         // the variant whose ratios lead the report (headline_variant), or ""
 };
 
 // std::visit's overload set: a lambda per alternative, so that a kind left
@@ -494,8 +500,15 @@ struct Comparison {
   }
 };
 
-// Fills `stats` (one per variant, with ratios to TCP) and the headline
-// `tls_over_tcp` from the runs that count: complete, not warm-up.
+// Fills each kind's `stats` (one per variant, with ratios to the baseline)
+// and its headline from the runs that count: complete, not warm-up.
 void compute_statistics(Comparison& comparison);
+
+// The variant whose ratio to the baseline is the headline ("TLS/TCP transfer
+// time"): of two modes, the one variant that has a ratio, or where several
+// have one, the other mode's plain variant (crr's "tls" beside
+// "tls-resumed"); "" where there is none (several suites or groups, one mode).
+// `compared` lists the variants with a ratio.
+std::string headline_variant(const TestParameters& parameters, const std::vector<std::string>& compared);
 
 }  // namespace tlscmp::measure

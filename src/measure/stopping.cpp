@@ -57,18 +57,18 @@ std::vector<HeadlineRatio> headline_ratios(const Comparison& comparison) {
   std::visit(
       Overloaded{[&](const StreamResults& streams) {
                    for (const StreamStats& s : streams.stats) {
-                     if (s.over_tcp) out.push_back({s.variant, *s.over_tcp, s.over_tcp_ci});
+                     if (const auto& r = s.over_baseline) out.push_back({s.variant, r->ratio, r->ci});
                    }
                  },
                  [&](const RrResults& rr) {
                    for (const RrStats& s : rr.stats) {
-                     if (const auto& r = s.transactions_per_s_over_tcp)
+                     if (const auto& r = s.transactions_per_s_over_baseline)
                        out.push_back({s.variant, r->ratio, r->ci});
                    }
                  },
                  [&](const CrrResults& crr) {
                    for (const CrrStats& s : crr.stats) {
-                     if (const auto& r = s.connections_per_s_over_tcp)
+                     if (const auto& r = s.connections_per_s_over_baseline)
                        out.push_back({s.variant, r->ratio, r->ci});
                    }
                  },

@@ -21,10 +21,10 @@ struct AutoRepeat {
   double max_time_s = 0;  // 0: no limit
 };
 
-// One headline ratio: a TLS variant's figure over the same round's TCP
+// One headline ratio: a variant's figure over the same round's baseline
 // figure (bulk: time per byte; rr: transactions/s; crr: connections/s).
 struct HeadlineRatio {
-  std::string label;  // the TLS variant's
+  std::string label;  // the variant's
   Summary ratio;
   std::optional<Interval95> ci;
 

@@ -376,7 +376,6 @@ RunFacts get_facts(const json& object) {
   return f;
 }
 
-constexpr std::array kModes{Mode::tcp, Mode::tls, Mode::udp, Mode::dtls};
 constexpr std::array kRoles{Role::sender, Role::receiver};
 constexpr auto kMaxInt = static_cast<std::uint64_t>(std::numeric_limits<int>::max());
 
@@ -468,7 +467,7 @@ spec::Test decode_test(const json& j) {
 TestRequest decode_test_request(const json& j) {
   TestRequest m;
   m.test = decode_test(j);
-  m.mode = get_enum(j, "mode", kModes);
+  m.mode = get_enum(j, "mode", kAllModes);
   m.key_type = get_string(j, "key_type");
   if (m.key_type.size() > 32 ||
       m.key_type.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos) {

@@ -1,6 +1,7 @@
 #include "render/render.hpp"
 
 #include <fmt/format.h>
+#include <cctype>
 
 #include "measure/stats.hpp"
 
@@ -47,6 +48,19 @@ ordered_json tls_or_null(const std::string& value, Mode mode) {
   return value;
 }
 
+ComparedModes compared_modes(const measure::TestParameters& p, Mode usual_baseline, Mode usual_other) {
+  if (p.modes.size() == 2 && is_datagram(p.modes.front()) == is_datagram(usual_baseline))
+    return {to_string(p.modes.front()), to_string(p.modes.back())};
+  return {to_string(usual_baseline), to_string(usual_other)};
+}
+
+std::string ComparedModes::title() const {
+  std::string text = other + "/" + baseline;
+  for (char& c : text)
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
 std::string ci_method() {
   return "percentile bootstrap of the median over the paired rounds, " +
          std::to_string(measure::kBootstrapResamples) + " resamples";
@@ -56,9 +70,9 @@ std::string rounds_text(const measure::TestParameters& p) {
   if (!p.auto_repeat) return fmt::format("{} round{}", p.rounds, p.rounds == 1 ? "" : "s");
   const measure::AutoRepeat& a = *p.auto_repeat;
   return fmt::format(
-      "{} to {} rounds until each TLS/TCP ratio's 95% CI is within {:g}% of its median (--repeat "
+      "{} to {} rounds until each {} ratio's 95% CI is within {:g}% of its median (--repeat "
       "auto{})",
-      a.min_rounds, a.max_rounds, 100 * a.ci_target,
+      a.min_rounds, compared_modes(p, Mode::tcp, Mode::tls).title(), a.max_rounds, 100 * a.ci_target,
       a.max_time_s > 0 ? fmt::format(", at most {:g} s", a.max_time_s) : "");
 }
 

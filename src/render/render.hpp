@@ -19,6 +19,20 @@
 
 namespace tlscmp::render {
 
+// The two modes a report's ratios name, the baseline first: the two asked
+// for (`--mode tls,tcp`: tls, then tcp), or where there are not two, the
+// kind's usual pair (tcp and tls; udp and dtls), so that every report of a
+// kind has the same keys. The JSON keys say what is over what.
+struct ComparedModes {
+  std::string baseline;  // "tcp"
+  std::string other;     // "tls"
+
+  std::string over_key() const { return "over_" + baseline; }               // a variant's ratio: "over_tcp"
+  std::string headline_key() const { return other + "_over_" + baseline; }  // "tls_over_tcp"
+  std::string title() const;                                                // "TLS/TCP"
+};
+ComparedModes compared_modes(const measure::TestParameters& p, Mode usual_baseline, Mode usual_other);
+
 // How the ratio's confidence interval is computed, in words.
 std::string ci_method();
 

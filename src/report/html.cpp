@@ -78,6 +78,19 @@ std::string upper_variant(const std::string& v) {
   return out;
 }
 
+// The mode a result's ratios are against, as its JSON names it ("over_tcp"):
+// the first of exactly two modes, else the kind's usual one (tcp; udp for
+// datagrams); render::compared_modes says the same of the result it writes.
+std::string baseline_of(const json& j, const char* usual) {
+  const json* modes = j.contains("test") && j["test"].is_object() && j["test"].contains("modes")
+                          ? &j["test"]["modes"]
+                          : nullptr;
+  if (modes == nullptr || !modes->is_array() || modes->size() != 2 || !(*modes)[0].is_string()) return usual;
+  const std::string first = (*modes)[0].get<std::string>();
+  const bool datagrams = first == "udp" || first == "dtls";
+  return datagrams == (std::string(usual) == "udp") ? first : usual;
+}
+
 double median_of(std::vector<double> values) {
   values.erase(std::remove_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); }),
                values.end());
@@ -189,32 +202,40 @@ class Page {
       const json& j = *r.j;
       const auto ci = ci_words;
       std::vector<std::string> sentences;
+      const std::string base = baseline_of(j, "tcp");
+      const std::string over = "over_" + base;
+      const std::string upper_base = upper_variant(base);
       for (const auto& [v, s] : object(j, "summary").items()) {
-        if (!s.is_object() || !s.contains("over_tcp_transfer_time") ||
-            !s["over_tcp_transfer_time"].is_object())
+        if (!s.is_object() || !s.contains(over + "_transfer_time") || !s[over + "_transfer_time"].is_object())
           continue;
-        const json& ratio = s["over_tcp_transfer_time"];
-        sentences.push_back(fmt::format("{} took {:.2f}x as long as TCP: {}.", upper_variant(v),
-                                        num(ratio, {"median"}), ci(ratio)));
+        const json& ratio = s[over + "_transfer_time"];
+        sentences.push_back(fmt::format("{} took {:.2f}x as long as {}: {}.", upper_variant(v),
+                                        num(ratio, {"median"}), upper_base, ci(ratio)));
       }
       for (const auto& [v, s] : object(j, "rr_summary").items()) {
-        if (!s.is_object() || !s.contains("over_tcp") || !s["over_tcp"].is_object()) continue;
-        const json& ratio = object(object(s, "over_tcp"), "transactions_per_s");
+        if (!s.is_object() || !s.contains(over) || !s[over].is_object()) continue;
+        const json& ratio = object(object(s, over.c_str()), "transactions_per_s");
         sentences.push_back(fmt::format(
-            "{} ran {:.2f}x the transactions per second of TCP ({}), with {:.2f}x its median latency.",
-            upper_variant(v), num(ratio, {"median"}), ci(ratio), num(s, {"over_tcp", "p50_us", "median"})));
+            "{} ran {:.2f}x the transactions per second of {} ({}), with {:.2f}x its median latency.",
+            upper_variant(v), num(ratio, {"median"}), upper_base, ci(ratio),
+            num(s, {over.c_str(), "p50_us", "median"})));
       }
       for (const auto& [v, s] : object(j, "crr_summary").items()) {
-        if (!s.is_object() || !s.contains("over_tcp") || !s["over_tcp"].is_object()) continue;
-        const json& ratio = object(object(s, "over_tcp"), "connections_per_s");
-        sentences.push_back(fmt::format("{} made {:.2f}x the connections per second of TCP: {}.",
-                                        upper_variant(v), num(ratio, {"median"}), ci(ratio)));
+        if (!s.is_object() || !s.contains(over) || !s[over].is_object()) continue;
+        const json& ratio = object(object(s, over.c_str()), "connections_per_s");
+        sentences.push_back(fmt::format("{} made {:.2f}x the connections per second of {}: {}.",
+                                        upper_variant(v), num(ratio, {"median"}), upper_base, ci(ratio)));
       }
-      if (const double ratio = num(j, {"datagram_summary", "dtls_over_udp_received_per_s"});
+      const std::string datagram_base = baseline_of(j, "udp");
+      const std::string datagram_other = datagram_base == "udp" ? "dtls" : "udp";
+      if (const double ratio = num(
+              j,
+              {"datagram_summary", (datagram_other + "_over_" + datagram_base + "_received_per_s").c_str()});
           std::isfinite(ratio)) {
         sentences.push_back(fmt::format(
-            "DTLS delivered {:.2f}x the datagrams per second of UDP (the ratio of their medians, {} rounds).",
-            ratio, count_of(num(j, {"datagram_summary", "dtls", "runs"}))));
+            "{} delivered {:.2f}x the datagrams per second of {} (the ratio of their medians, {} rounds).",
+            upper_variant(datagram_other), ratio, upper_variant(datagram_base),
+            count_of(num(j, {"datagram_summary", datagram_other.c_str(), "runs"}))));
       }
       if (j.contains("handshakes") && j["handshakes"].is_object()) {
         const json& h = j["handshakes"];
@@ -289,26 +310,28 @@ class Page {
     int rounds = 0;
     for (const Result& r : results_) {
       if (!r.setting.empty()) continue;
+      const std::string base = baseline_of(*r.j, "tcp");
       std::map<int, double> tcp;
       for (const json& run : list(*r.j, "runs")) {
-        if (counts(run) && str(run, "variant") == "tcp")
+        if (counts(run) && str(run, "variant") == base)
           tcp[run.value("round", 0)] = num(run, {"transfer_us"}) / num(run, {"bytes"});
       }
       std::map<std::string, svg::Series> by_variant;
       for (const json& run : list(*r.j, "runs")) {
         const std::string v = str(run, "variant");
         const int round = run.value("round", 0);
-        if (!counts(run) || v == "tcp" || !tcp.count(round)) continue;
+        if (!counts(run) || str(run, "mode") == base || !tcp.count(round)) continue;
         rounds = std::max(rounds, round);
         const double ratio = num(run, {"transfer_us"}) / num(run, {"bytes"}) / tcp[round];
         by_variant[v].points.push_back({static_cast<double>(round - 1), ratio, std::nullopt, std::nullopt,
                                         fmt::format("round {}", round)});
       }
       for (auto& [v, s] : by_variant) {
-        const json& ratio = object(object(object(*r.j, "summary"), v.c_str()), "over_tcp_transfer_time");
-        s.name = !ratio.empty() ? fmt::format("{} (median {:.2f}x, {})", name(r, v + "/tcp"),
+        const json& ratio =
+            object(object(object(*r.j, "summary"), v.c_str()), ("over_" + base + "_transfer_time").c_str());
+        s.name = !ratio.empty() ? fmt::format("{} (median {:.2f}x, {})", name(r, v + "/" + base),
                                               num(ratio, {"median"}), ci_words(ratio))
-                                : name(r, v + "/tcp");
+                                : name(r, v + "/" + base);
         c.series.push_back(std::move(s));
       }
     }

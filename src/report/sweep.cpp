@@ -74,13 +74,13 @@ std::string render_sweep_markdown(const std::vector<results::SweepPoint>& points
       if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
       cells[{row, column}] = fmt::format("{} ({:.0f} / {:.0f} us)", thousands(s.transactions_per_s.median),
                                          s.p50_us.median, s.p99_us.median);
-      // TLS against the same rounds' TCP: what the question is about.
-      if (s.transactions_per_s_over_tcp && s.p50_over_tcp) {
+      // TLS against the same rounds' TCP (a sweep's --mode is tcp, tls or both): what the question is about.
+      if (s.transactions_per_s_over_baseline && s.p50_over_baseline) {
         const std::string ratio = column_label(point, s.variant + "/tcp");
         if (std::find(columns.begin(), columns.end(), ratio) == columns.end()) columns.push_back(ratio);
         cells[{row, ratio}] =
-            fmt::format("{:.2f}x (p50 {:.2f}x)", s.transactions_per_s_over_tcp->ratio.median,
-                        s.p50_over_tcp->ratio.median);
+            fmt::format("{:.2f}x (p50 {:.2f}x)", s.transactions_per_s_over_baseline->ratio.median,
+                        s.p50_over_baseline->ratio.median);
       }
     }
   }
@@ -124,13 +124,14 @@ std::string render_sweep_csv(const std::vector<results::SweepPoint>& points) {
     for (const measure::StreamStats& s : point.comparison.or_empty<measure::StreamResults>().stats) {
       for (const auto& [name, value] : point.settings)
         out += csv_field(value) + ",";
-      out += fmt::format("{},{},{},{:.0f},{:.3f},{:.3f},{:.3f},{:.1f},{:.1f},{:.1f},{:.3f},{},{},{},,,,\n",
-                         csv_field(s.variant), to_string(s.mode), s.transfer_us.count, s.bytes.median,
-                         s.mbytes_per_s.min, s.mbytes_per_s.median, s.mbytes_per_s.max, s.messages_per_s.min,
-                         s.messages_per_s.median, s.messages_per_s.max, s.transfer_us.median,
-                         s.over_tcp ? fmt::format("{:.4f}", s.over_tcp->median) : "",
-                         s.over_tcp_ci ? fmt::format("{:.4f}", s.over_tcp_ci->low) : "",
-                         s.over_tcp_ci ? fmt::format("{:.4f}", s.over_tcp_ci->high) : "");
+      out += fmt::format(
+          "{},{},{},{:.0f},{:.3f},{:.3f},{:.3f},{:.1f},{:.1f},{:.1f},{:.3f},{},{},{},,,,\n",
+          csv_field(s.variant), to_string(s.mode), s.transfer_us.count, s.bytes.median, s.mbytes_per_s.min,
+          s.mbytes_per_s.median, s.mbytes_per_s.max, s.messages_per_s.min, s.messages_per_s.median,
+          s.messages_per_s.max, s.transfer_us.median,
+          s.over_baseline ? fmt::format("{:.4f}", s.over_baseline->ratio.median) : "",
+          s.over_baseline && s.over_baseline->ci ? fmt::format("{:.4f}", s.over_baseline->ci->low) : "",
+          s.over_baseline && s.over_baseline->ci ? fmt::format("{:.4f}", s.over_baseline->ci->high) : "");
     }
   }
   for (const results::SweepPoint& point : points) {
@@ -140,17 +141,17 @@ std::string render_sweep_csv(const std::vector<results::SweepPoint>& points) {
       // The bulk columns stay empty; the rr figures follow them.
       out += fmt::format("{},{},{},,,,,,,,,{},{},{},{:.1f},{:.3f},{:.3f},{}\n", csv_field(s.variant),
                          to_string(s.mode), s.transactions_per_s.count,
-                         s.transactions_per_s_over_tcp
-                             ? fmt::format("{:.4f}", s.transactions_per_s_over_tcp->ratio.median)
+                         s.transactions_per_s_over_baseline
+                             ? fmt::format("{:.4f}", s.transactions_per_s_over_baseline->ratio.median)
                              : "",
-                         s.transactions_per_s_over_tcp && s.transactions_per_s_over_tcp->ci
-                             ? fmt::format("{:.4f}", s.transactions_per_s_over_tcp->ci->low)
+                         s.transactions_per_s_over_baseline && s.transactions_per_s_over_baseline->ci
+                             ? fmt::format("{:.4f}", s.transactions_per_s_over_baseline->ci->low)
                              : "",
-                         s.transactions_per_s_over_tcp && s.transactions_per_s_over_tcp->ci
-                             ? fmt::format("{:.4f}", s.transactions_per_s_over_tcp->ci->high)
+                         s.transactions_per_s_over_baseline && s.transactions_per_s_over_baseline->ci
+                             ? fmt::format("{:.4f}", s.transactions_per_s_over_baseline->ci->high)
                              : "",
                          s.transactions_per_s.median, s.p50_us.median, s.p99_us.median,
-                         s.p50_over_tcp ? fmt::format("{:.4f}", s.p50_over_tcp->ratio.median) : "");
+                         s.p50_over_baseline ? fmt::format("{:.4f}", s.p50_over_baseline->ratio.median) : "");
     }
   }
   return out;

@@ -105,3 +105,28 @@ TEST_CASE("the default output is a table with the ratio") {
   CHECK(r.out.find("TLS/TCP transfer time:") != std::string::npos);
   CHECK(r.err.empty());
 }
+
+TEST_CASE("--mode tls,tcp runs tls first and gives tcp's ratios to it, in every kind's summary") {
+  const json bulk = client_json({"-n", "2M", "--mode", "tls,tcp", "--repeat", "2"});
+  REQUIRE(bulk["runs"].size() == 4);
+  CHECK(bulk["runs"][0]["mode"] == "tls");
+  CHECK(bulk["runs"][1]["mode"] == "tcp");
+  CHECK(bulk["test"]["modes"] == json::array({"tls", "tcp"}));
+  CHECK(bulk["summary"]["tls"]["over_tls_transfer_time"].is_null());
+  CHECK(bulk["summary"]["tcp"]["over_tls_transfer_time"]["count"] == 2);
+  CHECK(bulk["summary"]["tcp_over_tls_transfer_time"]["count"] == 2);
+  CHECK_FALSE(bulk["summary"].contains("tls_over_tcp_transfer_time"));
+
+  const json rr = client_json({"--rr", "1/1", "-n", "200", "--mode", "tls,tcp", "--repeat", "1"});
+  CHECK(rr["rr_summary"]["tcp"]["over_tls"]["transactions_per_s"]["count"] == 1);
+  CHECK(rr["rr_summary"]["tcp_over_tls"]["transactions_per_s"]["count"] == 1);
+  const json crr = client_json({"--crr", "-n", "20", "--mode", "tls,tcp", "--repeat", "1"});
+  CHECK(crr["crr_summary"]["tcp"]["over_tls"]["connections_per_s"]["count"] == 1);
+  CHECK(crr["crr_summary"]["tls-resumed"]["over_tls"].is_null());  // a variant of the baseline's mode
+  CHECK(crr["crr_summary"]["tcp_over_tls"]["connections_per_s"]["count"] == 1);
+
+  const ProcessResult text = run_tlscmp({"client", "-n", "1M", "--mode", "tls,tcp", "--repeat", "1"});
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("TCP/TLS transfer time:") != std::string::npos);
+  CHECK(text.out.find("vs tls") != std::string::npos);
+}

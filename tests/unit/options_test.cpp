@@ -59,6 +59,30 @@ TEST_CASE("client flags use iperf3's letters") {
   CHECK(c.format == session::OutputFormat::json);
 }
 
+TEST_CASE("--mode takes a list of transports, the baseline first") {
+  CHECK(client({"--mode", "tls,tcp"}).modes == std::vector<Mode>{Mode::tls, Mode::tcp});
+  CHECK(client({"--mode", "tcp,tls"}).modes == std::vector<Mode>{Mode::tcp, Mode::tls});
+  CHECK(client({"--mode", "both"}).modes == std::vector<Mode>{Mode::tcp, Mode::tls});
+  CHECK(client({"--mode", "both-udp"}).modes == std::vector<Mode>{Mode::udp, Mode::dtls});
+  const session::ClientConfig datagrams = client({"--mode", "dtls,udp"});
+  CHECK(datagrams.modes == std::vector<Mode>{Mode::dtls, Mode::udp});
+  CHECK(datagrams.test.kind == TestKind::datagram);
+  CHECK(client({"--mode", "tls,tcp", "--repeat", "auto"}).auto_repeat.has_value());
+  CHECK(client({"--mode", "tcp,tls", "--cipher", "TLS_AES_128_GCM_SHA256"}).modes.size() == 2);
+  const auto refused = [](const std::string& mode, const char* words) {
+    CAPTURE(mode);
+    CHECK_THROWS_WITH_AS(client({"--mode", mode}), doctest::Contains(words), UsageError);
+  };
+  refused("tcp,tcp", "tcp is given twice");
+  refused("tcp,udp", "one test runs one or the other");
+  refused("tls,quic", "'quic' is no transport");
+  refused("tcp,", "'' is no transport");
+  CHECK_THROWS_WITH_AS(client({"--mode", "tcp", "--repeat", "auto"}), doctest::Contains("runs one mode"),
+                       UsageError);
+  CHECK_THROWS_WITH_AS(client({"--mode", "tcp", "--cipher", "TLS_AES_128_GCM_SHA256"}),
+                       doctest::Contains("--mode tcp runs none"), UsageError);
+}
+
 TEST_CASE("bad client flags are refused with a one-line reason") {
   CHECK_THROWS_AS(client({"--frobnicate"}), UsageError);
   CHECK_THROWS_AS(client({"--mode", "sctp"}), UsageError);

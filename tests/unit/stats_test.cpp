@@ -46,6 +46,19 @@ TEST_CASE("one value and no values") {
   CHECK(summarize(std::vector<double>{}).count == 0);
 }
 
+namespace {
+
+// The headline ratio of stream results: the headline variant's ratio to the baseline, or null.
+const measure::PairedRatio* headline(Comparison& c) {
+  const auto& streams = c.as<measure::StreamResults>();
+  for (const measure::StreamStats& s : streams.stats) {
+    if (s.variant == streams.headline && s.over_baseline) return &*s.over_baseline;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 TEST_CASE("statistics per mode, and TLS/TCP ratios paired by round") {
   Comparison c;
   c.parameters.modes = {Mode::tcp, Mode::tls};
@@ -69,11 +82,51 @@ TEST_CASE("statistics per mode, and TLS/TCP ratios paired by round") {
   CHECK(c.as<measure::StreamResults>().stats[1].transfer_us.median == 500);
   CHECK(c.as<measure::StreamResults>().stats[0].mbytes_per_s.max ==
         doctest::Approx(10000));  // 1e6 bytes in 100 us
-  REQUIRE(c.as<measure::StreamResults>().tls_over_tcp.has_value());
-  CHECK(c.as<measure::StreamResults>().tls_over_tcp->count == 3);
-  CHECK(c.as<measure::StreamResults>().tls_over_tcp->min == doctest::Approx(1.5));
-  CHECK(c.as<measure::StreamResults>().tls_over_tcp->median == doctest::Approx(2));
-  CHECK(c.as<measure::StreamResults>().tls_over_tcp->max == doctest::Approx(2.5));
+  CHECK(c.as<measure::StreamResults>().headline == "tls");
+  REQUIRE(headline(c) != nullptr);
+  CHECK(headline(c)->ratio.count == 3);
+  CHECK(headline(c)->ratio.min == doctest::Approx(1.5));
+  CHECK(headline(c)->ratio.median == doctest::Approx(2));
+  CHECK(headline(c)->ratio.max == doctest::Approx(2.5));
+  CHECK_FALSE(c.as<measure::StreamResults>().stats[0].over_baseline.has_value());  // tcp is the baseline
+}
+
+TEST_CASE("the first mode is the baseline: --mode tls,tcp gives tcp's ratio to tls") {
+  Comparison c;
+  c.parameters.modes = {Mode::tls, Mode::tcp};
+  auto run = [](int round, Mode mode, double us) {
+    StreamRun r;
+    r.round = round;
+    r.mode = mode;
+    r.bytes = 1'000'000;
+    r.transfer_us = us;
+    return r;
+  };
+  c.as<measure::StreamResults>().runs = {run(1, Mode::tls, 300), run(1, Mode::tcp, 100),
+                                         run(2, Mode::tls, 400), run(2, Mode::tcp, 100)};
+  compute_statistics(c);
+  REQUIRE(c.as<measure::StreamResults>().stats.size() == 2);
+  CHECK(c.as<measure::StreamResults>().stats[0].variant == "tls");
+  CHECK_FALSE(c.as<measure::StreamResults>().stats[0].over_baseline.has_value());
+  CHECK(c.as<measure::StreamResults>().headline == "tcp");
+  REQUIRE(headline(c) != nullptr);
+  CHECK(headline(c)->ratio.median == doctest::Approx(0.2917).epsilon(0.001));  // 1/3 and 1/4
+}
+
+TEST_CASE("the headline variant: the one compared, else the other mode's plain variant, else none") {
+  measure::TestParameters two;
+  two.modes = {Mode::tcp, Mode::tls};
+  CHECK(measure::headline_variant(two, {"tls"}) == "tls");
+  CHECK(measure::headline_variant(two, {"TLS_AES_128_GCM_SHA256"}) == "TLS_AES_128_GCM_SHA256");
+  CHECK(measure::headline_variant(two, {"tls", "tls-resumed"}) == "tls");  // crr: full handshakes lead
+  CHECK(measure::headline_variant(two, {"TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384"}).empty());
+  CHECK(measure::headline_variant(two, {"tls X25519", "tls P-256"}).empty());
+  CHECK(measure::headline_variant(two, {}).empty());
+  measure::TestParameters one;
+  one.modes = {Mode::tls};
+  CHECK(measure::headline_variant(one, {"tls"}).empty());
+  CHECK_FALSE(one.baseline().has_value());
+  CHECK(two.baseline() == Mode::tcp);
 }
 
 TEST_CASE("no ratio without both modes") {
@@ -86,7 +139,8 @@ TEST_CASE("no ratio without both modes") {
   c.as<measure::StreamResults>().runs = {r};
   compute_statistics(c);
   CHECK(c.as<measure::StreamResults>().stats.size() == 1);
-  CHECK_FALSE(c.as<measure::StreamResults>().tls_over_tcp.has_value());
+  CHECK(headline(c) == nullptr);
+  CHECK(c.as<measure::StreamResults>().headline.empty());
 }
 
 TEST_CASE("bootstrap interval of the median: a case worked by hand") {
@@ -158,6 +212,6 @@ TEST_CASE("duration runs compare time per byte") {
   tls.bytes = 1000;  // half the bytes in the same time: twice the time per byte
   c.as<measure::StreamResults>().runs = {tcp, tls};
   compute_statistics(c);
-  REQUIRE(c.as<measure::StreamResults>().tls_over_tcp.has_value());
-  CHECK(c.as<measure::StreamResults>().tls_over_tcp->median == doctest::Approx(2));
+  REQUIRE(headline(c) != nullptr);
+  CHECK(headline(c)->ratio.median == doctest::Approx(2));
 }

@@ -95,7 +95,8 @@ std::string render_crr_header(const measure::TestParameters& parameters);
 std::string render_crr_runs(const measure::Comparison& comparison);
 // "crr_runs": one object per run; null for other kinds.
 nlohmann::ordered_json crr_runs_json(const measure::Comparison& comparison);
-// "crr_summary": medians per variant, their ratios to TCP, and the headline "tls_over_tcp".
+// "crr_summary": medians per variant, their ratios to the baseline ("over_tcp"), and the headline
+// ("tls_over_tcp").
 nlohmann::ordered_json crr_summary_json(const measure::Comparison& comparison);
 // A header line and one row per run.
 std::string render_crr_csv(const measure::Comparison& comparison);

@@ -152,14 +152,17 @@ std::string render_crr_run_lines(const measure::Comparison& c, const measure::Cr
   return out;
 }
 
-// The statistics of each variant over the rounds, and each TLS variant's ratios to tcp.
-std::string render_crr_stats(const measure::CrrResults& crr, std::size_t width) {
+// The statistics of each variant over the rounds, and each other variant's ratios to the baseline's.
+std::string render_crr_stats(const measure::TestParameters& p, const measure::CrrResults& crr,
+                             std::size_t width) {
   std::string out;
+  const render::ComparedModes modes = render::compared_modes(p, Mode::tcp, Mode::tls);
   for (const measure::CrrStats& s : crr.stats)
     width = std::max(width, s.variant.size());
-  out += fmt::format("\n{:<{}} {:>4} {:>9} {:>17} {:>10} {:>12} {:>11} {:>9} {:>9} {:>17} {:>19}\n",
-                     "variant", width, "runs", "conn/s", "min - max", "connect_us", "handshake_us",
-                     "response_us", "total_us", "p99_us", "CPU us/conn c/s", "vs tcp: conn/s p50");
+  out +=
+      fmt::format("\n{:<{}} {:>4} {:>9} {:>17} {:>10} {:>12} {:>11} {:>9} {:>9} {:>17} {:>19}\n", "variant",
+                  width, "runs", "conn/s", "min - max", "connect_us", "handshake_us", "response_us",
+                  "total_us", "p99_us", "CPU us/conn c/s", fmt::format("vs {}: conn/s p50", modes.baseline));
   for (const measure::CrrStats& s : crr.stats) {
     out += fmt::format(
         "{:<{}} {:>4} {:>9.0f} {:>17} {:>10.1f} {:>12} {:>11.1f} {:>9.1f} {:>9.1f} {:>17} {:>19}\n",
@@ -169,27 +172,27 @@ std::string render_crr_stats(const measure::CrrResults& crr, std::size_t width) 
         s.response_p50_us.median, s.total_p50_us.median, s.total_p99_us.median,
         fmt::format("{:.1f} / {:.1f}", s.client_cpu_us_per_connection.median,
                     s.server_cpu_us_per_connection.median),
-        s.mode == Mode::tcp ? std::string("1.00x  1.00x")
-                            : fmt::format("{}  {}", ratio_text(s.connections_per_s_over_tcp),
-                                          ratio_text(s.total_p50_over_tcp)));
+        s.variant == modes.baseline ? std::string("1.00x  1.00x")
+                                    : fmt::format("{}  {}", ratio_text(s.connections_per_s_over_baseline),
+                                                  ratio_text(s.total_p50_over_baseline)));
   }
   out += "(medians over the rounds; p50 and p99 of each run's connections)\n";
   for (const measure::CrrStats& s : crr.stats) {
-    if (s.mode != Mode::tls) continue;
+    if (s.variant == modes.baseline) continue;
     std::string resumption;
     if (s.resumed > 0 || s.refused > 0) {
       resumption = fmt::format("; {} of {} connections resumed{}", s.resumed, s.connections,
                                s.refused > 0 ? fmt::format(", {} resumptions refused", s.refused) : "");
     }
-    if (!s.connections_per_s_over_tcp) {
+    if (!s.connections_per_s_over_baseline) {
       if (!resumption.empty()) out += fmt::format("\n{}{}\n", s.variant, resumption);
       continue;
     }
-    const std::size_t pairs = s.connections_per_s_over_tcp->ratio.count;
-    out += fmt::format("\n{}/tcp, paired by round ({} pair{}{}): {}; {}{}\n", s.variant, pairs,
+    const std::size_t pairs = s.connections_per_s_over_baseline->ratio.count;
+    out += fmt::format("\n{}/{}, paired by round ({} pair{}{}): {}; {}{}\n", s.variant, modes.baseline, pairs,
                        pairs == 1 ? "" : "s", pairs == 1 ? "; --repeat for an interval" : ", bootstrap",
-                       ratio_sentence("connections/s", s.connections_per_s_over_tcp),
-                       ratio_sentence("p50 connection time", s.total_p50_over_tcp), resumption);
+                       ratio_sentence("connections/s", s.connections_per_s_over_baseline),
+                       ratio_sentence("p50 connection time", s.total_p50_over_baseline), resumption);
   }
   return out;
 }
@@ -206,7 +209,7 @@ std::string render_crr_runs(const measure::Comparison& c) {
   if (crr.stats.empty()) return out;
   for (const measure::CrrStats& s : crr.stats)
     width = std::max(width, s.variant.size());
-  out += render_crr_stats(crr, width);
+  out += render_crr_stats(c.parameters, crr, width);
   if (!crr.runs.empty()) {
     out += fmt::format("TIME_WAIT sockets on the client's host: {} before the first run, {} after the last\n",
                        time_wait_text(crr.runs.front().time_wait_before),
@@ -229,13 +232,14 @@ ordered_json crr_summary_json(const measure::Comparison& c) {
   if (crr == nullptr) return nullptr;
   ordered_json summary = json::object();
   ordered_json headline = nullptr;
+  const render::ComparedModes modes = render::compared_modes(c.parameters, Mode::tcp, Mode::tls);
   for (const measure::CrrStats& s : crr->stats) {
-    ordered_json over_tcp = nullptr;
-    if (s.connections_per_s_over_tcp) {
-      over_tcp = {{"connections_per_s", ratio_json(s.connections_per_s_over_tcp)},
-                  {"total_p50_us", ratio_json(s.total_p50_over_tcp)},
-                  {"ci_method", ci_method()}};
-      if (s.variant == "tls") headline = over_tcp;  // full handshakes: what TLS costs a new connection
+    ordered_json over_baseline = nullptr;
+    if (s.connections_per_s_over_baseline) {
+      over_baseline = {{"connections_per_s", ratio_json(s.connections_per_s_over_baseline)},
+                       {"total_p50_us", ratio_json(s.total_p50_over_baseline)},
+                       {"ci_method", ci_method()}};
+      if (s.variant == crr->headline) headline = over_baseline;  // "tls": full handshakes
     }
     const bool tls = s.mode == Mode::tls;
     summary[s.variant] = {
@@ -253,9 +257,9 @@ ordered_json crr_summary_json(const measure::Comparison& c) {
         {"total_p99_us", summary_json(s.total_p99_us)},
         {"client_cpu_us_per_connection", summary_json(s.client_cpu_us_per_connection)},
         {"server_cpu_us_per_connection", summary_json(s.server_cpu_us_per_connection)},
-        {"over_tcp", over_tcp}};
+        {modes.over_key(), over_baseline}};
   }
-  summary["tls_over_tcp"] = headline;
+  summary[modes.headline_key()] = headline;
   return summary;
 }
 

@@ -53,11 +53,16 @@ ordered_json sender_json(const measure::DatagramSender& s) {
           {"received_per_s", per_second(s.received, s.receiver_us)}};
 }
 
-const measure::DatagramStats* stats_of(const measure::Comparison& c, Mode mode) {
+const measure::DatagramStats* stats_of(const measure::Comparison& c, const std::string& mode) {
   for (const measure::DatagramStats& s : c.or_empty<measure::DatagramResults>().stats) {
-    if (s.mode == mode) return &s;
+    if (to_string(s.mode) == mode) return &s;
   }
   return nullptr;
+}
+
+// The modes the ratio names: udp and dtls, unless two others were asked for.
+render::ComparedModes compared_modes(const measure::Comparison& c) {
+  return render::compared_modes(c.parameters, Mode::udp, Mode::dtls);
 }
 
 }  // namespace
@@ -127,12 +132,14 @@ std::string render_datagram_runs(const measure::Comparison& c) {
     }
     out += "(medians)\n";
   }
-  const auto* udp = stats_of(c, Mode::udp);
-  const auto* dtls = stats_of(c, Mode::dtls);
-  if (udp != nullptr && dtls != nullptr && udp->received_per_s.median > 0) {
-    out += fmt::format("\nDTLS/UDP datagrams received per second: {:.2f}x; sent per second: {:.2f}x\n",
-                       dtls->received_per_s.median / udp->received_per_s.median,
-                       udp->sent_per_s.median > 0 ? dtls->sent_per_s.median / udp->sent_per_s.median : 0.0);
+  const render::ComparedModes modes = compared_modes(c);
+  const auto* base = stats_of(c, modes.baseline);
+  const auto* other = stats_of(c, modes.other);
+  if (base != nullptr && other != nullptr && base->received_per_s.median > 0) {
+    out +=
+        fmt::format("\n{} datagrams received per second: {:.2f}x; sent per second: {:.2f}x\n", modes.title(),
+                    other->received_per_s.median / base->received_per_s.median,
+                    base->sent_per_s.median > 0 ? other->sent_per_s.median / base->sent_per_s.median : 0.0);
   }
   return out;
 }
@@ -197,11 +204,12 @@ ordered_json datagram_summary_json(const measure::Comparison& c) {
                                   {"sent_per_s", summary_json(s.sent_per_s)},
                                   {"loss_percent", summary_json(s.loss_percent)}};
   }
-  const auto* udp = stats_of(c, Mode::udp);
-  const auto* dtls = stats_of(c, Mode::dtls);
-  summary["dtls_over_udp_received_per_s"] =
-      udp != nullptr && dtls != nullptr && udp->received_per_s.median > 0
-          ? ordered_json(dtls->received_per_s.median / udp->received_per_s.median)
+  const render::ComparedModes modes = compared_modes(c);
+  const auto* base = stats_of(c, modes.baseline);
+  const auto* other = stats_of(c, modes.other);
+  summary[modes.headline_key() + "_received_per_s"] =
+      base != nullptr && other != nullptr && base->received_per_s.median > 0
+          ? ordered_json(other->received_per_s.median / base->received_per_s.median)
           : ordered_json(nullptr);
   return summary;
 }

@@ -140,8 +140,10 @@ std::string render_rr_runs(const measure::Comparison& c) {
   std::size_t width = 4;
   for (const measure::RrStats& s : rr.stats)
     width = std::max(width, s.variant.size());
+  const render::ComparedModes modes = render::compared_modes(c.parameters, Mode::tcp, Mode::tls);
   out += fmt::format("\n{:<{}} {:>4} {:>10} {:>21} {:>9} {:>9} {:>17} {:>25}\n", "mode", width, "runs",
-                     "tx/s", "min - max", "p50_us", "p99_us", "CPU us/tx cli/srv", "vs tcp: tx/s  p50   p99");
+                     "tx/s", "min - max", "p50_us", "p99_us", "CPU us/tx cli/srv",
+                     fmt::format("vs {}: tx/s  p50   p99", modes.baseline));
   for (const measure::RrStats& s : rr.stats) {
     out += fmt::format("{:<{}} {:>4} {:>10.0f} {:>21} {:>9.1f} {:>9.1f} {:>17} {:>25}\n", s.variant, width,
                        s.transactions_per_s.count, s.transactions_per_s.median,
@@ -149,20 +151,23 @@ std::string render_rr_runs(const measure::Comparison& c) {
                        s.p50_us.median, s.p99_us.median,
                        fmt::format("{:.1f} / {:.1f}", s.client_cpu_us_per_transaction.median,
                                    s.server_cpu_us_per_transaction.median),
-                       s.mode == Mode::tcp
+                       s.variant == modes.baseline
                            ? std::string("1.00x 1.00x 1.00x")
-                           : fmt::format("{} {} {}", ratio_text(s.transactions_per_s_over_tcp),
-                                         ratio_text(s.p50_over_tcp), ratio_text(s.p99_over_tcp)));
+                           : fmt::format("{} {} {}", ratio_text(s.transactions_per_s_over_baseline),
+                                         ratio_text(s.p50_over_baseline), ratio_text(s.p99_over_baseline)));
   }
   out += "(medians over the rounds)\n";
+  const std::string title = modes.title();  // "TLS/TCP"
   for (const measure::RrStats& s : rr.stats) {
-    if (s.mode != Mode::tls || !s.transactions_per_s_over_tcp) continue;
-    const std::size_t pairs = s.transactions_per_s_over_tcp->ratio.count;
-    out += fmt::format(
-        "\n{}/TCP, paired by round ({} pair{}{}): {}; {}; {}\n", s.variant == "tls" ? "TLS" : s.variant,
-        pairs, pairs == 1 ? "" : "s", pairs == 1 ? "; --repeat for an interval" : ", bootstrap",
-        ratio_sentence("transactions/s", s.transactions_per_s_over_tcp),
-        ratio_sentence("p50 latency", s.p50_over_tcp), ratio_sentence("p99 latency", s.p99_over_tcp));
+    if (!s.transactions_per_s_over_baseline) continue;
+    const std::size_t pairs = s.transactions_per_s_over_baseline->ratio.count;
+    out += fmt::format("\n{}/{}, paired by round ({} pair{}{}): {}; {}; {}\n",
+                       s.variant == modes.other ? title.substr(0, title.find('/')) : s.variant,
+                       title.substr(title.find('/') + 1), pairs, pairs == 1 ? "" : "s",
+                       pairs == 1 ? "; --repeat for an interval" : ", bootstrap",
+                       ratio_sentence("transactions/s", s.transactions_per_s_over_baseline),
+                       ratio_sentence("p50 latency", s.p50_over_baseline),
+                       ratio_sentence("p99 latency", s.p99_over_baseline));
   }
   return out;
 }
@@ -181,16 +186,15 @@ ordered_json rr_summary_json(const measure::Comparison& c) {
   if (rr == nullptr) return nullptr;
   ordered_json summary = json::object();
   ordered_json headline = nullptr;
-  std::size_t tls_variants = 0;
+  const render::ComparedModes modes = render::compared_modes(c.parameters, Mode::tcp, Mode::tls);
   for (const measure::RrStats& s : rr->stats) {
-    ordered_json over_tcp = nullptr;
-    if (s.transactions_per_s_over_tcp) {
-      over_tcp = {{"transactions_per_s", ratio_json(s.transactions_per_s_over_tcp)},
-                  {"p50_us", ratio_json(s.p50_over_tcp)},
-                  {"p99_us", ratio_json(s.p99_over_tcp)},
-                  {"ci_method", ci_method()}};
-      ++tls_variants;
-      headline = over_tcp;
+    ordered_json over_baseline = nullptr;
+    if (s.transactions_per_s_over_baseline) {
+      over_baseline = {{"transactions_per_s", ratio_json(s.transactions_per_s_over_baseline)},
+                       {"p50_us", ratio_json(s.p50_over_baseline)},
+                       {"p99_us", ratio_json(s.p99_over_baseline)},
+                       {"ci_method", ci_method()}};
+      if (s.variant == rr->headline) headline = over_baseline;
     }
     summary[s.variant] = {{"mode", to_string(s.mode)},
                           {"runs", s.transactions_per_s.count},
@@ -199,9 +203,9 @@ ordered_json rr_summary_json(const measure::Comparison& c) {
                           {"p99_us", summary_json(s.p99_us)},
                           {"client_cpu_us_per_transaction", summary_json(s.client_cpu_us_per_transaction)},
                           {"server_cpu_us_per_transaction", summary_json(s.server_cpu_us_per_transaction)},
-                          {"over_tcp", over_tcp}};
+                          {modes.over_key(), over_baseline}};
   }
-  summary["tls_over_tcp"] = tls_variants == 1 ? headline : ordered_json(nullptr);
+  summary[modes.headline_key()] = headline;
   return summary;
 }
 

@@ -68,7 +68,7 @@ std::string render_rr_header(const measure::TestParameters& parameters);
 std::string render_rr_runs(const measure::Comparison& comparison);
 // "rr_runs": one object per run; null for other kinds.
 nlohmann::ordered_json rr_runs_json(const measure::Comparison& comparison);
-// "rr_summary": medians per variant, their ratios to TCP, and the headline "tls_over_tcp".
+// "rr_summary": medians per variant, their ratios to the baseline ("over_tcp"), and the headline ("tls_over_tcp").
 nlohmann::ordered_json rr_summary_json(const measure::Comparison& comparison);
 // A header line and one row per run.
 std::string render_rr_csv(const measure::Comparison& comparison);

@@ -18,6 +18,7 @@ using render::facts_json;
 using render::facts_runs;
 using render::format_bytes;
 using render::ratio_json;
+using render::ratio_text;
 using render::render_notable;
 using render::round_label;
 using render::rounds_text;
@@ -28,6 +29,19 @@ namespace {
 
 using nlohmann::json;
 using nlohmann::ordered_json;
+
+// The modes the ratios name: tcp and tls, unless two others were asked for.
+render::ComparedModes compared_modes(const measure::TestParameters& p) {
+  return render::compared_modes(p, Mode::tcp, Mode::tls);
+}
+
+// The headline variant's stats, or null where there is none.
+const measure::StreamStats* headline_stats(const measure::StreamResults& streams) {
+  for (const measure::StreamStats& s : streams.stats) {
+    if (!streams.headline.empty() && s.variant == streams.headline && s.over_baseline) return &s;
+  }
+  return nullptr;
+}
 
 std::string tls_column(const measure::StreamRun& run) {
   if (run.mode != Mode::tls) return "-";
@@ -86,9 +100,10 @@ std::string render_stats(const measure::TestParameters& p, const measure::Stream
   for (const auto& s : streams.stats)
     width = std::max(width, s.variant.size());
   const bool messages = p.test.stream.msg_size > 0;
-  out += fmt::format("\n{:<{}} {:>4} {:>9} {:>19} {:>4} {:>12} {:>12} {:>15} {:>15} {:>8}{}\n", "mode", width,
-                     "runs", "MB/s", "min - max", "cv", "handshake_us", "transfer_us", "CPU s/GiB", "cores",
-                     "vs tcp", messages ? fmt::format(" {:>13}", "messages/s") : "");
+  out +=
+      fmt::format("\n{:<{}} {:>4} {:>9} {:>19} {:>4} {:>12} {:>12} {:>15} {:>15} {:>8}{}\n", "mode", width,
+                  "runs", "MB/s", "min - max", "cv", "handshake_us", "transfer_us", "CPU s/GiB", "cores",
+                  "vs " + compared_modes(p).baseline, messages ? fmt::format(" {:>13}", "messages/s") : "");
   out += fmt::format("{:<{}} {:>4} {:>9} {:>19} {:>4} {:>12} {:>12} {:>15} {:>15} {:>8}{}\n", "", width, "",
                      "median", "", "", "median", "median", "send / recv", "send / recv", "time",
                      messages ? fmt::format(" {:>13}", "median") : "");
@@ -97,31 +112,29 @@ std::string render_stats(const measure::TestParameters& p, const measure::Stream
     const measure::Summary& receiver_gib = client_sends ? s.server_cpu_s_per_gib : s.client_cpu_s_per_gib;
     const measure::Summary& sender_cores = client_sends ? s.client_core_share : s.server_core_share;
     const measure::Summary& receiver_cores = client_sends ? s.server_core_share : s.client_core_share;
-    out += fmt::format(
-        "{:<{}} {:>4} {:>9.1f} {:>19} {:>4} {:>12.0f} {:>12.0f} {:>15} {:>15} {:>8}{}\n", s.variant, width,
-        s.transfer_us.count, s.mbytes_per_s.median,
-        fmt::format("{:.1f} - {:.1f}", s.mbytes_per_s.min, s.mbytes_per_s.max), cv(s.mbytes_per_s),
-        s.handshake_us.median, s.transfer_us.median,
-        fmt::format("{:.2f} / {:.2f}", sender_gib.median, receiver_gib.median),
-        fmt::format("{:.2f} / {:.2f}", sender_cores.median, receiver_cores.median),
-        s.over_tcp ? fmt::format("{:.2f}x", s.over_tcp->median) : (s.mode == Mode::tcp ? "1.00x" : "-"),
-        messages ? fmt::format(" {:>13.0f}", s.messages_per_s.median) : "");
+    out += fmt::format("{:<{}} {:>4} {:>9.1f} {:>19} {:>4} {:>12.0f} {:>12.0f} {:>15} {:>15} {:>8}{}\n",
+                       s.variant, width, s.transfer_us.count, s.mbytes_per_s.median,
+                       fmt::format("{:.1f} - {:.1f}", s.mbytes_per_s.min, s.mbytes_per_s.max),
+                       cv(s.mbytes_per_s), s.handshake_us.median, s.transfer_us.median,
+                       fmt::format("{:.2f} / {:.2f}", sender_gib.median, receiver_gib.median),
+                       fmt::format("{:.2f} / {:.2f}", sender_cores.median, receiver_cores.median),
+                       s.variant == compared_modes(p).baseline ? "1.00x" : ratio_text(s.over_baseline),
+                       messages ? fmt::format(" {:>13.0f}", s.messages_per_s.median) : "");
   }
   return out;
 }
 
-// The headline: TLS's transfer time over TCP's, paired by round, with its interval.
-std::string render_ratio(const measure::StreamResults& streams) {
+// The headline: the other mode's transfer time over the baseline's (TLS over
+// TCP), paired by round, with its interval.
+std::string render_ratio(const measure::TestParameters& p, const measure::PairedRatio& ratio) {
   std::string out;
-  const measure::Summary& r = *streams.tls_over_tcp;
+  const measure::Summary& r = ratio.ratio;
+  const std::string title = compared_modes(p).title();
   if (r.count == 1) {
-    out += fmt::format("\nTLS/TCP transfer time: {:.2f}x (one pair; --repeat for an interval)\n", r.median);
+    out += fmt::format("\n{} transfer time: {:.2f}x (one pair; --repeat for an interval)\n", title, r.median);
   } else {
-    out += fmt::format("\nTLS/TCP transfer time, paired by round: median {:.2f}x", r.median);
-    if (streams.tls_over_tcp_ci) {
-      out += fmt::format(", 95% CI {:.2f}x - {:.2f}x", streams.tls_over_tcp_ci->low,
-                         streams.tls_over_tcp_ci->high);
-    }
+    out += fmt::format("\n{} transfer time, paired by round: median {:.2f}x", title, r.median);
+    if (ratio.ci) out += fmt::format(", 95% CI {:.2f}x - {:.2f}x", ratio.ci->low, ratio.ci->high);
     out += fmt::format(" (min {:.2f}x, max {:.2f}x, {} pairs; bootstrap)\n", r.min, r.max, r.count);
   }
   return out;
@@ -192,9 +205,10 @@ ordered_json to_json(const measure::StreamRun& run, const measure::TestParameter
           {"intervals", intervals_json(run.intervals)}};
 }
 
-ordered_json ratio_json(const measure::StreamResults& c) {
-  if (!c.tls_over_tcp) return nullptr;
-  ordered_json r = render::ratio_json(*c.tls_over_tcp, c.tls_over_tcp_ci);
+ordered_json headline_json(const measure::StreamResults& streams) {
+  const measure::StreamStats* s = headline_stats(streams);
+  if (s == nullptr) return nullptr;
+  ordered_json r = ratio_json(s->over_baseline);
   r["ci_method"] = ci_method();
   return r;
 }
@@ -252,7 +266,8 @@ std::string render_stream_runs(const measure::Comparison& c) {
 
 std::string render_stream_headline(const measure::Comparison& c) {
   const measure::StreamResults* streams = c.get<measure::StreamResults>();
-  return streams != nullptr && streams->tls_over_tcp ? render_ratio(*streams) : std::string();
+  const measure::StreamStats* headline = streams != nullptr ? headline_stats(*streams) : nullptr;
+  return headline != nullptr ? render_ratio(c.parameters, *headline->over_baseline) : std::string();
 }
 
 void add_stream_json(const measure::Comparison& c, nlohmann::ordered_json& out) {
@@ -263,11 +278,8 @@ void add_stream_json(const measure::Comparison& c, nlohmann::ordered_json& out) 
     runs.push_back(to_json(run, p));
 
   ordered_json summary = json::object();
+  const render::ComparedModes modes = compared_modes(p);
   for (const auto& stats : streams.stats) {
-    ordered_json over_tcp = nullptr;
-    if (stats.over_tcp) {
-      over_tcp = render::ratio_json(*stats.over_tcp, stats.over_tcp_ci);
-    }
     summary[stats.variant] = {{"mode", to_string(stats.mode)},
                               {"runs", stats.transfer_us.count},
                               {"bytes", to_json(stats.bytes)},
@@ -280,9 +292,9 @@ void add_stream_json(const measure::Comparison& c, nlohmann::ordered_json& out) 
                               {"server_cpu_s_per_gib", to_json(stats.server_cpu_s_per_gib)},
                               {"client_core_share", to_json(stats.client_core_share)},
                               {"server_core_share", to_json(stats.server_core_share)},
-                              {"over_tcp_transfer_time", over_tcp}};
+                              {modes.over_key() + "_transfer_time", ratio_json(stats.over_baseline)}};
   }
-  summary["tls_over_tcp_transfer_time"] = ratio_json(streams);
+  summary[modes.headline_key() + "_transfer_time"] = headline_json(streams);
   out["runs"] = std::move(runs);
   out["summary"] = std::move(summary);
 }
