@@ -13,6 +13,7 @@
 #include "kinds/crr/crr.hpp"
 #include "kinds/data_connections.hpp"
 #include "kinds/data_threads.hpp"
+#include "kinds/rr/exchange.hpp"
 #include "measure/clock.hpp"
 #include "measure/environment.hpp"
 #include "measure/host.hpp"
@@ -65,17 +66,6 @@ struct Plan {
   session::InterruptWatch& interrupt;
 };
 
-// Writes `count` zero bytes, each piece within `idle`.
-void write_zeros(Stream& stream, std::uint64_t count, std::chrono::milliseconds idle, std::error_code& ec) {
-  static const std::vector<std::byte> zeros(kCrrPieceBytes);
-  while (count > 0 && !ec) {
-    const std::size_t piece = std::min<std::uint64_t>(count, zeros.size());
-    stream.set_deadline(Deadline::after(idle));
-    stream.write_all({zeros.data(), piece}, ec);
-    count -= piece;
-  }
-}
-
 // One connection, from connect to close. Counted in `c` when `counted`.
 // Returns "" when it completed, else its failure's cause ("connect:
 // Connection refused"), which is also the key it is counted under.
@@ -110,16 +100,11 @@ std::string one_connection(const Plan& plan, Connector& c, tls::Session& session
   const Deadline idle = Deadline::after(t.idle);
   stream->set_deadline(idle);
   stream->write_all(plan.head, ec);
-  write_zeros(*stream, plan.request_rest, t.idle, ec);
+  if (!ec) write_message(*stream, plan.request_rest, t.idle, ec);
   // The response cannot be there yet: wait for it before the first read
   // (which would only say EAGAIN), unless TLS holds some of it already.
   if (!ec && !stream->has_buffered()) ec = wait_fd(stream->native_handle(), POLLIN, idle);
-  for (std::uint64_t left = plan.response_bytes; left > 0 && !ec;) {
-    const std::size_t piece = std::min<std::uint64_t>(left, buffer.size());
-    stream->set_deadline(Deadline::after(t.idle));  // per piece: a big response may take long in all
-    stream->read_exact({buffer.data(), piece}, ec);
-    left -= piece;
-  }
+  if (!ec) read_message(*stream, plan.response_bytes, buffer, t.idle, ec);
   if (ec) {
     return fmt::format("{}: {}", ec == TransportErrc::eof ? "response" : "request/response",
                        ec == TransportErrc::eof ? "the server closed the connection before its response"
@@ -164,7 +149,7 @@ std::string one_connection(const Plan& plan, Connector& c, tls::Session& session
 // `stop_ns`), each counted or its failure counted.
 void run_connector(const Plan& plan, Connector& c, std::uint64_t attempts,
                    std::barrier<std::function<void()>>& start, const std::int64_t& stop_ns) {
-  std::vector<std::byte> buffer(std::min<std::uint64_t>(plan.response_bytes, kCrrPieceBytes));
+  std::vector<std::byte> buffer(std::clamp<std::uint64_t>(plan.response_bytes, 1, kMaxMessagePiece));
   tls::Session session;
   if (plan.variant.resume) {
     const std::string failure = one_connection(plan, c, session, /*counted=*/false, buffer);
@@ -258,7 +243,7 @@ protocol::SideResult client_count(const measure::CrrRun& run, const std::vector<
 std::vector<std::byte> request_head(const protocol::Cookie& cookie, std::uint64_t request_bytes) {
   const protocol::Preamble preamble = protocol::encode_preamble(protocol::ConnectionKind::crr);
   std::vector<std::byte> head(preamble.size() + cookie.size() +
-                              std::min<std::uint64_t>(request_bytes, kCrrPieceBytes));
+                              std::min<std::uint64_t>(request_bytes, kMaxMessagePiece));
   std::copy(cookie.begin(), cookie.end(), std::copy(preamble.begin(), preamble.end(), head.begin()));
   return head;
 }
@@ -279,8 +264,8 @@ Plan make_plan(const session::ClientConfig& config, const tls::Context* tls, con
             request.test.rr.response_bytes,
             interrupt};
   if (!config.bind_address.empty()) plan.from = local_socket_address(control.native_handle());
-  plan.request_rest =
-      request.test.rr.request_bytes - std::min<std::uint64_t>(request.test.rr.request_bytes, kCrrPieceBytes);
+  plan.request_rest = request.test.rr.request_bytes -
+                      std::min<std::uint64_t>(request.test.rr.request_bytes, kMaxMessagePiece);
 
   return plan;
 }

@@ -43,9 +43,6 @@ class InterruptWatch;
 
 namespace tlscmp::kinds {
 
-// Requests and responses move in pieces of at most this size.
-inline constexpr std::size_t kCrrPieceBytes = 256 * 1024;
-
 // One kind of crr run: plain TCP, or TLS with full or resumed handshakes,
 // with the server's own certificate or (--compare-key-types) one of
 // `key_type` that the server makes for the test.

@@ -9,6 +9,7 @@
 
 #include "kinds/crr/crr.hpp"
 #include "kinds/data_threads.hpp"
+#include "kinds/rr/exchange.hpp"
 #include "measure/clock.hpp"
 #include "measure/host.hpp"
 #include "session/control.hpp"
@@ -120,22 +121,9 @@ void serve_crr_connection(Stream& stream, session::PendingTests& pending, double
 
   // The request, then the response: what a client of a short-lived
   // connection asks and gets.
-  buffer.assign(
-      std::min<std::uint64_t>(std::max(tally->request_bytes(), tally->response_bytes()), kCrrPieceBytes),
-      std::byte{0});
-  for (std::uint64_t left = tally->request_bytes() - 1; left > 0 && !ec;) {
-    const std::size_t piece = std::min<std::uint64_t>(left, buffer.size());
-    stream.set_deadline(Deadline::after(tally->idle()));  // per piece: a big request may take long in all
-    stream.read_exact({buffer.data(), piece}, ec);
-    left -= piece;
-  }
-  std::fill(buffer.begin(), buffer.end(), std::byte{0});
-  for (std::uint64_t left = tally->response_bytes(); left > 0 && !ec;) {
-    const std::size_t piece = std::min<std::uint64_t>(left, buffer.size());
-    stream.set_deadline(Deadline::after(tally->idle()));
-    stream.write_all({buffer.data(), piece}, ec);
-    left -= piece;
-  }
+  buffer.resize(std::clamp<std::uint64_t>(tally->request_bytes(), 1, kMaxMessagePiece));
+  read_message(stream, tally->request_bytes() - 1, buffer, tally->idle(), ec);
+  if (!ec) write_message(stream, tally->response_bytes(), tally->idle(), ec);
   std::string failure;
   if (ec) failure = describe(ec, stream.error_detail());
   bool resumed = false;

@@ -17,9 +17,7 @@
 namespace tlscmp::kinds {
 namespace {
 
-// The most one read or write call moves: large requests and responses go in
-// pieces, so that a 1 GiB response needs no 1 GiB buffer.
-constexpr std::size_t kMaxPiece = 256 * 1024;
+constexpr std::size_t kMaxPiece = kMaxMessagePiece;
 
 // Writes whole requests or responses: plain bytes, or with --verify the
 // pattern at each byte's offset in its direction.
@@ -282,6 +280,26 @@ void open_loop(Stream& stream, const RrClientSpec& spec, RrSideResult& result) {
 }
 
 }  // namespace
+
+void write_message(Stream& stream, std::uint64_t bytes, std::chrono::milliseconds idle, std::error_code& ec) {
+  static const std::vector<std::byte> zeros(kMaxMessagePiece);
+  while (bytes > 0 && !ec) {
+    const std::size_t piece = std::min<std::uint64_t>(bytes, zeros.size());
+    stream.set_deadline(Deadline::after(idle));
+    stream.write_all({zeros.data(), piece}, ec);
+    bytes -= piece;
+  }
+}
+
+void read_message(Stream& stream, std::uint64_t bytes, std::span<std::byte> scratch,
+                  std::chrono::milliseconds idle, std::error_code& ec) {
+  while (bytes > 0 && !ec) {
+    const std::size_t piece = std::min<std::uint64_t>(bytes, scratch.size());
+    stream.set_deadline(Deadline::after(idle));  // per piece: a big message may take long in all
+    stream.read_exact(scratch.first(piece), ec);
+    bytes -= piece;
+  }
+}
 
 RrIntervalBoard::RrIntervalBoard(std::int64_t go_ns, std::chrono::milliseconds period,
                                  std::uint32_t connections)

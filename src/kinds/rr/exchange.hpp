@@ -24,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -127,6 +128,19 @@ struct RrServerSpec {
 };
 
 RrSideResult run_rr_server(Stream& stream, const RrServerSpec& spec);
+
+// The most one read or write call of a message moves: large requests and
+// responses go in pieces, so that a 1 GiB response needs no 1 GiB buffer.
+inline constexpr std::size_t kMaxMessagePiece = 256 * 1024;
+
+// One message of a transaction written whole (`bytes` of zeros) or read
+// whole into `scratch` (at least a byte), each piece of at most
+// kMaxMessagePiece bytes within `idle`: a connection's single transaction
+// (crr), where no transfer phase's idle timeout holds the stream. rr's
+// loops keep that timeout and check every byte instead.
+void write_message(Stream& stream, std::uint64_t bytes, std::chrono::milliseconds idle, std::error_code& ec);
+void read_message(Stream& stream, std::uint64_t bytes, std::span<std::byte> scratch,
+                  std::chrono::milliseconds idle, std::error_code& ec);
 
 // The --verify patterns' seeds, one per connection and direction.
 std::uint64_t rr_request_seed(std::uint64_t seed, std::uint32_t connection);
