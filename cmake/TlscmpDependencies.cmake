@@ -1,19 +1,21 @@
 # Every dependency comes from a Debian 12 or 13 package (scripts/install-deps installs them).
 # Why each is here is written in README.md, "Dependencies".
 find_package(Threads REQUIRED)
-# TLS: OpenSSL (libssl-dev) by default, or BoringSSL. Either way the targets
-# tlscmp_tls_ssl and tlscmp_tls_crypto stand for it, and src/tls/ssl_compat.hpp
-# is the only source file that knows which one it is.
+# TLS: OpenSSL (libssl-dev) by default, or BoringSSL. Either way the target
+# tlscmp_tls_ssl stands for it, and src/tls/ssl_compat.hpp is the only source
+# file that knows which one it is. With TLSCMP_BORINGSSL_BINARY (an OpenSSL
+# build), tlscmp_tls_boringssl stands for BoringSSL too: the same build tree
+# then also links tlscmp-boringssl, whose objects are this build's but for
+# src/tls/ (the cross-library tests' peer, built once instead of a second tree).
 set(TLSCMP_TLS_BACKEND "OpenSSL" CACHE STRING "TLS library: OpenSSL or BoringSSL")
 set_property(CACHE TLSCMP_TLS_BACKEND PROPERTY STRINGS OpenSSL BoringSSL)
-if(TLSCMP_TLS_BACKEND STREQUAL "OpenSSL")
-  find_package(OpenSSL 3.0 REQUIRED)
-  add_library(tlscmp_tls_ssl INTERFACE)
-  target_link_libraries(tlscmp_tls_ssl INTERFACE OpenSSL::SSL OpenSSL::Crypto)
-elseif(TLSCMP_TLS_BACKEND STREQUAL "BoringSSL")
-  # Debian's android-libboringssl-dev: headers in /usr/include/android, the
-  # shared libraries in <libdir>/android. BORINGSSL_ROOT points elsewhere
-  # (a tree with include/ and lib/).
+option(TLSCMP_BORINGSSL_BINARY "Also build tlscmp-boringssl (not installed), for the cross-library tests" OFF)
+
+# An INTERFACE target `name` for BoringSSL: Debian's android-libboringssl-dev
+# (headers in /usr/include/android, the shared libraries in
+# <libdir>/android), or BORINGSSL_ROOT (a tree with include/ and lib/).
+# Sets tlscmp_boringssl_rpath: the libraries are not on the loader's path.
+function(tlscmp_boringssl_target name)
   if(BORINGSSL_ROOT)
     set(boringssl_include "${BORINGSSL_ROOT}/include")
     set(boringssl_libdir "${BORINGSSL_ROOT}/lib")
@@ -24,20 +26,35 @@ elseif(TLSCMP_TLS_BACKEND STREQUAL "BoringSSL")
   find_path(BORINGSSL_INCLUDE_DIR openssl/is_boringssl.h PATHS "${boringssl_include}" NO_DEFAULT_PATH REQUIRED)
   find_library(BORINGSSL_SSL ssl PATHS "${boringssl_libdir}" NO_DEFAULT_PATH REQUIRED)
   find_library(BORINGSSL_CRYPTO crypto PATHS "${boringssl_libdir}" NO_DEFAULT_PATH REQUIRED)
-  add_library(tlscmp_tls_ssl INTERFACE)
-  target_include_directories(tlscmp_tls_ssl SYSTEM BEFORE INTERFACE "${BORINGSSL_INCLUDE_DIR}")
-  target_link_libraries(tlscmp_tls_ssl INTERFACE "${BORINGSSL_SSL}" "${BORINGSSL_CRYPTO}")
+  add_library(${name} INTERFACE)
+  target_include_directories(${name} SYSTEM BEFORE INTERFACE "${BORINGSSL_INCLUDE_DIR}")
+  target_link_libraries(${name} INTERFACE "${BORINGSSL_SSL}" "${BORINGSSL_CRYPTO}")
   # Which Debian package it came from, for --version (BoringSSL has no version of its own).
   execute_process(COMMAND dpkg-query -W "-f=\${Version}" android-libboringssl-dev
                   OUTPUT_VARIABLE boringssl_package RESULT_VARIABLE dpkg_failed ERROR_QUIET)
   if(NOT BORINGSSL_ROOT AND NOT dpkg_failed AND boringssl_package)
-    target_compile_definitions(tlscmp_tls_ssl INTERFACE
+    target_compile_definitions(${name} INTERFACE
       TLSCMP_BORINGSSL_PACKAGE="Debian's android-libboringssl ${boringssl_package}")
   endif()
-  # The libraries are not on the loader's path: remember where they are.
-  get_filename_component(boringssl_rpath "${BORINGSSL_SSL}" DIRECTORY)
-  set(CMAKE_BUILD_RPATH "${boringssl_rpath}")
-  set(CMAKE_INSTALL_RPATH "${boringssl_rpath}")
+  get_filename_component(rpath "${BORINGSSL_SSL}" DIRECTORY)
+  set(tlscmp_boringssl_rpath "${rpath}" PARENT_SCOPE)
+endfunction()
+
+if(TLSCMP_TLS_BACKEND STREQUAL "OpenSSL")
+  find_package(OpenSSL 3.0 REQUIRED)
+  add_library(tlscmp_tls_ssl INTERFACE)
+  target_link_libraries(tlscmp_tls_ssl INTERFACE OpenSSL::SSL OpenSSL::Crypto)
+  if(TLSCMP_BORINGSSL_BINARY)
+    tlscmp_boringssl_target(tlscmp_tls_boringssl)
+  endif()
+elseif(TLSCMP_TLS_BACKEND STREQUAL "BoringSSL")
+  if(TLSCMP_BORINGSSL_BINARY)
+    message(FATAL_ERROR "TLSCMP_BORINGSSL_BINARY builds a BoringSSL tlscmp beside an OpenSSL one; "
+                        "this build's tlscmp is BoringSSL already: leave it OFF")
+  endif()
+  tlscmp_boringssl_target(tlscmp_tls_ssl)
+  set(CMAKE_BUILD_RPATH "${tlscmp_boringssl_rpath}")
+  set(CMAKE_INSTALL_RPATH "${tlscmp_boringssl_rpath}")
 else()
   message(FATAL_ERROR "TLSCMP_TLS_BACKEND must be OpenSSL or BoringSSL, not '${TLSCMP_TLS_BACKEND}'")
 endif()

@@ -461,6 +461,14 @@ std::string header_version() {
   return compat::header_version();
 }
 
+std::string library_package() {
+#ifdef TLSCMP_BORINGSSL_PACKAGE
+  return TLSCMP_BORINGSSL_PACKAGE;
+#else
+  return {};
+#endif
+}
+
 bool has_dtls() {
   return compat::kHaveDtls;
 }

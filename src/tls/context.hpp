@@ -104,6 +104,9 @@ std::string library_version();
 // The headers this build was compiled with, "OpenSSL 3.0.19 27 Jan 2026"; ""
 // where the library has no separate header version (BoringSSL).
 std::string header_version();
+// Where the library came from, where the build knows it ("Debian's
+// android-libboringssl 14.0.0+r11-2"); "" otherwise.
+std::string library_package();
 
 // Whether this build has DTLS (the OpenSSL build; BoringSSL has no DTLSv1_listen).
 bool has_dtls();
