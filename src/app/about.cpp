@@ -52,7 +52,7 @@ std::string build_description() {
   std::string library = tls::library_version();
   const std::string headers = tls::header_version();
   if (!headers.empty() && headers != library) library += fmt::format(" (built with {} headers)", headers);
-if (const std::string package = tls::library_package(); !package.empty()) library += " from " + package;
+  if (const std::string package = tls::library_package(); !package.empty()) library += " from " + package;
   const bool dtls = tls::has_dtls();
   std::string out = fmt::format("tlscmp {}\n", kVersion);  // CLI11 adds the last newline
   out += fmt::format("TLS library: {}\n", library);
