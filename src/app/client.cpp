@@ -111,18 +111,7 @@ std::string run_label(const std::string& variant, int round, int rounds, bool wa
 // The report's account of the settings (the server used is added once known).
 measure::TestParameters parameters_of(const session::ClientConfig& config) {
   measure::TestParameters p;
-  p.test = config.test;
-  p.command_line = config.command_line;
-  p.modes = config.modes;
-  p.rounds = config.rounds;
-  p.auto_repeat = config.auto_repeat;
-  p.start_at_ns = config.start_at_ns;
-  p.max_skew_s = config.max_skew_s;
-  p.warmup_rounds = config.warmup_rounds;
-  p.ktls = config.tls_policy.ktls;
-  p.tls_version = config.tls_policy.version;
-  p.cipher = config.tls_policy.cipher;
-  p.groups = config.tls_policy.groups;
+  static_cast<measure::Settings&>(p) = config;
   return p;
 }
 

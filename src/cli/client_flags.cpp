@@ -15,9 +15,6 @@
 namespace tlscmp::cli {
 namespace {
 
-// --rr and --crr without -t or -n: 10 s of transactions.
-constexpr std::uint64_t kDefaultRrMs = 10'000;
-
 std::uint64_t milliseconds_count(double seconds) {
   return static_cast<std::uint64_t>(milliseconds_of(seconds).count());
 }
@@ -75,15 +72,17 @@ bool any_encrypted(const std::vector<Mode>& modes) {
   return std::any_of(modes.begin(), modes.end(), [](Mode m) { return is_encrypted(m); });
 }
 
-// The one place a test's kind comes from: the flags that ask for it.
-TestKind kind_of_flags(const ClientFlags& flags) {
-  for (TestKind kind : kAllKinds) {
-    if (asked_for(flags, kind)) return kind;  // the kind's own flag (--crr), first
+// The one place a test's kind comes from: the flags that ask for it (--crr,
+// --rr, --handshakes) and the settings (a datagram --mode), the last kind of
+// the table asked for; none: the first, bulk streams.
+TestKind kind_of_flags(const ClientFlags& flags, const session::ClientConfig& c) {
+  const std::span<const kinds::KindSlice* const> table = kinds::all_kinds();
+  for (auto it = table.rbegin(); it != table.rend(); ++it) {
+    const kinds::KindSlice& kind = **it;
+    if (flags.asked[static_cast<std::size_t>(kind.kind)] || (kind.asked_by != nullptr && kind.asked_by(c)))
+      return kind.kind;
   }
-  if (!flags.rr.empty()) return TestKind::rr;
-  if (is_datagram(modes_of(flags.mode).front())) return TestKind::datagram;
-  if (flags.test.handshake.handshakes > 0 || flags.test.compare_groups) return TestKind::handshake;
-  return TestKind::stream;
+  return table.front()->kind;
 }
 
 // --repeat auto and its limits; the limits alone are a mistake.
@@ -93,10 +92,11 @@ void parse_auto_repeat(const ClientFlags& flags, session::ClientConfig& c) {
     if (limits) throw UsageError("--ci-target, --max-rounds and --max-time are for --repeat auto");
     return;
   }
-  if (c.test.kind == TestKind::datagram || c.test.kind == TestKind::handshake)
-    throw UsageError(
-        "--repeat auto repeats rounds until the TLS/TCP ratios are known closely: bulk, --rr and --crr runs "
-        "have them; datagram modes and handshake tests do not");
+  if (!kinds::slice_of(c.test.kind).paired_ratios)
+    throw UsageError(fmt::format(
+        "--repeat auto repeats rounds until the TLS/TCP ratios are known closely, and {} tests pair no runs: "
+        "give --repeat N",
+        to_string(c.test.kind)));
   if (c.modes.size() < 2)
     throw UsageError(fmt::format(
         "--repeat auto needs a TLS/TCP ratio, and --mode {} runs one mode: use --mode both", flags.mode));
@@ -106,140 +106,6 @@ void parse_auto_repeat(const ClientFlags& flags, session::ClientConfig& c) {
   rule.max_time_s = flags.max_time_s;
   c.auto_repeat = rule;
   c.rounds = rule.max_rounds;
-}
-
-// Datagram modes: what -n, -l, -b and -P mean there, and what does not apply.
-void to_datagram_config(const ClientFlags& flags, session::ClientConfig& c) {
-  const auto refuse = [](const char* flag) {
-    throw UsageError(fmt::format(
-        "{} is for tcp and tls; datagram modes take -n, -t, -l, -b, -P, -i, --rcvbuf, --sndbuf", flag));
-  };
-  if ((flags.test.stream.direction == Direction::server_to_client))
-    throw UsageError("-R: datagram tests go from the client's senders to the server's receiver");
-  if (const char* flag = spec::unread_flag(c.test)) refuse(flag);  // the stream kind's, --handshakes
-  if (flags.test.verify) refuse("--verify");
-  if (flags.compare_ciphers) refuse("--compare-ciphers");
-  if (flags.test.compare_groups) refuse("--compare-groups");
-  if (flags.test.record_size != 0) refuse("--record-size");
-  if (flags.tls_policy.ktls) refuse("--ktls");
-  if (!flags.bind.empty()) refuse("-B");
-  if (flags.test.streams > protocol::kMaxSenders) {
-    throw UsageError(fmt::format("-P {}: at most {} senders", flags.test.streams, protocol::kMaxSenders));
-  }
-  if (flags.time_s > 0) {
-    c.test.duration_ms = milliseconds_count(flags.time_s);
-  } else {
-    c.test.datagram.packets =
-        parse_count(flags.bytes.empty() ? "1000000" : flags.bytes, "-n", 1, protocol::kMaxPackets);
-  }
-  const bool dtls = any_encrypted(c.modes);
-  const std::uint32_t largest = dtls ? protocol::kMaxDtlsDatagramBytes : protocol::kMaxUdpDatagramBytes;
-  const auto length = parse_size(flags.length.empty() ? "15" : flags.length, "-l", 1, 1u << 30);
-  if (length < protocol::kDatagramHeaderBytes) {
-    throw UsageError(fmt::format("-l {}: each datagram carries a {}-byte header; use -l {} or more", length,
-                                 protocol::kDatagramHeaderBytes, protocol::kDatagramHeaderBytes));
-  }
-  if (length > largest) {
-    throw UsageError(
-        dtls ? fmt::format(
-                   "-l {}: above the largest DTLS record ({} bytes); DTLS sends one record per datagram",
-                   length, largest)
-             : fmt::format("-l {}: above the largest UDP datagram over IPv4 ({} bytes)", length, largest));
-  }
-  c.test.chunk_bytes = static_cast<std::uint32_t>(length);
-  if (!flags.rate.empty()) c.test.datagram.rate_bps = parse_rate(flags.rate, "-b", 0, protocol::kMaxRateBps);
-  c.rounds = repeat_count(flags) > 0 ? repeat_count(flags) : 1;
-}
-
-// --rr: what -n, -t, -P and --rate mean there, and what does not apply.
-void to_rr_config(const ClientFlags& flags, session::ClientConfig& c) {
-  const auto refuse = [](const char* flag) {
-    throw UsageError(
-        fmt::format("{} is for bulk runs; --rr takes -t, -n, -P, -i, --rate, --verify, --repeat, "
-                    "--warmup, -w/--sndbuf/--rcvbuf and the TLS flags",
-                    flag));
-  };
-  if (flags.test.stream.no_delay) throw UsageError("-N: rr tests always set TCP_NODELAY; leave -N out");
-  // The other kinds' flags (-R, --bidir, --msg-size, --handshakes, --gso ...), and those of the shared part
-  // rr has no use for.
-  if (const char* flag = spec::unread_flag(c.test)) refuse(flag);
-  const std::pair<bool, const char*> bulk_only[] = {{!flags.length.empty(), "-l"},
-                                                    {flags.test.compare_groups, "--compare-groups"},
-                                                    {!flags.rate.empty(), "-b"}};
-  for (const auto& [given, flag] : bulk_only) {
-    if (given) refuse(flag);
-  }
-  std::tie(c.test.rr.request_bytes, c.test.rr.response_bytes) = parse_rr(flags.rr, "--rr");
-  if (!flags.bytes.empty()) {
-    c.test.rr.transactions = parse_count(flags.bytes, "-n", 1, protocol::kMaxTransactions, "transactions");
-    if (c.test.rr.transactions < c.test.streams) {
-      throw UsageError(
-          fmt::format("-n {}: fewer transactions than connections (-P {}); each makes one at least",
-                      c.test.rr.transactions, c.test.streams));
-    }
-  } else {
-    c.test.duration_ms = flags.time_s > 0 ? milliseconds_count(flags.time_s) : kDefaultRrMs;
-  }
-  if (!flags.rr_rate.empty()) {
-    if (flags.time_s == 0) {
-      throw UsageError("--rate needs -t: an open-loop run goes for a time, not a count (-n)");
-    }
-    c.test.rr.rate_tps =
-        static_cast<double>(parse_rate(flags.rr_rate, "--rate", 1, 1'000'000'000, "transactions per second"));
-    if (const std::string problem = protocol::rr_schedule_problem(c.test.rr.rate_tps, c.test.streams);
-        !problem.empty()) {
-      throw UsageError("--rate: " + problem);
-    }
-  }
-  c.rounds = repeat_count(flags) > 0 ? repeat_count(flags) : 3;
-}
-
-// --crr: -n counts connections, -P connectors; --rr (default 1/1) sizes the
-// transaction each connection makes.
-void to_crr_config(const ClientFlags& flags, session::ClientConfig& c) {
-  const auto refuse = [](const char* flag) {
-    throw UsageError(
-        fmt::format("{} does not apply to --crr; it takes --rr, -t, -n, -P, --close, --repeat, "
-                    "--warmup and the TLS flags",
-                    flag));
-  };
-  if (flags.test.stream.no_delay)
-    throw UsageError("-N: crr connections always set TCP_NODELAY; leave -N out");
-  // The other kinds' flags (-R, --bidir, --msg-size, --gso ...), and those of the shared part crr has no use
-  // for.
-  if (const char* flag = spec::unread_flag(c.test)) refuse(flag);
-  const std::pair<bool, const char*> not_crr[] = {
-      {flags.test.record_size != 0, "--record-size"},
-      {!flags.length.empty(), "-l"},
-      {flags.compare_ciphers, "--compare-ciphers"},
-      {!flags.rate.empty(), "-b"},
-      {!flags.rr_rate.empty(), "--rate"},
-      {flags.test.verify, "--verify"},
-      {flags.tls_policy.ktls, "--ktls"},
-      {flags.interval_s > 0, "-i"},
-      {flags.test.sndbuf_bytes != 0 || flags.test.rcvbuf_bytes != 0, "-w/--sndbuf/--rcvbuf"}};
-  for (const auto& [given, flag] : not_crr) {
-    if (given) refuse(flag);
-  }
-  if ((flags.test.crr.compare_key_types || flags.test.compare_groups) && !any_encrypted(c.modes)) {
-    throw UsageError(
-        fmt::format("{} compares TLS handshakes, and --mode tcp runs none: use --mode both",
-                    flags.test.crr.compare_key_types ? "--compare-key-types" : "--compare-groups"));
-  }
-  if (flags.crr_close == "fin") c.test.crr.close = spec::Close::fin;
-  std::tie(c.test.rr.request_bytes, c.test.rr.response_bytes) =
-      parse_rr(flags.rr.empty() ? "1/1" : flags.rr, "--rr");
-  if (!flags.bytes.empty()) {
-    c.test.rr.transactions = parse_count(flags.bytes, "-n", 1, protocol::kMaxTransactions, "connections");
-    if (c.test.rr.transactions < c.test.streams) {
-      throw UsageError(
-          fmt::format("-n {}: fewer connections than connectors (-P {}); each makes one at least",
-                      c.test.rr.transactions, c.test.streams));
-    }
-  } else {
-    c.test.duration_ms = flags.time_s > 0 ? milliseconds_count(flags.time_s) : kDefaultRrMs;
-  }
-  c.rounds = repeat_count(flags) > 0 ? repeat_count(flags) : 3;
 }
 
 // TLS settings where no TLS runs: refused, as -b is without datagrams, so that
@@ -259,7 +125,6 @@ void refuse_tls_flags_without_tls(const ClientFlags& flags) {
       {flags.tls_policy.ktls && !datagrams, "--ktls"},
       {flags.test.record_size != 0 && !datagrams, "--record-size"},
       {flags.compare_ciphers && !datagrams, "--compare-ciphers"},
-      {flags.test.handshake.handshakes > 0 && !datagrams, "--handshakes"},
       {flags.test.compare_groups && !datagrams, "--compare-groups"}};
   for (const auto& [set, flag] : given) {
     if (set) {
@@ -290,23 +155,12 @@ void parse_affinity(const ClientFlags& flags, session::ClientConfig& c) {
       throw UsageError(fmt::format("-A {}: {}", flags.affinity, why));
   }
   if (comma != std::string::npos) c.server_cpu = cpu(flags.affinity.substr(comma + 1), "server");
-  if (c.test.kind == TestKind::handshake) {
-    throw UsageError(
-        "-A pins the data threads of bulk, --rr, --crr and datagram runs; handshake tests have none");
-  }
-  if (c.test.kind == TestKind::crr && c.server_cpu >= 0) {
-    throw UsageError(
-        fmt::format("-A {}: --crr connections are served by the server's accepting threads, which serve "
-                    "every test: give -A "
-                    "the client's CPU alone (-A {})",
-                    flags.affinity, c.client_cpu >= 0 ? std::to_string(c.client_cpu) : "0"));
-  }
 }
 
 // --start-at TIME: "2026-12-01T09:30:00Z" or with a fraction of a second, or "@1796117400".
 void parse_start_at(const ClientFlags& flags, session::ClientConfig& c) {
   if (flags.start_at.empty()) {
-    if (flags.max_skew_s > 0) throw UsageError("--max-skew is for --start-at");
+    if (flags.skew_s > 0) throw UsageError("--max-skew is for --start-at");
     return;
   }
   const std::string& t = flags.start_at;
@@ -351,29 +205,28 @@ void parse_start_at(const ClientFlags& flags, session::ClientConfig& c) {
                                          : fmt::format("{:.0f} days", ahead_s / 86'400)));
   }
   c.start_at_ns = static_cast<std::int64_t>(seconds * 1e9);
-  if (flags.max_skew_s > 0) c.max_skew_s = flags.max_skew_s;
+  if (flags.skew_s > 0) c.max_skew_s = flags.skew_s;
 }
 
 // HOST as written in URLs: "[::1]", or "[fd00::1]:5678" with a port; a bare
 // IPv6 address (::1) or a name is taken as it is.
 void split_host(const ClientFlags& flags, session::ClientConfig& c) {
-  c.host = flags.host;
-  c.port = static_cast<std::uint16_t>(flags.port);
-  if (flags.host.empty() || flags.host.front() != '[') return;
-  const auto close = flags.host.find(']');
+  c.host = flags.target;
+  if (flags.target.empty() || flags.target.front() != '[') return;
+  const auto close = flags.target.find(']');
   if (close == std::string::npos || close == 1)
     throw UsageError(
-        fmt::format("host '{}': write an IPv6 address as [ADDRESS] or [ADDRESS]:PORT", flags.host));
-  c.host = flags.host.substr(1, close - 1);
-  const std::string rest = flags.host.substr(close + 1);
+        fmt::format("host '{}': write an IPv6 address as [ADDRESS] or [ADDRESS]:PORT", flags.target));
+  c.host = flags.target.substr(1, close - 1);
+  const std::string rest = flags.target.substr(close + 1);
   if (rest.empty()) return;
   int port = 0;
   const auto [end, ec] = std::from_chars(rest.data() + 1, rest.data() + rest.size(), port);
   if (rest.front() != ':' || ec != std::errc{} || end != rest.data() + rest.size() || port < 1 ||
       port > 65535)
-    throw UsageError(fmt::format("host '{}': the port after ']:' must be 1 to 65535", flags.host));
+    throw UsageError(fmt::format("host '{}': the port after ']:' must be 1 to 65535", flags.target));
   if (flags.port != session::kDefaultPort && flags.port != port)
-    throw UsageError(fmt::format("host '{}' and -p {} name two ports; give one", flags.host, flags.port));
+    throw UsageError(fmt::format("host '{}' and -p {} name two ports; give one", flags.target, flags.port));
   c.port = static_cast<std::uint16_t>(port);
 }
 
@@ -394,9 +247,9 @@ std::string slow_buffers_warning(const ClientFlags& flags) {
 
 // Where the server is, where this side connects from, and when to start.
 void add_target_flags(CLI::App* cmd, ClientFlags& flags) {
-  cmd->add_option("host", flags.host, "Server host name or address (none: an embedded server on loopback)");
+  cmd->add_option("host", flags.target, "Server host name or address (none: an embedded server on loopback)");
   cmd->add_option("-p,--port", flags.port, "Server port")->check(CLI::Range(1, 65535))->capture_default_str();
-  cmd->add_option("-B,--bind", flags.bind,
+  cmd->add_option("-B,--bind", flags.bind_address,
                   "Connect from this local IP address (the TCP connections; as iperf3's -B)")
       ->type_name("ADDR");
   cmd->add_option("-A,--affinity", flags.affinity,
@@ -408,15 +261,15 @@ void add_target_flags(CLI::App* cmd, ClientFlags& flags) {
                   "2026-12-01T09:30:00Z (UTC) or @EPOCH_SECONDS")
       ->type_name("TIME");
   cmd->add_option(
-         "--max-skew", flags.max_skew_s,
+         "--max-skew", flags.skew_s,
          "With --start-at: refuse to start if this host's clock is further than this from the server's, "
          "in seconds (default 0.1)")
       ->check(NumberRange(0.0001, 3600.0))
       ->type_name("S");
 }
 
-// What a run moves and for how long. Returns -t, which --handshakes excludes.
-CLI::Option* add_run_flags(CLI::App* cmd, ClientFlags& flags) {
+// What a run moves and for how long.
+void add_run_flags(CLI::App* cmd, ClientFlags& flags) {
   // The check's name lists the words, for the bash completion (cli/manual.cpp).
   const CLI::Validator transports(
       [](std::string& text) {
@@ -448,18 +301,6 @@ CLI::Option* add_run_flags(CLI::App* cmd, ClientFlags& flags) {
          "Chunk size: bytes per write and per read (default 64K); in datagram modes bytes per datagram, "
          "12-byte header included (default 15)")
       ->type_name("SIZE");
-  cmd->add_option(
-         "-b,--bitrate", flags.rate,
-         "Datagram modes: bits per second per sender, K, M, G suffixes powers of 1000 (default 0: as "
-         "fast as it can)")
-      ->type_name("RATE");
-  cmd->add_flag("--gso", flags.test.datagram.gso,
-                "Datagram modes: hand the kernel up to 64 datagrams per send as one buffer, cut into "
-                "datagrams by UDP segmentation offload (UDP_SEGMENT)");
-  cmd->add_flag_callback(
-      "-R,--reverse", [&flags] { flags.test.stream.direction = Direction::server_to_client; },
-      "The server sends, the client receives");
-  return time;
 }
 
 // Trust, rounds, and what is printed.
@@ -485,7 +326,7 @@ void add_rounds_and_output_flags(CLI::App* cmd, ClientFlags& flags) {
                   "--repeat auto: start no round that would end past this many seconds of rounds")
       ->check(NumberRange(0.001, 1e7))
       ->type_name("S");
-  cmd->add_option("--warmup", flags.warmup, "Rounds to run first and leave out of the statistics")
+  cmd->add_option("--warmup", flags.warmup_rounds, "Rounds to run first and leave out of the statistics")
       ->check(CLI::Range(0, kMaxRounds))
       ->capture_default_str();
   CLI::Option* json = cmd->add_flag("-J,--json", flags.json, "Print one JSON object instead of tables");
@@ -505,7 +346,7 @@ void add_rounds_and_output_flags(CLI::App* cmd, ClientFlags& flags) {
 }
 
 // TLS: the policy, client certificates, and the comparisons of suites and groups.
-void add_tls_flags(CLI::App* cmd, ClientFlags& flags, CLI::Option* time) {
+void add_tls_flags(CLI::App* cmd, ClientFlags& flags) {
   add_tls_policy_flags(cmd, flags.tls_policy, "the client");
   cmd->add_flag("--compare-ciphers", flags.compare_ciphers,
                 "Run TLS once per suite (the TLS 1.3 suites, TLS 1.2 AES-GCM and ChaCha20) against TCP, in "
@@ -519,10 +360,6 @@ void add_tls_flags(CLI::App* cmd, ClientFlags& flags, CLI::Option* time) {
       cmd->add_option("--key", flags.key_file, "Client private key (PEM, unencrypted)")->type_name("FILE");
   cert->needs(key);
   key->needs(cert);
-  cmd->add_option("--handshakes", flags.test.handshake.handshakes,
-                  "Instead of bulk runs: N full and N resumed TLS handshakes, alternating, timed one by one")
-      ->check(CLI::Range(1, static_cast<int>(protocol::kMaxHandshakes / 2)))
-      ->excludes(time);
   cmd->add_flag("--compare-groups", flags.test.compare_groups,
                 "Instead of bulk runs: full and resumed handshakes with each key exchange group the TLS "
                 "library has (20 of each per group and round, or --handshakes N), in one table with ratios "
@@ -531,22 +368,9 @@ void add_tls_flags(CLI::App* cmd, ClientFlags& flags, CLI::Option* time) {
       ->excludes(cmd->get_option("--compare-ciphers"));
 }
 
-// The workload's shape: framing, messages, buffers, streams, records.
+// The workload's shape that every kind shares: buffers, connections, records.
 void add_shape_flags(CLI::App* cmd, ClientFlags& flags) {
-  cmd->add_option(
-         "--framing", flags.framing,
-         "raw: a byte stream; len4: each message behind a 4-byte big-endian length (Erlang {packet,4})")
-      ->check(CLI::IsMember({"raw", "len4"}))
-      ->capture_default_str();
   spec::Test& sizes = flags.test;
-  add_size(cmd, "--msg-size", sizes.stream.msg_size, "--msg-size", 1, framing::kMaxMessageBytes,
-           "Send messages of this size (1 byte to 1G); -n is then the payload, in whole messages, and the "
-           "receiver delivers each message whole (with raw framing it cuts the stream itself)");
-  add_size(cmd, "--max-msg", sizes.stream.max_msg, "--max-msg", 1, framing::kMaxMessageBytes,
-           "The receiver refuses longer length prefixes (len4)")
-      ->default_str("1G");
-  add_size(cmd, "--read-size", sizes.stream.read_size, "--read-size", 1, protocol::kMaxChunkBytes,
-           "Bytes the receiver asks of each read call (default: -l)");
   CLI::Option* window =
       cmd->add_option_function<std::string>(
              "-w,--window",
@@ -567,61 +391,19 @@ void add_shape_flags(CLI::App* cmd, ClientFlags& flags) {
                   "Parallel data connections per run, each its own stream")
       ->check(CLI::Range(1, static_cast<int>(protocol::kMaxStreams)))
       ->capture_default_str();
-  cmd->add_flag("--bidir", flags.test.stream.bidir,
-                "Both directions at once: odd-numbered streams go the other way (-P 2 at least)");
   add_size(cmd, "--record-size", sizes.record_size, "--record-size", protocol::kMinRecordBytes,
            protocol::kMaxRecordBytes,
            "Largest TLS record the sender writes, 512..16K bytes (max send fragment)");
-  cmd->add_flag("-N,--no-delay", flags.test.stream.no_delay,
-                "Set TCP_NODELAY during the transfer (disable Nagle)");
 }
 
-// Request/response and connection-per-transaction tests.
-void add_rr_flags(CLI::App* cmd, ClientFlags& flags) {
-  cmd->add_option(
-         "--rr", flags.rr,
-         "Instead of bulk runs: transactions of a REQ-byte request and a RESP-byte response (1/1, 64/16K, "
-         "1K/1M), closed loop on each of -P connections, for -t seconds (default 10) or -n transactions "
-         "in all")
-      ->type_name("REQ/RESP");
-  cmd->add_option(
-         "--rate", flags.rr_rate,
-         "With --rr and -t: open loop, this many transactions per second over all connections (K, M: "
-         "powers of 1000); latency counts from when each request was due")
-      ->type_name("TPS");
-  // Each kind's own flag, as its entry in the table of kinds names it (--crr).
+// Each kind's own flags, in the table's order, kept for the refusal of one
+// given to a test of another kind.
+void add_kind_flags(CLI::App* cmd, ClientFlags& flags) {
   for (const kinds::KindSlice* kind : kinds::all_kinds()) {
-    if (kind->flag == nullptr) continue;
-    cmd->add_flag(kind->flag, flags.kind_flags[static_cast<std::size_t>(kind->kind)], kind->flag_help)
-        ->excludes(cmd->get_option("--handshakes"));
+    if (kind->add_flags == nullptr) continue;
+    for (CLI::Option* option : kind->add_flags(*cmd, flags))
+      flags.kind_options.emplace_back(kind->kind, option);
   }
-  cmd->add_option("--close", flags.crr_close,
-                  "With --crr: how the client closes each connection: reset (SO_LINGER 0, the default: no "
-                  "TIME_WAIT, ports never run out) or fin (an orderly close, as most clients do: each port "
-                  "then waits 60 s in TIME_WAIT)")
-      ->check(CLI::IsMember({"reset", "fin"}))
-      ->type_name("reset|fin");
-  cmd->add_flag("--compare-key-types", flags.test.crr.compare_key_types,
-                "With --crr: full TLS handshakes against a server certificate of each key type (RSA 2048 and "
-                "3072, ECDSA P-256 and P-384, Ed25519) that the server makes for the test, against tcp")
-      ->excludes(cmd->get_option("--compare-groups"));
-}
-
-// Flags of one kind given to another, named before the TLS flags: with
-// datagrams, --rr is the mistake to name.
-void refuse_misplaced_kind_flags(const ClientFlags& flags) {
-  // Before the TLS flags: with datagrams, --rr is the mistake to name.
-  const bool crr = asked_for(flags, TestKind::crr);
-  if ((!flags.rr.empty() || crr) && is_datagram(modes_of(flags.mode).front())) {
-    throw UsageError(fmt::format("{} runs over tcp and tls; --mode {} sends datagrams",
-                                 crr ? "--crr" : "--rr", flags.mode));
-  }
-  if (!flags.crr_close.empty() && !crr) throw UsageError("--close is for --crr runs");
-  if (flags.test.crr.compare_key_types && !crr)
-    throw UsageError("--compare-key-types is for connection rates: add --crr");
-  if (flags.test.compare_groups && !crr && flags.time_s > 0)
-    throw UsageError(
-        "--compare-groups times a number of handshakes (--handshakes N), not -t; with --crr it runs for -t");
 }
 
 }  // namespace
@@ -629,65 +411,63 @@ void refuse_misplaced_kind_flags(const ClientFlags& flags) {
 void add_client_command(CLI::App& app, ClientFlags& flags) {
   CLI::App* cmd = app.add_subcommand("client", "Run the TCP vs TLS comparison against a server");
   add_target_flags(cmd, flags);
-  CLI::Option* time = add_run_flags(cmd, flags);
+  add_run_flags(cmd, flags);
   add_rounds_and_output_flags(cmd, flags);
-  add_tls_flags(cmd, flags, time);
+  add_tls_flags(cmd, flags);
   add_shape_flags(cmd, flags);
-  add_rr_flags(cmd, flags);
+  add_kind_flags(cmd, flags);
   add_timeout_flags(cmd, flags.timeouts);
 }
 
-ClientCommand to_client_command(const ClientFlags& flags) {
-  refuse_misplaced_kind_flags(flags);
-  refuse_tls_flags_without_tls(flags);
-  ClientCommand command;
-  session::ClientConfig& c = command.config;
-  c.test = flags.test;
-  if (flags.framing == "len4") c.test.stream.framing = framing::Framing::len4;
-  split_host(flags, c);
-  c.test.kind = kind_of_flags(flags);
-  c.bind_address = flags.bind;
-  c.modes = modes_of(flags.mode);
-  const bool datagrams = c.test.kind == TestKind::datagram;
-  if (!datagrams && !flags.rate.empty())
-    throw UsageError("-b is for datagram modes (--mode udp, dtls, both-udp)");
-  if (!datagrams && flags.test.datagram.gso)
-    throw UsageError("--gso is for datagram modes (--mode udp, dtls, both-udp)");
-  if (flags.time_s > 0) {
-    c.test.duration_ms = milliseconds_count(flags.time_s);
-  } else if (c.test.kind == TestKind::stream) {  // the others count other things
-    c.test.stream.bytes =
-        parse_size(flags.bytes.empty() ? "1G" : flags.bytes, "-n/--bytes", 1, protocol::kMaxTestBytes);
-  }
+namespace {
+
+// What the flags every kind shares make of the settings, as most kinds take
+// them; the test's kind then reads -n, -t, -l and --repeat its own way.
+void apply_shared_flags(const ClientFlags& flags, session::ClientConfig& c) {
+  if (flags.time_s > 0) c.test.duration_ms = milliseconds_count(flags.time_s);
   c.test.interval_ms = milliseconds_count(flags.interval_s);
-  c.warmup_rounds = flags.warmup;
   c.test.chunk_bytes = static_cast<std::uint32_t>(
       parse_size(flags.length.empty() ? "64K" : flags.length, "-l/--length", 1, protocol::kMaxChunkBytes));
-  c.ca_file = flags.ca_file;
-  c.insecure = flags.insecure;
   c.rounds = repeat_count(flags) > 0 ? repeat_count(flags) : 5;
-  c.tls_policy = flags.tls_policy;
-  c.compare_ciphers = flags.compare_ciphers;
-  if (c.test.stream.bidir && c.test.streams < 2) c.test.streams = 2;  // one each way at least
-  c.cert_file = flags.cert_file;
-  c.key_file = flags.key_file;
-  c.timeouts = to_timeouts(flags.timeouts);
   parse_affinity(flags, c);
   parse_start_at(flags, c);
-  if (c.test.kind == TestKind::crr) {
-    to_crr_config(flags, c);
-  } else if (c.test.kind == TestKind::rr) {
-    to_rr_config(flags, c);
-  } else if (!flags.rr_rate.empty()) {
-    throw UsageError("--rate is for request/response tests (--rr REQ/RESP); datagram modes take -b");
+}
+
+// The test's kind reads the flags as it means them; a flag of another kind,
+// or a shared one it has no use for, is refused.
+void apply_kind_flags(const ClientFlags& flags, session::ClientConfig& c) {
+  const kinds::KindSlice& kind = kinds::slice_of(c.test.kind);
+  apply_shared_flags(flags, c);
+  if (kind.configure != nullptr)
+    kind.configure({flags.bytes, flags.time_s, flags.length, repeat_count(flags), flags.mode}, c);
+  kinds::refuse_unread(c.test);
+  for (const auto& [owner, option] : flags.kind_options) {
+    if (owner != c.test.kind) kinds::refuse_given(*option, owner, c.test);
   }
-  if (datagrams) to_datagram_config(flags, c);
+}
+
+}  // namespace
+
+ClientCommand to_client_command(const ClientFlags& flags) {
+  ClientCommand command;
+  session::ClientConfig& c = command.config;
+  c = flags;  // the settings the flags were bound into, whole
+  c.modes = modes_of(flags.mode);
+  c.test.kind = kind_of_flags(flags, c);
+  // Before the TLS flags: with datagrams, --rr is the mistake to name.
+  if (const kinds::KindSlice& kind = kinds::slice_of(c.test.kind);
+      kind.flag != nullptr && kind.asked_by == nullptr && is_datagram(c.modes.front())) {
+    throw UsageError(
+        fmt::format("{} runs over tcp and tls; --mode {} sends datagrams", kind.flag, flags.mode));
+  }
+  refuse_tls_flags_without_tls(flags);
+  split_host(flags, c);
+  apply_kind_flags(flags, c);
   // Datagram buffers only drop what does not fit, and the loss is counted.
-  if (const std::string slow = slow_buffers_warning(flags); !slow.empty() && !datagrams)
+  if (const std::string slow = slow_buffers_warning(flags); !slow.empty() && !is_datagram(c.modes.front()))
     command.warnings.push_back(slow);
   parse_auto_repeat(flags, c);
-  // The modes it runs: a handshake test runs TLS alone.
-  for (Mode mode : c.test.kind == TestKind::handshake ? std::vector<Mode>{Mode::tls} : c.modes) {
+  for (Mode mode : c.modes) {
     try {
       kinds::check_test(c.test, mode);
     } catch (const spec::Invalid& e) {

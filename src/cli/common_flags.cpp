@@ -17,26 +17,24 @@ std::chrono::milliseconds milliseconds_of(double seconds) {
   return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000 + 0.5));
 }
 
-void add_timeout_flags(CLI::App* cmd, TimeoutFlags& t) {
-  const auto range = NumberRange(0.001, kMaxTimeoutS);
-  cmd->add_option("--connect-timeout", t.connect_s, "Seconds a TCP connect (and name lookup) may take")
-      ->check(range)
-      ->capture_default_str();
-  cmd->add_option("--handshake-timeout", t.handshake_s,
-                  "Seconds a TLS handshake and connection preamble may take")
-      ->check(range)
-      ->capture_default_str();
-  cmd->add_option("--control-timeout", t.control_s, "Seconds each control message may take")
-      ->check(range)
-      ->capture_default_str();
-  cmd->add_option("--idle-timeout", t.idle_s, "Seconds a transfer may go without any progress")
-      ->check(range)
-      ->capture_default_str();
+CLI::Option* add_seconds(CLI::App* cmd, const std::string& names, std::chrono::milliseconds& target,
+                         double min, double max, const std::string& what) {
+  return cmd
+      ->add_option_function<double>(
+          names, [&target](double s) { target = milliseconds_of(s); }, what)
+      ->check(NumberRange(min, max))
+      ->default_str(fmt::format("{:g}", seconds(target)));
 }
 
-session::Timeouts to_timeouts(const TimeoutFlags& t) {
-  return {milliseconds_of(t.connect_s), milliseconds_of(t.handshake_s), milliseconds_of(t.control_s),
-          milliseconds_of(t.idle_s)};
+void add_timeout_flags(CLI::App* cmd, session::Timeouts& t) {
+  add_seconds(cmd, "--connect-timeout", t.connect, 0.001, kMaxTimeoutS,
+              "Seconds a TCP connect (and name lookup) may take");
+  add_seconds(cmd, "--handshake-timeout", t.handshake, 0.001, kMaxTimeoutS,
+              "Seconds a TLS handshake and connection preamble may take");
+  add_seconds(cmd, "--control-timeout", t.control, 0.001, kMaxTimeoutS,
+              "Seconds each control message may take");
+  add_seconds(cmd, "--idle-timeout", t.idle, 0.001, kMaxTimeoutS,
+              "Seconds a transfer may go without any progress");
 }
 
 // --tls-version, --cipher, --groups and --ktls, the same on both sides.
@@ -58,16 +56,6 @@ void add_tls_policy_flags(CLI::App* cmd, tls::Policy& policy, const char* whose)
 }
 
 // "64/16K": a request and a response size, each 1 byte to 1 GiB.
-std::pair<std::uint64_t, std::uint64_t> parse_rr(const std::string& text, const std::string& flag) {
-  const auto slash = text.find('/');
-  if (slash == std::string::npos || text.find('/', slash + 1) != std::string::npos) {
-    throw UsageError(fmt::format("{} '{}': give a request and a response size, e.g. {} 1/1 or {} 64/16K",
-                                 flag, text, flag, flag));
-  }
-  return {parse_size(text.substr(0, slash), flag + " request size", 1, protocol::kMaxRrBytes),
-          parse_size(text.substr(slash + 1), flag + " response size", 1, protocol::kMaxRrBytes)};
-}
-
 std::string size_text(std::uint64_t bytes) {
   return bytes % 1024 == 0 ? fmt::format("{}K", bytes / 1024) : std::to_string(bytes);
 }

@@ -13,9 +13,10 @@
 #include <string>
 #include <utility>
 
-#include "cli/size.hpp"
+#include "kinds/flags.hpp"
 #include "protocol/messages.hpp"
 #include "session/config.hpp"
+#include "spec/size.hpp"
 #include "tls/policy.hpp"
 
 namespace tlscmp::cli {
@@ -44,42 +45,25 @@ class NumberRange : public CLI::Validator {
   }
 };
 
-// Seconds, as typed; converted to Timeouts once parsing succeeded.
-struct TimeoutFlags {
-  double connect_s = seconds(session::Timeouts{}.connect);
-  double handshake_s = seconds(session::Timeouts{}.handshake);
-  double control_s = seconds(session::Timeouts{}.control);
-  double idle_s = seconds(session::Timeouts{}.idle);
-};
-
 constexpr double kMaxTimeoutS = 86'400;
 constexpr double kMaxStartAheadS = 86'400;  // --start-at: at most a day ahead
 constexpr double kMaxSeconds = static_cast<double>(protocol::kMaxDurationMs) / 1000;
 constexpr double kMinIntervalSeconds = static_cast<double>(protocol::kMinIntervalMs) / 1000;
 
 std::chrono::milliseconds milliseconds_of(double seconds);
-void add_timeout_flags(CLI::App* cmd, TimeoutFlags& t);
-session::Timeouts to_timeouts(const TimeoutFlags& t);
+// A duration in seconds (0.5, 10), checked as NumberRange does, that CLI11
+// stores straight into `target` in milliseconds; --help shows its default.
+CLI::Option* add_seconds(CLI::App* cmd, const std::string& names, std::chrono::milliseconds& target,
+                         double min, double max, const std::string& what);
+void add_timeout_flags(CLI::App* cmd, session::Timeouts& t);
 // --tls-version, --cipher, --groups and --ktls, the same on both sides.
 void add_tls_policy_flags(CLI::App* cmd, tls::Policy& policy, const char* whose);
 
-// A size option (64K, 1.5M, 1G: powers of 1024) that CLI11 parses with
-// parse_size straight into `target`; a bad value is refused naming `flag`.
-template <typename T>
-CLI::Option* add_size(CLI::App* cmd, const std::string& names, T& target, const char* flag, std::uint64_t min,
-                      std::uint64_t max, const std::string& what) {
-  return cmd
-      ->add_option_function<std::string>(
-          names,
-          [&target, flag, min, max](const std::string& text) {
-            target = static_cast<T>(parse_size(text, flag, min, max));
-          },
-          what)
-      ->type_name("SIZE");
-}
-
-// "64/16K": a request and a response size, each 1 byte to 1 GiB.
-std::pair<std::uint64_t, std::uint64_t> parse_rr(const std::string& text, const std::string& flag);
+using kinds::add_size;
+using spec::parse_count;
+using spec::parse_rate;
+using spec::parse_rr;
+using spec::parse_size;
 
 bool slow_socket_buffer(std::uint32_t bytes);
 std::string size_text(std::uint64_t bytes);

@@ -74,7 +74,7 @@ void add_sweep_command(CLI::App& app, SweepFlags& flags) {
   CLI::App* cmd = app.add_subcommand(
       "sweep", "Run the comparison over a grid of settings; print a Markdown table, write CSV and JSON");
   ClientFlags& c = flags.client;
-  cmd->add_option("host", c.host, "Server host name or address (none: an embedded server on loopback)");
+  cmd->add_option("host", c.target, "Server host name or address (none: an embedded server on loopback)");
   cmd->add_option("-p,--port", c.port, "Server port")->check(CLI::Range(1, 65535))->capture_default_str();
   cmd->add_option("--mode", c.mode, "tcp, tls, or both")
       ->check(CLI::IsMember({"tcp", "tls", "both"}))
@@ -90,7 +90,7 @@ void add_sweep_command(CLI::App& app, SweepFlags& flags) {
   cmd->add_option("-P,--parallel", c.test.streams, "Parallel streams")
       ->check(CLI::Range(1, static_cast<int>(protocol::kMaxStreams)));
   cmd->add_option("--repeat", c.repeat, "Rounds per point (default 5)")->check(CLI::Range(1, kMaxRounds));
-  cmd->add_option("--warmup", c.warmup, "Warm-up rounds per point")->check(CLI::Range(0, kMaxRounds));
+  cmd->add_option("--warmup", c.warmup_rounds, "Warm-up rounds per point")->check(CLI::Range(0, kMaxRounds));
   CLI::Option* ca =
       cmd->add_option("--ca", c.ca_file, "Trust the CA certificates in this PEM file")->type_name("FILE");
   cmd->add_flag("--insecure", c.insecure, "Do not verify the server's certificate")->excludes(ca);
@@ -126,7 +126,11 @@ SweepCommand to_sweep_command(const SweepFlags& sweep_flags, const std::string& 
   SweepCommand sweep;
   ClientFlags base_flags = sweep_flags.client;
   // Swept rr sizes make every point an rr test: the base is one, with the first size.
-  if (!sweep_flags.rr_sizes.empty()) base_flags.rr = sweep_flags.rr_sizes.front();
+  if (!sweep_flags.rr_sizes.empty()) {
+    std::tie(base_flags.test.rr.request_bytes, base_flags.test.rr.response_bytes) =
+        parse_rr(sweep_flags.rr_sizes.front(), "--rr");
+    base_flags.ask(TestKind::rr);
+  }
   sweep.config.base = to_client_command(base_flags).config;
   sweep.config.base.command_line = command_line;
   sweep.out_prefix = sweep_flags.out;

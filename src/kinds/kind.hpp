@@ -21,7 +21,33 @@
 #include "tls/context.hpp"
 #include "transport/stream.hpp"
 
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
+
 namespace tlscmp::kinds {
+
+// What the client command's flags are bound into: the client's settings
+// (their test, its parts and the rest), and which kinds the flags asked for
+// (--rr, --crr, --handshakes ...), by TestKind. cli/ holds it; each kind's
+// entry adds its own flags to it.
+struct KindFlags : session::ClientConfig {
+  std::array<bool, kAllKinds.size()> asked{};
+
+  void ask(TestKind kind) { asked[static_cast<std::size_t>(kind)] = true; }
+};
+
+// The client's flags that every kind shares but reads its own way, as typed:
+// -n counts bytes, datagrams, transactions or connections; -l is a chunk or
+// a datagram.
+struct SharedFlags {
+  std::string bytes;   // -n; "" when not given
+  double time_s = 0;   // -t; 0 when not given
+  std::string length;  // -l; "" when not given
+  int repeat = 0;      // --repeat N; 0: not given (or auto), the kind's default
+  std::string mode;    // --mode as typed, for messages
+};
 
 // A figure of a kind's runs, as compare and merge read it back from a
 // result file: its name, where it is in a run, and which way is better.
@@ -43,10 +69,30 @@ struct ResultRuns {
 
 struct KindSlice {
   TestKind kind;
-  // The bare flag that asks for this kind, and its help (the client command
-  // adds it); null where other flags ask for the kind (kind_of_flags).
+  // The flag that asks for this kind, for messages ("--crr"); null where none does.
   const char* flag = nullptr;
-  const char* flag_help = nullptr;
+  // What its own flags are for, in a refusal's words: "-b is for datagram
+  // modes (--mode udp, dtls, both-udp)"; and what its tests take, after a
+  // refusal of another kind's flag ("--rr takes -t, -n, ..."), or null.
+  const char* flags_are_for = nullptr;
+  const char* takes = nullptr;
+
+  // Client flags (its flags.cpp). Adds the kind's own flags to the client
+  // command, bound straight into its part of the test, and those that ask
+  // for it marking it asked (may be null); returns them, so that one given to
+  // a test of another kind is refused by name.
+  std::vector<CLI::Option*> (*add_flags)(CLI::App& command, KindFlags& flags) = nullptr;
+  // Whether the settings ask for the kind beside its flags (datagram: the
+  // modes); may be null. The last kind of the table that is asked for is
+  // the test's (crr over rr over datagram over handshake); none: stream.
+  bool (*asked_by)(const session::ClientConfig& config) = nullptr;
+  // Reads the flags every kind shares as the kind means them into `config`
+  // (-n, -t, -l, --repeat's default), and refuses a flag that does not apply,
+  // in one line (throws UsageError).
+  void (*configure)(const SharedFlags& flags, session::ClientConfig& config) = nullptr;
+  // Its rounds pair each variant with the baseline's run: --repeat auto has
+  // ratios to wait on.
+  bool paired_ratios = true;
 
   // Client half. The variants of one round; null: common_variants
   // (kinds/variants.hpp): tcp, tls or --compare-ciphers' suites, udp, dtls.

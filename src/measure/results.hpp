@@ -16,6 +16,7 @@
 #include "mode.hpp"
 #include "run_facts.hpp"
 #include "spec/spec.hpp"
+#include "spec/tls_policy.hpp"
 
 namespace tlscmp::measure {
 
@@ -341,31 +342,40 @@ struct Environment {
   std::string server_tls_ulps;
 };
 
-// What was asked for: the test as it was sent, and how the client ran it.
-struct TestParameters {
-  spec::Test test;
-  std::string command_line;  // the tlscmp command that ran this, shell-quoted
-  std::string host;          // as given, or 127.0.0.1 for the embedded server
-  std::uint16_t port = 0;
-  bool embedded_server = false;       // no host given: a server in this process on loopback
-  std::vector<Mode> modes;            // the modes asked for, the baseline first
-  std::vector<std::string> variants;  // the order of a round, by label; empty: the modes
-  int rounds = 1;
-  int warmup_rounds = 0;
-  bool ktls = false;                        // --ktls asked for
-  std::string tls_version;                  // --tls-version asked for, or ""
-  std::string cipher;                       // --cipher asked for, or ""
-  std::string groups;                       // --groups asked for, or ""
-  bool client_certificate = false;          // --cert given: mutual TLS
-  std::optional<AutoRepeat> auto_repeat;    // --repeat auto: `rounds` is then the most
-  std::optional<std::int64_t> start_at_ns;  // --start-at, ns since the epoch
-  double max_skew_s = 0;                    // --max-skew, with --start-at
+// What a client is told to run: the test it sends (spec::Test) and how it
+// runs it. The client's settings (session::ClientConfig) are these and how
+// this side connects; a result's TestParameters are these as they were and
+// what came of them. Neither copies them field by field.
+struct Settings {
+  spec::Test test;           // the kind and the fields it reads
+  std::string command_line;  // as typed, shell-quoted: the report shows how to run it again
+  std::vector<Mode> modes{Mode::tcp,
+                          Mode::tls};  // one round runs each, in this order; the first is the baseline
+  int rounds = 5;
+  int warmup_rounds = 0;  // run first, reported, left out of the statistics
+  // --repeat auto: rounds until the ratios' intervals are narrow enough
+  // (`rounds` is then the most, auto_repeat->max_rounds).
+  std::optional<AutoRepeat> auto_repeat;
+  // --start-at: the first run starts at this wall-clock time (ns since the
+  // epoch), if this host's clock is within max_skew_s of the server's.
+  std::optional<std::int64_t> start_at_ns;
+  double max_skew_s = 0.1;
+  spec::TlsPolicy tls_policy;  // what the client offers (version, suites, groups, kTLS)
 
   // The mode every other mode's runs are compared with: the first of two or
   // more (tcp in `--mode both`, udp in `both-udp`); none with one mode.
   std::optional<Mode> baseline() const {
     return modes.size() > 1 ? std::optional<Mode>(modes.front()) : std::nullopt;
   }
+};
+
+// What was asked for, as it was, and what the run found of its target.
+struct TestParameters : Settings {
+  std::string host;  // as given, or 127.0.0.1 for the embedded server
+  std::uint16_t port = 0;
+  bool embedded_server = false;       // no host given: a server in this process on loopback
+  std::vector<std::string> variants;  // the order of a round, by label; empty: the modes
+  bool client_certificate = false;    // --cert given: mutual TLS
 };
 
 // The statistics of one sort of handshake (full, or resumed) in a handshake test (--handshakes N).

@@ -195,48 +195,52 @@ class Page {
     return chart(std::move(c));
   }
 
+  // The headline's sentences of a result's ratios: each variant of another
+  // mode against the baseline (bulk, rr, crr), and datagrams.
+  static std::vector<std::string> ratio_sentences(const json& j) {
+    const auto ci = ci_words;
+    std::vector<std::string> sentences;
+    const std::string base = baseline_of(j, "tcp");
+    const std::string over = "over_" + base;
+    const std::string upper_base = upper_variant(base);
+    for (const auto& [v, s] : object(j, "summary").items()) {
+      const json& ratio = object(s, (over + "_transfer_time").c_str());
+      if (ratio.empty()) continue;
+      sentences.push_back(fmt::format("{} took {:.2f}x as long as {}: {}.", upper_variant(v),
+                                      num(ratio, {"median"}), upper_base, ci(ratio)));
+    }
+    for (const auto& [v, s] : object(j, "rr_summary").items()) {
+      if (object(s, over.c_str()).empty()) continue;
+      const json& ratio = object(object(s, over.c_str()), "transactions_per_s");
+      sentences.push_back(fmt::format(
+          "{} ran {:.2f}x the transactions per second of {} ({}), with {:.2f}x its median latency.",
+          upper_variant(v), num(ratio, {"median"}), upper_base, ci(ratio),
+          num(s, {over.c_str(), "p50_us", "median"})));
+    }
+    for (const auto& [v, s] : object(j, "crr_summary").items()) {
+      if (object(s, over.c_str()).empty()) continue;
+      const json& ratio = object(object(s, over.c_str()), "connections_per_s");
+      sentences.push_back(fmt::format("{} made {:.2f}x the connections per second of {}: {}.",
+                                      upper_variant(v), num(ratio, {"median"}), upper_base, ci(ratio)));
+    }
+    const std::string datagram_base = baseline_of(j, "udp");
+    const std::string datagram_other = datagram_base == "udp" ? "dtls" : "udp";
+    const std::string key = datagram_other + "_over_" + datagram_base + "_received_per_s";
+    if (const double ratio = num(j, {"datagram_summary", key.c_str()}); std::isfinite(ratio)) {
+      sentences.push_back(fmt::format(
+          "{} delivered {:.2f}x the datagrams per second of {} (the ratio of their medians, {} rounds).",
+          upper_variant(datagram_other), ratio, upper_variant(datagram_base),
+          count_of(num(j, {"datagram_summary", datagram_other.c_str(), "runs"}))));
+    }
+    return sentences;
+  }
+
   std::string headline_section() {
     std::string items;
     for (const Result& r : results_) {
       if (!r.setting.empty()) continue;
       const json& j = *r.j;
-      const auto ci = ci_words;
-      std::vector<std::string> sentences;
-      const std::string base = baseline_of(j, "tcp");
-      const std::string over = "over_" + base;
-      const std::string upper_base = upper_variant(base);
-      for (const auto& [v, s] : object(j, "summary").items()) {
-        if (!s.is_object() || !s.contains(over + "_transfer_time") || !s[over + "_transfer_time"].is_object())
-          continue;
-        const json& ratio = s[over + "_transfer_time"];
-        sentences.push_back(fmt::format("{} took {:.2f}x as long as {}: {}.", upper_variant(v),
-                                        num(ratio, {"median"}), upper_base, ci(ratio)));
-      }
-      for (const auto& [v, s] : object(j, "rr_summary").items()) {
-        if (!s.is_object() || !s.contains(over) || !s[over].is_object()) continue;
-        const json& ratio = object(object(s, over.c_str()), "transactions_per_s");
-        sentences.push_back(fmt::format(
-            "{} ran {:.2f}x the transactions per second of {} ({}), with {:.2f}x its median latency.",
-            upper_variant(v), num(ratio, {"median"}), upper_base, ci(ratio),
-            num(s, {over.c_str(), "p50_us", "median"})));
-      }
-      for (const auto& [v, s] : object(j, "crr_summary").items()) {
-        if (!s.is_object() || !s.contains(over) || !s[over].is_object()) continue;
-        const json& ratio = object(object(s, over.c_str()), "connections_per_s");
-        sentences.push_back(fmt::format("{} made {:.2f}x the connections per second of {}: {}.",
-                                        upper_variant(v), num(ratio, {"median"}), upper_base, ci(ratio)));
-      }
-      const std::string datagram_base = baseline_of(j, "udp");
-      const std::string datagram_other = datagram_base == "udp" ? "dtls" : "udp";
-      if (const double ratio = num(
-              j,
-              {"datagram_summary", (datagram_other + "_over_" + datagram_base + "_received_per_s").c_str()});
-          std::isfinite(ratio)) {
-        sentences.push_back(fmt::format(
-            "{} delivered {:.2f}x the datagrams per second of {} (the ratio of their medians, {} rounds).",
-            upper_variant(datagram_other), ratio, upper_variant(datagram_base),
-            count_of(num(j, {"datagram_summary", datagram_other.c_str(), "runs"}))));
-      }
+      std::vector<std::string> sentences = ratio_sentences(j);
       if (j.contains("handshakes") && j["handshakes"].is_object()) {
         const json& h = j["handshakes"];
         sentences.push_back(fmt::format(

@@ -55,10 +55,10 @@ nlohmann::ordered_json test_json(const measure::TestParameters& p) {
     }
   });
   if (p.test.kind != TestKind::crr) out["crr_close"] = nullptr;  // a crr setting, said only of crr tests
-  out["tls_version"] = p.tls_version;
-  out["cipher"] = p.cipher;
-  out["groups"] = p.groups;
-  out["ktls"] = p.ktls;
+  out["tls_version"] = p.tls_policy.version;
+  out["cipher"] = p.tls_policy.cipher;
+  out["groups"] = p.tls_policy.groups;
+  out["ktls"] = p.tls_policy.ktls;
   out["client_certificate"] = p.client_certificate;
   out["kind"] = to_string(p.test.kind);
   out["crr"] = p.test.kind == TestKind::crr;

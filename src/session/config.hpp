@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "framing/framing.hpp"
+#include "measure/results.hpp"
 #include "measure/stopping.hpp"
 #include "mode.hpp"
 #include "spec/spec.hpp"
@@ -74,32 +75,19 @@ struct ServerConfig {
   std::chrono::milliseconds shutdown_grace{10'000};   // SIGTERM: how long running tests may finish
 };
 
-// A client's settings: the test it runs, as it is sent and recorded
-// (spec::Test), and how this side runs it.
-struct ClientConfig {
-  spec::Test test;           // the kind and the fields it reads
-  std::string command_line;  // as typed, shell-quoted: the report shows how to run it again
-  std::string host;          // empty: start an embedded server on loopback
+// A client's settings: the test it runs and how (measure::Settings, which
+// its result records as they are), and how this side connects.
+struct ClientConfig : measure::Settings {
+  std::string host;  // empty: start an embedded server on loopback
   std::uint16_t port = kDefaultPort;
-  std::string bind_address;                       // -B: the local address of the TCP connections, or ""
-  std::vector<Mode> modes{Mode::tcp, Mode::tls};  // one round runs each, in this order
-  int rounds = 5;
-  // --repeat auto: rounds until the ratios' intervals are narrow enough
-  // (`rounds` is then the most, auto_repeat->max_rounds).
-  std::optional<measure::AutoRepeat> auto_repeat;
-  // --start-at: the first run starts at this wall-clock time (ns since the
-  // epoch), if this host's clock is within max_skew_s of the server's.
-  std::optional<std::int64_t> start_at_ns;
-  double max_skew_s = 0.1;
-  int warmup_rounds = 0;  // run first, reported, left out of the statistics
+  std::string bind_address;  // -B: the local address of the TCP connections, or ""
   // -A CLIENT[,SERVER]: the CPU each side pins its data threads to; -1: none.
   int client_cpu = -1;
   int server_cpu = -1;
   // TLS
   std::string ca_file;
   bool insecure = false;
-  tls::Policy tls_policy;  // what the client offers (version, suites, groups, kTLS)
-  std::string cert_file;   // a client certificate and key, for mutual TLS
+  std::string cert_file;  // a client certificate and key, for mutual TLS
   std::string key_file;
   bool compare_ciphers = false;  // run TLS once per suite (TLS 1.3 suites, TLS 1.2 AEADs)
   Timeouts timeouts;

@@ -22,15 +22,47 @@ std::string result_key(const Field& field) {
   return key;
 }
 
-const char* unread_flag(const Test& test) {
+std::optional<Field> unread_field(const Test& test) {
   const Test defaults;
-  const char* flag = nullptr;
+  std::optional<Field> unread;
   for_each_field_of(
       [&](const Field& f, const auto& value, const auto& default_value) {
-        if (flag == nullptr && !reads(test.kind, f.part) && value != default_value) flag = f.flag;
+        if (!unread && !reads(test.kind, f.part) && value != default_value) unread = f;
       },
       test, defaults);
-  return flag;
+  return unread;
+}
+
+const char* unread_flag(const Test& test) {
+  const std::optional<Field> f = unread_field(test);
+  return f ? f->flag : nullptr;
+}
+
+std::optional<Field> field_of_flag(const std::string& flag) {
+  const Test any;
+  std::optional<Field> found;
+  for_each_field(any, [&](const Field& f, const auto&) {
+    if (!found && flag == f.flag) found = f;
+  });
+  return found;
+}
+
+std::optional<TestKind> kind_of(Part part) {
+  switch (part) {
+    case Part::stream:
+      return TestKind::stream;
+    case Part::handshake:
+      return TestKind::handshake;
+    case Part::datagram:
+      return TestKind::datagram;
+    case Part::rr:
+      return TestKind::rr;
+    case Part::crr:
+      return TestKind::crr;
+    case Part::shared:
+      break;
+  }
+  return std::nullopt;
 }
 
 bool parse(const std::string& text, Direction& value) {

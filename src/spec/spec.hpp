@@ -12,6 +12,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -255,10 +256,14 @@ void for_each_field(T& test, Visit&& visit) {
   for_each_field_of(visit, test);
 }
 
-// The flag of the first field, in for_each_field's order, that is off its
-// default in a part `test`'s kind does not read ("--bidir" in an rr test);
-// nullptr where there is none.
+// The first field, in for_each_field's order, that is off its default in a
+// part `test`'s kind does not read (--bidir in an rr test), or none; and its flag.
+std::optional<Field> unread_field(const Test& test);
 const char* unread_flag(const Test& test);
+// The field a flag sets ("--close"), or none.
+std::optional<Field> field_of_flag(const std::string& flag);
+// The kind whose own part `part` is; none for the shared part.
+std::optional<TestKind> kind_of(Part part);
 
 // A test that cannot run as described; what() says why in one line, naming
 // the client's flags.

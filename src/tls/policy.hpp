@@ -5,15 +5,12 @@
 
 #include <string>
 
+#include "spec/tls_policy.hpp"
+
 namespace tlscmp::tls {
 
 // What one side offers; each empty field means the library's default.
-struct Policy {
-  std::string version;  // "", "1.2" or "1.3" (only that version)
-  std::string cipher;   // TLS 1.3 suite names (TLS_*) or a TLS 1.2 cipher list
-  std::string groups;   // key exchange groups, colon-separated: "X25519:P-256"
-  bool ktls = false;    // ask the library to hand the record layer to the kernel
-};
+using Policy = spec::TlsPolicy;
 
 // How a server lets clients resume sessions: from session tickets (and, for
 // TLS 1.2 clients that offer none, its session ID cache); from its session

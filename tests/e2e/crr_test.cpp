@@ -151,7 +151,7 @@ TEST_CASE("--crr: bad input is refused in one line that says what to do") {
                                 {{"--crr", "--rate", "100", "-t", "1"}, 2, "--rate does not apply to --crr"},
                                 {{"--crr", "--verify"}, 2, "--verify does not apply to --crr"},
                                 {{"--crr", "-i", "1"}, 2, "-i does not apply to --crr"},
-                                {{"--crr", "-R"}, 2, "-R does not apply to --crr"},
+                                {{"--crr", "-R"}, 2, "-R is for bulk runs; --crr takes"},
                                 {{"--crr", "-n", "2", "-P", "3"}, 2, "fewer connections than connectors"},
                                 {{"--crr", "-n", "1.5"}, 2, "not a whole number of connections"},
                                 {{"--crr", "--mode", "udp"}, 2, "--crr runs over tcp and tls"},

@@ -240,7 +240,7 @@ TEST_CASE("--repeat mistakes get one line that says what to do") {
           {{"--repeat", "auto", "--mode", "tcp"},
            2,
            "--repeat auto needs a TLS/TCP ratio, and --mode tcp runs one mode: use --mode both"},
-          {{"--repeat", "auto", "--mode", "udp"}, 2, "datagram modes and handshake tests do not"},
+          {{"--repeat", "auto", "--mode", "udp"}, 2, "datagram tests pair no runs: give --repeat N"},
           {{"--repeat", "auto", "--max-rounds", "2"}, 2, "--max-rounds"},
       });
 }

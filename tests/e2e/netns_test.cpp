@@ -132,7 +132,8 @@ echo "exit=$rc ms=$(( ($(date +%s%N) - start) / 1000000 ))"
   CHECK(std::stoi(r.out.substr(ms_at + 3)) < 15'000);
 }
 
-TEST_CASE("a link that goes silent mid-transfer: both sides say so within the idle timeout plus 2 s") {
+TEST_CASE(
+    "a link that goes silent mid-transfer: both sides say so at the idle timeout, not the default 30 s") {
   if (const std::string reason = cannot_run(); !reason.empty()) {
     MESSAGE("skipped: " << reason);
     return;
@@ -164,7 +165,10 @@ TEST_CASE("a link that goes silent mid-transfer: both sides say so within the id
     const ProcessResult r = run_process(args, std::chrono::seconds(120));
     CAPTURE(r.err);
     CHECK(r.exit_code == 1);
-    // The client: one line, within 5 + 2 s of the cut.
+    // The client: one line, at its 5 s idle timeout after the cut and far
+    // from the default's 30 s. The bound leaves 5 s for the socket buffers
+    // to stop draining and for a loaded machine (8.1 s was seen next to a
+    // build on two cores, where 7 s was the bound).
     const std::string error =
         "tlscmp: error: tcp round 1: no data " + std::string(reverse ? "" : "moved ") + "for 5 s after ";
     CHECK(r.err.find(error) != std::string::npos);
@@ -172,8 +176,8 @@ TEST_CASE("a link that goes silent mid-transfer: both sides say so within the id
     std::smatch exited;
     REQUIRE(
         std::regex_search(r.err, exited, std::regex(R"(the client exited (\d+) ms after the blackhole)")));
-    CHECK(std::stol(exited[1].str()) < 7000);
-    // The server: its log line, timestamped within 5 + 2 s of the cut.
+    CHECK(std::stol(exited[1].str()) < 10'000);
+    // The server: its log line, timestamped as long after the cut at most.
     std::smatch cut;
     std::smatch logged;
     REQUIRE(std::regex_search(r.err, cut,
@@ -189,7 +193,7 @@ TEST_CASE("a link that goes silent mid-transfer: both sides say so within the id
     };
     double late = seconds(logged) - seconds(cut);
     if (late < 0) late += 3600;  // the hour turned in between
-    CHECK(late < 7);
+    CHECK(late < 10);
   }
 }
 

@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "cli/options.hpp"
-#include "cli/size.hpp"
 #include "error.hpp"
 #include "kinds/kind.hpp"
 #include "protocol/datagram.hpp"
 #include "protocol/messages.hpp"
 #include "report/report.hpp"
+#include "spec/size.hpp"
 
 using namespace tlscmp;
 using namespace tlscmp::protocol;
@@ -252,13 +252,13 @@ TEST_CASE("datagram flags out of range, or meant for streams, are refused with a
 }
 
 TEST_CASE("rates are powers of 1000, counts powers of 1024") {
-  CHECK(cli::parse_rate("100M", "-b", 0, 1ull << 50) == 100'000'000);
-  CHECK(cli::parse_rate("1.5k", "-b", 0, 1ull << 50) == 1500);
-  CHECK(cli::parse_rate("0", "-b", 0, 1ull << 50) == 0);
-  CHECK(cli::parse_count("1M", "-n", 1, 1ull << 40) == 1048576);
-  CHECK(cli::parse_count("1000000", "-n", 1, 1ull << 40) == 1'000'000);
-  CHECK_THROWS_WITH_AS(cli::parse_count("0", "-n", 1, 10), doctest::Contains("datagrams"), UsageError);
-  CHECK_THROWS_WITH_AS(cli::parse_rate("-1", "-b", 0, 10), doctest::Contains("bits per second"), UsageError);
+  CHECK(spec::parse_rate("100M", "-b", 0, 1ull << 50) == 100'000'000);
+  CHECK(spec::parse_rate("1.5k", "-b", 0, 1ull << 50) == 1500);
+  CHECK(spec::parse_rate("0", "-b", 0, 1ull << 50) == 0);
+  CHECK(spec::parse_count("1M", "-n", 1, 1ull << 40) == 1048576);
+  CHECK(spec::parse_count("1000000", "-n", 1, 1ull << 40) == 1'000'000);
+  CHECK_THROWS_WITH_AS(spec::parse_count("0", "-n", 1, 10), doctest::Contains("datagrams"), UsageError);
+  CHECK_THROWS_WITH_AS(spec::parse_rate("-1", "-b", 0, 10), doctest::Contains("bits per second"), UsageError);
 }
 
 namespace {

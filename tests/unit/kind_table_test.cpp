@@ -16,14 +16,21 @@ TEST_CASE("the table of kinds: one entry per kind, in TestKind order, each with 
     CAPTURE(to_string(kAllKinds[i]));
     const KindSlice& slice = slice_of(kAllKinds[i]);
     CHECK(slice.kind == kAllKinds[i]);
-    CHECK(static_cast<std::size_t>(kAllKinds[i]) == i);  // kind_flags are indexed by it
+    CHECK(static_cast<std::size_t>(kAllKinds[i]) == i);  // KindFlags::asked is indexed by it
     CHECK(all_kinds()[i] == &slice);
     CHECK(static_cast<bool>(slice.serve));
     // A kind runs either rounds of runs or one whole test, not both.
     CHECK((slice.run != nullptr) != (slice.run_whole != nullptr));
     CHECK(slice.connection.has_value() == (slice.serve_connection != nullptr));
-    CHECK((slice.flag == nullptr) == (slice.flag_help == nullptr));
+    // Every kind's own flags say what they are for, in a refusal; the first
+    // kind is what nothing asks for, every other is asked for by a flag or
+    // by the settings.
+    CHECK(slice.flags_are_for != nullptr);
+    CHECK(static_cast<bool>(slice.add_flags));
+    if (i > 0) CHECK((slice.flag != nullptr || static_cast<bool>(slice.asked_by)));
   }
+  CHECK(all_kinds().front()->flag == nullptr);
+  CHECK_FALSE(static_cast<bool>(all_kinds().front()->asked_by));
 }
 
 TEST_CASE("a kind's own connections find their kind, data and control connections none") {

@@ -1,10 +1,10 @@
 #include <doctest/doctest.h>
 
-#include "cli/size.hpp"
 #include "error.hpp"
+#include "spec/size.hpp"
 
 using tlscmp::UsageError;
-using tlscmp::cli::parse_size;
+using tlscmp::spec::parse_size;
 
 namespace {
 constexpr std::uint64_t kMax = std::uint64_t{1} << 50;

@@ -98,6 +98,10 @@ nlohmann::ordered_json crr_summary_json(const measure::Comparison& comparison);
 // A header line and one row per run.
 std::string render_crr_csv(const measure::Comparison& comparison);
 
+// Client flags (flags.cpp): --crr, which asks for the kind, --close and --compare-key-types.
+std::vector<CLI::Option*> add_crr_flags(CLI::App& command, KindFlags& flags);
+void configure_crr(const SharedFlags& flags, session::ClientConfig& config);
+
 // This kind's entry in the table of kinds (slice.cpp).
 extern const KindSlice kCrrKind;
 

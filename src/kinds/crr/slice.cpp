@@ -96,10 +96,10 @@ constexpr RunFigure kFigures[] = {
 const KindSlice kCrrKind{
     .kind = TestKind::crr,
     .flag = "--crr",
-    .flag_help =
-        "Instead of bulk runs: a new connection per transaction (connect, TLS handshake, one --rr "
-        "request and response, default 1/1, close) on each of -P connectors, for -t seconds "
-        "(default 10) or -n connections in all; tcp, tls and tls-resumed",
+    .flags_are_for = "--crr runs",
+    .takes = "--crr takes --rr, -t, -n, -P, --close, --repeat, --warmup and the TLS flags",
+    .add_flags = add_crr_flags,
+    .configure = configure_crr,
     .variants = crr_entry::variants,
     .run = crr_entry::run,
     .server_pin = false,

@@ -79,6 +79,11 @@ nlohmann::ordered_json datagram_summary_json(const measure::Comparison& comparis
 // A header line and one row per run (and sender, with -P > 1).
 std::string render_datagram_csv(const measure::Comparison& comparison);
 
+// Client flags (flags.cpp): -b, --gso; asked for by a datagram --mode; -n, -l and -P as datagrams.
+std::vector<CLI::Option*> add_datagram_flags(CLI::App& command, KindFlags& flags);
+bool asked_for_datagrams(const session::ClientConfig& config);
+void configure_datagram(const SharedFlags& flags, session::ClientConfig& config);
+
 // This kind's entry in the table of kinds (slice.cpp).
 extern const KindSlice kDatagramKind;
 

@@ -74,6 +74,12 @@ constexpr RunFigure kFigures[] = {
 
 const KindSlice kDatagramKind{
     .kind = TestKind::datagram,
+    .flags_are_for = "datagram modes (--mode udp, dtls, both-udp)",
+    .takes = "datagram modes take -n, -t, -l, -b, -P, -i, --rcvbuf, --sndbuf",
+    .add_flags = add_datagram_flags,
+    .asked_by = asked_for_datagrams,
+    .configure = configure_datagram,
+    .paired_ratios = false,
     .run = datagram_entry::run,
     .notes = datagram_entry::notes,
     .refusal = datagram_entry::refusal,

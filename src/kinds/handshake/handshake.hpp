@@ -81,6 +81,11 @@ std::string render_handshake_results(const measure::Comparison& comparison);
 // "handshakes" and "groups": null where the comparison has none.
 void add_handshake_json(const measure::Comparison& comparison, nlohmann::ordered_json& out);
 
+// Client flags (flags.cpp): --handshakes; asked for by it or --compare-groups.
+std::vector<CLI::Option*> add_handshake_flags(CLI::App& command, KindFlags& flags);
+bool asked_for_handshakes(const session::ClientConfig& config);
+void configure_handshake(const SharedFlags& flags, session::ClientConfig& config);
+
 // This kind's entry in the table of kinds (slice.cpp).
 extern const KindSlice kHandshakeKind;
 

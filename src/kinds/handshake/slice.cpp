@@ -52,6 +52,12 @@ void check(const spec::Test& t, Mode mode) {
 
 const KindSlice kHandshakeKind{
     .kind = TestKind::handshake,
+    .flag = "--handshakes",
+    .flags_are_for = "handshake tests (--handshakes N)",
+    .add_flags = add_handshake_flags,
+    .asked_by = asked_for_handshakes,
+    .configure = configure_handshake,
+    .paired_ratios = false,
     .run_whole = handshake_entry::run_whole,
     .server_pin = false,
     .check = handshake_entry::check,

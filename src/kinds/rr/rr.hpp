@@ -68,10 +68,20 @@ std::string render_rr_header(const measure::TestParameters& parameters);
 std::string render_rr_runs(const measure::Comparison& comparison);
 // "rr_runs": one object per run; null for other kinds.
 nlohmann::ordered_json rr_runs_json(const measure::Comparison& comparison);
-// "rr_summary": medians per variant, their ratios to the baseline ("over_tcp"), and the headline ("tls_over_tcp").
+// "rr_summary": medians per variant, their ratios to the baseline ("over_tcp"), and the headline
+// ("tls_over_tcp").
 nlohmann::ordered_json rr_summary_json(const measure::Comparison& comparison);
 // A header line and one row per run.
 std::string render_rr_csv(const measure::Comparison& comparison);
+
+// --rr and --crr without -t or -n: 10 s of transactions.
+inline constexpr std::uint64_t kDefaultRrMs = 10'000;
+
+// Client flags (flags.cpp): --rr, which asks for the kind, and --rate.
+std::vector<CLI::Option*> add_rr_flags(CLI::App& command, KindFlags& flags);
+void configure_rr(const SharedFlags& flags, session::ClientConfig& config);
+// -n as transactions (rr) or connections (crr), "counted"; else 10 s; 3 rounds unless --repeat.
+void configure_rr_transactions(const SharedFlags& flags, session::ClientConfig& config, const char* counted);
 
 // This kind's entry in the table of kinds (slice.cpp).
 extern const KindSlice kRrKind;

@@ -84,6 +84,13 @@ void check_rr_test(const spec::Test& t, Mode) {
 
 const KindSlice kRrKind{
     .kind = TestKind::rr,
+    .flag = "--rr",
+    .flags_are_for = "request/response tests (--rr REQ/RESP)",
+    .takes =
+        "--rr takes -t, -n, -P, -i, --rate, --verify, --repeat, --warmup, -w/--sndbuf/--rcvbuf and the TLS "
+        "flags",
+    .add_flags = add_rr_flags,
+    .configure = configure_rr,
     .run = rr_entry::run,
     .notes = rr_entry::notes,
     .check = check_rr_test,

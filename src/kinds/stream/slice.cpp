@@ -63,6 +63,9 @@ constexpr RunFigure kFigures[] = {
 
 const KindSlice kStreamKind{
     .kind = TestKind::stream,
+    .flags_are_for = "bulk runs",
+    .add_flags = add_stream_flags,
+    .configure = configure_stream,
     .run = stream_entry::run,
     .notes = stream_entry::notes,
     .check = stream_entry::check,

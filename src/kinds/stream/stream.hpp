@@ -70,6 +70,10 @@ nlohmann::ordered_json stream_last_run_json(const measure::Comparison& compariso
 // A header line and one row per run; handshake tests print the header alone.
 std::string render_stream_csv(const measure::Comparison& comparison);
 
+// Client flags (flags.cpp): -R, --framing, --msg-size, --max-msg, --read-size, --bidir, -N; and -n as bytes.
+std::vector<CLI::Option*> add_stream_flags(CLI::App& command, KindFlags& flags);
+void configure_stream(const SharedFlags& flags, session::ClientConfig& config);
+
 // This kind's entry in the table of kinds (slice.cpp).
 extern const KindSlice kStreamKind;
 

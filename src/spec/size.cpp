@@ -1,12 +1,13 @@
-#include "cli/size.hpp"
+#include "spec/size.hpp"
 
 #include <fmt/format.h>
 #include <charconv>
 #include <cmath>
 
 #include "error.hpp"
+#include "spec/spec.hpp"
 
-namespace tlscmp::cli {
+namespace tlscmp::spec {
 
 namespace {
 
@@ -95,4 +96,14 @@ std::uint64_t parse_rate(std::string_view text, std::string_view flag, std::uint
   return parse_scaled(text, flag, min, max, 1000, what, "100M");
 }
 
-}  // namespace tlscmp::cli
+std::pair<std::uint64_t, std::uint64_t> parse_rr(const std::string& text, const std::string& flag) {
+  const auto slash = text.find('/');
+  if (slash == std::string::npos || text.find('/', slash + 1) != std::string::npos) {
+    throw UsageError(fmt::format("{} '{}': give a request and a response size, e.g. {} 1/1 or {} 64/16K",
+                                 flag, text, flag, flag));
+  }
+  return {parse_size(text.substr(0, slash), flag + " request size", 1, kMaxRrBytes),
+          parse_size(text.substr(slash + 1), flag + " response size", 1, kMaxRrBytes)};
+}
+
+}  // namespace tlscmp::spec

@@ -1,9 +1,14 @@
 #pragma once
 
-#include <cstdint>
-#include <string_view>
+// Sizes, counts and rates as the client's flags write them (64K, 1M, 100M),
+// read into numbers; and --rr's REQ/RESP. Every kind's flags use them.
 
-namespace tlscmp::cli {
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace tlscmp::spec {
 
 // Parses a byte count: a number with an optional suffix K, M, G, T or P
 // (either case), each a power of 1024 as in iperf3: "64K" = 65536, "1.5M" =
@@ -22,4 +27,7 @@ std::uint64_t parse_count(std::string_view text, std::string_view flag, std::uin
 std::uint64_t parse_rate(std::string_view text, std::string_view flag, std::uint64_t min, std::uint64_t max,
                          std::string_view what = "bits per second");
 
-}  // namespace tlscmp::cli
+// "64/16K": a request and a response size, each 1 byte to 1 GiB (--rr).
+std::pair<std::uint64_t, std::uint64_t> parse_rr(const std::string& text, const std::string& flag);
+
+}  // namespace tlscmp::spec

@@ -1,0 +1,71 @@
+// The rr kind's client flags (--rr REQ/RESP, which asks for it, and --rate),
+// and what an rr test makes of the flags every kind shares: -n counts
+// transactions over all connections, -t is 10 s unless given.
+
+#include <fmt/format.h>
+
+#include "kinds/flags.hpp"
+#include "kinds/rr/rr.hpp"
+
+namespace tlscmp::kinds {
+
+std::vector<CLI::Option*> add_rr_flags(CLI::App& cmd, KindFlags& flags) {
+  spec::Rr& rr = flags.test.rr;
+  return {
+      cmd.add_option_function<std::string>(
+             "--rr",
+             [&flags, &rr](const std::string& text) {
+               std::tie(rr.request_bytes, rr.response_bytes) = spec::parse_rr(text, "--rr");
+               flags.ask(TestKind::rr);
+             },
+             "Instead of bulk runs: transactions of a REQ-byte request and a RESP-byte response (1/1, "
+             "64/16K, "
+             "1K/1M), closed loop on each of -P connections, for -t seconds (default 10) or -n transactions "
+             "in all")
+          ->type_name("REQ/RESP"),
+      cmd.add_option_function<std::string>(
+             "--rate",
+             [&rr](const std::string& text) {
+               rr.rate_tps = static_cast<double>(
+                   spec::parse_rate(text, "--rate", 1, 1'000'000'000, "transactions per second"));
+             },
+             "With --rr and -t: open loop, this many transactions per second over all connections (K, M: "
+             "powers of 1000); latency counts from when each request was due")
+          ->type_name("TPS"),
+  };
+}
+
+void configure_rr_transactions(const SharedFlags& flags, session::ClientConfig& c, const char* counted) {
+  if (!flags.bytes.empty()) {
+    c.test.rr.transactions = spec::parse_count(flags.bytes, "-n", 1, spec::kMaxTransactions, counted);
+    if (c.test.rr.transactions < c.test.streams) {
+      const bool crr = c.test.kind == TestKind::crr;
+      throw UsageError(fmt::format("-n {}: fewer {} than {} (-P {}); each makes one at least",
+                                   c.test.rr.transactions, counted, crr ? "connectors" : "connections",
+                                   c.test.streams));
+    }
+  } else if (flags.time_s == 0) {
+    c.test.duration_ms = kDefaultRrMs;
+  }
+  c.rounds = flags.repeat > 0 ? flags.repeat : 3;
+}
+
+void configure_rr(const SharedFlags& flags, session::ClientConfig& c) {
+  const auto refuse = [](const char* flag) {
+    throw UsageError(fmt::format("{} is for bulk runs; {}", flag, kRrKind.takes));
+  };
+  if (c.test.stream.no_delay) throw UsageError("-N: rr tests always set TCP_NODELAY; leave -N out");
+  if (!flags.length.empty()) refuse("-l");
+  if (c.test.compare_groups) refuse("--compare-groups");
+  configure_rr_transactions(flags, c, "transactions");
+  if (c.test.rr.rate_tps > 0) {
+    if (flags.time_s == 0)
+      throw UsageError("--rate needs -t: an open-loop run goes for a time, not a count (-n)");
+    if (const std::string problem = protocol::rr_schedule_problem(c.test.rr.rate_tps, c.test.streams);
+        !problem.empty()) {
+      throw UsageError("--rate: " + problem);
+    }
+  }
+}
+
+}  // namespace tlscmp::kinds

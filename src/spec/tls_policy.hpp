@@ -1,0 +1,19 @@
+#pragma once
+
+// What one side offers of TLS, as plain values: part of what a client asks
+// for (and its result records), and of a server's settings. tls/ reads it
+// (tls::Policy) to set up the library; nothing here knows the library.
+
+#include <string>
+
+namespace tlscmp::spec {
+
+// Each empty field means the library's default.
+struct TlsPolicy {
+  std::string version;  // "", "1.2" or "1.3" (only that version)
+  std::string cipher;   // TLS 1.3 suite names (TLS_*) or a TLS 1.2 cipher list
+  std::string groups;   // key exchange groups, colon-separated: "X25519:P-256"
+  bool ktls = false;    // ask the library to hand the record layer to the kernel
+};
+
+}  // namespace tlscmp::spec
