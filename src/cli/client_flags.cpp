@@ -68,10 +68,6 @@ std::vector<Mode> modes_of(const std::string& text) {
   return modes;
 }
 
-bool any_encrypted(const std::vector<Mode>& modes) {
-  return std::any_of(modes.begin(), modes.end(), [](Mode m) { return is_encrypted(m); });
-}
-
 // The one place a test's kind comes from: the flags that ask for it (--crr,
 // --rr, --handshakes) and the settings (a datagram --mode), the last kind of
 // the table asked for; none: the first, bulk streams.
@@ -110,11 +106,10 @@ void parse_auto_repeat(const ClientFlags& flags, session::ClientConfig& c) {
 
 // TLS settings where no TLS runs: refused, as -b is without datagrams, so that
 // a flag never silently does nothing.
-void refuse_tls_flags_without_tls(const ClientFlags& flags) {
-  const std::vector<Mode> modes = modes_of(flags.mode);
-  if (any_encrypted(modes)) return;
-  // With udp, DTLS would take the first six; to_datagram_config refuses the rest.
-  const bool datagrams = is_datagram(modes.front());
+void refuse_tls_flags_without_tls(const ClientFlags& flags, const session::ClientConfig& c) {
+  if (c.encrypts()) return;
+  // With udp, DTLS would take the first six; the datagram kind's configure refuses the rest.
+  const bool datagrams = is_datagram(c.modes.front());
   const std::pair<bool, const char*> given[] = {
       {!flags.tls_policy.version.empty(), "--tls-version"},
       {!flags.tls_policy.cipher.empty(), "--cipher"},
@@ -460,7 +455,7 @@ ClientCommand to_client_command(const ClientFlags& flags) {
     throw UsageError(
         fmt::format("{} runs over tcp and tls; --mode {} sends datagrams", kind.flag, flags.mode));
   }
-  refuse_tls_flags_without_tls(flags);
+  refuse_tls_flags_without_tls(flags, c);
   split_host(flags, c);
   apply_kind_flags(flags, c);
   // Datagram buffers only drop what does not fit, and the loss is counted.

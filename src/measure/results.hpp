@@ -3,6 +3,7 @@
 // What a comparison measured: one record per run, and the statistics over them.
 // Plain values; src/report/ renders them, src/app/ fills them.
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -366,6 +367,10 @@ struct Settings {
   // more (tcp in `--mode both`, udp in `both-udp`); none with one mode.
   std::optional<Mode> baseline() const {
     return modes.size() > 1 ? std::optional<Mode>(modes.front()) : std::nullopt;
+  }
+  // Whether a mode it runs is encrypted (tls, dtls): what the TLS flags need.
+  bool encrypts() const {
+    return std::any_of(modes.begin(), modes.end(), [](Mode m) { return is_encrypted(m); });
   }
 };
 

@@ -57,19 +57,21 @@ const measure::PairedRatio* headline(Comparison& c) {
   return nullptr;
 }
 
+// A complete stream run of 10^6 bytes in `us`.
+StreamRun run(int round, Mode mode, double us) {
+  StreamRun r;
+  r.round = round;
+  r.mode = mode;
+  r.bytes = 1'000'000;
+  r.transfer_us = us;
+  return r;
+}
+
 }  // namespace
 
 TEST_CASE("statistics per mode, and TLS/TCP ratios paired by round") {
   Comparison c;
   c.parameters.modes = {Mode::tcp, Mode::tls};
-  auto run = [](int round, Mode mode, double us) {
-    StreamRun r;
-    r.round = round;
-    r.mode = mode;
-    r.bytes = 1'000'000;
-    r.transfer_us = us;
-    return r;
-  };
   // Round 2 is slow for both modes: pairing keeps its ratio at 2, where the
   // ratio of the unpaired medians would not tell.
   c.as<measure::StreamResults>().runs = {run(1, Mode::tcp, 100),  run(1, Mode::tls, 150),
@@ -94,14 +96,6 @@ TEST_CASE("statistics per mode, and TLS/TCP ratios paired by round") {
 TEST_CASE("the first mode is the baseline: --mode tls,tcp gives tcp's ratio to tls") {
   Comparison c;
   c.parameters.modes = {Mode::tls, Mode::tcp};
-  auto run = [](int round, Mode mode, double us) {
-    StreamRun r;
-    r.round = round;
-    r.mode = mode;
-    r.bytes = 1'000'000;
-    r.transfer_us = us;
-    return r;
-  };
   c.as<measure::StreamResults>().runs = {run(1, Mode::tls, 300), run(1, Mode::tcp, 100),
                                          run(2, Mode::tls, 400), run(2, Mode::tcp, 100)};
   compute_statistics(c);

@@ -4,7 +4,6 @@
 // each connection's transaction.
 
 #include <fmt/format.h>
-#include <algorithm>
 
 #include "kinds/crr/crr.hpp"
 #include "kinds/flags.hpp"
@@ -56,8 +55,7 @@ void configure_crr(const SharedFlags& flags, session::ClientConfig& c) {
   for (const auto& [given, flag] : not_crr) {
     if (given) refuse(flag);
   }
-  if ((c.test.crr.compare_key_types || c.test.compare_groups) &&
-      std::none_of(c.modes.begin(), c.modes.end(), [](Mode m) { return is_encrypted(m); })) {
+  if ((c.test.crr.compare_key_types || c.test.compare_groups) && !c.encrypts()) {
     throw UsageError(fmt::format("{} compares TLS handshakes, and --mode {} runs none: use --mode both",
                                  c.test.crr.compare_key_types ? "--compare-key-types" : "--compare-groups",
                                  flags.mode));

@@ -3,7 +3,6 @@
 // is a datagram, -P counts senders. --mode udp, dtls or both-udp asks for it.
 
 #include <fmt/format.h>
-#include <algorithm>
 
 #include "kinds/datagram/datagram.hpp"
 #include "kinds/flags.hpp"
@@ -74,8 +73,7 @@ void configure_datagram(const SharedFlags& flags, session::ClientConfig& c) {
     c.test.datagram.packets =
         spec::parse_count(flags.bytes.empty() ? "1000000" : flags.bytes, "-n", 1, spec::kMaxPackets);
   }
-  c.test.chunk_bytes = datagram_length(
-      flags, std::any_of(c.modes.begin(), c.modes.end(), [](Mode m) { return is_encrypted(m); }));
+  c.test.chunk_bytes = datagram_length(flags, c.encrypts());
   c.rounds = flags.repeat > 0 ? flags.repeat : 1;
 }
 

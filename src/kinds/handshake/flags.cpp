@@ -3,7 +3,6 @@
 // the shared part (crr reads it too), asks for the kind as well.
 
 #include <fmt/format.h>
-#include <algorithm>
 
 #include "kinds/flags.hpp"
 #include "kinds/handshake/handshake.hpp"
@@ -23,8 +22,7 @@ bool asked_for_handshakes(const session::ClientConfig& c) {
 }
 
 void configure_handshake(const SharedFlags& flags, session::ClientConfig& c) {
-  if (c.test.handshake.handshakes > 0 &&
-      std::none_of(c.modes.begin(), c.modes.end(), [](Mode m) { return is_encrypted(m); })) {
+  if (c.test.handshake.handshakes > 0 && !c.encrypts()) {
     throw UsageError(
         fmt::format("--handshakes is for TLS, and --mode {} runs none: use --mode tls or both", flags.mode));
   }
