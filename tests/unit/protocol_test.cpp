@@ -8,6 +8,7 @@
 
 #include "kinds/kind.hpp"
 #include "protocol/messages.hpp"
+#include "support/kind_examples.hpp"
 
 using namespace tlscmp;
 using namespace tlscmp::protocol;
@@ -355,28 +356,8 @@ TEST_CASE("a request names its kind, and fields of another kind are refused") {
   // A well-formed request of each kind, as the client sends it.
   auto of_kind = [](TestKind kind) {
     TestRequest r;
-    r.test.kind = kind;
-    r.test.chunk_bytes = 1;
-    switch (kind) {
-      case TestKind::stream:
-        r.test.stream.bytes = 5;
-        break;
-      case TestKind::handshake:
-        r.mode = Mode::tls;
-        r.test.handshake.handshakes = 4;
-        break;
-      case TestKind::datagram:
-        r.mode = Mode::udp;
-        r.test.chunk_bytes = 64;
-        r.test.datagram.packets = 10;
-        break;
-      case TestKind::rr:
-      case TestKind::crr:
-        r.test.rr.request_bytes = 1;
-        r.test.rr.response_bytes = 1;
-        r.test.rr.transactions = 10;
-        break;
-    }
+    r.test = test::example_of(kind).test;
+    r.mode = test::example_of(kind).mode;
     return with_fields(r);
   };
   const auto decode_json = [](const nlohmann::json& j) { return decode_request(bytes_of(j.dump())); };
