@@ -120,6 +120,11 @@ struct KindSlice {
   // (check_test below) passed: what the kind needs of its parts. Throws
   // spec::Invalid naming the flag.
   void (*check)(const spec::Test& test, Mode mode) = nullptr;
+  // A well-formed test of the kind, every field of its parts off its
+  // default, and a mode it runs over: what the unit tests of the spec, the
+  // wire and the checks walk the table for.
+  spec::Test (*example)() = nullptr;
+  Mode example_mode = Mode::tls;
   // Serves one test whose request passed the caps; returns the line to log.
   // Throws tlscmp::Error.
   std::string (*serve)(Stream& control, const protocol::TestRequest& request,

@@ -26,6 +26,8 @@ TEST_CASE("the table of kinds: one entry per kind, in TestKind order, each with 
     // kind is what nothing asks for, every other is asked for by a flag or
     // by the settings.
     CHECK(slice.flags_are_for != nullptr);
+    REQUIRE(static_cast<bool>(slice.example));
+    CHECK(slice.example().kind == kAllKinds[i]);
     CHECK(static_cast<bool>(slice.add_flags));
     if (i > 0) CHECK((slice.flag != nullptr || static_cast<bool>(slice.asked_by)));
   }

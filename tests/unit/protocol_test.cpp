@@ -8,7 +8,6 @@
 
 #include "kinds/kind.hpp"
 #include "protocol/messages.hpp"
-#include "support/kind_examples.hpp"
 
 using namespace tlscmp;
 using namespace tlscmp::protocol;
@@ -356,8 +355,8 @@ TEST_CASE("a request names its kind, and fields of another kind are refused") {
   // A well-formed request of each kind, as the client sends it.
   auto of_kind = [](TestKind kind) {
     TestRequest r;
-    r.test = test::example_of(kind).test;
-    r.mode = test::example_of(kind).mode;
+    r.test = kinds::slice_of(kind).example();
+    r.mode = kinds::slice_of(kind).example_mode;
     return with_fields(r);
   };
   const auto decode_json = [](const nlohmann::json& j) { return decode_request(bytes_of(j.dump())); };

@@ -11,7 +11,6 @@
 #include "kinds/kind.hpp"
 #include "protocol/messages.hpp"
 #include "spec/spec.hpp"
-#include "support/kind_examples.hpp"
 
 using namespace tlscmp;
 
@@ -23,12 +22,13 @@ protocol::TestRequest decoded(const protocol::TestRequest& request) {
       protocol::decode(std::span(frame).subspan(protocol::kFrameHeaderBytes)));
 }
 
+// Each kind's example, from its entry in the table.
 spec::Test test_of(TestKind kind) {
-  return test::example_of(kind).test;
+  return kinds::slice_of(kind).example();
 }
 
 Mode mode_of(TestKind kind) {
-  return test::example_of(kind).mode;
+  return kinds::slice_of(kind).example_mode;
 }
 
 }  // namespace

@@ -90,6 +90,16 @@ constexpr RunFigure kFigures[] = {
     {"connections/s", {"connections_per_s", nullptr}, true},
     {"p50 connection us", {"total_us", "p50"}, false},
 };
+
+// A test that check passes, every field of its part off its default.
+spec::Test example() {
+  spec::Test t;
+  t.kind = TestKind::crr;
+  t.streams = 2;
+  t.rr = {10, 20, 40, 0};
+  t.crr = {spec::Close::fin, true};
+  return t;
+}
 }  // namespace crr_entry
 }  // namespace
 
@@ -104,6 +114,7 @@ const KindSlice kCrrKind{
     .run = crr_entry::run,
     .server_pin = false,
     .check = crr_entry::check,
+    .example = crr_entry::example,
     .serve = serve_crr_test,
     .connection = protocol::ConnectionKind::crr,
     .serve_connection = serve_crr_connection,

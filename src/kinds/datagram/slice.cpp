@@ -69,6 +69,18 @@ void check(const spec::Test& t, Mode mode) {
 constexpr RunFigure kFigures[] = {
     {"received/s", {"received_per_s", nullptr}, true},
 };
+
+// A test that check passes, every field of its part off its default.
+spec::Test example() {
+  spec::Test t;
+  t.kind = TestKind::datagram;
+  t.streams = 2;
+  t.chunk_bytes = 1200;
+  t.datagram.packets = 99;
+  t.datagram.rate_bps = 1'000'000;
+  t.datagram.gso = true;
+  return t;
+}
 }  // namespace datagram_entry
 }  // namespace
 
@@ -84,6 +96,8 @@ const KindSlice kDatagramKind{
     .notes = datagram_entry::notes,
     .refusal = datagram_entry::refusal,
     .check = datagram_entry::check,
+    .example = datagram_entry::example,
+    .example_mode = Mode::udp,
     .serve = serve_datagram_test,
     .text_runs = render_datagram_runs,
     .json = datagram_entry::json,

@@ -47,6 +47,15 @@ void check(const spec::Test& t, Mode mode) {
   if (t.duration_ms != 0) throw spec::Invalid("a handshake test makes --handshakes N; it takes no -t");
   if (mode != Mode::tls) throw spec::Invalid("a handshake test needs TLS");
 }
+
+// A test that check passes, every field of its part off its default.
+spec::Test example() {
+  spec::Test t;
+  t.kind = TestKind::handshake;
+  t.handshake.handshakes = 7;
+  t.compare_groups = true;
+  return t;
+}
 }  // namespace handshake_entry
 }  // namespace
 
@@ -61,6 +70,7 @@ const KindSlice kHandshakeKind{
     .run_whole = handshake_entry::run_whole,
     .server_pin = false,
     .check = handshake_entry::check,
+    .example = handshake_entry::example,
     .serve = serve_handshake_test,
     .connection = protocol::ConnectionKind::handshake,
     .serve_connection = handshake_entry::serve_connection,

@@ -64,6 +64,16 @@ constexpr RunFigure kFigures[] = {
     {"p50 latency us", {"latency_us", "p50"}, false},
     {"p99 latency us", {"latency_us", "p99"}, false},
 };
+
+// A test that check passes, every field of its part off its default.
+spec::Test example() {
+  spec::Test t;
+  t.kind = TestKind::rr;
+  t.streams = 2;
+  t.rr = {64, 16384, 0, 2500.5};
+  t.duration_ms = 3000;
+  return t;
+}
 }  // namespace rr_entry
 }  // namespace
 
@@ -94,6 +104,7 @@ const KindSlice kRrKind{
     .run = rr_entry::run,
     .notes = rr_entry::notes,
     .check = check_rr_test,
+    .example = rr_entry::example,
     .serve = serve_rr_test,
     .text_header = render_rr_header,
     .text_runs = rr_entry::text_runs,

@@ -58,6 +58,25 @@ void check(const spec::Test& t, Mode) {
 constexpr RunFigure kFigures[] = {
     {"MB/s", {"mbytes_per_s", nullptr}, true},
 };
+
+// A test that check passes, every field of its part off its default.
+spec::Test example() {
+  spec::Test t;
+  t.streams = 2;
+  t.stream.bytes = 5 << 20;
+  t.stream.direction = Direction::server_to_client;
+  t.stream.no_delay = true;
+  t.stream.framing = framing::Framing::len4;
+  t.stream.msg_size = 1000;
+  t.stream.max_msg = 4096;
+  t.stream.read_size = 777;
+  t.stream.bidir = true;
+  t.verify = true;
+  t.record_size = 4096;
+  t.interval_ms = 250;
+  t.sndbuf_bytes = t.rcvbuf_bytes = 1 << 20;
+  return t;
+}
 }  // namespace stream_entry
 }  // namespace
 
@@ -69,6 +88,7 @@ const KindSlice kStreamKind{
     .run = stream_entry::run,
     .notes = stream_entry::notes,
     .check = stream_entry::check,
+    .example = stream_entry::example,
     .serve = serve_stream_test,
     .text_header = render_stream_header,
     .text_runs = render_stream_runs,
