@@ -14,6 +14,7 @@
 
 #include "measure/results.hpp"
 #include "protocol/messages.hpp"
+#include "render/page.hpp"
 #include "session/client_side.hpp"
 #include "session/config.hpp"
 #include "session/pending_tests.hpp"
@@ -150,6 +151,11 @@ struct KindSlice {
   nlohmann::ordered_json (*last_run_json)(const measure::Comparison& comparison) = nullptr;
   // A header line and one row per run.
   std::string (*csv)(const measure::Comparison& comparison) = nullptr;
+  // The report page (tlscmp report, --html), from result files: the kind's
+  // section of charts, "" where no result has its runs; the sentences of
+  // its headline for one result. Each may be null.
+  std::string (*html_section)(render::Page& page) = nullptr;
+  void (*html_headline)(const nlohmann::json& result, std::vector<std::string>& sentences) = nullptr;
   // What compare and merge read back of its -J; none for a kind without runs.
   ResultRuns results{};
 };

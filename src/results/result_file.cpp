@@ -38,23 +38,9 @@ json read_result(const std::string& path) {
   return j;
 }
 
-double number_on(const json& object, std::span<const char* const> path) {
-  const json* at = &object;
-  for (const char* key : path) {
-    if (key == nullptr) break;
-    if (!at->is_object() || !at->contains(key)) return std::nan("");
-    at = &(*at)[key];
-  }
-  return at->is_number() ? at->get<double>() : std::nan("");
-}
-
 std::string text_of(const json& value) {
   if (value.is_string()) return value.get<std::string>().empty() ? "(default)" : value.get<std::string>();
   return value.dump();
-}
-
-bool run_counts(const json& run) {
-  return run.is_object() && !run.value("warmup", false) && !run.value("partial", false);
 }
 
 }  // namespace tlscmp::results

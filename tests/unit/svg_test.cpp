@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
-#include "report/svg.hpp"
+#include "render/svg.hpp"
 
-using namespace tlscmp::report::svg;
+using namespace tlscmp::render::svg;
 
 namespace {
 
@@ -86,7 +86,7 @@ TEST_CASE("a chart: titled SVG, a marker per point, error bars, a legend, a data
   c.reference = 1.0;
   c.series.push_back({"tcp", {pt(0, 10), pt(1, 12), pt(2, 11, 10.5, 11.5)}, false});
   c.series.push_back({"<img src=x onerror=alert(1)>", {pt(0, 5), pt(1, 6), pt(2, 5.5)}, true});
-  const std::string out = render(c);
+  const std::string out = tlscmp::render::svg::render(c);
   CHECK(out.find(R"(<figure id="c1")") == 0);
   CHECK(out.find(R"(role="img")") != std::string::npos);
   CHECK(out.find("<title id=\"c1-title\">Throughput &lt;per&gt; round</title>") != std::string::npos);
@@ -108,9 +108,9 @@ TEST_CASE("a stacked chart draws a bar per value, and a chart without points dra
   c.x_names = {"client", "server"};
   c.series.push_back({"user", {pt(0, 1), pt(1, 2)}, false});
   c.series.push_back({"system", {pt(0, 3), pt(1, 1)}, false});
-  const std::string out = render(c);
+  const std::string out = tlscmp::render::svg::render(c);
   CHECK(count(out, "stroke=\"#fff\"") == 4);
   Chart empty;
   empty.series.push_back({"nothing", {}, false});
-  CHECK(render(empty).empty());
+  CHECK(tlscmp::render::svg::render(empty).empty());
 }

@@ -102,6 +102,10 @@ std::string render_crr_csv(const measure::Comparison& comparison);
 std::vector<CLI::Option*> add_crr_flags(CLI::App& command, KindFlags& flags);
 void configure_crr(const SharedFlags& flags, session::ClientConfig& config);
 
+// The report page (html.cpp): its section of charts, and its headline's sentences of one result.
+std::string crr_html_section(render::Page& page);
+void crr_html_headline(const nlohmann::json& result, std::vector<std::string>& sentences);
+
 // This kind's entry in the table of kinds (slice.cpp).
 extern const KindSlice kCrrKind;
 

@@ -123,6 +123,8 @@ const KindSlice kCrrKind{
     .json = crr_entry::json,
     .last_run_json = crr_entry::last_run_json,
     .csv = render_crr_csv,
+    .html_section = crr_html_section,
+    .html_headline = crr_html_headline,
     .results = {"crr", "crr_runs", "connections", "connections", crr_entry::kFigures},
 };
 

@@ -84,6 +84,10 @@ std::vector<CLI::Option*> add_datagram_flags(CLI::App& command, KindFlags& flags
 bool asked_for_datagrams(const session::ClientConfig& config);
 void configure_datagram(const SharedFlags& flags, session::ClientConfig& config);
 
+// The report page (html.cpp): its section of charts, and its headline's sentences of one result.
+std::string datagram_html_section(render::Page& page);
+void datagram_html_headline(const nlohmann::json& result, std::vector<std::string>& sentences);
+
 // This kind's entry in the table of kinds (slice.cpp).
 extern const KindSlice kDatagramKind;
 

@@ -103,6 +103,8 @@ const KindSlice kDatagramKind{
     .json = datagram_entry::json,
     .last_run_json = datagram_entry::last_run_json,
     .csv = render_datagram_csv,
+    .html_section = datagram_html_section,
+    .html_headline = datagram_html_headline,
     .results = {"datagram", "datagram_runs", "received", "datagrams", datagram_entry::kFigures},
 };
 

@@ -86,6 +86,10 @@ std::vector<CLI::Option*> add_handshake_flags(CLI::App& command, KindFlags& flag
 bool asked_for_handshakes(const session::ClientConfig& config);
 void configure_handshake(const SharedFlags& flags, session::ClientConfig& config);
 
+// The report page (html.cpp): its section of charts, and its headline's sentences of one result.
+std::string handshake_html_section(render::Page& page);
+void handshake_html_headline(const nlohmann::json& result, std::vector<std::string>& sentences);
+
 // This kind's entry in the table of kinds (slice.cpp).
 extern const KindSlice kHandshakeKind;
 

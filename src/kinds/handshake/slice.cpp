@@ -77,6 +77,8 @@ const KindSlice kHandshakeKind{
     .text_headline = render_handshake_results,
     .json = add_handshake_json,
     .csv = render_stream_csv,  // the stream header, no rows: a handshake test has no runs
+    .html_section = handshake_html_section,
+    .html_headline = handshake_html_headline,
 };
 
 }  // namespace tlscmp::kinds

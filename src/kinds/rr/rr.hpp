@@ -83,6 +83,10 @@ void configure_rr(const SharedFlags& flags, session::ClientConfig& config);
 // -n as transactions (rr) or connections (crr), "counted"; else 10 s; 3 rounds unless --repeat.
 void configure_rr_transactions(const SharedFlags& flags, session::ClientConfig& config, const char* counted);
 
+// The report page (html.cpp): its section of charts, and its headline's sentences of one result.
+std::string rr_html_section(render::Page& page);
+void rr_html_headline(const nlohmann::json& result, std::vector<std::string>& sentences);
+
 // This kind's entry in the table of kinds (slice.cpp).
 extern const KindSlice kRrKind;
 

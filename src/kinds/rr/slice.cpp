@@ -111,6 +111,8 @@ const KindSlice kRrKind{
     .json = rr_entry::json,
     .last_run_json = rr_entry::last_run_json,
     .csv = render_rr_csv,
+    .html_section = rr_html_section,
+    .html_headline = rr_html_headline,
     .results = {"rr", "rr_runs", "transactions", "transactions", rr_entry::kFigures},
 };
 

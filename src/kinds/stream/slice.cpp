@@ -96,6 +96,8 @@ const KindSlice kStreamKind{
     .json = add_stream_json,
     .last_run_json = stream_last_run_json,
     .csv = render_stream_csv,
+    .html_section = stream_html_section,
+    .html_headline = stream_html_headline,
     .results = {"bulk", "runs", "bytes", "bytes", stream_entry::kFigures},
 };
 

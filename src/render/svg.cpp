@@ -1,4 +1,4 @@
-#include "report/svg.hpp"
+#include "render/svg.hpp"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-namespace tlscmp::report::svg {
+namespace tlscmp::render::svg {
 namespace {
 
 constexpr double kWidth = 640;
@@ -408,4 +408,4 @@ std::string render(const Chart& chart) {
                      escape(chart.id), escape(chart.title), svg, legend_html(chart), data_table(chart));
 }
 
-}  // namespace tlscmp::report::svg
+}  // namespace tlscmp::render::svg

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace tlscmp::report::svg {
+namespace tlscmp::render::svg {
 
 // Text for HTML and SVG: & < > " ' escaped.
 std::string escape(const std::string& text);
@@ -83,4 +83,4 @@ struct Chart {
 // collapsed <details> table of every point. Empty if no series has a point.
 std::string render(const Chart& chart);
 
-}  // namespace tlscmp::report::svg
+}  // namespace tlscmp::render::svg

@@ -1,0 +1,68 @@
+// The handshake kind's part of the report page: each handshake's time,
+// full and resumed, per key exchange group with --compare-groups; and its
+// headline's sentences.
+
+#include <fmt/format.h>
+#include <cmath>
+
+#include "kinds/handshake/handshake.hpp"
+#include "render/page.hpp"
+
+namespace tlscmp::kinds {
+
+std::string handshake_html_section(render::Page& page) {
+  using namespace render;
+  svg::Chart c;
+  c.title = "Handshake time (median, min–max over runs)";
+  c.x_title = "variant";
+  c.y_title = "handshake (µs)";
+  c.y_log = true;
+  for (const render::PageResult& r : page.results()) {
+    if (!r.setting.empty()) continue;
+    svg::Series s{page.name(r, "handshake"), {}, false};
+    const auto add = [&](const std::string& what, const json& stat) {
+      if (!std::isfinite(number_at(stat, {"median"}))) return;
+      c.x_names.push_back(page.name(r, what));
+      s.points.push_back({static_cast<double>(c.x_names.size() - 1), number_at(stat, {"median"}),
+                          number_at(stat, {"min"}), number_at(stat, {"max"}), c.x_names.back()});
+    };
+    for (const json& group : list(*r.j, "groups")) {
+      add(str(group, "group") + " full", object(object(group, "full"), "handshake_us"));
+      add(str(group, "group") + " resumed", object(object(group, "resumed"), "handshake_us"));
+    }
+    add("full", object(object(object(*r.j, "handshakes"), "full"), "handshake_us"));
+    add("resumed", object(object(object(*r.j, "handshakes"), "resumed"), "handshake_us"));
+    if (!s.points.empty()) c.series.push_back(std::move(s));
+  }
+  if (c.series.empty()) return {};
+  return R"(<section id="handshakes"><h2>Handshakes</h2>)" + page.chart(std::move(c)) + "</section>";
+}
+
+void handshake_html_headline(const nlohmann::json& j, std::vector<std::string>& sentences) {
+  using namespace render;
+  if (const json& h = object(j, "handshakes"); !h.empty()) {
+    sentences.push_back(
+        fmt::format("A full TLS handshake took {} µs (median of {}){}.",
+                    svg::tick_text(number_at(h, {"full", "handshake_us", "median"})),
+                    count_of(number_at(h, {"full", "count"})),
+                    std::isfinite(number_at(h, {"resumed", "handshake_us", "median"}))
+                        ? fmt::format("; a resumed one {} µs",
+                                      svg::tick_text(number_at(h, {"resumed", "handshake_us", "median"})))
+                        : ""));
+  }
+  const json* fastest = nullptr;
+  for (const json& group : list(j, "groups")) {
+    const double median = number_at(group, {"full", "handshake_us", "median"});
+    if (std::isfinite(median) &&
+        (fastest == nullptr || median < number_at(*fastest, {"full", "handshake_us", "median"})))
+      fastest = &group;
+  }
+  if (fastest != nullptr) {
+    sentences.push_back(
+        fmt::format("Of {} key exchange groups, {} made the quickest full handshake: {} µs (median).",
+                    list(j, "groups").size(), str(*fastest, "group"),
+                    svg::tick_text(number_at(*fastest, {"full", "handshake_us", "median"}))));
+  }
+}
+
+}  // namespace tlscmp::kinds

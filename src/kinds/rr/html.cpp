@@ -1,0 +1,61 @@
+// The rr kind's part of the report page: transactions per round, latency by
+// percentile, the handshake before each run; and its headline's sentence.
+
+#include <fmt/format.h>
+#include <cmath>
+#include <map>
+
+#include "kinds/rr/rr.hpp"
+#include "render/page.hpp"
+
+namespace tlscmp::kinds {
+
+std::string rr_html_section(render::Page& page) {
+  using namespace render;
+  if (!page.any("rr_runs")) return {};
+  std::string out = R"(<section id="rr"><h2>Request/response</h2>)";
+  out +=
+      page.per_round("rr_runs", "transactions_per_s", "Transactions per second per round", "transactions/s");
+  svg::Chart c;
+  c.title = "Latency by percentile (median over rounds of each; the top point is the max)";
+  c.x_title = "latency (µs, log scale)";
+  c.y_title = "percentile";
+  c.x_log = true;
+  c.y_nines = true;
+  const std::vector<std::pair<const char*, double>> percentiles{
+      {"min", 0}, {"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}, {"p999", 0.999}, {"max", 0.9997}};
+  for (const render::PageResult& r : page.results()) {
+    if (!r.setting.empty()) continue;
+    for (const auto& [v, runs] : runs_by_variant(list(*r.j, "rr_runs"), run_counts)) {
+      svg::Series s{page.name(r, v), {}, true};
+      for (const auto& [key, p] : percentiles) {
+        std::vector<double> values;
+        for (const json* run : runs)
+          values.push_back(number_at(*run, {"latency_us", key}));
+        s.points.push_back({median_of(values), -std::log10(1 - p), std::nullopt, std::nullopt, key});
+      }
+      c.series.push_back(std::move(s));
+    }
+  }
+  out += page.chart(std::move(c));
+  out +=
+      page.per_round("rr_runs", "handshake_us", "Handshake before each run's transactions", "handshake (µs)");
+  return out + "</section>";
+}
+
+void rr_html_headline(const nlohmann::json& j, std::vector<std::string>& sentences) {
+  using namespace render;
+  const std::string base = baseline_of(j, "tcp");
+  const std::string over = "over_" + base;
+  const std::string upper_base = upper_variant(base);
+  for (const auto& [v, s] : object(j, "rr_summary").items()) {
+    if (object(s, over.c_str()).empty()) continue;
+    const json& ratio = object(object(s, over.c_str()), "transactions_per_s");
+    sentences.push_back(
+        fmt::format("{} ran {:.2f}x the transactions per second of {} ({}), with {:.2f}x its median latency.",
+                    upper_variant(v), number_at(ratio, {"median"}), upper_base, ci_words(ratio),
+                    number_at(s, {over.c_str(), "p50_us", "median"})));
+  }
+}
+
+}  // namespace tlscmp::kinds

@@ -1,0 +1,42 @@
+#pragma once
+
+// What a kind's part of the report page (tlscmp report, --html) is given:
+// the results the page draws and its helpers. report/html.cpp lays out the
+// page and each kind's section through the table of kinds; a kind draws its
+// charts (kinds/NAME/html.cpp) from its own keys of each result's JSON.
+
+#include <string>
+#include <vector>
+
+#include "render/result_json.hpp"
+#include "render/svg.hpp"
+
+namespace tlscmp::render {
+
+// One result the page draws: a client's -J, or a sweep's point.
+struct PageResult {
+  std::string label;    // series prefix: "" with a single input
+  std::string setting;  // a sweep point's settings ("msg-size=1K"), else ""
+  const json* j = nullptr;
+};
+
+class Page {
+ public:
+  virtual ~Page() = default;
+  virtual const std::vector<PageResult>& results() const = 0;
+  // The chart as SVG, with an id unique on the page.
+  virtual std::string chart(svg::Chart chart) = 0;
+
+  // A series' name: the result's label and setting, then `what`.
+  static std::string name(const PageResult& r, const std::string& what);
+  // Rounds as categories "1", "2" ...: the most any result has.
+  static std::vector<std::string> round_names(int rounds);
+  // Whether a result (not a sweep's point) has runs in the list at `key`.
+  bool any(const char* key) const;
+  // A per-round chart of one figure of a runs list, a series per result and
+  // variant, named with its median over the runs that count.
+  std::string per_round(const char* runs_key, const char* field, const std::string& title,
+                        const std::string& y_title, bool y_log = false);
+};
+
+}  // namespace tlscmp::render
