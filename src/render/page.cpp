@@ -60,4 +60,20 @@ std::string Page::per_round(const char* runs_key, const char* field, const std::
   return chart(std::move(c));
 }
 
+std::string Page::summary_chart(svg::Chart c, const std::string& series,
+                                const std::function<NamedSummaries(const json& result)>& of) {
+  for (const PageResult& r : results()) {
+    if (!r.setting.empty()) continue;
+    svg::Series s{name(r, series), {}, false};
+    for (const auto& [what, stat] : of(*r.j)) {
+      if (!std::isfinite(number_at(*stat, {"median"}))) continue;
+      c.x_names.push_back(name(r, what));
+      s.points.push_back({static_cast<double>(c.x_names.size() - 1), number_at(*stat, {"median"}),
+                          number_at(*stat, {"min"}), number_at(*stat, {"max"}), c.x_names.back()});
+    }
+    if (!s.points.empty()) c.series.push_back(std::move(s));
+  }
+  return c.series.empty() ? std::string() : chart(std::move(c));
+}
+
 }  // namespace tlscmp::render

@@ -5,7 +5,9 @@
 // page and each kind's section through the table of kinds; a kind draws its
 // charts (kinds/NAME/html.cpp) from its own keys of each result's JSON.
 
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "render/result_json.hpp"
@@ -37,6 +39,12 @@ class Page {
   // variant, named with its median over the runs that count.
   std::string per_round(const char* runs_key, const char* field, const std::string& title,
                         const std::string& y_title, bool y_log = false);
+  // A chart of summaries ({median, min, max}, as -J writes them): a series
+  // per result named `series`, a point with min–max bars for each summary
+  // `of` names in it that has a median; "" where none has.
+  using NamedSummaries = std::vector<std::pair<std::string, const json*>>;
+  std::string summary_chart(svg::Chart chart, const std::string& series,
+                            const std::function<NamedSummaries(const json& result)>& of);
 };
 
 }  // namespace tlscmp::render

@@ -17,25 +17,18 @@ std::string handshake_html_section(render::Page& page) {
   c.x_title = "variant";
   c.y_title = "handshake (µs)";
   c.y_log = true;
-  for (const render::PageResult& r : page.results()) {
-    if (!r.setting.empty()) continue;
-    svg::Series s{page.name(r, "handshake"), {}, false};
-    const auto add = [&](const std::string& what, const json& stat) {
-      if (!std::isfinite(number_at(stat, {"median"}))) return;
-      c.x_names.push_back(page.name(r, what));
-      s.points.push_back({static_cast<double>(c.x_names.size() - 1), number_at(stat, {"median"}),
-                          number_at(stat, {"min"}), number_at(stat, {"max"}), c.x_names.back()});
-    };
-    for (const json& group : list(*r.j, "groups")) {
-      add(str(group, "group") + " full", object(object(group, "full"), "handshake_us"));
-      add(str(group, "group") + " resumed", object(object(group, "resumed"), "handshake_us"));
+  const std::string chart = page.summary_chart(std::move(c), "handshake", [](const json& result) {
+    Page::NamedSummaries out;
+    for (const json& group : list(result, "groups")) {
+      out.emplace_back(str(group, "group") + " full", &object(object(group, "full"), "handshake_us"));
+      out.emplace_back(str(group, "group") + " resumed", &object(object(group, "resumed"), "handshake_us"));
     }
-    add("full", object(object(object(*r.j, "handshakes"), "full"), "handshake_us"));
-    add("resumed", object(object(object(*r.j, "handshakes"), "resumed"), "handshake_us"));
-    if (!s.points.empty()) c.series.push_back(std::move(s));
-  }
-  if (c.series.empty()) return {};
-  return R"(<section id="handshakes"><h2>Handshakes</h2>)" + page.chart(std::move(c)) + "</section>";
+    const json& handshakes = object(result, "handshakes");
+    out.emplace_back("full", &object(object(handshakes, "full"), "handshake_us"));
+    out.emplace_back("resumed", &object(object(handshakes, "resumed"), "handshake_us"));
+    return out;
+  });
+  return chart.empty() ? chart : R"(<section id="handshakes"><h2>Handshakes</h2>)" + chart + "</section>";
 }
 
 void handshake_html_headline(const nlohmann::json& j, std::vector<std::string>& sentences) {

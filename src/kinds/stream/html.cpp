@@ -122,19 +122,12 @@ std::string handshakes(render::Page& page) {
   c.x_title = "variant";
   c.y_title = "handshake (µs)";
   c.y_log = true;
-  for (const render::PageResult& r : page.results()) {
-    if (!r.setting.empty()) continue;
-    svg::Series s{page.name(r, "handshake"), {}, false};
-    for (const auto& [v, summary] : object(*r.j, "summary").items()) {
-      const json& stat = object(summary, "handshake_us");
-      if (!std::isfinite(number_at(stat, {"median"}))) continue;
-      c.x_names.push_back(page.name(r, v));
-      s.points.push_back({static_cast<double>(c.x_names.size() - 1), number_at(stat, {"median"}),
-                          number_at(stat, {"min"}), number_at(stat, {"max"}), c.x_names.back()});
-    }
-    if (!s.points.empty()) c.series.push_back(std::move(s));
-  }
-  return c.series.empty() ? std::string() : page.chart(std::move(c));
+  return page.summary_chart(std::move(c), "handshake", [](const json& result) {
+    render::Page::NamedSummaries out;
+    for (const auto& [v, summary] : object(result, "summary").items())
+      out.emplace_back(v, &object(summary, "handshake_us"));
+    return out;
+  });
 }
 
 }  // namespace stream_html
