@@ -22,7 +22,6 @@
 #include "app/sweep.hpp"
 #include "cli/options.hpp"
 #include "error.hpp"
-#include "kinds/stream/streams.hpp"
 #include "measure/clock.hpp"
 #include "report/compare.hpp"
 #include "report/html.hpp"
@@ -31,6 +30,7 @@
 #include "report/report.hpp"
 #include "report/sweep.hpp"
 #include "results/result_file.hpp"
+#include "transport/descriptors.hpp"
 
 namespace {
 
@@ -142,9 +142,9 @@ int run_sweep(const tlscmp::cli::SweepCommand& sweep) {
   std::unique_ptr<measure::TransferObserver> live;
   if (::isatty(STDERR_FILENO) != 0) {
     const session::ClientConfig& base = sweep.config.base;
-    live = std::make_unique<report::ProgressBar>(
-        stderr, base.test.stream.bytes * kinds::forward_streams(base.test.stream.bidir, base.test.streams),
-        static_cast<double>(base.test.duration().count()) / 1e3, base.test.rr.transactions);
+    live = std::make_unique<report::ProgressBar>(stderr, base.test.stream.bytes * base.test.forward_streams(),
+                                                 static_cast<double>(base.test.duration().count()) / 1e3,
+                                                 base.test.rr.transactions);
   }
   const std::vector<results::SweepPoint> points = app::run_sweep(sweep.config, live.get());
   print_stdout(report::render_sweep_markdown(points));
@@ -181,8 +181,7 @@ std::unique_ptr<tlscmp::measure::TransferObserver> live_view(const tlscmp::cli::
     } else if (::isatty(STDERR_FILENO) != 0) {
       // The bar follows the streams that go the test's way, added up.
       live = std::make_unique<report::ProgressBar>(
-          stderr,
-          config.test.stream.bytes * kinds::forward_streams(config.test.stream.bidir, config.test.streams),
+          stderr, config.test.stream.bytes * config.test.forward_streams(),
           static_cast<double>(config.test.duration().count()) / 1e3, config.test.rr.transactions);
     }
   }
@@ -291,6 +290,10 @@ int main(int argc, char** argv) {
   // A peer that vanishes must be an EPIPE error, never a fatal signal (OpenSSL
   // writes to the socket with write(2), which raises SIGPIPE).
   std::signal(SIGPIPE, SIG_IGN);
+  // A socket per connection: the server's --max-connections (held to the
+  // hard limit as it is parsed), a client's connectors, or both in one
+  // process with the embedded server; the default soft limit is often 1,024.
+  tlscmp::raise_descriptor_limit();
   try {
     return run(tlscmp::cli::parse_command_line(argc, argv));
   } catch (const tlscmp::UsageError& e) {

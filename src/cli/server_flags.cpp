@@ -1,6 +1,10 @@
 #include "cli/server_flags.hpp"
 
 #include <algorithm>
+#include <limits>
+
+#include "error.hpp"
+#include "transport/descriptors.hpp"
 
 namespace tlscmp::cli {
 
@@ -117,10 +121,21 @@ session::ServerConfig to_server_config(const ServerFlags& flags) {
   session::ServerConfig config = flags.config;
   config.max_clients_per_source =
       flags.max_clients_per_source > 0 ? flags.max_clients_per_source : std::max(1, config.max_clients / 4);
+  // A descriptor per connection, within what this process may open.
+  const std::uint64_t hard = descriptor_hard_limit();
+  const auto most = static_cast<int>(std::min<std::uint64_t>(
+      hard > kReservedDescriptors ? hard - kReservedDescriptors : 0, std::numeric_limits<int>::max()));
+  if (flags.max_connections > most) {
+    throw UsageError(fmt::format(
+        "--max-connections {}: the server holds a descriptor per connection, and this process may "
+        "open {} (its hard limit, ulimit -Hn), {} of them kept for the rest; give at most {}, or "
+        "raise the hard limit (LimitNOFILE= in the server's unit)",
+        flags.max_connections, hard, kReservedDescriptors, most));
+  }
   // More connections than tests at once: a test has a control connection
   // and its data connections, and strangers may knock meanwhile.
-  config.max_connections =
-      flags.max_connections > 0 ? flags.max_connections : std::max(512, 4 * config.max_clients);
+  config.max_connections = flags.max_connections > 0 ? flags.max_connections
+                                                     : std::min(std::max(512, 4 * config.max_clients), most);
   return config;
 }
 

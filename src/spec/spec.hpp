@@ -153,6 +153,9 @@ struct Test {
   std::chrono::milliseconds interval() const { return std::chrono::milliseconds(interval_ms); }
   double duration_s() const { return static_cast<double>(duration_ms) / 1e3; }
   double interval_s() const { return static_cast<double>(interval_ms) / 1e3; }
+  // How many of the streams go the test's way, as stream 0 does: all of
+  // them, or with --bidir the even-numbered ones.
+  std::uint32_t forward_streams() const { return stream.bidir ? (streams + 1) / 2 : streams; }
   bool operator==(const Test&) const = default;
 };
 

@@ -5,6 +5,7 @@
 
 #include "cli/options.hpp"
 #include "error.hpp"
+#include "transport/descriptors.hpp"
 
 using namespace tlscmp;
 
@@ -204,6 +205,28 @@ TEST_CASE("server flags") {
   CHECK(std::get<session::ServerConfig>(parse({"server"})).port == 5678);
   CHECK_THROWS_AS(parse({"server", "--cert", "a.pem"}), UsageError);  // --cert needs --key
   CHECK_THROWS_AS(parse({"server", "--key", "a.key"}), UsageError);
+}
+
+TEST_CASE("--max-connections is held to the descriptors this process may open") {
+  const std::uint64_t hard = descriptor_hard_limit();
+  if (hard < 2 * kReservedDescriptors) {
+    MESSAGE("skipped: this process may open only " << hard << " descriptors");
+    return;
+  }
+  const auto most = static_cast<int>(std::min<std::uint64_t>(hard - kReservedDescriptors, 100'000));
+  const auto s =
+      std::get<session::ServerConfig>(parse({"server", "--max-connections", std::to_string(most)}));
+  CHECK(s.max_connections == most);
+  // The default that follows from --max-clients stays within it.
+  const auto many = std::get<session::ServerConfig>(parse({"server", "--max-clients", "10000"}));
+  CHECK(many.max_connections <= most);
+  CHECK(many.max_connections >= std::min(most, 512));
+  if (hard - kReservedDescriptors < 100'000) {
+    CHECK_THROWS_WITH_AS(parse({"server", "--max-connections", "100000"}),
+                         doctest::Contains("the server holds a descriptor per connection"), UsageError);
+    CHECK_THROWS_WITH_AS(parse({"server", "--max-connections", "100000"}), doctest::Contains("ulimit -Hn"),
+                         UsageError);
+  }
 }
 
 TEST_CASE("certs flags") {

@@ -219,7 +219,7 @@ measure::StreamRun TestRun::run(measure::Environment& environment) {
     // The live view follows the streams that go the test's way, added up.
     const Role live_role =
         stream_role(test.test.stream.direction, test.test.stream.bidir, 0, /*server_side=*/false);
-    const std::uint32_t live_streams = forward_streams(test.test.stream.bidir, streams);
+    const std::uint32_t live_streams = test.test.forward_streams();
     std::optional<measure::JoinedObserver> joined;
     if (observer_ != nullptr && live_streams > 1) joined.emplace(*observer_, live_streams);
     for (std::uint32_t i = 0, live = 0; i < streams; ++i) {

@@ -28,10 +28,6 @@ Role stream_role(Direction direction, bool bidir, std::uint32_t index, bool serv
   return client_sends != server_side ? Role::sender : Role::receiver;
 }
 
-std::uint32_t forward_streams(bool bidir, std::uint32_t streams) {
-  return bidir ? (streams + 1) / 2 : streams;
-}
-
 std::vector<protocol::SideResult> run_streams(const std::vector<StreamWork>& work, int cpu) {
   std::vector<protocol::SideResult> results(work.size());
   std::vector<int> fds;

@@ -12,9 +12,6 @@ namespace tlscmp::kinds {
 // The role this side plays on stream `index`: the direction's, or with
 // --bidir the other one on odd-numbered streams.
 Role stream_role(Direction direction, bool bidir, std::uint32_t index, bool server_side);
-// How many of `streams` go the test's way, as stream 0 does: all of them, or
-// with --bidir the even-numbered ones.
-std::uint32_t forward_streams(bool bidir, std::uint32_t streams);
 
 struct StreamWork {
   Stream* stream = nullptr;
