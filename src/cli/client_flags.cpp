@@ -397,7 +397,7 @@ void add_kind_flags(CLI::App* cmd, ClientFlags& flags) {
   for (const kinds::KindSlice* kind : kinds::all_kinds()) {
     if (kind->add_flags == nullptr) continue;
     for (CLI::Option* option : kind->add_flags(*cmd, flags))
-      flags.kind_options.emplace_back(kind->kind, option);
+      flags.kind_options.push_back(option);
   }
 }
 
@@ -436,9 +436,8 @@ void apply_kind_flags(const ClientFlags& flags, session::ClientConfig& c) {
   if (kind.configure != nullptr)
     kind.configure({flags.bytes, flags.time_s, flags.length, repeat_count(flags), flags.mode}, c);
   kinds::refuse_unread(c.test);
-  for (const auto& [owner, option] : flags.kind_options) {
-    if (owner != c.test.kind) kinds::refuse_given(*option, owner, c.test);
-  }
+  for (const CLI::Option* option : flags.kind_options)
+    kinds::refuse_given(*option, c.test);
 }
 
 }  // namespace

@@ -4,7 +4,6 @@
 // checked. Internal to cli/.
 
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "cli/common_flags.hpp"
@@ -39,7 +38,7 @@ struct ClientFlags : kinds::KindFlags {
   bool window = false;       // -w gave both buffers
   // Each kind's own flags, as its entry added them: one given to a test of
   // another kind is refused by name.
-  std::vector<std::pair<TestKind, CLI::Option*>> kind_options;
+  std::vector<CLI::Option*> kind_options;
 };
 
 void add_client_command(CLI::App& app, ClientFlags& flags);

@@ -55,7 +55,6 @@ void add_tls_policy_flags(CLI::App* cmd, tls::Policy& policy, const char* whose)
       "Ask for kernel TLS; reported per direction, with a fallback to user space where the kernel has none");
 }
 
-// "64/16K": a request and a response size, each 1 byte to 1 GiB.
 std::string size_text(std::uint64_t bytes) {
   return bytes % 1024 == 0 ? fmt::format("{}K", bytes / 1024) : std::to_string(bytes);
 }

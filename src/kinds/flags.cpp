@@ -18,11 +18,10 @@ namespace {
 void refuse_unread(const spec::Test& test) {
   const std::optional<spec::Field> field = spec::unread_field(test);
   if (!field) return;
-  const std::optional<TestKind> owner = spec::kind_of(field->part);
-  if (owner) refuse_misplaced(field->flag, *owner, test.kind);
+  refuse_misplaced(field->flag, *spec::kind_of(field->part), test.kind);  // never the shared part
 }
 
-void refuse_given(const CLI::Option& option, TestKind owner, const spec::Test& test) {
+void refuse_given(const CLI::Option& option, const spec::Test& test) {
   if (option.count() == 0) return;
   std::optional<spec::Field> field;  // the field the flag sets, by any of its names
   for (const std::string& name : option.get_snames()) {
@@ -31,8 +30,9 @@ void refuse_given(const CLI::Option& option, TestKind owner, const spec::Test& t
   for (const std::string& name : option.get_lnames()) {
     if (!field) field = spec::field_of_flag("--" + name);
   }
+  // A field a kind does not read is of another kind's part: the shared part is read by every kind.
   if (field && !spec::reads(test.kind, field->part))
-    refuse_misplaced(field->flag, spec::kind_of(field->part).value_or(owner), test.kind);
+    refuse_misplaced(field->flag, *spec::kind_of(field->part), test.kind);
 }
 
 }  // namespace tlscmp::kinds

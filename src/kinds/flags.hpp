@@ -34,9 +34,9 @@ CLI::Option* add_size(CLI::App* cmd, const std::string& names, T& target, const 
 // ("-b is for datagram modes (--mode udp, dtls, both-udp); --rr takes ...").
 void refuse_unread(const spec::Test& test);
 
-// A flag of `owner`'s own, given to a test of another kind that does not
-// read the field it sets, even at its default value (--close reset without
-// --crr): the same line. Flags that ask for a kind, and set no field, pass.
-void refuse_given(const CLI::Option& option, TestKind owner, const spec::Test& test);
+// A kind's own flag, given to a test whose kind does not read the field it
+// sets, even at its default value (--close reset without --crr): the same
+// line. Flags that ask for a kind, and set no field, pass.
+void refuse_given(const CLI::Option& option, const spec::Test& test);
 
 }  // namespace tlscmp::kinds

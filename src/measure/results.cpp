@@ -72,19 +72,20 @@ std::optional<PairedRatio> paired(const std::vector<double>& ratios) {
 void compute_rr_statistics(const Comparison& comparison, RrResults& results) {
   results.stats.clear();
   const auto counts = [](const RrRun& run) { return !run.warmup && !run.partial && run.transactions > 0; };
-  const std::map<int, const RrRun*> tcp = baseline_by_round(comparison.parameters, results.runs, counts);
+  const std::map<int, const RrRun*> baseline_runs =
+      baseline_by_round(comparison.parameters, results.runs, counts);
   for (const std::string& variant : variant_order(comparison)) {
     std::vector<const RrRun*> runs;
     std::vector<double> tps, p50, p99;
     for (const RrRun& run : results.runs) {
       if (run.label() != variant || !counts(run)) continue;
       runs.push_back(&run);
-      const auto base = tcp.find(run.round);
-      if (base == tcp.end() || run.mode == base->second->mode) continue;
-      const RrRun& t = *base->second;
-      if (t.transactions_per_s() > 0) tps.push_back(run.transactions_per_s() / t.transactions_per_s());
-      if (t.latency.p50 > 0) p50.push_back(run.latency.p50 / t.latency.p50);
-      if (t.latency.p99 > 0) p99.push_back(run.latency.p99 / t.latency.p99);
+      const auto base = baseline_runs.find(run.round);
+      if (base == baseline_runs.end() || run.mode == base->second->mode) continue;
+      const RrRun& b = *base->second;
+      if (b.transactions_per_s() > 0) tps.push_back(run.transactions_per_s() / b.transactions_per_s());
+      if (b.latency.p50 > 0) p50.push_back(run.latency.p50 / b.latency.p50);
+      if (b.latency.p99 > 0) p99.push_back(run.latency.p99 / b.latency.p99);
     }
     if (runs.empty()) continue;
     RrStats stats;
@@ -111,7 +112,8 @@ void compute_rr_statistics(const Comparison& comparison, RrResults& results) {
 void compute_crr_statistics(const Comparison& comparison, CrrResults& results) {
   results.stats.clear();
   const auto counts = [](const CrrRun& run) { return !run.warmup && !run.partial && run.connections > 0; };
-  const std::map<int, const CrrRun*> tcp = baseline_by_round(comparison.parameters, results.runs, counts);
+  const std::map<int, const CrrRun*> baseline_runs =
+      baseline_by_round(comparison.parameters, results.runs, counts);
   for (const std::string& variant : variant_order(comparison)) {
     std::vector<const CrrRun*> runs;
     std::vector<double> rate, p50;
@@ -123,11 +125,11 @@ void compute_crr_statistics(const Comparison& comparison, CrrResults& results) {
       stats.resumed += run.resumed;
       stats.refused += run.refused;
       stats.failed += run.failed;
-      const auto base = tcp.find(run.round);
-      if (base == tcp.end() || run.mode == base->second->mode) continue;
-      const CrrRun& t = *base->second;
-      if (t.connections_per_s() > 0) rate.push_back(run.connections_per_s() / t.connections_per_s());
-      if (t.total.p50 > 0) p50.push_back(run.total.p50 / t.total.p50);
+      const auto base = baseline_runs.find(run.round);
+      if (base == baseline_runs.end() || run.mode == base->second->mode) continue;
+      const CrrRun& b = *base->second;
+      if (b.connections_per_s() > 0) rate.push_back(run.connections_per_s() / b.connections_per_s());
+      if (b.total.p50 > 0) p50.push_back(run.total.p50 / b.total.p50);
     }
     if (runs.empty()) continue;
     stats.variant = variant;

@@ -21,11 +21,8 @@ using svg::escape;
 
 // Results read as render/result_json.hpp reads them, as compare and merge do.
 constexpr auto num = render::number_at;
-using render::baseline_of;
-using render::count_of;
 using render::list;
 using render::object;
-using render::str;
 
 // The results a page draws: a client result is one, a sweep one per point.
 using Result = render::PageResult;
