@@ -33,6 +33,7 @@
 #include "measure/host.hpp"
 #include "measure/units.hpp"
 #include "session/control.hpp"
+#include "transport/descriptors.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 #include "version.hpp"
@@ -300,7 +301,7 @@ std::string Server::admit(const std::string& source, int fd, bool& budgeted) {
   };
   // A source whose running tests expect connections takes them within their
   // budget, not within the shared caps that every other host shares too.
-  budgeted = use.in_budget < use.budget;
+  budgeted = use.in_budget < use.budget + use.flow_budget;
   if (budgeted) {
     ++use.in_budget;
     count_in();
@@ -664,6 +665,10 @@ class Server::Side final : public session::ServerSide {
     return server_.pending_.open(std::move(sink));
   }
   void prepare_key_type(const std::string& key_type) override { server_.prepare_key_type(key_type); }
+  std::shared_ptr<void> reserve_flows(std::uint32_t count, std::string& busy) override {
+    return server_.reserve_flows(source_, count, busy);
+  }
+  const tls::Context& tls_context() const override { return server_.tls_; }
   const tls::DtlsContext* dtls() const override { return server_.dtls_ ? &*server_.dtls_ : nullptr; }
   LiveSocket register_live(int fd) override {
     auto live = std::make_shared<LiveFd>(server_, fd);
@@ -825,6 +830,40 @@ std::shared_ptr<void> Server::reserve_connections(const std::string& source, std
     auto it = sources_.find(source);
     it->second.budget -= count;
     reserved_ -= count;
+    forget_if_unused(it);
+  });
+}
+
+int Server::flows_room() const {
+  const std::uint64_t hard = descriptor_hard_limit();
+  const std::uint64_t kept = kReservedDescriptors + static_cast<std::uint64_t>(config_.max_connections);
+  return hard > kept ? static_cast<int>(std::min<std::uint64_t>(hard - kept, INT32_MAX)) : 0;
+}
+
+std::shared_ptr<void> Server::reserve_flows(const std::string& source, std::uint32_t asked, std::string& busy) {
+  const int count = static_cast<int>(asked);  // at most spec::kMaxFlows
+  std::lock_guard lock(mutex_);
+  if (count > config_.max_flows) {
+    busy = fmt::format(
+        "this server holds at most {} flows a test (--max-flows); ask for fewer, or raise --max-flows on the "
+        "server",
+        config_.max_flows);
+  } else if (flows_held_ + count > flows_room()) {
+    busy = fmt::format(
+        "server busy: the test needs {} flows, and running tests hold {} of the {} this server's open-file "
+        "limit leaves beside --max-connections; try again when one ends, or raise the server's limit "
+        "(ulimit -Hn, LimitNOFILE=)",
+        count, flows_held_, flows_room());
+  }
+  if (!busy.empty()) return nullptr;
+  SourceUse& use = sources_[source];
+  use.flow_budget += count;
+  flows_held_ += count;
+  return std::shared_ptr<void>(reinterpret_cast<void*>(1), [this, source, count](void*) {
+    std::lock_guard released(mutex_);
+    auto it = sources_.find(source);
+    it->second.flow_budget -= count;
+    flows_held_ -= count;
     forget_if_unused(it);
   });
 }

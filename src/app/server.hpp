@@ -175,6 +175,11 @@ class Server {
   std::shared_ptr<void> reserve_connections(const std::string& source, std::uint32_t count,
                                             std::string& busy);
   std::shared_ptr<void> reserve_memory(std::uint64_t bytes, std::string& busy);
+  // See session::ServerSide::reserve_flows.
+  std::shared_ptr<void> reserve_flows(const std::string& source, std::uint32_t count, std::string& busy);
+  // The flows all many-connection tests together may hold: the descriptors
+  // left beside --max-connections and a reserve.
+  int flows_room() const;
   // What one source address may hold of --max-connections.
   int connection_share() const;
 
@@ -200,6 +205,7 @@ class Server {
   int shared_connections_ = 0;     // connections counted in the shared caps (not in a budget)
   int reserved_ = 0;               // every source's budgets together
   std::uint64_t memory_held_ = 0;  // the buffers running tests reserved (--max-memory)
+  int flows_held_ = 0;             // the flows running many-connection tests reserved
   // What each source address holds, against its shares. A budget is room
   // that a source's running tests reserved for the connections they expect
   // (their data connections, a crr test's stream of connections): those
@@ -211,9 +217,11 @@ class Server {
     int connections = 0;  // its connections in the shared caps
     int tests = 0;        // its running tests
     int budget = 0;       // what its running tests reserved
+    int flow_budget = 0;  // what its many-connection tests reserved (not in --max-connections)
     int in_budget = 0;    // connections open within it now
     bool unused() const {
-      return setting_up == 0 && connections == 0 && tests == 0 && budget == 0 && in_budget == 0;
+      return setting_up == 0 && connections == 0 && tests == 0 && budget == 0 && flow_budget == 0 &&
+             in_budget == 0;
     }
   };
   std::map<std::string, SourceUse> sources_;

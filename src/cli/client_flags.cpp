@@ -433,8 +433,12 @@ void apply_shared_flags(const ClientFlags& flags, session::ClientConfig& c) {
 void apply_kind_flags(const ClientFlags& flags, session::ClientConfig& c) {
   const kinds::KindSlice& kind = kinds::slice_of(c.test.kind);
   apply_shared_flags(flags, c);
+  std::vector<TestKind> asked;
+  for (TestKind k : kAllKinds) {
+    if (flags.asked[static_cast<std::size_t>(k)]) asked.push_back(k);
+  }
   if (kind.configure != nullptr)
-    kind.configure({flags.bytes, flags.time_s, flags.length, repeat_count(flags), flags.mode}, c);
+    kind.configure({flags.bytes, flags.time_s, flags.length, repeat_count(flags), flags.mode, asked}, c);
   kinds::refuse_unread(c.test);
   for (const CLI::Option* option : flags.kind_options)
     kinds::refuse_given(*option, c.test);

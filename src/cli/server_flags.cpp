@@ -72,6 +72,11 @@ void add_cap_flags(CLI::App* cmd, ServerFlags& flags) {
                   "Connections served at once, a thread each; one source address may hold half (default: "
                   "4 x --max-clients, at least 512)")
       ->check(CLI::Range(16, 100'000));
+  cmd->add_option("--max-flows", config.max_flows,
+                  "Connections one many-connection test (client --flows) may hold, on event loops; all such "
+                  "tests together hold what the open-file limit leaves beside --max-connections")
+      ->check(CLI::Range(1, static_cast<int>(spec::kMaxFlows)))
+      ->capture_default_str();
   add_size(cmd, "--max-test-memory", config.max_test_memory, "--max-test-memory", 1, std::uint64_t{1} << 40,
            "Buffers one test may hold on the server (its streams' chunks and the messages they assemble); "
            "a test that needs more is refused")

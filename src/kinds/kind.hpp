@@ -48,6 +48,7 @@ struct SharedFlags {
   std::string length;  // -l; "" when not given
   int repeat = 0;      // --repeat N; 0: not given (or auto), the kind's default
   std::string mode;    // --mode as typed, for messages
+  std::vector<TestKind> asked;  // the kinds their flags asked for (--rr, --crr ...)
 };
 
 // A figure of a kind's runs, as compare and merge read it back from a

@@ -7,6 +7,7 @@
 
 #include "kinds/crr/crr.hpp"
 #include "kinds/datagram/datagram.hpp"
+#include "kinds/flows/flows.hpp"
 #include "kinds/handshake/handshake.hpp"
 #include "kinds/kind.hpp"
 #include "kinds/rr/rr.hpp"
@@ -16,8 +17,8 @@ namespace tlscmp::kinds {
 namespace {
 
 // In TestKind order.
-constexpr std::array<const KindSlice*, 5> kTable{&kStreamKind, &kHandshakeKind, &kDatagramKind, &kRrKind,
-                                                 &kCrrKind};
+constexpr std::array<const KindSlice*, 6> kTable{&kStreamKind, &kHandshakeKind, &kDatagramKind,
+                                                 &kRrKind,     &kCrrKind,       &kFlowsKind};
 
 }  // namespace
 

@@ -1,5 +1,6 @@
 #include "measure/cpu.hpp"
 
+#include <pthread.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -21,6 +22,14 @@ CpuTimes thread_cpu_times() {
 double thread_cpu_s() {
   timespec t{};
   if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0) return 0;
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+}
+
+double thread_cpu_s(unsigned long thread) {
+  clockid_t clock{};
+  timespec t{};
+  if (::pthread_getcpuclockid(static_cast<pthread_t>(thread), &clock) != 0 || ::clock_gettime(clock, &t) != 0)
+    return 0;
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
 }
 

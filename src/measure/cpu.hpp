@@ -14,6 +14,9 @@ CpuTimes thread_cpu_times();
 // to the nanosecond (CLOCK_THREAD_CPUTIME_ID). getrusage's figures lag by up
 // to a scheduler tick: fine over a transfer, useless over one short connection.
 double thread_cpu_s();
+// Another thread's CPU seconds so far (its pthread_t), user and system
+// together, exact as thread_cpu_s(); 0 where the clock cannot be read.
+double thread_cpu_s(unsigned long thread);
 
 inline CpuTimes operator-(const CpuTimes& a, const CpuTimes& b) {
   return {a.user_s - b.user_s, a.system_s - b.system_s};

@@ -66,6 +66,12 @@ std::vector<HeadlineRatio> headline_ratios(const Comparison& comparison) {
                        out.push_back({s.variant, r->ratio, r->ci});
                    }
                  },
+                 [&](const FlowsResults& flows) {
+                   for (const FlowsStats& s : flows.stats) {
+                     if (const auto& r = s.transactions_per_s_over_baseline)
+                       out.push_back({s.variant, r->ratio, r->ci});
+                   }
+                 },
                  [&](const CrrResults& crr) {
                    for (const CrrStats& s : crr.stats) {
                      if (const auto& r = s.connections_per_s_over_baseline)

@@ -162,7 +162,31 @@ json to_json(const TestRequest& m) {
   j["client_version"] = m.client_version;
   j["round"] = m.round;
   j["server_cpu"] = m.server_cpu >= 0 ? json(m.server_cpu) : json(nullptr);
+  if (m.release_buffers) j["release_buffers"] = true;
   return j;
+}
+
+json optional_value(const std::optional<std::uint64_t>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+json to_json(const FlowsResult& m) {
+  return {{"type", "flows_result"},
+          {"role", to_string(m.role)},
+          {"flows", m.flows},
+          {"failed", m.failed},
+          {"transactions", m.transactions},
+          {"elapsed_us", m.elapsed_us},
+          {"cpu_s", m.cpu_s},
+          {"establish_us", m.establish_us},
+          {"threads", m.threads},
+          {"rss_before", optional_value(m.memory.rss_before)},
+          {"rss_idle", optional_value(m.memory.rss_idle)},
+          {"rss_after", optional_value(m.memory.rss_after)},
+          {"tcp_pages_before", optional_value(m.memory.tcp_pages_before)},
+          {"tcp_pages_idle", optional_value(m.memory.tcp_pages_idle)},
+          {"tcp_pages_after", optional_value(m.memory.tcp_pages_after)},
+          {"error", m.error}};
 }
 
 json to_json(const TestAccept& m) {
@@ -480,6 +504,37 @@ TestRequest decode_test_request(const json& j) {
   m.round = static_cast<std::uint32_t>(get_uint_or(j, "round", 0, 0, 1'000'000));
   if (j.contains("server_cpu") && !j["server_cpu"].is_null())
     m.server_cpu = static_cast<int>(get_uint(j, "server_cpu", 0, kMaxCpu));
+  if (j.contains("release_buffers")) {
+    m.release_buffers = get_bool(j, "release_buffers");
+    if (m.release_buffers && (m.test.kind != TestKind::flows || m.mode != Mode::tls))
+      bad("'release_buffers' is for flows tests over tls");
+  }
+  return m;
+}
+
+std::optional<std::uint64_t> get_optional_uint(const json& j, const char* name, std::uint64_t max) {
+  if (!j.contains(name) || j[name].is_null()) return std::nullopt;
+  return get_uint(j, name, 0, max);
+}
+
+FlowsResult decode_flows_result(const json& j) {
+  constexpr std::uint64_t kMaxMemory = std::uint64_t{1} << 50;
+  FlowsResult m;
+  m.role = get_enum(j, "role", kRoles);
+  m.flows = get_uint(j, "flows", 0, spec::kMaxFlows);
+  m.failed = get_uint(j, "failed", 0, spec::kMaxFlows);
+  m.transactions = get_uint(j, "transactions", 0, kMaxTransactions);
+  m.elapsed_us = get_double(j, "elapsed_us", kMaxElapsedUs);
+  m.cpu_s = get_double(j, "cpu_s", kMaxElapsedUs / 1e6 * spec::kMaxFlowThreads);
+  m.establish_us = get_double(j, "establish_us", kMaxElapsedUs);
+  m.threads = static_cast<std::uint32_t>(get_uint(j, "threads", 0, spec::kMaxFlowThreads));
+  m.memory.rss_before = get_optional_uint(j, "rss_before", kMaxMemory);
+  m.memory.rss_idle = get_optional_uint(j, "rss_idle", kMaxMemory);
+  m.memory.rss_after = get_optional_uint(j, "rss_after", kMaxMemory);
+  m.memory.tcp_pages_before = get_optional_uint(j, "tcp_pages_before", kMaxMemory);
+  m.memory.tcp_pages_idle = get_optional_uint(j, "tcp_pages_idle", kMaxMemory);
+  m.memory.tcp_pages_after = get_optional_uint(j, "tcp_pages_after", kMaxMemory);
+  m.error = get_string(j, "error");
   return m;
 }
 
@@ -517,6 +572,7 @@ Message decode_object(const json& j) {
         static_cast<std::int64_t>(get_uint(j, "realtime_ns", 0, 16'725'225'600ull * 1'000'000'000ull))};
   }
   if (type == "datagram_result") return decode_datagram_result(j);
+  if (type == "flows_result") return decode_flows_result(j);
   if (type == "refusal") return Refusal{get_string(j, "reason")};
   if (type == "side_result") {
     SideResult m;
@@ -593,7 +649,8 @@ PreambleInfo parse_preamble(std::span<const std::byte, kPreambleBytes> bytes) {
   if (kind != static_cast<std::uint8_t>(ConnectionKind::control) &&
       kind != static_cast<std::uint8_t>(ConnectionKind::data) &&
       kind != static_cast<std::uint8_t>(ConnectionKind::handshake) &&
-      kind != static_cast<std::uint8_t>(ConnectionKind::crr)) {
+      kind != static_cast<std::uint8_t>(ConnectionKind::crr) &&
+      kind != static_cast<std::uint8_t>(ConnectionKind::flow)) {
     throw ProtocolError(fmt::format("unknown connection kind {:#04x}", kind));
   }
   return {static_cast<ConnectionKind>(kind), static_cast<std::uint8_t>(bytes[7])};

@@ -70,7 +70,10 @@ class ProtocolError : public Error {
 // control: parameters and results; data: one test's payload; handshake: one
 // connection of a handshake test, closed right after the handshake; crr: one
 // connection of a crr test, one request and one response, then closed.
-enum class ConnectionKind : std::uint8_t { control = 'C', data = 'D', handshake = 'H', crr = 'N' };
+// flow: a many-connection test's connection; its data header comes in the
+// clear, right after the preamble, and TLS (if any) after it, so that the
+// server hands the socket to an event loop before any handshake.
+enum class ConnectionKind : std::uint8_t { control = 'C', data = 'D', handshake = 'H', crr = 'N', flow = 'F' };
 
 using Cookie = std::array<std::byte, kCookieBytes>;
 using Preamble = std::array<std::byte, kPreambleBytes>;
@@ -92,6 +95,9 @@ struct TestRequest {
   std::uint32_t round = 0;     // the client's round (1-based), for the log; 0: not said (optional)
   // -A CLIENT,SERVER: the CPU the server pins its data threads to; -1: none (optional).
   int server_cpu = -1;
+  // flows over TLS, the tls-release variant: both ends set
+  // SSL_MODE_RELEASE_BUFFERS (optional).
+  bool release_buffers = false;
 };
 
 // server -> client: the test is accepted; open the data connection with this cookie.
@@ -173,6 +179,31 @@ struct SideResult {
   std::string error;  // empty, or why this side's part of the test failed
 };
 
+// The memory readings of a many-connection test on one side, each none
+// where /proc could not be read: this process's resident set and the
+// kernel's TCP pages, before the first flow, with every flow established and
+// idle, and after the traffic (flows still held).
+struct MemoryReadings {
+  std::optional<std::uint64_t> rss_before, rss_idle, rss_after;
+  std::optional<std::uint64_t> tcp_pages_before, tcp_pages_idle, tcp_pages_after;
+};
+
+// Either side -> the other at the end of a many-connection test (kind
+// flows): what this side's event loops did over every flow. The client
+// sends its own once its last transaction is done; the server answers.
+struct FlowsResult {
+  Role role = Role::sender;          // the client: sender (of requests); the server: receiver
+  std::uint64_t flows = 0;           // established on this side
+  std::uint64_t failed = 0;          // flows that failed on this side
+  std::uint64_t transactions = 0;    // client: responses taken in whole; server: responses sent
+  double elapsed_us = 0;             // this side's window of traffic
+  double cpu_s = 0;                  // its event loops' CPU in the window, user and system
+  double establish_us = 0;           // the first flow's connect (accept) to the last one established
+  std::uint32_t threads = 0;         // event loops on this side
+  MemoryReadings memory;
+  std::string error;  // empty, or why this side's part failed (the first flow's failure)
+};
+
 // One sender's datagrams in a datagram test, as one side counted them.
 struct SenderCount {
   std::uint32_t sender = 0;
@@ -226,7 +257,7 @@ inline std::string key_type_server_name(const std::string& key_type) {
 std::string rr_schedule_problem(double rate_tps, std::uint32_t streams);
 
 using Message = std::variant<TestRequest, TestAccept, Refusal, SideResult, Ready, DatagramResult,
-                             ClockRequest, ClockReply>;
+                             ClockRequest, ClockReply, FlowsResult>;
 
 // What a preamble says; the version may be another than ours.
 struct PreambleInfo {

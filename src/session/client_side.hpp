@@ -37,6 +37,7 @@ struct Variant {
   bool resume = false;    // crr: offer the connector's previous session
   std::string key_type;   // crr --compare-key-types: the server certificate's key type
   bool optional = false;  // left out with a note, not an error, where its trial handshake fails
+  bool release_buffers = false;  // flows: tls-release, SSL_MODE_RELEASE_BUFFERS at both ends
 };
 
 // One run of a variant: where it stands in the rounds, and what it runs with.

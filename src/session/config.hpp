@@ -57,6 +57,10 @@ struct ServerConfig {
   // all, and from one source address; more are turned away as busy.
   int max_pending = 256;
   int max_pending_per_source = 16;
+  // --max-flows: the connections one many-connection test (--flows) may
+  // hold. All such tests together hold no more than the descriptors the
+  // process may open, less --max-connections and a reserve.
+  int max_flows = 10'000;
   std::chrono::milliseconds preamble_timeout{2'000};  // a new connection's first byte, or it is closed
   std::string results_file;  // --results: a JSON line per test served, appended; "" for none
   // Caps on what one client may ask for; a test over a cap is refused with the reason.

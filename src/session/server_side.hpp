@@ -14,6 +14,7 @@
 #include "protocol/messages.hpp"
 #include "session/config.hpp"
 #include "session/pending_tests.hpp"
+#include "tls/context.hpp"
 #include "tls/dtls.hpp"
 
 namespace tlscmp::session {
@@ -62,6 +63,16 @@ class ServerSide {
   // protocol::key_type_server_name, signed by its issuer, once. Throws
   // tlscmp::Error saying why it cannot (no issuer, an unknown type).
   virtual void prepare_key_type(const std::string& key_type) = 0;
+  // Room for a many-connection test's `count` flows, for as long as the
+  // token lives: within --max-flows a test, and within what the server's
+  // descriptors hold beside --max-connections for all such tests together.
+  // Its client's connections are taken within this budget, not within the
+  // caps on connections being set up. Null, with `busy` saying why, where
+  // they do not fit.
+  virtual std::shared_ptr<void> reserve_flows(std::uint32_t count, std::string& busy) = 0;
+  // The server's TLS context, for a kind whose server half does its own
+  // handshakes (flows, on its event loops).
+  virtual const tls::Context& tls_context() const = 0;
   // The DTLS context, or null where this build has none.
   virtual const tls::DtlsContext* dtls() const = 0;
   virtual LiveSocket register_live(int fd) = 0;

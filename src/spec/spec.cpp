@@ -59,6 +59,8 @@ std::optional<TestKind> kind_of(Part part) {
       return TestKind::rr;
     case Part::crr:
       return TestKind::crr;
+    case Part::flows:
+      return TestKind::flows;
     case Part::shared:
       break;
   }
@@ -75,6 +77,10 @@ bool parse(const std::string& text, framing::Framing& value) {
 
 bool parse(const std::string& text, Close& value) {
   return parse_name(text, std::array{Close::reset, Close::fin}, value);
+}
+
+bool parse(const std::string& text, FlowWork& value) {
+  return parse_name(text, std::array{FlowWork::rr}, value);
 }
 
 }  // namespace tlscmp::spec

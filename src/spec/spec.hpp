@@ -25,10 +25,11 @@ namespace tlscmp {
 // part of spec::Test below holds its settings. A test request names its
 // kind, and nothing infers it from other fields.
 //   stream: bulk bytes (-n, -t, -P, --bidir); handshake: --handshakes and
-//   --compare-groups alone; datagram: --mode udp or dtls; rr: --rr; crr: --crr.
-enum class TestKind : std::uint8_t { stream, handshake, datagram, rr, crr };
+//   --compare-groups alone; datagram: --mode udp or dtls; rr: --rr; crr: --crr;
+//   flows: --flows N, many connections on a few event loops at each end.
+enum class TestKind : std::uint8_t { stream, handshake, datagram, rr, crr, flows };
 inline constexpr std::array kAllKinds{TestKind::stream, TestKind::handshake, TestKind::datagram, TestKind::rr,
-                                      TestKind::crr};
+                                      TestKind::crr,    TestKind::flows};
 
 inline const char* to_string(TestKind kind) {
   switch (kind) {
@@ -40,6 +41,8 @@ inline const char* to_string(TestKind kind) {
       return "rr";
     case TestKind::crr:
       return "crr";
+    case TestKind::flows:
+      return "flows";
     case TestKind::stream:
       break;
   }
@@ -68,7 +71,10 @@ inline constexpr std::uint64_t kMaxPackets = std::uint64_t{1} << 40;  // per sen
 inline constexpr std::uint64_t kMaxRateBps = std::uint64_t{1} << 50;  // bits per second, per sender
 inline constexpr std::uint64_t kMaxRrBytes = std::uint64_t{1} << 30;  // an rr request or response: 1 GiB
 inline constexpr std::uint64_t kMaxTransactions = std::uint64_t{1} << 40;
-inline constexpr double kMaxRateTps = 1e9;  // the wire's limit; the schedule's is protocol's kMinRrSpacingUs
+inline constexpr double kMaxRateTps = 1e9;
+// Connections of one many-connection test: a data header's index holds them.
+inline constexpr std::uint32_t kMaxFlows = 65'535;
+inline constexpr std::uint32_t kMaxFlowThreads = 1024;  // the wire's limit; the schedule's is protocol's kMinRrSpacingUs
 
 // How a crr client closes each connection: reset (SO_LINGER 0, no
 // TIME_WAIT) or fin (an orderly close; TIME_WAIT on the client).
@@ -131,6 +137,23 @@ struct Crr {
   bool operator==(const Crr&) const = default;
 };
 
+// What each flow of a many-connection test does: rr transactions, closed
+// loop, of the rr part's sizes.
+enum class FlowWork : std::uint8_t { rr };
+inline const char* to_string(FlowWork) {
+  return "rr";
+}
+
+// Many connections (kind flows): `flows` of them, held on `threads` event
+// loops at each end (0: each end one per CPU it may use), each doing `work`.
+struct Flows {
+  FlowWork work = FlowWork::rr;
+  std::uint32_t flows = 0;    // --flows N
+  std::uint32_t threads = 0;  // --threads T
+
+  bool operator==(const Flows&) const = default;
+};
+
 struct Test {
   TestKind kind = TestKind::stream;
   // Shared: each kind's checks say which of these it takes.
@@ -148,6 +171,7 @@ struct Test {
   Datagram datagram;
   Rr rr;
   Crr crr;
+  Flows flows;
 
   std::chrono::milliseconds duration() const { return std::chrono::milliseconds(duration_ms); }
   std::chrono::milliseconds interval() const { return std::chrono::milliseconds(interval_ms); }
@@ -160,7 +184,7 @@ struct Test {
 };
 
 // Which part of a test a field is in.
-enum class Part : std::uint8_t { shared, stream, handshake, datagram, rr, crr };
+enum class Part : std::uint8_t { shared, stream, handshake, datagram, rr, crr, flows };
 inline const char* to_string(Part part) {
   switch (part) {
     case Part::stream:
@@ -173,13 +197,16 @@ inline const char* to_string(Part part) {
       return "rr";
     case Part::crr:
       return "crr";
+    case Part::flows:
+      return "flows";
     case Part::shared:
       break;
   }
   return "shared";
 }
 
-// Whether a test of `kind` reads `part`: the shared part and its own; crr rr's too.
+// Whether a test of `kind` reads `part`: the shared part and its own; crr
+// and flows rr's too.
 inline bool reads(TestKind kind, Part part) {
   switch (part) {
     case Part::shared:
@@ -191,9 +218,11 @@ inline bool reads(TestKind kind, Part part) {
     case Part::datagram:
       return kind == TestKind::datagram;
     case Part::rr:
-      return is_request_response(kind);
+      return is_request_response(kind) || kind == TestKind::flows;
     case Part::crr:
       return kind == TestKind::crr;
+    case Part::flows:
+      return kind == TestKind::flows;
   }
   return false;
 }
@@ -251,6 +280,9 @@ void for_each_field_of(Visit&& visit, T&... t) {
   visit(Field{"rate_tps", "--rate", Part::rr, 0, kMaxRateTps}, t.rr.rate_tps...);
   visit(Field{"crr_close", "--close", Part::crr}, t.crr.close...);
   visit(Field{"compare_key_types", "--compare-key-types", Part::crr}, t.crr.compare_key_types...);
+  visit(Field{"flow_work", "--flows", Part::flows}, t.flows.work...);
+  visit(Field{"flows", "--flows", Part::flows, 1, n(kMaxFlows)}, t.flows.flows...);
+  visit(Field{"flow_threads", "--threads", Part::flows, 0, n(kMaxFlowThreads)}, t.flows.threads...);
 }
 
 // visit(field, value) for every field of `test`.
@@ -279,5 +311,6 @@ class Invalid : public std::runtime_error {
 bool parse(const std::string& text, Direction& value);
 bool parse(const std::string& text, framing::Framing& value);
 bool parse(const std::string& text, Close& value);
+bool parse(const std::string& text, FlowWork& value);
 
 }  // namespace tlscmp::spec

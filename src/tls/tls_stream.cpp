@@ -100,6 +100,14 @@ std::error_code TlsStream::handle_failure(int ret) {
   }
 }
 
+bool releases_buffers_always() {
+  return SSL_MODE_RELEASE_BUFFERS == 0;
+}
+
+void TlsStream::release_buffers() {
+  SSL_set_mode(ssl_, SSL_MODE_RELEASE_BUFFERS);
+}
+
 void TlsStream::count_hellos() {
   SSL_set_msg_callback(ssl_, watch_handshake);
 }

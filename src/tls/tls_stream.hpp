@@ -56,6 +56,10 @@ struct VerifyDetail {
   std::string not_after;
 };
 
+// Whether this TLS library releases idle connections' buffers whatever the
+// mode (BoringSSL), so that release_buffers() changes nothing.
+bool releases_buffers_always();
+
 // TLS over a TCP socket. OpenSSL reads and writes the socket directly (a
 // socket BIO): no memory BIO pair, no extra copy, as in the bare ceiling loop.
 class TlsStream final : public Stream {
@@ -101,6 +105,10 @@ class TlsStream final : public Stream {
   const char* resumed_by() const;
   std::uint64_t bytes_read() const;
   std::uint64_t bytes_written() const;
+  // SSL_MODE_RELEASE_BUFFERS: the read and write buffers go back to the
+  // allocator while idle (a connection held open and quiet costs less).
+  // BoringSSL does so always (releases_buffers_always()).
+  void release_buffers();
   // Sends close_notify without waiting for the peer's, and without TCP FIN.
   void send_close_notify(std::error_code& ec);
 

@@ -22,6 +22,8 @@ class TransportCategory final : public std::error_category {
         return "TLS error";
       case TransportErrc::not_connected:
         return "the connection is already shut down";
+      case TransportErrc::would_block:
+        return "the call would block";
       case TransportErrc::too_slow:
         return "too little moved to keep the connection (the minimum rate)";
     }

@@ -14,6 +14,7 @@ enum class TransportErrc {
   tls_failure,    // a TLS protocol error; the stream's error_detail() says which
   not_connected,  // the stream was already shut down
   too_slow,       // less moved in an idle timeout than the stream's minimum rate allows
+  would_block,    // event-loop phase: the call must wait; Stream::wanted_events() says for what
 };
 
 const std::error_category& transport_category();

@@ -188,8 +188,8 @@ SocketAddress local_socket_address(int fd) {
   return address;
 }
 
-UniqueFd connect_to(const SocketAddress& to, const SocketAddress* from, bool reset_on_close,
-                    Deadline deadline, std::error_code& ec, const char*& where) {
+UniqueFd start_connect(const SocketAddress& to, const SocketAddress* from, bool reset_on_close,
+                       std::error_code& ec, const char*& where) {
   const auto fail = [&](const char* call, int error) {
     ec = {error, std::system_category()};
     where = call;
@@ -208,17 +208,26 @@ UniqueFd connect_to(const SocketAddress& to, const SocketAddress* from, bool res
     if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&from->storage), from->length) != 0)
       return fail("bind", errno);
   }
-  if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&to.storage), to.length) == 0) return fd;
-  if (errno != EINPROGRESS) return fail("connect", errno);
-  if (const std::error_code waited = wait_fd(fd.get(), POLLOUT, deadline)) {
-    ec = waited;
-    where = "connect";
-    return UniqueFd();
+  if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&to.storage), to.length) != 0 &&
+      errno != EINPROGRESS) {
+    return fail("connect", errno);
   }
+  return fd;
+}
+
+std::error_code connect_result(int fd) {
   int error = 0;
   socklen_t length = sizeof error;
-  ::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &error, &length);
-  if (error != 0) return fail("connect", error);
+  if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) != 0) error = errno;
+  return error != 0 ? std::error_code(error, std::system_category()) : std::error_code();
+}
+
+UniqueFd connect_to(const SocketAddress& to, const SocketAddress* from, bool reset_on_close,
+                    Deadline deadline, std::error_code& ec, const char*& where) {
+  UniqueFd fd = start_connect(to, from, reset_on_close, ec, where);
+  if (!fd.valid()) return fd;
+  where = "connect";
+  if ((ec = wait_fd(fd.get(), POLLOUT, deadline)) || (ec = connect_result(fd.get()))) return UniqueFd();
   return fd;
 }
 

@@ -38,6 +38,12 @@ SocketAddress local_socket_address(int fd);
 // the call that failed ("socket", "connect").
 UniqueFd connect_to(const SocketAddress& to, const SocketAddress* from, bool reset_on_close,
                     Deadline deadline, std::error_code& ec, const char*& where);
+// connect_to without the wait: the socket with its connect under way (or
+// done); an event loop waits for POLLOUT and reads connect_result().
+UniqueFd start_connect(const SocketAddress& to, const SocketAddress* from, bool reset_on_close,
+                       std::error_code& ec, const char*& where);
+// The outcome of a non-blocking connect once the socket is writable: {} or why it failed.
+std::error_code connect_result(int fd);
 
 // Waits with poll(2) until `fd` has `events` or the deadline passes.
 std::error_code wait_fd(int fd, short events, Deadline deadline);

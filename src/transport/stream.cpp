@@ -66,7 +66,17 @@ std::error_code Stream::enter_transfer_phase(std::chrono::milliseconds idle, std
   return {};
 }
 
+void Stream::enter_event_loop_phase() {
+  set_nonblocking(fd_.get(), true);
+  transfer_phase_ = false;
+  event_loop_ = true;
+}
+
 std::error_code Stream::wait_ready(short events) {
+  if (event_loop_) {
+    wanted_events_ = events;
+    return TransportErrc::would_block;
+  }
   if (transfer_phase_) {
     if (min_rate_ > 0 && !window_moved_enough(steady_ns())) return TransportErrc::too_slow;
     return ++stalled_ticks_ < idle_ticks_ ? std::error_code{} : TransportErrc::timeout;

@@ -67,6 +67,16 @@ class Stream {
   // that are not the peer's doing (between request/response transactions).
   void restart_rate_window();
 
+  // The event-loop phase: the socket stays non-blocking, and a call that
+  // would block fails at once with TransportErrc::would_block;
+  // wanted_events() then says what it waits for (POLLIN or POLLOUT: TLS
+  // may need to write in order to read). The caller's epoll set waits.
+  void enter_event_loop_phase();
+  short wanted_events() const { return wanted_events_; }
+  // The socket, which the stream no longer owns (a connection handed on
+  // before anything of it was read through the stream's buffers: TCP only).
+  UniqueFd release_socket() { return std::move(fd_); }
+
   // For TransportErrc::tls_failure: what the TLS library said. Empty otherwise.
   const std::string& error_detail() const { return error_detail_; }
   int native_handle() const { return fd_.get(); }
@@ -89,6 +99,8 @@ class Stream {
 
  private:
   bool transfer_phase_ = false;
+  bool event_loop_ = false;
+  short wanted_events_ = 0;
   Deadline deadline_ = Deadline::never();
   // Counts `n` bytes in the window and, every so many calls, checks the rate.
   bool rate_holds(std::size_t n);

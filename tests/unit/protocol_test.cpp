@@ -454,3 +454,49 @@ TEST_CASE("a side result from a peer without facts has none, and one with them k
   CHECK(with.facts.main_cpu() == 1);
   CHECK(with.facts.pinned_cpu == 1);
 }
+
+TEST_CASE("a flows result survives encoding and decoding, a missing memory reading as none") {
+  FlowsResult flows;
+  flows.role = Role::receiver;
+  flows.flows = 1000;
+  flows.failed = 2;
+  flows.transactions = 123456;
+  flows.elapsed_us = 2e6;
+  flows.cpu_s = 1.5;
+  flows.establish_us = 650000;
+  flows.threads = 2;
+  flows.memory.rss_before = 10 << 20;
+  flows.memory.rss_idle = 60 << 20;
+  flows.memory.tcp_pages_after = 12;
+  flows.error = "flow 7: nothing moved";
+  const FlowsResult f = round_trip(flows);
+  CHECK(f.role == Role::receiver);
+  CHECK(f.flows == 1000);
+  CHECK(f.failed == 2);
+  CHECK(f.transactions == 123456);
+  CHECK(f.cpu_s == doctest::Approx(1.5));
+  CHECK(f.establish_us == doctest::Approx(650000));
+  CHECK(f.threads == 2);
+  CHECK(f.memory.rss_before == std::uint64_t{10} << 20);
+  CHECK(f.memory.rss_idle == std::uint64_t{60} << 20);
+  CHECK_FALSE(f.memory.rss_after);
+  CHECK_FALSE(f.memory.tcp_pages_before);
+  CHECK(f.memory.tcp_pages_after == 12);
+  CHECK(f.error == "flow 7: nothing moved");
+
+  TestRequest request;
+  request.mode = Mode::tls;
+  request.test.kind = TestKind::flows;
+  request.test.rr = {1, 1, 0, 0};
+  request.test.duration_ms = 1000;
+  request.test.flows = {spec::FlowWork::rr, 100, 2};
+  request.release_buffers = true;
+  const TestRequest r = round_trip(request);
+  CHECK(r.release_buffers);
+  CHECK(r.test.flows.flows == 100);
+  CHECK(r.test.flows.threads == 2);
+  request.mode = Mode::tcp;
+  const std::vector<std::byte> frame = encode(request);
+  CHECK_THROWS_WITH_AS(decode(std::span(frame).subspan(kFrameHeaderBytes)),
+                       "bad control message: 'release_buffers' is for flows tests over tls", ProtocolError);
+}

@@ -1,0 +1,260 @@
+// The client half of a many-connection test (see kinds/flows/flows.hpp).
+
+#include <poll.h>
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+#include "kinds/data_connections.hpp"
+#include "kinds/flows/flows.hpp"
+#include "kinds/flows/loop.hpp"
+#include "measure/clock.hpp"
+#include "measure/memory.hpp"
+#include "session/control.hpp"
+#include "session/interrupt.hpp"
+#include "transport/errors.hpp"
+#include "transport/socket.hpp"
+
+namespace tlscmp::kinds {
+namespace {
+
+constexpr std::chrono::milliseconds kPoll{10};
+
+using Loops = std::vector<std::unique_ptr<FlowLoop>>;
+
+template <typename Count>
+std::uint64_t sum(const Loops& loops, Count count) {
+  std::uint64_t total = 0;
+  for (const auto& loop : loops)
+    total += count(*loop);
+  return total;
+}
+
+double loops_cpu_s(const Loops& loops) {
+  double total = 0;
+  for (const auto& loop : loops)
+    total += loop->cpu_s();
+  return total;
+}
+
+// Whatever the server said on the control connection while the flows ran
+// ends the run: a refusal, or its result with an error.
+[[noreturn]] void server_spoke(Stream& control) {
+  const protocol::Message message = session::receive_message(control, "the server's result");
+  if (const auto* refusal = std::get_if<protocol::Refusal>(&message)) throw Error(refusal->reason);
+  if (const auto* theirs = std::get_if<protocol::FlowsResult>(&message); theirs && !theirs->error.empty())
+    throw Error("server: " + theirs->error);
+  throw protocol::ProtocolError("the server spoke before the flows were done");
+}
+
+// Waits until `done` holds, watching the control connection and Ctrl-C;
+// false when interrupted.
+template <typename Done>
+bool wait_for(Stream& control, session::InterruptWatch& interrupt, Done done) {
+  while (!done()) {
+    if (interrupt.interrupted()) return false;
+    if (wait_fd(control.native_handle(), POLLIN, Deadline::after(kPoll)) != TransportErrc::timeout)
+      server_spoke(control);
+  }
+  return true;
+}
+
+FlowPlan client_plan(const session::ClientConfig& config, const session::Variant& variant,
+                     const protocol::TestAccept& accept, const Stream& control) {
+  FlowPlan plan;
+  plan.client = true;
+  plan.request_bytes = config.test.rr.request_bytes;
+  plan.response_bytes = config.test.rr.response_bytes;
+  plan.tls = variant.tls ? &*variant.tls : nullptr;
+  plan.host = config.host.empty() ? "localhost" : config.host;
+  plan.release_buffers = variant.release_buffers;
+  plan.record_size = config.test.record_size;
+  plan.sndbuf_bytes = config.test.sndbuf_bytes;
+  plan.rcvbuf_bytes = config.test.rcvbuf_bytes;
+  plan.connect_timeout = config.timeouts.connect;
+  plan.handshake_timeout = config.timeouts.handshake;
+  plan.idle_timeout = config.timeouts.idle;
+  plan.server = peer_socket_address(control.native_handle());
+  if (!config.bind_address.empty()) plan.source = local_socket_address(control.native_handle());
+  plan.cookie = accept.cookie;
+  plan.quota = config.test.rr.transactions;
+  return plan;
+}
+
+Loops start_loops(const FlowPlan& plan, const spec::Test& test) {
+  const std::uint32_t threads = flow_threads(test);
+  Loops loops;
+  for (std::uint32_t t = 0; t < threads; ++t)
+    loops.push_back(std::make_unique<FlowLoop>(plan));
+  for (std::uint32_t i = 0; i < test.flows.flows; ++i)
+    loops[i % threads]->assign(i, plan.quota > 0 ? share(plan.quota, test.flows.flows, i) : 0);
+  for (const auto& loop : loops)
+    loop->start();
+  return loops;
+}
+
+// Every flow's transactions, their spread and Jain's index; the windows.
+void aggregate(const std::vector<LoopTally>& tallies, measure::FlowsRun& run, std::string& first_failure) {
+  std::vector<double> per_flow;
+  std::int64_t first_start = INT64_MAX, last_established = 0, first_request = INT64_MAX, last_response = 0;
+  measure::LatencyHistogram latency;
+  for (const LoopTally& t : tallies) {
+    for (const auto& [index, count] : t.transactions)
+      per_flow.push_back(static_cast<double>(count));
+    first_start = std::min(first_start, t.first_start_ns);
+    last_established = std::max(last_established, t.last_established_ns);
+    first_request = std::min(first_request, t.first_request_ns);
+    last_response = std::max(last_response, t.last_response_ns);
+    latency += t.latency;
+    if (first_failure.empty()) first_failure = t.first_failure;
+    if (run.tls.version.empty()) run.tls = t.tls;
+  }
+  double total = 0, squares = 0;
+  for (double x : per_flow) {
+    total += x;
+    squares += x * x;
+  }
+  run.transactions = static_cast<std::uint64_t>(total);
+  std::sort(per_flow.begin(), per_flow.end());
+  if (!per_flow.empty()) {
+    run.flow_min = per_flow.front();
+    run.flow_max = per_flow.back();
+    run.flow_p50 = per_flow[(per_flow.size() - 1) / 2];
+    run.fairness = squares > 0 ? total * total / (static_cast<double>(per_flow.size()) * squares) : 0;
+  }
+  run.establish_us = last_established > first_start ? measure::ns_to_us(last_established - first_start) : 0;
+  run.elapsed_us = last_response > first_request ? measure::ns_to_us(last_response - first_request) : 0;
+  run.latency = latency.summary();
+}
+
+measure::MemoryReading reading(const std::optional<std::uint64_t>& rss, const std::optional<std::uint64_t>& tcp) {
+  return {rss, tcp};
+}
+
+measure::FlowsMemory memory_per_flow(const protocol::MemoryReadings& m, std::uint64_t flows) {
+  const measure::MemoryReading before = reading(m.rss_before, m.tcp_pages_before);
+  const measure::PerConnection idle = measure::per_connection(before, reading(m.rss_idle, m.tcp_pages_idle), flows);
+  const measure::PerConnection after =
+      measure::per_connection(before, reading(m.rss_after, m.tcp_pages_after), flows);
+  return {idle.rss_bytes, after.rss_bytes, idle.tcp_bytes, after.tcp_bytes};
+}
+
+protocol::MemoryReadings readings(const measure::MemoryReading& before, const measure::MemoryReading& idle,
+                                  const measure::MemoryReading& after) {
+  return {before.rss_bytes,        idle.rss_bytes,        after.rss_bytes,
+          before.tcp_memory_pages, idle.tcp_memory_pages, after.tcp_memory_pages};
+}
+
+// The server's account against this side's: its error first, then its
+// count of answered requests, which a closed loop makes equal to ours.
+void judge_server(const protocol::FlowsResult& theirs, const measure::FlowsRun& run, std::uint64_t failed) {
+  if (!theirs.error.empty() && failed == 0) throw Error("server: " + theirs.error);
+  if (theirs.role != Role::receiver) throw protocol::ProtocolError("the server's result is not a server's");
+  if (failed == 0 && theirs.failed == 0 && theirs.transactions != run.transactions) {
+    throw Error(fmt::format("the server answered {} requests and this side took {} responses", theirs.transactions,
+                            run.transactions));
+  }
+}
+
+// Every flow established, or the run fails naming the first that was not;
+// false when interrupted.
+bool establish(Stream& control, session::InterruptWatch& interrupt, Loops& loops, std::uint32_t n) {
+  const auto all_in = [&] {
+    return sum(loops, [](const FlowLoop& l) { return l.established() + l.failed(); }) >= n;
+  };
+  if (!wait_for(control, interrupt, all_in)) return false;
+  const std::uint64_t failed = sum(loops, [](const FlowLoop& l) { return l.failed(); });
+  if (failed == 0) return true;
+  std::string first;
+  for (auto& loop : loops) {
+    loop->stop();
+    if (first.empty()) first = loop->tally().first_failure;
+  }
+  throw Error(fmt::format("{} of {} flows could not be established; {}", failed, n, first));
+}
+
+// The traffic, from every loop's go to every flow's last response; the
+// client's CPU and figures into `run`; false when interrupted.
+bool make_traffic(Stream& control, const session::ClientRun& where, Loops& loops, measure::FlowsRun& run) {
+  const double cpu_before = loops_cpu_s(loops);
+  const std::int64_t duration_ns = static_cast<std::int64_t>(where.target.test.duration_ms) * 1'000'000;
+  const std::int64_t end_ns = duration_ns > 0 ? measure::now_ns() + duration_ns : 0;
+  for (const auto& loop : loops)
+    loop->begin(end_ns);
+  const bool whole = wait_for(control, where.interrupt, [&] {
+    return sum(loops, [](const FlowLoop& l) { return l.finished(); }) >= run.flows;
+  });
+  run.client.cpu_user_s = loops_cpu_s(loops) - cpu_before;
+  return whole;
+}
+
+// After the traffic, the flows still held: this side's figures, then both sides' results.
+void finish_run(Stream& control, const session::ClientConfig& config, Loops& loops, measure::FlowsRun& run,
+                const measure::MemoryReading& before, const measure::MemoryReading& idle, std::string& first_failure) {
+  const measure::MemoryReading after = measure::read_memory();
+  std::vector<LoopTally> tallies;
+  for (auto& loop : loops) {
+    loop->stop();
+    tallies.push_back(loop->tally());
+  }
+  aggregate(tallies, run, first_failure);
+  run.client.window_us = run.elapsed_us;
+  run.failed_flows = sum(loops, [](const FlowLoop& l) { return l.failed(); });
+  run.first_failure = first_failure;
+  if (run.partial) return;
+  const protocol::FlowsResult mine{Role::sender,        run.flows,          run.failed_flows,
+                                   run.transactions,    run.elapsed_us,     run.client.cpu_user_s,
+                                   run.establish_us,    run.client_threads, readings(before, idle, after),
+                                   first_failure};
+  control.set_deadline(Deadline::after(config.timeouts.control));
+  session::send_message(control, mine, "the client's result");
+  const auto theirs = session::receive<protocol::FlowsResult>(control, "the server's result");
+  judge_server(theirs, run, run.failed_flows);
+  run.server.cpu_user_s = theirs.cpu_s;
+  run.server.window_us = theirs.elapsed_us;
+  run.server_threads = theirs.threads;
+  run.client_memory = memory_per_flow(mine.memory, run.flows);
+  run.server_memory = memory_per_flow(theirs.memory, run.flows);
+}
+
+}  // namespace
+
+measure::FlowsRun run_flows_test(const session::ClientRun& where, const session::Variant& variant,
+                                 measure::Environment& environment) {
+  const session::ClientConfig& config = where.target;
+  TcpStream control(connect_tcp(config.host, config.port, Deadline::after(config.timeouts.connect),
+                                config.bind_address));
+  const session::InterruptWatch::Guard control_guard(where.interrupt, control.native_handle());
+  protocol::TestRequest request = session::test_request(config, variant.mode);
+  request.round = static_cast<std::uint32_t>(where.round);
+  request.release_buffers = variant.release_buffers;
+  measure::release_free_memory();
+  const measure::MemoryReading before = measure::read_memory();
+  const protocol::TestAccept accept = session::start_test(control, request, config.timeouts, environment);
+
+  measure::FlowsRun run;
+  run.mode = variant.mode;
+  run.release_buffers = variant.release_buffers;
+  run.flows = config.test.flows.flows;
+  Loops loops = start_loops(client_plan(config, variant, accept, control), config.test);
+  run.client_threads = static_cast<std::uint32_t>(loops.size());
+  if (!establish(control, where.interrupt, loops, run.flows)) {
+    run.partial = true;
+    return run;
+  }
+  control.set_deadline(Deadline::after(config.timeouts.control + config.timeouts.handshake));
+  session::send_message(control, protocol::Ready{}, "the flows' readiness");
+  session::receive<protocol::Ready>(control, "the server's readiness");
+  const measure::MemoryReading idle = measure::read_memory();
+  std::string first_failure;
+  run.partial = !make_traffic(control, where, loops, run);
+  finish_run(control, config, loops, run, before, idle, first_failure);
+  if (run.partial) return run;
+  loops.clear();  // every flow closes before the control connection does
+  session::await_close(control, config.timeouts.control);
+  return run;
+}
+
+}  // namespace tlscmp::kinds

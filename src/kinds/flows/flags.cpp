@@ -1,0 +1,89 @@
+// The flows kind's client flags (--flows N, which asks for it, and
+// --threads T), and what a flows test makes of the flags every kind shares:
+// its flows make --rr transactions, -n in all or for -t (10 s unless given).
+
+#include <fmt/format.h>
+#include <algorithm>
+
+#include "kinds/flags.hpp"
+#include "kinds/flows/flows.hpp"
+#include "kinds/rr/rr.hpp"
+#include "measure/host.hpp"
+#include "transport/descriptors.hpp"
+
+namespace tlscmp::kinds {
+namespace {
+
+// Both ends hold a descriptor per flow; the embedded server's are this process's too.
+void refuse_beyond_descriptors(const session::ClientConfig& c) {
+  const std::uint64_t flows = c.test.flows.flows;
+  const bool embedded = c.host.empty();
+  const std::uint64_t needed = (embedded ? 2 : 1) * flows + kReservedDescriptors;
+  const std::uint64_t hard = descriptor_hard_limit();
+  if (needed <= hard) return;
+  throw UsageError(fmt::format(
+      "--flows {}: this process may open {} files (its hard limit, ulimit -Hn), and {} flows need {}{}; give "
+      "at most {}{}, or raise the hard limit (ulimit -Hn as root, LimitNOFILE=)",
+      flows, hard, flows, needed,
+      embedded ? " (the embedded server holds the other end of each in this process too)" : "",
+      hard > kReservedDescriptors ? (hard - kReservedDescriptors) / (embedded ? 2 : 1) : 0,
+      embedded ? ", run the server apart" : ""));
+}
+
+}  // namespace
+
+std::vector<CLI::Option*> add_flows_flags(CLI::App& cmd, KindFlags& flags) {
+  spec::Flows& f = flags.test.flows;
+  return {
+      cmd.add_option_function<std::string>(
+             "--flows",
+             [&flags, &f](const std::string& text) {
+               f.flows = static_cast<std::uint32_t>(
+                   spec::parse_count(text, "--flows", 1, spec::kMaxFlows, "connections"));
+               flags.ask(TestKind::flows);
+             },
+             "Instead of -P threads: N connections held on --threads event loops at each end, each "
+             "making --rr transactions; reports transactions/s, CPU per transaction and memory per "
+             "connection on each side")
+          ->type_name("N"),
+      cmd.add_option("--threads", f.threads,
+                     "With --flows: event loops at each end (default: one per CPU each end may use)")
+          ->check(CLI::Range(1u, spec::kMaxFlowThreads))
+          ->type_name("T"),
+  };
+}
+
+void configure_flows(const SharedFlags& flags, session::ClientConfig& c) {
+  const auto asked = [&](TestKind kind) {
+    return std::find(flags.asked.begin(), flags.asked.end(), kind) != flags.asked.end();
+  };
+  if (asked(TestKind::crr) || asked(TestKind::handshake))
+    throw UsageError(fmt::format("--flows runs --rr transactions on each flow; leave {} out",
+                                 asked(TestKind::crr) ? "--crr" : "--handshakes"));
+  if (!asked(TestKind::rr))
+    throw UsageError("--flows needs --rr REQ/RESP: what each flow does (--flows 1000 --rr 1/1)");
+  const auto refuse = [](const char* flag, const char* why) {
+    throw UsageError(fmt::format("{} {}; {}", flag, why, kFlowsKind.takes));
+  };
+  if (c.test.streams != 1) refuse("-P", "is a thread per connection, and --flows holds its on event loops");
+  if (!flags.length.empty()) refuse("-l", "is for bulk runs");
+  if (c.test.stream.no_delay) refuse("-N", "does nothing here: flows always set TCP_NODELAY");
+  if (c.test.compare_groups) refuse("--compare-groups", "is for handshake and crr tests");
+  if (c.test.rr.rate_tps > 0) refuse("--rate", "is for --rr on -P connections; flows run closed loop");
+  if (c.test.verify) refuse("--verify", "is for -P connections");
+  if (c.test.interval_ms > 0) refuse("-i", "is for -P connections");
+  configure_rr_transactions(flags, c, "transactions");
+  if (c.test.rr.transactions != 0 && c.test.rr.transactions < c.test.flows.flows) {
+    throw UsageError(fmt::format("-n {}: fewer transactions than flows (--flows {}); each makes one at least",
+                                 c.test.rr.transactions, c.test.flows.flows));
+  }
+  refuse_beyond_descriptors(c);
+}
+
+std::uint32_t flow_threads(const spec::Test& test) {
+  const std::uint32_t cpus = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(measure::allowed_cpus().size()));
+  return std::clamp<std::uint32_t>(test.flows.threads > 0 ? test.flows.threads : cpus, 1,
+                                   std::max<std::uint32_t>(1, test.flows.flows));
+}
+
+}  // namespace tlscmp::kinds

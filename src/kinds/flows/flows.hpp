@@ -1,0 +1,73 @@
+#pragma once
+
+// Many connections (--flows N [--threads T]): N connections held on T event
+// loops at each end (kinds/flows/loop.hpp), no thread per connection, as
+// neper's -F flows over -T threads and h2load's -c clients over -t threads.
+// What TLS costs a server that holds thousands of connections: transactions
+// a second, CPU per transaction and memory per connection on each side.
+//
+//   client                                   server
+//   test_request (flows, threads, rr sizes) ->
+//                <------------------------- test_accept (cookie)
+//   N flows, each: connect, preamble 'F' and data header (cookie, index) in
+//   the clear, then TLS on the server's loop; at most 64 a loop connecting
+//   at once; the whole establishment timed on its own
+//   ready (all established) ---------------->
+//                <------------------------- ready (the server read its idle memory)
+//   closed-loop transactions on every flow, -n in all or for -t
+//   flows_result (the client's) ------------>
+//                <------------------------- flows_result (the server's)
+//   both close every flow
+//
+// Each side reads its memory (process RSS, the kernel's TCP pages) before
+// the first flow, with every flow established and idle, and after the
+// traffic; the run reports the growth per connection.
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "kinds/kind.hpp"
+#include "measure/results.hpp"
+#include "protocol/messages.hpp"
+#include "session/client_side.hpp"
+#include "session/pending_tests.hpp"
+#include "session/server_side.hpp"
+#include "transport/stream.hpp"
+
+namespace tlscmp::kinds {
+
+// Client: one run of a variant (tcp, tls, tls-release). Throws tlscmp::Error
+// naming what failed; a flow that failed during the traffic is counted in
+// the run and named in a note, not an error.
+measure::FlowsRun run_flows_test(const session::ClientRun& run, const session::Variant& variant,
+                                 measure::Environment& environment);
+
+// Server: one test whose request passed the caps; returns the line to log.
+std::string serve_flows_test(Stream& control, const protocol::TestRequest& request, session::ServerSide& side);
+// Server: a flow connection, after its preamble: reads its data header and
+// hands the socket to its test's event loop.
+void serve_flow_connection(Stream& stream, session::PendingTests& pending, double& cpu_mark);
+
+// What a flows test needs of its parts; throws spec::Invalid naming the flag.
+void check_flows_test(const spec::Test& test, Mode mode);
+
+// The event loops an end runs: T, or one per CPU it may use; no more than the flows.
+std::uint32_t flow_threads(const spec::Test& test);
+
+// Client flags (flags.cpp): --flows, which asks for the kind, and --threads.
+std::vector<CLI::Option*> add_flows_flags(CLI::App& command, KindFlags& flags);
+void configure_flows(const SharedFlags& flags, session::ClientConfig& config);
+
+// Reports (report.cpp).
+std::string render_flows_header(const measure::TestParameters& parameters);
+std::string render_flows_runs(const measure::Comparison& comparison);
+std::string render_flows_headline(const measure::Comparison& comparison);
+nlohmann::ordered_json flows_runs_json(const measure::Comparison& comparison);
+nlohmann::ordered_json flows_summary_json(const measure::Comparison& comparison);
+std::string render_flows_csv(const measure::Comparison& comparison);
+
+// This kind's entry in the table of kinds (slice.cpp).
+extern const KindSlice kFlowsKind;
+
+}  // namespace tlscmp::kinds

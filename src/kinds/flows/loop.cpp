@@ -1,0 +1,396 @@
+#include "kinds/flows/loop.hpp"
+
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <cstring>
+
+#include "kinds/data_connections.hpp"
+#include "measure/clock.hpp"
+#include "measure/cpu.hpp"
+#include "tls/tls_stream.hpp"
+#include "transport/errors.hpp"
+
+namespace tlscmp::kinds {
+namespace {
+
+constexpr std::uint64_t kWakeTag = UINT64_MAX;
+// Client: connections under way at once, per loop: a burst of thousands
+// would overflow the server's accept queue and come back as retransmitted
+// SYNs, a second each.
+constexpr std::uint32_t kConnectingPerLoop = 64;
+constexpr std::chrono::milliseconds kTick{100};
+constexpr std::size_t kBufferBytes = 64 * 1024;
+
+std::int64_t ns(std::chrono::milliseconds d) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
+}
+
+std::uint32_t epoll_events(short poll_events) {
+  return (poll_events & POLLOUT) != 0 ? EPOLLOUT : EPOLLIN;
+}
+
+}  // namespace
+
+struct FlowLoop::Flow {
+  enum class State : std::uint8_t { waiting, connecting, handshaking, idle, sending, receiving, finished, failed };
+  UniqueFd socket;                 // until the stream takes it
+  std::unique_ptr<Stream> stream;  // once connected (client) or adopted (server)
+  std::uint32_t index = 0;
+  std::uint32_t slot = 0;  // in flows_
+  State state = State::waiting;
+  std::uint32_t events = 0;  // registered with epoll; 0: not registered
+  std::uint64_t left = 0;    // bytes left of the request or response under way
+  std::uint64_t quota = 0;   // client, counted: transactions still to make
+  std::uint64_t transactions = 0;
+  std::int64_t since_ns = 0;  // the phase's start: connect, handshake, or the request's send
+  std::int64_t progress_ns = 0;
+
+  int fd() const { return stream ? stream->native_handle() : socket.get(); }
+};
+
+FlowLoop::FlowLoop(const FlowPlan& plan) : plan_(plan), buffer_(kBufferBytes) {
+  poller_.add(wakeup_.fd(), EPOLLIN, kWakeTag);
+}
+
+FlowLoop::~FlowLoop() {
+  stop();
+}
+
+void FlowLoop::assign(std::uint32_t index, std::uint64_t quota) {
+  auto flow = std::make_unique<Flow>();
+  flow->index = index;
+  flow->quota = quota;
+  flow->slot = static_cast<std::uint32_t>(flows_.size());
+  flows_.push_back(std::move(flow));
+  flow_count_.store(static_cast<std::uint32_t>(flows_.size()), std::memory_order_release);
+}
+
+void FlowLoop::adopt(std::uint32_t index, UniqueFd socket) {
+  {
+    std::lock_guard lock(mutex_);
+    adopted_.emplace_back(index, std::move(socket));
+  }
+  wakeup_.signal();
+}
+
+void FlowLoop::start() {
+  thread_ = std::thread([this] { run(); });
+}
+
+void FlowLoop::begin(std::int64_t end_ns) {
+  begin_end_ns_.store(end_ns, std::memory_order_relaxed);
+  begin_.store(true, std::memory_order_release);
+  wakeup_.signal();
+}
+
+double FlowLoop::cpu_s() const {
+  return thread_.joinable() ? measure::thread_cpu_s(static_cast<unsigned long>(
+                                  const_cast<std::thread&>(thread_).native_handle()))
+                            : 0;
+}
+
+void FlowLoop::stop() {
+  stop_.store(true, std::memory_order_release);
+  wakeup_.signal();
+  if (thread_.joinable()) thread_.join();
+}
+
+LoopTally FlowLoop::tally() const {
+  LoopTally out = tally_;
+  out.established = established();
+  out.failed = failed();
+  for (const auto& flow : flows_)
+    out.transactions.emplace_back(flow->index, flow->transactions);
+  return out;
+}
+
+void FlowLoop::run() {
+  std::int64_t last_check = measure::now_ns();
+  while (!stop_.load(std::memory_order_acquire)) {
+    std::int64_t now = measure::now_ns();
+    if (plan_.client) start_connects(now);
+    if (!traffic_ && begin_.load(std::memory_order_acquire)) kick_traffic(now);
+    for (const epoll_event& event : poller_.wait(static_cast<int>(kTick.count()))) {
+      now = measure::now_ns();
+      if (event.data.u64 == kWakeTag) {
+        wakeup_.drain();
+        if (!plan_.client) take_adopted();
+        continue;
+      }
+      step(*flows_[event.data.u64], event.events, now);
+    }
+    now = measure::now_ns();
+    if (now - last_check >= ns(kTick)) {
+      check_deadlines(now);
+      last_check = now;
+    }
+  }
+}
+
+void FlowLoop::take_adopted() {
+  std::vector<std::pair<std::uint32_t, UniqueFd>> taken;
+  {
+    std::lock_guard lock(mutex_);
+    taken.swap(adopted_);
+  }
+  const std::int64_t now = measure::now_ns();
+  for (auto& [index, socket] : taken) {
+    auto flow = std::make_unique<Flow>();
+    flow->index = index;
+    flow->slot = static_cast<std::uint32_t>(flows_.size());
+    flow->since_ns = flow->progress_ns = now;
+    tally_.first_start_ns = std::min(tally_.first_start_ns, now);
+    set_socket_buffers(socket.get(), plan_.sndbuf_bytes, plan_.rcvbuf_bytes);
+    Flow& f = *flows_.emplace_back(std::move(flow));
+    flow_count_.store(static_cast<std::uint32_t>(flows_.size()), std::memory_order_release);
+    if (plan_.tls != nullptr) {
+      f.stream = plan_.tls->server_stream(std::move(socket));
+      if (plan_.release_buffers) f.stream->tls()->release_buffers();  // the handshake's buffers too
+      f.stream->enter_event_loop_phase();
+      f.state = Flow::State::handshaking;
+      step_handshake(f, now);
+    } else {
+      f.stream = std::make_unique<TcpStream>(std::move(socket));
+      f.stream->enter_event_loop_phase();
+      on_established(f, now);
+    }
+  }
+}
+
+void FlowLoop::start_connects(std::int64_t now) {
+  while (connecting_ < kConnectingPerLoop && next_connect_ < flows_.size()) {
+    Flow& flow = *flows_[next_connect_++];
+    std::error_code ec;
+    const char* where = "connect";
+    flow.socket = start_connect(plan_.server, plan_.source ? &*plan_.source : nullptr, false, ec, where);
+    flow.since_ns = flow.progress_ns = now;
+    tally_.first_start_ns = std::min(tally_.first_start_ns, now);
+    if (!flow.socket.valid()) {
+      fail(flow, fmt::format("{}: {}", where, ec.message()));
+      continue;
+    }
+    set_socket_buffers(flow.socket.get(), plan_.sndbuf_bytes, plan_.rcvbuf_bytes);
+    flow.state = Flow::State::connecting;
+    ++connecting_;
+    want(flow, EPOLLOUT);
+  }
+}
+
+void FlowLoop::step(Flow& flow, std::uint32_t events, std::int64_t now) {
+  switch (flow.state) {
+    case Flow::State::connecting:
+      return step_connect(flow, now);
+    case Flow::State::handshaking:
+      return step_handshake(flow, now);
+    case Flow::State::idle:
+    case Flow::State::finished:
+      return watch_idle(flow);
+    case Flow::State::sending:
+    case Flow::State::receiving:
+      while (step_io(flow, now)) {
+      }
+      return;
+    case Flow::State::waiting:
+    case Flow::State::failed:
+      break;
+  }
+  (void)events;
+}
+
+void FlowLoop::step_connect(Flow& flow, std::int64_t now) {
+  --connecting_;
+  if (const std::error_code ec = connect_result(flow.socket.get())) {
+    return fail(flow, fmt::format("connect: {}", ec.message()));
+  }
+  // The header goes in the clear, before TLS: the server hands the socket
+  // to a loop of its own on reading it.
+  std::array<std::byte, protocol::kPreambleBytes + protocol::kDataHeaderBytes> header{};
+  const protocol::Preamble preamble = protocol::encode_preamble(protocol::ConnectionKind::flow);
+  const protocol::DataHeader data = protocol::encode_data_header(plan_.cookie, flow.index);
+  std::copy(preamble.begin(), preamble.end(), header.begin());
+  std::copy(data.begin(), data.end(), header.begin() + preamble.size());
+  // A new socket's buffer is empty: the header goes whole or not at all.
+  if (::send(flow.socket.get(), header.data(), header.size(), MSG_NOSIGNAL) !=
+      static_cast<ssize_t>(header.size())) {
+    return fail(flow, fmt::format("sending the flow's header: {}", std::strerror(errno)));
+  }
+  flow.since_ns = flow.progress_ns = now;
+  if (plan_.tls == nullptr) {
+    flow.stream = std::make_unique<TcpStream>(std::move(flow.socket));
+    flow.stream->enter_event_loop_phase();
+    return on_established(flow, now);
+  }
+  flow.stream = plan_.tls->client_stream(std::move(flow.socket), plan_.host);
+  if (plan_.release_buffers) flow.stream->tls()->release_buffers();  // the handshake's buffers too
+  flow.stream->enter_event_loop_phase();
+  flow.state = Flow::State::handshaking;
+  step_handshake(flow, now);
+}
+
+void FlowLoop::step_handshake(Flow& flow, std::int64_t now) {
+  tls::TlsStream& tls = *flow.stream->tls();
+  const std::error_code ec = tls.handshake();
+  if (ec == TransportErrc::would_block) return want(flow, epoll_events(flow.stream->wanted_events()));
+  if (ec) return fail(flow, fmt::format("TLS handshake: {}", describe(ec, flow.stream->error_detail())));
+  if (plan_.record_size != 0) tls.set_max_record_size(plan_.record_size);
+  on_established(flow, now);
+}
+
+void FlowLoop::on_established(Flow& flow, std::int64_t now) {
+  tally_.last_established_ns = std::max(tally_.last_established_ns, now);
+  if (flow.stream->is_tls() && tally_.tls.version.empty()) tally_.tls = tls_parameters(*flow.stream, plan_.record_size);
+  established_.fetch_add(1, std::memory_order_acq_rel);
+  flow.progress_ns = now;
+  if (plan_.client) {
+    flow.state = Flow::State::idle;
+    if (traffic_) {
+      next_transaction(flow, now);
+      return;
+    }
+    return want(flow, EPOLLIN);  // a server that closes an idle flow is noticed
+  }
+  flow.state = Flow::State::receiving;
+  flow.left = plan_.request_bytes;
+  want(flow, EPOLLIN);
+}
+
+bool FlowLoop::step_io(Flow& flow, std::int64_t now) {
+  const bool sending = flow.state == Flow::State::sending;
+  const std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(flow.left, buffer_.size()));
+  std::error_code ec;
+  const std::size_t n = sending ? flow.stream->write_some({buffer_.data(), chunk}, ec)
+                                : flow.stream->read_some({buffer_.data(), chunk}, ec);
+  if (ec == TransportErrc::would_block) {
+    want(flow, epoll_events(flow.stream->wanted_events()));
+    return false;
+  }
+  if (ec) {
+    const bool between = !sending && flow.left == (plan_.client ? plan_.response_bytes : plan_.request_bytes);
+    fail(flow, ec == TransportErrc::eof && between && !plan_.client
+                   ? std::string("the client closed it")
+                   : fmt::format("{}: {}", sending ? "write" : "read", describe(ec, flow.stream->error_detail())));
+    return false;
+  }
+  flow.progress_ns = now;
+  flow.left -= n;
+  if (flow.left > 0) return true;
+  if (sending) {
+    // The request (client) or the response (server) is out: wait for the other.
+    if (!plan_.client) ++flow.transactions;
+    flow.state = Flow::State::receiving;
+    flow.left = plan_.client ? plan_.response_bytes : plan_.request_bytes;
+    want(flow, EPOLLIN);
+    return false;
+  }
+  if (!plan_.client) {
+    flow.state = Flow::State::sending;
+    flow.left = plan_.response_bytes;
+    return true;
+  }
+  tally_.latency.add(static_cast<double>(now - flow.since_ns) / 1e3);
+  tally_.last_response_ns = std::max(tally_.last_response_ns, now);
+  ++flow.transactions;
+  return next_transaction(flow, now);
+}
+
+bool FlowLoop::next_transaction(Flow& flow, std::int64_t now) {
+  const bool counted = plan_.quota > 0;
+  if ((counted && flow.quota == 0) || (!counted && now >= end_ns_)) {
+    flow.state = Flow::State::finished;
+    finished_.fetch_add(1, std::memory_order_acq_rel);
+    want(flow, EPOLLIN);
+    return false;
+  }
+  if (counted) --flow.quota;
+  flow.state = Flow::State::sending;
+  flow.left = plan_.request_bytes;
+  flow.since_ns = flow.progress_ns = now;
+  tally_.first_request_ns = std::min(tally_.first_request_ns, now);
+  return true;
+}
+
+// A flow with nothing under way: bytes here are the peer's TLS session
+// tickets, or its close.
+void FlowLoop::watch_idle(Flow& flow) {
+  std::error_code ec;
+  const std::size_t n = flow.stream->read_some({buffer_.data(), buffer_.size()}, ec);
+  if (ec == TransportErrc::would_block) return want(flow, epoll_events(flow.stream->wanted_events()));
+  if (ec) return fail(flow, fmt::format("while idle: {}", describe(ec, flow.stream->error_detail())));
+  if (n > 0) fail(flow, fmt::format("{} bytes came while nothing was asked", n));
+}
+
+void FlowLoop::kick_traffic(std::int64_t now) {
+  traffic_ = true;
+  end_ns_ = begin_end_ns_.load(std::memory_order_relaxed);
+  for (const auto& flow : flows_) {
+    if (flow->state != Flow::State::idle) continue;
+    if (next_transaction(*flow, now)) {
+      while (step_io(*flow, now)) {
+      }
+    }
+  }
+}
+
+void FlowLoop::check_deadlines(std::int64_t now) {
+  const auto seconds = [](std::chrono::milliseconds d) { return std::chrono::duration<double>(d).count(); };
+  for (const auto& f : flows_) {
+    Flow& flow = *f;
+    switch (flow.state) {
+      case Flow::State::connecting:
+        if (now - flow.since_ns > ns(plan_.connect_timeout))
+          fail(flow, fmt::format("connect: no answer within {:g} s (--connect-timeout)",
+                                 seconds(plan_.connect_timeout)));
+        break;
+      case Flow::State::handshaking:
+        if (now - flow.since_ns > ns(plan_.handshake_timeout))
+          fail(flow, fmt::format("TLS handshake: not done within {:g} s (--handshake-timeout)",
+                                 seconds(plan_.handshake_timeout)));
+        break;
+      case Flow::State::sending:
+      case Flow::State::receiving:
+        // A server's flow between requests waits on the client, which is no stall.
+        if (!plan_.client && flow.state == Flow::State::receiving && flow.left == plan_.request_bytes) break;
+        if (now - flow.progress_ns > ns(plan_.idle_timeout))
+          fail(flow, fmt::format("nothing moved for {:g} s (--idle-timeout), {} a {}",
+                                 seconds(plan_.idle_timeout),
+                                 flow.state == Flow::State::sending ? "sending" : "awaiting",
+                                 (flow.state == Flow::State::sending) == plan_.client ? "request" : "response"));
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+void FlowLoop::fail(Flow& flow, const std::string& why) {
+  if (flow.state == Flow::State::failed) return;
+  if (flow.state == Flow::State::connecting) --connecting_;
+  const bool through = flow.state == Flow::State::finished;
+  flow.state = Flow::State::failed;
+  if (tally_.first_failure.empty()) tally_.first_failure = fmt::format("flow {}: {}", flow.index, why);
+  failed_.fetch_add(1, std::memory_order_acq_rel);
+  if (!through) finished_.fetch_add(1, std::memory_order_acq_rel);
+  close_flow(flow);
+}
+
+void FlowLoop::want(Flow& flow, std::uint32_t events) {
+  if (flow.events == events) return;
+  if (flow.events == 0) {
+    poller_.add(flow.fd(), events, flow.slot);
+  } else {
+    poller_.modify(flow.fd(), events, flow.slot);
+  }
+  flow.events = events;
+}
+
+void FlowLoop::close_flow(Flow& flow) {
+  if (flow.events != 0 && flow.fd() >= 0) poller_.remove(flow.fd());
+  flow.events = 0;
+  flow.stream.reset();
+  flow.socket.reset();
+}
+
+}  // namespace tlscmp::kinds

@@ -1,0 +1,142 @@
+#pragma once
+
+// The event loop of a many-connection test: one thread, one epoll set, and
+// the flows it holds, each a small state machine over a non-blocking Stream
+// (plain TCP or TLS): connect (client) or adopt (server), the clear data
+// header, the TLS handshake, then transactions of the rr sizes. Nothing on
+// the data path allocates; the bytes go through one buffer per loop.
+//
+// The client's loop establishes its flows (a bounded number connecting at
+// once), holds them idle until told to begin, then makes transactions on
+// each, closed loop, until its count or the time is up. The server's loop
+// adopts the sockets the accepting threads hand it and answers each request
+// as it comes. A flow that fails (a stall past the idle timeout, a peer that
+// vanished) is counted with its reason, and the others go on.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "measure/latency.hpp"
+#include "measure/results.hpp"
+#include "protocol/messages.hpp"
+#include "tls/context.hpp"
+#include "transport/poller.hpp"
+#include "transport/socket.hpp"
+#include "transport/stream.hpp"
+
+namespace tlscmp::kinds {
+
+// What every flow of a loop does, and how long it may take.
+struct FlowPlan {
+  bool client = true;  // connects and asks; the server adopts and answers
+  std::uint64_t request_bytes = 1;
+  std::uint64_t response_bytes = 1;
+  const tls::Context* tls = nullptr;  // null: plain TCP
+  std::string host;                   // client, TLS: the name the certificate must have
+  bool release_buffers = false;       // SSL_MODE_RELEASE_BUFFERS
+  std::uint32_t record_size = 0;      // the largest record this side sends; 0: the library's
+  std::uint32_t sndbuf_bytes = 0;
+  std::uint32_t rcvbuf_bytes = 0;
+  std::chrono::milliseconds connect_timeout{10'000};
+  std::chrono::milliseconds handshake_timeout{10'000};
+  std::chrono::milliseconds idle_timeout{30'000};
+  // Client: where to connect, from where (none: the kernel's choice), and
+  // the test's cookie for each flow's data header.
+  SocketAddress server;
+  std::optional<SocketAddress> source;
+  protocol::Cookie cookie{};
+  std::uint64_t quota = 0;  // client, counted: transactions over all flows; 0: timed
+};
+
+// What a loop counted, read once its thread has stopped.
+struct LoopTally {
+  std::uint32_t established = 0;
+  std::uint32_t failed = 0;
+  std::string first_failure;               // "flow 12: ..." of the earliest failure
+  std::int64_t first_start_ns = INT64_MAX;  // the first connect (adopt)
+  std::int64_t last_established_ns = 0;
+  std::int64_t first_request_ns = INT64_MAX;  // client: the traffic's window
+  std::int64_t last_response_ns = 0;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> transactions;  // (flow index, its transactions)
+  measure::LatencyHistogram latency;
+  measure::TlsParameters tls;  // what the first TLS flow negotiated
+};
+
+class FlowLoop {
+ public:
+  explicit FlowLoop(const FlowPlan& plan);
+  ~FlowLoop();
+  FlowLoop(const FlowLoop&) = delete;
+  FlowLoop& operator=(const FlowLoop&) = delete;
+
+  // Client, before start(): the flows this loop opens, by index, and each
+  // one's share of a counted test.
+  void assign(std::uint32_t index, std::uint64_t quota);
+  // Server, from any thread: a socket whose header named flow `index`.
+  void adopt(std::uint32_t index, UniqueFd socket);
+  void start();
+  // Client: every flow makes transactions from now until its quota is done,
+  // or until `end_ns` (timed: no request starts after it).
+  void begin(std::int64_t end_ns);
+  // Flows established, and flows that failed, so far (any thread).
+  std::uint32_t established() const { return established_.load(std::memory_order_acquire); }
+  std::uint32_t failed() const { return failed_.load(std::memory_order_acquire); }
+  // Client: flows that are through with their transactions (or failed).
+  std::uint32_t finished() const { return finished_.load(std::memory_order_acquire); }
+  std::uint32_t flows() const { return flow_count_.load(std::memory_order_acquire); }
+  // The loop thread's CPU seconds so far.
+  double cpu_s() const;
+  // Stops the thread; the flows stay open until the loop goes.
+  void stop();
+  // After stop(): what it counted.
+  LoopTally tally() const;
+
+ private:
+  struct Flow;
+  void run();
+  void take_adopted();
+  void start_connects(std::int64_t now);
+  void step(Flow& flow, std::uint32_t events, std::int64_t now);
+  void step_connect(Flow& flow, std::int64_t now);
+  void step_handshake(Flow& flow, std::int64_t now);
+  void on_established(Flow& flow, std::int64_t now);
+  bool step_io(Flow& flow, std::int64_t now);
+  bool next_transaction(Flow& flow, std::int64_t now);
+  void watch_idle(Flow& flow);
+  void kick_traffic(std::int64_t now);
+  void check_deadlines(std::int64_t now);
+  void fail(Flow& flow, const std::string& why);
+  void want(Flow& flow, std::uint32_t events);
+  void close_flow(Flow& flow);
+
+  FlowPlan plan_;
+  Poller poller_;
+  Wakeup wakeup_;
+  std::vector<std::unique_ptr<Flow>> flows_;
+  std::vector<std::byte> buffer_;
+  std::size_t next_connect_ = 0;  // client: flows_[next_connect_..] have not started
+  std::uint32_t connecting_ = 0;
+  bool traffic_ = false;
+  std::int64_t end_ns_ = 0;
+  LoopTally tally_;
+
+  std::mutex mutex_;  // guards adopted_
+  std::vector<std::pair<std::uint32_t, UniqueFd>> adopted_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> begin_{false};
+  std::atomic<std::int64_t> begin_end_ns_{0};
+  std::atomic<std::uint32_t> established_{0};
+  std::atomic<std::uint32_t> failed_{0};
+  std::atomic<std::uint32_t> finished_{0};
+  std::atomic<std::uint32_t> flow_count_{0};
+  std::thread thread_;
+};
+
+}  // namespace tlscmp::kinds

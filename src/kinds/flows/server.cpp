@@ -1,0 +1,224 @@
+// The server half of a many-connection test (see kinds/flows/flows.hpp).
+// The accepting threads read each flow's preamble and header and hand its
+// socket to one of the test's event loops (flow i to loop i mod T): one
+// acceptor that hands them out, so that flows share the server's one port
+// and its caps. The loops do the TLS handshakes.
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <numeric>
+#include <thread>
+#include <mutex>
+
+#include "kinds/flows/flows.hpp"
+#include "kinds/flows/loop.hpp"
+#include "measure/clock.hpp"
+#include "measure/cpu.hpp"
+#include "measure/memory.hpp"
+#include "measure/units.hpp"
+#include "session/control.hpp"
+#include "transport/errors.hpp"
+#include "transport/socket.hpp"
+
+namespace tlscmp::kinds {
+namespace {
+
+constexpr std::chrono::milliseconds kCheckInterval{100};
+
+// A running flows test, as its connections find it by cookie: its loops,
+// and which flows have come.
+class FlowsSink final : public session::PendingTests::ConnectionSink {
+ public:
+  FlowsSink(const FlowPlan& plan, std::uint32_t threads, std::uint32_t flows) : taken_(flows, false) {
+    for (std::uint32_t t = 0; t < threads; ++t)
+      loops_.push_back(std::make_unique<FlowLoop>(plan));
+    for (const auto& loop : loops_)
+      loop->start();
+  }
+  ~FlowsSink() override { stop(); }
+  FlowsSink(const FlowsSink&) = delete;
+  FlowsSink& operator=(const FlowsSink&) = delete;
+
+  // False where the index is out of range or came already.
+  bool take(std::uint32_t index, UniqueFd socket) {
+    {
+      std::lock_guard lock(mutex_);
+      if (index >= taken_.size() || taken_[index]) return false;
+      taken_[index] = true;
+    }
+    loops_[index % loops_.size()]->adopt(index, std::move(socket));
+    return true;
+  }
+  template <typename Count>
+  std::uint64_t sum(Count count) const {
+    std::uint64_t total = 0;
+    for (const auto& loop : loops_)
+      total += count(*loop);
+    return total;
+  }
+  double cpu_s() const {
+    double total = 0;
+    for (const auto& loop : loops_)
+      total += loop->cpu_s();
+    return total;
+  }
+  void stop() {
+    for (const auto& loop : loops_)
+      loop->stop();
+  }
+  std::vector<LoopTally> tallies() const {
+    std::vector<LoopTally> out;
+    for (const auto& loop : loops_)
+      out.push_back(loop->tally());
+    return out;
+  }
+  std::uint32_t threads() const { return static_cast<std::uint32_t>(loops_.size()); }
+
+ private:
+  std::mutex mutex_;
+  std::vector<bool> taken_;
+  std::vector<std::unique_ptr<FlowLoop>> loops_;
+};
+
+FlowPlan server_plan(const protocol::TestRequest& request, session::ServerSide& side) {
+  FlowPlan plan;
+  plan.client = false;
+  plan.request_bytes = request.test.rr.request_bytes;
+  plan.response_bytes = request.test.rr.response_bytes;
+  plan.tls = request.mode == Mode::tls ? &side.tls_context() : nullptr;
+  plan.release_buffers = request.release_buffers;
+  plan.record_size = request.test.record_size;
+  plan.sndbuf_bytes = request.test.sndbuf_bytes;
+  plan.rcvbuf_bytes = request.test.rcvbuf_bytes;
+  plan.handshake_timeout = side.config().timeouts.handshake;
+  plan.idle_timeout = side.config().timeouts.idle;
+  return plan;
+}
+
+// Waits for the client's next message, watching the flows meanwhile: a
+// client whose flows stop coming for the handshake timeout is gone; a
+// stopping server, or a test past `most`, ends the test.
+void await_client(Stream& control, session::ServerSide& side, const FlowsSink& sink, bool establishing,
+                  std::chrono::milliseconds most) {
+  const std::int64_t start_ns = measure::now_ns();
+  std::int64_t last_progress_ns = start_ns;
+  std::uint64_t seen = 0;
+  const auto seconds = [](std::chrono::milliseconds d) { return std::chrono::duration<double>(d).count(); };
+  for (;;) {
+    if (wait_fd(control.native_handle(), POLLIN, Deadline::after(kCheckInterval)) != TransportErrc::timeout)
+      return;
+    if (side.stopping()) throw Error("the server is stopping");
+    const std::int64_t now = measure::now_ns();
+    if (establishing) {
+      if (const std::uint64_t came = sink.sum([](const FlowLoop& l) { return l.flows(); }); came != seen) {
+        seen = came;
+        last_progress_ns = now;
+      } else if (now - last_progress_ns > std::chrono::nanoseconds(side.config().timeouts.handshake).count()) {
+        session::refuse_test(control, fmt::format("flows: the client opened no flow for {:g} s",
+                                                  seconds(side.config().timeouts.handshake)));
+      }
+    }
+    if (now - start_ns > std::chrono::nanoseconds(most).count()) {
+      session::refuse_test(control, fmt::format("the test ran past this server's --max-duration of {:g} s",
+                                                seconds(side.config().max_duration)));
+    }
+  }
+}
+
+// After the client's ready: every flow that came established, or the test refused.
+void await_established(Stream& control, const FlowsSink& sink, std::uint32_t flows,
+                       std::chrono::milliseconds wait) {
+  const Deadline deadline = Deadline::after(wait);
+  while (sink.sum([](const FlowLoop& l) { return l.established() + l.failed(); }) < flows &&
+         deadline.remaining_ms() > 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  const std::uint64_t established = sink.sum([](const FlowLoop& l) { return l.established(); });
+  if (established >= flows) return;
+  std::string first;
+  for (const LoopTally& t : sink.tallies()) {
+    if (first.empty()) first = t.first_failure;
+  }
+  session::refuse_test(control, fmt::format("{} of {} flows were established on the server{}", established,
+                                            flows, first.empty() ? "" : "; " + first));
+}
+
+std::string describe_test(const protocol::TestRequest& request, const protocol::FlowsResult& mine) {
+  const auto kib = [&](const std::optional<std::uint64_t>& a, const std::optional<std::uint64_t>& b) {
+    return a && b ? fmt::format("{:.1f} KiB", (static_cast<double>(*b) - static_cast<double>(*a)) / 1024 /
+                                                  static_cast<double>(mine.flows))
+                  : std::string("unknown");
+  };
+  return fmt::format("flows {}{} round {}: {} flows on {} loops, {} transactions, {} a flow idle{}",
+                     to_string(request.mode), request.release_buffers ? " (release buffers)" : "", request.round,
+                     mine.flows, mine.threads, mine.transactions, kib(mine.memory.rss_before, mine.memory.rss_idle),
+                     mine.failed > 0 ? fmt::format(", {} failed: {}", mine.failed, mine.error) : "");
+}
+
+}  // namespace
+
+void serve_flow_connection(Stream& stream, session::PendingTests& pending, double& cpu_mark) {
+  protocol::DataHeader header{};
+  std::error_code ec;
+  stream.read_exact(header, ec);
+  if (ec)
+    throw Error(fmt::format("flow connection without a cookie and index: {}", describe(ec, stream.error_detail())));
+  const protocol::DataHeaderInfo info = protocol::decode_data_header(header);
+  const auto sink = std::dynamic_pointer_cast<FlowsSink>(pending.sink(info.cookie));
+  if (sink == nullptr) throw protocol::ProtocolError("flow connection for an unknown or finished test");
+  if (!sink->take(info.stream, stream.release_socket()))
+    throw protocol::ProtocolError(fmt::format("flow {} is out of its test's range, or came twice", info.stream));
+  cpu_mark = measure::thread_cpu_s();
+}
+
+std::string serve_flows_test(Stream& control, const protocol::TestRequest& request, session::ServerSide& side) {
+  const session::ServerConfig& config = side.config();
+  const std::uint32_t n = request.test.flows.flows;
+  std::string busy;
+  const auto room = side.reserve_flows(n, busy);
+  if (!room) session::refuse_test(control, busy);
+  measure::release_free_memory();
+  const measure::MemoryReading before = measure::read_memory();
+  const auto sink = std::make_shared<FlowsSink>(server_plan(request, side), flow_threads(request.test), n);
+  const auto ticket = side.open_ticket(sink);
+  session::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
+
+  await_client(control, side, *sink, true, config.max_duration);
+  control.set_deadline(Deadline::after(config.timeouts.control));
+  session::receive<protocol::Ready>(control, "the flows' readiness");
+  await_established(control, *sink, n, config.timeouts.handshake);
+  const measure::MemoryReading idle = measure::read_memory();
+  const double cpu_before = sink->cpu_s();
+  const std::int64_t start_ns = measure::now_ns();
+  session::send_message(control, protocol::Ready{}, "the server's readiness");
+
+  const auto most = config.max_duration + (request.test.duration_ms > 0
+                                               ? std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                     session::kTimedDrainGrace)
+                                               : std::chrono::milliseconds(0));
+  await_client(control, side, *sink, false, most);
+  control.set_deadline(Deadline::after(config.timeouts.control));
+  const auto theirs = session::receive<protocol::FlowsResult>(control, "the client's result");
+  protocol::FlowsResult mine;
+  mine.role = Role::receiver;
+  mine.cpu_s = sink->cpu_s() - cpu_before;
+  mine.elapsed_us = measure::ns_to_us(measure::now_ns() - start_ns);
+  const measure::MemoryReading after = measure::read_memory();
+  sink->stop();
+  for (const LoopTally& t : sink->tallies()) {
+    mine.transactions += std::accumulate(t.transactions.begin(), t.transactions.end(), std::uint64_t{0},
+                                         [](std::uint64_t a, const auto& f) { return a + f.second; });
+    mine.flows += t.established;
+    mine.failed += t.failed;
+    if (mine.error.empty()) mine.error = t.first_failure;
+    mine.establish_us = std::max(mine.establish_us, measure::ns_to_us(t.last_established_ns - t.first_start_ns));
+  }
+  mine.threads = sink->threads();
+  mine.memory = {before.rss_bytes, idle.rss_bytes, after.rss_bytes, before.tcp_memory_pages, idle.tcp_memory_pages,
+                 after.tcp_memory_pages};
+  session::send_message(control, mine, "the server's result");
+  (void)theirs;
+  return describe_test(request, mine);
+}
+
+}  // namespace tlscmp::kinds

@@ -1,0 +1,132 @@
+// The many-connection kind's entry in the table of kinds (kinds/kind.hpp),
+// with its own variants: tcp, tls and tls-release.
+
+#include <fmt/format.h>
+
+#include "kinds/flows/flows.hpp"
+#include "kinds/rr/rr.hpp"
+#include "kinds/variants.hpp"
+#include "tls/tls_stream.hpp"
+
+namespace tlscmp::kinds {
+namespace {
+namespace flows_entry {
+
+// Each variant of the common ones; beside plain tls, tls-release.
+std::vector<session::Variant> variants(const session::ClientConfig& config, const tls::ClientOptions& tls_config,
+                                       std::vector<std::string>& notes) {
+  std::vector<session::Variant> out;
+  for (session::Variant& variant : common_variants(config, tls_config, notes)) {
+    const bool plain_tls = variant.mode == Mode::tls && variant.label == "tls";
+    out.push_back(std::move(variant));
+    if (!plain_tls) continue;
+    out.emplace_back(Mode::tls, "tls-release", tls::Context::for_client(tls_config), std::nullopt);
+    out.back().release_buffers = true;
+  }
+  return out;
+}
+
+void run(const session::ClientRun& run, const session::Variant& variant, measure::Comparison& comparison) {
+  session::keep_run<measure::FlowsResults>(comparison, run_flows_test(run, variant, comparison.environment),
+                                           variant.label, run);
+}
+
+// Flows that failed during the traffic: counted in the run, named here.
+void notes(const session::ClientConfig& config, measure::Comparison& comparison) {
+  const auto* flows = comparison.get<measure::FlowsResults>();
+  if (flows == nullptr) return;
+  if (config.host.empty()) {
+    comparison.notes.push_back(
+        "the embedded server runs in this process: each side's memory per connection is both ends' together; "
+        "run tlscmp server apart for each side's own");
+  }
+  for (const measure::FlowsRun& run : flows->runs) {
+    if (run.failed_flows > 0)
+      comparison.notes.push_back(fmt::format("{} round {}: {} of {} flows failed during the traffic; {}",
+                                             run.label(), run.round, run.failed_flows, run.flows, run.first_failure));
+  }
+  if (tls::releases_buffers_always()) {
+    comparison.notes.push_back(
+        "tls-release: this TLS library releases an idle connection's buffers always, so it is tls again");
+  }
+}
+
+std::string text_runs(const measure::Comparison& c) {
+  return c.get<measure::FlowsResults>() != nullptr ? render_flows_runs(c) : std::string();
+}
+
+std::string text_headline(const measure::Comparison& c) {
+  return c.get<measure::FlowsResults>() != nullptr ? render_flows_headline(c) : std::string();
+}
+
+void json(const measure::Comparison& c, nlohmann::ordered_json& out) {
+  out["flows_runs"] = flows_runs_json(c);
+  out["flows_summary"] = flows_summary_json(c);
+}
+
+nlohmann::ordered_json last_run_json(const measure::Comparison& c) {
+  nlohmann::ordered_json runs = flows_runs_json(c);
+  return runs.empty() ? nlohmann::ordered_json(nullptr) : runs.back();
+}
+
+// What compare and merge read of its runs in a result file.
+constexpr RunFigure kFigures[] = {
+    {"transactions/s", {"transactions_per_s", nullptr}, true},
+    {"p50 latency us", {"latency_us", "p50"}, false},
+    {"flows/s", {"flows_per_s", nullptr}, true},
+};
+
+spec::Test example() {
+  spec::Test t;
+  t.kind = TestKind::flows;
+  t.rr = {64, 16384, 0, 0};
+  t.duration_ms = 3000;
+  t.flows = {spec::FlowWork::rr, 200, 2};
+  return t;
+}
+
+}  // namespace flows_entry
+}  // namespace
+
+void check_flows_test(const spec::Test& t, Mode) {
+  if (t.rr.request_bytes == 0 || t.rr.response_bytes == 0)
+    throw spec::Invalid("--flows needs --rr REQ/RESP: what each flow does");
+  if ((t.rr.transactions == 0) == (t.duration_ms == 0))
+    throw spec::Invalid("--flows runs -n transactions or for -t seconds: give one");
+  if (t.rr.transactions != 0 && t.rr.transactions < t.flows.flows) {
+    throw spec::Invalid(fmt::format("-n {}: fewer transactions than flows (--flows {}); each makes one at least",
+                                    t.rr.transactions, t.flows.flows));
+  }
+  if (t.streams != 1) throw spec::Invalid("-P is a thread per connection; --flows holds its own on event loops");
+  if (t.rr.rate_tps > 0) throw spec::Invalid("--rate is for --rr on -P connections; flows run closed loop");
+  if (t.verify || t.interval_ms > 0 || t.compare_groups)
+    throw spec::Invalid(fmt::format("{} is not for --flows",
+                                    t.verify ? "--verify" : t.interval_ms > 0 ? "-i" : "--compare-groups"));
+}
+
+const KindSlice kFlowsKind{
+    .kind = TestKind::flows,
+    .flag = "--flows",
+    .flags_are_for = "many-connection tests (--flows N --rr REQ/RESP)",
+    .takes = "--flows takes --rr, --threads, -t, -n, --repeat, --warmup, -w/--sndbuf/--rcvbuf and the TLS flags",
+    .add_flags = add_flows_flags,
+    .configure = configure_flows,
+    .variants = flows_entry::variants,
+    .run = flows_entry::run,
+    .notes = flows_entry::notes,
+    .server_pin = false,
+    .check = check_flows_test,
+    .example = flows_entry::example,
+    .serve = serve_flows_test,
+    .connection = protocol::ConnectionKind::flow,
+    .serve_connection = serve_flow_connection,
+    .text_header = render_flows_header,
+    .text_runs = flows_entry::text_runs,
+    .text_headline = flows_entry::text_headline,
+    .json = flows_entry::json,
+    .last_run_json = flows_entry::last_run_json,
+    .csv = render_flows_csv,
+    .results = {"flows", "flows_runs", "transactions", "transactions", flows_entry::kFigures},
+};
+
+}  // namespace tlscmp::kinds

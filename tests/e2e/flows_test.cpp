@@ -1,0 +1,220 @@
+// Many connections on event loops (--flows): exact counts over every flow,
+// memory per connection with TLS above TCP, the spread over flows, a flow
+// that stalls while the others go on, the server's caps, and refusals of
+// what cannot run, each in one line.
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "e2e/e2e.hpp"
+#include "protocol/messages.hpp"
+
+using namespace tlscmp::test;
+using nlohmann::json;
+namespace protocol = tlscmp::protocol;
+
+namespace {
+
+json flows_json(std::vector<std::string> args) {
+  const json j = client_json(std::move(args));
+  REQUIRE(j["flows_runs"].is_array());
+  return j;
+}
+
+const json& run_of(const json& j, const std::string& variant) {
+  for (const json& run : j["flows_runs"]) {
+    if (run["variant"] == variant) return run;
+  }
+  FAIL("no run of " << variant);
+  return j;
+}
+
+// A frame of the control protocol, read whole from a raw socket.
+protocol::Message read_message(int fd) {
+  std::array<std::byte, protocol::kFrameHeaderBytes> header{};
+  REQUIRE(::recv(fd, header.data(), header.size(), MSG_WAITALL) == static_cast<ssize_t>(header.size()));
+  std::vector<std::byte> body(protocol::decode_frame_length(header));
+  REQUIRE(::recv(fd, body.data(), body.size(), MSG_WAITALL) == static_cast<ssize_t>(body.size()));
+  return protocol::decode(body);
+}
+
+void send_bytes(int fd, std::span<const std::byte> bytes) {
+  REQUIRE(::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size()));
+}
+
+}  // namespace
+
+TEST_CASE("--flows -n: exactly that many transactions over 200 flows on 2 threads, tcp, tls and tls-release") {
+  const json j = flows_json({"--flows", "200", "--threads", "2", "--rr", "1/1", "-n", "2000", "--repeat", "1"});
+  REQUIRE(j["flows_runs"].size() == 3);
+  for (const char* variant : {"tcp", "tls", "tls-release"}) {
+    CAPTURE(variant);
+    const json& run = run_of(j, variant);
+    CHECK(run["flows"] == 200);
+    CHECK(run["transactions"] == 2000);
+    CHECK(run["failed_flows"] == 0);
+    CHECK(run["client"]["threads"] == 2);
+    CHECK(run["server"]["threads"] == 2);
+    // -n 2000 over 200 flows: ten each, every one alike.
+    CHECK(run["per_flow_transactions"]["min"] == 10);
+    CHECK(run["per_flow_transactions"]["max"] == 10);
+    CHECK(run["fairness"].get<double>() == doctest::Approx(1.0));
+    CHECK(run["flows_per_s"].get<double>() > 0);
+    check_latency_order(run["latency_us"]);
+    CHECK(run["client"]["cpu_us_per_transaction"].get<double>() > 0);
+    CHECK(run["server"]["cpu_us_per_transaction"].get<double>() > 0);
+    CHECK(run["release_buffers"] == (std::string(variant) == "tls-release"));
+  }
+  CHECK(run_of(j, "tls")["tls_version"] == "TLSv1.3");
+  CHECK(j["flows_summary"]["tls_over_tcp"]["transactions_per_s"]["median"].get<double>() > 0);
+}
+
+TEST_CASE("a thousand flows held: memory per connection for tcp, tls and tls-release, TLS above TCP on each side") {
+  ServerProcess server;
+  const json j = flows_json({"127.0.0.1", "-p", server.port_text(), "--insecure", "--flows", "1000", "--threads",
+                             "2", "--rr", "1/1", "-t", "0.5", "--repeat", "1"});
+  for (const char* side : {"client", "server"}) {
+    CAPTURE(side);
+    const auto idle = [&](const char* variant) {
+      return run_of(j, variant)[side]["memory_per_connection"]["idle_rss_bytes"].get<double>();
+    };
+    // An OpenSSL connection holds tens of KiB; a socket's user-space share, next to nothing.
+    CHECK(idle("tls") > idle("tcp") + 4096);
+    CHECK(idle("tls-release") > idle("tcp"));
+    CHECK(run_of(j, "tls")[side]["memory_per_connection"]["after_rss_bytes"].is_number());
+  }
+  CHECK(j["flows_summary"]["tls"]["server_idle_bytes_per_connection"]["median"].get<double>() > 4096);
+}
+
+TEST_CASE("--flows -t: every flow made transactions, and the fairness index is above 0 and at most 1") {
+  const json j = flows_json({"--flows", "50", "--rr", "64/1K", "-t", "0.5", "--mode", "tcp", "--repeat", "1"});
+  const json& run = run_of(j, "tcp");
+  CHECK(run["per_flow_transactions"]["min"].get<double>() >= 1);
+  CHECK(run["per_flow_transactions"]["max"].get<double>() >= run["per_flow_transactions"]["p50"].get<double>());
+  CHECK(run["fairness"].get<double>() > 0);
+  CHECK(run["fairness"].get<double>() <= 1.0);
+}
+
+TEST_CASE("a flow whose client stops reading is failed at the idle timeout while the others go on") {
+  // A client of our own: four flows, whose last asks for a 16 MiB response
+  // and never reads it; the server's write stalls once the buffers are full.
+  ServerProcess server({"--idle-timeout", "1"});
+  RawConnection control(server.port());
+  tlscmp::spec::Test test;
+  test.kind = tlscmp::TestKind::flows;
+  test.rr = {1, 16u << 20, 400, 0};
+  test.flows = {tlscmp::spec::FlowWork::rr, 4, 1};
+  protocol::TestRequest request;
+  request.test = test;
+  request.mode = tlscmp::Mode::tcp;
+  send_bytes(control.fd(), protocol::encode_preamble(protocol::ConnectionKind::control));
+  send_bytes(control.fd(), protocol::encode(request));
+  std::array<std::byte, protocol::kPreambleBytes> preamble{};
+  REQUIRE(::recv(control.fd(), preamble.data(), preamble.size(), MSG_WAITALL) == 8);
+  const auto accept = std::get<protocol::TestAccept>(read_message(control.fd()));
+  std::vector<std::unique_ptr<RawConnection>> flows;
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    flows.push_back(std::make_unique<RawConnection>(server.port()));
+    send_bytes(flows.back()->fd(), protocol::encode_preamble(protocol::ConnectionKind::flow));
+    send_bytes(flows.back()->fd(), protocol::encode_data_header(accept.cookie, i));
+  }
+  send_bytes(control.fd(), protocol::encode(protocol::Ready{}));
+  REQUIRE(std::holds_alternative<protocol::Ready>(read_message(control.fd())));
+  send_bytes(flows[3]->fd(), std::vector<std::byte>(1));  // and never read
+  // The others: a transaction each a while, for longer than the idle timeout.
+  std::vector<char> response(16u << 20);
+  for (int round = 0; round < 6; ++round) {
+    for (std::size_t i = 0; i < 3; ++i) {
+      send_bytes(flows[i]->fd(), std::vector<std::byte>(1));
+      REQUIRE(::recv(flows[i]->fd(), response.data(), response.size(), MSG_WAITALL) ==
+              static_cast<ssize_t>(response.size()));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+  protocol::FlowsResult mine;
+  mine.flows = 4;
+  mine.transactions = 18;
+  send_bytes(control.fd(), protocol::encode(mine));
+  const auto theirs = std::get<protocol::FlowsResult>(read_message(control.fd()));
+  CHECK(theirs.failed == 1);
+  CHECK(theirs.transactions == 18);
+  CHECK(theirs.error.find("flow 3: nothing moved for 1 s (--idle-timeout)") != std::string::npos);
+  CHECK(server.process().wait_for_log("1 failed: flow 3"));
+  // And it serves the next test.
+  CHECK(flows_json({"127.0.0.1", "-p", server.port_text(), "--flows", "8", "--rr", "1/1", "-n", "80", "--mode",
+                    "tcp", "--repeat", "1"})["flows_runs"][0]["transactions"] == 80);
+}
+
+TEST_CASE("--max-flows turns a larger test away in one line, and a second client is served beside a flows test") {
+  ServerProcess server({"--max-flows", "100"});
+  const ProcessResult refused = run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--insecure",
+                                            "--flows", "101", "--rr", "1/1", "-n", "1000", "--repeat", "1"});
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("this server holds at most 100 flows a test (--max-flows)") != std::string::npos);
+  CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
+
+  ProcessResult flows;
+  std::thread flows_test([&] {
+    flows = run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--insecure", "--flows", "100", "--rr",
+                        "1/1", "-t", "2", "--mode", "tls", "--repeat", "1", "-J"});
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  const json other =
+      client_json({"127.0.0.1", "-p", server.port_text(), "--rr", "1/1", "-n", "100", "--mode", "tcp", "--repeat", "1"});
+  flows_test.join();
+  CHECK(other["rr_runs"][0]["transactions"] == 100);
+  INFO("stderr: " << flows.err);
+  REQUIRE(flows.exit_code == 0);
+  CHECK(json::parse(flows.out)["flows_runs"][0]["flows"] == 100);
+}
+
+TEST_CASE("more flows than this process may open is refused in one line naming the limit") {
+  rlimit limit{};
+  REQUIRE(::getrlimit(RLIMIT_NOFILE, &limit) == 0);
+  const rlim_t flows = limit.rlim_max / 2;  // the embedded server doubles them
+  if (flows > tlscmp::spec::kMaxFlows) {
+    MESSAGE("the hard limit on open files is beyond what one test may ask for");
+    return;
+  }
+  const ProcessResult r =
+      run_tlscmp({"client", "--flows", std::to_string(flows), "--rr", "1/1", "-n", std::to_string(flows)});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find(fmt::format("this process may open {} files (its hard limit, ulimit -Hn)", limit.rlim_max)) !=
+        std::string::npos);
+  CHECK(r.err.find("the embedded server holds the other end of each") != std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}
+
+TEST_CASE("--flows mistakes are one line each") {
+  expect_mistakes("client", {
+      {{"--flows", "10"}, 2, "--flows needs --rr REQ/RESP"},
+      {{"--flows", "10", "--crr", "1/1"}, 2, "--flows runs --rr transactions on each flow; leave --crr out"},
+      {{"--flows", "10", "--rr", "1/1", "-P", "2"}, 2, "-P is a thread per connection"},
+      {{"--flows", "0", "--rr", "1/1"}, 2, "--flows"},
+      {{"--threads", "2", "--rr", "1/1"}, 2, "--threads is for many-connection tests"},
+      {{"--flows", "10", "--rr", "1/1", "-n", "5"}, 2, "-n 5: fewer transactions than flows"},
+      {{"--flows", "10", "--rr", "1/1", "--rate", "100", "-t", "1"}, 2, "--rate is for --rr on -P"},
+  });
+}
+
+TEST_CASE("--flows between the two TLS libraries, both ways") {
+  const std::string peer = peer_binary();
+  if (peer.empty()) {
+    MESSAGE("no TLSCMP_TEST_PEER: scripts/test sets it when it builds both libraries");
+    return;
+  }
+  for (const bool peer_serves : {true, false}) {
+    CAPTURE(peer_serves);
+    ServerProcess server({}, "127.0.0.1", peer_serves ? peer : tlscmp_binary());
+    const ProcessResult r = run_process({peer_serves ? tlscmp_binary() : peer, "client", "127.0.0.1", "-p",
+                                         server.port_text(), "--insecure", "--flows", "50", "--rr", "1/1", "-n", "500",
+                                         "--mode", "tls", "--repeat", "1", "-J"});
+    INFO("stderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    const json j = json::parse(r.out);
+    CHECK(run_of(j, "tls")["transactions"] == 500);
+    CHECK(run_of(j, "tls-release")["transactions"] == 500);
+  }
+}
