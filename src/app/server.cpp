@@ -840,7 +840,8 @@ int Server::flows_room() const {
   return hard > kept ? static_cast<int>(std::min<std::uint64_t>(hard - kept, INT32_MAX)) : 0;
 }
 
-std::shared_ptr<void> Server::reserve_flows(const std::string& source, std::uint32_t asked, std::string& busy) {
+std::shared_ptr<void> Server::reserve_flows(const std::string& source, std::uint32_t asked,
+                                            std::string& busy) {
   const int count = static_cast<int>(asked);  // at most spec::kMaxFlows
   std::lock_guard lock(mutex_);
   if (count > config_.max_flows) {

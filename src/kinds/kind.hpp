@@ -43,11 +43,11 @@ struct KindFlags : session::ClientConfig {
 // -n counts bytes, datagrams, transactions or connections; -l is a chunk or
 // a datagram.
 struct SharedFlags {
-  std::string bytes;   // -n; "" when not given
-  double time_s = 0;   // -t; 0 when not given
-  std::string length;  // -l; "" when not given
-  int repeat = 0;      // --repeat N; 0: not given (or auto), the kind's default
-  std::string mode;    // --mode as typed, for messages
+  std::string bytes;            // -n; "" when not given
+  double time_s = 0;            // -t; 0 when not given
+  std::string length;           // -l; "" when not given
+  int repeat = 0;               // --repeat N; 0: not given (or auto), the kind's default
+  std::string mode;             // --mode as typed, for messages
   std::vector<TestKind> asked;  // the kinds their flags asked for (--rr, --crr ...)
 };
 

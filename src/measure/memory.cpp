@@ -17,7 +17,8 @@ std::string read_text(const char* path) {
 }
 
 std::optional<double> difference(const std::optional<std::uint64_t>& before,
-                                 const std::optional<std::uint64_t>& after, double unit, std::uint64_t count) {
+                                 const std::optional<std::uint64_t>& after, double unit,
+                                 std::uint64_t count) {
   if (!before || !after || count == 0) return std::nullopt;
   return (static_cast<double>(*after) - static_cast<double>(*before)) * unit / static_cast<double>(count);
 }

@@ -12,8 +12,8 @@
 namespace tlscmp::measure {
 
 struct MemoryReading {
-  std::optional<std::uint64_t> rss_bytes;          // VmRSS of this process
-  std::optional<std::uint64_t> tcp_memory_pages;   // /proc/net/sockstat "TCP: ... mem N"
+  std::optional<std::uint64_t> rss_bytes;         // VmRSS of this process
+  std::optional<std::uint64_t> tcp_memory_pages;  // /proc/net/sockstat "TCP: ... mem N"
 };
 
 MemoryReading read_memory();

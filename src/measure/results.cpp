@@ -231,7 +231,8 @@ void compute_flows_statistics(const Comparison& comparison, FlowsResults& result
     FlowsStats stats;
     stats.variant = variant;
     stats.mode = runs.front()->mode;
-    stats.transactions_per_s = summarize_field(runs, [](const FlowsRun& r) { return r.transactions_per_s(); });
+    stats.transactions_per_s =
+        summarize_field(runs, [](const FlowsRun& r) { return r.transactions_per_s(); });
     stats.p50_us = summarize_field(runs, [](const FlowsRun& r) { return r.latency.p50; });
     stats.p99_us = summarize_field(runs, [](const FlowsRun& r) { return r.latency.p99; });
     stats.flows_per_s = summarize_field(runs, [](const FlowsRun& r) { return r.flows_per_s(); });
@@ -246,9 +247,10 @@ void compute_flows_statistics(const Comparison& comparison, FlowsResults& result
     stats.p50_over_baseline = paired(p50);
     results.stats.push_back(std::move(stats));
   }
-  results.headline = headline_variant(
-      comparison.parameters,
-      compared_variants(results.stats, [](const FlowsStats& s) { return s.transactions_per_s_over_baseline; }));
+  results.headline =
+      headline_variant(comparison.parameters, compared_variants(results.stats, [](const FlowsStats& s) {
+                         return s.transactions_per_s_over_baseline;
+                       }));
 }
 
 }  // namespace

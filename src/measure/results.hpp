@@ -477,8 +477,8 @@ struct FlowsMemory {
 // Each side's cost is its event loops' CPU in the traffic window, user and
 // system together in cpu_user_s (cpu_system_s 0), as crr's.
 struct FlowsRun : RunHeader {
-  bool release_buffers = false;    // tls-release: SSL_MODE_RELEASE_BUFFERS at both ends
-  std::uint32_t flows = 0;         // asked for
+  bool release_buffers = false;  // tls-release: SSL_MODE_RELEASE_BUFFERS at both ends
+  std::uint32_t flows = 0;       // asked for
   std::uint32_t client_threads = 0;
   std::uint32_t server_threads = 0;
   double establish_us = 0;         // client: the first connect to the last flow established
@@ -554,9 +554,8 @@ struct Overloaded : F... {
 
 // What one test kind measured: a comparison holds exactly one of these.
 // HandshakeResults: --handshakes.
-using KindResults =
-    std::variant<StreamResults, HandshakeResults, GroupResults, DatagramResults, RrResults, CrrResults,
-                 FlowsResults>;
+using KindResults = std::variant<StreamResults, HandshakeResults, GroupResults, DatagramResults, RrResults,
+                                 CrrResults, FlowsResults>;
 
 struct Comparison {
   TestParameters parameters;

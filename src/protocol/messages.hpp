@@ -73,7 +73,13 @@ class ProtocolError : public Error {
 // flow: a many-connection test's connection; its data header comes in the
 // clear, right after the preamble, and TLS (if any) after it, so that the
 // server hands the socket to an event loop before any handshake.
-enum class ConnectionKind : std::uint8_t { control = 'C', data = 'D', handshake = 'H', crr = 'N', flow = 'F' };
+enum class ConnectionKind : std::uint8_t {
+  control = 'C',
+  data = 'D',
+  handshake = 'H',
+  crr = 'N',
+  flow = 'F'
+};
 
 using Cookie = std::array<std::byte, kCookieBytes>;
 using Preamble = std::array<std::byte, kPreambleBytes>;
@@ -192,14 +198,14 @@ struct MemoryReadings {
 // flows): what this side's event loops did over every flow. The client
 // sends its own once its last transaction is done; the server answers.
 struct FlowsResult {
-  Role role = Role::sender;          // the client: sender (of requests); the server: receiver
-  std::uint64_t flows = 0;           // established on this side
-  std::uint64_t failed = 0;          // flows that failed on this side
-  std::uint64_t transactions = 0;    // client: responses taken in whole; server: responses sent
-  double elapsed_us = 0;             // this side's window of traffic
-  double cpu_s = 0;                  // its event loops' CPU in the window, user and system
-  double establish_us = 0;           // the first flow's connect (accept) to the last one established
-  std::uint32_t threads = 0;         // event loops on this side
+  Role role = Role::sender;        // the client: sender (of requests); the server: receiver
+  std::uint64_t flows = 0;         // established on this side
+  std::uint64_t failed = 0;        // flows that failed on this side
+  std::uint64_t transactions = 0;  // client: responses taken in whole; server: responses sent
+  double elapsed_us = 0;           // this side's window of traffic
+  double cpu_s = 0;                // its event loops' CPU in the window, user and system
+  double establish_us = 0;         // the first flow's connect (accept) to the last one established
+  std::uint32_t threads = 0;       // event loops on this side
   MemoryReadings memory;
   std::string error;  // empty, or why this side's part failed (the first flow's failure)
 };

@@ -34,9 +34,9 @@ struct Variant {
   std::string label;
   std::optional<tls::Context> tls;
   std::optional<tls::DtlsContext> dtls;
-  bool resume = false;    // crr: offer the connector's previous session
-  std::string key_type;   // crr --compare-key-types: the server certificate's key type
-  bool optional = false;  // left out with a note, not an error, where its trial handshake fails
+  bool resume = false;           // crr: offer the connector's previous session
+  std::string key_type;          // crr --compare-key-types: the server certificate's key type
+  bool optional = false;         // left out with a note, not an error, where its trial handshake fails
   bool release_buffers = false;  // flows: tls-release, SSL_MODE_RELEASE_BUFFERS at both ends
 };
 

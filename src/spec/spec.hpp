@@ -28,8 +28,8 @@ namespace tlscmp {
 //   --compare-groups alone; datagram: --mode udp or dtls; rr: --rr; crr: --crr;
 //   flows: --flows N, many connections on a few event loops at each end.
 enum class TestKind : std::uint8_t { stream, handshake, datagram, rr, crr, flows };
-inline constexpr std::array kAllKinds{TestKind::stream, TestKind::handshake, TestKind::datagram, TestKind::rr,
-                                      TestKind::crr,    TestKind::flows};
+inline constexpr std::array kAllKinds{TestKind::stream, TestKind::handshake, TestKind::datagram,
+                                      TestKind::rr,     TestKind::crr,       TestKind::flows};
 
 inline const char* to_string(TestKind kind) {
   switch (kind) {
@@ -74,7 +74,8 @@ inline constexpr std::uint64_t kMaxTransactions = std::uint64_t{1} << 40;
 inline constexpr double kMaxRateTps = 1e9;
 // Connections of one many-connection test: a data header's index holds them.
 inline constexpr std::uint32_t kMaxFlows = 65'535;
-inline constexpr std::uint32_t kMaxFlowThreads = 1024;  // the wire's limit; the schedule's is protocol's kMinRrSpacingUs
+inline constexpr std::uint32_t kMaxFlowThreads =
+    1024;  // the wire's limit; the schedule's is protocol's kMinRrSpacingUs
 
 // How a crr client closes each connection: reset (SO_LINGER 0, no
 // TIME_WAIT) or fin (an orderly close; TIME_WAIT on the client).

@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <thread>
 
 #include "e2e/e2e.hpp"
@@ -46,8 +47,10 @@ void send_bytes(int fd, std::span<const std::byte> bytes) {
 
 }  // namespace
 
-TEST_CASE("--flows -n: exactly that many transactions over 200 flows on 2 threads, tcp, tls and tls-release") {
-  const json j = flows_json({"--flows", "200", "--threads", "2", "--rr", "1/1", "-n", "2000", "--repeat", "1"});
+TEST_CASE(
+    "--flows -n: exactly that many transactions over 200 flows on 2 threads, tcp, tls and tls-release") {
+  const json j =
+      flows_json({"--flows", "200", "--threads", "2", "--rr", "1/1", "-n", "2000", "--repeat", "1"});
   REQUIRE(j["flows_runs"].size() == 3);
   for (const char* variant : {"tcp", "tls", "tls-release"}) {
     CAPTURE(variant);
@@ -71,10 +74,11 @@ TEST_CASE("--flows -n: exactly that many transactions over 200 flows on 2 thread
   CHECK(j["flows_summary"]["tls_over_tcp"]["transactions_per_s"]["median"].get<double>() > 0);
 }
 
-TEST_CASE("a thousand flows held: memory per connection for tcp, tls and tls-release, TLS above TCP on each side") {
+TEST_CASE(
+    "a thousand flows held: memory per connection for tcp, tls and tls-release, TLS above TCP on each side") {
   ServerProcess server;
-  const json j = flows_json({"127.0.0.1", "-p", server.port_text(), "--insecure", "--flows", "1000", "--threads",
-                             "2", "--rr", "1/1", "-t", "0.5", "--repeat", "1"});
+  const json j = flows_json({"127.0.0.1", "-p", server.port_text(), "--insecure", "--flows", "1000",
+                             "--threads", "2", "--rr", "1/1", "-t", "0.5", "--repeat", "1"});
   for (const char* side : {"client", "server"}) {
     CAPTURE(side);
     const auto idle = [&](const char* variant) {
@@ -89,10 +93,12 @@ TEST_CASE("a thousand flows held: memory per connection for tcp, tls and tls-rel
 }
 
 TEST_CASE("--flows -t: every flow made transactions, and the fairness index is above 0 and at most 1") {
-  const json j = flows_json({"--flows", "50", "--rr", "64/1K", "-t", "0.5", "--mode", "tcp", "--repeat", "1"});
+  const json j =
+      flows_json({"--flows", "50", "--rr", "64/1K", "-t", "0.5", "--mode", "tcp", "--repeat", "1"});
   const json& run = run_of(j, "tcp");
   CHECK(run["per_flow_transactions"]["min"].get<double>() >= 1);
-  CHECK(run["per_flow_transactions"]["max"].get<double>() >= run["per_flow_transactions"]["p50"].get<double>());
+  CHECK(run["per_flow_transactions"]["max"].get<double>() >=
+        run["per_flow_transactions"]["p50"].get<double>());
   CHECK(run["fairness"].get<double>() > 0);
   CHECK(run["fairness"].get<double>() <= 1.0);
 }
@@ -143,11 +149,12 @@ TEST_CASE("a flow whose client stops reading is failed at the idle timeout while
   CHECK(theirs.error.find("flow 3: nothing moved for 1 s (--idle-timeout)") != std::string::npos);
   CHECK(server.process().wait_for_log("1 failed: flow 3"));
   // And it serves the next test.
-  CHECK(flows_json({"127.0.0.1", "-p", server.port_text(), "--flows", "8", "--rr", "1/1", "-n", "80", "--mode",
-                    "tcp", "--repeat", "1"})["flows_runs"][0]["transactions"] == 80);
+  CHECK(flows_json({"127.0.0.1", "-p", server.port_text(), "--flows", "8", "--rr", "1/1", "-n", "80",
+                    "--mode", "tcp", "--repeat", "1"})["flows_runs"][0]["transactions"] == 80);
 }
 
-TEST_CASE("--max-flows turns a larger test away in one line, and a second client is served beside a flows test") {
+TEST_CASE(
+    "--max-flows turns a larger test away in one line, and a second client is served beside a flows test") {
   ServerProcess server({"--max-flows", "100"});
   const ProcessResult refused = run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--insecure",
                                             "--flows", "101", "--rr", "1/1", "-n", "1000", "--repeat", "1"});
@@ -157,12 +164,12 @@ TEST_CASE("--max-flows turns a larger test away in one line, and a second client
 
   ProcessResult flows;
   std::thread flows_test([&] {
-    flows = run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--insecure", "--flows", "100", "--rr",
-                        "1/1", "-t", "2", "--mode", "tls", "--repeat", "1", "-J"});
+    flows = run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--insecure", "--flows", "100",
+                        "--rr", "1/1", "-t", "2", "--mode", "tls", "--repeat", "1", "-J"});
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(700));
-  const json other =
-      client_json({"127.0.0.1", "-p", server.port_text(), "--rr", "1/1", "-n", "100", "--mode", "tcp", "--repeat", "1"});
+  const json other = client_json(
+      {"127.0.0.1", "-p", server.port_text(), "--rr", "1/1", "-n", "100", "--mode", "tcp", "--repeat", "1"});
   flows_test.join();
   CHECK(other["rr_runs"][0]["transactions"] == 100);
   INFO("stderr: " << flows.err);
@@ -181,22 +188,26 @@ TEST_CASE("more flows than this process may open is refused in one line naming t
   const ProcessResult r =
       run_tlscmp({"client", "--flows", std::to_string(flows), "--rr", "1/1", "-n", std::to_string(flows)});
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find(fmt::format("this process may open {} files (its hard limit, ulimit -Hn)", limit.rlim_max)) !=
-        std::string::npos);
+  CHECK(r.err.find(fmt::format("this process may open {} files (its hard limit, ulimit -Hn)",
+                               limit.rlim_max)) != std::string::npos);
   CHECK(r.err.find("the embedded server holds the other end of each") != std::string::npos);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
 }
 
 TEST_CASE("--flows mistakes are one line each") {
-  expect_mistakes("client", {
-      {{"--flows", "10"}, 2, "--flows needs --rr REQ/RESP"},
-      {{"--flows", "10", "--crr", "1/1"}, 2, "--flows runs --rr transactions on each flow; leave --crr out"},
-      {{"--flows", "10", "--rr", "1/1", "-P", "2"}, 2, "-P is a thread per connection"},
-      {{"--flows", "0", "--rr", "1/1"}, 2, "--flows"},
-      {{"--threads", "2", "--rr", "1/1"}, 2, "--threads is for many-connection tests"},
-      {{"--flows", "10", "--rr", "1/1", "-n", "5"}, 2, "-n 5: fewer transactions than flows"},
-      {{"--flows", "10", "--rr", "1/1", "--rate", "100", "-t", "1"}, 2, "--rate is for --rr on -P"},
-  });
+  expect_mistakes(
+      "client",
+      {
+          {{"--flows", "10"}, 2, "--flows needs --rr REQ/RESP"},
+          {{"--flows", "10", "--crr", "1/1"},
+           2,
+           "--flows runs --rr transactions on each flow; leave --crr out"},
+          {{"--flows", "10", "--rr", "1/1", "-P", "2"}, 2, "-P is a thread per connection"},
+          {{"--flows", "0", "--rr", "1/1"}, 2, "--flows"},
+          {{"--threads", "2", "--rr", "1/1"}, 2, "--threads is for many-connection tests"},
+          {{"--flows", "10", "--rr", "1/1", "-n", "5"}, 2, "-n 5: fewer transactions than flows"},
+          {{"--flows", "10", "--rr", "1/1", "--rate", "100", "-t", "1"}, 2, "--rate is for --rr on -P"},
+      });
 }
 
 TEST_CASE("--flows between the two TLS libraries, both ways") {
@@ -209,12 +220,28 @@ TEST_CASE("--flows between the two TLS libraries, both ways") {
     CAPTURE(peer_serves);
     ServerProcess server({}, "127.0.0.1", peer_serves ? peer : tlscmp_binary());
     const ProcessResult r = run_process({peer_serves ? tlscmp_binary() : peer, "client", "127.0.0.1", "-p",
-                                         server.port_text(), "--insecure", "--flows", "50", "--rr", "1/1", "-n", "500",
-                                         "--mode", "tls", "--repeat", "1", "-J"});
+                                         server.port_text(), "--insecure", "--flows", "50", "--rr", "1/1",
+                                         "-n", "500", "--mode", "tls", "--repeat", "1", "-J"});
     INFO("stderr: " << r.err);
     REQUIRE(r.exit_code == 0);
     const json j = json::parse(r.out);
     CHECK(run_of(j, "tls")["transactions"] == 500);
     CHECK(run_of(j, "tls-release")["transactions"] == 500);
   }
+}
+
+TEST_CASE(
+    "a flows result on the report page: transactions per round, memory per connection, spread over flows") {
+  TempDir dir;
+  const ProcessResult run =
+      run_tlscmp({"client", "--flows", "20", "--rr", "1/1", "-n", "200", "--repeat", "1", "-J"});
+  REQUIRE(run.exit_code == 0);
+  std::ofstream(dir.file("flows.json")) << run.out;
+  const ProcessResult report = run_tlscmp({"report", dir.file("flows.json"), "-o", dir.file("report.html")});
+  REQUIRE(report.exit_code == 0);
+  const std::string page = read_file(dir.file("report.html"));
+  CHECK(page.find("<h2>Many connections</h2>") != std::string::npos);
+  CHECK(page.find("Memory per connection, every flow established and idle") != std::string::npos);
+  CHECK(page.find("Transactions per flow in each run") != std::string::npos);
+  CHECK(page.find("TLS held ") != std::string::npos);  // the headline's sentence
 }

@@ -61,6 +61,7 @@ TEST_CASE("the -J output keeps its key paths, one run of each kind") {
       {"datagram", {"--mode", "udp", "-n", "100", "-b", "1M", "-i", "0.1"}},
       {"handshakes", {"--handshakes", "5", "--repeat", "1"}},
       {"groups", {"--compare-groups", "--handshakes", "2", "--repeat", "1"}},
+      {"flows", {"--flows", "20", "--rr", "1/1", "-n", "200", "--repeat", "1"}},
   };
   const char* write_dir = std::getenv("TLSCMP_SCHEMA_WRITE");
   for (const KindRun& run : runs) {

@@ -122,15 +122,16 @@ TEST_CASE("notes name retransmits, steal and a pair on other CPUs, and nothing e
 
 TEST_CASE("memory readings: sockstat's TCP pages, statm's resident pages, and growth per connection") {
   using namespace tlscmp::measure;
-  CHECK(parse_sockstat_tcp_pages("sockets: used 130\nTCP: inuse 5 orphan 0 tw 2 alloc 7 mem 31\nUDP: inuse 1 mem 2\n") ==
-        31);
+  CHECK(parse_sockstat_tcp_pages(
+            "sockets: used 130\nTCP: inuse 5 orphan 0 tw 2 alloc 7 mem 31\nUDP: inuse 1 mem 2\n") == 31);
   CHECK_FALSE(parse_sockstat_tcp_pages("UDP: inuse 1 mem 2\n"));
   CHECK_FALSE(parse_sockstat_tcp_pages(""));
   CHECK(parse_statm_resident_pages("5000 1200 300 10 0 900 0\n") == 1200);
   CHECK_FALSE(parse_statm_resident_pages("garbage"));
   const PerConnection grown = per_connection({1000, 10}, {101000, 8}, 100);
   CHECK(grown.rss_bytes == doctest::Approx(1000));
-  CHECK(grown.tcp_bytes == doctest::Approx(-2.0 * static_cast<double>(page_bytes()) / 100));  // shown, not clamped
+  CHECK(grown.tcp_bytes ==
+        doctest::Approx(-2.0 * static_cast<double>(page_bytes()) / 100));  // shown, not clamped
   CHECK_FALSE(per_connection({std::nullopt, 10}, {5, 10}, 100).rss_bytes);
   const MemoryReading now = read_memory();
   CHECK(now.rss_bytes.value_or(0) > 0);

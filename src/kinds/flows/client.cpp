@@ -129,13 +129,15 @@ void aggregate(const std::vector<LoopTally>& tallies, measure::FlowsRun& run, st
   run.latency = latency.summary();
 }
 
-measure::MemoryReading reading(const std::optional<std::uint64_t>& rss, const std::optional<std::uint64_t>& tcp) {
+measure::MemoryReading reading(const std::optional<std::uint64_t>& rss,
+                               const std::optional<std::uint64_t>& tcp) {
   return {rss, tcp};
 }
 
 measure::FlowsMemory memory_per_flow(const protocol::MemoryReadings& m, std::uint64_t flows) {
   const measure::MemoryReading before = reading(m.rss_before, m.tcp_pages_before);
-  const measure::PerConnection idle = measure::per_connection(before, reading(m.rss_idle, m.tcp_pages_idle), flows);
+  const measure::PerConnection idle =
+      measure::per_connection(before, reading(m.rss_idle, m.tcp_pages_idle), flows);
   const measure::PerConnection after =
       measure::per_connection(before, reading(m.rss_after, m.tcp_pages_after), flows);
   return {idle.rss_bytes, after.rss_bytes, idle.tcp_bytes, after.tcp_bytes};
@@ -153,8 +155,8 @@ void judge_server(const protocol::FlowsResult& theirs, const measure::FlowsRun& 
   if (!theirs.error.empty() && failed == 0) throw Error("server: " + theirs.error);
   if (theirs.role != Role::receiver) throw protocol::ProtocolError("the server's result is not a server's");
   if (failed == 0 && theirs.failed == 0 && theirs.transactions != run.transactions) {
-    throw Error(fmt::format("the server answered {} requests and this side took {} responses", theirs.transactions,
-                            run.transactions));
+    throw Error(fmt::format("the server answered {} requests and this side took {} responses",
+                            theirs.transactions, run.transactions));
   }
 }
 
@@ -192,7 +194,8 @@ bool make_traffic(Stream& control, const session::ClientRun& where, Loops& loops
 
 // After the traffic, the flows still held: this side's figures, then both sides' results.
 void finish_run(Stream& control, const session::ClientConfig& config, Loops& loops, measure::FlowsRun& run,
-                const measure::MemoryReading& before, const measure::MemoryReading& idle, std::string& first_failure) {
+                const measure::MemoryReading& before, const measure::MemoryReading& idle,
+                std::string& first_failure) {
   const measure::MemoryReading after = measure::read_memory();
   std::vector<LoopTally> tallies;
   for (auto& loop : loops) {
@@ -204,9 +207,9 @@ void finish_run(Stream& control, const session::ClientConfig& config, Loops& loo
   run.failed_flows = sum(loops, [](const FlowLoop& l) { return l.failed(); });
   run.first_failure = first_failure;
   if (run.partial) return;
-  const protocol::FlowsResult mine{Role::sender,        run.flows,          run.failed_flows,
-                                   run.transactions,    run.elapsed_us,     run.client.cpu_user_s,
-                                   run.establish_us,    run.client_threads, readings(before, idle, after),
+  const protocol::FlowsResult mine{Role::sender,     run.flows,          run.failed_flows,
+                                   run.transactions, run.elapsed_us,     run.client.cpu_user_s,
+                                   run.establish_us, run.client_threads, readings(before, idle, after),
                                    first_failure};
   control.set_deadline(Deadline::after(config.timeouts.control));
   session::send_message(control, mine, "the client's result");
@@ -224,8 +227,8 @@ void finish_run(Stream& control, const session::ClientConfig& config, Loops& loo
 measure::FlowsRun run_flows_test(const session::ClientRun& where, const session::Variant& variant,
                                  measure::Environment& environment) {
   const session::ClientConfig& config = where.target;
-  TcpStream control(connect_tcp(config.host, config.port, Deadline::after(config.timeouts.connect),
-                                config.bind_address));
+  TcpStream control(
+      connect_tcp(config.host, config.port, Deadline::after(config.timeouts.connect), config.bind_address));
   const session::InterruptWatch::Guard control_guard(where.interrupt, control.native_handle());
   protocol::TestRequest request = session::test_request(config, variant.mode);
   request.round = static_cast<std::uint32_t>(where.round);

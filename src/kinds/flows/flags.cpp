@@ -81,7 +81,8 @@ void configure_flows(const SharedFlags& flags, session::ClientConfig& c) {
 }
 
 std::uint32_t flow_threads(const spec::Test& test) {
-  const std::uint32_t cpus = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(measure::allowed_cpus().size()));
+  const std::uint32_t cpus =
+      std::max<std::uint32_t>(1, static_cast<std::uint32_t>(measure::allowed_cpus().size()));
   return std::clamp<std::uint32_t>(test.flows.threads > 0 ? test.flows.threads : cpus, 1,
                                    std::max<std::uint32_t>(1, test.flows.flows));
 }

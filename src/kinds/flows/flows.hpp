@@ -44,7 +44,8 @@ measure::FlowsRun run_flows_test(const session::ClientRun& run, const session::V
                                  measure::Environment& environment);
 
 // Server: one test whose request passed the caps; returns the line to log.
-std::string serve_flows_test(Stream& control, const protocol::TestRequest& request, session::ServerSide& side);
+std::string serve_flows_test(Stream& control, const protocol::TestRequest& request,
+                             session::ServerSide& side);
 // Server: a flow connection, after its preamble: reads its data header and
 // hands the socket to its test's event loop.
 void serve_flow_connection(Stream& stream, session::PendingTests& pending, double& cpu_mark);
@@ -66,6 +67,10 @@ std::string render_flows_headline(const measure::Comparison& comparison);
 nlohmann::ordered_json flows_runs_json(const measure::Comparison& comparison);
 nlohmann::ordered_json flows_summary_json(const measure::Comparison& comparison);
 std::string render_flows_csv(const measure::Comparison& comparison);
+
+// The report page (html.cpp): its section of charts, and its headline's sentences of one result.
+std::string flows_html_section(render::Page& page);
+void flows_html_headline(const nlohmann::json& result, std::vector<std::string>& sentences);
 
 // This kind's entry in the table of kinds (slice.cpp).
 extern const KindSlice kFlowsKind;

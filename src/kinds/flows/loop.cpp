@@ -35,7 +35,16 @@ std::uint32_t epoll_events(short poll_events) {
 }  // namespace
 
 struct FlowLoop::Flow {
-  enum class State : std::uint8_t { waiting, connecting, handshaking, idle, sending, receiving, finished, failed };
+  enum class State : std::uint8_t {
+    waiting,
+    connecting,
+    handshaking,
+    idle,
+    sending,
+    receiving,
+    finished,
+    failed
+  };
   UniqueFd socket;                 // until the stream takes it
   std::unique_ptr<Stream> stream;  // once connected (client) or adopted (server)
   std::uint32_t index = 0;
@@ -241,7 +250,8 @@ void FlowLoop::step_handshake(Flow& flow, std::int64_t now) {
 
 void FlowLoop::on_established(Flow& flow, std::int64_t now) {
   tally_.last_established_ns = std::max(tally_.last_established_ns, now);
-  if (flow.stream->is_tls() && tally_.tls.version.empty()) tally_.tls = tls_parameters(*flow.stream, plan_.record_size);
+  if (flow.stream->is_tls() && tally_.tls.version.empty())
+    tally_.tls = tls_parameters(*flow.stream, plan_.record_size);
   established_.fetch_add(1, std::memory_order_acq_rel);
   flow.progress_ns = now;
   if (plan_.client) {
@@ -269,9 +279,10 @@ bool FlowLoop::step_io(Flow& flow, std::int64_t now) {
   }
   if (ec) {
     const bool between = !sending && flow.left == (plan_.client ? plan_.response_bytes : plan_.request_bytes);
-    fail(flow, ec == TransportErrc::eof && between && !plan_.client
-                   ? std::string("the client closed it")
-                   : fmt::format("{}: {}", sending ? "write" : "read", describe(ec, flow.stream->error_detail())));
+    fail(flow,
+         ec == TransportErrc::eof && between && !plan_.client
+             ? std::string("the client closed it")
+             : fmt::format("{}: {}", sending ? "write" : "read", describe(ec, flow.stream->error_detail())));
     return false;
   }
   flow.progress_ns = now;
@@ -354,10 +365,10 @@ void FlowLoop::check_deadlines(std::int64_t now) {
         // A server's flow between requests waits on the client, which is no stall.
         if (!plan_.client && flow.state == Flow::State::receiving && flow.left == plan_.request_bytes) break;
         if (now - flow.progress_ns > ns(plan_.idle_timeout))
-          fail(flow, fmt::format("nothing moved for {:g} s (--idle-timeout), {} a {}",
-                                 seconds(plan_.idle_timeout),
-                                 flow.state == Flow::State::sending ? "sending" : "awaiting",
-                                 (flow.state == Flow::State::sending) == plan_.client ? "request" : "response"));
+          fail(flow,
+               fmt::format("nothing moved for {:g} s (--idle-timeout), {} a {}", seconds(plan_.idle_timeout),
+                           flow.state == Flow::State::sending ? "sending" : "awaiting",
+                           (flow.state == Flow::State::sending) == plan_.client ? "request" : "response"));
         break;
       default:
         break;

@@ -59,7 +59,7 @@ struct FlowPlan {
 struct LoopTally {
   std::uint32_t established = 0;
   std::uint32_t failed = 0;
-  std::string first_failure;               // "flow 12: ..." of the earliest failure
+  std::string first_failure;                // "flow 12: ..." of the earliest failure
   std::int64_t first_start_ns = INT64_MAX;  // the first connect (adopt)
   std::int64_t last_established_ns = 0;
   std::int64_t first_request_ns = INT64_MAX;  // client: the traffic's window

@@ -52,53 +52,57 @@ ordered_json side_json(const measure::FlowsRun& run, const measure::SideCost& si
 }
 
 ordered_json run_json(const measure::FlowsRun& run, const measure::TestParameters& p) {
-  return {{"variant", run.label()},
-          {"round", run.round},
-          {"warmup", run.warmup},
-          {"partial", run.partial},
-          {"mode", to_string(run.mode)},
-          {"release_buffers", run.release_buffers},
-          {"flows", run.flows},
-          {"request_bytes", p.test.rr.request_bytes},
-          {"response_bytes", p.test.rr.response_bytes},
-          {"establish_us", run.establish_us},
-          {"flows_per_s", run.flows_per_s()},
-          {"transactions", run.transactions},
-          {"elapsed_us", run.elapsed_us},
-          {"transactions_per_s", run.transactions_per_s()},
-          {"latency_us", latency_json(run.latency)},
-          {"per_flow_transactions", {{"min", run.flow_min}, {"p50", run.flow_p50}, {"max", run.flow_max}}},
-          {"fairness", run.fairness},
-          {"failed_flows", run.failed_flows},
-          {"first_failure", run.first_failure.empty() ? ordered_json(nullptr) : ordered_json(run.first_failure)},
-          {"tls_version", tls_or_null(run.tls.version, run.mode)},
-          {"cipher", tls_or_null(run.tls.cipher, run.mode)},
-          {"group", tls_or_null(run.tls.group, run.mode)},
-          {"certificate_key_type", tls_or_null(run.tls.certificate_key_type, run.mode)},
-          {"client", side_json(run, run.client, run.client_threads, run.client_memory)},
-          // An interrupted run never heard the server's account.
-          {"server", run.partial ? ordered_json(nullptr)
-                                 : side_json(run, run.server, run.server_threads, run.server_memory)}};
+  return {
+      {"variant", run.label()},
+      {"round", run.round},
+      {"warmup", run.warmup},
+      {"partial", run.partial},
+      {"mode", to_string(run.mode)},
+      {"release_buffers", run.release_buffers},
+      {"flows", run.flows},
+      {"request_bytes", p.test.rr.request_bytes},
+      {"response_bytes", p.test.rr.response_bytes},
+      {"establish_us", run.establish_us},
+      {"flows_per_s", run.flows_per_s()},
+      {"transactions", run.transactions},
+      {"elapsed_us", run.elapsed_us},
+      {"transactions_per_s", run.transactions_per_s()},
+      {"latency_us", latency_json(run.latency)},
+      {"per_flow_transactions", {{"min", run.flow_min}, {"p50", run.flow_p50}, {"max", run.flow_max}}},
+      {"fairness", run.fairness},
+      {"failed_flows", run.failed_flows},
+      {"first_failure", run.first_failure.empty() ? ordered_json(nullptr) : ordered_json(run.first_failure)},
+      {"tls_version", tls_or_null(run.tls.version, run.mode)},
+      {"cipher", tls_or_null(run.tls.cipher, run.mode)},
+      {"group", tls_or_null(run.tls.group, run.mode)},
+      {"certificate_key_type", tls_or_null(run.tls.certificate_key_type, run.mode)},
+      {"client", side_json(run, run.client, run.client_threads, run.client_memory)},
+      // An interrupted run never heard the server's account.
+      {"server", run.partial ? ordered_json(nullptr)
+                             : side_json(run, run.server, run.server_threads, run.server_memory)}};
 }
 
 std::string render_runs_table(const measure::Comparison& c, const measure::FlowsResults& flows) {
-  std::string out = fmt::format("\n{:>5} {:<11} {:>6} {:>9} {:>12} {:>10} {:>9} {:>9} {:>17} {:>17} {:>8} {:>21}\n",
-                                "round", "mode", "flows", "flows/s", "transactions", "tx/s", "p50_us", "p99_us",
-                                "CPU us/tx cli/srv", "flow tx min/max", "fairness", "KiB/conn idle cli/srv");
+  std::string out =
+      fmt::format("\n{:>5} {:<11} {:>6} {:>9} {:>12} {:>10} {:>9} {:>9} {:>17} {:>17} {:>8} {:>21}\n",
+                  "round", "mode", "flows", "flows/s", "transactions", "tx/s", "p50_us", "p99_us",
+                  "CPU us/tx cli/srv", "flow tx min/max", "fairness", "KiB/conn idle cli/srv");
   for (const measure::FlowsRun& run : flows.runs) {
     out += fmt::format(
         "{:>5} {:<11} {:>6} {:>9.0f} {:>12} {:>10.0f} {:>9.1f} {:>9.1f} {:>17} {:>17} {:>8.3f} {:>21}\n",
-        round_label(run), run.label(), run.flows, run.flows_per_s(), run.transactions, run.transactions_per_s(),
-        run.latency.p50, run.latency.p99,
-        fmt::format("{:.1f} / {}", run.cpu_us_per_transaction(run.client),
-                    run.partial ? std::string("-") : fmt::format("{:.1f}", run.cpu_us_per_transaction(run.server))),
+        round_label(run), run.label(), run.flows, run.flows_per_s(), run.transactions,
+        run.transactions_per_s(), run.latency.p50, run.latency.p99,
+        fmt::format(
+            "{:.1f} / {}", run.cpu_us_per_transaction(run.client),
+            run.partial ? std::string("-") : fmt::format("{:.1f}", run.cpu_us_per_transaction(run.server))),
         fmt::format("{:.0f} / {:.0f}", run.flow_min, run.flow_max), run.fairness,
         fmt::format("{} / {}", kib(run.client_memory.idle_rss), kib(run.server_memory.idle_rss)));
   }
   if (c.parameters.warmup_rounds > 0) out += "(w: warm-up, left out of the statistics)\n";
   if (c.interrupted) out += "(*: interrupted, this side's figures until then; left out of the statistics)\n";
-  out += "(flows/s: every flow connected and its handshake done, timed apart; latency from each request's send "
-         "to its response; KiB/conn: the process's resident memory over its own before the first flow)\n";
+  out +=
+      "(flows/s: every flow connected and its handshake done, timed apart; latency from each request's send "
+      "to its response; KiB/conn: the process's resident memory over its own before the first flow)\n";
   return out;
 }
 
@@ -108,12 +112,13 @@ std::string render_flows_header(const measure::TestParameters& p) {
   const std::string amount = p.test.rr.transactions > 0
                                  ? fmt::format("{} transactions in all", p.test.rr.transactions)
                                  : fmt::format("{:g} s", p.test.duration_s());
-  return fmt::format("many connections: {} flows on {} event loops at each end, requests of {}, responses of {}, "
-                     "closed loop, {} per run, {}{}\n",
-                     p.test.flows.flows,
-                     p.test.flows.threads > 0 ? std::to_string(p.test.flows.threads) : std::string("a CPU's"),
-                     format_bytes(p.test.rr.request_bytes), format_bytes(p.test.rr.response_bytes), amount,
-                     rounds_text(p), p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "");
+  return fmt::format(
+      "many connections: {} flows on {} event loops at each end, requests of {}, responses of {}, "
+      "closed loop, {} per run, {}{}\n",
+      p.test.flows.flows,
+      p.test.flows.threads > 0 ? std::to_string(p.test.flows.threads) : std::string("a CPU's"),
+      format_bytes(p.test.rr.request_bytes), format_bytes(p.test.rr.response_bytes), amount, rounds_text(p),
+      p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "");
 }
 
 std::string render_flows_runs(const measure::Comparison& c) {
@@ -125,23 +130,24 @@ std::string render_flows_runs(const measure::Comparison& c) {
   for (const measure::FlowsStats& s : flows.stats)
     width = std::max(width, s.variant.size());
   const render::ComparedModes modes = render::compared_modes(c.parameters, Mode::tcp, Mode::tls);
-  out += fmt::format("\n{:<{}} {:>4} {:>10} {:>9} {:>9} {:>9} {:>17} {:>27} {:>19}\n", "mode", width, "runs", "tx/s",
-                     "p50_us", "p99_us", "flows/s", "CPU us/tx cli/srv", "KiB/conn idle cli/srv (kernel)",
-                     fmt::format("vs {}: tx/s  p50", modes.baseline));
+  out += fmt::format("\n{:<{}} {:>4} {:>10} {:>9} {:>9} {:>9} {:>17} {:>27} {:>19}\n", "mode", width, "runs",
+                     "tx/s", "p50_us", "p99_us", "flows/s", "CPU us/tx cli/srv",
+                     "KiB/conn idle cli/srv (kernel)", fmt::format("vs {}: tx/s  p50", modes.baseline));
   const auto median = [](const std::optional<measure::Summary>& s) {
     return s ? std::optional<double>(s->median) : std::nullopt;
   };
   for (const measure::FlowsStats& s : flows.stats) {
-    out += fmt::format(
-        "{:<{}} {:>4} {:>10.0f} {:>9.1f} {:>9.1f} {:>9.0f} {:>17} {:>27} {:>19}\n", s.variant, width,
-        s.transactions_per_s.count, s.transactions_per_s.median, s.p50_us.median, s.p99_us.median,
-        s.flows_per_s.median,
-        fmt::format("{:.1f} / {:.1f}", s.client_cpu_us_per_transaction.median, s.server_cpu_us_per_transaction.median),
-        fmt::format("{} / {} ({})", kib(median(s.client_idle_rss)), kib(median(s.server_idle_rss)),
-                    kib(median(s.server_idle_tcp))),
-        s.variant == modes.baseline ? std::string("1.00x 1.00x")
-                                    : fmt::format("{} {}", ratio_text(s.transactions_per_s_over_baseline),
-                                                  ratio_text(s.p50_over_baseline)));
+    out += fmt::format("{:<{}} {:>4} {:>10.0f} {:>9.1f} {:>9.1f} {:>9.0f} {:>17} {:>27} {:>19}\n", s.variant,
+                       width, s.transactions_per_s.count, s.transactions_per_s.median, s.p50_us.median,
+                       s.p99_us.median, s.flows_per_s.median,
+                       fmt::format("{:.1f} / {:.1f}", s.client_cpu_us_per_transaction.median,
+                                   s.server_cpu_us_per_transaction.median),
+                       fmt::format("{} / {} ({})", kib(median(s.client_idle_rss)),
+                                   kib(median(s.server_idle_rss)), kib(median(s.server_idle_tcp))),
+                       s.variant == modes.baseline
+                           ? std::string("1.00x 1.00x")
+                           : fmt::format("{} {}", ratio_text(s.transactions_per_s_over_baseline),
+                                         ratio_text(s.p50_over_baseline)));
   }
   out += "(medians over the rounds; kernel: the host's TCP memory over its own before, per connection)\n";
   for (const measure::FlowsStats& s : flows.stats) {
@@ -161,7 +167,8 @@ std::string render_flows_headline(const measure::Comparison& c) {
   const measure::FlowsResults& flows = c.or_empty<measure::FlowsResults>();
   if (flows.stats.empty()) return {};
   const auto server_kib = [](const measure::FlowsStats& s) {
-    return s.server_idle_rss ? fmt::format("{:.1f} KiB", s.server_idle_rss->median / 1024) : std::string("unknown");
+    return s.server_idle_rss ? fmt::format("{:.1f} KiB", s.server_idle_rss->median / 1024)
+                             : std::string("unknown");
   };
   std::vector<std::string> parts;
   std::string ratio;
@@ -174,8 +181,8 @@ std::string render_flows_headline(const measure::Comparison& c) {
   std::string list;
   for (std::size_t i = 0; i < parts.size(); ++i)
     list += (i == 0 ? "" : ", ") + parts[i];
-  return fmt::format("\n{} flows: memory per connection on the server, idle: {}{}\n", c.parameters.test.flows.flows,
-                     list, ratio);
+  return fmt::format("\n{} flows: memory per connection on the server, idle: {}{}\n",
+                     c.parameters.test.flows.flows, list, ratio);
 }
 
 ordered_json flows_runs_json(const measure::Comparison& c) {
@@ -224,21 +231,25 @@ ordered_json flows_summary_json(const measure::Comparison& c) {
 std::string render_flows_csv(const measure::Comparison& c) {
   std::string out =
       "variant,round,warmup,partial,mode,flows,client_threads,server_threads,establish_us,flows_per_s,"
-      "transactions,elapsed_us,transactions_per_s,latency_p50_us,latency_p99_us,latency_p999_us,latency_max_us,"
+      "transactions,elapsed_us,transactions_per_s,latency_p50_us,latency_p99_us,latency_p999_us,latency_max_"
+      "us,"
       "flow_min,flow_p50,flow_max,fairness,failed_flows,client_cpu_s,server_cpu_s,client_idle_rss_bytes,"
       "client_after_rss_bytes,server_idle_rss_bytes,server_after_rss_bytes,client_idle_tcp_bytes,"
       "server_idle_tcp_bytes,tls_version,cipher,group\n";
-  const auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{:.1f}", *v) : std::string(); };
+  const auto opt = [](const std::optional<double>& v) {
+    return v ? fmt::format("{:.1f}", *v) : std::string();
+  };
   for (const measure::FlowsRun& r : c.or_empty<measure::FlowsResults>().runs) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.3f},{},{:.3f},{:.3f},", csv_field(r.label()), r.round,
-                       r.warmup ? 1 : 0, r.partial ? 1 : 0, to_string(r.mode), r.flows, r.client_threads,
-                       r.server_threads, r.establish_us, r.flows_per_s(), r.transactions, r.elapsed_us,
-                       r.transactions_per_s());
+    out += fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.3f},{},{:.3f},{:.3f},", csv_field(r.label()),
+                       r.round, r.warmup ? 1 : 0, r.partial ? 1 : 0, to_string(r.mode), r.flows,
+                       r.client_threads, r.server_threads, r.establish_us, r.flows_per_s(), r.transactions,
+                       r.elapsed_us, r.transactions_per_s());
     out += fmt::format("{:.3f},{:.3f},{:.3f},{:.3f},{:g},{:g},{:g},{:.4f},{},{:.6f},{:.6f},", r.latency.p50,
-                       r.latency.p99, r.latency.p999, r.latency.max, r.flow_min, r.flow_p50, r.flow_max, r.fairness,
-                       r.failed_flows, r.client.cpu_s(), r.server.cpu_s());
-    out += fmt::format("{},{},{},{},{},{},{},{},{}\n", opt(r.client_memory.idle_rss), opt(r.client_memory.after_rss),
-                       opt(r.server_memory.idle_rss), opt(r.server_memory.after_rss), opt(r.client_memory.idle_tcp),
+                       r.latency.p99, r.latency.p999, r.latency.max, r.flow_min, r.flow_p50, r.flow_max,
+                       r.fairness, r.failed_flows, r.client.cpu_s(), r.server.cpu_s());
+    out += fmt::format("{},{},{},{},{},{},{},{},{}\n", opt(r.client_memory.idle_rss),
+                       opt(r.client_memory.after_rss), opt(r.server_memory.idle_rss),
+                       opt(r.server_memory.after_rss), opt(r.client_memory.idle_tcp),
                        opt(r.server_memory.idle_tcp), csv_field(r.tls.version), csv_field(r.tls.cipher),
                        csv_field(r.tls.group));
   }

@@ -4,11 +4,13 @@
 // acceptor that hands them out, so that flows share the server's one port
 // and its caps. The loops do the TLS handshakes.
 
+#include <poll.h>
+
 #include <fmt/format.h>
 #include <algorithm>
+#include <mutex>
 #include <numeric>
 #include <thread>
-#include <mutex>
 
 #include "kinds/flows/flows.hpp"
 #include "kinds/flows/loop.hpp"
@@ -23,7 +25,7 @@
 namespace tlscmp::kinds {
 namespace {
 
-constexpr std::chrono::milliseconds kCheckInterval{100};
+constexpr std::chrono::milliseconds kFlowsCheck{100};
 
 // A running flows test, as its connections find it by cookie: its loops,
 // and which flows have come.
@@ -105,7 +107,7 @@ void await_client(Stream& control, session::ServerSide& side, const FlowsSink& s
   std::uint64_t seen = 0;
   const auto seconds = [](std::chrono::milliseconds d) { return std::chrono::duration<double>(d).count(); };
   for (;;) {
-    if (wait_fd(control.native_handle(), POLLIN, Deadline::after(kCheckInterval)) != TransportErrc::timeout)
+    if (wait_fd(control.native_handle(), POLLIN, Deadline::after(kFlowsCheck)) != TransportErrc::timeout)
       return;
     if (side.stopping()) throw Error("the server is stopping");
     const std::int64_t now = measure::now_ns();
@@ -113,7 +115,8 @@ void await_client(Stream& control, session::ServerSide& side, const FlowsSink& s
       if (const std::uint64_t came = sink.sum([](const FlowLoop& l) { return l.flows(); }); came != seen) {
         seen = came;
         last_progress_ns = now;
-      } else if (now - last_progress_ns > std::chrono::nanoseconds(side.config().timeouts.handshake).count()) {
+      } else if (now - last_progress_ns >
+                 std::chrono::nanoseconds(side.config().timeouts.handshake).count()) {
         session::refuse_test(control, fmt::format("flows: the client opened no flow for {:g} s",
                                                   seconds(side.config().timeouts.handshake)));
       }
@@ -150,8 +153,9 @@ std::string describe_test(const protocol::TestRequest& request, const protocol::
                   : std::string("unknown");
   };
   return fmt::format("flows {}{} round {}: {} flows on {} loops, {} transactions, {} a flow idle{}",
-                     to_string(request.mode), request.release_buffers ? " (release buffers)" : "", request.round,
-                     mine.flows, mine.threads, mine.transactions, kib(mine.memory.rss_before, mine.memory.rss_idle),
+                     to_string(request.mode), request.release_buffers ? " (release buffers)" : "",
+                     request.round, mine.flows, mine.threads, mine.transactions,
+                     kib(mine.memory.rss_before, mine.memory.rss_idle),
                      mine.failed > 0 ? fmt::format(", {} failed: {}", mine.failed, mine.error) : "");
 }
 
@@ -162,16 +166,19 @@ void serve_flow_connection(Stream& stream, session::PendingTests& pending, doubl
   std::error_code ec;
   stream.read_exact(header, ec);
   if (ec)
-    throw Error(fmt::format("flow connection without a cookie and index: {}", describe(ec, stream.error_detail())));
+    throw Error(
+        fmt::format("flow connection without a cookie and index: {}", describe(ec, stream.error_detail())));
   const protocol::DataHeaderInfo info = protocol::decode_data_header(header);
   const auto sink = std::dynamic_pointer_cast<FlowsSink>(pending.sink(info.cookie));
   if (sink == nullptr) throw protocol::ProtocolError("flow connection for an unknown or finished test");
   if (!sink->take(info.stream, stream.release_socket()))
-    throw protocol::ProtocolError(fmt::format("flow {} is out of its test's range, or came twice", info.stream));
+    throw protocol::ProtocolError(
+        fmt::format("flow {} is out of its test's range, or came twice", info.stream));
   cpu_mark = measure::thread_cpu_s();
 }
 
-std::string serve_flows_test(Stream& control, const protocol::TestRequest& request, session::ServerSide& side) {
+std::string serve_flows_test(Stream& control, const protocol::TestRequest& request,
+                             session::ServerSide& side) {
   const session::ServerConfig& config = side.config();
   const std::uint32_t n = request.test.flows.flows;
   std::string busy;
@@ -192,10 +199,10 @@ std::string serve_flows_test(Stream& control, const protocol::TestRequest& reque
   const std::int64_t start_ns = measure::now_ns();
   session::send_message(control, protocol::Ready{}, "the server's readiness");
 
-  const auto most = config.max_duration + (request.test.duration_ms > 0
-                                               ? std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                     session::kTimedDrainGrace)
-                                               : std::chrono::milliseconds(0));
+  const auto most = config.max_duration +
+                    (request.test.duration_ms > 0
+                         ? std::chrono::duration_cast<std::chrono::milliseconds>(session::kTimedDrainGrace)
+                         : std::chrono::milliseconds(0));
   await_client(control, side, *sink, false, most);
   control.set_deadline(Deadline::after(config.timeouts.control));
   const auto theirs = session::receive<protocol::FlowsResult>(control, "the client's result");
@@ -211,11 +218,12 @@ std::string serve_flows_test(Stream& control, const protocol::TestRequest& reque
     mine.flows += t.established;
     mine.failed += t.failed;
     if (mine.error.empty()) mine.error = t.first_failure;
-    mine.establish_us = std::max(mine.establish_us, measure::ns_to_us(t.last_established_ns - t.first_start_ns));
+    mine.establish_us =
+        std::max(mine.establish_us, measure::ns_to_us(t.last_established_ns - t.first_start_ns));
   }
   mine.threads = sink->threads();
-  mine.memory = {before.rss_bytes, idle.rss_bytes, after.rss_bytes, before.tcp_memory_pages, idle.tcp_memory_pages,
-                 after.tcp_memory_pages};
+  mine.memory = {before.rss_bytes,        idle.rss_bytes,        after.rss_bytes,
+                 before.tcp_memory_pages, idle.tcp_memory_pages, after.tcp_memory_pages};
   session::send_message(control, mine, "the server's result");
   (void)theirs;
   return describe_test(request, mine);

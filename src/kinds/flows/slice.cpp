@@ -13,7 +13,8 @@ namespace {
 namespace flows_entry {
 
 // Each variant of the common ones; beside plain tls, tls-release.
-std::vector<session::Variant> variants(const session::ClientConfig& config, const tls::ClientOptions& tls_config,
+std::vector<session::Variant> variants(const session::ClientConfig& config,
+                                       const tls::ClientOptions& tls_config,
                                        std::vector<std::string>& notes) {
   std::vector<session::Variant> out;
   for (session::Variant& variant : common_variants(config, tls_config, notes)) {
@@ -43,7 +44,8 @@ void notes(const session::ClientConfig& config, measure::Comparison& comparison)
   for (const measure::FlowsRun& run : flows->runs) {
     if (run.failed_flows > 0)
       comparison.notes.push_back(fmt::format("{} round {}: {} of {} flows failed during the traffic; {}",
-                                             run.label(), run.round, run.failed_flows, run.flows, run.first_failure));
+                                             run.label(), run.round, run.failed_flows, run.flows,
+                                             run.first_failure));
   }
   if (tls::releases_buffers_always()) {
     comparison.notes.push_back(
@@ -94,21 +96,25 @@ void check_flows_test(const spec::Test& t, Mode) {
   if ((t.rr.transactions == 0) == (t.duration_ms == 0))
     throw spec::Invalid("--flows runs -n transactions or for -t seconds: give one");
   if (t.rr.transactions != 0 && t.rr.transactions < t.flows.flows) {
-    throw spec::Invalid(fmt::format("-n {}: fewer transactions than flows (--flows {}); each makes one at least",
-                                    t.rr.transactions, t.flows.flows));
+    throw spec::Invalid(
+        fmt::format("-n {}: fewer transactions than flows (--flows {}); each makes one at least",
+                    t.rr.transactions, t.flows.flows));
   }
-  if (t.streams != 1) throw spec::Invalid("-P is a thread per connection; --flows holds its own on event loops");
+  if (t.streams != 1)
+    throw spec::Invalid("-P is a thread per connection; --flows holds its own on event loops");
   if (t.rr.rate_tps > 0) throw spec::Invalid("--rate is for --rr on -P connections; flows run closed loop");
   if (t.verify || t.interval_ms > 0 || t.compare_groups)
-    throw spec::Invalid(fmt::format("{} is not for --flows",
-                                    t.verify ? "--verify" : t.interval_ms > 0 ? "-i" : "--compare-groups"));
+    throw spec::Invalid(fmt::format("{} is not for --flows", t.verify            ? "--verify"
+                                                             : t.interval_ms > 0 ? "-i"
+                                                                                 : "--compare-groups"));
 }
 
 const KindSlice kFlowsKind{
     .kind = TestKind::flows,
     .flag = "--flows",
     .flags_are_for = "many-connection tests (--flows N --rr REQ/RESP)",
-    .takes = "--flows takes --rr, --threads, -t, -n, --repeat, --warmup, -w/--sndbuf/--rcvbuf and the TLS flags",
+    .takes =
+        "--flows takes --rr, --threads, -t, -n, --repeat, --warmup, -w/--sndbuf/--rcvbuf and the TLS flags",
     .add_flags = add_flows_flags,
     .configure = configure_flows,
     .variants = flows_entry::variants,
@@ -126,6 +132,8 @@ const KindSlice kFlowsKind{
     .json = flows_entry::json,
     .last_run_json = flows_entry::last_run_json,
     .csv = render_flows_csv,
+    .html_section = flows_html_section,
+    .html_headline = flows_html_headline,
     .results = {"flows", "flows_runs", "transactions", "transactions", flows_entry::kFigures},
 };
 
