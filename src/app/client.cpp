@@ -57,6 +57,7 @@ class EmbeddedServer {
     config.tls_policy.ktls = ktls;
     config.max_bytes = protocol::kMaxTestBytes;
     config.max_duration = std::chrono::milliseconds(protocol::kMaxDurationMs);
+    config.max_flows = static_cast<int>(spec::kMaxFlows);  // the client's descriptors bound them
     return config;
   }
 

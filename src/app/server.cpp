@@ -665,8 +665,9 @@ class Server::Side final : public session::ServerSide {
     return server_.pending_.open(std::move(sink));
   }
   void prepare_key_type(const std::string& key_type) override { server_.prepare_key_type(key_type); }
-  std::shared_ptr<void> reserve_flows(std::uint32_t count, std::string& busy) override {
-    return server_.reserve_flows(source_, count, busy);
+  std::shared_ptr<void> reserve_flows(std::uint32_t count, const std::vector<std::string>& sources,
+                                      std::string& busy) override {
+    return server_.reserve_flows(sources.empty() ? std::vector<std::string>{source_} : sources, count, busy);
   }
   const tls::Context& tls_context() const override { return server_.tls_; }
   const tls::DtlsContext* dtls() const override { return server_.dtls_ ? &*server_.dtls_ : nullptr; }
@@ -840,7 +841,7 @@ int Server::flows_room() const {
   return hard > kept ? static_cast<int>(std::min<std::uint64_t>(hard - kept, INT32_MAX)) : 0;
 }
 
-std::shared_ptr<void> Server::reserve_flows(const std::string& source, std::uint32_t asked,
+std::shared_ptr<void> Server::reserve_flows(const std::vector<std::string>& sources, std::uint32_t asked,
                                             std::string& busy) {
   const int count = static_cast<int>(asked);  // at most spec::kMaxFlows
   std::lock_guard lock(mutex_);
@@ -857,15 +858,19 @@ std::shared_ptr<void> Server::reserve_flows(const std::string& source, std::uint
         count, flows_held_, flows_room());
   }
   if (!busy.empty()) return nullptr;
-  SourceUse& use = sources_[source];
-  use.flow_budget += count;
+  // Each source's share: the client spreads its flows over them in turn.
+  const int share = (count + static_cast<int>(sources.size()) - 1) / static_cast<int>(sources.size());
+  for (const std::string& source : sources)
+    sources_[source].flow_budget += share;
   flows_held_ += count;
-  return std::shared_ptr<void>(reinterpret_cast<void*>(1), [this, source, count](void*) {
+  return std::shared_ptr<void>(reinterpret_cast<void*>(1), [this, sources, count, share](void*) {
     std::lock_guard released(mutex_);
-    auto it = sources_.find(source);
-    it->second.flow_budget -= count;
+    for (const std::string& source : sources) {
+      auto it = sources_.find(source);
+      it->second.flow_budget -= share;
+      forget_if_unused(it);
+    }
     flows_held_ -= count;
-    forget_if_unused(it);
   });
 }
 

@@ -176,7 +176,8 @@ class Server {
                                             std::string& busy);
   std::shared_ptr<void> reserve_memory(std::uint64_t bytes, std::string& busy);
   // See session::ServerSide::reserve_flows.
-  std::shared_ptr<void> reserve_flows(const std::string& source, std::uint32_t count, std::string& busy);
+  std::shared_ptr<void> reserve_flows(const std::vector<std::string>& sources, std::uint32_t count,
+                                      std::string& busy);
   // The flows all many-connection tests together may hold: the descriptors
   // left beside --max-connections and a reserve.
   int flows_room() const;

@@ -11,6 +11,7 @@
 #include "kinds/kind.hpp"
 #include "measure/clock.hpp"
 #include "measure/host.hpp"
+#include "transport/socket.hpp"
 
 namespace tlscmp::cli {
 namespace {
@@ -245,7 +246,8 @@ void add_target_flags(CLI::App* cmd, ClientFlags& flags) {
   cmd->add_option("host", flags.target, "Server host name or address (none: an embedded server on loopback)");
   cmd->add_option("-p,--port", flags.port, "Server port")->check(CLI::Range(1, 65535))->capture_default_str();
   cmd->add_option("-B,--bind", flags.bind_address,
-                  "Connect from this local IP address (the TCP connections; as iperf3's -B)")
+                  "Connect from this local IP address (the TCP connections; as iperf3's -B); with --flows a "
+                  "list or a range of them (127.0.0.1-127.0.0.8), over which the flows are spread")
       ->type_name("ADDR");
   cmd->add_option("-A,--affinity", flags.affinity,
                   "Pin the data threads to a CPU: the client's, and after a comma the server's (as "
@@ -428,6 +430,20 @@ void apply_shared_flags(const ClientFlags& flags, session::ClientConfig& c) {
   parse_start_at(flags, c);
 }
 
+// -B's list or range: the first address binds the control connection, and
+// --flows spreads its connections over all of them.
+void split_sources(session::ClientConfig& c) {
+  if (c.bind_address.find_first_of(",-") == std::string::npos) return;
+  std::string problem;
+  std::vector<std::string> addresses = parse_address_list(c.bind_address, problem);
+  if (addresses.empty()) throw UsageError(fmt::format("-B {}: {}", c.bind_address, problem));
+  if (addresses.size() > 1 && c.test.kind != TestKind::flows)
+    throw UsageError(
+        fmt::format("-B {}: several source addresses are for --flows; give one", c.bind_address));
+  c.bind_address = addresses.front();
+  if (addresses.size() > 1) c.source_addresses = std::move(addresses);
+}
+
 // The test's kind reads the flags as it means them; a flag of another kind,
 // or a shared one it has no use for, is refused.
 void apply_kind_flags(const ClientFlags& flags, session::ClientConfig& c) {
@@ -460,6 +476,7 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   }
   refuse_tls_flags_without_tls(flags, c);
   split_host(flags, c);
+  split_sources(c);
   apply_kind_flags(flags, c);
   // Datagram buffers only drop what does not fit, and the loss is counted.
   if (const std::string slow = slow_buffers_warning(flags); !slow.empty() && !is_datagram(c.modes.front()))

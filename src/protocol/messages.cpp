@@ -1,5 +1,7 @@
 #include "protocol/messages.hpp"
 
+#include <arpa/inet.h>
+
 #include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
@@ -163,6 +165,7 @@ json to_json(const TestRequest& m) {
   j["round"] = m.round;
   j["server_cpu"] = m.server_cpu >= 0 ? json(m.server_cpu) : json(nullptr);
   if (m.release_buffers) j["release_buffers"] = true;
+  if (!m.flow_sources.empty()) j["flow_sources"] = m.flow_sources;
   return j;
 }
 
@@ -488,6 +491,27 @@ spec::Test decode_test(const json& j) {
   return test;
 }
 
+// Addresses as inet_ntop writes them, so that the server's accounting by
+// source finds them; at most kMaxFlowSources, for flows tests alone.
+void get_flow_sources(const json& j, TestRequest& m) {
+  constexpr std::size_t kMaxFlowSources = 1024;
+  const json& list = j["flow_sources"];
+  if (!list.is_array() || list.size() > kMaxFlowSources) bad("'flow_sources' is not a short array");
+  if (m.test.kind != TestKind::flows && !list.empty()) bad("'flow_sources' is for flows tests");
+  for (const json& item : list) {
+    if (!item.is_string()) bad("'flow_sources' holds something other than an address");
+    const std::string text = item.get<std::string>();
+    std::array<unsigned char, sizeof(in6_addr)> raw{};
+    std::array<char, INET6_ADDRSTRLEN> canonical{};
+    const int family = text.find(':') == std::string::npos ? AF_INET : AF_INET6;
+    if (text.size() >= canonical.size() || ::inet_pton(family, text.c_str(), raw.data()) != 1 ||
+        text != ::inet_ntop(family, raw.data(), canonical.data(), canonical.size())) {
+      bad("'flow_sources' holds something other than an address");
+    }
+    m.flow_sources.push_back(text);
+  }
+}
+
 TestRequest decode_test_request(const json& j) {
   TestRequest m;
   m.test = decode_test(j);
@@ -504,6 +528,7 @@ TestRequest decode_test_request(const json& j) {
   m.round = static_cast<std::uint32_t>(get_uint_or(j, "round", 0, 0, 1'000'000));
   if (j.contains("server_cpu") && !j["server_cpu"].is_null())
     m.server_cpu = static_cast<int>(get_uint(j, "server_cpu", 0, kMaxCpu));
+  if (j.contains("flow_sources")) get_flow_sources(j, m);
   if (j.contains("release_buffers")) {
     m.release_buffers = get_bool(j, "release_buffers");
     if (m.release_buffers && (m.test.kind != TestKind::flows || m.mode != Mode::tls))

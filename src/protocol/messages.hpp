@@ -104,6 +104,10 @@ struct TestRequest {
   // flows over TLS, the tls-release variant: both ends set
   // SSL_MODE_RELEASE_BUFFERS (optional).
   bool release_buffers = false;
+  // flows: the client's source addresses (-B's list), where it spreads its
+  // flows over several; the server budgets their connections per address.
+  // Empty: the control connection's (optional).
+  std::vector<std::string> flow_sources;
 };
 
 // server -> client: the test is accepted; open the data connection with this cookie.

@@ -85,6 +85,9 @@ struct ClientConfig : measure::Settings {
   std::string host;  // empty: start an embedded server on loopback
   std::uint16_t port = kDefaultPort;
   std::string bind_address;  // -B: the local address of the TCP connections, or ""
+  // -B's addresses, where it gives a list or a range (--flows spreads its
+  // connections over them); bind_address is then the first. Empty: one or none.
+  std::vector<std::string> source_addresses;
   // -A CLIENT[,SERVER]: the CPU each side pins its data threads to; -1: none.
   int client_cpu = -1;
   int server_cpu = -1;

@@ -67,9 +67,11 @@ class ServerSide {
   // token lives: within --max-flows a test, and within what the server's
   // descriptors hold beside --max-connections for all such tests together.
   // Its client's connections are taken within this budget, not within the
-  // caps on connections being set up. Null, with `busy` saying why, where
-  // they do not fit.
-  virtual std::shared_ptr<void> reserve_flows(std::uint32_t count, std::string& busy) = 0;
+  // caps on connections being set up: from the control connection's
+  // address, or shared among `sources` where the client names several.
+  // Null, with `busy` saying why, where they do not fit.
+  virtual std::shared_ptr<void> reserve_flows(std::uint32_t count, const std::vector<std::string>& sources,
+                                              std::string& busy) = 0;
   // The server's TLS context, for a kind whose server half does its own
   // handshakes (flows, on its event loops).
   virtual const tls::Context& tls_context() const = 0;

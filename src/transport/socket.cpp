@@ -16,6 +16,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <cerrno>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -306,6 +307,91 @@ SocketSettings socket_settings(int fd) {
 bool is_ip_literal(const std::string& host) {
   unsigned char buf[sizeof(in6_addr)];
   return ::inet_pton(AF_INET, host.c_str(), buf) == 1 || ::inet_pton(AF_INET6, host.c_str(), buf) == 1;
+}
+
+namespace {
+
+// One item of an address list: an address, or an IPv4 range A-B.
+bool add_addresses(const std::string& item, std::vector<std::string>& out, std::string& problem) {
+  const auto dash = item.find('-');
+  in_addr first{};
+  in_addr last{};
+  if (dash == std::string::npos) {
+    const std::optional<SocketAddress> one = literal_address(item);
+    if (!one) {
+      problem = fmt::format("'{}' is no IP address", item);
+      return false;
+    }
+    std::array<char, INET6_ADDRSTRLEN> text{};
+    const void* raw =
+        one->storage.ss_family == AF_INET
+            ? static_cast<const void*>(&reinterpret_cast<const sockaddr_in*>(&one->storage)->sin_addr)
+            : static_cast<const void*>(&reinterpret_cast<const sockaddr_in6*>(&one->storage)->sin6_addr);
+    out.emplace_back(::inet_ntop(one->storage.ss_family, raw, text.data(), text.size()));
+    return true;
+  }
+  if (::inet_pton(AF_INET, item.substr(0, dash).c_str(), &first) != 1 ||
+      ::inet_pton(AF_INET, item.substr(dash + 1).c_str(), &last) != 1 ||
+      ntohl(last.s_addr) < ntohl(first.s_addr)) {
+    problem = fmt::format("'{}' is no range of IPv4 addresses, lowest first (127.0.0.1-127.0.0.8)", item);
+    return false;
+  }
+  for (std::uint32_t a = ntohl(first.s_addr); a <= ntohl(last.s_addr); ++a) {
+    if (out.size() >= kMaxSourceAddresses) {
+      problem = fmt::format("more than {} addresses", kMaxSourceAddresses);
+      return false;
+    }
+    in_addr address{htonl(a)};
+    std::array<char, INET_ADDRSTRLEN> text{};
+    out.emplace_back(::inet_ntop(AF_INET, &address, text.data(), text.size()));
+    if (a == UINT32_MAX) break;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> parse_address_list(const std::string& text, std::string& problem) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    if (!add_addresses(text.substr(start, comma - start), out, problem)) return {};
+    start = comma + 1;
+  }
+  if (out.size() > kMaxSourceAddresses) {
+    problem = fmt::format("more than {} addresses", kMaxSourceAddresses);
+    return {};
+  }
+  return out;
+}
+
+std::optional<SocketAddress> literal_address(const std::string& address) {
+  SocketAddress out;
+  auto* v4 = reinterpret_cast<sockaddr_in*>(&out.storage);
+  auto* v6 = reinterpret_cast<sockaddr_in6*>(&out.storage);
+  if (::inet_pton(AF_INET, address.c_str(), &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    out.length = sizeof(sockaddr_in);
+    return out;
+  }
+  if (::inet_pton(AF_INET6, address.c_str(), &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    out.length = sizeof(sockaddr_in6);
+    return out;
+  }
+  return std::nullopt;
+}
+
+std::uint32_t local_port_count() {
+  constexpr std::uint32_t kLinuxDefault = 60999 - 32768 + 1;
+  std::FILE* file = std::fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+  if (file == nullptr) return kLinuxDefault;
+  unsigned low = 0;
+  unsigned high = 0;
+  const bool read = std::fscanf(file, "%u %u", &low, &high) == 2 && high >= low;
+  std::fclose(file);
+  return read ? high - low + 1 : kLinuxDefault;
 }
 
 std::string peer_address(int fd) {

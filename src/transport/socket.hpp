@@ -4,8 +4,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "transport/deadline.hpp"
 #include "transport/unique_fd.hpp"
@@ -73,6 +75,19 @@ SocketSettings socket_settings(int fd);
 
 // True for an IPv4 or IPv6 address literal ("127.0.0.1", "::1").
 bool is_ip_literal(const std::string& host);
+
+// The most addresses a list of source addresses may name.
+inline constexpr std::size_t kMaxSourceAddresses = 1024;
+// Source addresses as -B gives them: one address, a comma-separated list,
+// an IPv4 range "127.0.0.1-127.0.0.8", or a list of them; each in the form
+// inet_ntop writes it. Empty, with `problem` saying why, where the text is
+// none of that.
+std::vector<std::string> parse_address_list(const std::string& text, std::string& problem);
+// A literal address with port 0, to bind to; none where it is no literal.
+std::optional<SocketAddress> literal_address(const std::string& address);
+// The local ports this host hands out (net.ipv4.ip_local_port_range): how
+// many connections one source address makes to one server port.
+std::uint32_t local_port_count();
 
 // "ADDR:PORT" of the remote end ("[ADDR]:PORT" for IPv6), or "?" if unknown.
 std::string peer_address(int fd);

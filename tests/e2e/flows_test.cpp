@@ -245,3 +245,29 @@ TEST_CASE(
   CHECK(page.find("Transactions per flow in each run") != std::string::npos);
   CHECK(page.find("TLS held ") != std::string::npos);  // the headline's sentence
 }
+
+TEST_CASE("-B with a range spreads the flows over its addresses, each within the test's budget") {
+  // One connection being set up per address at most: flows outside their
+  // test's budget would be turned away as busy.
+  ServerProcess server({"--max-pending-per-source", "1"});
+  const json j = flows_json({"127.0.0.1", "-p", server.port_text(), "-B", "127.0.0.1-127.0.0.4", "--flows",
+                             "400", "--rr", "1/1", "-n", "4000", "--mode", "tcp", "--repeat", "1"});
+  CHECK(run_of(j, "tcp")["transactions"] == 4000);
+  CHECK(run_of(j, "tcp")["failed_flows"] == 0);
+}
+
+TEST_CASE(
+    "source addresses that cannot carry the flows, and -B lists where they do not apply, are one line") {
+  expect_mistakes(
+      "client",
+      {
+          {{"--flows", "30000", "--rr", "1/1", "-B", "127.0.0.1"},
+           2,
+           "--flows 30000: 1 source address reaches"},
+          {{"--rr", "1/1", "-B", "127.0.0.1-127.0.0.2"}, 2, "several source addresses are for --flows"},
+          {{"--flows", "10", "--rr", "1/1", "-B", "127.0.0.9-127.0.0.1"},
+           2,
+           "is no range of IPv4 addresses, lowest first"},
+          {{"--flows", "10", "--rr", "1/1", "-B", "127.0.0.1,nowhere"}, 2, "'nowhere' is no IP address"},
+      });
+}

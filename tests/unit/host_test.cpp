@@ -7,6 +7,7 @@
 #include "measure/memory.hpp"
 #include "protocol/messages.hpp"
 #include "render/facts.hpp"
+#include "transport/socket.hpp"
 
 using namespace tlscmp;
 using namespace tlscmp::measure;
@@ -135,4 +136,18 @@ TEST_CASE("memory readings: sockstat's TCP pages, statm's resident pages, and gr
   CHECK_FALSE(per_connection({std::nullopt, 10}, {5, 10}, 100).rss_bytes);
   const MemoryReading now = read_memory();
   CHECK(now.rss_bytes.value_or(0) > 0);
+}
+
+TEST_CASE("-B's addresses: one, a list, an IPv4 range, written as inet_ntop writes them") {
+  std::string problem;
+  CHECK(tlscmp::parse_address_list("127.0.0.1", problem) == std::vector<std::string>{"127.0.0.1"});
+  CHECK(tlscmp::parse_address_list("10.0.0.254-10.0.1.1", problem) ==
+        std::vector<std::string>{"10.0.0.254", "10.0.0.255", "10.0.1.0", "10.0.1.1"});
+  CHECK(tlscmp::parse_address_list("::1,fd00:0::2", problem) == std::vector<std::string>{"::1", "fd00::2"});
+  CHECK(tlscmp::parse_address_list("10.0.0.2-10.0.0.1", problem).empty());
+  CHECK(problem.find("lowest first") != std::string::npos);
+  CHECK(tlscmp::parse_address_list("10.0.0.0-10.0.255.255", problem).empty());
+  CHECK(problem == "more than 1024 addresses");
+  CHECK(tlscmp::parse_address_list("1.2.3.4,", problem).empty());
+  CHECK(tlscmp::local_port_count() > 0);
 }

@@ -77,7 +77,12 @@ FlowPlan client_plan(const session::ClientConfig& config, const session::Variant
   plan.handshake_timeout = config.timeouts.handshake;
   plan.idle_timeout = config.timeouts.idle;
   plan.server = peer_socket_address(control.native_handle());
-  if (!config.bind_address.empty()) plan.source = local_socket_address(control.native_handle());
+  for (const std::string& address : config.source_addresses) {
+    const std::optional<SocketAddress> from = literal_address(address);
+    if (from) plan.sources.push_back(*from);
+  }
+  if (plan.sources.empty() && !config.bind_address.empty())
+    plan.sources.push_back(local_socket_address(control.native_handle()));
   plan.cookie = accept.cookie;
   plan.quota = config.test.rr.transactions;
   return plan;
@@ -233,6 +238,7 @@ measure::FlowsRun run_flows_test(const session::ClientRun& where, const session:
   protocol::TestRequest request = session::test_request(config, variant.mode);
   request.round = static_cast<std::uint32_t>(where.round);
   request.release_buffers = variant.release_buffers;
+  request.flow_sources = config.source_addresses;
   measure::release_free_memory();
   const measure::MemoryReading before = measure::read_memory();
   const protocol::TestAccept accept = session::start_test(control, request, config.timeouts, environment);

@@ -10,6 +10,7 @@
 #include "kinds/rr/rr.hpp"
 #include "measure/host.hpp"
 #include "transport/descriptors.hpp"
+#include "transport/socket.hpp"
 
 namespace tlscmp::kinds {
 namespace {
@@ -28,6 +29,18 @@ void refuse_beyond_descriptors(const session::ClientConfig& c) {
       embedded ? " (the embedded server holds the other end of each in this process too)" : "",
       hard > kReservedDescriptors ? (hard - kReservedDescriptors) / (embedded ? 2 : 1) : 0,
       embedded ? ", run the server apart" : ""));
+}
+
+// One source address reaches one server port from each of its local ports.
+void refuse_beyond_ports(const session::ClientConfig& c) {
+  const std::uint64_t addresses = std::max<std::size_t>(1, c.source_addresses.size());
+  const std::uint64_t ports = local_port_count();
+  if (c.test.flows.flows <= addresses * ports) return;
+  throw UsageError(fmt::format(
+      "--flows {}: {} source address{} reach{} {} connections to one server port ({} local ports each, "
+      "net.ipv4.ip_local_port_range); give more with -B (a range: -B 127.0.0.1-127.0.0.8), or fewer flows",
+      c.test.flows.flows, addresses, addresses == 1 ? "" : "es", addresses == 1 ? "es" : "",
+      addresses * ports, ports));
 }
 
 }  // namespace
@@ -77,6 +90,7 @@ void configure_flows(const SharedFlags& flags, session::ClientConfig& c) {
     throw UsageError(fmt::format("-n {}: fewer transactions than flows (--flows {}); each makes one at least",
                                  c.test.rr.transactions, c.test.flows.flows));
   }
+  refuse_beyond_ports(c);
   refuse_beyond_descriptors(c);
 }
 

@@ -174,7 +174,9 @@ void FlowLoop::start_connects(std::int64_t now) {
     Flow& flow = *flows_[next_connect_++];
     std::error_code ec;
     const char* where = "connect";
-    flow.socket = start_connect(plan_.server, plan_.source ? &*plan_.source : nullptr, false, ec, where);
+    const SocketAddress* from =
+        plan_.sources.empty() ? nullptr : &plan_.sources[flow.index % plan_.sources.size()];
+    flow.socket = start_connect(plan_.server, from, false, ec, where);
     flow.since_ns = flow.progress_ns = now;
     tally_.first_start_ns = std::min(tally_.first_start_ns, now);
     if (!flow.socket.valid()) {

@@ -47,10 +47,11 @@ struct FlowPlan {
   std::chrono::milliseconds connect_timeout{10'000};
   std::chrono::milliseconds handshake_timeout{10'000};
   std::chrono::milliseconds idle_timeout{30'000};
-  // Client: where to connect, from where (none: the kernel's choice), and
-  // the test's cookie for each flow's data header.
+  // Client: where to connect, from where (flow i from sources[i mod k];
+  // none: the kernel's choice), and the test's cookie for each flow's data
+  // header.
   SocketAddress server;
-  std::optional<SocketAddress> source;
+  std::vector<SocketAddress> sources;
   protocol::Cookie cookie{};
   std::uint64_t quota = 0;  // client, counted: transactions over all flows; 0: timed
 };

@@ -182,7 +182,7 @@ std::string serve_flows_test(Stream& control, const protocol::TestRequest& reque
   const session::ServerConfig& config = side.config();
   const std::uint32_t n = request.test.flows.flows;
   std::string busy;
-  const auto room = side.reserve_flows(n, busy);
+  const auto room = side.reserve_flows(n, request.flow_sources, busy);
   if (!room) session::refuse_test(control, busy);
   measure::release_free_memory();
   const measure::MemoryReading before = measure::read_memory();
