@@ -489,6 +489,7 @@ ClientCommand to_client_command(const ClientFlags& flags) {
       throw UsageError(e.what());
     }
   }
+  kinds::check_host(c);
   command.html_path = flags.html;
   command.format = flags.json          ? session::OutputFormat::json
                    : flags.json_stream ? session::OutputFormat::json_stream

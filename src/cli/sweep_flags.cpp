@@ -46,6 +46,10 @@ results::SweepAxis sweep_axis(const std::string& name, const std::vector<std::st
         c.test.rr.request_bytes = request;
         c.test.rr.response_bytes = response;
       };
+    } else if (name == "flows") {
+      const auto n =
+          static_cast<std::uint32_t>(spec::parse_count(text, flag, 1, spec::kMaxFlows, "connections"));
+      apply = [n](session::ClientConfig& c) { c.test.flows.flows = n; };
     } else {
       throw UsageError(fmt::format("cannot sweep '{}'", name));
     }
@@ -114,6 +118,11 @@ void add_sweep_command(CLI::App& app, SweepFlags& flags) {
   list("--rr", flags.rr_sizes,
        "Request/response sizes (1/1,64/1K,1K/16K,16K/1M): transactions instead of bulk runs, 10 s per run "
        "unless -t or -n says otherwise");
+  list("--flows", flags.flows,
+       "Flow counts (1,10,100,1000,10000): many connections on event loops at each end, each making --rr "
+       "transactions (1/1 unless --rr says otherwise)");
+  cmd->add_option("--threads", c.test.flows.threads, "With --flows: event loops at each end")
+      ->check(CLI::Range(1u, spec::kMaxFlowThreads));
   cmd->add_option("--out", flags.out, "Write PREFIX.csv and PREFIX.json")
       ->type_name("PREFIX")
       ->capture_default_str();
@@ -131,6 +140,14 @@ SweepCommand to_sweep_command(const SweepFlags& sweep_flags, const std::string& 
         parse_rr(sweep_flags.rr_sizes.front(), "--rr");
     base_flags.ask(TestKind::rr);
   }
+  // Swept flow counts make every point a flows test: the first count, and 1/1 unless --rr gave sizes.
+  if (!sweep_flags.flows.empty()) {
+    base_flags.test.flows.flows = static_cast<std::uint32_t>(
+        spec::parse_count(sweep_flags.flows.front(), "--flows", 1, spec::kMaxFlows, "connections"));
+    if (sweep_flags.rr_sizes.empty()) base_flags.test.rr = {1, 1, 0, 0};
+    base_flags.ask(TestKind::rr);
+    base_flags.ask(TestKind::flows);
+  }
   sweep.config.base = to_client_command(base_flags).config;
   sweep.config.base.command_line = command_line;
   sweep.out_prefix = sweep_flags.out;
@@ -143,7 +160,7 @@ SweepCommand to_sweep_command(const SweepFlags& sweep_flags, const std::string& 
       {"window", &sweep_flags.windows},     {"sndbuf", &sweep_flags.sndbufs},
       {"rcvbuf", &sweep_flags.rcvbufs},     {"read-size", &sweep_flags.read_sizes},
       {"framing", &sweep_flags.framings},   {"cipher", &sweep_flags.ciphers},
-      {"rr", &sweep_flags.rr_sizes}};
+      {"rr", &sweep_flags.rr_sizes},        {"flows", &sweep_flags.flows}};
   // A list of one is a setting like any other, not a column of the table.
   results::SweepConfig fixed;
   for (const auto& [name, texts] : lists) {

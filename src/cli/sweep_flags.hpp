@@ -14,7 +14,7 @@ namespace tlscmp::cli {
 struct SweepFlags {
   ClientFlags client;
   std::vector<std::string> msg_sizes, lengths, framings, windows, sndbufs, rcvbufs, read_sizes, ciphers,
-      rr_sizes;
+      rr_sizes, flows;
   std::string out = "sweep";
 };
 

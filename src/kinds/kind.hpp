@@ -92,6 +92,10 @@ struct KindSlice {
   // (-n, -t, -l, --repeat's default), and refuses a flag that does not apply,
   // in one line (throws UsageError).
   void (*configure)(const SharedFlags& flags, session::ClientConfig& config) = nullptr;
+  // What this client's host can hold of a test of the kind (descriptors,
+  // source ports), checked for the client's flags and each sweep point;
+  // throws UsageError naming the limit (may be null).
+  void (*check_host)(const session::ClientConfig& config) = nullptr;
   // Its rounds pair each variant with the baseline's run: --repeat auto has
   // ratios to wait on.
   bool paired_ratios = true;
@@ -167,6 +171,10 @@ struct KindSlice {
 // request the server decodes are held to it. Throws spec::Invalid naming
 // the flag ("--framing len4 needs --msg-size").
 void check_test(const spec::Test& test, Mode mode);
+
+// What the client's host can hold of its test: its kind's check_host.
+// Throws UsageError.
+void check_host(const session::ClientConfig& config);
 
 // A request: check_test, and the fields the request adds (key_type). The
 // server holds every request it decodes to it, before anything else.

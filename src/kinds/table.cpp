@@ -45,6 +45,11 @@ void check_test(const spec::Test& test, Mode mode) {
   if (kind.check != nullptr) kind.check(test, mode);
 }
 
+void check_host(const session::ClientConfig& config) {
+  const KindSlice& kind = slice_of(config.test.kind);
+  if (kind.check_host != nullptr) kind.check_host(config);
+}
+
 void check_request(const protocol::TestRequest& m) {
   using protocol::ProtocolError;
   try {

@@ -147,6 +147,10 @@ class Page : public render::Page {
                   "summary", "over_tcp_transfer_time", false, "ci95_low", "ci95_high");
     out += figure("Transactions per second against the swept setting", "transactions/s", "rr_summary",
                   "transactions_per_s", false);
+    out += figure("Transactions per second against the swept setting, every flow held", "transactions/s",
+                  "flows_summary", "transactions_per_s", false);
+    out += figure("Memory per connection on the server against the swept setting, idle (median, min–max)",
+                  "bytes per connection", "flows_summary", "server_idle_bytes_per_connection", false);
     return out + "</section>";
   }
 

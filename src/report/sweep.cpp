@@ -28,7 +28,9 @@ std::string thousands(double value) {
 
 bool has_transactions(const std::vector<results::SweepPoint>& points) {
   for (const auto& p : points) {
-    if (p.comparison.get<measure::RrResults>() != nullptr) return true;
+    if (p.comparison.get<measure::RrResults>() != nullptr ||
+        p.comparison.get<measure::FlowsResults>() != nullptr)
+      return true;
   }
   return false;
 }
@@ -47,6 +49,28 @@ std::string column_label(const results::SweepPoint& point, const std::string& va
     label += fmt::format(" {}={}", point.settings[i].first, point.settings[i].second);
   }
   return label;
+}
+
+// Many-connection points: transactions per second (p50 / p99) and the
+// server's memory per idle connection; TLS against TCP.
+void add_flows_cells(const std::vector<results::SweepPoint>& points, std::vector<std::string>& columns,
+                     std::map<std::pair<std::string, std::string>, std::string>& cells) {
+  for (const results::SweepPoint& point : points) {
+    const std::string row = point.settings.empty() ? "-" : point.settings.front().second;
+    for (const measure::FlowsStats& s : point.comparison.or_empty<measure::FlowsResults>().stats) {
+      const std::string column = column_label(point, s.variant);
+      if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
+      cells[{row, column}] = fmt::format(
+          "{} ({:.0f} / {:.0f} us), server {}", thousands(s.transactions_per_s.median), s.p50_us.median,
+          s.p99_us.median,
+          s.server_idle_rss ? fmt::format("{:.1f} KiB/conn", s.server_idle_rss->median / 1024) : "?");
+      if (s.transactions_per_s_over_baseline) {
+        const std::string ratio = column_label(point, s.variant + "/tcp");
+        if (std::find(columns.begin(), columns.end(), ratio) == columns.end()) columns.push_back(ratio);
+        cells[{row, ratio}] = fmt::format("{:.2f}x", s.transactions_per_s_over_baseline->ratio.median);
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -84,6 +108,7 @@ std::string render_sweep_markdown(const std::vector<results::SweepPoint>& points
       }
     }
   }
+  add_flows_cells(points, columns, cells);
   const std::string row_name = points.front().settings.empty() ? "" : points.front().settings.front().first;
   std::string out =
       transactions
@@ -108,6 +133,36 @@ std::string render_sweep_markdown(const std::vector<results::SweepPoint>& points
   }
   return out;
 }
+
+namespace {
+
+// The rows of request/response and many-connection points: the bulk columns
+// empty, the transaction figures after them.
+template <typename Results>
+void add_transaction_rows(const std::vector<results::SweepPoint>& points, const Results&, std::string& out) {
+  for (const results::SweepPoint& point : points) {
+    for (const auto& s : point.comparison.or_empty<Results>().stats) {
+      for (const auto& [name, value] : point.settings)
+        out += csv_field(value) + ",";
+      // The bulk columns stay empty; the rr figures follow them.
+      out += fmt::format("{},{},{},,,,,,,,,{},{},{},{:.1f},{:.3f},{:.3f},{}\n", csv_field(s.variant),
+                         to_string(s.mode), s.transactions_per_s.count,
+                         s.transactions_per_s_over_baseline
+                             ? fmt::format("{:.4f}", s.transactions_per_s_over_baseline->ratio.median)
+                             : "",
+                         s.transactions_per_s_over_baseline && s.transactions_per_s_over_baseline->ci
+                             ? fmt::format("{:.4f}", s.transactions_per_s_over_baseline->ci->low)
+                             : "",
+                         s.transactions_per_s_over_baseline && s.transactions_per_s_over_baseline->ci
+                             ? fmt::format("{:.4f}", s.transactions_per_s_over_baseline->ci->high)
+                             : "",
+                         s.transactions_per_s.median, s.p50_us.median, s.p99_us.median,
+                         s.p50_over_baseline ? fmt::format("{:.4f}", s.p50_over_baseline->ratio.median) : "");
+    }
+  }
+}
+
+}  // namespace
 
 std::string render_sweep_csv(const std::vector<results::SweepPoint>& points) {
   std::string out;
@@ -134,26 +189,8 @@ std::string render_sweep_csv(const std::vector<results::SweepPoint>& points) {
           s.over_baseline && s.over_baseline->ci ? fmt::format("{:.4f}", s.over_baseline->ci->high) : "");
     }
   }
-  for (const results::SweepPoint& point : points) {
-    for (const measure::RrStats& s : point.comparison.or_empty<measure::RrResults>().stats) {
-      for (const auto& [name, value] : point.settings)
-        out += csv_field(value) + ",";
-      // The bulk columns stay empty; the rr figures follow them.
-      out += fmt::format("{},{},{},,,,,,,,,{},{},{},{:.1f},{:.3f},{:.3f},{}\n", csv_field(s.variant),
-                         to_string(s.mode), s.transactions_per_s.count,
-                         s.transactions_per_s_over_baseline
-                             ? fmt::format("{:.4f}", s.transactions_per_s_over_baseline->ratio.median)
-                             : "",
-                         s.transactions_per_s_over_baseline && s.transactions_per_s_over_baseline->ci
-                             ? fmt::format("{:.4f}", s.transactions_per_s_over_baseline->ci->low)
-                             : "",
-                         s.transactions_per_s_over_baseline && s.transactions_per_s_over_baseline->ci
-                             ? fmt::format("{:.4f}", s.transactions_per_s_over_baseline->ci->high)
-                             : "",
-                         s.transactions_per_s.median, s.p50_us.median, s.p99_us.median,
-                         s.p50_over_baseline ? fmt::format("{:.4f}", s.p50_over_baseline->ratio.median) : "");
-    }
-  }
+  add_transaction_rows(points, measure::RrResults{}, out);
+  add_transaction_rows(points, measure::FlowsResults{}, out);
   return out;
 }
 

@@ -23,6 +23,11 @@ session::ClientConfig point_config(const session::ClientConfig& base, const Swee
       throw UsageError(fmt::format("{}: {}", where, e.what()));
     }
   }
+  try {
+    kinds::check_host(c);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("{}: {}", where, e.what()));
+  }
   if (!c.tls_policy.cipher.empty() && std::find(c.modes.begin(), c.modes.end(), Mode::tls) == c.modes.end()) {
     throw UsageError(fmt::format("{}: a cipher needs the tls mode", where));
   }

@@ -271,3 +271,30 @@ TEST_CASE(
           {{"--flows", "10", "--rr", "1/1", "-B", "127.0.0.1,nowhere"}, 2, "'nowhere' is no IP address"},
       });
 }
+
+TEST_CASE(
+    "sweep --flows: a row per flow count with the server's memory per connection, CSV rows, and a refusal "
+    "first") {
+  TempDir dir;
+  const std::string prefix = dir.file("sweep");
+  const ProcessResult r = run_tlscmp({"sweep", "--flows", "5,50", "--rr", "1/1", "-n", "500", "--mode", "tcp",
+                                      "--repeat", "1", "--out", prefix});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("| flows | tcp |") != std::string::npos);
+  CHECK(r.out.find("| 50 | ") != std::string::npos);
+  CHECK(r.out.find("KiB/conn") != std::string::npos);
+  std::ifstream csv(prefix + ".csv");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(csv, line);)
+    lines.push_back(line);
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[2].rfind("50,tcp,tcp,1,", 0) == 0);
+  std::ifstream json_file(prefix + ".json");
+  CHECK(json::parse(json_file)["points"][1]["comparison"]["flows_runs"][0]["transactions"] == 500);
+
+  const ProcessResult refused = run_tlscmp({"sweep", "--flows", "10,30000", "-t", "1", "--mode", "tcp"});
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("the point flows=30000: --flows 30000: 1 source address reaches") !=
+        std::string::npos);
+}

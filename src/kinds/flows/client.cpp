@@ -154,12 +154,17 @@ protocol::MemoryReadings readings(const measure::MemoryReading& before, const me
           before.tcp_memory_pages, idle.tcp_memory_pages, after.tcp_memory_pages};
 }
 
-// The server's account against this side's: its error first, then its
-// count of answered requests, which a closed loop makes equal to ours.
-void judge_server(const protocol::FlowsResult& theirs, const measure::FlowsRun& run, std::uint64_t failed) {
-  if (!theirs.error.empty() && failed == 0) throw Error("server: " + theirs.error);
+// The server's account against this side's: its error first (a flow that
+// failed there is counted, as this side's are), then its count of answered
+// requests, which a closed loop makes equal to ours.
+void judge_server(const protocol::FlowsResult& theirs, measure::FlowsRun& run) {
   if (theirs.role != Role::receiver) throw protocol::ProtocolError("the server's result is not a server's");
-  if (failed == 0 && theirs.failed == 0 && theirs.transactions != run.transactions) {
+  if (!theirs.error.empty() && theirs.failed == 0) throw Error("server: " + theirs.error);
+  if (run.failed_flows == 0 && theirs.failed > 0) {
+    run.failed_flows = theirs.failed;
+    run.first_failure = "on the server, " + theirs.error;
+  }
+  if (run.failed_flows == 0 && theirs.transactions != run.transactions) {
     throw Error(fmt::format("the server answered {} requests and this side took {} responses",
                             theirs.transactions, run.transactions));
   }
@@ -219,7 +224,7 @@ void finish_run(Stream& control, const session::ClientConfig& config, Loops& loo
   control.set_deadline(Deadline::after(config.timeouts.control));
   session::send_message(control, mine, "the client's result");
   const auto theirs = session::receive<protocol::FlowsResult>(control, "the server's result");
-  judge_server(theirs, run, run.failed_flows);
+  judge_server(theirs, run);
   run.server.cpu_user_s = theirs.cpu_s;
   run.server.window_us = theirs.elapsed_us;
   run.server_threads = theirs.threads;

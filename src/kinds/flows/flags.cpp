@@ -90,6 +90,9 @@ void configure_flows(const SharedFlags& flags, session::ClientConfig& c) {
     throw UsageError(fmt::format("-n {}: fewer transactions than flows (--flows {}); each makes one at least",
                                  c.test.rr.transactions, c.test.flows.flows));
   }
+}
+
+void check_flows_host(const session::ClientConfig& c) {
   refuse_beyond_ports(c);
   refuse_beyond_descriptors(c);
 }

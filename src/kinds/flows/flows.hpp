@@ -59,6 +59,9 @@ std::uint32_t flow_threads(const spec::Test& test);
 // Client flags (flags.cpp): --flows, which asks for the kind, and --threads.
 std::vector<CLI::Option*> add_flows_flags(CLI::App& command, KindFlags& flags);
 void configure_flows(const SharedFlags& flags, session::ClientConfig& config);
+// The client's host holds the flows: descriptors for them (the embedded
+// server's too), and source addresses' ports enough. Throws UsageError.
+void check_flows_host(const session::ClientConfig& config);
 
 // Reports (report.cpp).
 std::string render_flows_header(const measure::TestParameters& parameters);

@@ -117,6 +117,7 @@ const KindSlice kFlowsKind{
         "--flows takes --rr, --threads, -t, -n, --repeat, --warmup, -w/--sndbuf/--rcvbuf and the TLS flags",
     .add_flags = add_flows_flags,
     .configure = configure_flows,
+    .check_host = check_flows_host,
     .variants = flows_entry::variants,
     .run = flows_entry::run,
     .notes = flows_entry::notes,
