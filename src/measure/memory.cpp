@@ -62,6 +62,10 @@ MemoryReading read_memory() {
   if (const auto pages = parse_statm_resident_pages(read_text("/proc/self/statm")))
     reading.rss_bytes = *pages * page_bytes();
   reading.tcp_memory_pages = parse_sockstat_tcp_pages(read_text("/proc/net/sockstat"));
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+  const struct mallinfo2 info = ::mallinfo2();
+  reading.heap_bytes = static_cast<std::uint64_t>(info.uordblks) + static_cast<std::uint64_t>(info.hblkhd);
+#endif
   return reading;
 }
 
@@ -69,7 +73,8 @@ PerConnection per_connection(const MemoryReading& before, const MemoryReading& a
                              std::uint64_t connections) {
   return {difference(before.rss_bytes, after.rss_bytes, 1, connections),
           difference(before.tcp_memory_pages, after.tcp_memory_pages, static_cast<double>(page_bytes()),
-                     connections)};
+                     connections),
+          difference(before.heap_bytes, after.heap_bytes, 1, connections)};
 }
 
 }  // namespace tlscmp::measure

@@ -14,6 +14,11 @@ namespace tlscmp::measure {
 struct MemoryReading {
   std::optional<std::uint64_t> rss_bytes;         // VmRSS of this process
   std::optional<std::uint64_t> tcp_memory_pages;  // /proc/net/sockstat "TCP: ... mem N"
+  // The allocator's bytes in use (mallinfo2: every arena, and its mmapped
+  // blocks): what live objects hold, whatever pages earlier tests left
+  // behind. RSS counts pages, and a process that freed memory before reuses
+  // it: a second run in one process grows its RSS less than the first.
+  std::optional<std::uint64_t> heap_bytes;
 };
 
 MemoryReading read_memory();
@@ -33,6 +38,7 @@ std::uint64_t page_bytes();
 struct PerConnection {
   std::optional<double> rss_bytes;
   std::optional<double> tcp_bytes;  // the kernel's pages, in bytes
+  std::optional<double> heap_bytes;
 };
 PerConnection per_connection(const MemoryReading& before, const MemoryReading& after,
                              std::uint64_t connections);

@@ -243,6 +243,10 @@ void compute_flows_statistics(const Comparison& comparison, FlowsResults& result
     stats.client_idle_rss = summarize_known(runs, [](const FlowsRun& r) { return r.client_memory.idle_rss; });
     stats.server_idle_rss = summarize_known(runs, [](const FlowsRun& r) { return r.server_memory.idle_rss; });
     stats.server_idle_tcp = summarize_known(runs, [](const FlowsRun& r) { return r.server_memory.idle_tcp; });
+    stats.client_idle_heap =
+        summarize_known(runs, [](const FlowsRun& r) { return r.client_memory.idle_heap; });
+    stats.server_idle_heap =
+        summarize_known(runs, [](const FlowsRun& r) { return r.server_memory.idle_heap; });
     stats.transactions_per_s_over_baseline = paired(tps);
     stats.p50_over_baseline = paired(p50);
     results.stats.push_back(std::move(stats));

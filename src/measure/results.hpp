@@ -469,6 +469,11 @@ struct FlowsMemory {
   std::optional<double> after_rss;
   std::optional<double> idle_tcp;
   std::optional<double> after_tcp;
+  // The allocator's bytes in use, the same way: what live objects hold,
+  // which RSS overstates for a process's first run and understates for the
+  // runs after it (they reuse what it freed).
+  std::optional<double> idle_heap;
+  std::optional<double> after_heap;
 };
 
 // One run of a many-connection test (--flows N): N connections on event
@@ -520,6 +525,8 @@ struct FlowsStats {
   std::optional<Summary> client_idle_rss;
   std::optional<Summary> server_idle_rss;
   std::optional<Summary> server_idle_tcp;
+  std::optional<Summary> client_idle_heap;
+  std::optional<Summary> server_idle_heap;
   std::optional<PairedRatio> transactions_per_s_over_baseline;
   std::optional<PairedRatio> p50_over_baseline;
 };

@@ -189,6 +189,9 @@ json to_json(const FlowsResult& m) {
           {"tcp_pages_before", optional_value(m.memory.tcp_pages_before)},
           {"tcp_pages_idle", optional_value(m.memory.tcp_pages_idle)},
           {"tcp_pages_after", optional_value(m.memory.tcp_pages_after)},
+          {"heap_before", optional_value(m.memory.heap_before)},
+          {"heap_idle", optional_value(m.memory.heap_idle)},
+          {"heap_after", optional_value(m.memory.heap_after)},
           {"error", m.error}};
 }
 
@@ -559,6 +562,9 @@ FlowsResult decode_flows_result(const json& j) {
   m.memory.tcp_pages_before = get_optional_uint(j, "tcp_pages_before", kMaxMemory);
   m.memory.tcp_pages_idle = get_optional_uint(j, "tcp_pages_idle", kMaxMemory);
   m.memory.tcp_pages_after = get_optional_uint(j, "tcp_pages_after", kMaxMemory);
+  m.memory.heap_before = get_optional_uint(j, "heap_before", kMaxMemory);
+  m.memory.heap_idle = get_optional_uint(j, "heap_idle", kMaxMemory);
+  m.memory.heap_after = get_optional_uint(j, "heap_after", kMaxMemory);
   m.error = get_string(j, "error");
   return m;
 }

@@ -196,6 +196,8 @@ struct SideResult {
 struct MemoryReadings {
   std::optional<std::uint64_t> rss_before, rss_idle, rss_after;
   std::optional<std::uint64_t> tcp_pages_before, tcp_pages_idle, tcp_pages_after;
+  // The allocator's bytes in use (measure::MemoryReading::heap_bytes).
+  std::optional<std::uint64_t> heap_before, heap_idle, heap_after;
 };
 
 // Either side -> the other at the end of a many-connection test (kind

@@ -89,6 +89,15 @@ inline void set_read_ahead([[maybe_unused]] SSL_CTX* ctx, [[maybe_unused]] std::
 #endif
 }
 
+// One connection back to the library's own buffers: no read-ahead, the
+// default read buffer (what a server holding many connections runs with).
+inline void use_library_buffers([[maybe_unused]] SSL* ssl) {
+#ifndef OPENSSL_IS_BORINGSSL
+  SSL_set_read_ahead(ssl, 0);
+  SSL_set_default_read_buffer_len(ssl, 0);
+#endif
+}
+
 // True when the error on the queue means the peer closed the TCP connection
 // without sending close_notify. OpenSSL 3 reports it as SSL_ERROR_SSL with
 // this reason; BoringSSL as SSL_ERROR_SYSCALL with an empty queue, which the

@@ -108,6 +108,10 @@ void TlsStream::release_buffers() {
   SSL_set_mode(ssl_, SSL_MODE_RELEASE_BUFFERS);
 }
 
+void TlsStream::use_library_buffers() {
+  compat::use_library_buffers(ssl_);
+}
+
 void TlsStream::count_hellos() {
   SSL_set_msg_callback(ssl_, watch_handshake);
 }

@@ -109,6 +109,11 @@ class TlsStream final : public Stream {
   // allocator while idle (a connection held open and quiet costs less).
   // BoringSSL does so always (releases_buffers_always()).
   void release_buffers();
+  // Before the handshake: no read-ahead, the library's default read buffer,
+  // as a server of many connections runs (the contexts read ahead 256 KiB
+  // for bulk throughput; such a buffer on each of 10,000 connections is
+  // what no such server holds).
+  void use_library_buffers();
   // Sends close_notify without waiting for the peer's, and without TCP FIN.
   void send_close_notify(std::error_code& ec);
 

@@ -129,13 +129,15 @@ TEST_CASE("memory readings: sockstat's TCP pages, statm's resident pages, and gr
   CHECK_FALSE(parse_sockstat_tcp_pages(""));
   CHECK(parse_statm_resident_pages("5000 1200 300 10 0 900 0\n") == 1200);
   CHECK_FALSE(parse_statm_resident_pages("garbage"));
-  const PerConnection grown = per_connection({1000, 10}, {101000, 8}, 100);
+  const PerConnection grown = per_connection({1000, 10, 500}, {101000, 8, 50500}, 100);
   CHECK(grown.rss_bytes == doctest::Approx(1000));
+  CHECK(grown.heap_bytes == doctest::Approx(500));
   CHECK(grown.tcp_bytes ==
         doctest::Approx(-2.0 * static_cast<double>(page_bytes()) / 100));  // shown, not clamped
-  CHECK_FALSE(per_connection({std::nullopt, 10}, {5, 10}, 100).rss_bytes);
+  CHECK_FALSE(per_connection({std::nullopt, 10, 1}, {5, 10, 1}, 100).rss_bytes);
   const MemoryReading now = read_memory();
   CHECK(now.rss_bytes.value_or(0) > 0);
+  CHECK(now.heap_bytes.value_or(0) > 0);
 }
 
 TEST_CASE("-B's addresses: one, a list, an IPv4 range, written as inet_ntop writes them") {

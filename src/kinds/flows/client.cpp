@@ -134,24 +134,26 @@ void aggregate(const std::vector<LoopTally>& tallies, measure::FlowsRun& run, st
   run.latency = latency.summary();
 }
 
-measure::MemoryReading reading(const std::optional<std::uint64_t>& rss,
-                               const std::optional<std::uint64_t>& tcp) {
-  return {rss, tcp};
+// One reading of the three a side sends.
+enum class When { before, idle, after };
+measure::MemoryReading reading(const protocol::MemoryReadings& m, When when) {
+  switch (when) {
+    case When::before:
+      return {m.rss_before, m.tcp_pages_before, m.heap_before};
+    case When::idle:
+      return {m.rss_idle, m.tcp_pages_idle, m.heap_idle};
+    case When::after:
+      break;
+  }
+  return {m.rss_after, m.tcp_pages_after, m.heap_after};
 }
 
 measure::FlowsMemory memory_per_flow(const protocol::MemoryReadings& m, std::uint64_t flows) {
-  const measure::MemoryReading before = reading(m.rss_before, m.tcp_pages_before);
-  const measure::PerConnection idle =
-      measure::per_connection(before, reading(m.rss_idle, m.tcp_pages_idle), flows);
-  const measure::PerConnection after =
-      measure::per_connection(before, reading(m.rss_after, m.tcp_pages_after), flows);
-  return {idle.rss_bytes, after.rss_bytes, idle.tcp_bytes, after.tcp_bytes};
-}
-
-protocol::MemoryReadings readings(const measure::MemoryReading& before, const measure::MemoryReading& idle,
-                                  const measure::MemoryReading& after) {
-  return {before.rss_bytes,        idle.rss_bytes,        after.rss_bytes,
-          before.tcp_memory_pages, idle.tcp_memory_pages, after.tcp_memory_pages};
+  const measure::MemoryReading before = reading(m, When::before);
+  const measure::PerConnection idle = measure::per_connection(before, reading(m, When::idle), flows);
+  const measure::PerConnection after = measure::per_connection(before, reading(m, When::after), flows);
+  return {idle.rss_bytes,  after.rss_bytes, idle.tcp_bytes,
+          after.tcp_bytes, idle.heap_bytes, after.heap_bytes};
 }
 
 // The server's account against this side's: its error first (a flow that
@@ -219,7 +221,7 @@ void finish_run(Stream& control, const session::ClientConfig& config, Loops& loo
   if (run.partial) return;
   const protocol::FlowsResult mine{Role::sender,     run.flows,          run.failed_flows,
                                    run.transactions, run.elapsed_us,     run.client.cpu_user_s,
-                                   run.establish_us, run.client_threads, readings(before, idle, after),
+                                   run.establish_us, run.client_threads, memory_readings(before, idle, after),
                                    first_failure};
   control.set_deadline(Deadline::after(config.timeouts.control));
   session::send_message(control, mine, "the client's result");

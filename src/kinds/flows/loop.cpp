@@ -34,6 +34,14 @@ std::uint32_t epoll_events(short poll_events) {
 
 }  // namespace
 
+protocol::MemoryReadings memory_readings(const measure::MemoryReading& before,
+                                         const measure::MemoryReading& idle,
+                                         const measure::MemoryReading& after) {
+  return {before.rss_bytes,        idle.rss_bytes,        after.rss_bytes,
+          before.tcp_memory_pages, idle.tcp_memory_pages, after.tcp_memory_pages,
+          before.heap_bytes,       idle.heap_bytes,       after.heap_bytes};
+}
+
 struct FlowLoop::Flow {
   enum class State : std::uint8_t {
     waiting,
@@ -157,6 +165,7 @@ void FlowLoop::take_adopted() {
     flow_count_.store(static_cast<std::uint32_t>(flows_.size()), std::memory_order_release);
     if (plan_.tls != nullptr) {
       f.stream = plan_.tls->server_stream(std::move(socket));
+      f.stream->tls()->use_library_buffers();
       if (plan_.release_buffers) f.stream->tls()->release_buffers();  // the handshake's buffers too
       f.stream->enter_event_loop_phase();
       f.state = Flow::State::handshaking;
@@ -235,6 +244,7 @@ void FlowLoop::step_connect(Flow& flow, std::int64_t now) {
     return on_established(flow, now);
   }
   flow.stream = plan_.tls->client_stream(std::move(flow.socket), plan_.host);
+  flow.stream->tls()->use_library_buffers();
   if (plan_.release_buffers) flow.stream->tls()->release_buffers();  // the handshake's buffers too
   flow.stream->enter_event_loop_phase();
   flow.state = Flow::State::handshaking;

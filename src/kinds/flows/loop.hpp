@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "measure/latency.hpp"
+#include "measure/memory.hpp"
 #include "measure/results.hpp"
 #include "protocol/messages.hpp"
 #include "tls/context.hpp"
@@ -69,6 +70,11 @@ struct LoopTally {
   measure::LatencyHistogram latency;
   measure::TlsParameters tls;  // what the first TLS flow negotiated
 };
+
+// A side's three memory readings as its result carries them.
+protocol::MemoryReadings memory_readings(const measure::MemoryReading& before,
+                                         const measure::MemoryReading& idle,
+                                         const measure::MemoryReading& after);
 
 class FlowLoop {
  public:

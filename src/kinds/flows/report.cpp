@@ -7,6 +7,7 @@
 #include "kinds/flows/flows.hpp"
 #include "render/facts.hpp"
 #include "render/render.hpp"
+#include "render/result_json.hpp"
 
 namespace tlscmp::kinds {
 
@@ -36,10 +37,9 @@ std::string kib(const std::optional<double>& bytes) {
 }
 
 ordered_json memory_json(const measure::FlowsMemory& m) {
-  return {{"idle_rss_bytes", bytes_or_null(m.idle_rss)},
-          {"after_rss_bytes", bytes_or_null(m.after_rss)},
-          {"idle_tcp_bytes", bytes_or_null(m.idle_tcp)},
-          {"after_tcp_bytes", bytes_or_null(m.after_tcp)}};
+  return {{"idle_rss_bytes", bytes_or_null(m.idle_rss)},   {"after_rss_bytes", bytes_or_null(m.after_rss)},
+          {"idle_tcp_bytes", bytes_or_null(m.idle_tcp)},   {"after_tcp_bytes", bytes_or_null(m.after_tcp)},
+          {"idle_heap_bytes", bytes_or_null(m.idle_heap)}, {"after_heap_bytes", bytes_or_null(m.after_heap)}};
 }
 
 ordered_json side_json(const measure::FlowsRun& run, const measure::SideCost& side, std::uint32_t threads,
@@ -83,26 +83,29 @@ ordered_json run_json(const measure::FlowsRun& run, const measure::TestParameter
 }
 
 std::string render_runs_table(const measure::Comparison& c, const measure::FlowsResults& flows) {
-  std::string out =
-      fmt::format("\n{:>5} {:<11} {:>6} {:>9} {:>12} {:>10} {:>9} {:>9} {:>17} {:>17} {:>8} {:>21}\n",
-                  "round", "mode", "flows", "flows/s", "transactions", "tx/s", "p50_us", "p99_us",
-                  "CPU us/tx cli/srv", "flow tx min/max", "fairness", "KiB/conn idle cli/srv");
+  std::string out = fmt::format(
+      "\n{:>5} {:<11} {:>6} {:>9} {:>12} {:>10} {:>9} {:>9} {:>17} {:>17} {:>8} {:>21} {:>15}\n", "round",
+      "mode", "flows", "flows/s", "transactions", "tx/s", "p50_us", "p99_us", "CPU us/tx cli/srv",
+      "flow tx min/max", "fairness", "KiB/conn idle cli/srv", "heap cli/srv");
   for (const measure::FlowsRun& run : flows.runs) {
     out += fmt::format(
-        "{:>5} {:<11} {:>6} {:>9.0f} {:>12} {:>10.0f} {:>9.1f} {:>9.1f} {:>17} {:>17} {:>8.3f} {:>21}\n",
+        "{:>5} {:<11} {:>6} {:>9.0f} {:>12} {:>10.0f} {:>9.1f} {:>9.1f} {:>17} {:>17} {:>8.3f} {:>21} "
+        "{:>15}\n",
         round_label(run), run.label(), run.flows, run.flows_per_s(), run.transactions,
         run.transactions_per_s(), run.latency.p50, run.latency.p99,
         fmt::format(
             "{:.1f} / {}", run.cpu_us_per_transaction(run.client),
             run.partial ? std::string("-") : fmt::format("{:.1f}", run.cpu_us_per_transaction(run.server))),
         fmt::format("{:.0f} / {:.0f}", run.flow_min, run.flow_max), run.fairness,
-        fmt::format("{} / {}", kib(run.client_memory.idle_rss), kib(run.server_memory.idle_rss)));
+        fmt::format("{} / {}", kib(run.client_memory.idle_rss), kib(run.server_memory.idle_rss)),
+        fmt::format("{} / {}", kib(run.client_memory.idle_heap), kib(run.server_memory.idle_heap)));
   }
   if (c.parameters.warmup_rounds > 0) out += "(w: warm-up, left out of the statistics)\n";
   if (c.interrupted) out += "(*: interrupted, this side's figures until then; left out of the statistics)\n";
   out +=
       "(flows/s: every flow connected and its handshake done, timed apart; latency from each request's send "
-      "to its response; KiB/conn: the process's resident memory over its own before the first flow)\n";
+      "to its response; KiB/conn: the process's resident memory over its own before the first flow, per "
+      "connection; heap: the allocator's bytes in use, the same way)\n";
   return out;
 }
 
@@ -130,24 +133,26 @@ std::string render_flows_runs(const measure::Comparison& c) {
   for (const measure::FlowsStats& s : flows.stats)
     width = std::max(width, s.variant.size());
   const render::ComparedModes modes = render::compared_modes(c.parameters, Mode::tcp, Mode::tls);
-  out += fmt::format("\n{:<{}} {:>4} {:>10} {:>9} {:>9} {:>9} {:>17} {:>27} {:>19}\n", "mode", width, "runs",
-                     "tx/s", "p50_us", "p99_us", "flows/s", "CPU us/tx cli/srv",
-                     "KiB/conn idle cli/srv (kernel)", fmt::format("vs {}: tx/s  p50", modes.baseline));
+  out += fmt::format("\n{:<{}} {:>4} {:>10} {:>9} {:>9} {:>9} {:>17} {:>27} {:>15} {:>19}\n", "mode", width,
+                     "runs", "tx/s", "p50_us", "p99_us", "flows/s", "CPU us/tx cli/srv",
+                     "KiB/conn idle cli/srv (kernel)", "heap cli/srv",
+                     fmt::format("vs {}: tx/s  p50", modes.baseline));
   const auto median = [](const std::optional<measure::Summary>& s) {
     return s ? std::optional<double>(s->median) : std::nullopt;
   };
   for (const measure::FlowsStats& s : flows.stats) {
-    out += fmt::format("{:<{}} {:>4} {:>10.0f} {:>9.1f} {:>9.1f} {:>9.0f} {:>17} {:>27} {:>19}\n", s.variant,
-                       width, s.transactions_per_s.count, s.transactions_per_s.median, s.p50_us.median,
-                       s.p99_us.median, s.flows_per_s.median,
-                       fmt::format("{:.1f} / {:.1f}", s.client_cpu_us_per_transaction.median,
-                                   s.server_cpu_us_per_transaction.median),
-                       fmt::format("{} / {} ({})", kib(median(s.client_idle_rss)),
-                                   kib(median(s.server_idle_rss)), kib(median(s.server_idle_tcp))),
-                       s.variant == modes.baseline
-                           ? std::string("1.00x 1.00x")
-                           : fmt::format("{} {}", ratio_text(s.transactions_per_s_over_baseline),
-                                         ratio_text(s.p50_over_baseline)));
+    out += fmt::format(
+        "{:<{}} {:>4} {:>10.0f} {:>9.1f} {:>9.1f} {:>9.0f} {:>17} {:>27} {:>15} {:>19}\n", s.variant, width,
+        s.transactions_per_s.count, s.transactions_per_s.median, s.p50_us.median, s.p99_us.median,
+        s.flows_per_s.median,
+        fmt::format("{:.1f} / {:.1f}", s.client_cpu_us_per_transaction.median,
+                    s.server_cpu_us_per_transaction.median),
+        fmt::format("{} / {} ({})", kib(median(s.client_idle_rss)), kib(median(s.server_idle_rss)),
+                    kib(median(s.server_idle_tcp))),
+        fmt::format("{} / {}", kib(median(s.client_idle_heap)), kib(median(s.server_idle_heap))),
+        s.variant == modes.baseline ? std::string("1.00x 1.00x")
+                                    : fmt::format("{} {}", ratio_text(s.transactions_per_s_over_baseline),
+                                                  ratio_text(s.p50_over_baseline)));
   }
   out += "(medians over the rounds; kernel: the host's TCP memory over its own before, per connection)\n";
   for (const measure::FlowsStats& s : flows.stats) {
@@ -161,28 +166,38 @@ std::string render_flows_runs(const measure::Comparison& c) {
   return out;
 }
 
-// "1000 flows: TLS holds 51.0 KiB per connection on the server (tls-release
-// 18.0 KiB), TCP 0.2 KiB; 0.62x the transactions/s".
+// "1000 flows: TLS holds 35.6 KiB per connection on the server (tls-release
+// 19.5 KiB), TCP 0.8 KiB; 0.75x the transactions/s; the heap in use: ...".
 std::string render_flows_headline(const measure::Comparison& c) {
   const measure::FlowsResults& flows = c.or_empty<measure::FlowsResults>();
   if (flows.stats.empty()) return {};
-  const auto server_kib = [](const measure::FlowsStats& s) {
-    return s.server_idle_rss ? fmt::format("{:.1f} KiB", s.server_idle_rss->median / 1024)
-                             : std::string("unknown");
+  const auto at = [](const std::optional<measure::Summary>& s) {
+    return s ? fmt::format("{:.1f} KiB", s->median / 1024) : std::string("unknown");
   };
-  std::vector<std::string> parts;
-  std::string ratio;
+  const measure::FlowsStats* lead = &flows.stats.front();  // the headline variant, or the first
   for (const measure::FlowsStats& s : flows.stats) {
-    parts.push_back(fmt::format("{} {}", s.variant, server_kib(s)));
-    if (s.variant == flows.headline && s.transactions_per_s_over_baseline)
-      ratio = fmt::format("; {} ran {:.2f}x the transactions/s of {}", s.variant,
-                          s.transactions_per_s_over_baseline->ratio.median, flows.stats.front().variant);
+    if (s.variant == flows.headline) lead = &s;
   }
-  std::string list;
-  for (std::size_t i = 0; i < parts.size(); ++i)
-    list += (i == 0 ? "" : ", ") + parts[i];
-  return fmt::format("\n{} flows: memory per connection on the server, idle: {}{}\n",
-                     c.parameters.test.flows.flows, list, ratio);
+  // Variants of the lead's mode in brackets (tls-release), the others after (tcp).
+  std::string beside;
+  std::string rest;
+  std::string heap = fmt::format("{} {}", lead->variant, at(lead->server_idle_heap));
+  for (const measure::FlowsStats& s : flows.stats) {
+    if (&s == lead) continue;
+    if (s.mode == lead->mode) {
+      beside += fmt::format("{}{} {}", beside.empty() ? "" : ", ", s.variant, at(s.server_idle_rss));
+    } else {
+      rest += fmt::format(", {} {}", render::upper_variant(s.variant), at(s.server_idle_rss));
+    }
+    heap += fmt::format(", {} {}", s.variant, at(s.server_idle_heap));
+  }
+  const std::string ratio =
+      lead->transactions_per_s_over_baseline
+          ? fmt::format("; {:.2f}x the transactions/s", lead->transactions_per_s_over_baseline->ratio.median)
+          : std::string();
+  return fmt::format("\n{} flows: {} holds {} per connection on the server{}{}{}; the heap in use: {}\n",
+                     c.parameters.test.flows.flows, render::upper_variant(lead->variant),
+                     at(lead->server_idle_rss), beside.empty() ? "" : " (" + beside + ")", rest, ratio, heap);
 }
 
 ordered_json flows_runs_json(const measure::Comparison& c) {
@@ -222,6 +237,8 @@ ordered_json flows_summary_json(const measure::Comparison& c) {
                           {"client_idle_bytes_per_connection", optional_summary(s.client_idle_rss)},
                           {"server_idle_bytes_per_connection", optional_summary(s.server_idle_rss)},
                           {"server_idle_tcp_bytes_per_connection", optional_summary(s.server_idle_tcp)},
+                          {"client_idle_heap_bytes_per_connection", optional_summary(s.client_idle_heap)},
+                          {"server_idle_heap_bytes_per_connection", optional_summary(s.server_idle_heap)},
                           {modes.over_key(), over_baseline}};
   }
   summary[modes.headline_key()] = headline;

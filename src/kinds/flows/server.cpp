@@ -222,8 +222,7 @@ std::string serve_flows_test(Stream& control, const protocol::TestRequest& reque
         std::max(mine.establish_us, measure::ns_to_us(t.last_established_ns - t.first_start_ns));
   }
   mine.threads = sink->threads();
-  mine.memory = {before.rss_bytes,        idle.rss_bytes,        after.rss_bytes,
-                 before.tcp_memory_pages, idle.tcp_memory_pages, after.tcp_memory_pages};
+  mine.memory = memory_readings(before, idle, after);
   session::send_message(control, mine, "the server's result");
   (void)theirs;
   return describe_test(request, mine);
