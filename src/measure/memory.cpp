@@ -63,8 +63,10 @@ MemoryReading read_memory() {
     reading.rss_bytes = *pages * page_bytes();
   reading.tcp_memory_pages = parse_sockstat_tcp_pages(read_text("/proc/net/sockstat"));
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+  // A sanitizer's allocator leaves glibc's counters at zero: none then.
   const struct mallinfo2 info = ::mallinfo2();
-  reading.heap_bytes = static_cast<std::uint64_t>(info.uordblks) + static_cast<std::uint64_t>(info.hblkhd);
+  if (const std::uint64_t used = static_cast<std::uint64_t>(info.uordblks) + info.hblkhd; used > 0)
+    reading.heap_bytes = used;
 #endif
   return reading;
 }

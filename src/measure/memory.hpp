@@ -18,6 +18,7 @@ struct MemoryReading {
   // blocks): what live objects hold, whatever pages earlier tests left
   // behind. RSS counts pages, and a process that freed memory before reuses
   // it: a second run in one process grows its RSS less than the first.
+  // None under a sanitizer, whose allocator glibc's counters do not see.
   std::optional<std::uint64_t> heap_bytes;
 };
 

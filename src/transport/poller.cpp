@@ -1,9 +1,11 @@
 #include "transport/poller.hpp"
 
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -39,7 +41,21 @@ void Poller::remove(int fd) {
 }
 
 std::span<const epoll_event> Poller::wait(int timeout_ms) {
-  const int n = ::epoll_wait(fd_.get(), ready_.data(), static_cast<int>(ready_.size()), timeout_ms);
+  return done(::epoll_wait(fd_.get(), ready_.data(), static_cast<int>(ready_.size()), timeout_ms));
+}
+
+std::span<const epoll_event> Poller::wait(std::chrono::nanoseconds timeout) {
+  const std::int64_t ns = std::max<std::int64_t>(0, timeout.count());
+  if (fine_timeouts_) {
+    const timespec t{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+    const int n = ::epoll_pwait2(fd_.get(), ready_.data(), static_cast<int>(ready_.size()), &t, nullptr);
+    if (n >= 0 || errno != ENOSYS) return done(n);
+    fine_timeouts_ = false;
+  }
+  return wait(static_cast<int>((ns + 999'999) / 1'000'000));
+}
+
+std::span<const epoll_event> Poller::done(int n) {
   if (n < 0) {
     if (errno == EINTR) return {};
     throw Error(fmt::format("epoll_wait: {}", std::strerror(errno)));

@@ -6,6 +6,7 @@
 
 #include <sys/epoll.h>
 
+#include <chrono>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -26,10 +27,16 @@ class Poller {
   // The ready events, waiting at most `timeout_ms` (0: not at all); empty
   // on a timeout or a signal.
   std::span<const epoll_event> wait(int timeout_ms);
+  // The same to the nanosecond (epoll_pwait2, Linux 5.11; to the
+  // millisecond, rounded up, where the kernel lacks it).
+  std::span<const epoll_event> wait(std::chrono::nanoseconds timeout);
 
  private:
+  std::span<const epoll_event> done(int n);
+
   UniqueFd fd_;
   std::vector<epoll_event> ready_;
+  bool fine_timeouts_ = true;  // epoll_pwait2 works here
 };
 
 // A counter another thread bumps to wake a loop that polls it for EPOLLIN.

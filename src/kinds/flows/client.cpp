@@ -85,6 +85,8 @@ FlowPlan client_plan(const session::ClientConfig& config, const session::Variant
     plan.sources.push_back(local_socket_address(control.native_handle()));
   plan.cookie = accept.cookie;
   plan.quota = config.test.rr.transactions;
+  plan.rate_tps = config.test.rr.rate_tps;
+  plan.flows = config.test.flows.flows;
   return plan;
 }
 
@@ -194,9 +196,10 @@ bool establish(Stream& control, session::InterruptWatch& interrupt, Loops& loops
 bool make_traffic(Stream& control, const session::ClientRun& where, Loops& loops, measure::FlowsRun& run) {
   const double cpu_before = loops_cpu_s(loops);
   const std::int64_t duration_ns = static_cast<std::int64_t>(where.target.test.duration_ms) * 1'000'000;
-  const std::int64_t end_ns = duration_ns > 0 ? measure::now_ns() + duration_ns : 0;
+  const std::int64_t go_ns = measure::now_ns();
+  const std::int64_t end_ns = duration_ns > 0 ? go_ns + duration_ns : 0;
   for (const auto& loop : loops)
-    loop->begin(end_ns);
+    loop->begin(go_ns, end_ns);
   const bool whole = wait_for(control, where.interrupt, [&] {
     return sum(loops, [](const FlowLoop& l) { return l.finished(); }) >= run.flows;
   });

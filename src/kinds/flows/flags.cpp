@@ -56,7 +56,8 @@ std::vector<CLI::Option*> add_flows_flags(CLI::App& cmd, KindFlags& flags) {
                flags.ask(TestKind::flows);
              },
              "Instead of -P threads: N connections held on --threads event loops at each end, each "
-             "making --rr transactions; reports transactions/s, CPU per transaction and memory per "
+             "making --rr transactions (closed loop, or --rate over all of them); reports transactions/s, "
+             "CPU per transaction and memory per "
              "connection on each side")
           ->type_name("N"),
       cmd.add_option("--threads", f.threads,
@@ -82,10 +83,21 @@ void configure_flows(const SharedFlags& flags, session::ClientConfig& c) {
   if (!flags.length.empty()) refuse("-l", "is for bulk runs");
   if (c.test.stream.no_delay) refuse("-N", "does nothing here: flows always set TCP_NODELAY");
   if (c.test.compare_groups) refuse("--compare-groups", "is for handshake and crr tests");
-  if (c.test.rr.rate_tps > 0) refuse("--rate", "is for --rr on -P connections; flows run closed loop");
+
   if (c.test.verify) refuse("--verify", "is for -P connections");
   if (c.test.interval_ms > 0) refuse("-i", "is for -P connections");
   configure_rr_transactions(flags, c, "transactions");
+  if (c.test.rr.rate_tps > 0) {
+    if (flags.time_s == 0)
+      throw UsageError("--rate needs -t: an open-loop run goes for a time, not a count (-n)");
+    const double spacing_us = 1e6 * c.test.flows.flows / c.test.rr.rate_tps;
+    if (spacing_us < protocol::kMinRrSpacingUs) {
+      throw UsageError(
+          fmt::format("--rate {:g}: {} flows would each have a request every {:.3g} us; the schedule "
+                      "keeps {:g} us at the least: lower the rate or add flows",
+                      c.test.rr.rate_tps, c.test.flows.flows, spacing_us, protocol::kMinRrSpacingUs));
+    }
+  }
   if (c.test.rr.transactions != 0 && c.test.rr.transactions < c.test.flows.flows) {
     throw UsageError(fmt::format("-n {}: fewer transactions than flows (--flows {}); each makes one at least",
                                  c.test.rr.transactions, c.test.flows.flows));

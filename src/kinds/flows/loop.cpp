@@ -62,8 +62,9 @@ struct FlowLoop::Flow {
   std::uint64_t left = 0;    // bytes left of the request or response under way
   std::uint64_t quota = 0;   // client, counted: transactions still to make
   std::uint64_t transactions = 0;
-  std::int64_t since_ns = 0;  // the phase's start: connect, handshake, or the request's send
+  std::int64_t since_ns = 0;  // the phase's start: connect, handshake, or the request's send (due, open loop)
   std::int64_t progress_ns = 0;
+  std::int64_t due_ns = 0;  // open loop: the request under way's, or the next one's, due time
 
   int fd() const { return stream ? stream->native_handle() : socket.get(); }
 };
@@ -97,7 +98,8 @@ void FlowLoop::start() {
   thread_ = std::thread([this] { run(); });
 }
 
-void FlowLoop::begin(std::int64_t end_ns) {
+void FlowLoop::begin(std::int64_t go_ns, std::int64_t end_ns) {
+  begin_go_ns_.store(go_ns, std::memory_order_relaxed);
   begin_end_ns_.store(end_ns, std::memory_order_relaxed);
   begin_.store(true, std::memory_order_release);
   wakeup_.signal();
@@ -130,7 +132,7 @@ void FlowLoop::run() {
     std::int64_t now = measure::now_ns();
     if (plan_.client) start_connects(now);
     if (!traffic_ && begin_.load(std::memory_order_acquire)) kick_traffic(now);
-    for (const epoll_event& event : poller_.wait(static_cast<int>(kTick.count()))) {
+    for (const epoll_event& event : poller_.wait(until_next_due(now))) {
       now = measure::now_ns();
       if (event.data.u64 == kWakeTag) {
         wakeup_.drain();
@@ -140,6 +142,7 @@ void FlowLoop::run() {
       step(*flows_[event.data.u64], event.events, now);
     }
     now = measure::now_ns();
+    release_due(now);
     if (now - last_check >= ns(kTick)) {
       check_deadlines(now);
       last_check = now;
@@ -320,19 +323,63 @@ bool FlowLoop::step_io(Flow& flow, std::int64_t now) {
 }
 
 bool FlowLoop::next_transaction(Flow& flow, std::int64_t now) {
+  if (plan_.rate_tps > 0) return schedule_next(flow, now);
   const bool counted = plan_.quota > 0;
   if ((counted && flow.quota == 0) || (!counted && now >= end_ns_)) {
-    flow.state = Flow::State::finished;
-    finished_.fetch_add(1, std::memory_order_acq_rel);
-    want(flow, EPOLLIN);
+    finish(flow);
     return false;
   }
   if (counted) --flow.quota;
+  return start_request(flow, now, now);
+}
+
+// Open loop: the next request is due a period after the last one was; one
+// already due goes at once (the backlog counts in its latency), a later one
+// waits in due_.
+bool FlowLoop::schedule_next(Flow& flow, std::int64_t now) {
+  flow.due_ns += period_ns_;
+  if (flow.due_ns >= end_ns_) {
+    finish(flow);
+    return false;
+  }
+  if (flow.due_ns <= now) return start_request(flow, flow.due_ns, now);
+  flow.state = Flow::State::idle;
+  due_.emplace(flow.due_ns, flow.slot);
+  want(flow, EPOLLIN);
+  return false;
+}
+
+bool FlowLoop::start_request(Flow& flow, std::int64_t since_ns, std::int64_t now) {
   flow.state = Flow::State::sending;
   flow.left = plan_.request_bytes;
-  flow.since_ns = flow.progress_ns = now;
-  tally_.first_request_ns = std::min(tally_.first_request_ns, now);
+  flow.since_ns = since_ns;
+  flow.progress_ns = now;
+  tally_.first_request_ns = std::min(tally_.first_request_ns, since_ns);
   return true;
+}
+
+void FlowLoop::finish(Flow& flow) {
+  flow.state = Flow::State::finished;
+  finished_.fetch_add(1, std::memory_order_acq_rel);
+  want(flow, EPOLLIN);
+}
+
+void FlowLoop::release_due(std::int64_t now) {
+  while (!due_.empty() && due_.top().first <= now) {
+    Flow& flow = *flows_[due_.top().second];
+    due_.pop();
+    if (flow.state != Flow::State::idle) continue;  // failed meanwhile
+    if (start_request(flow, flow.due_ns, now)) {
+      while (step_io(flow, now)) {
+      }
+    }
+  }
+}
+
+std::chrono::nanoseconds FlowLoop::until_next_due(std::int64_t now) const {
+  const std::chrono::nanoseconds tick = kTick;
+  if (due_.empty()) return tick;
+  return std::min(tick, std::chrono::nanoseconds(std::max<std::int64_t>(0, due_.top().first - now)));
 }
 
 // A flow with nothing under way: bytes here are the peer's TLS session
@@ -348,8 +395,16 @@ void FlowLoop::watch_idle(Flow& flow) {
 void FlowLoop::kick_traffic(std::int64_t now) {
   traffic_ = true;
   end_ns_ = begin_end_ns_.load(std::memory_order_relaxed);
+  const bool open = plan_.rate_tps > 0;
+  if (open) period_ns_ = static_cast<std::int64_t>(1e9 * plan_.flows / plan_.rate_tps);
   for (const auto& flow : flows_) {
     if (flow->state != Flow::State::idle) continue;
+    // Open loop: flow i's first request is due i / rate from now, so that
+    // every flow's requests together come evenly spaced.
+    if (open) {
+      flow->due_ns = begin_go_ns_.load(std::memory_order_relaxed) +
+                     static_cast<std::int64_t>(1e9 * flow->index / plan_.rate_tps) - period_ns_;
+    }
     if (next_transaction(*flow, now)) {
       while (step_io(*flow, now)) {
       }

@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <queue>
 #include <string>
 #include <thread>
 #include <vector>
@@ -55,6 +56,11 @@ struct FlowPlan {
   std::vector<SocketAddress> sources;
   protocol::Cookie cookie{};
   std::uint64_t quota = 0;  // client, counted: transactions over all flows; 0: timed
+  // Client, open loop (--rate): transactions a second over all `flows`;
+  // flow i's k-th request is due (i + k flows) / rate after the start, and
+  // its latency counts from then. 0: closed loop.
+  double rate_tps = 0;
+  std::uint32_t flows = 0;
 };
 
 // What a loop counted, read once its thread has stopped.
@@ -90,8 +96,9 @@ class FlowLoop {
   void adopt(std::uint32_t index, UniqueFd socket);
   void start();
   // Client: every flow makes transactions from now until its quota is done,
-  // or until `end_ns` (timed: no request starts after it).
-  void begin(std::int64_t end_ns);
+  // or until `end_ns` (timed: no request starts after it); an open loop's
+  // schedule counts from `go_ns`, the same on every loop.
+  void begin(std::int64_t go_ns, std::int64_t end_ns);
   // Flows established, and flows that failed, so far (any thread).
   std::uint32_t established() const { return established_.load(std::memory_order_acquire); }
   std::uint32_t failed() const { return failed_.load(std::memory_order_acquire); }
@@ -116,6 +123,11 @@ class FlowLoop {
   void on_established(Flow& flow, std::int64_t now);
   bool step_io(Flow& flow, std::int64_t now);
   bool next_transaction(Flow& flow, std::int64_t now);
+  bool schedule_next(Flow& flow, std::int64_t now);
+  bool start_request(Flow& flow, std::int64_t since_ns, std::int64_t now);
+  void finish(Flow& flow);
+  void release_due(std::int64_t now);
+  std::chrono::nanoseconds until_next_due(std::int64_t now) const;
   void watch_idle(Flow& flow);
   void kick_traffic(std::int64_t now);
   void check_deadlines(std::int64_t now);
@@ -132,6 +144,11 @@ class FlowLoop {
   std::uint32_t connecting_ = 0;
   bool traffic_ = false;
   std::int64_t end_ns_ = 0;
+  std::int64_t period_ns_ = 0;  // open loop: between one flow's requests
+  // Open loop: flows waiting for their next request's due time, soonest first.
+  std::priority_queue<std::pair<std::int64_t, std::uint32_t>,
+                      std::vector<std::pair<std::int64_t, std::uint32_t>>, std::greater<>>
+      due_;
   LoopTally tally_;
 
   std::mutex mutex_;  // guards adopted_
@@ -139,6 +156,7 @@ class FlowLoop {
   std::atomic<bool> stop_{false};
   std::atomic<bool> begin_{false};
   std::atomic<std::int64_t> begin_end_ns_{0};
+  std::atomic<std::int64_t> begin_go_ns_{0};
   std::atomic<std::uint32_t> established_{0};
   std::atomic<std::uint32_t> failed_{0};
   std::atomic<std::uint32_t> finished_{0};

@@ -104,7 +104,8 @@ std::string render_runs_table(const measure::Comparison& c, const measure::Flows
   if (c.interrupted) out += "(*: interrupted, this side's figures until then; left out of the statistics)\n";
   out +=
       "(flows/s: every flow connected and its handshake done, timed apart; latency from each request's send "
-      "to its response; KiB/conn: the process's resident memory over its own before the first flow, per "
+      "(with --rate: from when it was due) to its response; KiB/conn: the process's resident memory over its "
+      "own before the first flow, per "
       "connection; heap: the allocator's bytes in use, the same way)\n";
   return out;
 }
@@ -115,13 +116,17 @@ std::string render_flows_header(const measure::TestParameters& p) {
   const std::string amount = p.test.rr.transactions > 0
                                  ? fmt::format("{} transactions in all", p.test.rr.transactions)
                                  : fmt::format("{:g} s", p.test.duration_s());
+  const std::string loop =
+      p.test.rr.rate_tps > 0
+          ? fmt::format("open loop at {:g} transactions/s over all flows", p.test.rr.rate_tps)
+          : std::string("closed loop");
   return fmt::format(
-      "many connections: {} flows on {} event loops at each end, requests of {}, responses of {}, "
-      "closed loop, {} per run, {}{}\n",
+      "many connections: {} flows on {} event loops at each end, requests of {}, responses of {}, {}, {} per "
+      "run, {}{}\n",
       p.test.flows.flows,
       p.test.flows.threads > 0 ? std::to_string(p.test.flows.threads) : std::string("a CPU's"),
-      format_bytes(p.test.rr.request_bytes), format_bytes(p.test.rr.response_bytes), amount, rounds_text(p),
-      p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "");
+      format_bytes(p.test.rr.request_bytes), format_bytes(p.test.rr.response_bytes), loop, amount,
+      rounds_text(p), p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "");
 }
 
 std::string render_flows_runs(const measure::Comparison& c) {
