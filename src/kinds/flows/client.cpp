@@ -22,22 +22,7 @@ namespace {
 
 constexpr std::chrono::milliseconds kPoll{10};
 
-using Loops = std::vector<std::unique_ptr<FlowLoop>>;
-
-template <typename Count>
-std::uint64_t sum(const Loops& loops, Count count) {
-  std::uint64_t total = 0;
-  for (const auto& loop : loops)
-    total += count(*loop);
-  return total;
-}
-
-double loops_cpu_s(const Loops& loops) {
-  double total = 0;
-  for (const auto& loop : loops)
-    total += loop->cpu_s();
-  return total;
-}
+using Loops = FlowLoops;
 
 // Whatever the server said on the control connection while the flows ran
 // ends the run: a refusal, or its result with an error.

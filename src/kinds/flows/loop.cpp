@@ -42,6 +42,13 @@ protocol::MemoryReadings memory_readings(const measure::MemoryReading& before,
           before.heap_bytes,       idle.heap_bytes,       after.heap_bytes};
 }
 
+double loops_cpu_s(const FlowLoops& loops) {
+  double total = 0;
+  for (const auto& loop : loops)
+    total += loop->cpu_s();
+  return total;
+}
+
 struct FlowLoop::Flow {
   enum class State : std::uint8_t {
     waiting,
@@ -139,7 +146,7 @@ void FlowLoop::run() {
         if (!plan_.client) take_adopted();
         continue;
       }
-      step(*flows_[event.data.u64], event.events, now);
+      step(*flows_[event.data.u64], now);
     }
     now = measure::now_ns();
     release_due(now);
@@ -202,7 +209,7 @@ void FlowLoop::start_connects(std::int64_t now) {
   }
 }
 
-void FlowLoop::step(Flow& flow, std::uint32_t events, std::int64_t now) {
+void FlowLoop::step(Flow& flow, std::int64_t now) {
   switch (flow.state) {
     case Flow::State::connecting:
       return step_connect(flow, now);
@@ -220,7 +227,6 @@ void FlowLoop::step(Flow& flow, std::uint32_t events, std::int64_t now) {
     case Flow::State::failed:
       break;
   }
-  (void)events;
 }
 
 void FlowLoop::step_connect(Flow& flow, std::int64_t now) {

@@ -117,7 +117,7 @@ class FlowLoop {
   void run();
   void take_adopted();
   void start_connects(std::int64_t now);
-  void step(Flow& flow, std::uint32_t events, std::int64_t now);
+  void step(Flow& flow, std::int64_t now);
   void step_connect(Flow& flow, std::int64_t now);
   void step_handshake(Flow& flow, std::int64_t now);
   void on_established(Flow& flow, std::int64_t now);
@@ -163,5 +163,17 @@ class FlowLoop {
   std::atomic<std::uint32_t> flow_count_{0};
   std::thread thread_;
 };
+
+// One side's loops, and what they count together.
+using FlowLoops = std::vector<std::unique_ptr<FlowLoop>>;
+template <typename Count>
+std::uint64_t sum(const FlowLoops& loops, Count count) {
+  std::uint64_t total = 0;
+  for (const auto& loop : loops)
+    total += count(*loop);
+  return total;
+}
+// Their threads' CPU seconds so far.
+double loops_cpu_s(const FlowLoops& loops);
 
 }  // namespace tlscmp::kinds

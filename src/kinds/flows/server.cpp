@@ -53,17 +53,9 @@ class FlowsSink final : public session::PendingTests::ConnectionSink {
   }
   template <typename Count>
   std::uint64_t sum(Count count) const {
-    std::uint64_t total = 0;
-    for (const auto& loop : loops_)
-      total += count(*loop);
-    return total;
+    return kinds::sum(loops_, count);
   }
-  double cpu_s() const {
-    double total = 0;
-    for (const auto& loop : loops_)
-      total += loop->cpu_s();
-    return total;
-  }
+  double cpu_s() const { return loops_cpu_s(loops_); }
   void stop() {
     for (const auto& loop : loops_)
       loop->stop();
@@ -79,7 +71,7 @@ class FlowsSink final : public session::PendingTests::ConnectionSink {
  private:
   std::mutex mutex_;
   std::vector<bool> taken_;
-  std::vector<std::unique_ptr<FlowLoop>> loops_;
+  FlowLoops loops_;
 };
 
 FlowPlan server_plan(const protocol::TestRequest& request, session::ServerSide& side) {
