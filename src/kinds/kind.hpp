@@ -57,6 +57,10 @@ struct RunFigure {
   const char* name;                 // "p99 latency us"
   std::array<const char*, 2> path;  // {"latency_us", "p99"}, or {"transactions_per_s", nullptr}
   bool higher_is_better = true;
+  // A rate a run may carry instead of its kind's first figure, and what it
+  // counts, which merge adds up: "connections" (a flows run's, by its work).
+  const char* amount = nullptr;
+  const char* amount_unit = nullptr;
 };
 
 // A kind's runs in a result file.

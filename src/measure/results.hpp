@@ -478,19 +478,27 @@ struct FlowsMemory {
 
 // One run of a many-connection test (--flows N): N connections on event
 // loops at each end, every one established first (timed on its own, the
-// handshakes in it), then closed-loop transactions of the rr sizes on each.
+// handshakes in it), then the work on each: a bulk stream, closed-loop
+// transactions of the rr sizes, or (crr) N connectors that each connect,
+// make one transaction and close, over again (nothing established first).
 // Each side's cost is its event loops' CPU in the traffic window, user and
 // system together in cpu_user_s (cpu_system_s 0), as crr's.
 struct FlowsRun : RunHeader {
+  spec::FlowWork work = spec::FlowWork::rr;
   bool release_buffers = false;  // tls-release: SSL_MODE_RELEASE_BUFFERS at both ends
   std::uint32_t flows = 0;       // asked for
   std::uint32_t client_threads = 0;
   std::uint32_t server_threads = 0;
-  double establish_us = 0;         // client: the first connect to the last flow established
-  std::uint64_t transactions = 0;  // responses the client took in whole, over every flow
-  double elapsed_us = 0;           // client: the first request to the last response
-  LatencySummary latency;          // each request's send to its response's last byte, over every flow
-  // Each flow's transactions: the least, the median and the most; and Jain's
+  double establish_us = 0;  // client: the first connect to the last flow established
+  // Units of the work over every flow: responses the client took in whole
+  // (rr), connections that made their transaction (crr), or the bytes the
+  // receiving side took (stream).
+  std::uint64_t transactions = 0;
+  double elapsed_us = 0;   // the first request to the last response; stream: the receiver's first byte to its last
+  LatencySummary latency;  // rr: each request's send to its response's last byte; crr: connect to response
+  LatencySummary connect;    // crr: each connect
+  LatencySummary handshake;  // crr, TLS: each handshake
+  // Each flow's units of work: the least, the median and the most; and Jain's
   // fairness index over flows, (sum x)^2 / (n sum x^2): 1 when all are equal.
   double flow_min = 0;
   double flow_p50 = 0;

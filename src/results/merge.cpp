@@ -59,6 +59,61 @@ std::vector<ServerView> read_server_view(const std::string& path) {
   return view;
 }
 
+// A kind's rates, the first its runs may carry (its figures' first, with
+// its amount), then any other figure that names an amount (a flows run
+// carries one of transactions, connections or bytes, by its work).
+struct Rate {
+  const kinds::RunFigure* figure;
+  const char* amount;
+  const char* unit;
+};
+std::vector<Rate> rates_of(const kinds::ResultRuns& k) {
+  std::vector<Rate> rates{{&k.figures.front(), k.amount, k.amount_unit}};
+  for (const kinds::RunFigure& f : k.figures) {
+    if (f.amount != nullptr && &f != &k.figures.front()) rates.push_back({&f, f.amount, f.amount_unit});
+  }
+  return rates;
+}
+
+// One file's runs of a kind: each variant's amount and median rate, under
+// the first of the kind's rates its runs carry.
+void merge_runs(const std::string& host, const kinds::ResultRuns& k, const json& list, MergeResult& result) {
+  for (const Rate& rate : rates_of(k)) {
+    std::vector<std::string> variants;
+    for (const json& run : list) {
+      const std::string v = text_of(run.value("variant", json("?")));
+      if (run_counts(run) && !std::isnan(number_on(run, rate.figure->path)) &&
+          std::find(variants.begin(), variants.end(), v) == variants.end())
+        variants.push_back(v);
+    }
+    for (const std::string& variant : variants) {
+      MergedHost h{host, k.label, variant};
+      std::vector<double> rates;
+      for (const json& run : list) {
+        if (!run_counts(run) || text_of(run.value("variant", json("?"))) != variant) continue;
+        const double value = number_on(run, rate.figure->path);
+        if (std::isnan(value)) continue;
+        ++h.runs;
+        rates.push_back(value);
+        const double amount = number_at(run, {rate.amount});
+        if (!std::isnan(amount)) h.amount += amount;
+      }
+      h.median_rate = measure::summarize(rates).median;
+      auto total = std::find_if(result.totals.begin(), result.totals.end(), [&](const MergedTotal& t) {
+        return t.kind == h.kind && t.variant == h.variant && t.rate_unit == rate.figure->name;
+      });
+      if (total == result.totals.end())
+        total = result.totals.insert(result.totals.end(),
+                                     MergedTotal{k.label, variant, 0, 0, 0, 0, rate.unit, rate.figure->name});
+      ++total->hosts;
+      total->runs += h.runs;
+      total->amount += h.amount;
+      total->rate_sum += h.median_rate;
+      result.hosts.push_back(std::move(h));
+    }
+  }
+}
+
 }  // namespace
 
 MergeResult merge_results(const MergeConfig& config) {
@@ -68,39 +123,7 @@ MergeResult merge_results(const MergeConfig& config) {
     const std::string host = std::filesystem::path(path).stem().string();
     for (const kinds::KindSlice* kind : kinds::all_kinds()) {
       const kinds::ResultRuns& k = kind->results;
-      if (k.list == nullptr) continue;
-      const json list = j.value(k.list, json::array());
-      std::vector<std::string> variants;
-      for (const json& run : list) {
-        const std::string v = text_of(run.value("variant", json("?")));
-        if (run_counts(run) && std::find(variants.begin(), variants.end(), v) == variants.end())
-          variants.push_back(v);
-      }
-      for (const std::string& variant : variants) {
-        MergedHost h{host, k.label, variant};
-        std::vector<double> rates;
-        for (const json& run : list) {
-          if (!run_counts(run) || text_of(run.value("variant", json("?"))) != variant) continue;
-          ++h.runs;
-          const double amount = number_at(run, {k.amount});
-          if (!std::isnan(amount)) h.amount += amount;
-          const double rate = number_on(run, k.figures.front().path);
-          if (!std::isnan(rate)) rates.push_back(rate);
-        }
-        h.median_rate = measure::summarize(rates).median;
-        auto total = std::find_if(result.totals.begin(), result.totals.end(), [&](const MergedTotal& t) {
-          return t.kind == h.kind && t.variant == h.variant;
-        });
-        if (total == result.totals.end())
-          total = result.totals.insert(
-              result.totals.end(),
-              MergedTotal{k.label, variant, 0, 0, 0, 0, k.amount_unit, k.figures.front().name});
-        ++total->hosts;
-        total->runs += h.runs;
-        total->amount += h.amount;
-        total->rate_sum += h.median_rate;
-        result.hosts.push_back(std::move(h));
-      }
+      if (k.list != nullptr) merge_runs(host, k, j.value(k.list, json::array()), result);
     }
   }
   if (!config.results_path.empty()) {

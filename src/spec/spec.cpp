@@ -80,7 +80,7 @@ bool parse(const std::string& text, Close& value) {
 }
 
 bool parse(const std::string& text, FlowWork& value) {
-  return parse_name(text, std::array{FlowWork::rr}, value);
+  return parse_name(text, std::array{FlowWork::stream, FlowWork::rr, FlowWork::crr}, value);
 }
 
 }  // namespace tlscmp::spec

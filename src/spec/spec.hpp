@@ -138,10 +138,19 @@ struct Crr {
   bool operator==(const Crr&) const = default;
 };
 
-// What each flow of a many-connection test does: rr transactions, closed
-// loop, of the rr part's sizes.
-enum class FlowWork : std::uint8_t { rr };
-inline const char* to_string(FlowWork) {
+// What each flow of a many-connection test does: a bulk stream (the stream
+// part's direction and -n bytes in all), rr transactions of the rr part's
+// sizes, or crr: a connection per transaction, closed as the crr part says.
+enum class FlowWork : std::uint8_t { stream, rr, crr };
+inline const char* to_string(FlowWork work) {
+  switch (work) {
+    case FlowWork::stream:
+      return "stream";
+    case FlowWork::crr:
+      return "crr";
+    case FlowWork::rr:
+      break;
+  }
   return "rr";
 }
 
@@ -207,13 +216,13 @@ inline const char* to_string(Part part) {
 }
 
 // Whether a test of `kind` reads `part`: the shared part and its own; crr
-// and flows rr's too.
+// rr's too, and flows the parts of the work its flows do (stream, rr, crr).
 inline bool reads(TestKind kind, Part part) {
   switch (part) {
     case Part::shared:
       return true;
     case Part::stream:
-      return kind == TestKind::stream;
+      return kind == TestKind::stream || kind == TestKind::flows;
     case Part::handshake:
       return kind == TestKind::handshake;
     case Part::datagram:
@@ -221,7 +230,7 @@ inline bool reads(TestKind kind, Part part) {
     case Part::rr:
       return is_request_response(kind) || kind == TestKind::flows;
     case Part::crr:
-      return kind == TestKind::crr;
+      return kind == TestKind::crr || kind == TestKind::flows;
     case Part::flows:
       return kind == TestKind::flows;
   }
@@ -275,8 +284,9 @@ void for_each_field_of(Visit&& visit, T&... t) {
   visit(Field{"packets", "-n", Part::datagram, 0, n(kMaxPackets)}, t.datagram.packets...);
   visit(Field{"rate_bps", "-b", Part::datagram, 0, n(kMaxRateBps)}, t.datagram.rate_bps...);
   visit(Field{"gso", "--gso", Part::datagram}, t.datagram.gso...);
-  visit(Field{"rr_request_bytes", "--rr", Part::rr, 1, n(kMaxRrBytes)}, t.rr.request_bytes...);
-  visit(Field{"rr_response_bytes", "--rr", Part::rr, 1, n(kMaxRrBytes)}, t.rr.response_bytes...);
+  // 0: no transactions, in a flows test of bulk streams; rr and crr refuse it.
+  visit(Field{"rr_request_bytes", "--rr", Part::rr, 1, n(kMaxRrBytes), true}, t.rr.request_bytes...);
+  visit(Field{"rr_response_bytes", "--rr", Part::rr, 1, n(kMaxRrBytes), true}, t.rr.response_bytes...);
   visit(Field{"transactions", "-n", Part::rr, 0, n(kMaxTransactions)}, t.rr.transactions...);
   visit(Field{"rate_tps", "--rate", Part::rr, 0, kMaxRateTps}, t.rr.rate_tps...);
   visit(Field{"crr_close", "--close", Part::crr}, t.crr.close...);

@@ -62,8 +62,8 @@ TEST_CASE(
     CHECK(run["client"]["threads"] == 2);
     CHECK(run["server"]["threads"] == 2);
     // -n 2000 over 200 flows: ten each, every one alike.
-    CHECK(run["per_flow_transactions"]["min"] == 10);
-    CHECK(run["per_flow_transactions"]["max"] == 10);
+    CHECK(run["per_flow"]["min"] == 10);
+    CHECK(run["per_flow"]["max"] == 10);
     CHECK(run["fairness"].get<double>() == doctest::Approx(1.0));
     CHECK(run["flows_per_s"].get<double>() > 0);
     check_latency_order(run["latency_us"]);
@@ -108,9 +108,8 @@ TEST_CASE("--flows -t: every flow made transactions, and the fairness index is a
   const json j =
       flows_json({"--flows", "50", "--rr", "64/1K", "-t", "0.5", "--mode", "tcp", "--repeat", "1"});
   const json& run = run_of(j, "tcp");
-  CHECK(run["per_flow_transactions"]["min"].get<double>() >= 1);
-  CHECK(run["per_flow_transactions"]["max"].get<double>() >=
-        run["per_flow_transactions"]["p50"].get<double>());
+  CHECK(run["per_flow"]["min"].get<double>() >= 1);
+  CHECK(run["per_flow"]["max"].get<double>() >= run["per_flow"]["p50"].get<double>());
   CHECK(run["fairness"].get<double>() > 0);
   CHECK(run["fairness"].get<double>() <= 1.0);
 }
@@ -207,21 +206,26 @@ TEST_CASE("more flows than this process may open is refused in one line naming t
 }
 
 TEST_CASE("--flows mistakes are one line each") {
-  expect_mistakes("client",
-                  {
-                      {{"--flows", "10"}, 2, "--flows needs --rr REQ/RESP"},
-                      {{"--flows", "10", "--crr", "1/1"},
-                       2,
-                       "--flows runs --rr transactions on each flow; leave --crr out"},
-                      {{"--flows", "10", "--rr", "1/1", "-P", "2"}, 2, "-P is a thread per connection"},
-                      {{"--flows", "0", "--rr", "1/1"}, 2, "--flows"},
-                      {{"--threads", "2", "--rr", "1/1"}, 2, "--threads is for many-connection tests"},
-                      {{"--flows", "10", "--rr", "1/1", "-n", "5"}, 2, "-n 5: fewer transactions than flows"},
-                      {{"--flows", "10", "--rr", "1/1", "--rate", "100", "-n", "100"}, 2, "--rate needs -t"},
-                      {{"--flows", "10", "--rr", "1/1", "--rate", "1G", "-t", "1"},
-                       2,
-                       "10 flows would each have a request every"},
-                  });
+  expect_mistakes(
+      "client",
+      {
+          {{"--flows", "10", "-n", "5"}, 2, "-n 5: fewer bytes than flows"},
+          {{"--flows", "10", "--rr", "1/1", "-R"}, 2, "-R is for bulk flows"},
+          {{"--flows", "10", "--rr", "1/1", "-l", "1K"}, 2, "-l is for bulk flows"},
+          {{"--flows", "10", "--rr", "1/1", "--close", "fin"}, 2, "--close is for --crr"},
+          {{"--flows", "10", "--crr", "--rate", "100", "-t", "1"}, 2, "--rate is for --flows with --rr"},
+          {{"--flows", "10", "--bidir"}, 2, "--bidir is for -P streams"},
+          {{"--flows", "10", "--msg-size", "1K"}, 2, "are for -P streams"},
+          {{"--flows", "10", "--crr", "-n", "5"}, 2, "-n 5: fewer connections than flows"},
+          {{"--flows", "10", "--rr", "1/1", "-P", "2"}, 2, "-P is a thread per connection"},
+          {{"--flows", "0", "--rr", "1/1"}, 2, "--flows"},
+          {{"--threads", "2", "--rr", "1/1"}, 2, "--threads is for many-connection tests"},
+          {{"--flows", "10", "--rr", "1/1", "-n", "5"}, 2, "-n 5: fewer transactions than flows"},
+          {{"--flows", "10", "--rr", "1/1", "--rate", "100", "-n", "100"}, 2, "--rate needs -t"},
+          {{"--flows", "10", "--rr", "1/1", "--rate", "1G", "-t", "1"},
+           2,
+           "10 flows would each have a request every"},
+      });
 }
 
 TEST_CASE("--flows between the two TLS libraries, both ways") {
@@ -256,7 +260,8 @@ TEST_CASE(
   const std::string page = read_file(dir.file("report.html"));
   CHECK(page.find("<h2>Many connections</h2>") != std::string::npos);
   CHECK(page.find("Memory per connection, every flow established and idle") != std::string::npos);
-  CHECK(page.find("Transactions per flow in each run") != std::string::npos);
+  CHECK(page.find("The work of each flow in each run") != std::string::npos);
+  CHECK(page.find("transactions/s per round") != std::string::npos);
   CHECK(page.find("TLS held ") != std::string::npos);  // the headline's sentence
 }
 
@@ -321,9 +326,115 @@ TEST_CASE(
       {"--flows", "20", "--rr", "1/1", "--rate", "2000", "-t", "1", "--mode", "tcp", "--repeat", "1"});
   const json& run = run_of(j, "tcp");
   CHECK(run["transactions"] == 2000);
-  CHECK(run["per_flow_transactions"]["min"] == 100);
-  CHECK(run["per_flow_transactions"]["max"] == 100);
+  CHECK(run["per_flow"]["min"] == 100);
+  CHECK(run["per_flow"]["max"] == 100);
   // The schedule, not the round trip, paces it: about a second of requests.
   CHECK(run["elapsed_us"].get<double>() > 0.9e6);
   CHECK(j["test"]["rate_tps"] == 2000);
+}
+
+TEST_CASE(
+    "bulk flows -n: exactly those bytes over 200 flows on 2 threads each way in tcp and tls and "
+    "tls-release") {
+  for (const bool reverse : {false, true}) {
+    CAPTURE(reverse);
+    std::vector<std::string> args{"--flows", "200", "--threads", "2", "-n", "20M", "--repeat", "1"};
+    if (reverse) args.push_back("-R");
+    const json j = flows_json(args);
+    REQUIRE(j["flows_runs"].size() == 3);
+    for (const char* variant : {"tcp", "tls", "tls-release"}) {
+      CAPTURE(variant);
+      const json& run = run_of(j, variant);
+      CHECK(run["work"] == "stream");
+      CHECK(run["bytes"] == 20u << 20);
+      CHECK(run["transactions"].is_null());
+      CHECK(run["failed_flows"] == 0);
+      CHECK(run["mbytes_per_s"].get<double>() > 0);
+      CHECK(run["latency_us"].is_null());
+      // 20 MiB over 200 flows: 104857 or 104858 bytes each.
+      CHECK(run["per_flow"]["unit"] == "bytes");
+      CHECK(run["per_flow"]["min"].get<double>() >= 104857);
+      CHECK(run["per_flow"]["max"].get<double>() <= 104858);
+      CHECK(run["client"]["cpu_ms_per_mbyte"].get<double>() > 0);
+      CHECK(run["server"]["cpu_ms_per_mbyte"].get<double>() > 0);
+      CHECK(run["server"]["memory_per_connection"]["idle_rss_bytes"].is_number());
+    }
+    CHECK(j["flows_summary"]["tls_over_tcp"]["mbytes_per_s"]["median"].get<double>() > 0);
+    CHECK(j["flows_summary"]["tls"]["work"] == "stream");
+  }
+}
+
+TEST_CASE(
+    "bulk flows -t with the server sending: every flow moved bytes and the fairness index is above 0 and at "
+    "most 1") {
+  ServerProcess server;
+  const json j = flows_json({"127.0.0.1", "-p", server.port_text(), "--insecure", "--flows", "50", "-R", "-t",
+                             "0.5", "--mode", "tls", "--repeat", "1"});
+  for (const char* variant : {"tls", "tls-release"}) {
+    CAPTURE(variant);
+    const json& run = run_of(j, variant);
+    CHECK(run["failed_flows"] == 0);
+    CHECK(run["per_flow"]["min"].get<double>() >= 1);
+    CHECK(run["per_flow"]["max"].get<double>() >= run["per_flow"]["p50"].get<double>());
+    CHECK(run["fairness"].get<double>() > 0);
+    CHECK(run["fairness"].get<double>() <= 1.0);
+    CHECK(run["bytes"].get<double>() >= 50);
+  }
+  CHECK(server.process().wait_for_log("flows stream tls round 1: 50 flows"));
+}
+
+TEST_CASE("crr flows -n: exactly that many connections over 200 connectors on 2 threads in tcp and tls") {
+  const json j = flows_json(
+      {"--flows", "200", "--threads", "2", "--crr", "--rr", "64/1K", "-n", "1000", "--repeat", "1"});
+  // No flow is held between transactions: no tls-release, and no memory per connection.
+  REQUIRE(j["flows_runs"].size() == 2);
+  for (const char* variant : {"tcp", "tls"}) {
+    CAPTURE(variant);
+    const json& run = run_of(j, variant);
+    CHECK(run["work"] == "crr");
+    CHECK(run["connections"] == 1000);
+    CHECK(run["transactions"].is_null());
+    CHECK(run["failed_flows"] == 0);
+    CHECK(run["per_flow"]["unit"] == "connections");
+    CHECK(run["per_flow"]["min"] == 5);
+    CHECK(run["per_flow"]["max"] == 5);
+    CHECK(run["connections_per_s"].get<double>() > 0);
+    check_latency_order(run["latency_us"]);
+    // A connect on loopback may take under a microsecond: its least may be 0.
+    CHECK(run["connect_us"]["p50"].get<double>() <= run["connect_us"]["max"].get<double>());
+    CHECK(run["connect_us"]["max"].get<double>() > 0);
+    CHECK(run["establish_us"].is_null());
+    CHECK(run["server"]["memory_per_connection"].is_null());
+    CHECK(run["server"]["cpu_us_per_connection"].get<double>() > 0);
+  }
+  check_latency_order(run_of(j, "tls")["handshake_us"]);
+  CHECK(run_of(j, "tcp")["handshake_us"].is_null());
+  CHECK(j["flows_summary"]["tls_over_tcp"]["connections_per_s"]["median"].get<double>() > 0);
+}
+
+TEST_CASE("compare and merge read bulk and crr flows results by their own rates") {
+  TempDir dir;
+  for (const char* name : {"a", "b"}) {
+    const ProcessResult run =
+        run_tlscmp({"client", "--flows", "20", "--crr", "-n", "100", "--repeat", "1", "-J"});
+    REQUIRE(run.exit_code == 0);
+    std::ofstream(dir.file(std::string(name) + ".json")) << run.out;
+  }
+  const ProcessResult compared = run_tlscmp({"compare", dir.file("a.json"), dir.file("b.json")});
+  INFO(compared.out << compared.err);
+  CHECK(compared.exit_code == 0);
+  CHECK(compared.out.find("connections/s") != std::string::npos);
+  const ProcessResult merged = run_tlscmp({"merge", dir.file("a.json"), dir.file("b.json"), "-J"});
+  INFO(merged.out << merged.err);
+  REQUIRE(merged.exit_code == 0);
+  bool found = false;
+  const json totals = json::parse(merged.out)["totals"];
+  for (const json& total : totals) {
+    if (total["kind"] == "flows" && total["variant"] == "tcp") {
+      CHECK(total["amount"] == 200);
+      CHECK(total["amount_unit"] == "connections");
+      found = true;
+    }
+  }
+  CHECK(found);
 }

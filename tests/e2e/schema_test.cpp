@@ -62,6 +62,8 @@ TEST_CASE("the -J output keeps its key paths, one run of each kind") {
       {"handshakes", {"--handshakes", "5", "--repeat", "1"}},
       {"groups", {"--compare-groups", "--handshakes", "2", "--repeat", "1"}},
       {"flows", {"--flows", "20", "--rr", "1/1", "-n", "200", "--repeat", "1"}},
+      {"flows-stream", {"--flows", "20", "-n", "2M", "--repeat", "1"}},
+      {"flows-crr", {"--flows", "20", "--crr", "-n", "200", "--repeat", "1"}},
   };
   const char* write_dir = std::getenv("TLSCMP_SCHEMA_WRITE");
   for (const KindRun& run : runs) {

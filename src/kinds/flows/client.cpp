@@ -50,6 +50,11 @@ FlowPlan client_plan(const session::ClientConfig& config, const session::Variant
                      const protocol::TestAccept& accept, const Stream& control) {
   FlowPlan plan;
   plan.client = true;
+  plan.work = config.test.flows.work;
+  const bool stream = plan.work == spec::FlowWork::stream;
+  plan.sends = stream && config.test.stream.direction == Direction::client_to_server;
+  plan.chunk_bytes = config.test.chunk_bytes;
+  plan.reset_close = config.test.crr.close == spec::Close::reset;
   plan.request_bytes = config.test.rr.request_bytes;
   plan.response_bytes = config.test.rr.response_bytes;
   plan.tls = variant.tls ? &*variant.tls : nullptr;
@@ -69,7 +74,7 @@ FlowPlan client_plan(const session::ClientConfig& config, const session::Variant
   if (plan.sources.empty() && !config.bind_address.empty())
     plan.sources.push_back(local_socket_address(control.native_handle()));
   plan.cookie = accept.cookie;
-  plan.quota = config.test.rr.transactions;
+  plan.quota = stream ? config.test.stream.bytes : config.test.rr.transactions;
   plan.rate_tps = config.test.rr.rate_tps;
   plan.flows = config.test.flows.flows;
   return plan;
@@ -91,15 +96,17 @@ Loops start_loops(const FlowPlan& plan, const spec::Test& test) {
 void aggregate(const std::vector<LoopTally>& tallies, measure::FlowsRun& run, std::string& first_failure) {
   std::vector<double> per_flow;
   std::int64_t first_start = INT64_MAX, last_established = 0, first_request = INT64_MAX, last_response = 0;
-  measure::LatencyHistogram latency;
+  measure::LatencyHistogram latency, connect, handshake;
   for (const LoopTally& t : tallies) {
-    for (const auto& [index, count] : t.transactions)
+    for (const auto& [index, count] : t.per_flow)
       per_flow.push_back(static_cast<double>(count));
     first_start = std::min(first_start, t.first_start_ns);
     last_established = std::max(last_established, t.last_established_ns);
     first_request = std::min(first_request, t.first_request_ns);
     last_response = std::max(last_response, t.last_response_ns);
     latency += t.latency;
+    connect += t.connect;
+    handshake += t.handshake;
     if (first_failure.empty()) first_failure = t.first_failure;
     if (run.tls.version.empty()) run.tls = t.tls;
   }
@@ -119,6 +126,8 @@ void aggregate(const std::vector<LoopTally>& tallies, measure::FlowsRun& run, st
   run.establish_us = last_established > first_start ? measure::ns_to_us(last_established - first_start) : 0;
   run.elapsed_us = last_response > first_request ? measure::ns_to_us(last_response - first_request) : 0;
   run.latency = latency.summary();
+  run.connect = connect.summary();
+  run.handshake = handshake.summary();
 }
 
 // One reading of the three a side sends.
@@ -144,19 +153,27 @@ measure::FlowsMemory memory_per_flow(const protocol::MemoryReadings& m, std::uin
 }
 
 // The server's account against this side's: its error first (a flow that
-// failed there is counted, as this side's are), then its count of answered
-// requests, which a closed loop makes equal to ours.
-void judge_server(const protocol::FlowsResult& theirs, measure::FlowsRun& run) {
+// failed there is counted, as this side's are), then its count, which a
+// closed loop makes equal to ours: requests answered (rr, crr), or the bytes
+// of a stream (a timed one the server sends goes on past our end).
+void judge_server(const protocol::FlowsResult& theirs, const FlowPlan& plan, measure::FlowsRun& run) {
   if (theirs.role != Role::receiver) throw protocol::ProtocolError("the server's result is not a server's");
   if (!theirs.error.empty() && theirs.failed == 0) throw Error("server: " + theirs.error);
   if (run.failed_flows == 0 && theirs.failed > 0) {
     run.failed_flows = theirs.failed;
     run.first_failure = "on the server, " + theirs.error;
   }
-  if (run.failed_flows == 0 && theirs.transactions != run.transactions) {
-    throw Error(fmt::format("the server answered {} requests and this side took {} responses",
-                            theirs.transactions, run.transactions));
+  const bool stream = plan.work == spec::FlowWork::stream;
+  if (run.failed_flows > 0 || (stream && !plan.sends && plan.quota == 0)) return;
+  if (theirs.transactions != run.transactions) {
+    throw Error(stream ? fmt::format("the server {} {} bytes and this side {} {}",
+                                     plan.sends ? "received" : "sent", theirs.transactions,
+                                     plan.sends ? "sent" : "received", run.transactions)
+                       : fmt::format("the server answered {} requests and this side took {} responses",
+                                     theirs.transactions, run.transactions));
   }
+  // The receiver's window is the stream's: the server's, where it received.
+  if (stream && plan.sends) run.elapsed_us = theirs.elapsed_us;
 }
 
 // Every flow established, or the run fails naming the first that was not;
@@ -178,13 +195,18 @@ bool establish(Stream& control, session::InterruptWatch& interrupt, Loops& loops
 
 // The traffic, from every loop's go to every flow's last response; the
 // client's CPU and figures into `run`; false when interrupted.
-bool make_traffic(Stream& control, const session::ClientRun& where, Loops& loops, measure::FlowsRun& run) {
+bool make_traffic(Stream& control, const session::ClientRun& where, const FlowPlan& plan, Loops& loops,
+                  measure::FlowsRun& run) {
   const double cpu_before = loops_cpu_s(loops);
   const std::int64_t duration_ns = static_cast<std::int64_t>(where.target.test.duration_ms) * 1'000'000;
   const std::int64_t go_ns = measure::now_ns();
   const std::int64_t end_ns = duration_ns > 0 ? go_ns + duration_ns : 0;
   for (const auto& loop : loops)
     loop->begin(go_ns, end_ns);
+  // A stream the server sends starts on our go, after our idle reading,
+  // with our flows already reading.
+  if (plan.work == spec::FlowWork::stream && !plan.sends)
+    session::send_message(control, protocol::Ready{}, "the go");
   const bool whole = wait_for(control, where.interrupt, [&] {
     return sum(loops, [](const FlowLoop& l) { return l.finished(); }) >= run.flows;
   });
@@ -193,9 +215,9 @@ bool make_traffic(Stream& control, const session::ClientRun& where, Loops& loops
 }
 
 // After the traffic, the flows still held: this side's figures, then both sides' results.
-void finish_run(Stream& control, const session::ClientConfig& config, Loops& loops, measure::FlowsRun& run,
-                const measure::MemoryReading& before, const measure::MemoryReading& idle,
-                std::string& first_failure) {
+void finish_run(Stream& control, const session::ClientConfig& config, const FlowPlan& plan, Loops& loops,
+                measure::FlowsRun& run, const measure::MemoryReading& before,
+                const measure::MemoryReading& idle, std::string& first_failure) {
   const measure::MemoryReading after = measure::read_memory();
   std::vector<LoopTally> tallies;
   for (auto& loop : loops) {
@@ -214,10 +236,11 @@ void finish_run(Stream& control, const session::ClientConfig& config, Loops& loo
   control.set_deadline(Deadline::after(config.timeouts.control));
   session::send_message(control, mine, "the client's result");
   const auto theirs = session::receive<protocol::FlowsResult>(control, "the server's result");
-  judge_server(theirs, run);
+  judge_server(theirs, plan, run);
   run.server.cpu_user_s = theirs.cpu_s;
   run.server.window_us = theirs.elapsed_us;
   run.server_threads = theirs.threads;
+  if (plan.work == spec::FlowWork::crr) return;  // no flow is held: memory per connection means nothing
   run.client_memory = memory_per_flow(mine.memory, run.flows);
   run.server_memory = memory_per_flow(theirs.memory, run.flows);
 }
@@ -240,11 +263,14 @@ measure::FlowsRun run_flows_test(const session::ClientRun& where, const session:
 
   measure::FlowsRun run;
   run.mode = variant.mode;
+  run.work = config.test.flows.work;
   run.release_buffers = variant.release_buffers;
   run.flows = config.test.flows.flows;
-  Loops loops = start_loops(client_plan(config, variant, accept, control), config.test);
+  const FlowPlan plan = client_plan(config, variant, accept, control);
+  Loops loops = start_loops(plan, config.test);
   run.client_threads = static_cast<std::uint32_t>(loops.size());
-  if (!establish(control, where.interrupt, loops, run.flows)) {
+  // crr's connectors connect when the traffic begins: there is nothing to establish.
+  if (run.work != spec::FlowWork::crr && !establish(control, where.interrupt, loops, run.flows)) {
     run.partial = true;
     return run;
   }
@@ -253,8 +279,8 @@ measure::FlowsRun run_flows_test(const session::ClientRun& where, const session:
   session::receive<protocol::Ready>(control, "the server's readiness");
   const measure::MemoryReading idle = measure::read_memory();
   std::string first_failure;
-  run.partial = !make_traffic(control, where, loops, run);
-  finish_run(control, config, loops, run, before, idle, first_failure);
+  run.partial = !make_traffic(control, where, plan, loops, run);
+  finish_run(control, config, plan, loops, run, before, idle, first_failure);
   if (run.partial) return run;
   loops.clear();  // every flow closes before the control connection does
   session::await_close(control, config.timeouts.control);

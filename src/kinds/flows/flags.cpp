@@ -1,6 +1,7 @@
 // The flows kind's client flags (--flows N, which asks for it, and
 // --threads T), and what a flows test makes of the flags every kind shares:
-// its flows make --rr transactions, -n in all or for -t (10 s unless given).
+// its flows carry bulk streams (-R, -l, -n bytes), --rr transactions or
+// --crr connections (-n of them), -n in all or for -t (10 s unless given).
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -55,10 +56,10 @@ std::vector<CLI::Option*> add_flows_flags(CLI::App& cmd, KindFlags& flags) {
                    spec::parse_count(text, "--flows", 1, spec::kMaxFlows, "connections"));
                flags.ask(TestKind::flows);
              },
-             "Instead of -P threads: N connections held on --threads event loops at each end, each "
-             "making --rr transactions (closed loop, or --rate over all of them); reports transactions/s, "
-             "CPU per transaction and memory per "
-             "connection on each side")
+             "Instead of -P threads: N connections held on --threads event loops at each end, each a "
+             "bulk stream (-R: the server sends), --rr transactions (closed loop, or --rate over all of "
+             "them) or --crr connectors; reports the rate, CPU per unit, the spread over flows and memory "
+             "per connection on each side")
           ->type_name("N"),
       cmd.add_option("--threads", f.threads,
                      "With --flows: event loops at each end (default: one per CPU each end may use)")
@@ -67,41 +68,80 @@ std::vector<CLI::Option*> add_flows_flags(CLI::App& cmd, KindFlags& flags) {
   };
 }
 
-void configure_flows(const SharedFlags& flags, session::ClientConfig& c) {
-  const auto asked = [&](TestKind kind) {
-    return std::find(flags.asked.begin(), flags.asked.end(), kind) != flags.asked.end();
-  };
-  if (asked(TestKind::crr) || asked(TestKind::handshake))
-    throw UsageError(fmt::format("--flows runs --rr transactions on each flow; leave {} out",
-                                 asked(TestKind::crr) ? "--crr" : "--handshakes"));
-  if (!asked(TestKind::rr))
-    throw UsageError("--flows needs --rr REQ/RESP: what each flow does (--flows 1000 --rr 1/1)");
-  const auto refuse = [](const char* flag, const char* why) {
-    throw UsageError(fmt::format("{} {}; {}", flag, why, kFlowsKind.takes));
-  };
-  if (c.test.streams != 1) refuse("-P", "is a thread per connection, and --flows holds its on event loops");
-  if (!flags.length.empty()) refuse("-l", "is for bulk runs");
-  if (c.test.stream.no_delay) refuse("-N", "does nothing here: flows always set TCP_NODELAY");
-  if (c.test.compare_groups) refuse("--compare-groups", "is for handshake and crr tests");
+namespace {
 
-  if (c.test.verify) refuse("--verify", "is for -P connections");
-  if (c.test.interval_ms > 0) refuse("-i", "is for -P connections");
-  configure_rr_transactions(flags, c, "transactions");
+// The work's own flags: bulk's -n bytes, or rr's and crr's sizes and -n
+// transactions (connections); --rate for rr alone.
+void configure_flow_work(const SharedFlags& flags, session::ClientConfig& c) {
+  const spec::FlowWork work = c.test.flows.work;
+  const std::uint32_t flows = c.test.flows.flows;
+  if (work == spec::FlowWork::stream) {
+    if (!flags.bytes.empty()) {
+      c.test.stream.bytes = spec::parse_size(flags.bytes, "-n/--bytes", 1, spec::kMaxTestBytes);
+      if (c.test.stream.bytes < flows)
+        throw UsageError(fmt::format("-n {}: fewer bytes than flows (--flows {}); each moves one at least",
+                                     flags.bytes, flows));
+    } else if (flags.time_s == 0) {
+      c.test.duration_ms = kDefaultRrMs;
+    }
+    c.rounds = flags.repeat > 0 ? flags.repeat : 3;
+    return;
+  }
+  if (work == spec::FlowWork::crr && c.test.rr.request_bytes == 0)
+    c.test.rr.request_bytes = c.test.rr.response_bytes = 1;  // --crr alone: 1/1
+  const char* counted = work == spec::FlowWork::crr ? "connections" : "transactions";
+  configure_rr_transactions(flags, c, counted);
   if (c.test.rr.rate_tps > 0) {
+    if (work != spec::FlowWork::rr)
+      throw UsageError("--rate is for --flows with --rr: an open loop of transactions");
     if (flags.time_s == 0)
       throw UsageError("--rate needs -t: an open-loop run goes for a time, not a count (-n)");
-    const double spacing_us = 1e6 * c.test.flows.flows / c.test.rr.rate_tps;
+    const double spacing_us = 1e6 * flows / c.test.rr.rate_tps;
     if (spacing_us < protocol::kMinRrSpacingUs) {
       throw UsageError(
           fmt::format("--rate {:g}: {} flows would each have a request every {:.3g} us; the schedule "
                       "keeps {:g} us at the least: lower the rate or add flows",
-                      c.test.rr.rate_tps, c.test.flows.flows, spacing_us, protocol::kMinRrSpacingUs));
+                      c.test.rr.rate_tps, flows, spacing_us, protocol::kMinRrSpacingUs));
     }
   }
-  if (c.test.rr.transactions != 0 && c.test.rr.transactions < c.test.flows.flows) {
-    throw UsageError(fmt::format("-n {}: fewer transactions than flows (--flows {}); each makes one at least",
-                                 c.test.rr.transactions, c.test.flows.flows));
+  if (c.test.rr.transactions != 0 && c.test.rr.transactions < flows) {
+    throw UsageError(fmt::format("-n {}: fewer {} than flows (--flows {}); each makes one at least",
+                                 c.test.rr.transactions, counted, flows));
   }
+}
+
+}  // namespace
+
+void configure_flows(const SharedFlags& flags, session::ClientConfig& c) {
+  const auto asked = [&](TestKind kind) {
+    return std::find(flags.asked.begin(), flags.asked.end(), kind) != flags.asked.end();
+  };
+  if (asked(TestKind::handshake))
+    throw UsageError("--flows holds connections for bulk streams, --rr or --crr; leave --handshakes out");
+  spec::Flows& f = c.test.flows;
+  f.work = asked(TestKind::crr)  ? spec::FlowWork::crr
+           : asked(TestKind::rr) ? spec::FlowWork::rr
+                                 : spec::FlowWork::stream;
+  const auto refuse = [](const char* flag, const char* why) {
+    throw UsageError(fmt::format("{} {}; {}", flag, why, kFlowsKind.takes));
+  };
+  const spec::Stream plain_stream;
+  const bool stream = f.work == spec::FlowWork::stream;
+  if (c.test.streams != 1) refuse("-P", "is a thread per connection, and --flows holds its on event loops");
+  if (!flags.length.empty() && !stream) refuse("-l", "is for bulk flows");
+  if (c.test.stream.direction != plain_stream.direction && !stream) refuse("-R", "is for bulk flows");
+  if (c.test.stream.no_delay) refuse("-N", "does nothing here: flows always set TCP_NODELAY");
+  if (c.test.stream.bidir) refuse("--bidir", "is for -P streams");
+  if (c.test.stream.framing != plain_stream.framing || c.test.stream.msg_size != 0 ||
+      c.test.stream.read_size != 0)
+    refuse("--framing, --msg-size and --read-size", "are for -P streams");
+  if (c.test.crr.close != spec::Crr{}.close && f.work != spec::FlowWork::crr)
+    refuse("--close", "is for --crr");
+  if (c.test.crr.compare_key_types) refuse("--compare-key-types", "is for --crr without --flows");
+  if (c.test.compare_groups) refuse("--compare-groups", "is for handshake and crr tests");
+  if (c.test.verify) refuse("--verify", "is for -P connections");
+  if (c.test.interval_ms > 0) refuse("-i", "is for -P connections");
+  configure_flow_work(flags, c);
 }
 
 void check_flows_host(const session::ClientConfig& c) {

@@ -3,25 +3,31 @@
 // Many connections (--flows N [--threads T]): N connections held on T event
 // loops at each end (kinds/flows/loop.hpp), no thread per connection, as
 // neper's -F flows over -T threads and h2load's -c clients over -t threads.
-// What TLS costs a server that holds thousands of connections: transactions
-// a second, CPU per transaction and memory per connection on each side.
+// What TLS costs a server that holds thousands of connections: the rate, CPU
+// per unit and memory per connection on each side. Each flow does the work
+// the flags ask for (spec::FlowWork): a bulk stream (no --rr or --crr; -R:
+// the server sends), --rr transactions, or --crr: N connectors, each
+// connecting, making one transaction and closing, over again.
 //
 //   client                                   server
-//   test_request (flows, threads, rr sizes) ->
+//   test_request (flows, threads, work) ---->
 //                <------------------------- test_accept (cookie)
 //   N flows, each: connect, preamble 'F' and data header (cookie, index) in
 //   the clear, then TLS on the server's loop; at most 64 a loop connecting
-//   at once; the whole establishment timed on its own
+//   at once; the whole establishment timed on its own (crr: none)
 //   ready (all established) ---------------->
 //                <------------------------- ready (the server read its idle memory)
-//   closed-loop transactions on every flow, -n in all or for -t
+//   go (a stream the server sends alone) --->
+//   the work on every flow, -n in all or for -t
 //   flows_result (the client's) ------------>
-//                <------------------------- flows_result (the server's)
+//                <------------------------- flows_result (the server's; a stream it
+//                                           received once every byte sent came)
 //   both close every flow
 //
 // Each side reads its memory (process RSS, the kernel's TCP pages) before
 // the first flow, with every flow established and idle, and after the
-// traffic; the run reports the growth per connection.
+// traffic; the run reports the growth per connection (crr holds no flow
+// between transactions, and reports none).
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -62,6 +68,19 @@ void configure_flows(const SharedFlags& flags, session::ClientConfig& config);
 // The client's host holds the flows: descriptors for them (the embedded
 // server's too), and source addresses' ports enough. Throws UsageError.
 void check_flows_host(const session::ClientConfig& config);
+
+// How a flows run's units of work are named and shown (report.cpp).
+struct FlowUnits {
+  const char* count_key;   // -J: "transactions", "connections", "bytes"
+  const char* rate_key;    // -J: "transactions_per_s", "connections_per_s", "mbytes_per_s"
+  const char* rate_name;   // "transactions/s", "connections/s", "MB/s"
+  const char* rate_label;  // a text column: "tx/s", "conn/s", "MB/s"
+  double rate_scale;       // units a second times this: the rate shown
+  const char* cpu_key;     // -J: "cpu_us_per_transaction", "cpu_us_per_connection", "cpu_ms_per_mbyte"
+  const char* cpu_label;   // "CPU us/tx cli/srv"
+  double cpu_scale;        // CPU microseconds a unit times this: the figure shown
+};
+const FlowUnits& flow_units(spec::FlowWork work);
 
 // Reports (report.cpp).
 std::string render_flows_header(const measure::TestParameters& parameters);

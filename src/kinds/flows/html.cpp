@@ -1,6 +1,7 @@
-// The flows kind's part of the report page: transactions per round, memory
-// per connection by variant and side, and the spread of transactions over
-// flows; and its headline's sentences.
+// The flows kind's part of the report page: the rate per round
+// (transactions, connections or MB a second, by the work), memory per
+// connection by variant and side, and the spread of the work over flows;
+// and its headline's sentences.
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -14,20 +15,22 @@ namespace {
 
 using render::json;
 
-// Each run's least, median and most transactions of one flow, by round.
+constexpr spec::FlowWork kWorks[] = {spec::FlowWork::rr, spec::FlowWork::crr, spec::FlowWork::stream};
+
+// Each run's least, median and most units of one flow, by round.
 std::string spread_chart(render::Page& page) {
   using namespace render;
   svg::Chart c;
-  c.title = "Transactions per flow in each run: the median, and the least and the most of any flow";
+  c.title = "The work of each flow in each run: the median, and the least and the most of any flow";
   c.x_title = "round";
-  c.y_title = "transactions of one flow";
+  c.y_title = "transactions, connections or bytes of one flow";
   int rounds = 0;
   for (const PageResult& r : page.results()) {
     if (!r.setting.empty()) continue;
     for (const auto& [v, runs] : runs_by_variant(list(*r.j, "flows_runs"), run_counts)) {
       svg::Series s{page.name(r, v), {}, false};
       for (const json* run : runs) {
-        const json& spread = object(*run, "per_flow_transactions");
+        const json& spread = object(*run, "per_flow");
         const double round = number_at(*run, {"round"});
         s.points.push_back({round - 1, number_at(spread, {"p50"}), number_at(spread, {"min"}),
                             number_at(spread, {"max"}), fmt::format("round {:g}", round)});
@@ -73,14 +76,28 @@ std::string memory_chart(render::Page& page) {
   return c.series.empty() ? std::string() : page.chart(std::move(c));
 }
 
+// Whether any result's flows runs carry this rate (their work's).
+bool any_rate(render::Page& page, const char* rate_key) {
+  for (const render::PageResult& r : page.results()) {
+    for (const json& run : render::list(*r.j, "flows_runs")) {
+      if (std::isfinite(render::number_at(run, {rate_key}))) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string flows_html_section(render::Page& page) {
   using namespace render;
   if (!page.any("flows_runs")) return {};
   std::string out = R"(<section id="flows"><h2>Many connections</h2>)";
-  out += page.per_round("flows_runs", "transactions_per_s",
-                        "Transactions per second per round, every flow held", "transactions/s");
+  for (const spec::FlowWork work : kWorks) {
+    const FlowUnits& u = flow_units(work);
+    if (!any_rate(page, u.rate_key)) continue;
+    out += page.per_round("flows_runs", u.rate_key, fmt::format("{} per round, every flow held", u.rate_name),
+                          u.rate_name);
+  }
   out += memory_chart(page);
   out += spread_chart(page);
   return out + "</section>";
@@ -92,14 +109,19 @@ void flows_html_headline(const nlohmann::json& j, std::vector<std::string>& sent
   const std::string over = "over_" + base;
   for (const auto& [v, s] : object(j, "flows_summary").items()) {
     if (!s.is_object() || !s.contains("mode")) continue;  // the headline ratio is no variant
+    spec::FlowWork work = spec::FlowWork::rr;
+    spec::parse(s.value("work", std::string("rr")), work);
+    const FlowUnits& u = flow_units(work);
     const double bytes = number_at(s, {"server_idle_bytes_per_connection", "median"});
     std::string sentence =
-        fmt::format("{} held {} per connection on the server", upper_variant(v),
-                    std::isfinite(bytes) ? fmt::format("{:.1f} KiB", bytes / 1024) : "unknown");
+        work == spec::FlowWork::crr
+            ? fmt::format("{} held no connection between transactions", upper_variant(v))
+            : fmt::format("{} held {} per connection on the server", upper_variant(v),
+                          std::isfinite(bytes) ? fmt::format("{:.1f} KiB", bytes / 1024) : "unknown");
     if (!object(s, over.c_str()).empty()) {
-      const json& ratio = object(object(s, over.c_str()), "transactions_per_s");
-      sentence += fmt::format(", and ran {:.2f}x the transactions per second of {} ({})",
-                              number_at(ratio, {"median"}), upper_variant(base), ci_words(ratio));
+      const json& ratio = object(object(s, over.c_str()), u.rate_key);
+      sentence += fmt::format(", and ran {:.2f}x the {} of {} ({})", number_at(ratio, {"median"}),
+                              u.rate_name, upper_variant(base), ci_words(ratio));
     }
     sentences.push_back(sentence + ".");
   }

@@ -23,6 +23,7 @@ constexpr std::uint64_t kWakeTag = UINT64_MAX;
 constexpr std::uint32_t kConnectingPerLoop = 64;
 constexpr std::chrono::milliseconds kTick{100};
 constexpr std::size_t kBufferBytes = 64 * 1024;
+constexpr int kStreamBurst = 4;  // a stream's writes (reads) for each readiness
 
 std::int64_t ns(std::chrono::milliseconds d) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
@@ -30,6 +31,10 @@ std::int64_t ns(std::chrono::milliseconds d) {
 
 std::uint32_t epoll_events(short poll_events) {
   return (poll_events & POLLOUT) != 0 ? EPOLLOUT : EPOLLIN;
+}
+
+double us_between(std::int64_t from_ns, std::int64_t to_ns) {
+  return static_cast<double>(to_ns - from_ns) / 1e3;
 }
 
 }  // namespace
@@ -65,18 +70,20 @@ struct FlowLoop::Flow {
   std::uint32_t index = 0;
   std::uint32_t slot = 0;  // in flows_
   State state = State::waiting;
-  std::uint32_t events = 0;  // registered with epoll; 0: not registered
-  std::uint64_t left = 0;    // bytes left of the request or response under way
-  std::uint64_t quota = 0;   // client, counted: transactions still to make
-  std::uint64_t transactions = 0;
+  std::uint32_t events = 0;   // registered with epoll; 0: not registered
+  std::uint64_t left = 0;     // bytes left of the request or response under way
+  std::uint64_t quota = 0;    // counted: transactions still to make (rr, crr), or its bytes (stream)
+  std::uint64_t done = 0;     // units of work: transactions, connections or bytes
   std::int64_t since_ns = 0;  // the phase's start: connect, handshake, or the request's send (due, open loop)
+  std::int64_t start_ns = 0;  // crr: the connection's connect
   std::int64_t progress_ns = 0;
   std::int64_t due_ns = 0;  // open loop: the request under way's, or the next one's, due time
 
   int fd() const { return stream ? stream->native_handle() : socket.get(); }
 };
 
-FlowLoop::FlowLoop(const FlowPlan& plan) : plan_(plan), buffer_(kBufferBytes) {
+FlowLoop::FlowLoop(const FlowPlan& plan)
+    : plan_(plan), buffer_(plan.work == spec::FlowWork::stream ? plan.chunk_bytes : kBufferBytes) {
   poller_.add(wakeup_.fd(), EPOLLIN, kWakeTag);
 }
 
@@ -129,7 +136,7 @@ LoopTally FlowLoop::tally() const {
   out.established = established();
   out.failed = failed();
   for (const auto& flow : flows_)
-    out.transactions.emplace_back(flow->index, flow->transactions);
+    out.per_flow.emplace_back(flow->index, flow->done);
   return out;
 }
 
@@ -137,7 +144,7 @@ void FlowLoop::run() {
   std::int64_t last_check = measure::now_ns();
   while (!stop_.load(std::memory_order_acquire)) {
     std::int64_t now = measure::now_ns();
-    if (plan_.client) start_connects(now);
+    if (plan_.client && plan_.work != spec::FlowWork::crr) start_connects(now);
     if (!traffic_ && begin_.load(std::memory_order_acquire)) kick_traffic(now);
     for (const epoll_event& event : poller_.wait(until_next_due(now))) {
       now = measure::now_ns();
@@ -165,14 +172,9 @@ void FlowLoop::take_adopted() {
   }
   const std::int64_t now = measure::now_ns();
   for (auto& [index, socket] : taken) {
-    auto flow = std::make_unique<Flow>();
-    flow->index = index;
-    flow->slot = static_cast<std::uint32_t>(flows_.size());
-    flow->since_ns = flow->progress_ns = now;
-    tally_.first_start_ns = std::min(tally_.first_start_ns, now);
+    Flow& f = new_flow(index, now);
+    if (plan_.bytes > 0) f.quota = share(plan_.bytes, plan_.flows, index);
     set_socket_buffers(socket.get(), plan_.sndbuf_bytes, plan_.rcvbuf_bytes);
-    Flow& f = *flows_.emplace_back(std::move(flow));
-    flow_count_.store(static_cast<std::uint32_t>(flows_.size()), std::memory_order_release);
     if (plan_.tls != nullptr) {
       f.stream = plan_.tls->server_stream(std::move(socket));
       f.stream->tls()->use_library_buffers();
@@ -188,28 +190,56 @@ void FlowLoop::take_adopted() {
   }
 }
 
-void FlowLoop::start_connects(std::int64_t now) {
-  while (connecting_ < kConnectingPerLoop && next_connect_ < flows_.size()) {
-    Flow& flow = *flows_[next_connect_++];
-    std::error_code ec;
-    const char* where = "connect";
-    const SocketAddress* from =
-        plan_.sources.empty() ? nullptr : &plan_.sources[flow.index % plan_.sources.size()];
-    flow.socket = start_connect(plan_.server, from, false, ec, where);
-    flow.since_ns = flow.progress_ns = now;
-    tally_.first_start_ns = std::min(tally_.first_start_ns, now);
-    if (!flow.socket.valid()) {
-      fail(flow, fmt::format("{}: {}", where, ec.message()));
-      continue;
-    }
-    set_socket_buffers(flow.socket.get(), plan_.sndbuf_bytes, plan_.rcvbuf_bytes);
-    flow.state = Flow::State::connecting;
-    ++connecting_;
-    want(flow, EPOLLOUT);
+// Server: a flow for an adopted socket, in the slot of a closed one where
+// there is one (crr).
+FlowLoop::Flow& FlowLoop::new_flow(std::uint32_t index, std::int64_t now) {
+  auto flow = std::make_unique<Flow>();
+  flow->index = index;
+  flow->since_ns = flow->progress_ns = flow->start_ns = now;
+  tally_.first_start_ns = std::min(tally_.first_start_ns, now);
+  if (!free_slots_.empty()) {
+    const std::uint32_t slot = free_slots_.back();
+    free_slots_.pop_back();
+    flow->slot = slot;
+    flows_[slot] = std::move(flow);
+    return *flows_[slot];
   }
+  flow->slot = static_cast<std::uint32_t>(flows_.size());
+  flows_.push_back(std::move(flow));
+  flow_count_.store(static_cast<std::uint32_t>(flows_.size()), std::memory_order_release);
+  return *flows_.back();
+}
+
+void FlowLoop::start_connects(std::int64_t now) {
+  while (connecting_ < kConnectingPerLoop && next_connect_ < flows_.size())
+    connect(*flows_[next_connect_++], now);
+}
+
+// A non-blocking connect; false where it failed at once (the flow failed).
+bool FlowLoop::connect(Flow& flow, std::int64_t now) {
+  std::error_code ec;
+  const char* where = "connect";
+  const SocketAddress* from =
+      plan_.sources.empty() ? nullptr : &plan_.sources[flow.index % plan_.sources.size()];
+  const bool reset = plan_.work == spec::FlowWork::crr && plan_.reset_close;
+  flow.socket = start_connect(plan_.server, from, reset, ec, where);
+  flow.since_ns = flow.progress_ns = flow.start_ns = now;
+  tally_.first_start_ns = std::min(tally_.first_start_ns, now);
+  if (!flow.socket.valid()) {
+    fail(flow, fmt::format("{}: {}", where, ec.message()));
+    return false;
+  }
+  set_socket_buffers(flow.socket.get(), plan_.sndbuf_bytes, plan_.rcvbuf_bytes);
+  flow.state = Flow::State::connecting;
+  ++connecting_;
+  want(flow, EPOLLOUT);
+  return true;
 }
 
 void FlowLoop::step(Flow& flow, std::int64_t now) {
+  // The wakeup that begins the traffic may come after a flow's first bytes
+  // in the same batch of events.
+  if (!traffic_ && begin_.load(std::memory_order_acquire)) kick_traffic(now);
   switch (flow.state) {
     case Flow::State::connecting:
       return step_connect(flow, now);
@@ -220,8 +250,7 @@ void FlowLoop::step(Flow& flow, std::int64_t now) {
       return watch_idle(flow);
     case Flow::State::sending:
     case Flow::State::receiving:
-      while (step_io(flow, now)) {
-      }
+      drive(flow, now);
       return;
     case Flow::State::waiting:
     case Flow::State::failed:
@@ -234,6 +263,7 @@ void FlowLoop::step_connect(Flow& flow, std::int64_t now) {
   if (const std::error_code ec = connect_result(flow.socket.get())) {
     return fail(flow, fmt::format("connect: {}", ec.message()));
   }
+  if (plan_.work == spec::FlowWork::crr) tally_.connect.add(us_between(flow.since_ns, now));
   // The header goes in the clear, before TLS: the server hands the socket
   // to a loop of its own on reading it.
   std::array<std::byte, protocol::kPreambleBytes + protocol::kDataHeaderBytes> header{};
@@ -275,13 +305,22 @@ void FlowLoop::on_established(Flow& flow, std::int64_t now) {
     tally_.tls = tls_parameters(*flow.stream, plan_.record_size);
   established_.fetch_add(1, std::memory_order_acq_rel);
   flow.progress_ns = now;
-  if (plan_.client) {
+  if (plan_.work == spec::FlowWork::crr && plan_.client) {
+    // The handshake may end in the call that began it (this thread was
+    // away while the server answered): its end is the clock's now.
+    if (flow.stream->is_tls()) tally_.handshake.add(us_between(flow.since_ns, measure::now_ns()));
+    start_request(flow, flow.start_ns, now);  // its latency counts from the connect
+    drive(flow, now);
+    return;
+  }
+  if (plan_.client || plan_.work == spec::FlowWork::stream) {
     flow.state = Flow::State::idle;
+    if (traffic_ && plan_.work == spec::FlowWork::stream) return start_stream(flow, now);
     if (traffic_) {
       next_transaction(flow, now);
       return;
     }
-    return want(flow, EPOLLIN);  // a server that closes an idle flow is noticed
+    return want(flow, EPOLLIN);  // a peer that closes an idle flow is noticed
   }
   flow.state = Flow::State::receiving;
   flow.left = plan_.request_bytes;
@@ -300,6 +339,10 @@ bool FlowLoop::step_io(Flow& flow, std::int64_t now) {
   }
   if (ec) {
     const bool between = !sending && flow.left == (plan_.client ? plan_.response_bytes : plan_.request_bytes);
+    if (between && !plan_.client && plan_.work == spec::FlowWork::crr) {
+      retire(flow);  // the client is through with this connection
+      return false;
+    }
     fail(flow,
          ec == TransportErrc::eof && between && !plan_.client
              ? std::string("the client closed it")
@@ -307,11 +350,12 @@ bool FlowLoop::step_io(Flow& flow, std::int64_t now) {
     return false;
   }
   flow.progress_ns = now;
+  if (plan_.work == spec::FlowWork::stream) return step_stream(flow, n, now);
   flow.left -= n;
   if (flow.left > 0) return true;
   if (sending) {
     // The request (client) or the response (server) is out: wait for the other.
-    if (!plan_.client) ++flow.transactions;
+    if (!plan_.client) ++flow.done;
     flow.state = Flow::State::receiving;
     flow.left = plan_.client ? plan_.response_bytes : plan_.request_bytes;
     want(flow, EPOLLIN);
@@ -322,10 +366,50 @@ bool FlowLoop::step_io(Flow& flow, std::int64_t now) {
     flow.left = plan_.response_bytes;
     return true;
   }
-  tally_.latency.add(static_cast<double>(now - flow.since_ns) / 1e3);
+  return on_response(flow, now);
+}
+
+// stream: `n` more bytes moved; false once the flow is through (its share
+// of -n, or the time).
+bool FlowLoop::step_stream(Flow& flow, std::size_t n, std::int64_t now) {
+  flow.done += n;
+  flow.left -= n;
+  bytes_.fetch_add(n, std::memory_order_release);
+  if (!plan_.sends) tally_.first_request_ns = std::min(tally_.first_request_ns, now);
   tally_.last_response_ns = std::max(tally_.last_response_ns, now);
-  ++flow.transactions;
+  if (flow.left > 0 && (end_ns_ == 0 || now < end_ns_)) return true;
+  finish(flow);
+  return false;
+}
+
+// Client: a response in whole; crr closes its connection.
+bool FlowLoop::on_response(Flow& flow, std::int64_t now) {
+  tally_.latency.add(us_between(flow.since_ns, now));
+  tally_.last_response_ns = std::max(tally_.last_response_ns, now);
+  ++flow.done;
+  if (plan_.work == spec::FlowWork::crr) {
+    close_flow(flow);  // --close reset: SO_LINGER 0, a reset, and no TIME_WAIT here
+    flow.state = Flow::State::waiting;
+  }
   return next_transaction(flow, now);
+}
+
+// crr server: a connection the client closed after its response; its slot
+// takes the next one.
+void FlowLoop::retire(Flow& flow) {
+  tally_.retired += flow.done;
+  flow.done = 0;
+  close_flow(flow);
+  flow.state = Flow::State::finished;
+  free_slots_.push_back(flow.slot);
+}
+
+void FlowLoop::start_stream(Flow& flow, std::int64_t now) {
+  flow.state = plan_.sends ? Flow::State::sending : Flow::State::receiving;
+  flow.left = flow.quota > 0 ? flow.quota : UINT64_MAX;
+  flow.since_ns = flow.progress_ns = now;
+  if (plan_.sends) tally_.first_request_ns = std::min(tally_.first_request_ns, now);
+  want(flow, plan_.sends ? EPOLLOUT : EPOLLIN);
 }
 
 bool FlowLoop::next_transaction(Flow& flow, std::int64_t now) {
@@ -336,7 +420,9 @@ bool FlowLoop::next_transaction(Flow& flow, std::int64_t now) {
     return false;
   }
   if (counted) --flow.quota;
-  return start_request(flow, now, now);
+  if (plan_.work != spec::FlowWork::crr) return start_request(flow, now, now);
+  connect(flow, now);
+  return false;
 }
 
 // Open loop: the next request is due a period after the last one was; one
@@ -367,7 +453,11 @@ bool FlowLoop::start_request(Flow& flow, std::int64_t since_ns, std::int64_t now
 void FlowLoop::finish(Flow& flow) {
   flow.state = Flow::State::finished;
   finished_.fetch_add(1, std::memory_order_acq_rel);
-  want(flow, EPOLLIN);
+  if (plan_.work == spec::FlowWork::rr) return want(flow, EPOLLIN);
+  // A bulk stream's peer may go on sending until the test ends; a crr
+  // connector holds no connection.
+  if (flow.events != 0) poller_.remove(flow.fd());
+  flow.events = 0;
 }
 
 void FlowLoop::release_due(std::int64_t now) {
@@ -376,8 +466,7 @@ void FlowLoop::release_due(std::int64_t now) {
     due_.pop();
     if (flow.state != Flow::State::idle) continue;  // failed meanwhile
     if (start_request(flow, flow.due_ns, now)) {
-      while (step_io(flow, now)) {
-      }
+      drive(flow, now);
     }
   }
 }
@@ -386,6 +475,15 @@ std::chrono::nanoseconds FlowLoop::until_next_due(std::int64_t now) const {
   const std::chrono::nanoseconds tick = kTick;
   if (due_.empty()) return tick;
   return std::min(tick, std::chrono::nanoseconds(std::max<std::int64_t>(0, due_.top().first - now)));
+}
+
+// A flow's I/O while it can go on: a request or response whole; a bulk
+// stream a few writes (reads) at a time, so that every flow of the loop
+// gets its turn (epoll reports it again while it can go on).
+void FlowLoop::drive(Flow& flow, std::int64_t now) {
+  const int most = plan_.work == spec::FlowWork::stream ? kStreamBurst : INT32_MAX;
+  for (int i = 0; i < most && step_io(flow, now); ++i) {
+  }
 }
 
 // A flow with nothing under way: bytes here are the peer's TLS session
@@ -404,7 +502,16 @@ void FlowLoop::kick_traffic(std::int64_t now) {
   const bool open = plan_.rate_tps > 0;
   if (open) period_ns_ = static_cast<std::int64_t>(1e9 * plan_.flows / plan_.rate_tps);
   for (const auto& flow : flows_) {
+    if (plan_.work == spec::FlowWork::crr) {
+      if (flow->state == Flow::State::waiting) next_transaction(*flow, now);
+      continue;
+    }
     if (flow->state != Flow::State::idle) continue;
+    if (plan_.work == spec::FlowWork::stream) {
+      start_stream(*flow, now);
+      drive(*flow, now);
+      continue;
+    }
     // Open loop: flow i's first request is due i / rate from now, so that
     // every flow's requests together come evenly spaced.
     if (open) {
@@ -412,8 +519,7 @@ void FlowLoop::kick_traffic(std::int64_t now) {
                      static_cast<std::int64_t>(1e9 * flow->index / plan_.rate_tps) - period_ns_;
     }
     if (next_transaction(*flow, now)) {
-      while (step_io(*flow, now)) {
-      }
+      drive(*flow, now);
     }
   }
 }
@@ -435,6 +541,14 @@ void FlowLoop::check_deadlines(std::int64_t now) {
         break;
       case Flow::State::sending:
       case Flow::State::receiving:
+        if (plan_.work == spec::FlowWork::stream) {
+          // A bulk stream ends on time here too, for a flow that waits on its peer.
+          if (end_ns_ > 0 && now >= end_ns_) {
+            finish(flow);
+            break;
+          }
+          if (!plan_.client) break;  // the client's side judges a stall: the server streams until the end
+        }
         // A server's flow between requests waits on the client, which is no stall.
         if (!plan_.client && flow.state == Flow::State::receiving && flow.left == plan_.request_bytes) break;
         if (now - flow.progress_ns > ns(plan_.idle_timeout))

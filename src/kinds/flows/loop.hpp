@@ -3,15 +3,18 @@
 // The event loop of a many-connection test: one thread, one epoll set, and
 // the flows it holds, each a small state machine over a non-blocking Stream
 // (plain TCP or TLS): connect (client) or adopt (server), the clear data
-// header, the TLS handshake, then transactions of the rr sizes. Nothing on
+// header, the TLS handshake, then the work: a bulk stream, transactions of
+// the rr sizes, or (crr) one transaction and a close, over again. Nothing on
 // the data path allocates; the bytes go through one buffer per loop.
 //
 // The client's loop establishes its flows (a bounded number connecting at
-// once), holds them idle until told to begin, then makes transactions on
-// each, closed loop, until its count or the time is up. The server's loop
-// adopts the sockets the accepting threads hand it and answers each request
-// as it comes. A flow that fails (a stall past the idle timeout, a peer that
-// vanished) is counted with its reason, and the others go on.
+// once), holds them idle until told to begin, then does the work on each
+// until its share of the count or the time is up; crr's connectors start
+// connecting when told to begin. The server's loop adopts the sockets the
+// accepting threads hand it and answers each request as it comes (a bulk
+// stream waits for its begin too). A flow that fails (a stall past the idle
+// timeout, a peer that vanished) is counted with its reason, and the others
+// go on.
 
 #include <atomic>
 #include <chrono>
@@ -28,6 +31,7 @@
 #include "measure/memory.hpp"
 #include "measure/results.hpp"
 #include "protocol/messages.hpp"
+#include "spec/spec.hpp"
 #include "tls/context.hpp"
 #include "transport/poller.hpp"
 #include "transport/socket.hpp"
@@ -38,6 +42,13 @@ namespace tlscmp::kinds {
 // What every flow of a loop does, and how long it may take.
 struct FlowPlan {
   bool client = true;  // connects and asks; the server adopts and answers
+  spec::FlowWork work = spec::FlowWork::rr;
+  // stream: whether this side sends; the bytes over all flows (flow i its
+  // share), 0 for a timed test; the size of each write and read.
+  bool sends = false;
+  std::uint64_t bytes = 0;
+  std::uint32_t chunk_bytes = 64 * 1024;
+  bool reset_close = true;  // client, crr: SO_LINGER 0 (--close reset)
   std::uint64_t request_bytes = 1;
   std::uint64_t response_bytes = 1;
   const tls::Context* tls = nullptr;  // null: plain TCP
@@ -55,7 +66,7 @@ struct FlowPlan {
   SocketAddress server;
   std::vector<SocketAddress> sources;
   protocol::Cookie cookie{};
-  std::uint64_t quota = 0;  // client, counted: transactions over all flows; 0: timed
+  std::uint64_t quota = 0;  // client, counted: units of the work over all flows; 0: timed
   // Client, open loop (--rate): transactions a second over all `flows`;
   // flow i's k-th request is due (i + k flows) / rate after the start, and
   // its latency counts from then. 0: closed loop.
@@ -70,11 +81,18 @@ struct LoopTally {
   std::string first_failure;                // "flow 12: ..." of the earliest failure
   std::int64_t first_start_ns = INT64_MAX;  // the first connect (adopt)
   std::int64_t last_established_ns = 0;
-  std::int64_t first_request_ns = INT64_MAX;  // client: the traffic's window
+  // The traffic's window: the first request's send (stream: the first byte
+  // moved) to the last response (the last byte).
+  std::int64_t first_request_ns = INT64_MAX;
   std::int64_t last_response_ns = 0;
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> transactions;  // (flow index, its transactions)
-  measure::LatencyHistogram latency;
-  measure::TlsParameters tls;  // what the first TLS flow negotiated
+  // Each flow's units of work (transactions, connections or bytes), by its
+  // index; and, on a crr server, those of the connections closed already.
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> per_flow;
+  std::uint64_t retired = 0;
+  measure::LatencyHistogram latency;    // rr: a transaction; crr: a connection, connect to response
+  measure::LatencyHistogram connect;    // crr: connect
+  measure::LatencyHistogram handshake;  // crr, TLS: the handshake
+  measure::TlsParameters tls;           // what the first TLS flow negotiated
 };
 
 // A side's three memory readings as its result carries them.
@@ -95,9 +113,10 @@ class FlowLoop {
   // Server, from any thread: a socket whose header named flow `index`.
   void adopt(std::uint32_t index, UniqueFd socket);
   void start();
-  // Client: every flow makes transactions from now until its quota is done,
-  // or until `end_ns` (timed: no request starts after it); an open loop's
-  // schedule counts from `go_ns`, the same on every loop.
+  // Every flow does its work from now until its quota is done, or until
+  // `end_ns` (timed: no request starts after it; 0: until stopped); an open
+  // loop's schedule counts from `go_ns`, the same on every loop. The server
+  // calls it for a bulk stream alone.
   void begin(std::int64_t go_ns, std::int64_t end_ns);
   // Flows established, and flows that failed, so far (any thread).
   std::uint32_t established() const { return established_.load(std::memory_order_acquire); }
@@ -105,6 +124,8 @@ class FlowLoop {
   // Client: flows that are through with their transactions (or failed).
   std::uint32_t finished() const { return finished_.load(std::memory_order_acquire); }
   std::uint32_t flows() const { return flow_count_.load(std::memory_order_acquire); }
+  // stream: bytes moved so far (any thread).
+  std::uint64_t bytes() const { return bytes_.load(std::memory_order_acquire); }
   // The loop thread's CPU seconds so far.
   double cpu_s() const;
   // Stops the thread; the flows stay open until the loop goes.
@@ -116,12 +137,19 @@ class FlowLoop {
   struct Flow;
   void run();
   void take_adopted();
+  Flow& new_flow(std::uint32_t index, std::int64_t now);
   void start_connects(std::int64_t now);
+  bool connect(Flow& flow, std::int64_t now);
   void step(Flow& flow, std::int64_t now);
   void step_connect(Flow& flow, std::int64_t now);
   void step_handshake(Flow& flow, std::int64_t now);
   void on_established(Flow& flow, std::int64_t now);
+  void drive(Flow& flow, std::int64_t now);
   bool step_io(Flow& flow, std::int64_t now);
+  bool step_stream(Flow& flow, std::size_t n, std::int64_t now);
+  bool on_response(Flow& flow, std::int64_t now);
+  void retire(Flow& flow);
+  void start_stream(Flow& flow, std::int64_t now);
   bool next_transaction(Flow& flow, std::int64_t now);
   bool schedule_next(Flow& flow, std::int64_t now);
   bool start_request(Flow& flow, std::int64_t since_ns, std::int64_t now);
@@ -139,6 +167,7 @@ class FlowLoop {
   Poller poller_;
   Wakeup wakeup_;
   std::vector<std::unique_ptr<Flow>> flows_;
+  std::vector<std::uint32_t> free_slots_;  // crr server: slots of closed connections
   std::vector<std::byte> buffer_;
   std::size_t next_connect_ = 0;  // client: flows_[next_connect_..] have not started
   std::uint32_t connecting_ = 0;
@@ -161,6 +190,7 @@ class FlowLoop {
   std::atomic<std::uint32_t> failed_{0};
   std::atomic<std::uint32_t> finished_{0};
   std::atomic<std::uint32_t> flow_count_{0};
+  std::atomic<std::uint64_t> bytes_{0};
   std::thread thread_;
 };
 

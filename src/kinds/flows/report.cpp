@@ -44,31 +44,47 @@ ordered_json memory_json(const measure::FlowsMemory& m) {
 
 ordered_json side_json(const measure::FlowsRun& run, const measure::SideCost& side, std::uint32_t threads,
                        const measure::FlowsMemory& memory) {
+  const FlowUnits& u = flow_units(run.work);
   return {{"threads", threads},
           {"cpu_s", side.cpu_s()},
-          {"cpu_us_per_transaction", run.cpu_us_per_transaction(side)},
+          {u.cpu_key, run.cpu_us_per_transaction(side) * u.cpu_scale},
           {"core_share", side.core_share()},
-          {"memory_per_connection", memory_json(memory)}};
+          {"memory_per_connection",
+           run.work == spec::FlowWork::crr ? ordered_json(nullptr) : memory_json(memory)}};
 }
 
 ordered_json run_json(const measure::FlowsRun& run, const measure::TestParameters& p) {
-  return {
+  const FlowUnits& u = flow_units(run.work);
+  const bool stream = run.work == spec::FlowWork::stream;
+  const bool crr = run.work == spec::FlowWork::crr;
+  const auto if_not_stream = [&](std::uint64_t bytes) {
+    return stream ? ordered_json(nullptr) : ordered_json(bytes);
+  };
+  ordered_json j = {
       {"variant", run.label()},
       {"round", run.round},
       {"warmup", run.warmup},
       {"partial", run.partial},
       {"mode", to_string(run.mode)},
+      {"work", to_string(run.work)},
       {"release_buffers", run.release_buffers},
       {"flows", run.flows},
-      {"request_bytes", p.test.rr.request_bytes},
-      {"response_bytes", p.test.rr.response_bytes},
-      {"establish_us", run.establish_us},
-      {"flows_per_s", run.flows_per_s()},
-      {"transactions", run.transactions},
+      {"request_bytes", if_not_stream(p.test.rr.request_bytes)},
+      {"response_bytes", if_not_stream(p.test.rr.response_bytes)},
+      {"establish_us", crr ? ordered_json(nullptr) : ordered_json(run.establish_us)},
+      {"flows_per_s", crr ? ordered_json(nullptr) : ordered_json(run.flows_per_s())},
+      {"transactions", nullptr},
+      {"connections", nullptr},
+      {"bytes", nullptr},
       {"elapsed_us", run.elapsed_us},
-      {"transactions_per_s", run.transactions_per_s()},
-      {"latency_us", latency_json(run.latency)},
-      {"per_flow_transactions", {{"min", run.flow_min}, {"p50", run.flow_p50}, {"max", run.flow_max}}},
+      {"transactions_per_s", nullptr},
+      {"connections_per_s", nullptr},
+      {"mbytes_per_s", nullptr},
+      {"latency_us", stream ? ordered_json(nullptr) : latency_json(run.latency)},
+      {"connect_us", crr ? latency_json(run.connect) : ordered_json(nullptr)},
+      {"handshake_us", crr && run.mode == Mode::tls ? latency_json(run.handshake) : ordered_json(nullptr)},
+      {"per_flow",
+       {{"unit", u.count_key}, {"min", run.flow_min}, {"p50", run.flow_p50}, {"max", run.flow_max}}},
       {"fairness", run.fairness},
       {"failed_flows", run.failed_flows},
       {"first_failure", run.first_failure.empty() ? ordered_json(nullptr) : ordered_json(run.first_failure)},
@@ -80,53 +96,130 @@ ordered_json run_json(const measure::FlowsRun& run, const measure::TestParameter
       // An interrupted run never heard the server's account.
       {"server", run.partial ? ordered_json(nullptr)
                              : side_json(run, run.server, run.server_threads, run.server_memory)}};
+  j[u.count_key] = run.transactions;
+  j[u.rate_key] = run.transactions_per_s() * u.rate_scale;
+  return j;
+}
+
+// A flow's units in a text column: a count, or bytes for a stream.
+std::string flow_amount(const measure::FlowsRun& run, double units) {
+  return run.work == spec::FlowWork::stream ? format_bytes(static_cast<std::uint64_t>(units))
+                                            : fmt::format("{:.0f}", units);
+}
+
+std::string or_dash(bool known, double value, const char* format) {
+  return known ? fmt::format(fmt::runtime(format), value) : std::string("-");
 }
 
 std::string render_runs_table(const measure::Comparison& c, const measure::FlowsResults& flows) {
-  std::string out = fmt::format(
-      "\n{:>5} {:<11} {:>6} {:>9} {:>12} {:>10} {:>9} {:>9} {:>17} {:>17} {:>8} {:>21} {:>15}\n", "round",
-      "mode", "flows", "flows/s", "transactions", "tx/s", "p50_us", "p99_us", "CPU us/tx cli/srv",
-      "flow tx min/max", "fairness", "KiB/conn idle cli/srv", "heap cli/srv");
+  const FlowUnits& u = flow_units(c.parameters.test.flows.work);
+  const bool stream = c.parameters.test.flows.work == spec::FlowWork::stream;
+  std::string out =
+      fmt::format("\n{:>5} {:<11} {:>6} {:>9} {:>12} {:>10} {:>9} {:>9} {:>19} {:>17} {:>8} {:>21} {:>15}\n",
+                  "round", "mode", "flows", "flows/s", u.count_key, u.rate_label, "p50_us", "p99_us",
+                  u.cpu_label, "flow min/max", "fairness", "KiB/conn idle cli/srv", "heap cli/srv");
   for (const measure::FlowsRun& run : flows.runs) {
+    const bool crr = run.work == spec::FlowWork::crr;
     out += fmt::format(
-        "{:>5} {:<11} {:>6} {:>9.0f} {:>12} {:>10.0f} {:>9.1f} {:>9.1f} {:>17} {:>17} {:>8.3f} {:>21} "
-        "{:>15}\n",
-        round_label(run), run.label(), run.flows, run.flows_per_s(), run.transactions,
-        run.transactions_per_s(), run.latency.p50, run.latency.p99,
-        fmt::format(
-            "{:.1f} / {}", run.cpu_us_per_transaction(run.client),
-            run.partial ? std::string("-") : fmt::format("{:.1f}", run.cpu_us_per_transaction(run.server))),
-        fmt::format("{:.0f} / {:.0f}", run.flow_min, run.flow_max), run.fairness,
+        "{:>5} {:<11} {:>6} {:>9} {:>12} {:>10.1f} {:>9} {:>9} {:>19} {:>17} {:>8.3f} {:>21} {:>15}\n",
+        round_label(run), run.label(), run.flows, or_dash(!crr, run.flows_per_s(), "{:.0f}"),
+        flow_amount(run, static_cast<double>(run.transactions)), run.transactions_per_s() * u.rate_scale,
+        or_dash(!stream, run.latency.p50, "{:.1f}"), or_dash(!stream, run.latency.p99, "{:.1f}"),
+        fmt::format("{:.2f} / {}", run.cpu_us_per_transaction(run.client) * u.cpu_scale,
+                    or_dash(!run.partial, run.cpu_us_per_transaction(run.server) * u.cpu_scale, "{:.2f}")),
+        fmt::format("{} / {}", flow_amount(run, run.flow_min), flow_amount(run, run.flow_max)), run.fairness,
         fmt::format("{} / {}", kib(run.client_memory.idle_rss), kib(run.server_memory.idle_rss)),
         fmt::format("{} / {}", kib(run.client_memory.idle_heap), kib(run.server_memory.idle_heap)));
   }
   if (c.parameters.warmup_rounds > 0) out += "(w: warm-up, left out of the statistics)\n";
   if (c.interrupted) out += "(*: interrupted, this side's figures until then; left out of the statistics)\n";
-  out +=
-      "(flows/s: every flow connected and its handshake done, timed apart; latency from each request's send "
-      "(with --rate: from when it was due) to its response; KiB/conn: the process's resident memory over its "
-      "own before the first flow, per "
-      "connection; heap: the allocator's bytes in use, the same way)\n";
+  const char* latency =
+      stream ? "MB/s: the receiver's bytes over its first byte to its last"
+      : c.parameters.test.flows.work == spec::FlowWork::crr
+          ? "no flow is held: each connector connects, makes its transaction and closes, over again; latency "
+            "from each connect to its response"
+          : "latency from each request's send (with --rate: from when it was due) to its response";
+  out += fmt::format(
+      "(flows/s: every flow connected and its handshake done, timed apart; {}; KiB/conn: the process's "
+      "resident memory over its own before the first flow, per connection; heap: the allocator's bytes in "
+      "use, the same way)\n",
+      latency);
   return out;
+}
+
+// A Summary of units a second (or a unit's CPU) as the report shows it.
+measure::Summary scaled(measure::Summary s, double by) {
+  s.min *= by;
+  s.median *= by;
+  s.max *= by;
+  s.mean *= by;
+  s.stddev *= by;
+  s.p99 *= by;
+  return s;
 }
 
 }  // namespace
 
+const FlowUnits& flow_units(spec::FlowWork work) {
+  static const FlowUnits kRr{"transactions",
+                             "transactions_per_s",
+                             "transactions/s",
+                             "tx/s",
+                             1,
+                             "cpu_us_per_transaction",
+                             "CPU us/tx cli/srv",
+                             1};
+  static const FlowUnits kCrr{"connections",
+                              "connections_per_s",
+                              "connections/s",
+                              "conn/s",
+                              1,
+                              "cpu_us_per_connection",
+                              "CPU us/conn cli/srv",
+                              1};
+  // CPU microseconds a byte are milliseconds a megabyte times 1e-3.
+  static const FlowUnits kStream{
+      "bytes", "mbytes_per_s", "MB/s", "MB/s", 1e-6, "cpu_ms_per_mbyte", "CPU ms/MB cli/srv", 1e3};
+  switch (work) {
+    case spec::FlowWork::stream:
+      return kStream;
+    case spec::FlowWork::crr:
+      return kCrr;
+    case spec::FlowWork::rr:
+      break;
+  }
+  return kRr;
+}
+
 std::string render_flows_header(const measure::TestParameters& p) {
-  const std::string amount = p.test.rr.transactions > 0
-                                 ? fmt::format("{} transactions in all", p.test.rr.transactions)
-                                 : fmt::format("{:g} s", p.test.duration_s());
-  const std::string loop =
-      p.test.rr.rate_tps > 0
-          ? fmt::format("open loop at {:g} transactions/s over all flows", p.test.rr.rate_tps)
-          : std::string("closed loop");
-  return fmt::format(
-      "many connections: {} flows on {} event loops at each end, requests of {}, responses of {}, {}, {} per "
-      "run, {}{}\n",
-      p.test.flows.flows,
-      p.test.flows.threads > 0 ? std::to_string(p.test.flows.threads) : std::string("a CPU's"),
-      format_bytes(p.test.rr.request_bytes), format_bytes(p.test.rr.response_bytes), loop, amount,
-      rounds_text(p), p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "");
+  const spec::FlowWork work = p.test.flows.work;
+  const std::uint64_t count = work == spec::FlowWork::stream ? p.test.stream.bytes : p.test.rr.transactions;
+  const std::string amount =
+      count == 0 ? fmt::format("{:g} s", p.test.duration_s())
+      : work == spec::FlowWork::stream
+          ? fmt::format("{} in all", format_bytes(count))
+          : fmt::format("{} {} in all", count, work == spec::FlowWork::crr ? "connections" : "transactions");
+  std::string what;
+  if (work == spec::FlowWork::stream) {
+    what = fmt::format(
+        "a bulk stream each, {}, writes of {}",
+        p.test.stream.direction == Direction::client_to_server ? "client to server" : "server to client",
+        format_bytes(p.test.chunk_bytes));
+  } else {
+    what =
+        fmt::format("{}requests of {}, responses of {}, {}",
+                    work == spec::FlowWork::crr ? "a connection per transaction, " : "",
+                    format_bytes(p.test.rr.request_bytes), format_bytes(p.test.rr.response_bytes),
+                    work == spec::FlowWork::crr ? fmt::format("--close {}", to_string(p.test.crr.close))
+                    : p.test.rr.rate_tps > 0
+                        ? fmt::format("open loop at {:g} transactions/s over all flows", p.test.rr.rate_tps)
+                        : std::string("closed loop"));
+  }
+  return fmt::format("many connections: {} {} on {} event loops at each end, {}, {} per run, {}{}\n",
+                     p.test.flows.flows, work == spec::FlowWork::crr ? "connectors" : "flows",
+                     p.test.flows.threads > 0 ? std::to_string(p.test.flows.threads) : std::string("a CPU's"),
+                     what, amount, rounds_text(p),
+                     p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "");
 }
 
 std::string render_flows_runs(const measure::Comparison& c) {
@@ -138,35 +231,40 @@ std::string render_flows_runs(const measure::Comparison& c) {
   for (const measure::FlowsStats& s : flows.stats)
     width = std::max(width, s.variant.size());
   const render::ComparedModes modes = render::compared_modes(c.parameters, Mode::tcp, Mode::tls);
-  out += fmt::format("\n{:<{}} {:>4} {:>10} {:>9} {:>9} {:>9} {:>17} {:>27} {:>15} {:>19}\n", "mode", width,
-                     "runs", "tx/s", "p50_us", "p99_us", "flows/s", "CPU us/tx cli/srv",
+  const FlowUnits& u = flow_units(c.parameters.test.flows.work);
+  const bool stream = c.parameters.test.flows.work == spec::FlowWork::stream;
+  const bool crr = c.parameters.test.flows.work == spec::FlowWork::crr;
+  out += fmt::format("\n{:<{}} {:>4} {:>10} {:>9} {:>9} {:>9} {:>19} {:>27} {:>15} {:>21}\n", "mode", width,
+                     "runs", u.rate_label, "p50_us", "p99_us", "flows/s", u.cpu_label,
                      "KiB/conn idle cli/srv (kernel)", "heap cli/srv",
-                     fmt::format("vs {}: tx/s  p50", modes.baseline));
+                     fmt::format("vs {}: {}  p50", modes.baseline, u.rate_label));
   const auto median = [](const std::optional<measure::Summary>& s) {
     return s ? std::optional<double>(s->median) : std::nullopt;
   };
   for (const measure::FlowsStats& s : flows.stats) {
-    out += fmt::format(
-        "{:<{}} {:>4} {:>10.0f} {:>9.1f} {:>9.1f} {:>9.0f} {:>17} {:>27} {:>15} {:>19}\n", s.variant, width,
-        s.transactions_per_s.count, s.transactions_per_s.median, s.p50_us.median, s.p99_us.median,
-        s.flows_per_s.median,
-        fmt::format("{:.1f} / {:.1f}", s.client_cpu_us_per_transaction.median,
-                    s.server_cpu_us_per_transaction.median),
-        fmt::format("{} / {} ({})", kib(median(s.client_idle_rss)), kib(median(s.server_idle_rss)),
-                    kib(median(s.server_idle_tcp))),
-        fmt::format("{} / {}", kib(median(s.client_idle_heap)), kib(median(s.server_idle_heap))),
-        s.variant == modes.baseline ? std::string("1.00x 1.00x")
-                                    : fmt::format("{} {}", ratio_text(s.transactions_per_s_over_baseline),
-                                                  ratio_text(s.p50_over_baseline)));
+    out +=
+        fmt::format("{:<{}} {:>4} {:>10.1f} {:>9} {:>9} {:>9} {:>19} {:>27} {:>15} {:>21}\n", s.variant,
+                    width, s.transactions_per_s.count, s.transactions_per_s.median * u.rate_scale,
+                    or_dash(!stream, s.p50_us.median, "{:.1f}"), or_dash(!stream, s.p99_us.median, "{:.1f}"),
+                    or_dash(!crr, s.flows_per_s.median, "{:.0f}"),
+                    fmt::format("{:.2f} / {:.2f}", s.client_cpu_us_per_transaction.median * u.cpu_scale,
+                                s.server_cpu_us_per_transaction.median * u.cpu_scale),
+                    fmt::format("{} / {} ({})", kib(median(s.client_idle_rss)),
+                                kib(median(s.server_idle_rss)), kib(median(s.server_idle_tcp))),
+                    fmt::format("{} / {}", kib(median(s.client_idle_heap)), kib(median(s.server_idle_heap))),
+                    s.variant == modes.baseline ? std::string(stream ? "1.00x" : "1.00x 1.00x")
+                    : stream                    ? ratio_text(s.transactions_per_s_over_baseline)
+                             : fmt::format("{} {}", ratio_text(s.transactions_per_s_over_baseline),
+                                           ratio_text(s.p50_over_baseline)));
   }
   out += "(medians over the rounds; kernel: the host's TCP memory over its own before, per connection)\n";
   for (const measure::FlowsStats& s : flows.stats) {
     if (!s.transactions_per_s_over_baseline) continue;
     const std::size_t pairs = s.transactions_per_s_over_baseline->ratio.count;
-    out += fmt::format("\n{}/{}, paired by round ({} pair{}{}): {}; {}\n", s.variant, modes.baseline, pairs,
+    out += fmt::format("\n{}/{}, paired by round ({} pair{}{}): {}{}\n", s.variant, modes.baseline, pairs,
                        pairs == 1 ? "" : "s", pairs == 1 ? "; --repeat for an interval" : ", bootstrap",
-                       ratio_sentence("transactions/s", s.transactions_per_s_over_baseline),
-                       ratio_sentence("p50 latency", s.p50_over_baseline));
+                       ratio_sentence(u.rate_name, s.transactions_per_s_over_baseline),
+                       stream ? std::string() : "; " + ratio_sentence("p50 latency", s.p50_over_baseline));
   }
   return out;
 }
@@ -196,10 +294,17 @@ std::string render_flows_headline(const measure::Comparison& c) {
     }
     heap += fmt::format(", {} {}", s.variant, at(s.server_idle_heap));
   }
+  const char* rate = flow_units(c.parameters.test.flows.work).rate_name;
   const std::string ratio =
       lead->transactions_per_s_over_baseline
-          ? fmt::format("; {:.2f}x the transactions/s", lead->transactions_per_s_over_baseline->ratio.median)
+          ? fmt::format("; {:.2f}x the {}", lead->transactions_per_s_over_baseline->ratio.median, rate)
           : std::string();
+  if (c.parameters.test.flows.work == spec::FlowWork::crr) {  // no flow is held, no memory per connection
+    return ratio.empty() ? std::string()
+                         : fmt::format("\n{} connectors, a connection per transaction: {}{}\n",
+                                       c.parameters.test.flows.flows, render::upper_variant(lead->variant),
+                                       ratio.substr(1));
+  }
   return fmt::format("\n{} flows: {} holds {} per connection on the server{}{}{}; the heap in use: {}\n",
                      c.parameters.test.flows.flows, render::upper_variant(lead->variant),
                      at(lead->server_idle_rss), beside.empty() ? "" : " (" + beside + ")", rest, ratio, heap);
@@ -223,22 +328,31 @@ ordered_json flows_summary_json(const measure::Comparison& c) {
   const auto optional_summary = [](const std::optional<measure::Summary>& s) {
     return s ? summary_json(*s) : ordered_json(nullptr);
   };
+  const spec::FlowWork work = c.parameters.test.flows.work;
+  const FlowUnits& u = flow_units(work);
+  const bool stream = work == spec::FlowWork::stream;
+  const auto unless = [](bool absent, const measure::Summary& s) {
+    return absent ? ordered_json(nullptr) : summary_json(s);
+  };
   for (const measure::FlowsStats& s : flows->stats) {
     ordered_json over_baseline = nullptr;
     if (s.transactions_per_s_over_baseline) {
-      over_baseline = {{"transactions_per_s", ratio_json(s.transactions_per_s_over_baseline)},
-                       {"p50_us", ratio_json(s.p50_over_baseline)},
+      over_baseline = {{u.rate_key, ratio_json(s.transactions_per_s_over_baseline)},
+                       {"p50_us", stream ? ordered_json(nullptr) : ratio_json(s.p50_over_baseline)},
                        {"ci_method", ci_method()}};
       if (s.variant == flows->headline) headline = over_baseline;
     }
     summary[s.variant] = {{"mode", to_string(s.mode)},
+                          {"work", to_string(work)},
                           {"runs", s.transactions_per_s.count},
-                          {"transactions_per_s", summary_json(s.transactions_per_s)},
-                          {"p50_us", summary_json(s.p50_us)},
-                          {"p99_us", summary_json(s.p99_us)},
-                          {"flows_per_s", summary_json(s.flows_per_s)},
-                          {"client_cpu_us_per_transaction", summary_json(s.client_cpu_us_per_transaction)},
-                          {"server_cpu_us_per_transaction", summary_json(s.server_cpu_us_per_transaction)},
+                          {u.rate_key, summary_json(scaled(s.transactions_per_s, u.rate_scale))},
+                          {"p50_us", unless(stream, s.p50_us)},
+                          {"p99_us", unless(stream, s.p99_us)},
+                          {"flows_per_s", unless(work == spec::FlowWork::crr, s.flows_per_s)},
+                          {std::string("client_") + u.cpu_key,
+                           summary_json(scaled(s.client_cpu_us_per_transaction, u.cpu_scale))},
+                          {std::string("server_") + u.cpu_key,
+                           summary_json(scaled(s.server_cpu_us_per_transaction, u.cpu_scale))},
                           {"client_idle_bytes_per_connection", optional_summary(s.client_idle_rss)},
                           {"server_idle_bytes_per_connection", optional_summary(s.server_idle_rss)},
                           {"server_idle_tcp_bytes_per_connection", optional_summary(s.server_idle_tcp)},
@@ -252,8 +366,9 @@ ordered_json flows_summary_json(const measure::Comparison& c) {
 
 std::string render_flows_csv(const measure::Comparison& c) {
   std::string out =
-      "variant,round,warmup,partial,mode,flows,client_threads,server_threads,establish_us,flows_per_s,"
-      "transactions,elapsed_us,transactions_per_s,latency_p50_us,latency_p99_us,latency_p999_us,latency_max_"
+      "variant,round,warmup,partial,mode,work,unit,flows,client_threads,server_threads,establish_us,flows_"
+      "per_s,"
+      "units,elapsed_us,units_per_s,latency_p50_us,latency_p99_us,latency_p999_us,latency_max_"
       "us,"
       "flow_min,flow_p50,flow_max,fairness,failed_flows,client_cpu_s,server_cpu_s,client_idle_rss_bytes,"
       "client_after_rss_bytes,server_idle_rss_bytes,server_after_rss_bytes,client_idle_tcp_bytes,"
@@ -262,10 +377,10 @@ std::string render_flows_csv(const measure::Comparison& c) {
     return v ? fmt::format("{:.1f}", *v) : std::string();
   };
   for (const measure::FlowsRun& r : c.or_empty<measure::FlowsResults>().runs) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.3f},{},{:.3f},{:.3f},", csv_field(r.label()),
-                       r.round, r.warmup ? 1 : 0, r.partial ? 1 : 0, to_string(r.mode), r.flows,
-                       r.client_threads, r.server_threads, r.establish_us, r.flows_per_s(), r.transactions,
-                       r.elapsed_us, r.transactions_per_s());
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{},{:.3f},{:.3f},", csv_field(r.label()),
+                       r.round, r.warmup ? 1 : 0, r.partial ? 1 : 0, to_string(r.mode), to_string(r.work),
+                       flow_units(r.work).count_key, r.flows, r.client_threads, r.server_threads,
+                       r.establish_us, r.flows_per_s(), r.transactions, r.elapsed_us, r.transactions_per_s());
     out += fmt::format("{:.3f},{:.3f},{:.3f},{:.3f},{:g},{:g},{:g},{:.4f},{},{:.6f},{:.6f},", r.latency.p50,
                        r.latency.p99, r.latency.p999, r.latency.max, r.flow_min, r.flow_p50, r.flow_max,
                        r.fairness, r.failed_flows, r.client.cpu_s(), r.server.cpu_s());

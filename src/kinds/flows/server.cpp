@@ -31,7 +31,8 @@ constexpr std::chrono::milliseconds kFlowsCheck{100};
 // and which flows have come.
 class FlowsSink final : public session::PendingTests::ConnectionSink {
  public:
-  FlowsSink(const FlowPlan& plan, std::uint32_t threads, std::uint32_t flows) : taken_(flows, false) {
+  FlowsSink(const FlowPlan& plan, std::uint32_t threads, std::uint32_t flows)
+      : repeats_(plan.work == spec::FlowWork::crr), taken_(flows, false) {
     for (std::uint32_t t = 0; t < threads; ++t)
       loops_.push_back(std::make_unique<FlowLoop>(plan));
     for (const auto& loop : loops_)
@@ -41,11 +42,11 @@ class FlowsSink final : public session::PendingTests::ConnectionSink {
   FlowsSink(const FlowsSink&) = delete;
   FlowsSink& operator=(const FlowsSink&) = delete;
 
-  // False where the index is out of range or came already.
+  // False where the index is out of range, or came already (crr's connectors come again and again).
   bool take(std::uint32_t index, UniqueFd socket) {
     {
       std::lock_guard lock(mutex_);
-      if (index >= taken_.size() || taken_[index]) return false;
+      if (index >= taken_.size() || (taken_[index] && !repeats_)) return false;
       taken_[index] = true;
     }
     loops_[index % loops_.size()]->adopt(index, std::move(socket));
@@ -56,6 +57,10 @@ class FlowsSink final : public session::PendingTests::ConnectionSink {
     return kinds::sum(loops_, count);
   }
   double cpu_s() const { return loops_cpu_s(loops_); }
+  void begin(std::int64_t now) {
+    for (const auto& loop : loops_)
+      loop->begin(now, 0);
+  }
   void stop() {
     for (const auto& loop : loops_)
       loop->stop();
@@ -69,6 +74,7 @@ class FlowsSink final : public session::PendingTests::ConnectionSink {
   std::uint32_t threads() const { return static_cast<std::uint32_t>(loops_.size()); }
 
  private:
+  bool repeats_;
   std::mutex mutex_;
   std::vector<bool> taken_;
   FlowLoops loops_;
@@ -77,6 +83,12 @@ class FlowsSink final : public session::PendingTests::ConnectionSink {
 FlowPlan server_plan(const protocol::TestRequest& request, session::ServerSide& side) {
   FlowPlan plan;
   plan.client = false;
+  plan.work = request.test.flows.work;
+  const bool stream = plan.work == spec::FlowWork::stream;
+  plan.sends = stream && request.test.stream.direction == Direction::server_to_client;
+  plan.bytes = stream ? request.test.stream.bytes : 0;
+  plan.flows = request.test.flows.flows;
+  plan.chunk_bytes = request.test.chunk_bytes;
   plan.request_bytes = request.test.rr.request_bytes;
   plan.response_bytes = request.test.rr.response_bytes;
   plan.tls = request.mode == Mode::tls ? &side.tls_context() : nullptr;
@@ -138,15 +150,58 @@ void await_established(Stream& control, const FlowsSink& sink, std::uint32_t flo
                                             flows, first.empty() ? "" : "; " + first));
 }
 
+// A stream the client sent: every byte it sent received (the ones in
+// flight when it finished), or no byte more for the idle timeout.
+void await_bytes(const FlowsSink& sink, std::uint64_t sent, std::chrono::milliseconds idle) {
+  std::uint64_t seen = sink.sum([](const FlowLoop& l) { return l.bytes(); });
+  Deadline deadline = Deadline::after(idle);
+  while (seen < sent && deadline.remaining_ms() > 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const std::uint64_t now = sink.sum([](const FlowLoop& l) { return l.bytes(); });
+    if (now != seen) deadline = Deadline::after(idle);
+    seen = now;
+  }
+}
+
+// The server's account, its loops stopped: units of work over every flow
+// (and crr's closed connections), its flows, its first failure; a stream
+// it received, over its window of first byte to last.
+protocol::FlowsResult server_result(FlowsSink& sink, const FlowPlan& plan, std::int64_t elapsed_ns) {
+  sink.stop();
+  protocol::FlowsResult mine;
+  mine.role = Role::receiver;
+  mine.elapsed_us = measure::ns_to_us(elapsed_ns);
+  std::int64_t first_byte = INT64_MAX, last_byte = 0;
+  for (const LoopTally& t : sink.tallies()) {
+    mine.transactions +=
+        t.retired + std::accumulate(t.per_flow.begin(), t.per_flow.end(), std::uint64_t{0},
+                                    [](std::uint64_t a, const auto& f) { return a + f.second; });
+    mine.flows += t.established;
+    mine.failed += t.failed;
+    if (mine.error.empty()) mine.error = t.first_failure;
+    mine.establish_us =
+        std::max(mine.establish_us, measure::ns_to_us(t.last_established_ns - t.first_start_ns));
+    first_byte = std::min(first_byte, t.first_request_ns);
+    last_byte = std::max(last_byte, t.last_response_ns);
+  }
+  if (plan.work == spec::FlowWork::stream && !plan.sends)
+    mine.elapsed_us = last_byte > first_byte ? measure::ns_to_us(last_byte - first_byte) : 0;
+  mine.threads = sink.threads();
+  return mine;
+}
+
 std::string describe_test(const protocol::TestRequest& request, const protocol::FlowsResult& mine) {
   const auto kib = [&](const std::optional<std::uint64_t>& a, const std::optional<std::uint64_t>& b) {
     return a && b ? fmt::format("{:.1f} KiB", (static_cast<double>(*b) - static_cast<double>(*a)) / 1024 /
                                                   static_cast<double>(mine.flows))
                   : std::string("unknown");
   };
-  return fmt::format("flows {}{} round {}: {} flows on {} loops, {} transactions, {} a flow idle{}",
+  const spec::FlowWork work = request.test.flows.work;
+  return fmt::format("flows {} {}{} round {}: {} {} on {} loops, {} {}, {} a flow idle{}", to_string(work),
                      to_string(request.mode), request.release_buffers ? " (release buffers)" : "",
-                     request.round, mine.flows, mine.threads, mine.transactions,
+                     request.round, mine.flows, work == spec::FlowWork::crr ? "connections" : "flows",
+                     mine.threads, mine.transactions,
+                     work == spec::FlowWork::stream ? "bytes" : "transactions",
                      kib(mine.memory.rss_before, mine.memory.rss_idle),
                      mine.failed > 0 ? fmt::format(", {} failed: {}", mine.failed, mine.error) : "");
 }
@@ -173,23 +228,30 @@ std::string serve_flows_test(Stream& control, const protocol::TestRequest& reque
                              session::ServerSide& side) {
   const session::ServerConfig& config = side.config();
   const std::uint32_t n = request.test.flows.flows;
+  const spec::FlowWork work = request.test.flows.work;
   std::string busy;
   const auto room = side.reserve_flows(n, request.flow_sources, busy);
   if (!room) session::refuse_test(control, busy);
   measure::release_free_memory();
   const measure::MemoryReading before = measure::read_memory();
-  const auto sink = std::make_shared<FlowsSink>(server_plan(request, side), flow_threads(request.test), n);
+  const FlowPlan plan = server_plan(request, side);
+  const auto sink = std::make_shared<FlowsSink>(plan, flow_threads(request.test), n);
   const auto ticket = side.open_ticket(sink);
   session::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
 
-  await_client(control, side, *sink, true, config.max_duration);
+  await_client(control, side, *sink, work != spec::FlowWork::crr, config.max_duration);
   control.set_deadline(Deadline::after(config.timeouts.control));
   session::receive<protocol::Ready>(control, "the flows' readiness");
-  await_established(control, *sink, n, config.timeouts.handshake);
+  if (work != spec::FlowWork::crr) await_established(control, *sink, n, config.timeouts.handshake);
   const measure::MemoryReading idle = measure::read_memory();
   const double cpu_before = sink->cpu_s();
   const std::int64_t start_ns = measure::now_ns();
+  if (work == spec::FlowWork::stream && !plan.sends) sink->begin(start_ns);
   session::send_message(control, protocol::Ready{}, "the server's readiness");
+  if (work == spec::FlowWork::stream && plan.sends) {  // the client reads its idle memory first, then says go
+    session::receive<protocol::Ready>(control, "the client's go");
+    sink->begin(measure::now_ns());
+  }
 
   const auto most = config.max_duration +
                     (request.test.duration_ms > 0
@@ -198,25 +260,14 @@ std::string serve_flows_test(Stream& control, const protocol::TestRequest& reque
   await_client(control, side, *sink, false, most);
   control.set_deadline(Deadline::after(config.timeouts.control));
   const auto theirs = session::receive<protocol::FlowsResult>(control, "the client's result");
-  protocol::FlowsResult mine;
-  mine.role = Role::receiver;
-  mine.cpu_s = sink->cpu_s() - cpu_before;
-  mine.elapsed_us = measure::ns_to_us(measure::now_ns() - start_ns);
+  if (work == spec::FlowWork::stream && !plan.sends)
+    await_bytes(*sink, theirs.transactions, config.timeouts.idle);
+  const double cpu_s = sink->cpu_s() - cpu_before;  // while the loops' threads live
   const measure::MemoryReading after = measure::read_memory();
-  sink->stop();
-  for (const LoopTally& t : sink->tallies()) {
-    mine.transactions += std::accumulate(t.transactions.begin(), t.transactions.end(), std::uint64_t{0},
-                                         [](std::uint64_t a, const auto& f) { return a + f.second; });
-    mine.flows += t.established;
-    mine.failed += t.failed;
-    if (mine.error.empty()) mine.error = t.first_failure;
-    mine.establish_us =
-        std::max(mine.establish_us, measure::ns_to_us(t.last_established_ns - t.first_start_ns));
-  }
-  mine.threads = sink->threads();
-  mine.memory = memory_readings(before, idle, after);
+  protocol::FlowsResult mine = server_result(*sink, plan, measure::now_ns() - start_ns);
+  mine.cpu_s = cpu_s;
+  if (work != spec::FlowWork::crr) mine.memory = memory_readings(before, idle, after);
   session::send_message(control, mine, "the server's result");
-  (void)theirs;
   return describe_test(request, mine);
 }
 

@@ -12,13 +12,15 @@ namespace tlscmp::kinds {
 namespace {
 namespace flows_entry {
 
-// Each variant of the common ones; beside plain tls, tls-release.
+// Each variant of the common ones; beside plain tls, tls-release where
+// flows are held (crr's connectors hold none between transactions).
 std::vector<session::Variant> variants(const session::ClientConfig& config,
                                        const tls::ClientOptions& tls_config,
                                        std::vector<std::string>& notes) {
   std::vector<session::Variant> out;
+  const bool held = config.test.flows.work != spec::FlowWork::crr;
   for (session::Variant& variant : common_variants(config, tls_config, notes)) {
-    const bool plain_tls = variant.mode == Mode::tls && variant.label == "tls";
+    const bool plain_tls = held && variant.mode == Mode::tls && variant.label == "tls";
     out.push_back(std::move(variant));
     if (!plain_tls) continue;
     out.emplace_back(Mode::tls, "tls-release", tls::Context::for_client(tls_config), std::nullopt);
@@ -55,7 +57,7 @@ void note_rate_shortfall(measure::Comparison& comparison) {
 void notes(const session::ClientConfig& config, measure::Comparison& comparison) {
   const auto* flows = comparison.get<measure::FlowsResults>();
   if (flows == nullptr) return;
-  if (config.host.empty()) {
+  if (config.host.empty() && config.test.flows.work != spec::FlowWork::crr) {
     comparison.notes.push_back(
         "the embedded server runs in this process: each side's memory per connection is both ends' together; "
         "run tlscmp server apart for each side's own");
@@ -67,7 +69,7 @@ void notes(const session::ClientConfig& config, measure::Comparison& comparison)
                                              run.first_failure));
   }
   note_rate_shortfall(comparison);
-  if (tls::releases_buffers_always()) {
+  if (tls::releases_buffers_always() && config.test.flows.work != spec::FlowWork::crr) {
     comparison.notes.push_back(
         "tls-release: this TLS library releases an idle connection's buffers always, so it is tls again");
   }
@@ -92,10 +94,14 @@ nlohmann::ordered_json last_run_json(const measure::Comparison& c) {
 }
 
 // What compare and merge read of its runs in a result file.
+// A run carries one rate, by its work: transactions/s (rr), connections/s
+// (crr) or MB/s (a stream).
 constexpr RunFigure kFigures[] = {
     {"transactions/s", {"transactions_per_s", nullptr}, true},
     {"p50 latency us", {"latency_us", "p50"}, false},
     {"flows/s", {"flows_per_s", nullptr}, true},
+    {"connections/s", {"connections_per_s", nullptr}, true, "connections", "connections"},
+    {"MB/s", {"mbytes_per_s", nullptr}, true, "bytes", "bytes"},
 };
 
 spec::Test example() {
@@ -103,7 +109,7 @@ spec::Test example() {
   t.kind = TestKind::flows;
   t.rr = {64, 16384, 0, 0};
   t.duration_ms = 3000;
-  t.flows = {spec::FlowWork::rr, 200, 2};
+  t.flows = {spec::FlowWork::crr, 200, 2};
   return t;
 }
 
@@ -111,19 +117,28 @@ spec::Test example() {
 }  // namespace
 
 void check_flows_test(const spec::Test& t, Mode) {
-  if (t.rr.request_bytes == 0 || t.rr.response_bytes == 0)
-    throw spec::Invalid("--flows needs --rr REQ/RESP: what each flow does");
-  if ((t.rr.transactions == 0) == (t.duration_ms == 0))
-    throw spec::Invalid("--flows runs -n transactions or for -t seconds: give one");
-  if (t.rr.transactions != 0 && t.rr.transactions < t.flows.flows) {
+  const spec::FlowWork work = t.flows.work;
+  const bool stream = work == spec::FlowWork::stream;
+  const std::uint64_t count = stream ? t.stream.bytes : t.rr.transactions;
+  if (!stream && (t.rr.request_bytes == 0 || t.rr.response_bytes == 0))
+    throw spec::Invalid("--flows --rr (--crr) needs REQ/RESP: what each flow does");
+  if ((count == 0) == (t.duration_ms == 0))
     throw spec::Invalid(
-        fmt::format("-n {}: fewer transactions than flows (--flows {}); each makes one at least",
-                    t.rr.transactions, t.flows.flows));
+        fmt::format("--flows runs -n {} or for -t seconds: give one", stream ? "bytes" : "transactions"));
+  if (count != 0 && count < t.flows.flows) {
+    throw spec::Invalid(fmt::format("-n {}: fewer {} than flows (--flows {}); each has one at least", count,
+                                    stream ? "bytes" : "transactions", t.flows.flows));
   }
   if (t.streams != 1)
     throw spec::Invalid("-P is a thread per connection; --flows holds its own on event loops");
-  if (t.rr.rate_tps > 0 && t.duration_ms == 0)
-    throw spec::Invalid("--rate needs -t: an open-loop run goes for a time");
+  if (t.rr.rate_tps > 0 && (work != spec::FlowWork::rr || t.duration_ms == 0))
+    throw spec::Invalid("--rate is for --flows --rr, and needs -t: an open-loop run goes for a time");
+  const spec::Stream plain;
+  if (t.stream.no_delay || t.stream.bidir || t.stream.framing != plain.framing || t.stream.msg_size != 0 ||
+      t.stream.read_size != 0 || (!stream && t.stream.direction != plain.direction))
+    throw spec::Invalid("--flows streams are raw bytes one way: -N, --bidir and messages are for -P streams");
+  if (t.crr.compare_key_types || (work != spec::FlowWork::crr && t.crr.close != spec::Crr{}.close))
+    throw spec::Invalid("--close is for --flows --crr, and --compare-key-types not for --flows");
   if (t.verify || t.interval_ms > 0 || t.compare_groups)
     throw spec::Invalid(fmt::format("{} is not for --flows", t.verify            ? "--verify"
                                                              : t.interval_ms > 0 ? "-i"
@@ -133,11 +148,11 @@ void check_flows_test(const spec::Test& t, Mode) {
 const KindSlice kFlowsKind{
     .kind = TestKind::flows,
     .flag = "--flows",
-    .flags_are_for = "many-connection tests (--flows N --rr REQ/RESP)",
+    .flags_are_for = "many-connection tests (--flows N, with --rr or --crr, or bulk)",
     .takes =
-        "--flows takes --rr, --threads, -t, -n, --rate, -B, --repeat, --warmup, -w/--sndbuf/--rcvbuf and the "
-        "TLS "
-        "flags",
+        "--flows takes --threads, -t, -n, -R and -l (bulk), --rr and --rate, --crr and --close, -B, "
+        "--repeat, "
+        "--warmup, -w/--sndbuf/--rcvbuf and the TLS flags",
     .add_flags = add_flows_flags,
     .configure = configure_flows,
     .check_host = check_flows_host,

@@ -79,6 +79,8 @@ spec::Test example() {
 
 void check_rr_test(const spec::Test& t, Mode) {
   const char* flag = t.kind == TestKind::crr ? "--crr" : "--rr";
+  if (t.rr.request_bytes == 0 || t.rr.response_bytes == 0)
+    throw spec::Invalid(fmt::format("{} needs REQ/RESP of a byte at least each", flag));
   if ((t.rr.transactions == 0) == (t.duration_ms == 0))
     throw spec::Invalid(fmt::format("{} runs -n transactions or for -t seconds: give one", flag));
   if (t.rr.rate_tps > 0 && (t.duration_ms == 0 || t.kind == TestKind::crr)) {
