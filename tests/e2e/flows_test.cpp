@@ -438,3 +438,13 @@ TEST_CASE("compare and merge read bulk and crr flows results by their own rates"
   }
   CHECK(found);
 }
+
+TEST_CASE("-A pins each side's event loops to its CPU: one loop a side unless --threads says more") {
+  ServerProcess server;
+  const json j = flows_json({"127.0.0.1", "-p", server.port_text(), "--flows", "20", "--rr", "1/1", "-n",
+                             "200", "-A", "0,0", "--mode", "tcp", "--repeat", "1"});
+  const json& run = run_of(j, "tcp");
+  CHECK(run["transactions"] == 200);
+  CHECK(run["client"]["threads"] == 1);
+  CHECK(run["server"]["threads"] == 1);
+}

@@ -51,6 +51,7 @@ FlowPlan client_plan(const session::ClientConfig& config, const session::Variant
   FlowPlan plan;
   plan.client = true;
   plan.work = config.test.flows.work;
+  plan.cpu = config.client_cpu;
   const bool stream = plan.work == spec::FlowWork::stream;
   plan.sends = stream && config.test.stream.direction == Direction::client_to_server;
   plan.chunk_bytes = config.test.chunk_bytes;
@@ -81,7 +82,7 @@ FlowPlan client_plan(const session::ClientConfig& config, const session::Variant
 }
 
 Loops start_loops(const FlowPlan& plan, const spec::Test& test) {
-  const std::uint32_t threads = flow_threads(test);
+  const std::uint32_t threads = flow_threads(test, plan.cpu);
   Loops loops;
   for (std::uint32_t t = 0; t < threads; ++t)
     loops.push_back(std::make_unique<FlowLoop>(plan));

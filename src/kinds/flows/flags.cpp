@@ -149,9 +149,9 @@ void check_flows_host(const session::ClientConfig& c) {
   refuse_beyond_descriptors(c);
 }
 
-std::uint32_t flow_threads(const spec::Test& test) {
+std::uint32_t flow_threads(const spec::Test& test, int cpu) {
   const std::uint32_t cpus =
-      std::max<std::uint32_t>(1, static_cast<std::uint32_t>(measure::allowed_cpus().size()));
+      cpu >= 0 ? 1 : std::max<std::uint32_t>(1, static_cast<std::uint32_t>(measure::allowed_cpus().size()));
   return std::clamp<std::uint32_t>(test.flows.threads > 0 ? test.flows.threads : cpus, 1,
                                    std::max<std::uint32_t>(1, test.flows.flows));
 }

@@ -59,8 +59,9 @@ void serve_flow_connection(Stream& stream, session::PendingTests& pending, doubl
 // What a flows test needs of its parts; throws spec::Invalid naming the flag.
 void check_flows_test(const spec::Test& test, Mode mode);
 
-// The event loops an end runs: T, or one per CPU it may use; no more than the flows.
-std::uint32_t flow_threads(const spec::Test& test);
+// The event loops an end runs: T, or one per CPU it may use (one where -A
+// pins them to a CPU, `cpu` >= 0); no more than the flows.
+std::uint32_t flow_threads(const spec::Test& test, int cpu);
 
 // Client flags (flags.cpp): --flows, which asks for the kind, and --threads.
 std::vector<CLI::Option*> add_flows_flags(CLI::App& command, KindFlags& flags);

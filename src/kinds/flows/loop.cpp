@@ -10,6 +10,7 @@
 #include "kinds/data_connections.hpp"
 #include "measure/clock.hpp"
 #include "measure/cpu.hpp"
+#include "measure/host.hpp"
 #include "tls/tls_stream.hpp"
 #include "transport/errors.hpp"
 
@@ -141,6 +142,7 @@ LoopTally FlowLoop::tally() const {
 }
 
 void FlowLoop::run() {
+  const measure::ThreadPin pin(plan_.cpu);  // -A, checked where it was given
   std::int64_t last_check = measure::now_ns();
   while (!stop_.load(std::memory_order_acquire)) {
     std::int64_t now = measure::now_ns();

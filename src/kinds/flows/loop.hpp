@@ -49,6 +49,7 @@ struct FlowPlan {
   std::uint64_t bytes = 0;
   std::uint32_t chunk_bytes = 64 * 1024;
   bool reset_close = true;  // client, crr: SO_LINGER 0 (--close reset)
+  int cpu = -1;             // -A: the CPU this side's loops run on; -1: any
   std::uint64_t request_bytes = 1;
   std::uint64_t response_bytes = 1;
   const tls::Context* tls = nullptr;  // null: plain TCP

@@ -84,6 +84,7 @@ FlowPlan server_plan(const protocol::TestRequest& request, session::ServerSide& 
   FlowPlan plan;
   plan.client = false;
   plan.work = request.test.flows.work;
+  plan.cpu = request.server_cpu;
   const bool stream = plan.work == spec::FlowWork::stream;
   plan.sends = stream && request.test.stream.direction == Direction::server_to_client;
   plan.bytes = stream ? request.test.stream.bytes : 0;
@@ -235,7 +236,7 @@ std::string serve_flows_test(Stream& control, const protocol::TestRequest& reque
   measure::release_free_memory();
   const measure::MemoryReading before = measure::read_memory();
   const FlowPlan plan = server_plan(request, side);
-  const auto sink = std::make_shared<FlowsSink>(plan, flow_threads(request.test), n);
+  const auto sink = std::make_shared<FlowsSink>(plan, flow_threads(request.test, request.server_cpu), n);
   const auto ticket = side.open_ticket(sink);
   session::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
 

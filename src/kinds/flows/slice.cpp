@@ -159,7 +159,6 @@ const KindSlice kFlowsKind{
     .variants = flows_entry::variants,
     .run = flows_entry::run,
     .notes = flows_entry::notes,
-    .server_pin = false,
     .check = check_flows_test,
     .example = flows_entry::example,
     .serve = serve_flows_test,
