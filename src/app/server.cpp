@@ -694,6 +694,11 @@ class Server::Side final : public session::ServerSide {
     theirs_.push_back(protocol::body_text(theirs));
     failed_ = failed_ || !mine.error.empty() || !theirs.error.empty();
   }
+  void record(const protocol::FlowsResult& mine, const protocol::FlowsResult& theirs) override {
+    mine_.push_back(protocol::body_text(mine));
+    theirs_.push_back(protocol::body_text(theirs));
+    failed_ = failed_ || !mine.error.empty() || !theirs.error.empty();
+  }
   // The results recorded, each a JSON object's text.
   const std::vector<std::string>& mine() const { return mine_; }
   const std::vector<std::string>& theirs() const { return theirs_; }

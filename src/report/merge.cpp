@@ -8,6 +8,38 @@ namespace tlscmp::report {
 
 using nlohmann::ordered_json;
 
+namespace {
+
+// The server's account per client address; with flows tests, its memory per
+// idle connection by variant.
+std::string server_account_text(const std::vector<results::ServerView>& server) {
+  std::string out = fmt::format(
+      "\nthe server's account (--results), per client address:\n{:<40} {:>5} {:>4} {:>7} {:>6} {:>16} {:>13} "
+      "{:>11} {:>7}  {}\n",
+      "client", "tests", "ok", "refused", "failed", "bytes", "transactions", "connections", "flows",
+      "KiB/conn idle (heap)");
+  const auto kib = [](const std::optional<double>& bytes) {
+    return bytes ? fmt::format("{:.1f}", *bytes / 1024) : std::string("-");
+  };
+  for (const results::ServerView& v : server) {
+    std::string memory;
+    for (const auto& [variant, m] : v.flows_memory) {
+      memory += fmt::format("{}{} {} ({})", memory.empty() ? "" : ", ", variant,
+                            kib(m.idle_bytes_per_connection), kib(m.idle_heap_bytes_per_connection));
+    }
+    out += fmt::format("{:<40} {:>5} {:>4} {:>7} {:>6} {:>16.0f} {:>13.0f} {:>11.0f} {:>7.0f}  {}\n",
+                       v.client_address, v.tests, v.ok, v.refused, v.failed, v.bytes, v.transactions,
+                       v.connections, v.flows, memory.empty() ? "-" : memory);
+  }
+  if (std::any_of(server.begin(), server.end(), [](const auto& v) { return v.flows > 0; }))
+    out +=
+        "(KiB/conn: the server's memory per connection with a flows test's flows idle, over its own before "
+        "them, by variant, the median over the tests; tests that ran at once count each other's flows)\n";
+  return out;
+}
+
+}  // namespace
+
 std::string render_merge_text(const results::MergeResult& r) {
   std::size_t width = 7;
   for (const results::MergedHost& h : r.hosts)
@@ -34,18 +66,27 @@ std::string render_merge_text(const results::MergeResult& r) {
     out += fmt::format("{:<{}} {:<8} {:<{}} {:>5} {:>18.0f} {:>14.1f}\n", h.host, width, h.kind, h.variant,
                        width, h.runs, h.amount, h.median_rate);
   }
-  if (r.has_server_view) {
-    out += fmt::format(
-        "\nthe server's account (--results), per client address:\n{:<40} {:>5} {:>4} {:>7} {:>6} "
-        "{:>16} {:>13} {:>11}\n",
-        "client", "tests", "ok", "refused", "failed", "bytes", "transactions", "connections");
-    for (const results::ServerView& v : r.server) {
-      out += fmt::format("{:<40} {:>5} {:>4} {:>7} {:>6} {:>16.0f} {:>13.0f} {:>11.0f}\n", v.client_address,
-                         v.tests, v.ok, v.refused, v.failed, v.bytes, v.transactions, v.connections);
-    }
+  if (r.has_server_view) out += server_account_text(r.server);
+  return out;
+}
+
+namespace {
+
+ordered_json or_null(const std::optional<double>& value) {
+  return value ? ordered_json(*value) : ordered_json(nullptr);
+}
+
+// By variant: the server's memory per idle connection, RSS and heap.
+ordered_json flows_memory_json(const results::ServerView& v) {
+  ordered_json out = ordered_json::object();
+  for (const auto& [variant, m] : v.flows_memory) {
+    out[variant] = {{"idle_bytes_per_connection", or_null(m.idle_bytes_per_connection)},
+                    {"idle_heap_bytes_per_connection", or_null(m.idle_heap_bytes_per_connection)}};
   }
   return out;
 }
+
+}  // namespace
 
 std::string render_merge_json(const results::MergeResult& r) {
   ordered_json totals = ordered_json::array();
@@ -79,7 +120,9 @@ std::string render_merge_json(const results::MergeResult& r) {
                         {"failed", v.failed},
                         {"bytes", v.bytes},
                         {"transactions", v.transactions},
-                        {"connections", v.connections}});
+                        {"connections", v.connections},
+                        {"flows", v.flows},
+                        {"flows_memory", flows_memory_json(v)}});
     }
   }
   const ordered_json out = {{"totals", totals}, {"hosts", hosts}, {"server", server}};

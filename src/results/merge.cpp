@@ -17,10 +17,25 @@ namespace {
 
 using nlohmann::json;
 
+// A flows test's server side: the growth of a reading from before its first
+// flow to every flow idle, per flow; NaN without both readings.
+double idle_growth_per_flow(const json& side, const char* before, const char* idle) {
+  const double flows = number_at(side, {"flows"});
+  const double grown = number_at(side, {idle}) - number_at(side, {before});
+  return flows > 0 ? grown / flows : std::nan("");
+}
+
+std::optional<double> median_or_none(const std::vector<double>& values) {
+  if (values.empty()) return std::nullopt;
+  return measure::summarize(values).median;
+}
+
 std::vector<ServerView> read_server_view(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw UsageError(fmt::format("--results {}: cannot read it", path));
   std::vector<ServerView> view;
+  // By client address and variant: each flows test's RSS and heap growth per flow.
+  std::map<std::pair<std::string, std::string>, std::pair<std::vector<double>, std::vector<double>>> memory;
   int number = 0;
   for (std::string line; std::getline(in, line);) {
     ++number;
@@ -39,7 +54,11 @@ std::vector<ServerView> read_server_view(const std::string& path) {
     const std::string address = text_of(j["client_address"]);
     auto it = std::find_if(view.begin(), view.end(),
                            [&](const ServerView& v) { return v.client_address == address; });
-    if (it == view.end()) it = view.insert(view.end(), ServerView{address});
+    if (it == view.end()) {
+      ServerView fresh;
+      fresh.client_address = address;
+      it = view.insert(view.end(), std::move(fresh));
+    }
     ++it->tests;
     const std::string outcome = text_of(j["outcome"]);
     if (outcome == "ok") ++it->ok;
@@ -54,7 +73,22 @@ std::vector<ServerView> read_server_view(const std::string& path) {
       if (kind == "stream") add(it->bytes, "bytes");  // what it received, or with -R sent
       if (kind == "rr") add(it->transactions, "messages");
       if (kind == "crr") add(it->connections, "connections");
+      if (kind != "flows") continue;
+      add(it->flows, "flows");
+      const json request = j.value("request", json::object());
+      const std::string variant = request.value("mode", std::string("?")) +
+                                  (request.value("release_buffers", false) ? "-release" : "");
+      auto& [rss, heap] = memory[{address, variant}];
+      if (const double v = idle_growth_per_flow(side, "rss_before", "rss_idle"); !std::isnan(v))
+        rss.push_back(v);
+      if (const double v = idle_growth_per_flow(side, "heap_before", "heap_idle"); !std::isnan(v))
+        heap.push_back(v);
     }
+  }
+  for (const auto& [where, readings] : memory) {
+    const auto v = std::find_if(view.begin(), view.end(),
+                                [&](const ServerView& s) { return s.client_address == where.first; });
+    v->flows_memory[where.second] = {median_or_none(readings.first), median_or_none(readings.second)};
   }
   return view;
 }

@@ -48,6 +48,17 @@ struct ServerView {
   double bytes = 0;         // payload bytes its stream tests moved, as the server counted them
   double transactions = 0;  // rr transactions the server answered
   double connections = 0;   // crr connections the server completed
+  // Flows tests: the flows the server held, and by variant (tcp, tls,
+  // tls-release) its memory per connection with every flow of a test
+  // established and idle (its RSS, and its heap, over its own before the
+  // test's first flow), the median over the tests; none without a reading.
+  // Tests that ran at once count each other's flows.
+  double flows = 0;
+  struct FlowsMemory {
+    std::optional<double> idle_bytes_per_connection;
+    std::optional<double> idle_heap_bytes_per_connection;
+  };
+  std::map<std::string, FlowsMemory> flows_memory;
 };
 
 struct MergeResult {

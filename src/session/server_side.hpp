@@ -85,6 +85,7 @@ class ServerSide {
   virtual void record(const std::vector<protocol::SideResult>& mine,
                       const std::vector<protocol::SideResult>& theirs) = 0;
   virtual void record(const protocol::DatagramResult& mine, const protocol::DatagramResult& theirs) = 0;
+  virtual void record(const protocol::FlowsResult& mine, const protocol::FlowsResult& theirs) = 0;
 
  protected:
   ServerSide() = default;

@@ -448,3 +448,28 @@ TEST_CASE("-A pins each side's event loops to its CPU: one loop a side unless --
   CHECK(run["client"]["threads"] == 1);
   CHECK(run["server"]["threads"] == 1);
 }
+
+TEST_CASE("merge --results gives the server's flows and its memory per connection for each client") {
+  TempDir dir;
+  ServerProcess server({"--results", dir.file("server.jsonl")});
+  const ProcessResult run = run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--insecure",
+                                        "--flows", "50", "--rr", "1/1", "-n", "500", "--repeat", "1", "-J"});
+  REQUIRE(run.exit_code == 0);
+  std::ofstream(dir.file("client.json")) << run.out;
+  const ProcessResult merged =
+      run_tlscmp({"merge", dir.file("client.json"), "--results", dir.file("server.jsonl"), "-J"});
+  INFO(merged.out << merged.err);
+  REQUIRE(merged.exit_code == 0);
+  const json view = json::parse(merged.out)["server"];
+  REQUIRE(view.size() == 1);
+  CHECK(view[0]["ok"].get<int>() >= 3);  // tcp, tls and tls-release at least
+  CHECK(view[0]["flows"] == 150);        // 50 each
+  // Each variant's growth per flow, TLS above TCP.
+  const json& memory = view[0]["flows_memory"];
+  CHECK(memory["tls"]["idle_bytes_per_connection"].get<double>() >
+        memory["tcp"]["idle_bytes_per_connection"].get<double>());
+  CHECK(memory["tls-release"]["idle_bytes_per_connection"].is_number());
+  const ProcessResult text =
+      run_tlscmp({"merge", dir.file("client.json"), "--results", dir.file("server.jsonl")});
+  CHECK(text.out.find("KiB/conn idle (heap)") != std::string::npos);
+}

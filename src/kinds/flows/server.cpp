@@ -269,6 +269,7 @@ std::string serve_flows_test(Stream& control, const protocol::TestRequest& reque
   mine.cpu_s = cpu_s;
   if (work != spec::FlowWork::crr) mine.memory = memory_readings(before, idle, after);
   session::send_message(control, mine, "the server's result");
+  side.record(mine, theirs);
   return describe_test(request, mine);
 }
 
