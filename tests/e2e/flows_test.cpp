@@ -473,3 +473,47 @@ TEST_CASE("merge --results gives the server's flows and its memory per connectio
       run_tlscmp({"merge", dir.file("client.json"), "--results", dir.file("server.jsonl")});
   CHECK(text.out.find("KiB/conn idle (heap)") != std::string::npos);
 }
+
+TEST_CASE("a crr flows connector that connects again has its last connection closed: one held a connector") {
+  ServerProcess server;
+  RawConnection control(server.port());
+  tlscmp::spec::Test test;
+  test.kind = tlscmp::TestKind::flows;
+  test.rr = {1, 1, 100, 0};
+  test.flows = {tlscmp::spec::FlowWork::crr, 2, 1};
+  protocol::TestRequest request;
+  request.test = test;
+  request.mode = tlscmp::Mode::tcp;
+  send_bytes(control.fd(), protocol::encode_preamble(protocol::ConnectionKind::control));
+  send_bytes(control.fd(), protocol::encode(request));
+  std::array<std::byte, protocol::kPreambleBytes> preamble{};
+  REQUIRE(::recv(control.fd(), preamble.data(), preamble.size(), MSG_WAITALL) == 8);
+  const auto accept = std::get<protocol::TestAccept>(read_message(control.fd()));
+  // A connector's new connection takes its last one's place (closed), so
+  // that one connector comes again and again without holding more.
+  std::vector<std::unique_ptr<RawConnection>> flows;
+  const auto open_flow = [&](std::uint32_t index) {
+    flows.push_back(std::make_unique<RawConnection>(server.port()));
+    send_bytes(flows.back()->fd(), protocol::encode_preamble(protocol::ConnectionKind::flow));
+    send_bytes(flows.back()->fd(), protocol::encode_data_header(accept.cookie, index));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  };
+  for (int i = 0; i < 6; ++i)
+    open_flow(1);
+  open_flow(0);
+  // Every connection of connector 1 but its last is closed: the server
+  // holds one a connector (and two for a moment, while it takes the next).
+  for (std::size_t i = 0; i + 2 < flows.size(); ++i) {
+    CAPTURE(i);
+    char byte = 0;
+    CHECK(::recv(flows[i]->fd(), &byte, 1, 0) <= 0);
+  }
+  timeval no_wait{0, 100'000};
+  ::setsockopt(flows[5]->fd(), SOL_SOCKET, SO_RCVTIMEO, &no_wait, sizeof no_wait);
+  char byte = 0;
+  CHECK(::recv(flows[5]->fd(), &byte, 1, 0) < 0);  // the last is held: nothing to read, no close
+  flows.clear();
+  // And it serves the next test.
+  CHECK(flows_json({"127.0.0.1", "-p", server.port_text(), "--flows", "4", "--crr", "-n", "40", "--mode",
+                    "tcp", "--repeat", "1"})["flows_runs"][0]["connections"] == 40);
+}

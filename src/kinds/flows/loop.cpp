@@ -102,6 +102,7 @@ void FlowLoop::assign(std::uint32_t index, std::uint64_t quota) {
 }
 
 void FlowLoop::adopt(std::uint32_t index, UniqueFd socket) {
+  held_.fetch_add(1, std::memory_order_acq_rel);
   {
     std::lock_guard lock(mutex_);
     adopted_.emplace_back(index, std::move(socket));
@@ -193,23 +194,32 @@ void FlowLoop::take_adopted() {
 }
 
 // Server: a flow for an adopted socket, in the slot of a closed one where
-// there is one (crr).
+// there is one (crr). A crr connector's new connection first retires its
+// last one, which the client closed before it connected again.
 FlowLoop::Flow& FlowLoop::new_flow(std::uint32_t index, std::int64_t now) {
+  if (plan_.work == spec::FlowWork::crr) {
+    if (slot_of_index_.size() <= index) slot_of_index_.resize(index + 1, UINT32_MAX);
+    const std::uint32_t last = slot_of_index_[index];
+    if (last != UINT32_MAX && flows_[last]->index == index && flows_[last]->state != Flow::State::finished &&
+        flows_[last]->state != Flow::State::failed)
+      retire(*flows_[last]);
+  }
   auto flow = std::make_unique<Flow>();
   flow->index = index;
   flow->since_ns = flow->progress_ns = flow->start_ns = now;
   tally_.first_start_ns = std::min(tally_.first_start_ns, now);
+  std::uint32_t slot = static_cast<std::uint32_t>(flows_.size());
   if (!free_slots_.empty()) {
-    const std::uint32_t slot = free_slots_.back();
+    slot = free_slots_.back();
     free_slots_.pop_back();
-    flow->slot = slot;
-    flows_[slot] = std::move(flow);
-    return *flows_[slot];
+  } else {
+    flows_.emplace_back();
+    flow_count_.store(static_cast<std::uint32_t>(flows_.size()), std::memory_order_release);
   }
-  flow->slot = static_cast<std::uint32_t>(flows_.size());
-  flows_.push_back(std::move(flow));
-  flow_count_.store(static_cast<std::uint32_t>(flows_.size()), std::memory_order_release);
-  return *flows_.back();
+  flow->slot = slot;
+  flows_[slot] = std::move(flow);
+  if (plan_.work == spec::FlowWork::crr) slot_of_index_[index] = slot;
+  return *flows_[slot];
 }
 
 void FlowLoop::start_connects(std::int64_t now) {
@@ -402,6 +412,7 @@ void FlowLoop::retire(Flow& flow) {
   tally_.retired += flow.done;
   flow.done = 0;
   close_flow(flow);
+  held_.fetch_sub(1, std::memory_order_acq_rel);
   flow.state = Flow::State::finished;
   free_slots_.push_back(flow.slot);
 }
@@ -573,6 +584,7 @@ void FlowLoop::fail(Flow& flow, const std::string& why) {
   if (tally_.first_failure.empty()) tally_.first_failure = fmt::format("flow {}: {}", flow.index, why);
   failed_.fetch_add(1, std::memory_order_acq_rel);
   if (!through) finished_.fetch_add(1, std::memory_order_acq_rel);
+  if (!plan_.client && (flow.stream || flow.socket.valid())) held_.fetch_sub(1, std::memory_order_acq_rel);
   close_flow(flow);
 }
 

@@ -125,6 +125,8 @@ class FlowLoop {
   // Client: flows that are through with their transactions (or failed).
   std::uint32_t finished() const { return finished_.load(std::memory_order_acquire); }
   std::uint32_t flows() const { return flow_count_.load(std::memory_order_acquire); }
+  // Server: connections handed to this loop and not yet closed (any thread).
+  std::uint32_t held() const { return held_.load(std::memory_order_acquire); }
   // stream: bytes moved so far (any thread).
   std::uint64_t bytes() const { return bytes_.load(std::memory_order_acquire); }
   // The loop thread's CPU seconds so far.
@@ -168,7 +170,8 @@ class FlowLoop {
   Poller poller_;
   Wakeup wakeup_;
   std::vector<std::unique_ptr<Flow>> flows_;
-  std::vector<std::uint32_t> free_slots_;  // crr server: slots of closed connections
+  std::vector<std::uint32_t> free_slots_;     // crr server: slots of closed connections
+  std::vector<std::uint32_t> slot_of_index_;  // crr server: each connector's last connection's slot
   std::vector<std::byte> buffer_;
   std::size_t next_connect_ = 0;  // client: flows_[next_connect_..] have not started
   std::uint32_t connecting_ = 0;
@@ -192,6 +195,7 @@ class FlowLoop {
   std::atomic<std::uint32_t> finished_{0};
   std::atomic<std::uint32_t> flow_count_{0};
   std::atomic<std::uint64_t> bytes_{0};
+  std::atomic<std::uint32_t> held_{0};
   std::thread thread_;
 };
 

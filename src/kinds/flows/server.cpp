@@ -42,15 +42,21 @@ class FlowsSink final : public session::PendingTests::ConnectionSink {
   FlowsSink(const FlowsSink&) = delete;
   FlowsSink& operator=(const FlowsSink&) = delete;
 
-  // False where the index is out of range, or came already (crr's connectors come again and again).
-  bool take(std::uint32_t index, UniqueFd socket) {
-    {
-      std::lock_guard lock(mutex_);
-      if (index >= taken_.size() || (taken_[index] && !repeats_)) return false;
-      taken_[index] = true;
-    }
+  // Why the connection is not taken (its socket then closes), or "": an
+  // index out of range, or one that came already. crr's connectors come
+  // again and again: a connector's new connection takes its old one's place
+  // on the loop (the client closed it; the loop may not know yet), and no
+  // more than two a connector are held at once.
+  std::string take(std::uint32_t index, UniqueFd socket) {
+    std::lock_guard lock(mutex_);
+    if (index >= taken_.size()) return fmt::format("flow {} is out of its test's range", index);
+    if (taken_[index] && !repeats_) return fmt::format("flow {} came twice", index);
+    if (repeats_ && kinds::sum(loops_, [](const FlowLoop& l) { return l.held(); }) >= 2 * taken_.size())
+      return fmt::format("more than two connections at once for each of the test's {} connectors",
+                         taken_.size());
+    taken_[index] = true;
     loops_[index % loops_.size()]->adopt(index, std::move(socket));
-    return true;
+    return {};
   }
   template <typename Count>
   std::uint64_t sum(Count count) const {
@@ -219,9 +225,8 @@ void serve_flow_connection(Stream& stream, session::PendingTests& pending, doubl
   const protocol::DataHeaderInfo info = protocol::decode_data_header(header);
   const auto sink = std::dynamic_pointer_cast<FlowsSink>(pending.sink(info.cookie));
   if (sink == nullptr) throw protocol::ProtocolError("flow connection for an unknown or finished test");
-  if (!sink->take(info.stream, stream.release_socket()))
-    throw protocol::ProtocolError(
-        fmt::format("flow {} is out of its test's range, or came twice", info.stream));
+  if (const std::string refused = sink->take(info.stream, stream.release_socket()); !refused.empty())
+    throw protocol::ProtocolError(refused);
   cpu_mark = measure::thread_cpu_s();
 }
 
