@@ -381,8 +381,11 @@ std::string render_flows_csv(const measure::Comparison& c) {
                        r.round, r.warmup ? 1 : 0, r.partial ? 1 : 0, to_string(r.mode), to_string(r.work),
                        flow_units(r.work).count_key, r.flows, r.client_threads, r.server_threads,
                        r.establish_us, r.flows_per_s(), r.transactions, r.elapsed_us, r.transactions_per_s());
-    out += fmt::format("{:.3f},{:.3f},{:.3f},{:.3f},{:g},{:g},{:g},{:.4f},{},{:.6f},{:.6f},", r.latency.p50,
-                       r.latency.p99, r.latency.p999, r.latency.max, r.flow_min, r.flow_p50, r.flow_max,
+    out += r.work == spec::FlowWork::stream  // a stream has no latency
+               ? std::string(",,,,")
+               : fmt::format("{:.3f},{:.3f},{:.3f},{:.3f},", r.latency.p50, r.latency.p99, r.latency.p999,
+                             r.latency.max);
+    out += fmt::format("{:g},{:g},{:g},{:.4f},{},{:.6f},{:.6f},", r.flow_min, r.flow_p50, r.flow_max,
                        r.fairness, r.failed_flows, r.client.cpu_s(), r.server.cpu_s());
     out += fmt::format("{},{},{},{},{},{},{},{},{}\n", opt(r.client_memory.idle_rss),
                        opt(r.client_memory.after_rss), opt(r.server_memory.idle_rss),
