@@ -77,7 +77,7 @@ struct FlowUnits {
   const char* rate_name;   // "transactions/s", "connections/s", "MB/s"
   const char* rate_label;  // a text column: "tx/s", "conn/s", "MB/s"
   double rate_scale;       // units a second times this: the rate shown
-  const char* cpu_key;     // -J: "cpu_us_per_transaction", "cpu_us_per_connection", "cpu_ms_per_mbyte"
+  const char* cpu_key;     // -J: "cpu_us_per_transaction", "cpu_us_per_connection", "cpu_s_per_gib"
   const char* cpu_label;   // "CPU us/tx cli/srv"
   double cpu_scale;        // CPU microseconds a unit times this: the figure shown
 };
