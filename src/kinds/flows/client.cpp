@@ -131,28 +131,6 @@ void aggregate(const std::vector<LoopTally>& tallies, measure::FlowsRun& run, st
   run.handshake = handshake.summary();
 }
 
-// One reading of the three a side sends.
-enum class When { before, idle, after };
-measure::MemoryReading reading(const protocol::MemoryReadings& m, When when) {
-  switch (when) {
-    case When::before:
-      return {m.rss_before, m.tcp_pages_before, m.heap_before};
-    case When::idle:
-      return {m.rss_idle, m.tcp_pages_idle, m.heap_idle};
-    case When::after:
-      break;
-  }
-  return {m.rss_after, m.tcp_pages_after, m.heap_after};
-}
-
-measure::FlowsMemory memory_per_flow(const protocol::MemoryReadings& m, std::uint64_t flows) {
-  const measure::MemoryReading before = reading(m, When::before);
-  const measure::PerConnection idle = measure::per_connection(before, reading(m, When::idle), flows);
-  const measure::PerConnection after = measure::per_connection(before, reading(m, When::after), flows);
-  return {idle.rss_bytes,  after.rss_bytes, idle.tcp_bytes,
-          after.tcp_bytes, idle.heap_bytes, after.heap_bytes};
-}
-
 // The server's account against this side's: its error first (a flow that
 // failed there is counted, as this side's are), then its count, which a
 // closed loop makes equal to ours: requests answered (rr, crr), or the bytes

@@ -48,6 +48,34 @@ protocol::MemoryReadings memory_readings(const measure::MemoryReading& before,
           before.heap_bytes,       idle.heap_bytes,       after.heap_bytes};
 }
 
+namespace {
+
+// One reading of the three a side sends.
+enum class ReadingWhen { before, idle, after };
+measure::MemoryReading reading_at(const protocol::MemoryReadings& m, ReadingWhen when) {
+  switch (when) {
+    case ReadingWhen::before:
+      return {m.rss_before, m.tcp_pages_before, m.heap_before};
+    case ReadingWhen::idle:
+      return {m.rss_idle, m.tcp_pages_idle, m.heap_idle};
+    case ReadingWhen::after:
+      break;
+  }
+  return {m.rss_after, m.tcp_pages_after, m.heap_after};
+}
+
+}  // namespace
+
+measure::FlowsMemory memory_per_flow(const protocol::MemoryReadings& m, std::uint64_t flows) {
+  const measure::MemoryReading before = reading_at(m, ReadingWhen::before);
+  const measure::PerConnection idle =
+      measure::per_connection(before, reading_at(m, ReadingWhen::idle), flows);
+  const measure::PerConnection after =
+      measure::per_connection(before, reading_at(m, ReadingWhen::after), flows);
+  return {idle.rss_bytes,  after.rss_bytes, idle.tcp_bytes,
+          after.tcp_bytes, idle.heap_bytes, after.heap_bytes};
+}
+
 double loops_cpu_s(const FlowLoops& loops) {
   double total = 0;
   for (const auto& loop : loops)

@@ -100,6 +100,8 @@ struct LoopTally {
 protocol::MemoryReadings memory_readings(const measure::MemoryReading& before,
                                          const measure::MemoryReading& idle,
                                          const measure::MemoryReading& after);
+// What they grew by per flow, idle and after the traffic.
+measure::FlowsMemory memory_per_flow(const protocol::MemoryReadings& m, std::uint64_t flows);
 
 class FlowLoop {
  public:

@@ -198,18 +198,14 @@ protocol::FlowsResult server_result(FlowsSink& sink, const FlowPlan& plan, std::
 }
 
 std::string describe_test(const protocol::TestRequest& request, const protocol::FlowsResult& mine) {
-  const auto kib = [&](const std::optional<std::uint64_t>& a, const std::optional<std::uint64_t>& b) {
-    return a && b ? fmt::format("{:.1f} KiB", (static_cast<double>(*b) - static_cast<double>(*a)) / 1024 /
-                                                  static_cast<double>(mine.flows))
-                  : std::string("unknown");
-  };
+  const std::optional<double> idle = memory_per_flow(mine.memory, mine.flows).idle_rss;
   const spec::FlowWork work = request.test.flows.work;
-  return fmt::format("flows {} {}{} round {}: {} {} on {} loops, {} {}, {} a flow idle{}", to_string(work),
+  return fmt::format("flows {} {}{} round {}: {} {} on {} loops, {} {}{}{}", to_string(work),
                      to_string(request.mode), request.release_buffers ? " (release buffers)" : "",
                      request.round, mine.flows, work == spec::FlowWork::crr ? "connections" : "flows",
                      mine.threads, mine.transactions,
                      work == spec::FlowWork::stream ? "bytes" : "transactions",
-                     kib(mine.memory.rss_before, mine.memory.rss_idle),
+                     idle ? fmt::format(", {:.1f} KiB a flow idle", *idle / 1024) : std::string(),
                      mine.failed > 0 ? fmt::format(", {} failed: {}", mine.failed, mine.error) : "");
 }
 

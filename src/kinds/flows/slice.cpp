@@ -34,25 +34,6 @@ void run(const session::ClientRun& run, const session::Variant& variant, measure
                                            variant.label, run);
 }
 
-// --rate: a run that made fewer transactions than the schedule asked fell
-// behind it, and its latencies count the backlog. Its window ends a
-// response after the last request: its fastest transaction comes off.
-void note_rate_shortfall(measure::Comparison& comparison) {
-  const double rate = comparison.parameters.test.rr.rate_tps;
-  if (rate <= 0) return;
-  for (const measure::FlowsRun& run : comparison.or_empty<measure::FlowsResults>().runs) {
-    const double schedule_us = run.elapsed_us - run.latency.min;
-    if (run.partial || schedule_us <= 0 ||
-        static_cast<double>(run.transactions) / (schedule_us / 1e6) >= 0.95 * rate)
-      continue;
-    comparison.notes.push_back(
-        fmt::format("{} round {} made {:.0f} of the {:g} transactions/s asked: the flows fell behind the "
-                    "schedule, and their "
-                    "latencies count the backlog",
-                    run.label(), run.round, run.transactions_per_s(), rate));
-  }
-}
-
 // Flows that failed during the traffic: counted in the run, named here.
 void notes(const session::ClientConfig& config, measure::Comparison& comparison) {
   const auto* flows = comparison.get<measure::FlowsResults>();
@@ -68,7 +49,7 @@ void notes(const session::ClientConfig& config, measure::Comparison& comparison)
                                              run.label(), run.round, run.failed_flows, run.flows,
                                              run.first_failure));
   }
-  note_rate_shortfall(comparison);
+  session::note_rate_shortfall<measure::FlowsResults>(comparison, "the flows");
   if (tls::releases_buffers_always() && config.test.flows.work != spec::FlowWork::crr) {
     comparison.notes.push_back(
         "tls-release: this TLS library releases an idle connection's buffers always, so it is tls again");

@@ -17,30 +17,8 @@ void run(const session::ClientRun& run, const session::Variant& variant, measure
       variant.label, run);
 }
 
-// --rate: where the runs fell short of the schedule, the server or the path
-// could not keep up, and the latencies count the backlog. A run's window
-// ends with its last response, one latency after the last request: the
-// path's own round trip, which is no backlog, comes off (its fastest
-// transaction's). Otherwise a 2 s run over a 200 ms round trip, every
-// request sent and answered on time, would have fallen 10% short.
-void note_rate_shortfall(measure::Comparison& comparison) {
-  const auto* rr = comparison.get<measure::RrResults>();
-  const double rate = comparison.parameters.test.rr.rate_tps;
-  if (rr == nullptr || rate <= 0) return;
-  for (const measure::RrRun& run : rr->runs) {
-    const double schedule_us = run.elapsed_us - run.latency.min;
-    if (run.partial || schedule_us <= 0 ||
-        static_cast<double>(run.transactions) / (schedule_us / 1e6) >= 0.95 * rate)
-      continue;
-    comparison.notes.push_back(fmt::format(
-        "{} round {} made {:.0f} of the {:g} transactions/s asked: the server or the path fell behind the "
-        "schedule, and its latencies count the backlog",
-        run.label(), run.round, run.transactions_per_s(), rate));
-  }
-}
-
 void notes(const session::ClientConfig& config, measure::Comparison& comparison) {
-  note_rate_shortfall(comparison);
+  session::note_rate_shortfall<measure::RrResults>(comparison, "the server or the path");
   session::note_unpinned<measure::RrResults>(comparison, config);
 }
 
