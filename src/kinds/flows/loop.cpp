@@ -278,15 +278,22 @@ bool FlowLoop::connect(Flow& flow, std::int64_t now) {
 
 void FlowLoop::step(Flow& flow, std::int64_t now) {
   // The wakeup that begins the traffic may come after a flow's first bytes
-  // in the same batch of events.
-  if (!traffic_ && begin_.load(std::memory_order_acquire)) kick_traffic(now);
+  // in the same batch of events. Its requests went out after `now`.
+  if (!traffic_ && begin_.load(std::memory_order_acquire)) {
+    kick_traffic(now);
+    now = measure::now_ns();
+  }
   switch (flow.state) {
     case Flow::State::connecting:
       return step_connect(flow, now);
     case Flow::State::handshaking:
       return step_handshake(flow, now);
-    case Flow::State::idle:
     case Flow::State::finished:
+      // A stream may finish on its time while its readiness waits later in
+      // the same batch, its peer streaming on until the test ends.
+      if (plan_.work == spec::FlowWork::stream || !flow.stream) return;
+      return watch_idle(flow);
+    case Flow::State::idle:
       return watch_idle(flow);
     case Flow::State::sending:
     case Flow::State::receiving:
@@ -543,6 +550,7 @@ void FlowLoop::kick_traffic(std::int64_t now) {
   const bool open = plan_.rate_tps > 0;
   if (open) period_ns_ = static_cast<std::int64_t>(1e9 * plan_.flows / plan_.rate_tps);
   for (const auto& flow : flows_) {
+    now = measure::now_ns();  // each flow's first request (connect) goes out now, after the others'
     if (plan_.work == spec::FlowWork::crr) {
       if (flow->state == Flow::State::waiting) next_transaction(*flow, now);
       continue;
