@@ -494,8 +494,9 @@ struct FlowsRun : RunHeader {
   // (rr), connections that made their transaction (crr), or the bytes the
   // receiving side took (stream).
   std::uint64_t transactions = 0;
-  double elapsed_us = 0;   // the first request to the last response; stream: the receiver's first byte to its last
-  LatencySummary latency;  // rr: each request's send to its response's last byte; crr: connect to response
+  double elapsed_us =
+      0;  // the first request to the last response; stream: the receiver's first byte to its last
+  LatencySummary latency;    // rr: each request's send to its response's last byte; crr: connect to response
   LatencySummary connect;    // crr: each connect
   LatencySummary handshake;  // crr, TLS: each handshake
   // Each flow's units of work: the least, the median and the most; and Jain's

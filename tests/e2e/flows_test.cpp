@@ -46,6 +46,31 @@ void send_bytes(int fd, std::span<const std::byte> bytes) {
   REQUIRE(::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size()));
 }
 
+// A flows test of `work` asked for by hand on `control`, plain TCP: the
+// server's acceptance.
+protocol::TestAccept start_raw_flows_test(int control, tlscmp::spec::FlowWork work, tlscmp::spec::Rr rr,
+                                          std::uint32_t flows) {
+  protocol::TestRequest request;
+  request.test.kind = tlscmp::TestKind::flows;
+  request.test.rr = rr;
+  request.test.flows = {work, flows, 1};
+  request.mode = tlscmp::Mode::tcp;
+  send_bytes(control, protocol::encode_preamble(protocol::ConnectionKind::control));
+  send_bytes(control, protocol::encode(request));
+  std::array<std::byte, protocol::kPreambleBytes> preamble{};
+  REQUIRE(::recv(control, preamble.data(), preamble.size(), MSG_WAITALL) == 8);
+  return std::get<protocol::TestAccept>(read_message(control));
+}
+
+// Flow `index` of a test, by hand: its preamble and data header sent.
+std::unique_ptr<RawConnection> open_raw_flow(std::uint16_t port, const protocol::Cookie& cookie,
+                                             std::uint32_t index) {
+  auto flow = std::make_unique<RawConnection>(port);
+  send_bytes(flow->fd(), protocol::encode_preamble(protocol::ConnectionKind::flow));
+  send_bytes(flow->fd(), protocol::encode_data_header(cookie, index));
+  return flow;
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -122,24 +147,11 @@ TEST_CASE("a flow whose client stops reading is failed at the idle timeout while
   // and never reads it; the server's write stalls once the buffers are full.
   ServerProcess server({"--idle-timeout", "1"});
   RawConnection control(server.port());
-  tlscmp::spec::Test test;
-  test.kind = tlscmp::TestKind::flows;
-  test.rr = {1, 16u << 20, 400, 0};
-  test.flows = {tlscmp::spec::FlowWork::rr, 4, 1};
-  protocol::TestRequest request;
-  request.test = test;
-  request.mode = tlscmp::Mode::tcp;
-  send_bytes(control.fd(), protocol::encode_preamble(protocol::ConnectionKind::control));
-  send_bytes(control.fd(), protocol::encode(request));
-  std::array<std::byte, protocol::kPreambleBytes> preamble{};
-  REQUIRE(::recv(control.fd(), preamble.data(), preamble.size(), MSG_WAITALL) == 8);
-  const auto accept = std::get<protocol::TestAccept>(read_message(control.fd()));
+  const protocol::TestAccept accept =
+      start_raw_flows_test(control.fd(), tlscmp::spec::FlowWork::rr, {1, 16u << 20, 400, 0}, 4);
   std::vector<std::unique_ptr<RawConnection>> flows;
-  for (std::uint32_t i = 0; i < 4; ++i) {
-    flows.push_back(std::make_unique<RawConnection>(server.port()));
-    send_bytes(flows.back()->fd(), protocol::encode_preamble(protocol::ConnectionKind::flow));
-    send_bytes(flows.back()->fd(), protocol::encode_data_header(accept.cookie, i));
-  }
+  for (std::uint32_t i = 0; i < 4; ++i)
+    flows.push_back(open_raw_flow(server.port(), accept.cookie, i));
   send_bytes(control.fd(), protocol::encode(protocol::Ready{}));
   REQUIRE(std::holds_alternative<protocol::Ready>(read_message(control.fd())));
   send_bytes(flows[3]->fd(), std::vector<std::byte>(1));  // and never read
@@ -485,25 +497,13 @@ TEST_CASE("merge --results gives the server's flows and its memory per connectio
 TEST_CASE("a crr flows connector that connects again has its last connection closed: one held a connector") {
   ServerProcess server;
   RawConnection control(server.port());
-  tlscmp::spec::Test test;
-  test.kind = tlscmp::TestKind::flows;
-  test.rr = {1, 1, 100, 0};
-  test.flows = {tlscmp::spec::FlowWork::crr, 2, 1};
-  protocol::TestRequest request;
-  request.test = test;
-  request.mode = tlscmp::Mode::tcp;
-  send_bytes(control.fd(), protocol::encode_preamble(protocol::ConnectionKind::control));
-  send_bytes(control.fd(), protocol::encode(request));
-  std::array<std::byte, protocol::kPreambleBytes> preamble{};
-  REQUIRE(::recv(control.fd(), preamble.data(), preamble.size(), MSG_WAITALL) == 8);
-  const auto accept = std::get<protocol::TestAccept>(read_message(control.fd()));
+  const protocol::TestAccept accept =
+      start_raw_flows_test(control.fd(), tlscmp::spec::FlowWork::crr, {1, 1, 100, 0}, 2);
   // A connector's new connection takes its last one's place (closed), so
   // that one connector comes again and again without holding more.
   std::vector<std::unique_ptr<RawConnection>> flows;
   const auto open_flow = [&](std::uint32_t index) {
-    flows.push_back(std::make_unique<RawConnection>(server.port()));
-    send_bytes(flows.back()->fd(), protocol::encode_preamble(protocol::ConnectionKind::flow));
-    send_bytes(flows.back()->fd(), protocol::encode_data_header(accept.cookie, index));
+    flows.push_back(open_raw_flow(server.port(), accept.cookie, index));
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   };
   for (int i = 0; i < 6; ++i)

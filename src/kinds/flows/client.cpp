@@ -96,15 +96,13 @@ Loops start_loops(const FlowPlan& plan, const spec::Test& test) {
 // Every flow's transactions, their spread and Jain's index; the windows.
 void aggregate(const std::vector<LoopTally>& tallies, measure::FlowsRun& run, std::string& first_failure) {
   std::vector<double> per_flow;
-  std::int64_t first_start = INT64_MAX, last_established = 0, first_request = INT64_MAX, last_response = 0;
+  std::int64_t first_start = INT64_MAX, last_established = 0;
   measure::LatencyHistogram latency, connect, handshake;
   for (const LoopTally& t : tallies) {
     for (const auto& [index, count] : t.per_flow)
       per_flow.push_back(static_cast<double>(count));
     first_start = std::min(first_start, t.first_start_ns);
     last_established = std::max(last_established, t.last_established_ns);
-    first_request = std::min(first_request, t.first_request_ns);
-    last_response = std::max(last_response, t.last_response_ns);
     latency += t.latency;
     connect += t.connect;
     handshake += t.handshake;
@@ -125,7 +123,7 @@ void aggregate(const std::vector<LoopTally>& tallies, measure::FlowsRun& run, st
     run.fairness = squares > 0 ? total * total / (static_cast<double>(per_flow.size()) * squares) : 0;
   }
   run.establish_us = last_established > first_start ? measure::ns_to_us(last_established - first_start) : 0;
-  run.elapsed_us = last_response > first_request ? measure::ns_to_us(last_response - first_request) : 0;
+  run.elapsed_us = traffic_window_us(tallies);
   run.latency = latency.summary();
   run.connect = connect.summary();
   run.handshake = handshake.summary();

@@ -34,10 +34,6 @@ std::uint32_t epoll_events(short poll_events) {
   return (poll_events & POLLOUT) != 0 ? EPOLLOUT : EPOLLIN;
 }
 
-double us_between(std::int64_t from_ns, std::int64_t to_ns) {
-  return static_cast<double>(to_ns - from_ns) / 1e3;
-}
-
 }  // namespace
 
 protocol::MemoryReadings memory_readings(const measure::MemoryReading& before,
@@ -74,6 +70,15 @@ measure::FlowsMemory memory_per_flow(const protocol::MemoryReadings& m, std::uin
       measure::per_connection(before, reading_at(m, ReadingWhen::after), flows);
   return {idle.rss_bytes,  after.rss_bytes, idle.tcp_bytes,
           after.tcp_bytes, idle.heap_bytes, after.heap_bytes};
+}
+
+double traffic_window_us(const std::vector<LoopTally>& tallies) {
+  std::int64_t first = INT64_MAX, last = 0;
+  for (const LoopTally& t : tallies) {
+    first = std::min(first, t.first_request_ns);
+    last = std::max(last, t.last_response_ns);
+  }
+  return last > first ? measure::ns_to_us(last - first) : 0;
 }
 
 double loops_cpu_s(const FlowLoops& loops) {
@@ -255,8 +260,8 @@ void FlowLoop::start_connects(std::int64_t now) {
     connect(*flows_[next_connect_++], now);
 }
 
-// A non-blocking connect; false where it failed at once (the flow failed).
-bool FlowLoop::connect(Flow& flow, std::int64_t now) {
+// A non-blocking connect; one that fails at once fails the flow.
+void FlowLoop::connect(Flow& flow, std::int64_t now) {
   std::error_code ec;
   const char* where = "connect";
   const SocketAddress* from =
@@ -265,15 +270,11 @@ bool FlowLoop::connect(Flow& flow, std::int64_t now) {
   flow.socket = start_connect(plan_.server, from, reset, ec, where);
   flow.since_ns = flow.progress_ns = flow.start_ns = now;
   tally_.first_start_ns = std::min(tally_.first_start_ns, now);
-  if (!flow.socket.valid()) {
-    fail(flow, fmt::format("{}: {}", where, ec.message()));
-    return false;
-  }
+  if (!flow.socket.valid()) return fail(flow, fmt::format("{}: {}", where, ec.message()));
   set_socket_buffers(flow.socket.get(), plan_.sndbuf_bytes, plan_.rcvbuf_bytes);
   flow.state = Flow::State::connecting;
   ++connecting_;
   want(flow, EPOLLOUT);
-  return true;
 }
 
 void FlowLoop::step(Flow& flow, std::int64_t now) {
@@ -310,7 +311,7 @@ void FlowLoop::step_connect(Flow& flow, std::int64_t now) {
   if (const std::error_code ec = connect_result(flow.socket.get())) {
     return fail(flow, fmt::format("connect: {}", ec.message()));
   }
-  if (plan_.work == spec::FlowWork::crr) tally_.connect.add(us_between(flow.since_ns, now));
+  if (plan_.work == spec::FlowWork::crr) tally_.connect.add(measure::ns_to_us(now - flow.since_ns));
   // The header goes in the clear, before TLS: the server hands the socket
   // to a loop of its own on reading it.
   std::array<std::byte, protocol::kPreambleBytes + protocol::kDataHeaderBytes> header{};
@@ -355,7 +356,7 @@ void FlowLoop::on_established(Flow& flow, std::int64_t now) {
   if (plan_.work == spec::FlowWork::crr && plan_.client) {
     // The handshake may end in the call that began it (this thread was
     // away while the server answered): its end is the clock's now.
-    if (flow.stream->is_tls()) tally_.handshake.add(us_between(flow.since_ns, measure::now_ns()));
+    if (flow.stream->is_tls()) tally_.handshake.add(measure::ns_to_us(measure::now_ns() - flow.since_ns));
     start_request(flow, flow.start_ns, now);  // its latency counts from the connect
     drive(flow, now);
     return;
@@ -431,7 +432,7 @@ bool FlowLoop::step_stream(Flow& flow, std::size_t n, std::int64_t now) {
 
 // Client: a response in whole; crr closes its connection.
 bool FlowLoop::on_response(Flow& flow, std::int64_t now) {
-  tally_.latency.add(us_between(flow.since_ns, now));
+  tally_.latency.add(measure::ns_to_us(now - flow.since_ns));
   tally_.last_response_ns = std::max(tally_.last_response_ns, now);
   ++flow.done;
   if (plan_.work == spec::FlowWork::crr) {
@@ -447,7 +448,6 @@ void FlowLoop::retire(Flow& flow) {
   tally_.retired += flow.done;
   flow.done = 0;
   close_flow(flow);
-  held_.fetch_sub(1, std::memory_order_acq_rel);
   flow.state = Flow::State::finished;
   free_slots_.push_back(flow.slot);
 }
@@ -504,8 +504,7 @@ void FlowLoop::finish(Flow& flow) {
   if (plan_.work == spec::FlowWork::rr) return want(flow, EPOLLIN);
   // A bulk stream's peer may go on sending until the test ends; a crr
   // connector holds no connection.
-  if (flow.events != 0) poller_.remove(flow.fd());
-  flow.events = 0;
+  unwatch(flow);
 }
 
 void FlowLoop::release_due(std::int64_t now) {
@@ -620,7 +619,6 @@ void FlowLoop::fail(Flow& flow, const std::string& why) {
   if (tally_.first_failure.empty()) tally_.first_failure = fmt::format("flow {}: {}", flow.index, why);
   failed_.fetch_add(1, std::memory_order_acq_rel);
   if (!through) finished_.fetch_add(1, std::memory_order_acq_rel);
-  if (!plan_.client && (flow.stream || flow.socket.valid())) held_.fetch_sub(1, std::memory_order_acq_rel);
   close_flow(flow);
 }
 
@@ -634,9 +632,15 @@ void FlowLoop::want(Flow& flow, std::uint32_t events) {
   flow.events = events;
 }
 
-void FlowLoop::close_flow(Flow& flow) {
+void FlowLoop::unwatch(Flow& flow) {
   if (flow.events != 0 && flow.fd() >= 0) poller_.remove(flow.fd());
   flow.events = 0;
+}
+
+// Its connection closes; a server's is no longer held.
+void FlowLoop::close_flow(Flow& flow) {
+  unwatch(flow);
+  if (!plan_.client && (flow.stream || flow.socket.valid())) held_.fetch_sub(1, std::memory_order_acq_rel);
   flow.stream.reset();
   flow.socket.reset();
 }

@@ -96,6 +96,10 @@ struct LoopTally {
   measure::TlsParameters tls;           // what the first TLS flow negotiated
 };
 
+// The traffic's window over a side's loops, microseconds: the first
+// request's send (a stream's first byte) to the last response (last byte).
+double traffic_window_us(const std::vector<LoopTally>& tallies);
+
 // A side's three memory readings as its result carries them.
 protocol::MemoryReadings memory_readings(const measure::MemoryReading& before,
                                          const measure::MemoryReading& idle,
@@ -144,7 +148,7 @@ class FlowLoop {
   void take_adopted();
   Flow& new_flow(std::uint32_t index, std::int64_t now);
   void start_connects(std::int64_t now);
-  bool connect(Flow& flow, std::int64_t now);
+  void connect(Flow& flow, std::int64_t now);
   void step(Flow& flow, std::int64_t now);
   void step_connect(Flow& flow, std::int64_t now);
   void step_handshake(Flow& flow, std::int64_t now);
@@ -166,6 +170,7 @@ class FlowLoop {
   void check_deadlines(std::int64_t now);
   void fail(Flow& flow, const std::string& why);
   void want(Flow& flow, std::uint32_t events);
+  void unwatch(Flow& flow);
   void close_flow(Flow& flow);
 
   FlowPlan plan_;

@@ -178,8 +178,8 @@ protocol::FlowsResult server_result(FlowsSink& sink, const FlowPlan& plan, std::
   protocol::FlowsResult mine;
   mine.role = Role::receiver;
   mine.elapsed_us = measure::ns_to_us(elapsed_ns);
-  std::int64_t first_byte = INT64_MAX, last_byte = 0;
-  for (const LoopTally& t : sink.tallies()) {
+  const std::vector<LoopTally> tallies = sink.tallies();
+  for (const LoopTally& t : tallies) {
     mine.transactions +=
         t.retired + std::accumulate(t.per_flow.begin(), t.per_flow.end(), std::uint64_t{0},
                                     [](std::uint64_t a, const auto& f) { return a + f.second; });
@@ -188,11 +188,8 @@ protocol::FlowsResult server_result(FlowsSink& sink, const FlowPlan& plan, std::
     if (mine.error.empty()) mine.error = t.first_failure;
     mine.establish_us =
         std::max(mine.establish_us, measure::ns_to_us(t.last_established_ns - t.first_start_ns));
-    first_byte = std::min(first_byte, t.first_request_ns);
-    last_byte = std::max(last_byte, t.last_response_ns);
   }
-  if (plan.work == spec::FlowWork::stream && !plan.sends)
-    mine.elapsed_us = last_byte > first_byte ? measure::ns_to_us(last_byte - first_byte) : 0;
+  if (plan.work == spec::FlowWork::stream && !plan.sends) mine.elapsed_us = traffic_window_us(tallies);
   mine.threads = sink.threads();
   return mine;
 }
