@@ -741,15 +741,18 @@ void Server::serve_control(Stream& control, const Peer& peer, SetUpSlot& set_up)
     refuse_undecoded(e.what());
   }
   Side side(*this, peer.source);
-  bool refused = false;
+  bool written = false;
+  // A refused test's line is written before the client hears the refusal, so
+  // that whoever reads the results file after the client has exited finds it.
   const auto refuse = [&](const std::string& reason) {
-    refused = true;
+    write_result(peer, request, side, "refused", reason);
+    written = true;
     session::refuse_test(control, reason);
   };
   try {
     serve_test(control, request, side, refuse, peer, set_up);
   } catch (const std::exception& e) {
-    write_result(peer, request, side, refused ? "refused" : "failed", e.what());
+    if (!written) write_result(peer, request, side, "failed", e.what());
     throw;
   }
 }

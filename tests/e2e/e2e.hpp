@@ -4,8 +4,11 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "protocol/messages.hpp"
@@ -71,6 +74,23 @@ inline void check_latency_order(const nlohmann::json& l) {
 inline std::string preamble_text(protocol::ConnectionKind kind) {
   const protocol::Preamble preamble = protocol::encode_preamble(kind);
   return {reinterpret_cast<const char*>(preamble.data()), preamble.size()};
+}
+
+// The whole lines of a server's --results file once it holds `count` of them,
+// or those it holds after 20 s. The server writes a test's line when the test
+// is over on its side, which can be after its client has exited.
+inline std::vector<nlohmann::json> await_results(const std::string& path, std::size_t count) {
+  std::vector<nlohmann::json> lines;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (true) {
+    lines.clear();
+    const std::string text = read_file(path);
+    std::istringstream in(text.substr(0, text.rfind('\n') + 1));
+    for (std::string line; std::getline(in, line);)
+      lines.push_back(nlohmann::json::parse(line));
+    if (lines.size() >= count || std::chrono::steady_clock::now() > give_up) return lines;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 inline bool is_one_line(const std::string& text) {

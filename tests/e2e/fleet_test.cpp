@@ -72,6 +72,7 @@ TEST_CASE("merge adds up the hosts' results, and the server's results file lists
     for (auto& c : clients)
       CHECK(c->stop(0) == 0);  // waits for each to finish
   }
+  REQUIRE(await_results(results, 4).size() == 4);  // a line per test, written as each ends
   const ProcessResult r =
       run_tlscmp({"merge", dir.file("alpha.json"), dir.file("beta.json"), "--results", results, "-J"});
   INFO(r.err);

@@ -471,6 +471,7 @@ TEST_CASE("merge --results gives the server's flows and its memory per connectio
                                         "--flows", "50", "--rr", "1/1", "-n", "500", "--repeat", "1", "-J"});
   REQUIRE(run.exit_code == 0);
   std::ofstream(dir.file("client.json")) << run.out;
+  REQUIRE(await_results(dir.file("server.jsonl"), 3).size() >= 3);  // tcp, tls and tls-release
   const ProcessResult merged =
       run_tlscmp({"merge", dir.file("client.json"), "--results", dir.file("server.jsonl"), "-J"});
   INFO(merged.out << merged.err);

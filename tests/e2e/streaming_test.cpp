@@ -75,7 +75,7 @@ TEST_CASE("server --results appends a line per test: when, who, the settings and
   CHECK(run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "-n", "4M", "--repeat", "1", "--mode",
                     "tcp", "-A", ",8000"})
             .exit_code == 1);
-  std::vector<json> lines = json_lines(read_file(results));
+  std::vector<json> lines = await_results(results, 3);
   REQUIRE(lines.size() == 3);
   CHECK(lines[0]["kind"] == "stream");
   CHECK(lines[0]["outcome"] == "ok");
