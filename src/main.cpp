@@ -19,6 +19,7 @@
 
 #include "app/client.hpp"
 #include "app/commands.hpp"
+#include "app/speed.hpp"
 #include "app/sweep.hpp"
 #include "cli/options.hpp"
 #include "error.hpp"
@@ -28,6 +29,7 @@
 #include "report/live.hpp"
 #include "report/merge.hpp"
 #include "report/report.hpp"
+#include "report/speed.hpp"
 #include "report/sweep.hpp"
 #include "results/result_file.hpp"
 #include "transport/descriptors.hpp"
@@ -255,6 +257,19 @@ int run_client_command(const tlscmp::cli::ClientCommand& client) {
   return 0;
 }
 
+// tlscmp speed: a progress line on a terminal while it measures, then the figures.
+int run_speed(const tlscmp::cli::SpeedCommand& command) {
+  using namespace tlscmp;
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  const measure::SpeedResults results =
+      app::run_speed(command.config, [terminal](const std::string& figure, int number, int figures) {
+        if (terminal) fmt::print(stderr, "\r\033[Kspeed: {} ({}/{})", figure, number, figures);
+      });
+  if (terminal) fmt::print(stderr, "\r\033[K");
+  print_stdout(command.json ? report::render_speed_json(results) : report::render_speed_text(results));
+  return 0;
+}
+
 int run(const tlscmp::cli::Command& command) {
   using namespace tlscmp;
   if (const auto* help = std::get_if<cli::HelpRequest>(&command)) {
@@ -271,6 +286,7 @@ int run(const tlscmp::cli::Command& command) {
   }
   if (const auto* sweep = std::get_if<cli::SweepCommand>(&command)) return run_sweep(*sweep);
   if (const auto* page = std::get_if<cli::ReportCommand>(&command)) return run_report(*page);
+  if (const auto* speed = std::get_if<cli::SpeedCommand>(&command)) return run_speed(*speed);
   if (const auto* merge = std::get_if<cli::MergeCommand>(&command)) {
     const results::MergeResult result = results::merge_results(merge->config);
     print_stdout(merge->json ? report::render_merge_json(result) : report::render_merge_text(result));

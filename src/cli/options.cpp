@@ -12,6 +12,7 @@
 #include "cli/client_flags.hpp"
 #include "cli/common_flags.hpp"
 #include "cli/server_flags.hpp"
+#include "cli/speed_flags.hpp"
 #include "cli/sweep_flags.hpp"
 #include "error.hpp"
 #include "tls/identity.hpp"
@@ -163,6 +164,7 @@ struct Flags {
   CompareFlags compare;
   MergeFlags merge;
   ReportFlags report;
+  SpeedFlags speed;
 };
 
 void define_command_line(CLI::App& app, Flags& flags) {
@@ -177,6 +179,7 @@ void define_command_line(CLI::App& app, Flags& flags) {
   add_compare_command(app, flags.compare);
   add_merge_command(app, flags.merge);
   add_report_command(app, flags.report);
+  add_speed_command(app, flags.speed);
 }
 
 constexpr const char* kProgramDescription =
@@ -266,6 +269,7 @@ Command parse_command_line(int argc, const char* const* argv) {
     compare.json = flags.compare.json;
     return compare;
   }
+  if (app.got_subcommand("speed")) return to_speed_command(flags.speed);
   if (app.got_subcommand("sweep")) return to_sweep_command(sweep_flags, shell_command_line(argc, argv));
   return HelpRequest{app.help(), 2};
 }

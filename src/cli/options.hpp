@@ -4,6 +4,7 @@
 #include <string>
 #include <variant>
 
+#include "app/speed.hpp"
 #include "results/compare.hpp"
 #include "results/merge.hpp"
 #include "results/sweep.hpp"
@@ -51,8 +52,14 @@ struct MergeCommand {
   bool json = false;
 };
 
+// tlscmp speed: what to measure, and how to print it.
+struct SpeedCommand {
+  app::SpeedConfig config;
+  bool json = false;
+};
+
 using Command = std::variant<HelpRequest, session::CertsConfig, session::ServerConfig, ClientCommand,
-                             SweepCommand, CompareCommand, MergeCommand, ReportCommand>;
+                             SweepCommand, CompareCommand, MergeCommand, ReportCommand, SpeedCommand>;
 
 // Options in, validated values out. Throws UsageError with a one-line reason.
 Command parse_command_line(int argc, const char* const* argv);

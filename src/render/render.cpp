@@ -1,7 +1,9 @@
 #include "render/render.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include "measure/stats.hpp"
 
@@ -29,6 +31,27 @@ ordered_json ratio_json(const std::optional<measure::PairedRatio>& r) {
 ordered_json latency_json(const measure::LatencySummary& l) {
   return {{"min", l.min},   {"p50", l.p50}, {"p90", l.p90},  {"p99", l.p99},
           {"p999", l.p999}, {"max", l.max}, {"mean", l.mean}};
+}
+
+std::string figure_text(double value) {
+  if (std::isnan(value)) return "-";
+  if (value == 0) return "0";
+  // Rounded to four significant digits, then as many decimals as keep them
+  // (999.96 rounds to 1,000: its magnitude is taken again).
+  const auto magnitude = [](double v) { return static_cast<int>(std::floor(std::log10(std::fabs(v)))); };
+  const double scale = std::pow(10.0, magnitude(value) - 3);
+  value = std::round(value / scale) * scale;
+  const int decimals = std::max(0, 3 - magnitude(value));
+  const std::string text = fmt::format("{:.{}f}", value, decimals);
+  // Commas between groups of three integer digits.
+  const std::size_t sign = text[0] == '-' ? 1 : 0;
+  const std::size_t point = std::min(text.find('.'), text.size());
+  std::string grouped = text.substr(0, sign);
+  for (std::size_t i = sign; i < point; ++i) {
+    if (i > sign && (point - i) % 3 == 0) grouped += ',';
+    grouped += text[i];
+  }
+  return grouped + text.substr(point);
 }
 
 std::string ratio_text(const std::optional<measure::PairedRatio>& r) {

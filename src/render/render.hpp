@@ -41,6 +41,10 @@ std::string ratio_text(const std::optional<measure::PairedRatio>& ratio);
 // "connections/s 0.58x (95% CI 0.55x - 0.60x)", or "" where there is none.
 std::string ratio_sentence(const char* what, const std::optional<measure::PairedRatio>& ratio);
 
+// A figure for people: at most four significant digits, thousands grouped
+// with commas ("2,221", "5.123", "0.04512", "123,500"); "-" for none (NaN).
+std::string figure_text(double value);
+
 // A CSV field as RFC 4180 wants it: quoted when it holds a comma, a quote or a line break.
 std::string csv_field(const std::string& text);
 

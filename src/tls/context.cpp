@@ -76,7 +76,7 @@ void trust_file(SSL_CTX* ctx, const std::string& file, const char* what) {
 int record_verify_failure(int ok, X509_STORE_CTX* store) {
   if (ok == 1) return ok;
   auto* ssl = static_cast<SSL*>(X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx()));
-  auto* stream = ssl != nullptr ? static_cast<TlsStream*>(SSL_get_app_data(ssl)) : nullptr;
+  auto* stream = ssl != nullptr ? static_cast<ConnectionEvents*>(SSL_get_app_data(ssl)) : nullptr;
   X509* cert = X509_STORE_CTX_get_current_cert(store);
   if (stream == nullptr || cert == nullptr) return ok;
   stream->note_verify_failure(
@@ -393,7 +393,8 @@ Context Context::for_client(const ClientOptions& config) {
   SSL_CTX_set_cert_cb(
       ctx.get(),
       [](SSL* ssl, void*) -> int {
-        if (auto* stream = static_cast<TlsStream*>(SSL_get_app_data(ssl))) stream->note_certificate_request();
+        if (auto* stream = static_cast<ConnectionEvents*>(SSL_get_app_data(ssl)))
+          stream->note_certificate_request();
         return 1;
       },
       nullptr);
@@ -401,7 +402,7 @@ Context Context::for_client(const ClientOptions& config) {
   // their stream, which hands them out for resumption; no cache of our own.
   SSL_CTX_set_session_cache_mode(ctx.get(), SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
   SSL_CTX_sess_set_new_cb(ctx.get(), [](SSL* ssl, SSL_SESSION* session) -> int {
-    auto* stream = static_cast<TlsStream*>(SSL_get_app_data(ssl));
+    auto* stream = static_cast<ConnectionEvents*>(SSL_get_app_data(ssl));
     if (stream == nullptr) return 0;
     stream->keep_session(Session::adopt(session));
     return 1;  // we keep the reference
@@ -426,22 +427,18 @@ Context Context::for_client(const ClientOptions& config) {
   return Context(std::move(ctx), std::move(offer), std::move(trust));
 }
 
-std::unique_ptr<TlsStream> Context::server_stream(UniqueFd fd) const {
+SSL* Context::new_server_ssl() const {
   SSL* ssl = SSL_new(ctx_.get());
   if (ssl == nullptr) throw_tls_error("cannot create a TLS connection");
-  SSL_set_fd(ssl, fd.get());
   SSL_set_accept_state(ssl);
-  return std::make_unique<TlsStream>(std::move(fd), ssl);
+  return ssl;
 }
 
-std::unique_ptr<TlsStream> Context::client_stream(UniqueFd fd, const std::string& host, const Session& resume,
-                                                  const std::string& server_name) const {
+SSL* Context::new_client_ssl(const std::string& host, const Session& resume,
+                             const std::string& server_name) const {
   SSL* ssl = SSL_new(ctx_.get());
   if (ssl == nullptr) throw_tls_error("cannot create a TLS connection");
-  auto stream = std::make_unique<TlsStream>(std::move(fd), ssl);
-  SSL_set_fd(ssl, stream->native_handle());
   SSL_set_connect_state(ssl);
-  stream->set_trust_description(trust_);
   if (is_ip_literal(host)) {
     X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host.c_str());
   } else {
@@ -449,7 +446,25 @@ std::unique_ptr<TlsStream> Context::client_stream(UniqueFd fd, const std::string
     if (server_name.empty()) compat::set_server_name(ssl, host.c_str());  // SNI
   }
   if (!server_name.empty()) compat::set_server_name(ssl, server_name.c_str());
-  if (resume && SSL_set_session(ssl, resume.get()) != 1) throw_tls_error("cannot offer the saved session");
+  if (resume && SSL_set_session(ssl, resume.get()) != 1) {
+    SSL_free(ssl);
+    throw_tls_error("cannot offer the saved session");
+  }
+  return ssl;
+}
+
+std::unique_ptr<TlsStream> Context::server_stream(UniqueFd fd) const {
+  SSL* ssl = new_server_ssl();
+  SSL_set_fd(ssl, fd.get());
+  return std::make_unique<TlsStream>(std::move(fd), ssl);
+}
+
+std::unique_ptr<TlsStream> Context::client_stream(UniqueFd fd, const std::string& host, const Session& resume,
+                                                  const std::string& server_name) const {
+  SSL* ssl = new_client_ssl(host, resume, server_name);
+  auto stream = std::make_unique<TlsStream>(std::move(fd), ssl);
+  SSL_set_fd(ssl, stream->native_handle());
+  stream->set_trust_description(trust_);
   return stream;
 }
 

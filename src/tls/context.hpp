@@ -12,6 +12,7 @@
 #include "transport/unique_fd.hpp"
 
 struct ssl_ctx_st;
+struct ssl_st;
 
 namespace tlscmp::tls {
 
@@ -82,6 +83,13 @@ class Context {
   const Offer& offer() const { return offer_; }
 
  private:
+  friend class MemoryPair;  // its two connections are made as the streams' are
+  // A new connection of this context: a server's, or a client's that checks
+  // `host` and offers `resume` (client_stream's arguments). Throws tlscmp::Error.
+  ssl_st* new_server_ssl() const;
+  ssl_st* new_client_ssl(const std::string& host, const Session& resume,
+                         const std::string& server_name) const;
+
   struct ServerState;
   Context(std::shared_ptr<ssl_ctx_st> ctx, Offer offer, std::string trust = {},
           std::shared_ptr<ServerState> server = nullptr)

@@ -6,6 +6,9 @@
 // helpers where they differ.
 
 #include <arpa/inet.h>
+#ifdef OPENSSL_IS_BORINGSSL
+#include <openssl/aead.h>
+#endif
 #include <openssl/crypto.h>
 #include <openssl/ec.h>
 #include <openssl/err.h>
@@ -500,5 +503,87 @@ inline std::string certificate_key_type(X509* cert) {
   const OwnedPkey key(X509_get_pubkey(cert));  // a new reference in both libraries
   return key_type_name(key.get());
 }
+
+// One direction's record protection, called as the library's record layer
+// calls its cipher: BoringSSL's EVP_AEAD_CTX (the TLS 1.3 or TLS 1.2
+// variant, which insist on rising sequence numbers when sealing), OpenSSL's
+// EVP_CIPHER_CTX (a new nonce, the additional data, the payload, the tag).
+// `aead` is "AES-128-GCM", "AES-256-GCM" or "ChaCha20-Poly1305".
+class RecordAead {
+ public:
+  static constexpr std::size_t kTagBytes = 16;
+  static constexpr std::size_t kNonceBytes = 12;
+
+  RecordAead(const std::string& aead, bool tls13, bool seal) : seal_(seal) {
+    const std::size_t key_bytes = aead == "AES-128-GCM" ? 16 : 32;
+    const std::vector<std::uint8_t> key(key_bytes, 0x5a);
+#ifdef OPENSSL_IS_BORINGSSL
+    const EVP_AEAD* method = aead == "ChaCha20-Poly1305" ? EVP_aead_chacha20_poly1305()
+                             : key_bytes == 16
+                                 ? (tls13 ? EVP_aead_aes_128_gcm_tls13() : EVP_aead_aes_128_gcm_tls12())
+                                 : (tls13 ? EVP_aead_aes_256_gcm_tls13() : EVP_aead_aes_256_gcm_tls12());
+    ok_ = EVP_AEAD_CTX_init_with_direction(&ctx_, method, key.data(), key.size(), kTagBytes,
+                                           seal ? evp_aead_seal : evp_aead_open) == 1;
+#else
+    (void)tls13;
+    const EVP_CIPHER* method = aead == "ChaCha20-Poly1305" ? EVP_chacha20_poly1305()
+                               : key_bytes == 16           ? EVP_aes_128_gcm()
+                                                           : EVP_aes_256_gcm();
+    ctx_ = EVP_CIPHER_CTX_new();
+    ok_ = ctx_ != nullptr && EVP_CipherInit_ex(ctx_, method, nullptr, key.data(), nullptr, seal ? 1 : 0) == 1;
+#endif
+  }
+  ~RecordAead() {
+#ifdef OPENSSL_IS_BORINGSSL
+    EVP_AEAD_CTX_cleanup(&ctx_);
+#else
+    EVP_CIPHER_CTX_free(ctx_);
+#endif
+  }
+  RecordAead(const RecordAead&) = delete;
+  RecordAead& operator=(const RecordAead&) = delete;
+  bool ok() const {
+    return ok_;
+  }
+
+  // Seals `length` bytes of `in` into `out` (length + kTagBytes), or opens
+  // `out`'s sealed record into `in`'s place when this direction opens; the
+  // nonce is the record's sequence number, the additional data `aad`.
+  bool apply(std::uint64_t sequence, const std::uint8_t* aad, std::size_t aad_bytes, std::uint8_t* in,
+             std::uint8_t* out, std::size_t length) {
+    std::uint8_t nonce[kNonceBytes] = {};
+    for (std::size_t i = 0; i < 8; ++i)
+      nonce[kNonceBytes - 1 - i] = static_cast<std::uint8_t>(sequence >> (8 * i));
+#ifdef OPENSSL_IS_BORINGSSL
+    std::size_t done = 0;
+    if (seal_) {
+      return EVP_AEAD_CTX_seal(&ctx_, out, &done, length + kTagBytes, nonce, kNonceBytes, in, length, aad,
+                               aad_bytes) == 1;
+    }
+    return EVP_AEAD_CTX_open(&ctx_, in, &done, length, nonce, kNonceBytes, out, length + kTagBytes, aad,
+                             aad_bytes) == 1;
+#else
+    int n = 0;
+    if (EVP_CipherInit_ex(ctx_, nullptr, nullptr, nullptr, nonce, seal_ ? 1 : 0) != 1) return false;
+    if (!seal_ && EVP_CIPHER_CTX_ctrl(ctx_, EVP_CTRL_AEAD_SET_TAG, kTagBytes, out + length) != 1)
+      return false;
+    if (EVP_CipherUpdate(ctx_, nullptr, &n, aad, static_cast<int>(aad_bytes)) != 1) return false;
+    std::uint8_t* to = seal_ ? out : in;
+    const std::uint8_t* from = seal_ ? in : out;
+    if (EVP_CipherUpdate(ctx_, to, &n, from, static_cast<int>(length)) != 1) return false;
+    if (EVP_CipherFinal_ex(ctx_, to + n, &n) != 1) return false;
+    return !seal_ || EVP_CIPHER_CTX_ctrl(ctx_, EVP_CTRL_AEAD_GET_TAG, kTagBytes, out + length) == 1;
+#endif
+  }
+
+ private:
+  bool seal_;
+  bool ok_ = false;
+#ifdef OPENSSL_IS_BORINGSSL
+  EVP_AEAD_CTX ctx_{};
+#else
+  EVP_CIPHER_CTX* ctx_ = nullptr;
+#endif
+};
 
 }  // namespace tlscmp::tls::compat

@@ -25,8 +25,8 @@ int clamp_len(std::size_t n) {
 void watch_handshake(int /*write_p*/, int /*version*/, int content_type, const void* buf, std::size_t len,
                      SSL* ssl, void* /*arg*/) {
   if (content_type != SSL3_RT_HANDSHAKE || len == 0) return;
-  auto* stream = static_cast<TlsStream*>(SSL_get_app_data(ssl));
-  stream->note_handshake_message(static_cast<const unsigned char*>(buf)[0], len);
+  auto* owner = static_cast<ConnectionEvents*>(SSL_get_app_data(ssl));
+  owner->note_handshake_message(static_cast<const unsigned char*>(buf)[0], len);
 }
 
 // What kind of failure an X509_V_ERR_* code is.
@@ -56,7 +56,7 @@ VerifyFailure classify_verify_result(long verify) {
 }  // namespace
 
 TlsStream::TlsStream(UniqueFd fd, ssl_st* ssl) : Stream(std::move(fd)), ssl_(ssl) {
-  SSL_set_app_data(ssl_, this);  // for callbacks that need the stream
+  SSL_set_app_data(ssl_, static_cast<ConnectionEvents*>(this));  // for the contexts' callbacks
 }
 
 TlsStream::~TlsStream() {

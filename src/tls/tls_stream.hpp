@@ -60,9 +60,27 @@ struct VerifyDetail {
 // mode (BoringSSL), so that release_buffers() changes nothing.
 bool releases_buffers_always();
 
+// What a connection's TLS callbacks report to the object that owns it (the
+// SSL's app data): a TlsStream, or a side of a MemoryPair. The contexts'
+// callbacks know this interface alone.
+class ConnectionEvents {
+ public:
+  // The client context's new-session callback: a resumable session arrived.
+  virtual void keep_session(Session session) = 0;
+  // The client context's certificate callback: the server asked for a client certificate.
+  virtual void note_certificate_request() = 0;
+  // The client context's verify callback: the first failure is kept.
+  virtual void note_verify_failure(VerifyDetail detail) = 0;
+  // count_hellos()'s message callback: a handshake message of `type` and `bytes` went by.
+  virtual void note_handshake_message(unsigned type, std::size_t bytes) = 0;
+
+ protected:
+  ~ConnectionEvents() = default;
+};
+
 // TLS over a TCP socket. OpenSSL reads and writes the socket directly (a
 // socket BIO): no memory BIO pair, no extra copy, as in the bare ceiling loop.
-class TlsStream final : public Stream {
+class TlsStream final : public Stream, public ConnectionEvents {
  public:
   // Takes ownership of `ssl`, already bound to `fd` and set to its role.
   TlsStream(UniqueFd fd, ssl_st* ssl);
@@ -73,8 +91,7 @@ class TlsStream final : public Stream {
   std::error_code handshake();
   SessionInfo session_info() const;
   VerifyFailure verify_failure() const;
-  // For the context's verify callback: the first failure is kept.
-  void note_verify_failure(VerifyDetail detail) {
+  void note_verify_failure(VerifyDetail detail) override {
     if (verify_detail_.error == 0) verify_detail_ = std::move(detail);
   }
   // Client side: what the server's chain must lead to, in words ("the CA in
@@ -85,18 +102,15 @@ class TlsStream final : public Stream {
   // Client side, after the handshake and a first read (which takes in TLS 1.3
   // session tickets): the session to resume next time, or an empty one.
   Session session() const;
-  // For the context's new-session callback: a resumable session arrived.
-  void keep_session(Session session) { latest_session_ = std::move(session); }
-  // For the context's certificate callback: the server asked for a client certificate.
-  void note_certificate_request() { certificate_requested_ = true; }
+  void keep_session(Session session) override { latest_session_ = std::move(session); }
+  void note_certificate_request() override { certificate_requested_ = true; }
   // Caps the plaintext of each record this side sends (512..16384 bytes).
   void set_max_record_size(std::size_t bytes);
   // Before handshake(): count the bytes of the hello messages, for
   // session_info(). A message callback, removed when the handshake is done,
   // so that the data path never pays for it.
   void count_hellos();
-  // For that callback: a handshake message of `type` and `bytes` went by.
-  void note_handshake_message(unsigned type, std::size_t bytes);
+  void note_handshake_message(unsigned type, std::size_t bytes) override;
 
   // Cheap facts for a connection per transaction (session_info() reads the
   // certificates too): whether the session was resumed, and how the server

@@ -32,7 +32,7 @@ std::set<std::string> flags_in_help(const std::string& command) {
   return flags;
 }
 
-const char* const kCommands[] = {"certs", "server", "client", "sweep", "compare", "merge"};
+const char* const kCommands[] = {"certs", "server", "client", "sweep", "compare", "merge", "speed"};
 
 // The completion's answer for the words typed so far (the last one partial).
 std::string complete(const std::vector<std::string>& words) {
@@ -110,7 +110,8 @@ TEST_CASE(
 }
 
 TEST_CASE("bash completion offers subcommands, each one's flags, and the values of flags with a few") {
-  CHECK(complete({"tlscmp", ""}) == "certs server client sweep compare merge report -h --help -V --version");
+  CHECK(complete({"tlscmp", ""}) ==
+        "certs server client sweep compare merge report speed -h --help -V --version");
   CHECK(complete({"tlscmp", "cl"}) == "client");
   CHECK(complete({"tlscmp", "client", "--mo"}) == "--mode");
   CHECK(complete({"tlscmp", "client", "--mode", "b"}) == "both both-udp");

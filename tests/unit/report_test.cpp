@@ -141,3 +141,17 @@ TEST_CASE("byte counts in binary units") {
   CHECK(render::format_bytes(1 << 30) == "1 GiB");
   CHECK(render::format_bytes(1572864) == "1.5 MiB");
 }
+
+TEST_CASE("figures for people: four significant digits at most, thousands grouped") {
+  using tlscmp::render::figure_text;
+  CHECK(figure_text(2221.32) == "2,221");
+  CHECK(figure_text(5.12345) == "5.123");
+  CHECK(figure_text(0.0451234) == "0.04512");
+  CHECK(figure_text(123456) == "123,500");
+  CHECK(figure_text(1234567) == "1,235,000");
+  CHECK(figure_text(999.96) == "1,000");
+  CHECK(figure_text(-2221.32) == "-2,221");
+  CHECK(figure_text(0) == "0");
+  CHECK(figure_text(12) == "12.00");
+  CHECK(figure_text(std::nan("")) == "-");
+}

@@ -1,0 +1,90 @@
+#pragma once
+
+// What `tlscmp speed` measures of this host's TLS library, in memory, and
+// what a bulk run calibrates with: plain values (tls/speed.hpp fills them).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tlscmp::measure {
+
+inline constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
+
+// Seconds per GiB at `bytes_per_s`; 0 where nothing was measured.
+inline double seconds_per_gib(double bytes_per_s) {
+  return bytes_per_s > 0 ? kBytesPerGib / bytes_per_s : 0;
+}
+
+// A suite's AEAD sealing and opening records of `record_bytes` of payload.
+struct AeadFigure {
+  std::string suite;    // "TLS_AES_128_GCM_SHA256"
+  std::string version;  // "1.3" or "1.2"
+  std::string aead;     // "AES-128-GCM"
+  std::uint32_t record_bytes = 0;
+  std::uint64_t records = 0;  // sealed, and as many opened
+  double seal_bytes_per_s = 0;
+  double open_bytes_per_s = 0;
+};
+
+// Bulk TLS in memory: a client writing chunks, a server reading them, each
+// side's time in its own calls.
+struct MemoryBulkFigure {
+  std::string suite;    // as negotiated
+  std::string version;  // "TLSv1.3"
+  std::uint32_t chunk_bytes = 0;
+  std::uint32_t record_bytes = 0;  // the writer's largest record's plaintext
+  std::uint32_t read_bytes = 0;    // the reader's read call
+  std::uint64_t bytes = 0;         // payload moved
+  std::uint64_t tls_bytes = 0;     // record bytes the writer wrote
+  std::uint64_t writes = 0;        // SSL_write calls
+  std::uint64_t reads = 0;         // SSL_read calls
+  double writer_s = 0;             // seconds in SSL_write
+  double reader_s = 0;             // seconds in SSL_read
+
+  double writer_bytes_per_s() const { return writer_s > 0 ? static_cast<double>(bytes) / writer_s : 0; }
+  double reader_bytes_per_s() const { return reader_s > 0 ? static_cast<double>(bytes) / reader_s : 0; }
+};
+
+// Handshakes in memory, one after another, with one key type and group.
+struct HandshakeFigure {
+  std::string key_type;  // the server certificate's, "ecdsa-p256"
+  std::string group;     // as negotiated, "X25519"
+  std::string suite;     // as negotiated
+  std::string version;   // "TLSv1.3"
+  bool resumed = false;  // every one of them resumed the session before
+  std::uint64_t handshakes = 0;
+  double wall_s = 0;               // the loop, connection set-up and teardown included
+  double client_s = 0;             // seconds in the client's handshake calls
+  double server_s = 0;             // seconds in the server's
+  std::uint64_t client_bytes = 0;  // TLS bytes the clients wrote, all handshakes
+  std::uint64_t server_bytes = 0;
+
+  double per_s() const { return wall_s > 0 ? static_cast<double>(handshakes) / wall_s : 0; }
+  double client_us() const { return handshakes > 0 ? client_s * 1e6 / static_cast<double>(handshakes) : 0; }
+  double server_us() const { return handshakes > 0 ? server_s * 1e6 / static_cast<double>(handshakes) : 0; }
+};
+
+// The heap an established, idle in-memory connection holds on each side
+// (none under a sanitizer, whose allocator glibc's counters do not see).
+struct SessionMemoryFigure {
+  std::string suite;      // as negotiated
+  bool released = false;  // idle buffers handed back (tls-release)
+  std::uint32_t sessions = 0;
+  std::optional<double> client_bytes;  // per connection
+  std::optional<double> server_bytes;
+};
+
+// Everything one `tlscmp speed` measured.
+struct SpeedResults {
+  std::string tls_library;  // "OpenSSL 3.0.19 27 Jan 2026"
+  double seconds_per_figure = 0;
+  std::vector<AeadFigure> aead;
+  std::vector<MemoryBulkFigure> bulk;
+  std::vector<HandshakeFigure> handshakes;
+  std::vector<SessionMemoryFigure> memory;
+  std::vector<std::string> notes;  // what could not be measured here, and why
+};
+
+}  // namespace tlscmp::measure

@@ -1,0 +1,210 @@
+#include "tls/speed.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "measure/memory.hpp"
+#include "tls/memory_pair.hpp"
+#include "tls/ossl_ptr.hpp"
+
+namespace tlscmp::tls {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Clock::time_point deadline_after(double seconds) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+double seconds_between(Clock::time_point start, Clock::time_point end) {
+  return std::chrono::duration<double>(end - start).count();
+}
+
+// The additional data of a record of `sealed` bytes: TLS 1.3's record
+// header, or TLS 1.2's sequence number, header and plaintext length.
+std::vector<std::uint8_t> record_aad(bool tls13, std::size_t sealed, std::size_t plain) {
+  const auto high = [](std::size_t n) { return static_cast<std::uint8_t>(n >> 8); };
+  const auto low = [](std::size_t n) { return static_cast<std::uint8_t>(n); };
+  if (tls13) return {0x17, 0x03, 0x03, high(sealed), low(sealed)};
+  return {0, 0, 0, 0, 0, 0, 0, 1, 0x17, 0x03, 0x03, high(plain), low(plain)};
+}
+
+// Records of `payload` sealed one after another, numbered from 0 (or one
+// record, number 0, opened again and again) until `seconds` pass: the
+// records done, and the seconds.
+std::pair<std::uint64_t, double> run_aead(compat::RecordAead& aead, bool tls13, bool seal,
+                                          std::size_t payload, double seconds,
+                                          std::vector<std::uint8_t>& plain,
+                                          std::vector<std::uint8_t>& sealed) {
+  const std::vector<std::uint8_t> aad = record_aad(tls13, payload + compat::RecordAead::kTagBytes, payload);
+  std::uint64_t records = 0;
+  const Clock::time_point start = Clock::now();
+  const Clock::time_point end = deadline_after(seconds);
+  Clock::time_point now = start;
+  // The clock is read every few records: at 1 KiB a record takes well under a microsecond.
+  const std::uint64_t batch = payload >= 16384 ? 4 : 32;
+  do {
+    for (std::uint64_t i = 0; i < batch; ++i, ++records) {
+      if (!aead.apply(seal ? records : 0, aad.data(), aad.size(), plain.data(), sealed.data(), payload))
+        throw_tls_error(fmt::format("cannot {} a record", seal ? "seal" : "open"));
+    }
+    now = Clock::now();
+  } while (now < end);
+  return {records, seconds_between(start, now)};
+}
+
+}  // namespace
+
+std::vector<SpeedSuite> speed_suites(KeyType key_type) {
+  const bool rsa =
+      key_type == KeyType::rsa_2048 || key_type == KeyType::rsa_3072 || key_type == KeyType::rsa_4096;
+  const std::string kx = rsa ? "ECDHE-RSA-" : "ECDHE-ECDSA-";
+  return {
+      {"TLS_AES_128_GCM_SHA256", "1.3", "AES-128-GCM"},
+      {"TLS_AES_256_GCM_SHA384", "1.3", "AES-256-GCM"},
+      {"TLS_CHACHA20_POLY1305_SHA256", "1.3", "ChaCha20-Poly1305"},
+      {kx + "AES128-GCM-SHA256", "1.2", "AES-128-GCM"},
+      {kx + "AES256-GCM-SHA384", "1.2", "AES-256-GCM"},
+      {kx + "CHACHA20-POLY1305", "1.2", "ChaCha20-Poly1305"},
+  };
+}
+
+std::optional<SpeedSuite> find_speed_suite(const std::string& name) {
+  for (KeyType type : {KeyType::ecdsa_p256, KeyType::rsa_2048}) {
+    for (SpeedSuite& suite : speed_suites(type)) {
+      if (suite.name == name) return suite;
+    }
+  }
+  return std::nullopt;
+}
+
+measure::AeadFigure measure_aead(const SpeedSuite& suite, std::size_t payload_bytes, double seconds) {
+  const bool tls13 = suite.version == "1.3";
+  compat::RecordAead sealer(suite.aead, tls13, /*seal=*/true);
+  compat::RecordAead opener(suite.aead, tls13, /*seal=*/false);
+  if (!sealer.ok() || !opener.ok()) throw_tls_error(fmt::format("this TLS library has no {}", suite.aead));
+  std::vector<std::uint8_t> plain(payload_bytes, 0x42);
+  std::vector<std::uint8_t> sealed(payload_bytes + compat::RecordAead::kTagBytes);
+  measure::AeadFigure figure{suite.name, suite.version, suite.aead,
+                             static_cast<std::uint32_t>(payload_bytes)};
+  const auto [sealed_records, seal_s] = run_aead(sealer, tls13, true, payload_bytes, seconds, plain, sealed);
+  // The record to open: sealed with sequence 0, as the opening loop expects.
+  const std::vector<std::uint8_t> aad =
+      record_aad(tls13, payload_bytes + compat::RecordAead::kTagBytes, payload_bytes);
+  compat::RecordAead first(suite.aead, tls13, /*seal=*/true);
+  if (!first.apply(0, aad.data(), aad.size(), plain.data(), sealed.data(), payload_bytes))
+    throw_tls_error("cannot seal a record");
+  const auto [opened_records, open_s] = run_aead(opener, tls13, false, payload_bytes, seconds, plain, sealed);
+  figure.records = sealed_records;
+  figure.seal_bytes_per_s = static_cast<double>(sealed_records * payload_bytes) / seal_s;
+  figure.open_bytes_per_s = static_cast<double>(opened_records * payload_bytes) / open_s;
+  return figure;
+}
+
+measure::MemoryBulkFigure measure_memory_bulk(const Context& client, const Context& server,
+                                              const MemoryBulkShape& shape, double seconds) {
+  MemoryPair pair(client, server, MemoryPair::buffer_for(shape.chunk_bytes, shape.record_bytes));
+  SideSeconds handshake;
+  pair.handshake(handshake);
+  if (shape.record_bytes != 0) pair.set_max_record_size(shape.record_bytes);
+  const std::vector<std::byte> data(shape.chunk_bytes, std::byte{0x42});
+  std::vector<std::byte> sink(shape.read_bytes != 0 ? shape.read_bytes : shape.chunk_bytes);
+  // A few chunks first, outside the figure: the buffers allocated, the caches warm.
+  SideSeconds spent;
+  std::uint64_t reads = 0;
+  for (int i = 0; i < 4; ++i)
+    pair.transfer(data, sink, spent, reads);
+  const SessionInfo info = pair.client_info();
+  measure::MemoryBulkFigure figure{info.cipher, info.version, static_cast<std::uint32_t>(shape.chunk_bytes),
+                                   static_cast<std::uint32_t>(shape.record_bytes),
+                                   static_cast<std::uint32_t>(sink.size())};
+  spent = {};
+  reads = 0;
+  const std::uint64_t tls_before = pair.client_bytes_written();
+  const Clock::time_point end = deadline_after(seconds);
+  do {
+    pair.transfer(data, sink, spent, reads);
+    ++figure.writes;
+  } while (Clock::now() < end);
+  figure.bytes = figure.writes * shape.chunk_bytes;
+  figure.tls_bytes = pair.client_bytes_written() - tls_before;
+  figure.reads = reads;
+  figure.writer_s = spent.client;
+  figure.reader_s = spent.server;
+  return figure;
+}
+
+measure::HandshakeFigure measure_handshakes(const Context& client, const Context& server, KeyType key_type,
+                                            bool resumed, double seconds) {
+  constexpr std::size_t kBuffer = 64 * 1024;
+  measure::HandshakeFigure figure;
+  figure.key_type = to_string(key_type);
+  figure.resumed = resumed;
+  Session session;
+  if (resumed) {  // a full handshake first, outside the figure, for the session to resume
+    MemoryPair first(client, server, kBuffer);
+    SideSeconds spent;
+    first.handshake(spent);
+    session = first.session();
+    if (!session) throw Error("the in-memory server gave no session to resume");
+  }
+  SideSeconds spent;
+  const Clock::time_point start = Clock::now();
+  const Clock::time_point end = deadline_after(seconds);
+  Clock::time_point now = start;
+  do {
+    MemoryPair pair(client, server, kBuffer, session);
+    pair.handshake(spent);
+    const SessionInfo info = pair.client_info();
+    if (resumed && !info.resumed)
+      throw Error("an in-memory handshake that offered a session did not resume it");
+    if (resumed) session = pair.session();
+    figure.client_bytes += pair.client_bytes_written();
+    figure.server_bytes += pair.server_bytes_written();
+    if (figure.handshakes++ == 0) {
+      figure.group = info.group;
+      figure.suite = info.cipher;
+      figure.version = info.version;
+    }
+    now = Clock::now();
+  } while (now < end);
+  figure.wall_s = seconds_between(start, now);
+  figure.client_s = spent.client;
+  figure.server_s = spent.server;
+  return figure;
+}
+
+measure::SessionMemoryFigure measure_session_memory(const Context& client, const Context& server,
+                                                    bool release, std::uint32_t sessions) {
+  measure::SessionMemoryFigure figure;
+  figure.released = release;
+  figure.sessions = sessions;
+  std::vector<std::unique_ptr<MemoryPair>> pairs;
+  pairs.reserve(sessions);
+  SideSeconds spent;
+  for (std::uint32_t i = 0; i < sessions; ++i) {
+    pairs.push_back(std::make_unique<MemoryPair>(client, server, 64 * 1024));
+    pairs.back()->use_library_buffers(release);
+    pairs.back()->handshake(spent);
+  }
+  figure.suite = pairs.empty() ? std::string() : pairs.front()->client_info().cipher;
+  // What freeing each side's connections hands back (their memory halves stay).
+  const measure::MemoryReading established = measure::read_memory();
+  for (auto& pair : pairs)
+    pair->free_client();
+  const measure::MemoryReading no_clients = measure::read_memory();
+  for (auto& pair : pairs)
+    pair->free_server();
+  const measure::MemoryReading none = measure::read_memory();
+  const auto per_session = [&](const measure::MemoryReading& with, const measure::MemoryReading& without) {
+    return measure::per_connection(without, with, sessions).heap_bytes;
+  };
+  figure.client_bytes = per_session(established, no_clients);
+  figure.server_bytes = per_session(no_clients, none);
+  return figure;
+}
+
+}  // namespace tlscmp::tls

@@ -1,0 +1,61 @@
+#pragma once
+
+// This host's TLS library measured in memory, with the settings a run would
+// use: the AEAD of each suite, bulk TLS over a memory pair, handshakes, and
+// the memory an idle connection holds. `tlscmp speed` shows them; a bulk run
+// splits TLS's extra CPU with them.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "measure/speed.hpp"
+#include "tls/context.hpp"
+
+namespace tlscmp::tls {
+
+// A suite tlscmp offers, and the AEAD its records are sealed with.
+struct SpeedSuite {
+  std::string name;     // "TLS_AES_128_GCM_SHA256", "ECDHE-ECDSA-AES128-GCM-SHA256"
+  std::string version;  // "1.3" or "1.2"
+  std::string aead;     // "AES-128-GCM", "AES-256-GCM", "ChaCha20-Poly1305"
+};
+
+// The TLS 1.3 suites, then the TLS 1.2 AES-GCM and ChaCha20-Poly1305 ones
+// for certificates of `key_type` (ECDHE-ECDSA-..., or ECDHE-RSA-...).
+std::vector<SpeedSuite> speed_suites(KeyType key_type = KeyType::ecdsa_p256);
+// A suite by its name, either key type's; none where it is not one of them.
+std::optional<SpeedSuite> find_speed_suite(const std::string& name);
+
+// Seals records of `payload_bytes` for about `seconds`, then opens one as
+// often for as long, as the record layer does (its nonces and additional
+// data). Throws tlscmp::Error where the library has not the AEAD.
+measure::AeadFigure measure_aead(const SpeedSuite& suite, std::size_t payload_bytes, double seconds);
+
+// What a memory bulk measurement moves: `chunk_bytes` per write, records of
+// `record_bytes` (0: the library's 16 KiB), reads of `read_bytes` (0: the chunk).
+struct MemoryBulkShape {
+  std::size_t chunk_bytes = 64 * 1024;
+  std::size_t record_bytes = 0;
+  std::size_t read_bytes = 0;
+};
+
+// A client of `client` writing to a server of `server` through memory for
+// about `seconds`, after one handshake. Throws tlscmp::Error.
+measure::MemoryBulkFigure measure_memory_bulk(const Context& client, const Context& server,
+                                              const MemoryBulkShape& shape, double seconds);
+
+// Full (or, with `resumed`, resumed) handshakes one after another for about
+// `seconds`; `key_type` is the server certificate's, for the figure.
+// Throws tlscmp::Error, and where a handshake that was to resume did not.
+measure::HandshakeFigure measure_handshakes(const Context& client, const Context& server, KeyType key_type,
+                                            bool resumed, double seconds);
+
+// The heap that `sessions` established, idle connections hold on each side,
+// with the library's own buffers (as a server of many connections runs),
+// and with `release`, idle buffers handed back.
+measure::SessionMemoryFigure measure_session_memory(const Context& client, const Context& server,
+                                                    bool release, std::uint32_t sessions);
+
+}  // namespace tlscmp::tls

@@ -1,0 +1,136 @@
+// tlscmp speed: this host's TLS library in memory, every figure there and
+// positive, and its mistakes each one line.
+
+#include <string>
+#include <vector>
+
+#include "e2e.hpp"
+
+using namespace tlscmp::test;
+using nlohmann::json;
+
+namespace {
+
+const std::vector<std::string> kSuites13 = {"TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
+                                            "TLS_CHACHA20_POLY1305_SHA256"};
+const std::vector<std::string> kSuites12 = {"ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES256-GCM-SHA384",
+                                            "ECDHE-ECDSA-CHACHA20-POLY1305"};
+
+json speed_json(std::vector<std::string> args) {
+  args.insert(args.begin(), {"speed", "-J"});
+  const ProcessResult r = run_tlscmp(args, std::chrono::seconds(120));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.out);
+}
+
+bool has_row(const json& rows, const std::string& key, const std::string& value) {
+  for (const json& row : rows) {
+    if (row[key] == value) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("tlscmp speed -J: every suite and size sealed and opened, bulk per suite, handshakes, memory") {
+  const json j = speed_json({"--time", "0.02", "--key-types", "ecdsa-p256,rsa-2048", "--groups",
+                             "X25519,P-256", "--sessions", "20"});
+  CHECK(j["tls_library"].get<std::string>().size() > 3);
+  // AEAD: six suites at three sizes, each rate positive, and a record takes longer than nothing.
+  REQUIRE(j["aead"].size() == 18);
+  for (const json& row : j["aead"]) {
+    CAPTURE(row.dump());
+    CHECK(row["seal_mbytes_per_s"].get<double>() > 0);
+    CHECK(row["open_mbytes_per_s"].get<double>() > 0);
+    CHECK(row["records"].get<double>() > 0);
+    CHECK(row["seal_s_per_gib"].get<double>() > 0);
+  }
+  for (const auto& suite : kSuites13)
+    CHECK(has_row(j["aead"], "suite", suite));
+  // Bulk: every TLS 1.2 suite; OpenSSL every TLS 1.3 one too, BoringSSL the
+  // one it chooses, and a note for the others.
+  for (const auto& suite : kSuites12)
+    CHECK(has_row(j["bulk"], "suite", suite));
+  if (boringssl_build()) {
+    CHECK(j["bulk"].size() == 4);
+    CHECK(j["notes"].size() == 2);
+  } else {
+    for (const auto& suite : kSuites13)
+      CHECK(has_row(j["bulk"], "suite", suite));
+    CHECK(j["notes"].empty());
+  }
+  for (const json& row : j["bulk"]) {
+    CAPTURE(row.dump());
+    CHECK(row["bytes"].get<double>() >= 64 * 1024);
+    CHECK(row["tls_bytes"].get<double>() > row["bytes"].get<double>());  // headers and tags
+    CHECK(row["writer_mbytes_per_s"].get<double>() > 0);
+    CHECK(row["reader_mbytes_per_s"].get<double>() > 0);
+    CHECK(row["reads"].get<double>() >= row["writes"].get<double>());
+  }
+  // Handshakes: full and resumed per key type, and per group beyond the
+  // default (X25519 is the key types' rows already): six rows.
+  REQUIRE(j["handshakes"].size() == 6);
+  for (const json& row : j["handshakes"]) {
+    CAPTURE(row.dump());
+    CHECK(row["handshakes_per_s"].get<double>() > 0);
+    CHECK(row["client_us_per_handshake"].get<double>() > 0);
+    CHECK(row["server_us_per_handshake"].get<double>() > 0);
+    CHECK(row["client_bytes_per_handshake"].get<double>() > 100);  // a ClientHello at least
+    CHECK(row["server_bytes_per_handshake"].get<double>() > 100);
+  }
+  CHECK(j["handshakes"][4]["group"] == "P-256");
+  CHECK(j["handshakes"][5]["resumed"] == true);
+  // A full handshake sends the certificate; a resumed one does not.
+  CHECK(j["handshakes"][0]["server_bytes_per_handshake"].get<double>() >
+        j["handshakes"][1]["server_bytes_per_handshake"].get<double>() + 200);
+  // Memory: tls and tls-release; the heap is none under a sanitizer.
+  REQUIRE(j["memory"].size() == 2);
+  CHECK(j["memory"][1]["variant"] == "tls-release");
+  if (!j["memory"][0]["server_bytes_per_session"].is_null()) {
+    CHECK(j["memory"][0]["server_bytes_per_session"].get<double>() > 1000);
+    CHECK(j["memory"][0]["client_bytes_per_session"].get<double>() > 1000);
+    // OpenSSL hands its idle buffers back only in release mode; BoringSSL always.
+    if (!boringssl_build()) {
+      CHECK(j["memory"][1]["server_bytes_per_session"].get<double>() <
+            j["memory"][0]["server_bytes_per_session"].get<double>());
+    }
+  }
+}
+
+TEST_CASE(
+    "tlscmp speed: the parts asked for alone, a table per part, and a record size that sets the records") {
+  const ProcessResult text = run_tlscmp({"speed", "--time", "0.02", "--parts", "aead", "--suites",
+                                         "TLS_AES_128_GCM_SHA256", "--sizes", "1K,16K"});
+  INFO(text.err);
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("AEAD") != std::string::npos);
+  CHECK(text.out.find("TLS_AES_128_GCM_SHA256") != std::string::npos);
+  CHECK(text.out.find("16 KiB") != std::string::npos);
+  CHECK(text.out.find("Handshakes") == std::string::npos);
+
+  // 1 KiB records: a 64 KiB chunk is 64 of them, each with its header and tag.
+  const json j = speed_json({"--time", "0.02", "--parts", "bulk", "--suites", "ECDHE-ECDSA-AES128-GCM-SHA256",
+                             "--record-size", "1K"});
+  REQUIRE(j["bulk"].size() == 1);
+  const json& row = j["bulk"][0];
+  CHECK(row["record_bytes"] == 1024);
+  const double records = row["bytes"].get<double>() / 1024;
+  CHECK(row["tls_bytes"].get<double>() == doctest::Approx(row["bytes"].get<double>() + records * 29));
+  CHECK(j["aead"].empty());
+  CHECK(j["handshakes"].empty());
+}
+
+TEST_CASE("tlscmp speed: mistakes are one line and exit 2") {
+  expect_mistakes("speed", {
+                               {{"--suites", "TLS_NOPE"}, 2, "not a suite tlscmp offers"},
+                               {{"--sizes", "20K"}, 2, "--sizes"},
+                               {{"--sizes", "0"}, 2, "--sizes"},
+                               {{"--key-types", "dsa-1024"}, 2, "not a key type"},
+                               {{"--groups", "NOPE"}, 2, "not a group this TLS library"},
+                               {{"--parts", "ciphers"}, 2, "give some of aead, bulk, handshakes, memory"},
+                               {{"--time", "0"}, 2, "--time"},
+                               {{"--record-size", "100"}, 2, "--record-size"},
+                               {{"-l", "0"}, 2, "-l"},
+                           });
+}
