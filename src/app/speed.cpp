@@ -53,13 +53,6 @@ std::vector<tls::SpeedSuite> chosen_suites(const SpeedConfig& config) {
   return suites;
 }
 
-tls::Policy suite_policy(const tls::SpeedSuite& suite) {
-  tls::Policy policy;
-  policy.version = suite.version;
-  policy.cipher = suite.name;
-  return policy;
-}
-
 // Counts the figures as they start, for the progress line.
 struct Steps {
   const SpeedProgress& progress;
@@ -82,37 +75,24 @@ void run_aead_figures(const SpeedConfig& config, Steps& steps, measure::SpeedRes
 // Bulk in memory with `suite`. A library that lets no client choose its
 // TLS 1.3 suite (BoringSSL) is measured with what it chooses, where that is
 // the suite; otherwise a note says what it chose.
-void run_bulk_figure(const SpeedConfig& config, Contexts& contexts, const tls::SpeedSuite& suite,
-                     measure::SpeedResults& out) {
-  const tls::KeyType key_type =
-      suite.name.find("-RSA-") != std::string::npos ? tls::KeyType::rsa_2048 : tls::KeyType::ecdsa_p256;
-  const tls::MemoryBulkShape shape{config.chunk_bytes, config.record_bytes, 0};
-  tls::Policy policy = suite_policy(suite);
-  std::string refused;
-  try {
-    contexts.make(key_type, policy);
-  } catch (const Error& e) {
-    if (suite.version != "1.3") throw;
-    refused = e.what();
-    policy.cipher.clear();
-  }
-  const ContextPair pair = contexts.make(key_type, policy);
-  measure::MemoryBulkFigure figure =
-      tls::measure_memory_bulk(pair.client, pair.server, shape, config.seconds);
+void run_bulk_figure(const SpeedConfig& config, const tls::SpeedSuite& suite, measure::SpeedResults& out) {
+  const tls::SuiteContexts contexts = tls::contexts_for_suite(suite);
+  measure::MemoryBulkFigure figure = tls::measure_memory_bulk(
+      contexts.client, contexts.server, {config.chunk_bytes, config.record_bytes, 0}, config.seconds);
   if (figure.suite == suite.name) {
     out.bulk.push_back(std::move(figure));
   } else {
     out.notes.push_back(fmt::format("bulk in memory: {} left out: {}; it chose {}", suite.name,
-                                    refused.empty() ? "asked for, not negotiated" : refused, figure.suite));
+                                    contexts.refused.empty() ? "asked for, not negotiated" : contexts.refused,
+                                    figure.suite));
   }
 }
 
-void run_bulk_figures(const SpeedConfig& config, Contexts& contexts, Steps& steps,
-                      measure::SpeedResults& out) {
+void run_bulk_figures(const SpeedConfig& config, Steps& steps, measure::SpeedResults& out) {
   for (const tls::SpeedSuite& suite : chosen_suites(config)) {
     steps.next(fmt::format("bulk in memory {}", suite.name));
     try {
-      run_bulk_figure(config, contexts, suite, out);
+      run_bulk_figure(config, suite, out);
     } catch (const Error& e) {
       out.notes.push_back(fmt::format("bulk in memory: {}: {}", suite.name, e.what()));
     }
@@ -189,7 +169,7 @@ measure::SpeedResults run_speed(const SpeedConfig& config, const SpeedProgress& 
                 (config.memory ? 2 : 0);
   Contexts contexts;
   if (config.aead) run_aead_figures(config, steps, out);
-  if (config.bulk) run_bulk_figures(config, contexts, steps, out);
+  if (config.bulk) run_bulk_figures(config, steps, out);
   if (config.handshakes) run_handshake_figures(config, contexts, steps, out);
   if (config.memory) run_memory_figures(config, contexts, steps, out);
   return out;

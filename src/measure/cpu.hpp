@@ -1,5 +1,8 @@
 #pragma once
 
+#include <cstdint>
+#include <optional>
+
 namespace tlscmp::measure {
 
 // CPU time of the calling thread: tlscmp runs each transfer on one thread, so
@@ -10,6 +13,17 @@ struct CpuTimes {
 };
 
 CpuTimes thread_cpu_times();
+
+// The calling thread's read and write system calls so far (syscr and syscw
+// of /proc/thread-self/io, less the reading's own): none where the kernel
+// does not count them.
+struct IoCalls {
+  std::uint64_t reads = 0;
+  std::uint64_t writes = 0;
+};
+std::optional<IoCalls> thread_io_calls();
+// The calls from `start` to now (none where either reading is none).
+std::optional<IoCalls> io_calls_since(const std::optional<IoCalls>& start);
 // The calling thread's CPU seconds so far, user and system together, exact
 // to the nanosecond (CLOCK_THREAD_CPUTIME_ID). getrusage's figures lag by up
 // to a scheduler tick: fine over a transfer, useless over one short connection.

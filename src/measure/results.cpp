@@ -1,5 +1,7 @@
 #include "measure/results.hpp"
 
+#include "measure/cost_split.hpp"
+
 #include <algorithm>
 #include <map>
 
@@ -157,6 +159,17 @@ void compute_crr_statistics(const Comparison& comparison, CrrResults& results) {
 
 namespace {
 
+// A TLS variant's runs against TCP's, one way: each side's extra CPU split.
+void add_cost_splits(const TestParameters& parameters, const std::vector<const StreamRun*>& runs,
+                     const std::map<int, const StreamRun*>& base, StreamStats& stats) {
+  if (runs.empty() || runs.front()->mode != Mode::tls || base.empty() ||
+      base.begin()->second->mode != Mode::tcp || parameters.test.stream.bidir)
+    return;
+  const bool client_sends = parameters.test.stream.direction == Direction::client_to_server;
+  stats.client_split = split_cost(runs, base, /*client_side=*/true, client_sends);
+  stats.server_split = split_cost(runs, base, /*client_side=*/false, client_sends);
+}
+
 // The stream runs' statistics, a StreamStats per variant, and the headline.
 // Time per byte, so that duration runs (whose byte counts differ) compare
 // too; with equal byte counts it is the transfer time ratio.
@@ -191,7 +204,10 @@ void compute_stream_statistics(const Comparison& comparison, StreamResults& resu
         summarize_field(runs, [](const StreamRun& r) { return r.server.core_share(); }),
         variant,
         paired(ratios),
+        std::nullopt,
+        std::nullopt,
     });
+    add_cost_splits(comparison.parameters, runs, base, results.stats.back());
   }
   results.headline = headline_variant(
       comparison.parameters,

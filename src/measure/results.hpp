@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "measure/intervals.hpp"
+#include "measure/speed.hpp"
 #include "measure/stats.hpp"
 #include "measure/stopping.hpp"
 #include "mode.hpp"
@@ -34,6 +35,12 @@ struct SideCost {
   bool ktls_receive = false;    // TLS: the kernel decrypted what this side received
   std::uint64_t tls_bytes = 0;  // TLS: record bytes written (sender) or read (receiver) in the transfer
   RunFacts facts;               // TCP_INFO, the host's CPU split, where the data threads ran
+  // Read and write system calls of the data threads in the window
+  // (/proc/thread-self/io); none where the kernel does not count them.
+  std::optional<std::uint64_t> read_calls, write_calls;
+  // TLS: this side's host calibrated for the run's suite, chunk and record
+  // (measure/speed.hpp); none for TCP, kTLS, or where it could not.
+  std::optional<TlsCalibration> calibration;
 
   double cpu_s() const { return cpu_user_s + cpu_system_s; }
   // CPU seconds per GiB (2^30 bytes) moved.
@@ -325,6 +332,10 @@ struct StreamStats {
   // Variants of another mode than the baseline: time per byte over the same
   // round's baseline run (> 1: slower), with the 95% interval of its median.
   std::optional<PairedRatio> over_baseline;
+  // TLS variants against a TCP baseline, one way: where each side's extra
+  // CPU goes (measure/cost_split.hpp).
+  std::optional<CostSplit> client_split;
+  std::optional<CostSplit> server_split;
 };
 
 // Where the two ends ran. The server's half arrives in its test_accept message.

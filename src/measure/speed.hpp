@@ -76,6 +76,46 @@ struct SessionMemoryFigure {
   std::optional<double> server_bytes;
 };
 
+// What one side of a bulk TLS run calibrates with, on its own host, for the
+// run's suite, chunk and record size: the AEAD at the record size, and TLS
+// in memory (tls/speed.hpp), so that its extra CPU over TCP can be split.
+struct TlsCalibration {
+  std::string suite;  // as negotiated
+  std::string aead;   // "AES-128-GCM"
+  std::uint32_t chunk_bytes = 0;
+  std::uint32_t record_bytes = 0;  // the sender's records' plaintext
+  std::uint32_t read_bytes = 0;    // the receiver's read call
+  double seal_bytes_per_s = 0;     // the AEAD sealing records of record_bytes
+  double open_bytes_per_s = 0;
+  double writer_s_per_gib = 0;  // TLS in memory: seconds in SSL_write per GiB
+  double reader_s_per_gib = 0;  // and in SSL_read
+};
+
+// Where one side's extra CPU for TLS over TCP goes in a bulk run, in
+// seconds per GiB moved: what the suite's AEAD costs at the run's record
+// size (crypto), what TLS in memory costs beyond it (the record layer), and
+// the rest (the socket path: more system calls and copies). The parts add
+// up to the extra by construction; the rest may come out negative from
+// noise, and is shown so.
+struct CostSplit {
+  bool sender = true;  // this side sent the payload (else received it)
+  std::string suite;
+  std::string aead;
+  double aead_bytes_per_s = 0;  // this host's AEAD, sealing (sender) or opening, at the run's record
+  double tcp_s_per_gib = 0;     // this side, the baseline's median
+  double tls_s_per_gib = 0;     // this side, the variant's median
+  double extra_s_per_gib = 0;   // the median over rounds of the variant's less the same round's TCP
+  double crypto_s_per_gib = 0;
+  double record_layer_s_per_gib = 0;
+  double socket_s_per_gib = 0;    // extra less crypto less record layer
+  double rate_share_of_aead = 0;  // the run's MB/s (median) over the AEAD's
+  std::uint32_t chunk_bytes = 0;
+  std::uint32_t record_bytes = 0;
+  double records_per_chunk = 0;
+  std::optional<double> tls_calls_per_chunk;  // this side's write (sender) or read system calls
+  std::optional<double> tcp_calls_per_chunk;
+};
+
 // Everything one `tlscmp speed` measured.
 struct SpeedResults {
   std::string tls_library;  // "OpenSSL 3.0.19 27 Jan 2026"

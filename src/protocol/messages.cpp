@@ -286,6 +286,23 @@ json to_json(const Refusal& m) {
   return {{"type", "refusal"}, {"reason", m.reason}};
 }
 
+json optional_json(const std::optional<std::uint64_t>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+json calibration_json(const std::optional<measure::TlsCalibration>& c) {
+  if (!c) return nullptr;
+  return {{"suite", c->suite},
+          {"aead", c->aead},
+          {"chunk_bytes", c->chunk_bytes},
+          {"record_bytes", c->record_bytes},
+          {"read_bytes", c->read_bytes},
+          {"seal_bytes_per_s", c->seal_bytes_per_s},
+          {"open_bytes_per_s", c->open_bytes_per_s},
+          {"writer_s_per_gib", c->writer_s_per_gib},
+          {"reader_s_per_gib", c->reader_s_per_gib}};
+}
+
 json to_json(const SideResult& m) {
   json intervals = json::array();
   for (std::size_t i = 0; i < m.interval_end_us.size() && i < m.interval_bytes.size(); ++i) {
@@ -304,6 +321,9 @@ json to_json(const SideResult& m) {
           {"ktls_send", m.ktls_send},
           {"ktls_receive", m.ktls_receive},
           {"tls_bytes", m.tls_bytes},
+          {"read_calls", optional_json(m.read_calls)},
+          {"write_calls", optional_json(m.write_calls)},
+          {"calibration", calibration_json(m.calibration)},
           {"messages", m.messages},
           {"payload_bytes", m.payload_bytes},
           {"stream", m.stream},
@@ -352,6 +372,35 @@ void get_intervals(const json& object, SideResult& m) {
     m.interval_bytes.push_back(c[0]);
   });
   if (sum > m.bytes) bad("interval bytes add up to more than 'bytes'");
+}
+
+// A count that may be none: absent or null.
+std::optional<std::uint64_t> get_optional_uint(const json& j, const char* name, std::uint64_t max) {
+  if (!j.contains(name) || j[name].is_null()) return std::nullopt;
+  return get_uint(j, name, 0, max);
+}
+
+// A side's calibration (absent from older peers, null for TCP): none. The
+// rates of a host's cipher and TLS in memory, each finite and at most a
+// terabyte a second.
+std::optional<measure::TlsCalibration> get_calibration(const json& object) {
+  if (!object.contains("calibration") || object.at("calibration").is_null()) return std::nullopt;
+  const json& c = field(object, "calibration");
+  if (!c.is_object()) bad("'calibration' is not an object");
+  constexpr double kMaxRate = 1e12;
+  constexpr double kMaxSecondsPerGib = 1e6;
+  measure::TlsCalibration out;
+  out.suite = get_string(c, "suite");
+  out.aead = get_string(c, "aead");
+  out.chunk_bytes = static_cast<std::uint32_t>(get_uint(c, "chunk_bytes", 1, kMaxChunkBytes));
+  out.record_bytes =
+      static_cast<std::uint32_t>(get_uint(c, "record_bytes", kMinRecordBytes, kMaxRecordBytes));
+  out.read_bytes = static_cast<std::uint32_t>(get_uint(c, "read_bytes", 1, kMaxChunkBytes));
+  out.seal_bytes_per_s = get_double(c, "seal_bytes_per_s", kMaxRate);
+  out.open_bytes_per_s = get_double(c, "open_bytes_per_s", kMaxRate);
+  out.writer_s_per_gib = get_double(c, "writer_s_per_gib", kMaxSecondsPerGib);
+  out.reader_s_per_gib = get_double(c, "reader_s_per_gib", kMaxSecondsPerGib);
+  return out;
 }
 
 // A side's run facts (absent from peers older than them: none).
@@ -540,11 +589,6 @@ TestRequest decode_test_request(const json& j) {
   return m;
 }
 
-std::optional<std::uint64_t> get_optional_uint(const json& j, const char* name, std::uint64_t max) {
-  if (!j.contains(name) || j[name].is_null()) return std::nullopt;
-  return get_uint(j, name, 0, max);
-}
-
 FlowsResult decode_flows_result(const json& j) {
   constexpr std::uint64_t kMaxMemory = std::uint64_t{1} << 50;
   FlowsResult m;
@@ -619,6 +663,9 @@ Message decode_object(const json& j) {
     m.ktls_send = get_bool(j, "ktls_send");
     m.ktls_receive = get_bool(j, "ktls_receive");
     m.tls_bytes = get_uint(j, "tls_bytes", 0, 2 * kMaxTestBytes);
+    m.read_calls = get_optional_uint(j, "read_calls", kMaxTestBytes);
+    m.write_calls = get_optional_uint(j, "write_calls", kMaxTestBytes);
+    m.calibration = get_calibration(j);
     m.messages = get_uint(j, "messages", 0, kMaxTestBytes);
     m.payload_bytes = get_uint(j, "payload_bytes", 0, kMaxTestBytes);
     m.stream = static_cast<std::uint32_t>(get_uint(j, "stream", 0, kMaxStreams - 1));

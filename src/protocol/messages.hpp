@@ -21,6 +21,7 @@
 
 #include "error.hpp"
 #include "framing/framing.hpp"
+#include "measure/speed.hpp"
 #include "mode.hpp"
 #include "protocol/datagram.hpp"
 #include "run_facts.hpp"
@@ -165,6 +166,11 @@ struct SideResult {
   bool ktls_receive = false;  // TLS: the kernel decrypted what this side received
   // TLS: record bytes this side wrote (sender) or read (receiver) in the transfer.
   std::uint64_t tls_bytes = 0;
+  // The data thread's read and write system calls in the window, where the
+  // kernel counts them (/proc/thread-self/io).
+  std::optional<std::uint64_t> read_calls, write_calls;
+  // TLS: this side's host calibrated for the run's suite, chunk and record.
+  std::optional<measure::TlsCalibration> calibration;
   std::uint64_t messages = 0;       // with msg_size: messages this side sent, or received whole
   std::uint64_t payload_bytes = 0;  // with msg_size: the messages' bytes, headers not counted
   std::uint32_t stream = 0;         // which data connection, 0..streams-1

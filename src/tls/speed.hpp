@@ -28,11 +28,6 @@ std::vector<SpeedSuite> speed_suites(KeyType key_type = KeyType::ecdsa_p256);
 // A suite by its name, either key type's; none where it is not one of them.
 std::optional<SpeedSuite> find_speed_suite(const std::string& name);
 
-// Seals records of `payload_bytes` for about `seconds`, then opens one as
-// often for as long, as the record layer does (its nonces and additional
-// data). Throws tlscmp::Error where the library has not the AEAD.
-measure::AeadFigure measure_aead(const SpeedSuite& suite, std::size_t payload_bytes, double seconds);
-
 // What a memory bulk measurement moves: `chunk_bytes` per write, records of
 // `record_bytes` (0: the library's 16 KiB), reads of `read_bytes` (0: the chunk).
 struct MemoryBulkShape {
@@ -40,6 +35,30 @@ struct MemoryBulkShape {
   std::size_t record_bytes = 0;
   std::size_t read_bytes = 0;
 };
+
+// A client and a server context for in-memory measures of `suite`, over a
+// certificate made for them (ECDSA P-256, or RSA 2048 for an ECDHE-RSA
+// suite), the client offering that suite alone. Where the library lets no
+// client choose its TLS 1.3 suite (BoringSSL), the client offers TLS 1.3
+// alone and `refused` says why: the caller checks what was negotiated.
+struct SuiteContexts {
+  Context client;
+  Context server;
+  std::string refused;
+};
+SuiteContexts contexts_for_suite(const SpeedSuite& suite);
+
+// What a bulk run's side calibrates with on this host: the AEAD of `suite`
+// at `shape.record_bytes`, and TLS in memory with the run's shape, about
+// `seconds` each, the best of three tries. None where the suite is not one tlscmp speed knows, or
+// the library will not negotiate it in memory.
+std::optional<measure::TlsCalibration> calibrate_bulk(const std::string& suite, const MemoryBulkShape& shape,
+                                                      double seconds);
+
+// Seals records of `payload_bytes` for about `seconds`, then opens one as
+// often for as long, as the record layer does (its nonces and additional
+// data). Throws tlscmp::Error where the library has not the AEAD.
+measure::AeadFigure measure_aead(const SpeedSuite& suite, std::size_t payload_bytes, double seconds);
 
 // A client of `client` writing to a server of `server` through memory for
 // about `seconds`, after one handshake. Throws tlscmp::Error.

@@ -148,6 +148,7 @@ std::size_t TcpStream::write_some(std::span<const std::byte> buf, std::error_cod
   for (;;) {
     // MSG_NOSIGNAL: a vanished peer is an EPIPE error here, never a SIGPIPE.
     const ssize_t n = ::send(fd_.get(), buf.data(), buf.size(), MSG_NOSIGNAL);
+    ++send_calls_;
     if (n >= 0) {
       if (!progressed(static_cast<std::size_t>(n))) {
         ec = TransportErrc::too_slow;

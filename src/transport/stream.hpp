@@ -77,6 +77,11 @@ class Stream {
   // before anything of it was read through the stream's buffers: TCP only).
   UniqueFd release_socket() { return std::move(fd_); }
 
+  // The send(2) calls this stream made so far: what /proc/thread-self/io
+  // does not count (it counts read and write calls alone, which TLS
+  // libraries make on a socket). 0 for TLS.
+  std::uint64_t send_calls() const { return send_calls_; }
+
   // For TransportErrc::tls_failure: what the TLS library said. Empty otherwise.
   const std::string& error_detail() const { return error_detail_; }
   int native_handle() const { return fd_.get(); }
@@ -96,6 +101,7 @@ class Stream {
 
   UniqueFd fd_;
   std::string error_detail_;
+  std::uint64_t send_calls_ = 0;
 
  private:
   bool transfer_phase_ = false;

@@ -134,3 +134,76 @@ TEST_CASE("tlscmp speed: mistakes are one line and exit 2") {
                                {{"-l", "0"}, 2, "-l"},
                            });
 }
+
+namespace {
+
+// A side's split: the parts add up to the extra (the socket part is the
+// rest by construction), crypto positive, the figures of the suite run.
+void check_split(const json& split, const char* role, const std::string& suite) {
+  CAPTURE(split.dump());
+  REQUIRE(split.is_object());
+  CHECK(split["role"] == role);
+  CHECK(split["suite"] == suite);
+  CHECK(split["crypto_s_per_gib"].get<double>() > 0);
+  CHECK(split["aead_mbytes_per_s"].get<double>() > 0);
+  const double parts = split["crypto_s_per_gib"].get<double>() +
+                       split["record_layer_s_per_gib"].get<double>() +
+                       split["socket_s_per_gib"].get<double>();
+  CHECK(parts == doctest::Approx(split["extra_s_per_gib"].get<double>()).epsilon(1e-9));
+  CHECK(split["extra_s_per_gib"].get<double>() ==
+        doctest::Approx(split["tls_cpu_s_per_gib"].get<double>() - split["tcp_cpu_s_per_gib"].get<double>())
+            .epsilon(0.5));                // a median of differences, near the difference of medians
+  CHECK(split["records_per_chunk"] == 4);  // 64 KiB chunks in 16 KiB records
+  CHECK(split["tls_calls_per_chunk"].get<double>() > 0);
+  CHECK(split["tcp_calls_per_chunk"].get<double>() > 0);
+}
+
+}  // namespace
+
+TEST_CASE("a bulk TLS run splits each side's extra CPU: crypto, record layer, socket, adding up") {
+  ServerProcess server;
+  const auto run = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{"127.0.0.1", "-p",  server.port_text(), "--insecure",
+                                  "-n",        "16M", "--repeat",         "2"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return client_json(args);
+  };
+  const json j = run({});
+  const std::string suite = j["runs"][1]["cipher"].get<std::string>();
+  check_split(j["summary"]["tls"]["cost_split"]["client"], "sender", suite);
+  check_split(j["summary"]["tls"]["cost_split"]["server"], "receiver", suite);
+  CHECK(j["summary"]["tcp"]["cost_split"].is_null());
+  // Each side calibrated on its own host: the server's figures came with its results.
+  for (const json& r : j["runs"]) {
+    CAPTURE(r["variant"]);
+    const bool tls = r["mode"] == "tls";
+    for (const char* side : {"client", "server"})
+      CHECK(r[side]["calibration"].is_null() != tls);
+    // The sender's write calls, the receiver's reads (and its one write: "go").
+    CHECK(r["client"]["write_calls"].get<double>() >= 16 * 1024 * 1024 / (64 * 1024));
+    CHECK(r["client"]["read_calls"] == 0);
+    CHECK(r["server"]["read_calls"].get<double>() > 0);
+    CHECK(r["server"]["write_calls"] == 1);
+    if (tls) CHECK(r["server"]["calibration"]["suite"] == suite);
+  }
+  // -R: the server sends, and the roles go with it.
+  const json reverse = run({"-R"});
+  check_split(reverse["summary"]["tls"]["cost_split"]["server"], "sender", suite);
+  check_split(reverse["summary"]["tls"]["cost_split"]["client"], "receiver", suite);
+}
+
+TEST_CASE("the text report says where TLS's extra CPU went, side by side, with one hint") {
+  const ProcessResult r = run_tlscmp({"client", "-n", "16M", "--repeat", "2"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("the client (sender)'s TLS extra ") != std::string::npos);
+  CHECK(r.out.find("the server (receiver)'s TLS extra ") != std::string::npos);
+  CHECK(r.out.find("crypto ") != std::string::npos);
+  CHECK(r.out.find("of the sender's ") != std::string::npos);
+  CHECK(r.out.find("\nhint: ") != std::string::npos);
+  // The CSV has each side's system calls and calibration.
+  const ProcessResult csv = run_tlscmp({"client", "-n", "4M", "--repeat", "1", "--csv"});
+  REQUIRE(csv.exit_code == 0);
+  CHECK(csv.out.find("client_read_calls") != std::string::npos);
+  CHECK(csv.out.find("server_aead_seal_mbytes_per_s") != std::string::npos);
+}

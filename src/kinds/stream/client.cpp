@@ -7,6 +7,7 @@
 
 #include "endpoint.hpp"
 #include "kinds/data_connections.hpp"
+#include "kinds/stream/calibration.hpp"
 #include "kinds/stream/stream.hpp"
 #include "kinds/stream/streams.hpp"
 #include "kinds/stream/transfer.hpp"
@@ -73,9 +74,9 @@ std::string stream_failure(const protocol::SideResult& side, bool client_side, s
 }
 
 measure::SideCost side_cost(const protocol::SideResult& side) {
-  return {side.elapsed_us,   side.cpu_user_s, side.cpu_system_s, side.sndbuf_bytes,
-          side.rcvbuf_bytes, side.mss_bytes,  side.congestion,   side.ktls_send,
-          side.ktls_receive, side.tls_bytes,  side.facts};
+  return {side.elapsed_us, side.cpu_user_s, side.cpu_system_s, side.sndbuf_bytes, side.rcvbuf_bytes,
+          side.mss_bytes,  side.congestion, side.ktls_send,    side.ktls_receive, side.tls_bytes,
+          side.facts,      side.read_calls, side.write_calls,  side.calibration};
 }
 
 std::vector<measure::Interval> intervals_of(const protocol::SideResult& receiver) {
@@ -256,6 +257,12 @@ measure::StreamRun TestRun::run(measure::Environment& environment) {
   judge_streams(test, mine, theirs, clock.elapsed_us(), timeouts.idle);
   aggregate_streams(result, mine, theirs, test.test.interval_ms);
   session::await_close(control, timeouts.control);
+  // TLS in user space: this host's calibration for the suite and shape (the
+  // server's came with its results).
+  if (!result.tls.cipher.empty() && !result.client.ktls_send && !result.client.ktls_receive) {
+    result.client.calibration = calibration_for(result.tls.cipher, test.test.chunk_bytes,
+                                                test.test.record_size, test.test.stream.read_size);
+  }
   return result;
 }
 

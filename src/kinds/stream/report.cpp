@@ -144,13 +144,26 @@ ordered_json to_json(const measure::Summary& s) {
   return summary_json(s);
 }
 
+ordered_json optional_count(const std::optional<std::uint64_t>& count) {
+  return count ? ordered_json(*count) : ordered_json(nullptr);
+}
+
 ordered_json to_json(const measure::SideCost& side, std::uint64_t bytes) {
-  return {{"window_us", side.window_us},       {"cpu_user_s", side.cpu_user_s},
-          {"cpu_system_s", side.cpu_system_s}, {"cpu_s_per_gib", side.cpu_s_per_gib(bytes)},
-          {"core_share", side.core_share()},   {"sndbuf_bytes", side.sndbuf_bytes},
-          {"rcvbuf_bytes", side.rcvbuf_bytes}, {"mss_bytes", side.mss_bytes},
-          {"congestion", side.congestion},     {"ktls_send", side.ktls_send},
-          {"ktls_receive", side.ktls_receive}, {"tls_bytes", side.tls_bytes},
+  return {{"window_us", side.window_us},
+          {"cpu_user_s", side.cpu_user_s},
+          {"cpu_system_s", side.cpu_system_s},
+          {"cpu_s_per_gib", side.cpu_s_per_gib(bytes)},
+          {"core_share", side.core_share()},
+          {"sndbuf_bytes", side.sndbuf_bytes},
+          {"rcvbuf_bytes", side.rcvbuf_bytes},
+          {"mss_bytes", side.mss_bytes},
+          {"congestion", side.congestion},
+          {"ktls_send", side.ktls_send},
+          {"ktls_receive", side.ktls_receive},
+          {"tls_bytes", side.tls_bytes},
+          {"read_calls", optional_count(side.read_calls)},
+          {"write_calls", optional_count(side.write_calls)},
+          {"calibration", calibration_json(side.calibration)},
           {"facts", facts_json(side.facts)}};
 }
 
@@ -213,16 +226,44 @@ ordered_json headline_json(const measure::StreamResults& streams) {
   return r;
 }
 
-constexpr const char* kSideColumns[] = {"window_us",  "cpu_user_s",   "cpu_system_s", "cpu_s_per_gib",
-                                        "core_share", "sndbuf_bytes", "rcvbuf_bytes", "mss_bytes",
-                                        "congestion", "ktls_send",    "ktls_receive", "tls_bytes"};
+constexpr const char* kSideColumns[] = {"window_us",
+                                        "cpu_user_s",
+                                        "cpu_system_s",
+                                        "cpu_s_per_gib",
+                                        "core_share",
+                                        "sndbuf_bytes",
+                                        "rcvbuf_bytes",
+                                        "mss_bytes",
+                                        "congestion",
+                                        "ktls_send",
+                                        "ktls_receive",
+                                        "tls_bytes",
+                                        "read_calls",
+                                        "write_calls",
+                                        "aead_seal_mbytes_per_s",
+                                        "aead_open_mbytes_per_s",
+                                        "memory_writer_s_per_gib",
+                                        "memory_reader_s_per_gib"};
+
+// A figure a side may not have: empty where it has none.
+template <typename T>
+std::string optional_field(const std::optional<T>& value, double scale = 1) {
+  return value ? fmt::format("{:g}", static_cast<double>(*value) * scale) : std::string();
+}
 
 std::string side_fields(const measure::SideCost& side, std::uint64_t bytes) {
-  return fmt::format("{:.3f},{:.6f},{:.6f},{:.6f},{:.4f},{},{},{},{},{},{},{}{}", side.window_us,
-                     side.cpu_user_s, side.cpu_system_s, side.cpu_s_per_gib(bytes), side.core_share(),
-                     side.sndbuf_bytes, side.rcvbuf_bytes, side.mss_bytes, csv_field(side.congestion),
-                     side.ktls_send ? 1 : 0, side.ktls_receive ? 1 : 0, side.tls_bytes,
-                     facts_fields(side.facts));
+  const auto calibrated = [&](double measure::TlsCalibration::*figure, double scale) {
+    return side.calibration ? fmt::format("{:g}", side.calibration.value().*figure * scale) : std::string();
+  };
+  return fmt::format("{:.3f},{:.6f},{:.6f},{:.6f},{:.4f},{},{},{},{},{},{},{},{},{},{},{},{},{}{}",
+                     side.window_us, side.cpu_user_s, side.cpu_system_s, side.cpu_s_per_gib(bytes),
+                     side.core_share(), side.sndbuf_bytes, side.rcvbuf_bytes, side.mss_bytes,
+                     csv_field(side.congestion), side.ktls_send ? 1 : 0, side.ktls_receive ? 1 : 0,
+                     side.tls_bytes, optional_field(side.read_calls), optional_field(side.write_calls),
+                     calibrated(&measure::TlsCalibration::seal_bytes_per_s, 1e-6),
+                     calibrated(&measure::TlsCalibration::open_bytes_per_s, 1e-6),
+                     calibrated(&measure::TlsCalibration::writer_s_per_gib, 1),
+                     calibrated(&measure::TlsCalibration::reader_s_per_gib, 1), facts_fields(side.facts));
 }
 
 }  // namespace
@@ -267,7 +308,8 @@ std::string render_stream_runs(const measure::Comparison& c) {
 std::string render_stream_headline(const measure::Comparison& c) {
   const measure::StreamResults* streams = c.get<measure::StreamResults>();
   const measure::StreamStats* headline = streams != nullptr ? headline_stats(*streams) : nullptr;
-  return headline != nullptr ? render_ratio(c.parameters, *headline->over_baseline) : std::string();
+  if (headline == nullptr) return {};
+  return render_ratio(c.parameters, *headline->over_baseline) + render_cost_split(c, *headline);
 }
 
 void add_stream_json(const measure::Comparison& c, nlohmann::ordered_json& out) {
@@ -280,19 +322,24 @@ void add_stream_json(const measure::Comparison& c, nlohmann::ordered_json& out) 
   ordered_json summary = json::object();
   const render::ComparedModes modes = compared_modes(p);
   for (const auto& stats : streams.stats) {
-    summary[stats.variant] = {{"mode", to_string(stats.mode)},
-                              {"runs", stats.transfer_us.count},
-                              {"bytes", to_json(stats.bytes)},
-                              {"transfer_us", to_json(stats.transfer_us)},
-                              {"sender_us", to_json(stats.sender_us)},
-                              {"handshake_us", to_json(stats.handshake_us)},
-                              {"mbytes_per_s", to_json(stats.mbytes_per_s)},
-                              {"messages_per_s", to_json(stats.messages_per_s)},
-                              {"client_cpu_s_per_gib", to_json(stats.client_cpu_s_per_gib)},
-                              {"server_cpu_s_per_gib", to_json(stats.server_cpu_s_per_gib)},
-                              {"client_core_share", to_json(stats.client_core_share)},
-                              {"server_core_share", to_json(stats.server_core_share)},
-                              {modes.over_key() + "_transfer_time", ratio_json(stats.over_baseline)}};
+    summary[stats.variant] = {
+        {"mode", to_string(stats.mode)},
+        {"runs", stats.transfer_us.count},
+        {"bytes", to_json(stats.bytes)},
+        {"transfer_us", to_json(stats.transfer_us)},
+        {"sender_us", to_json(stats.sender_us)},
+        {"handshake_us", to_json(stats.handshake_us)},
+        {"mbytes_per_s", to_json(stats.mbytes_per_s)},
+        {"messages_per_s", to_json(stats.messages_per_s)},
+        {"client_cpu_s_per_gib", to_json(stats.client_cpu_s_per_gib)},
+        {"server_cpu_s_per_gib", to_json(stats.server_cpu_s_per_gib)},
+        {"client_core_share", to_json(stats.client_core_share)},
+        {"server_core_share", to_json(stats.server_core_share)},
+        {modes.over_key() + "_transfer_time", ratio_json(stats.over_baseline)},
+        {"cost_split", stats.client_split || stats.server_split
+                           ? ordered_json{{"client", cost_split_json(stats.client_split)},
+                                          {"server", cost_split_json(stats.server_split)}}
+                           : ordered_json(nullptr)}};
   }
   summary[modes.headline_key() + "_transfer_time"] = headline_json(streams);
   out["runs"] = std::move(runs);

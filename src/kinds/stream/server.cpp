@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "kinds/data_connections.hpp"
+#include "kinds/stream/calibration.hpp"
 #include "kinds/stream/stream.hpp"
 #include "kinds/stream/streams.hpp"
 #include "kinds/stream/transfer.hpp"
@@ -113,6 +114,20 @@ void judge_client_streams(const PeerJudge& judge, std::vector<protocol::SideResu
   }
 }
 
+// A TLS test's calibration on this host, with each stream's result, where
+// every stream moved its bytes in user space (kTLS has no record layer here).
+void add_calibration(const protocol::TestRequest& request, const std::string& suite,
+                     std::vector<protocol::SideResult>& mine) {
+  const auto whole = [](const protocol::SideResult& r) {
+    return r.error.empty() && !r.ktls_send && !r.ktls_receive;
+  };
+  if (suite.empty() || !std::all_of(mine.begin(), mine.end(), whole)) return;
+  const std::optional<measure::TlsCalibration> calibration = calibration_for(
+      suite, request.test.chunk_bytes, request.test.record_size, request.test.stream.read_size);
+  for (protocol::SideResult& result : mine)
+    result.calibration = calibration;
+}
+
 }  // namespace
 
 std::string serve_stream_test(Stream& control, const protocol::TestRequest& request,
@@ -128,6 +143,7 @@ std::string serve_stream_test(Stream& control, const protocol::TestRequest& requ
 
   std::vector<protocol::SideResult> mine;
   std::string tls_description;
+  std::string suite;  // TLS: as negotiated
   {
     std::vector<std::unique_ptr<session::ServerSide::LiveSocket>> live;
     std::vector<StreamWork> work;
@@ -138,6 +154,7 @@ std::string serve_stream_test(Stream& control, const protocol::TestRequest& requ
       if (tls::TlsStream* tls_stream = stream.tls()) {
         const tls::SessionInfo info = tls_stream->session_info();
         tls_description = fmt::format("{} {} {}", info.version, info.cipher, info.group);
+        suite = info.cipher;
         if (!info.client_certificate_key_type.empty()) {
           tls_description += fmt::format(", client certificate {}", info.client_certificate_key_type);
         }
@@ -158,6 +175,7 @@ std::string serve_stream_test(Stream& control, const protocol::TestRequest& requ
     live.clear();  // before the sockets close
   }
   data.clear();
+  add_calibration(request, suite, mine);
 
   // Results both ways, stream by stream. A client that vanished is logged with what this side saw.
   std::vector<protocol::SideResult> theirs;

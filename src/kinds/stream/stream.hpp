@@ -67,6 +67,12 @@ std::string render_stream_headline(const measure::Comparison& comparison);
 void add_stream_json(const measure::Comparison& comparison, nlohmann::ordered_json& out);
 // The last run as "runs" holds it; null where there is none.
 nlohmann::ordered_json stream_last_run_json(const measure::Comparison& comparison);
+// Where a TLS variant's extra CPU goes, a line per side, and one hint
+// (cost_report.cpp); "" where the variant has no split.
+std::string render_cost_split(const measure::Comparison& comparison, const measure::StreamStats& stats);
+// A side's split, or null; a side's calibration, or null.
+nlohmann::ordered_json cost_split_json(const std::optional<measure::CostSplit>& split);
+nlohmann::ordered_json calibration_json(const std::optional<measure::TlsCalibration>& calibration);
 // A header line and one row per run; handshake tests print the header alone.
 std::string render_stream_csv(const measure::Comparison& comparison);
 

@@ -50,12 +50,24 @@ std::vector<protocol::SideResult> run_streams(const std::vector<StreamWork>& wor
   return results;
 }
 
+namespace {
+
+// Counts over streams: none as soon as one stream has none.
+std::optional<std::uint64_t> add_counts(const std::optional<std::uint64_t>& sum,
+                                        const std::optional<std::uint64_t>& more) {
+  if (!sum || !more) return std::nullopt;
+  return *sum + *more;
+}
+
+}  // namespace
+
 protocol::SideResult combine(const std::vector<protocol::SideResult>& results) {
   if (results.empty()) return {};
   if (results.size() == 1) return results.front();
   protocol::SideResult total = results.front();
   total.bytes = total.messages = total.payload_bytes = total.tls_bytes = 0;
   total.cpu_user_s = total.cpu_system_s = total.elapsed_us = 0;
+  total.read_calls = total.write_calls = 0;
   total.error.clear();
   total.facts = measure::merge_facts_of(results);
   for (const protocol::SideResult& r : results) {
@@ -63,6 +75,8 @@ protocol::SideResult combine(const std::vector<protocol::SideResult>& results) {
     total.messages += r.messages;
     total.payload_bytes += r.payload_bytes;
     total.tls_bytes += r.tls_bytes;
+    total.read_calls = add_counts(total.read_calls, r.read_calls);
+    total.write_calls = add_counts(total.write_calls, r.write_calls);
     total.cpu_user_s += r.cpu_user_s;
     total.cpu_system_s += r.cpu_system_s;
     total.elapsed_us = std::max(total.elapsed_us, r.offset_us + r.elapsed_us);

@@ -76,11 +76,24 @@ class Clockwork {
   std::chrono::milliseconds limit_{0};
 };
 
-// Closes a side's measurement window, opened at `start_ns` and `cpu_start`
+// Where a side's measurement window opened: its thread's CPU and system
+// calls (read and write as the kernel counts them, sends as the stream does).
+struct WindowStart {
+  explicit WindowStart(const Stream& stream) : sends(stream.send_calls()) {}
+  measure::CpuTimes cpu = measure::thread_cpu_times();
+  std::optional<measure::IoCalls> io = measure::thread_io_calls();
+  std::uint64_t sends = 0;
+};
+
+// Closes a side's measurement window, opened at `start_ns` and `opened`
 // and ended at `end_ns`, with `bytes` moved; adds the socket settings.
 void close_window(protocol::SideResult& result, const Stream& stream, std::uint64_t bytes,
-                  std::int64_t start_ns, std::int64_t end_ns, const measure::CpuTimes& cpu_start) {
-  const measure::CpuTimes cpu = measure::thread_cpu_times() - cpu_start;
+                  std::int64_t start_ns, std::int64_t end_ns, const WindowStart& opened) {
+  const measure::CpuTimes cpu = measure::thread_cpu_times() - opened.cpu;
+  if (const std::optional<measure::IoCalls> io = measure::io_calls_since(opened.io)) {
+    result.read_calls = io->reads;
+    result.write_calls = io->writes + (stream.send_calls() - opened.sends);
+  }
   result.bytes = bytes;
   result.window_start_ns = start_ns;
   result.elapsed_us = measure::ns_to_us(end_ns - start_ns);
@@ -147,7 +160,7 @@ protocol::SideResult send_payload(Stream& stream, const TransferSpec& spec) {
     }
   }
 
-  const measure::CpuTimes cpu_start = measure::thread_cpu_times();
+  const WindowStart opened(stream);
   const std::int64_t start_ns = measure::now_ns();
   Clockwork clock(spec, start_ns);
   bool timed = spec.bytes == 0;
@@ -178,7 +191,7 @@ protocol::SideResult send_payload(Stream& stream, const TransferSpec& spec) {
     }
   }
   const std::int64_t end_ns = measure::now_ns();
-  close_window(result, stream, sent, start_ns, end_ns, cpu_start);
+  close_window(result, stream, sent, start_ns, end_ns, opened);
   clock.finish(end_ns, sent, result);
   if (source) {
     result.messages = sent / framing::stream_bytes(spec.framing, spec.msg_size, 1);
@@ -281,7 +294,7 @@ protocol::SideResult receive_payload(Stream& stream, const TransferSpec& spec) {
   PayloadCheck check(spec);
   std::error_code ec;
 
-  const measure::CpuTimes cpu_start = measure::thread_cpu_times();
+  const WindowStart opened(stream);
   const std::int64_t start_ns = measure::now_ns();
   stream.write_all({&kGoByte, 1}, ec);
   if (ec) {
@@ -313,7 +326,7 @@ protocol::SideResult receive_payload(Stream& stream, const TransferSpec& spec) {
   // In duration mode the end of stream is the normal end, and the last byte
   // came with the last read; otherwise the loop ended with it.
   const std::int64_t end_ns = timed ? last_byte_ns : measure::now_ns();
-  close_window(result, stream, received, start_ns, end_ns, cpu_start);
+  close_window(result, stream, received, start_ns, end_ns, opened);
   clock.finish(end_ns, received, result);
   if (const framing::Parser* parser = check.parser()) {
     result.messages = parser->messages();

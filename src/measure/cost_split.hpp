@@ -1,0 +1,25 @@
+#pragma once
+
+// Where a bulk TLS run's extra CPU goes, per side (measure::CostSplit), from
+// the runs and each side's calibration.
+
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "measure/results.hpp"
+
+namespace tlscmp::measure {
+
+// One side's split over a TLS variant's runs, each against its round's
+// baseline run in `baseline` (plain TCP); `client_side` picks the side and
+// `client_sends` says which way the payload went. None where a run lacks
+// the side's calibration, or nothing pairs.
+std::optional<CostSplit> split_cost(const std::vector<const StreamRun*>& runs,
+                                    const std::map<int, const StreamRun*>& baseline, bool client_side,
+                                    bool client_sends);
+
+// The part that leads: "crypto", "record layer" or "socket".
+const char* largest_part(const CostSplit& split);
+
+}  // namespace tlscmp::measure
