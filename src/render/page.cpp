@@ -3,8 +3,31 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
+#include <optional>
+
+#include "measure/stats.hpp"
+#include "render/render.hpp"
 
 namespace tlscmp::render {
+
+namespace {
+
+// ": median 2,221 MB/s (95% CI 2,100 - 2,300)" of `ys`, and the median
+// with its interval as a last point of `s`, "median" (placed by the
+// caller); " (partial only)" where no run counts.
+std::string median_words(const std::vector<double>& ys, const std::string& unit, svg::Series& s) {
+  if (ys.empty()) return " (partial only)";
+  const double median = measure::summarize(ys).median;
+  const std::optional<measure::Interval95> ci = measure::bootstrap_median_ci(ys);
+  const std::string in_unit = unit.empty() ? "" : " " + unit;
+  s.points.push_back({0, median, ci ? std::optional(ci->low) : std::nullopt,
+                      ci ? std::optional(ci->high) : std::nullopt, "median"});
+  std::string words = fmt::format(": median {}{}", figure_text(median), in_unit);
+  if (ci) words += fmt::format(" (95% CI {} - {})", figure_text(ci->low), figure_text(ci->high));
+  return words;
+}
+
+}  // namespace
 
 std::string Page::name(const PageResult& r, const std::string& what) {
   std::string out = r.label;
@@ -24,8 +47,12 @@ bool Page::any(const char* key) const {
                      [&](const PageResult& r) { return r.setting.empty() && !list(*r.j, key).empty(); });
 }
 
+std::size_t Page::index_of(const PageResult& r) const {
+  return static_cast<std::size_t>(&r - results().data());
+}
+
 std::string Page::per_round(const char* runs_key, const char* field, const std::string& title,
-                            const std::string& y_title, bool y_log) {
+                            const std::string& y_title, const std::string& unit, bool y_log) {
   svg::Chart c;
   c.title = title;
   c.x_title = "round";
@@ -36,27 +63,34 @@ std::string Page::per_round(const char* runs_key, const char* field, const std::
     if (!r.setting.empty()) continue;  // sweeps have their own chart
     for (const auto& [v, runs] : runs_by_variant(list(*r.j, runs_key), not_warmup)) {
       svg::Series s;
+      s.key = v;
+      s.shape = index_of(r);
+      std::vector<double> ys;  // the runs that count, as the JSON's summary has them: not a partial one
       for (const json* run : runs) {
         const int round = run->value("round", 0);
         rounds = std::max(rounds, round);
         const double value = number_at(*run, {field});
         if (!std::isfinite(value)) continue;
-        s.points.push_back(
-            {static_cast<double>(round - 1), value, std::nullopt, std::nullopt,
-             fmt::format("round {}{}", round, run->value("partial", false) ? " (partial)" : "")});
+        const bool partial = run->value("partial", false);
+        s.points.push_back({static_cast<double>(round - 1), value, std::nullopt, std::nullopt,
+                            fmt::format("round {}{}", round, partial ? " (partial)" : "")});
+        if (!partial) ys.push_back(value);
       }
       if (s.points.empty()) continue;
-      // The median of the runs that count, as the JSON's summary has it: not a partial one.
-      std::vector<double> ys;
-      for (const svg::Point& p : s.points)
-        if (p.label.find("(partial)") == std::string::npos) ys.push_back(p.y);
-      const double median = median_of(ys);
-      s.name = std::isfinite(median) ? fmt::format("{} (median {})", name(r, v), svg::tick_text(median))
-                                     : name(r, v) + " (partial only)";
+      s.name = name(r, v) + median_words(ys, unit, s);
       c.series.push_back(std::move(s));
     }
   }
   c.x_names = round_names(rounds);
+  if (std::any_of(c.series.begin(), c.series.end(), [](const svg::Series& s) {
+        return !s.points.empty() && s.points.back().label == "median";
+      })) {
+    c.x_names.push_back("median");
+    for (svg::Series& s : c.series) {
+      if (!s.points.empty() && s.points.back().label == "median")
+        s.points.back().x = static_cast<double>(rounds);
+    }
+  }
   return chart(std::move(c));
 }
 

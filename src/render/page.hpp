@@ -36,9 +36,13 @@ class Page {
   // Whether a result (not a sweep's point) has runs in the list at `key`.
   bool any(const char* key) const;
   // A per-round chart of one figure of a runs list, a series per result and
-  // variant, named with its median over the runs that count.
+  // variant (its colour the variant's, its shape the result's), named with
+  // its median over the runs that count and the median's 95% interval in
+  // `unit`, which a last point, "median", draws too.
   std::string per_round(const char* runs_key, const char* field, const std::string& title,
-                        const std::string& y_title, bool y_log = false);
+                        const std::string& y_title, const std::string& unit, bool y_log = false);
+  // The position of `r` among results(): its marker's shape.
+  std::size_t index_of(const PageResult& r) const;
   // A chart of summaries ({median, min, max}, as -J writes them): a series
   // per result named `series`, a point with min–max bars for each summary
   // `of` names in it that has a median; "" where none has.

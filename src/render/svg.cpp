@@ -180,6 +180,15 @@ const std::string& series_colour(std::size_t index) {
 
 namespace {
 
+// A series' colour: its own where set, else its position's.
+const std::string& colour_of(const Series& series, std::size_t position) {
+  return series_colour(series.colour.value_or(position));
+}
+
+}  // namespace
+
+namespace {
+
 constexpr double kPlotX0 = kLeft;
 constexpr double kPlotX1 = kWidth - kRight;
 constexpr double kPlotY0 = kHeight - kBottom;  // the bottom
@@ -306,7 +315,7 @@ std::string stacked_svg(const Chart& chart, const Frame& f, std::size_t s, std::
     const double top = f.y(base + p.y);
     svg += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="{}" stroke="#fff"/>)",
                        number(f.x(p.x) - band / 2), number(top), number(band), number(f.y(base) - top),
-                       series_colour(s));
+                       colour_of(chart.series[s], s));
     base += p.y;
   }
   return svg;
@@ -315,7 +324,7 @@ std::string stacked_svg(const Chart& chart, const Frame& f, std::size_t s, std::
 // Series `s` of other charts: its line under its points, each point with its error bar.
 std::string points_svg(const Chart& chart, const Frame& f, std::size_t s) {
   const Series& series = chart.series[s];
-  const std::string& colour = series_colour(s);
+  const std::string& colour = colour_of(series, s);
   const double spread = f.categories && chart.series.size() > 1 ? 8.0 : 0.0;
   const double offset = spread * (static_cast<double>(s) - static_cast<double>(chart.series.size() - 1) / 2);
   const auto px = [&](const Point& p) { return f.x(p.x) + offset; };
@@ -345,7 +354,7 @@ std::string points_svg(const Chart& chart, const Frame& f, std::size_t s) {
             number(px(p)), number(a), number(b), number(px(p) - 4), number(px(p) + 4), colour);
       }
     }
-    svg += marker(s, px(p), f.y(p.y), colour);
+    svg += marker(series.shape.value_or(s), px(p), f.y(p.y), colour);
   }
   return svg;
 }
@@ -354,7 +363,8 @@ std::string legend_html(const Chart& chart) {
   std::string legend = R"(<ul class="legend">)";
   for (std::size_t s = 0; s < chart.series.size(); ++s) {
     legend += fmt::format(R"(<li><svg width="14" height="14" aria-hidden="true">{}</svg> {}</li>)",
-                          marker(s, 7, 7, series_colour(s)), escape(chart.series[s].name));
+                          marker(chart.series[s].shape.value_or(s), 7, 7, colour_of(chart.series[s], s)),
+                          escape(chart.series[s].name));
   }
   return legend + "</ul>";
 }

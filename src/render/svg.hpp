@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tlscmp::render::svg {
@@ -53,9 +54,19 @@ struct Point {
 };
 
 struct Series {
+  Series(std::string name_ = {}, std::vector<Point> points_ = {}, bool line_ = false)
+      : name(std::move(name_)), points(std::move(points_)), line(line_) {}
+
   std::string name;
   std::vector<Point> points;
   bool line = false;  // join the points (intervals, CDFs, sweeps)
+  // What the series is of, for its colour: a variant ("tcp", "tls", a
+  // suite), which a page gives one colour on every chart; "": by position.
+  std::string key;
+  // Its colour and marker shape, where set (a page's, by key and by result
+  // file); else by the series' position in the chart.
+  std::optional<std::size_t> colour;
+  std::optional<std::size_t> shape;
 };
 
 struct Chart {

@@ -64,6 +64,9 @@ class Page : public render::Page {
 
   std::string chart(svg::Chart c) override {
     c.id = fmt::format("chart-{}", ++charts_);
+    for (svg::Series& s : c.series) {
+      if (!s.key.empty() && !s.colour) s.colour = colour_for(s.key);
+    }
     return svg::render(c);
   }
 
@@ -249,6 +252,13 @@ pre {{ background: #f4f4f4; padding: .5rem; white-space: pre-wrap; word-break: b
 
   const std::vector<ReportInput>& inputs_;
   std::vector<Result> results_;
+  // Each variant's colour on every chart of the page: the usual ones fixed,
+  // others in the order they come.
+  std::map<std::string, std::size_t> colours_{{"tcp", 0},         {"tls", 1}, {"tls-resumed", 2},
+                                              {"tls-release", 3}, {"udp", 4}, {"dtls", 5}};
+  std::size_t colour_for(const std::string& key) {
+    return colours_.emplace(key, colours_.size()).first->second;
+  }
   std::vector<const ReportInput*> sweeps_;
   int charts_ = 0;
 };

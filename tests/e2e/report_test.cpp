@@ -88,7 +88,11 @@ TEST_CASE("--html pages from real runs of every kind: the headline from the JSON
 
   const json bulk = run_with_page(dir, "bulk", {"-t", "0.3", "-i", "0.1", "--repeat", "2"});
   const std::string bulk_dom = dom_of(dir.path() / "bulk.html");
-  check_page(bulk_dom, 5);  // per round, ratios, CPU, intervals, handshakes
+  check_page(bulk_dom, 6);  // per round, ratios, CPU, where TLS's CPU goes, intervals, handshakes
+  CHECK(bulk_dom.find("CPU goes, per side (s/GiB)") != std::string::npos);
+  CHECK(bulk_dom.find("tls client (sender)") != std::string::npos);
+  CHECK(bulk_dom.find("tcp: median ") != std::string::npos);  // with the unit, and the 95% CI
+  CHECK(bulk_dom.find(" MB/s (95% CI ") != std::string::npos);
   const json& ratio = bulk["summary"]["tls"]["over_tcp_transfer_time"];
   CHECK(bulk_dom.find("TLS took " + two(ratio["median"].get<double>()) + "x as long as TCP: 95% CI " +
                       two(ratio["ci95_low"].get<double>()) + "–" + two(ratio["ci95_high"].get<double>()) +
@@ -180,8 +184,8 @@ TEST_CASE("tlscmp report: a screenshot that is not blank, and several results ov
   check_page(dom, 4);
   CHECK(dom.find("<b>before:</b> TLS took") != std::string::npos);
   CHECK(dom.find("<b>after:</b> TLS took") != std::string::npos);
-  CHECK(dom.find("before tcp (median") != std::string::npos);
-  CHECK(dom.find("after tls (median") != std::string::npos);
+  CHECK(dom.find("before tcp: median") != std::string::npos);
+  CHECK(dom.find("after tls: median") != std::string::npos);
   CHECK(dom.find("before client") != std::string::npos);  // the environment, a column per file and side
 }
 

@@ -114,3 +114,18 @@ TEST_CASE("a stacked chart draws a bar per value, and a chart without points dra
   empty.series.push_back({"nothing", {}, false});
   CHECK(tlscmp::render::svg::render(empty).empty());
 }
+
+TEST_CASE("a series' own colour and shape win over its position: a variant looks alike on every chart") {
+  Chart c;
+  c.title = "t";
+  c.x_title = "x";
+  c.y_title = "y";
+  Series first("tls", {{0, 1, std::nullopt, std::nullopt, "a"}});
+  first.colour = 1;  // the page's colour for tls
+  first.shape = 1;   // the second result file's shape: a square
+  c.series.push_back(first);
+  const std::string svg = tlscmp::render::svg::render(c);
+  CHECK(svg.find(series_colour(1)) != std::string::npos);
+  CHECK(svg.find(series_colour(0)) == std::string::npos);
+  CHECK(svg.find("<rect x=") != std::string::npos);  // the square marker
+}

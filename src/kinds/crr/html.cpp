@@ -14,7 +14,8 @@ std::string crr_html_section(render::Page& page) {
   using namespace render;
   if (!page.any("crr_runs")) return {};
   std::string out = R"(<section id="crr"><h2>Connection per transaction</h2>)";
-  out += page.per_round("crr_runs", "connections_per_s", "Connections per second per round", "connections/s");
+  out += page.per_round("crr_runs", "connections_per_s", "Connections per second per round", "connections/s",
+                        "connections/s");
   svg::Chart c;
   c.title = "Each phase of a connection: p50 (median, min–max over rounds)";
   c.x_title = "phase";

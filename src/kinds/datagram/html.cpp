@@ -16,7 +16,7 @@ std::string datagram_html_section(render::Page& page) {
   if (!page.any("datagram_runs")) return {};
   std::string out = R"(<section id="datagrams"><h2>Datagrams</h2>)";
   out += page.per_round("datagram_runs", "received_per_s", "Datagrams received per second per round",
-                        "received/s");
+                        "received/s", "datagrams/s");
   svg::Chart loss;
   loss.title = "Loss per sender, every round";
   loss.x_title = "sender";

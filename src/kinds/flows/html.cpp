@@ -96,7 +96,7 @@ std::string flows_html_section(render::Page& page) {
     const FlowUnits& u = flow_units(work);
     if (!any_rate(page, u.rate_key)) continue;
     out += page.per_round("flows_runs", u.rate_key, fmt::format("{} per round, every flow held", u.rate_name),
-                          u.rate_name);
+                          u.rate_name, u.rate_name);
   }
   out += memory_chart(page);
   out += spread_chart(page);

@@ -14,8 +14,8 @@ std::string rr_html_section(render::Page& page) {
   using namespace render;
   if (!page.any("rr_runs")) return {};
   std::string out = R"(<section id="rr"><h2>Request/response</h2>)";
-  out +=
-      page.per_round("rr_runs", "transactions_per_s", "Transactions per second per round", "transactions/s");
+  out += page.per_round("rr_runs", "transactions_per_s", "Transactions per second per round",
+                        "transactions/s", "transactions/s");
   svg::Chart c;
   c.title = "Latency by percentile (median over rounds of each; the top point is the max)";
   c.x_title = "latency (µs, log scale)";
@@ -38,8 +38,8 @@ std::string rr_html_section(render::Page& page) {
     }
   }
   out += page.chart(std::move(c));
-  out +=
-      page.per_round("rr_runs", "handshake_us", "Handshake before each run's transactions", "handshake (µs)");
+  out += page.per_round("rr_runs", "handshake_us", "Handshake before each run's transactions",
+                        "handshake (µs)", "µs");
   return out + "</section>";
 }
 
