@@ -19,6 +19,11 @@ std::optional<CostSplit> split_cost(const std::vector<const StreamRun*>& runs,
                                     const std::map<int, const StreamRun*>& baseline, bool client_side,
                                     bool client_sends);
 
+// Each run's split on each side (StreamRun::client_split, server_split),
+// where the run and its round's `baseline` run counted and the side calibrated.
+void split_runs(std::vector<StreamRun>& runs, const std::map<int, const StreamRun*>& baseline,
+                bool client_sends);
+
 // The part that leads: "crypto", "record layer" or "socket".
 const char* largest_part(const CostSplit& split);
 

@@ -209,6 +209,10 @@ void compute_stream_statistics(const Comparison& comparison, StreamResults& resu
     });
     add_cost_splits(comparison.parameters, runs, base, results.stats.back());
   }
+  if (!comparison.parameters.test.stream.bidir && !base.empty() && base.begin()->second->mode == Mode::tcp) {
+    split_runs(results.runs, base,
+               comparison.parameters.test.stream.direction == Direction::client_to_server);
+  }
   results.headline = headline_variant(
       comparison.parameters,
       compared_variants(results.stats, [](const StreamStats& s) { return s.over_baseline; }));

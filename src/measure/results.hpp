@@ -102,6 +102,9 @@ struct StreamRun : RunHeader {
   std::uint64_t messages = 0;         // with --msg-size: messages the receiver got whole
   std::uint64_t payload_bytes = 0;    // with --msg-size: their bytes, length headers not counted
   std::vector<StreamResult> streams;  // with -P > 1: each connection; the fields above are the totals
+  // TLS against the same round's TCP run, one way: each side's split
+  // (measure/cost_split.hpp), set with the statistics.
+  std::optional<RunSplit> client_split, server_split;
 
   double messages_per_s() const {
     return transfer_us > 0 ? static_cast<double>(messages) / (transfer_us / 1e6) : 0;

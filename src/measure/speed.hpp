@@ -116,6 +116,14 @@ struct CostSplit {
   std::optional<double> tcp_calls_per_chunk;
 };
 
+// One run's split on one side: its extra over the same round's TCP run,
+// less the side's crypto and record layer (the calibration's), the rest.
+struct RunSplit {
+  double crypto_s_per_gib = 0;
+  double record_layer_s_per_gib = 0;
+  double socket_s_per_gib = 0;
+};
+
 // Everything one `tlscmp speed` measured.
 struct SpeedResults {
   std::string tls_library;  // "OpenSSL 3.0.19 27 Jan 2026"

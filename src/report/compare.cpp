@@ -51,8 +51,9 @@ std::string render_compare_text(const results::CompareResult& r) {
                      "95% CI of change", "runs", "verdict");
   for (const results::ComparedFigure& f : r.figures) {
     const measure::Change& c = f.change;
-    out += fmt::format("{:<8} {:<{}} {:<{}} {:>12.1f} {:>12.1f} {:>8} {:>19} {:>7}  {}\n", f.kind, f.variant,
-                       variant_width, f.figure, figure_width, c.base.median, c.next.median, percent(c.change),
+    out += fmt::format("{:<8} {:<{}} {:<{}} {:>12} {:>12} {:>8} {:>19} {:>7}  {}\n", f.kind, f.variant,
+                       variant_width, f.figure, figure_width, render::figure_text(c.base.median),
+                       render::figure_text(c.next.median), percent(c.change),
                        c.ci ? fmt::format("{} .. {}", percent(c.ci->low), percent(c.ci->high)) : "-",
                        fmt::format("{}/{}", c.base.count, c.next.count), measure::to_string(c.verdict));
   }

@@ -148,6 +148,16 @@ ordered_json optional_count(const std::optional<std::uint64_t>& count) {
   return count ? ordered_json(*count) : ordered_json(nullptr);
 }
 
+// A run's split on a side as JSON fields of the side, null where it has none.
+void add_split(ordered_json& side, const std::optional<measure::RunSplit>& split) {
+  const auto value = [&](double measure::RunSplit::*part) {
+    return split ? ordered_json(split.value().*part) : ordered_json(nullptr);
+  };
+  side["crypto_s_per_gib"] = value(&measure::RunSplit::crypto_s_per_gib);
+  side["record_layer_s_per_gib"] = value(&measure::RunSplit::record_layer_s_per_gib);
+  side["socket_s_per_gib"] = value(&measure::RunSplit::socket_s_per_gib);
+}
+
 ordered_json to_json(const measure::SideCost& side, std::uint64_t bytes) {
   return {{"window_us", side.window_us},
           {"cpu_user_s", side.cpu_user_s},
@@ -165,6 +175,13 @@ ordered_json to_json(const measure::SideCost& side, std::uint64_t bytes) {
           {"write_calls", optional_count(side.write_calls)},
           {"calibration", calibration_json(side.calibration)},
           {"facts", facts_json(side.facts)}};
+}
+
+ordered_json side_json(const measure::SideCost& side, const std::optional<measure::RunSplit>& split,
+                       std::uint64_t bytes) {
+  ordered_json out = to_json(side, bytes);
+  add_split(out, split);
+  return out;
 }
 
 ordered_json to_json(const measure::StreamRun& run, const measure::TestParameters& parameters) {
@@ -212,8 +229,8 @@ ordered_json to_json(const measure::StreamRun& run, const measure::TestParameter
           {"client_certificate_key_type", run.tls.client_certificate_key_type.empty()
                                               ? ordered_json(nullptr)
                                               : ordered_json(run.tls.client_certificate_key_type)},
-          {"client", to_json(run.client, run.bytes)},
-          {"server", to_json(run.server, run.bytes)},
+          {"client", side_json(run.client, run.client_split, run.bytes)},
+          {"server", side_json(run.server, run.server_split, run.bytes)},
           {"streams", streams},
           {"intervals", intervals_json(run.intervals)}};
 }
