@@ -97,7 +97,7 @@ std::string hint(const measure::TestParameters& p, const measure::Environment& e
   return fmt::format(
       "hint: the socket path leads on the {}: kernel TLS (--ktls) would take it, but this kernel has no tls "
       "module (tcp_available_ulp: {}); larger chunks (-l, {} now) mean fewer system calls\n",
-      side, ulps.empty() ? "unknown" : ulps, measure::format_bytes(p.test.chunk_bytes));
+      side, ulps.empty() ? "not readable here" : ulps, measure::format_bytes(p.test.chunk_bytes));
 }
 
 bool any_negative(const measure::CostSplit& s) {
