@@ -10,6 +10,8 @@ const char* to_string(Verdict verdict) {
       return "slower";
     case Verdict::no_change:
       return "no significant change";
+    case Verdict::not_comparable:
+      return "no change to measure from a median of 0";
     case Verdict::too_few_runs:
       break;
   }
@@ -21,7 +23,11 @@ Change estimate_change(std::span<const double> base, std::span<const double> nex
   c.base = summarize(base);
   c.next = summarize(next);
   c.higher_is_better = higher_is_better;
-  if (c.base.count == 0 || c.next.count == 0 || c.base.median <= 0) return c;
+  if (c.base.count == 0 || c.next.count == 0) return c;
+  if (c.base.median <= 0) {
+    c.verdict = Verdict::not_comparable;
+    return c;
+  }
   c.change = c.next.median / c.base.median - 1;
   const std::optional<Interval95> ratio = bootstrap_median_ratio_ci(base, next);
   if (!ratio) return c;

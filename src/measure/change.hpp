@@ -11,8 +11,10 @@
 
 namespace tlscmp::measure {
 
-enum class Verdict { faster, slower, no_change, too_few_runs };
-const char* to_string(Verdict verdict);  // "faster", "slower", "no significant change", "too few runs"
+// not_comparable: the base's median is 0 (a run too short for the CPU clock to tick).
+enum class Verdict { faster, slower, no_change, too_few_runs, not_comparable };
+// "faster", "slower", "no significant change", "too few runs", "no change to measure from a median of 0"
+const char* to_string(Verdict verdict);
 
 struct Change {
   Summary base;                  // the figure over the base result's runs

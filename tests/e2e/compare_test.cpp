@@ -55,17 +55,18 @@ TEST_CASE("compare two real results: every mode's figure, its change and a verdi
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const json j = json::parse(r.out);
-  // MB/s and each side's CPU per GiB for tcp and tls, and TLS's socket part on each side.
-  REQUIRE(j["figures"].size() == 8);
+  // MB/s and each side's CPU per GiB, for tcp and tls.
+  REQUIRE(j["figures"].size() == 6);
   std::vector<std::string> names;
   for (const json& f : j["figures"])
     names.push_back(f["figure"].get<std::string>() + " " + f["variant"].get<std::string>());
   CHECK(names == std::vector<std::string>{"MB/s tcp", "MB/s tls", "client CPU s/GiB tcp",
                                           "client CPU s/GiB tls", "server CPU s/GiB tcp",
-                                          "server CPU s/GiB tls", "client socket s/GiB tls",
-                                          "server socket s/GiB tls"});
+                                          "server CPU s/GiB tls"});
   for (const json& f : j["figures"]) {
     CHECK(f["kind"] == "bulk");
+    // A side's CPU over a 4 MiB run can be 0 (the clock did not tick): no change to measure from it.
+    if (f["verdict"] == "no change to measure from a median of 0") continue;
     CHECK(f["base"]["count"] == 3);
     CHECK(f["new"]["count"] == 3);
     const double change = f["change_percent"];

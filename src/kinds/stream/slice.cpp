@@ -59,11 +59,6 @@ constexpr RunFigure kFigures[] = {
     {"MB/s", {"mbytes_per_s", nullptr}, true},
     {"client CPU s/GiB", {"client", "cpu_s_per_gib"}, false},
     {"server CPU s/GiB", {"server", "cpu_s_per_gib"}, false},
-    // The socket part varies run by run with the run's CPU; crypto and the
-    // record layer are one calibration per process, with no spread to judge
-    // a change by, so compare leaves them to the JSON.
-    {"client socket s/GiB", {"client", "socket_s_per_gib"}, false},
-    {"server socket s/GiB", {"server", "socket_s_per_gib"}, false},
 };
 
 // A test that check passes, every field of its part off its default.
