@@ -63,8 +63,7 @@ std::string Page::per_round(const char* runs_key, const char* field, const std::
     if (!r.setting.empty()) continue;  // sweeps have their own chart
     for (const auto& [v, runs] : runs_by_variant(list(*r.j, runs_key), not_warmup)) {
       svg::Series s;
-      s.key = v;
-      s.shape = index_of(r);
+      mark(s, r, v);
       std::vector<double> ys;  // the runs that count, as the JSON's summary has them: not a partial one
       for (const json* run : runs) {
         const int round = run->value("round", 0);

@@ -43,6 +43,11 @@ class Page {
                         const std::string& y_title, const std::string& unit, bool y_log = false);
   // The position of `r` among results(): its marker's shape.
   std::size_t index_of(const PageResult& r) const;
+  // `s` is `variant`'s series of result `r`: the variant's colour, the result's shape.
+  void mark(svg::Series& s, const PageResult& r, const std::string& variant) const {
+    s.key = variant;
+    s.shape = index_of(r);
+  }
   // A chart of summaries ({median, min, max}, as -J writes them): a series
   // per result named `series`, a point with min–max bars for each summary
   // `of` names in it that has a median; "" where none has.

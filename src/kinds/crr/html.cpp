@@ -27,6 +27,7 @@ std::string crr_html_section(render::Page& page) {
     for (const auto& [v, s] : object(*r.j, "crr_summary").items()) {
       if (!s.is_object() || !s.contains("mode")) continue;
       svg::Series series{page.name(r, v), {}, false};
+      page.mark(series, r, v);
       for (std::size_t i = 0; i < c.x_names.size(); ++i) {
         const std::string key = c.x_names[i] + "_p50_us";
         const json& stat = s.value(key, json());

@@ -51,6 +51,7 @@ std::string datagram_html_section(render::Page& page) {
     }
     for (auto& [v, s] : by_variant) {
       s.name = page.name(r, v);
+      page.mark(s, r, v);
       loss.series.push_back(std::move(s));
     }
     for (auto& [v, s] : lost) {

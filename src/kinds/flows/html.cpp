@@ -29,6 +29,7 @@ std::string spread_chart(render::Page& page) {
     if (!r.setting.empty()) continue;
     for (const auto& [v, runs] : runs_by_variant(list(*r.j, "flows_runs"), run_counts)) {
       svg::Series s{page.name(r, v), {}, false};
+      page.mark(s, r, v);
       for (const json* run : runs) {
         const json& spread = object(*run, "per_flow");
         const double round = number_at(*run, {"round"});

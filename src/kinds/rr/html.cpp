@@ -28,6 +28,7 @@ std::string rr_html_section(render::Page& page) {
     if (!r.setting.empty()) continue;
     for (const auto& [v, runs] : runs_by_variant(list(*r.j, "rr_runs"), run_counts)) {
       svg::Series s{page.name(r, v), {}, true};
+      page.mark(s, r, v);
       for (const auto& [key, p] : percentiles) {
         std::vector<double> values;
         for (const json* run : runs)

@@ -43,6 +43,7 @@ std::string ratio_per_round(render::Page& page) {
                                       fmt::format("round {}", round)});
     }
     for (auto& [v, s] : by_variant) {
+      page.mark(s, r, v);
       const json& ratio =
           object(object(object(*r.j, "summary"), v.c_str()), ("over_" + base + "_transfer_time").c_str());
       s.name = !ratio.empty() ? fmt::format("{} (median {:.2f}x, {})", page.name(r, v + "/" + base),
