@@ -94,20 +94,20 @@ void add_speed_command(CLI::App& app, SpeedFlags& flags) {
   cmd->add_option("--suites", flags.suites,
                   "Suites to measure (comma-separated); default: every one tlscmp offers")
       ->delimiter(',')
-      ->type_name("SUITE,...");
+      ->type_name("LIST");
   cmd->add_option("--sizes", flags.sizes,
                   "AEAD record payloads, 1 to 16K (comma-separated); default: 1K,4K,16K")
       ->delimiter(',')
-      ->type_name("SIZE,...");
+      ->type_name("LIST");
   cmd->add_option(
          "--key-types", flags.key_types,
          "Handshakes per server key type (comma-separated); default: every one, as --compare-key-types")
       ->delimiter(',')
-      ->type_name("TYPE,...");
+      ->type_name("LIST");
   cmd->add_option("--groups", flags.groups,
                   "Handshakes per key exchange group (comma-separated); default: every one this library has")
       ->delimiter(',')
-      ->type_name("GROUP,...");
+      ->type_name("LIST");
   cmd->add_option("-l,--len", flags.chunk, "Bulk: bytes per write")->type_name("SIZE")->capture_default_str();
   cmd->add_option("--record-size", flags.record_size,
                   "Bulk: the writer's largest record, 512 to 16K; default 16K")
@@ -121,7 +121,7 @@ void add_speed_command(CLI::App& app, SpeedFlags& flags) {
       ->capture_default_str();
   cmd->add_option("--parts", flags.parts, "What to measure (comma-separated): aead, bulk, handshakes, memory")
       ->delimiter(',')
-      ->type_name("PART,...");
+      ->type_name("LIST");
   cmd->add_flag("-J,--json", flags.json, "Print JSON instead of tables");
 }
 
