@@ -117,9 +117,9 @@ std::optional<measure::TlsCalibration> calibrate_bulk(const std::string& suite_n
   out.chunk_bytes = static_cast<std::uint32_t>(shape.chunk_bytes);
   out.record_bytes = static_cast<std::uint32_t>(record);
   out.writer_s_per_gib = out.reader_s_per_gib = std::numeric_limits<double>::infinity();
-  // The best of three short tries of each: on a shared host a try that a
+  // The best of five short tries of each: on a shared host a try that a
   // neighbour slowed would otherwise stand for the host's limit.
-  constexpr int kTries = 3;
+  constexpr int kTries = 5;
   for (int i = 0; i < kTries; ++i) {
     const measure::MemoryBulkFigure bulk =
         measure_memory_bulk(contexts.client, contexts.server, shape, seconds / kTries);

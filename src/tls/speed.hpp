@@ -50,7 +50,7 @@ SuiteContexts contexts_for_suite(const SpeedSuite& suite);
 
 // What a bulk run's side calibrates with on this host: the AEAD of `suite`
 // at `shape.record_bytes`, and TLS in memory with the run's shape, about
-// `seconds` each, the best of three tries. None where the suite is not one tlscmp speed knows, or
+// `seconds` each, the best of five tries. None where the suite is not one tlscmp speed knows, or
 // the library will not negotiate it in memory.
 std::optional<measure::TlsCalibration> calibrate_bulk(const std::string& suite, const MemoryBulkShape& shape,
                                                       double seconds);
