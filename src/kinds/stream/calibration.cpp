@@ -10,10 +10,12 @@
 namespace tlscmp::kinds {
 namespace {
 
-// Five 60 ms tries of each figure, the best kept (tls::calibrate_bulk):
-// enough for one of them to miss a neighbour on a shared host, short enough
-// that a server's first test of a suite waits about a second more.
-constexpr double kCalibrationSeconds = 0.3;
+// Five 30 ms tries of each figure, the best kept (tls::calibrate_bulk):
+// enough for one of them to miss a neighbour on a shared host, short
+// enough that a server's first test of a suite waits about half a second
+// more, and that a test suite of many short runs, each a process that
+// calibrates once, is not slowed for others.
+constexpr double kCalibrationSeconds = 0.15;
 
 }  // namespace
 
