@@ -107,10 +107,6 @@ std::string memory_table(const std::vector<measure::SessionMemoryFigure>& figure
   return out;
 }
 
-ordered_json optional_json(const std::optional<double>& value) {
-  return value ? ordered_json(*value) : ordered_json(nullptr);
-}
-
 }  // namespace
 
 std::string render_speed_text(const measure::SpeedResults& r) {
@@ -179,8 +175,8 @@ std::string render_speed_json(const measure::SpeedResults& r) {
     out["memory"].push_back({{"variant", f.released ? "tls-release" : "tls"},
                              {"suite", f.suite},
                              {"sessions", f.sessions},
-                             {"client_bytes_per_session", optional_json(f.client_bytes)},
-                             {"server_bytes_per_session", optional_json(f.server_bytes)}});
+                             {"client_bytes_per_session", render::value_or_null(f.client_bytes)},
+                             {"server_bytes_per_session", render::value_or_null(f.server_bytes)}});
   }
   out["notes"] = r.notes;
   return out.dump(2) + "\n";

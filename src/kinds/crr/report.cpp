@@ -31,10 +31,6 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-ordered_json count_or_null(const std::optional<std::uint64_t>& value) {
-  return value ? ordered_json(*value) : ordered_json(nullptr);
-}
-
 ordered_json side_json(const measure::CrrRun& run, const measure::SideCost& side) {
   return {{"cpu_s", side.cpu_s()},
           {"cpu_us_per_connection", run.cpu_us_per_connection(side)},
@@ -78,10 +74,10 @@ ordered_json run_json(const measure::CrrRun& run, const measure::TestParameters&
           {"client", side_json(run, run.client)},
           // An interrupted run never heard the server's account.
           {"server", run.partial ? ordered_json(nullptr) : side_json(run, run.server)},
-          {"server_connections", count_or_null(run.server_connections)},
-          {"server_resumed", tls ? count_or_null(run.server_resumed) : ordered_json(nullptr)},
-          {"time_wait_before", count_or_null(run.time_wait_before)},
-          {"time_wait_after", count_or_null(run.time_wait_after)}};
+          {"server_connections", render::value_or_null(run.server_connections)},
+          {"server_resumed", tls ? render::value_or_null(run.server_resumed) : ordered_json(nullptr)},
+          {"time_wait_before", render::value_or_null(run.time_wait_before)},
+          {"time_wait_after", render::value_or_null(run.time_wait_after)}};
 }
 
 std::string p50_or_dash(const measure::LatencySummary& l) {

@@ -28,18 +28,17 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-ordered_json bytes_or_null(const std::optional<double>& bytes) {
-  return bytes ? ordered_json(*bytes) : ordered_json(nullptr);
-}
-
 std::string kib(const std::optional<double>& bytes) {
   return bytes ? fmt::format("{:.1f}", *bytes / 1024) : std::string("-");
 }
 
 ordered_json memory_json(const measure::FlowsMemory& m) {
-  return {{"idle_rss_bytes", bytes_or_null(m.idle_rss)},   {"after_rss_bytes", bytes_or_null(m.after_rss)},
-          {"idle_tcp_bytes", bytes_or_null(m.idle_tcp)},   {"after_tcp_bytes", bytes_or_null(m.after_tcp)},
-          {"idle_heap_bytes", bytes_or_null(m.idle_heap)}, {"after_heap_bytes", bytes_or_null(m.after_heap)}};
+  return {{"idle_rss_bytes", render::value_or_null(m.idle_rss)},
+          {"after_rss_bytes", render::value_or_null(m.after_rss)},
+          {"idle_tcp_bytes", render::value_or_null(m.idle_tcp)},
+          {"after_tcp_bytes", render::value_or_null(m.after_tcp)},
+          {"idle_heap_bytes", render::value_or_null(m.idle_heap)},
+          {"after_heap_bytes", render::value_or_null(m.after_heap)}};
 }
 
 ordered_json side_json(const measure::FlowsRun& run, const measure::SideCost& side, std::uint32_t threads,

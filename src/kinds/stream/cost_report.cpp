@@ -129,9 +129,6 @@ std::string render_cost_split(const measure::Comparison& c, const measure::Strea
 
 nlohmann::ordered_json cost_split_json(const std::optional<measure::CostSplit>& s) {
   if (!s) return nullptr;
-  const auto optional = [](const std::optional<double>& v) {
-    return v ? ordered_json(*v) : ordered_json(nullptr);
-  };
   return {{"role", s->sender ? "sender" : "receiver"},
           {"suite", s->suite},
           {"aead", s->aead},
@@ -147,8 +144,8 @@ nlohmann::ordered_json cost_split_json(const std::optional<measure::CostSplit>& 
           {"chunk_bytes", s->chunk_bytes},
           {"record_bytes", s->record_bytes},
           {"records_per_chunk", s->records_per_chunk},
-          {"tls_calls_per_chunk", optional(s->tls_calls_per_chunk)},
-          {"tcp_calls_per_chunk", optional(s->tcp_calls_per_chunk)}};
+          {"tls_calls_per_chunk", render::value_or_null(s->tls_calls_per_chunk)},
+          {"tcp_calls_per_chunk", render::value_or_null(s->tcp_calls_per_chunk)}};
 }
 
 nlohmann::ordered_json calibration_json(const std::optional<measure::TlsCalibration>& c) {

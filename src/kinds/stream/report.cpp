@@ -144,10 +144,6 @@ ordered_json to_json(const measure::Summary& s) {
   return summary_json(s);
 }
 
-ordered_json optional_count(const std::optional<std::uint64_t>& count) {
-  return count ? ordered_json(*count) : ordered_json(nullptr);
-}
-
 // A run's split on a side as JSON fields of the side, null where it has none.
 void add_split(ordered_json& side, const std::optional<measure::RunSplit>& split) {
   const auto value = [&](double measure::RunSplit::*part) {
@@ -171,8 +167,8 @@ ordered_json to_json(const measure::SideCost& side, std::uint64_t bytes) {
           {"ktls_send", side.ktls_send},
           {"ktls_receive", side.ktls_receive},
           {"tls_bytes", side.tls_bytes},
-          {"read_calls", optional_count(side.read_calls)},
-          {"write_calls", optional_count(side.write_calls)},
+          {"read_calls", render::value_or_null(side.read_calls)},
+          {"write_calls", render::value_or_null(side.write_calls)},
           {"calibration", calibration_json(side.calibration)},
           {"facts", facts_json(side.facts)}};
 }
