@@ -25,6 +25,9 @@ struct SpeedSuite {
 // The TLS 1.3 suites, then the TLS 1.2 AES-GCM and ChaCha20-Poly1305 ones
 // for certificates of `key_type` (ECDHE-ECDSA-..., or ECDHE-RSA-...).
 std::vector<SpeedSuite> speed_suites(KeyType key_type = KeyType::ecdsa_p256);
+// Both key types' suites, each once: the TLS 1.3 ones, then ECDSA's and
+// RSA's TLS 1.2 ones.
+std::vector<SpeedSuite> all_speed_suites();
 // A suite by its name, either key type's; none where it is not one of them.
 std::optional<SpeedSuite> find_speed_suite(const std::string& name);
 
