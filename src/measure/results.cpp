@@ -69,6 +69,30 @@ std::optional<PairedRatio> paired(const std::vector<double>& ratios) {
   return PairedRatio{summarize(ratios), bootstrap_median_ci(ratios)};
 }
 
+// A TLS variant's rr or crr runs against the same round's TCP runs: each
+// side's extra CPU per unit split (measure::split_unit_cost); `per_unit`
+// gives a run's CPU per unit on a side.
+template <typename Run, typename PerUnit>
+void add_unit_splits(const std::vector<const Run*>& runs, const std::map<int, const Run*>& base,
+                     PerUnit per_unit, bool handshake, std::optional<UnitSplit>& client,
+                     std::optional<UnitSplit>& server) {
+  if (runs.empty() || runs.front()->mode != Mode::tls || base.empty() ||
+      base.begin()->second->mode != Mode::tcp)
+    return;
+  for (const bool client_side : {true, false}) {
+    std::vector<UnitCost> costs;
+    for (const Run* run : runs) {
+      const auto b = base.find(run->round);
+      if (b == base.end()) continue;
+      const SideCost& side = client_side ? run->client : run->server;
+      const SideCost& base_side = client_side ? b->second->client : b->second->server;
+      costs.push_back({per_unit(*run, side), per_unit(*b->second, base_side),
+                       side.transaction_calibration ? &*side.transaction_calibration : nullptr});
+    }
+    (client_side ? client : server) = split_unit_cost(costs, client_side, handshake);
+  }
+}
+
 // A run of another mode is compared with the same round's baseline run, and
 // the ratios summarized with their CI.
 void compute_rr_statistics(const Comparison& comparison, RrResults& results) {
@@ -103,6 +127,10 @@ void compute_rr_statistics(const Comparison& comparison, RrResults& results) {
     stats.transactions_per_s_over_baseline = paired(tps);
     stats.p50_over_baseline = paired(p50);
     stats.p99_over_baseline = paired(p99);
+    add_unit_splits(
+        runs, baseline_runs,
+        [](const RrRun& r, const SideCost& side) { return r.cpu_us_per_transaction(side); },
+        /*handshake=*/false, stats.client_split, stats.server_split);
     results.stats.push_back(std::move(stats));
   }
   results.headline = headline_variant(
@@ -148,6 +176,10 @@ void compute_crr_statistics(const Comparison& comparison, CrrResults& results) {
         summarize_field(runs, [](const CrrRun& r) { return r.cpu_us_per_connection(r.server); });
     stats.connections_per_s_over_baseline = paired(rate);
     stats.total_p50_over_baseline = paired(p50);
+    add_unit_splits(
+        runs, baseline_runs,
+        [](const CrrRun& r, const SideCost& side) { return r.cpu_us_per_connection(side); },
+        /*handshake=*/true, stats.client_split, stats.server_split);
     results.stats.push_back(std::move(stats));
   }
   results.headline = headline_variant(

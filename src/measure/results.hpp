@@ -41,6 +41,9 @@ struct SideCost {
   // TLS: this side's host calibrated for the run's suite, chunk and record
   // (measure/speed.hpp); none for TCP, kTLS, or where it could not.
   std::optional<TlsCalibration> calibration;
+  // TLS rr and crr: this side's host calibrated for the run's suite, sizes
+  // and (crr) handshake; none for TCP, or where it could not.
+  std::optional<TransactionCalibration> transaction_calibration;
 
   double cpu_s() const { return cpu_user_s + cpu_system_s; }
   // CPU seconds per GiB (2^30 bytes) moved.
@@ -244,6 +247,10 @@ struct RrStats {
   std::optional<PairedRatio> transactions_per_s_over_baseline;
   std::optional<PairedRatio> p50_over_baseline;
   std::optional<PairedRatio> p99_over_baseline;
+  // A TLS variant against TCP: where each side's extra CPU per transaction
+  // goes (measure/cost_split.hpp); none where a side did not calibrate.
+  std::optional<UnitSplit> client_split;
+  std::optional<UnitSplit> server_split;
 };
 
 // One run of a connection-per-transaction test (crr): -P connectors, each
@@ -308,6 +315,10 @@ struct CrrStats {
   // p50 (> 1: longer).
   std::optional<PairedRatio> connections_per_s_over_baseline;
   std::optional<PairedRatio> total_p50_over_baseline;
+  // A TLS variant against TCP: where each side's extra CPU per connection
+  // goes (measure/cost_split.hpp); none where a side did not calibrate.
+  std::optional<UnitSplit> client_split;
+  std::optional<UnitSplit> server_split;
 };
 
 // Medians over a datagram mode's runs.

@@ -91,6 +91,53 @@ struct TlsCalibration {
   double reader_s_per_gib = 0;  // and in SSL_read
 };
 
+// What one side of a request/response (rr) or connection-per-transaction
+// (crr) TLS run calibrates with on its own host, for the run's suite and
+// message sizes: one transaction's AEAD work and its TLS calls in memory,
+// each side's (the client seals the request and opens the response; the
+// server opens the one and seals the other), and for crr a handshake in
+// memory with the run's key type, group and resumption.
+struct TransactionCalibration {
+  std::string suite;  // as negotiated
+  std::string aead;   // "AES-128-GCM"
+  std::uint32_t request_bytes = 0;
+  std::uint32_t response_bytes = 0;
+  std::uint32_t record_bytes = 0;  // the records' largest plaintext
+  double client_crypto_us = 0;     // the AEAD alone, per transaction
+  double server_crypto_us = 0;
+  double client_tls_us = 0;  // TLS in memory: the client's SSL_write and SSL_read per transaction
+  double server_tls_us = 0;
+  // crr: a handshake in memory, each side's CPU, with these.
+  std::string key_type;  // as tlscmp certs names it, "ecdsa-p256"
+  std::string group;     // "X25519"
+  bool resumed = false;
+  std::optional<double> client_handshake_us;
+  std::optional<double> server_handshake_us;
+
+  double crypto_us(bool client) const { return client ? client_crypto_us : server_crypto_us; }
+  double tls_us(bool client) const { return client ? client_tls_us : server_tls_us; }
+  std::optional<double> handshake_us(bool client) const {
+    return client ? client_handshake_us : server_handshake_us;
+  }
+};
+
+// Where one side's extra CPU for TLS over TCP goes in an rr run (per
+// transaction) or a crr run (per connection), in microseconds: the
+// handshake in memory (crr), the transaction's crypto and record layer in
+// memory, and the rest (the socket path: more system calls and bytes, and
+// for crr the close). The rest may come out negative from noise.
+struct UnitSplit {
+  bool client = true;                  // the client's side (else the server's)
+  TransactionCalibration calibration;  // the side's, of the variant's last run that had one
+  double tcp_us = 0;                   // this side's CPU per unit, the baseline's median
+  double tls_us = 0;                   // the variant's median
+  double extra_us = 0;                 // the median over rounds of the variant's less the same round's TCP
+  std::optional<double> handshake_us;
+  double crypto_us = 0;
+  double record_layer_us = 0;
+  double socket_us = 0;  // extra less the parts above
+};
+
 // Where one side's extra CPU for TLS over TCP goes in a bulk run, in
 // seconds per GiB moved: what the suite's AEAD costs at the run's record
 // size (crypto), what TLS in memory costs beyond it (the record layer), and

@@ -303,6 +303,28 @@ json calibration_json(const std::optional<measure::TlsCalibration>& c) {
           {"reader_s_per_gib", c->reader_s_per_gib}};
 }
 
+json optional_json(const std::optional<double>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+json transaction_calibration_json(const std::optional<measure::TransactionCalibration>& c) {
+  if (!c) return nullptr;
+  return {{"suite", c->suite},
+          {"aead", c->aead},
+          {"request_bytes", c->request_bytes},
+          {"response_bytes", c->response_bytes},
+          {"record_bytes", c->record_bytes},
+          {"client_crypto_us", c->client_crypto_us},
+          {"server_crypto_us", c->server_crypto_us},
+          {"client_tls_us", c->client_tls_us},
+          {"server_tls_us", c->server_tls_us},
+          {"key_type", c->key_type},
+          {"group", c->group},
+          {"resumed", c->resumed},
+          {"client_handshake_us", optional_json(c->client_handshake_us)},
+          {"server_handshake_us", optional_json(c->server_handshake_us)}};
+}
+
 json to_json(const SideResult& m) {
   json intervals = json::array();
   for (std::size_t i = 0; i < m.interval_end_us.size() && i < m.interval_bytes.size(); ++i) {
@@ -324,6 +346,7 @@ json to_json(const SideResult& m) {
           {"read_calls", optional_json(m.read_calls)},
           {"write_calls", optional_json(m.write_calls)},
           {"calibration", calibration_json(m.calibration)},
+          {"transaction_calibration", transaction_calibration_json(m.transaction_calibration)},
           {"messages", m.messages},
           {"payload_bytes", m.payload_bytes},
           {"stream", m.stream},
@@ -400,6 +423,39 @@ std::optional<measure::TlsCalibration> get_calibration(const json& object) {
   out.open_bytes_per_s = get_double(c, "open_bytes_per_s", kMaxRate);
   out.writer_s_per_gib = get_double(c, "writer_s_per_gib", kMaxSecondsPerGib);
   out.reader_s_per_gib = get_double(c, "reader_s_per_gib", kMaxSecondsPerGib);
+  return out;
+}
+
+// A figure that may be null; a number as get_double takes it.
+std::optional<double> get_optional_double(const json& object, const char* name, double max) {
+  if (field(object, name).is_null()) return std::nullopt;
+  return get_double(object, name, max);
+}
+
+// An rr or crr side's calibration (absent from older peers, null for TCP):
+// none. Each figure finite, and at most a hundred seconds a transaction.
+std::optional<measure::TransactionCalibration> get_transaction_calibration(const json& object) {
+  if (!object.contains("transaction_calibration") || object.at("transaction_calibration").is_null())
+    return std::nullopt;
+  const json& c = field(object, "transaction_calibration");
+  if (!c.is_object()) bad("'transaction_calibration' is not an object");
+  constexpr double kMaxUs = 1e8;
+  measure::TransactionCalibration out;
+  out.suite = get_string(c, "suite");
+  out.aead = get_string(c, "aead");
+  out.request_bytes = static_cast<std::uint32_t>(get_uint(c, "request_bytes", 1, kMaxRrBytes));
+  out.response_bytes = static_cast<std::uint32_t>(get_uint(c, "response_bytes", 1, kMaxRrBytes));
+  out.record_bytes =
+      static_cast<std::uint32_t>(get_uint(c, "record_bytes", kMinRecordBytes, kMaxRecordBytes));
+  out.client_crypto_us = get_double(c, "client_crypto_us", kMaxUs);
+  out.server_crypto_us = get_double(c, "server_crypto_us", kMaxUs);
+  out.client_tls_us = get_double(c, "client_tls_us", kMaxUs);
+  out.server_tls_us = get_double(c, "server_tls_us", kMaxUs);
+  out.key_type = get_string(c, "key_type");
+  out.group = get_string(c, "group");
+  out.resumed = get_bool(c, "resumed");
+  out.client_handshake_us = get_optional_double(c, "client_handshake_us", kMaxUs);
+  out.server_handshake_us = get_optional_double(c, "server_handshake_us", kMaxUs);
   return out;
 }
 
@@ -666,6 +722,7 @@ Message decode_object(const json& j) {
     m.read_calls = get_optional_uint(j, "read_calls", kMaxTestBytes);
     m.write_calls = get_optional_uint(j, "write_calls", kMaxTestBytes);
     m.calibration = get_calibration(j);
+    m.transaction_calibration = get_transaction_calibration(j);
     m.messages = get_uint(j, "messages", 0, kMaxTestBytes);
     m.payload_bytes = get_uint(j, "payload_bytes", 0, kMaxTestBytes);
     m.stream = static_cast<std::uint32_t>(get_uint(j, "stream", 0, kMaxStreams - 1));

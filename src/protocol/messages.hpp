@@ -171,6 +171,8 @@ struct SideResult {
   std::optional<std::uint64_t> read_calls, write_calls;
   // TLS: this side's host calibrated for the run's suite, chunk and record.
   std::optional<measure::TlsCalibration> calibration;
+  // TLS rr and crr: this side's host calibrated for the run's suite and sizes.
+  std::optional<measure::TransactionCalibration> transaction_calibration;
   std::uint64_t messages = 0;       // with msg_size: messages this side sent, or received whole
   std::uint64_t payload_bytes = 0;  // with msg_size: the messages' bytes, headers not counted
   std::uint32_t stream = 0;         // which data connection, 0..streams-1

@@ -109,4 +109,33 @@ std::string Page::summary_chart(svg::Chart c, const std::string& series,
   return c.series.empty() ? std::string() : chart(std::move(c));
 }
 
+std::string Page::split_chart(svg::Chart c, const char* summary_key, const std::vector<SplitPart>& parts) {
+  c.stacked = true;
+  std::vector<svg::Series> series;
+  for (const auto& [key, part] : parts)
+    series.emplace_back(part);
+  for (const PageResult& r : results()) {
+    if (!r.setting.empty()) continue;
+    for (const auto& [v, summary] : object(*r.j, summary_key).items()) {
+      for (const char* side : {"client", "server"}) {
+        const json& split = object(object(summary, "cost_split"), side);
+        if (split.empty()) continue;
+        const double x = static_cast<double>(c.x_names.size());
+        const std::string role = str(split, "role");
+        c.x_names.push_back(name(r, fmt::format("{} {}{}", v, side, role.empty() ? "" : " (" + role + ")")));
+        for (std::size_t i = 0; i < parts.size(); ++i) {
+          const double value = number_at(split, {parts[i].first});
+          const std::string below =
+              value < 0 ? fmt::format(" ({:.3f}, below zero: noise, drawn as 0)", value) : "";
+          series[i].points.push_back({x, std::max(0.0, std::isfinite(value) ? value : 0.0), std::nullopt,
+                                      std::nullopt, c.x_names.back() + below});
+        }
+      }
+    }
+  }
+  if (c.x_names.empty()) return {};
+  c.series = std::move(series);
+  return chart(std::move(c));
+}
+
 }  // namespace tlscmp::render

@@ -54,6 +54,13 @@ class Page {
   using NamedSummaries = std::vector<std::pair<std::string, const json*>>;
   std::string summary_chart(svg::Chart chart, const std::string& series,
                             const std::function<NamedSummaries(const json& result)>& of);
+  // Where TLS's CPU goes: a stacked bar per variant and side, from each
+  // variant's "cost_split" {"client", "server"} in the result's summary at
+  // `summary_key`; a series per part, (JSON key, name) in `parts`, the
+  // baseline's CPU first. A part below zero (noise) is drawn as 0 and said
+  // so in its label. "" where no variant has a split.
+  using SplitPart = std::pair<const char*, const char*>;
+  std::string split_chart(svg::Chart chart, const char* summary_key, const std::vector<SplitPart>& parts);
 };
 
 }  // namespace tlscmp::render

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "error.hpp"
 #include "tls/ossl_ptr.hpp"
@@ -175,6 +176,17 @@ std::vector<KeyType> all_key_types() {
 std::optional<KeyType> parse_key_type(const std::string& text) {
   for (KeyType type : all_key_types()) {
     if (text == to_string(type)) return type;
+  }
+  return std::nullopt;
+}
+
+std::optional<KeyType> key_type_of_description(const std::string& description) {
+  static const std::pair<const char*, KeyType> kNames[] = {
+      {"RSA 2048", KeyType::rsa_2048},      {"RSA 3072", KeyType::rsa_3072},
+      {"RSA 4096", KeyType::rsa_4096},      {"ECDSA P-256", KeyType::ecdsa_p256},
+      {"ECDSA P-384", KeyType::ecdsa_p384}, {"Ed25519", KeyType::ed25519}};
+  for (const auto& [name, type] : kNames) {
+    if (description == name) return type;
   }
   return std::nullopt;
 }

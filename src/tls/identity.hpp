@@ -18,6 +18,9 @@ enum class KeyType { rsa_2048, rsa_3072, rsa_4096, ecdsa_p256, ecdsa_p384, ed255
 // "rsa-2048" ... "ed25519", as the flag takes them.
 const char* to_string(KeyType type);
 std::optional<KeyType> parse_key_type(const std::string& text);
+// The type a certificate's key is of, from its description as a run
+// reports it ("ECDSA P-256", "RSA 2048", "Ed25519"); none for another.
+std::optional<KeyType> key_type_of_description(const std::string& description);
 // Every type, for help texts and loops.
 std::vector<KeyType> all_key_types();
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <string_view>
 
 #include "tls/ossl_ptr.hpp"
 
@@ -101,6 +102,7 @@ void MemoryPair::use_library_buffers(bool release) {
 
 void MemoryPair::set_max_record_size(std::size_t bytes) {
   compat::set_max_send_fragment(client_, bytes);
+  compat::set_max_send_fragment(server_, bytes);
 }
 
 void MemoryPair::handshake(SideSeconds& spent) {
@@ -128,25 +130,45 @@ void MemoryPair::handshake(SideSeconds& spent) {
   if (read != 1) throw_tls_error("the in-memory client could not read after the handshake");
 }
 
-void MemoryPair::transfer(std::span<const std::byte> data, std::span<std::byte> sink, SideSeconds& spent,
-                          std::uint64_t& reads) {
+namespace {
+
+// `writer` writes `data` in one SSL_write; `reader` reads it all, in reads
+// of up to `sink`'s size. Each one's time is added to its seconds, the
+// reader's read calls to `reads`. `who` names the writer in errors.
+void move_through(SSL* writer, SSL* reader, std::span<const std::byte> data, std::span<std::byte> sink,
+                  double& writer_s, double& reader_s, std::uint64_t& reads, const char* who) {
+  const char* whom = who == std::string_view("client") ? "server" : "client";
   Clock::time_point start = Clock::now();
-  const int wrote = SSL_write(client_, data.data(), clamp_int(data.size()));
-  spent.client += seconds_since(start);
+  const int wrote = SSL_write(writer, data.data(), clamp_int(data.size()));
+  writer_s += seconds_since(start);
   if (wrote != clamp_int(data.size()))
-    throw_tls_error("the in-memory client could not write its chunk whole");
+    throw_tls_error(std::string("the in-memory ") + who + " could not write its chunk whole");
   std::size_t left = data.size();
   start = Clock::now();
   while (left > 0) {
-    const int got = SSL_read(server_, sink.data(), clamp_int(std::min(sink.size(), left)));
+    const int got = SSL_read(reader, sink.data(), clamp_int(std::min(sink.size(), left)));
     ++reads;
     if (got <= 0) {
-      spent.server += seconds_since(start);
-      throw_tls_error("the in-memory server could not read the chunk");
+      reader_s += seconds_since(start);
+      throw_tls_error(std::string("the in-memory ") + whom + " could not read the chunk");
     }
     left -= static_cast<std::size_t>(got);
   }
-  spent.server += seconds_since(start);
+  reader_s += seconds_since(start);
+}
+
+}  // namespace
+
+void MemoryPair::transfer(std::span<const std::byte> data, std::span<std::byte> sink, SideSeconds& spent,
+                          std::uint64_t& reads) {
+  move_through(client_, server_, data, sink, spent.client, spent.server, reads, "client");
+}
+
+void MemoryPair::exchange(std::span<const std::byte> request, std::span<const std::byte> response,
+                          std::span<std::byte> sink, SideSeconds& spent) {
+  std::uint64_t reads = 0;
+  move_through(client_, server_, request, sink, spent.client, spent.server, reads, "client");
+  move_through(server_, client_, response, sink, spent.server, spent.client, reads, "server");
 }
 
 SessionInfo MemoryPair::client_info() const {

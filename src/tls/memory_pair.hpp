@@ -44,7 +44,7 @@ class MemoryPair {
   // (TlsStream::use_library_buffers), and with `release`, each side's idle
   // buffers handed back (TlsStream::release_buffers).
   void use_library_buffers(bool release);
-  // Caps the client's records' plaintext (512..16384 bytes).
+  // Caps each side's records' plaintext (512..16384 bytes).
   void set_max_record_size(std::size_t bytes);
 
   // The handshake to its end, then one byte from the server to the client,
@@ -56,6 +56,13 @@ class MemoryPair {
   // the server's read calls to `reads`.
   void transfer(std::span<const std::byte> data, std::span<std::byte> sink, SideSeconds& spent,
                 std::uint64_t& reads);
+
+  // One transaction: the client writes `request` in one SSL_write and the
+  // server reads it whole, then the server writes `response` and the client
+  // reads it whole, in reads of up to `sink`'s size. Each side's time is
+  // added to `spent`. The pair's buffer must take the larger whole.
+  void exchange(std::span<const std::byte> request, std::span<const std::byte> response,
+                std::span<std::byte> sink, SideSeconds& spent);
 
   // What the handshake settled on, as the client sees it.
   SessionInfo client_info() const;

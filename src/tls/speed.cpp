@@ -4,7 +4,9 @@
 #include <chrono>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
+#include <mutex>
 
 #include <fmt/format.h>
 
@@ -89,24 +91,48 @@ std::optional<SpeedSuite> find_speed_suite(const std::string& name) {
   return std::nullopt;
 }
 
-SuiteContexts contexts_for_suite(const SpeedSuite& suite) {
+namespace {
+
+// A certificate set of `key_type`, made once per process: an RSA 4096 key
+// takes a second or more to make.
+const CertificateSet& certificates_of(KeyType key_type) {
+  static std::mutex mutex;
+  static std::map<KeyType, CertificateSet> made;
+  std::lock_guard lock(mutex);
+  auto it = made.find(key_type);
+  if (it == made.end()) it = made.emplace(key_type, generate_certificates({}, 1, key_type)).first;
+  return it->second;
+}
+
+}  // namespace
+
+SuiteContexts contexts_for_suite(const SpeedSuite& suite, std::optional<KeyType> key_type,
+                                 const std::string& group) {
   const bool rsa = suite.name.find("-RSA-") != std::string::npos;
-  const CertificateSet set = generate_certificates({}, 1, rsa ? KeyType::rsa_2048 : KeyType::ecdsa_p256);
+  const CertificateSet& set =
+      certificates_of(key_type.value_or(rsa ? KeyType::rsa_2048 : KeyType::ecdsa_p256));
   ServerOptions server;
   server.identity = set.server;
   ClientOptions client;
   client.ca_pem = set.ca.certificate_chain_pem;
   client.policy.version = suite.version;
   client.policy.cipher = suite.name;
+  client.policy.groups = group;
   std::string refused;
   std::optional<Context> client_context;
-  try {
-    client_context = Context::for_client(client);
-  } catch (const Error& e) {
-    if (suite.version != "1.3") throw;
-    refused = e.what();  // a library that chooses its TLS 1.3 suite itself
-    client.policy.cipher.clear();
-    client_context = Context::for_client(client);
+  while (!client_context) {
+    try {
+      client_context = Context::for_client(client);
+    } catch (const Error& e) {
+      if (!client.policy.groups.empty()) {
+        client.policy.groups.clear();  // a group this library does not know: its defaults
+      } else if (suite.version == "1.3" && !client.policy.cipher.empty()) {
+        refused = e.what();  // a library that chooses its TLS 1.3 suite itself
+        client.policy.cipher.clear();
+      } else {
+        throw;
+      }
+    }
   }
   return {*client_context, Context::for_server(server), refused};
 }
@@ -139,6 +165,116 @@ std::optional<measure::TlsCalibration> calibrate_bulk(const std::string& suite_n
         std::min(out.reader_s_per_gib, measure::seconds_per_gib(bulk.reader_bytes_per_s()));
     out.seal_bytes_per_s = std::max(out.seal_bytes_per_s, aead.seal_bytes_per_s);
     out.open_bytes_per_s = std::max(out.open_bytes_per_s, aead.open_bytes_per_s);
+  }
+  return out;
+}
+
+namespace {
+
+// Messages over this are timed in memory at this size and scaled.
+constexpr std::uint64_t kMaxMemoryMessage = 1024 * 1024;
+
+// Microseconds the AEAD takes to seal (or open) a message of `bytes` in
+// records of at most `record` bytes, at the rate measured for its records'
+// size, the best of the figures in `figures` (one per try).
+double aead_us(const std::vector<measure::AeadFigure>& figures, std::uint64_t bytes, bool seal) {
+  double best = 0;
+  for (const measure::AeadFigure& f : figures)
+    best = std::max(best, seal ? f.seal_bytes_per_s : f.open_bytes_per_s);
+  return best > 0 ? static_cast<double>(bytes) * 1e6 / best : 0;
+}
+
+// One try of each of a transaction calibration's figures, each the best so far kept.
+struct TransactionTries {
+  std::vector<measure::AeadFigure> request, response;
+  double client_tls_us = std::numeric_limits<double>::infinity();
+  double server_tls_us = std::numeric_limits<double>::infinity();
+  double client_handshake_us = std::numeric_limits<double>::infinity();
+  double server_handshake_us = std::numeric_limits<double>::infinity();
+  std::string group;  // as the handshakes negotiated
+};
+
+}  // namespace
+
+std::pair<double, double> measure_memory_transactions(const Context& client, const Context& server,
+                                                      const TransactionShape& shape, double seconds) {
+  const std::uint64_t request = std::min(shape.request_bytes, kMaxMemoryMessage);
+  const std::uint64_t response = std::min(shape.response_bytes, kMaxMemoryMessage);
+  MemoryPair pair(client, server, MemoryPair::buffer_for(std::max(request, response), shape.record_bytes));
+  SideSeconds spent;
+  pair.handshake(spent);
+  if (shape.record_bytes != 0) pair.set_max_record_size(shape.record_bytes);
+  const std::vector<std::byte> asked(request, std::byte{'q'});
+  const std::vector<std::byte> answer(response, std::byte{'r'});
+  std::vector<std::byte> sink(std::max(request, response));
+  for (int i = 0; i < 4; ++i)  // the buffers allocated, the caches warm
+    pair.exchange(asked, answer, sink, spent);
+  spent = {};
+  std::uint64_t transactions = 0;
+  const Clock::time_point end = deadline_after(seconds);
+  do {
+    pair.exchange(asked, answer, sink, spent);
+    ++transactions;
+  } while (Clock::now() < end);
+  // Past 1 MiB a message's cost grows with its bytes: scaled, each side's
+  // time split between the request and the response by their bytes.
+  const double scale = static_cast<double>(shape.request_bytes + shape.response_bytes) /
+                       static_cast<double>(request + response);
+  const double n = static_cast<double>(transactions);
+  return {spent.client * 1e6 / n * scale, spent.server * 1e6 / n * scale};
+}
+
+std::optional<measure::TransactionCalibration> calibrate_transactions(const std::string& suite_name,
+                                                                      const TransactionShape& shape,
+                                                                      double seconds) {
+  const std::optional<SpeedSuite> suite = find_speed_suite(suite_name);
+  if (!suite) return std::nullopt;
+  const std::size_t record = shape.record_bytes != 0 ? shape.record_bytes : 16384;
+  const SuiteContexts contexts = contexts_for_suite(*suite, shape.key_type, shape.group);
+  {
+    MemoryPair probe(contexts.client, contexts.server, MemoryPair::buffer_for(0, 0));
+    SideSeconds spent;
+    probe.handshake(spent);
+    if (probe.client_info().cipher != suite->name) return std::nullopt;
+  }
+  constexpr int kTries = 5;
+  const double slice = seconds / kTries;
+  TransactionTries tries;
+  for (int i = 0; i < kTries; ++i) {
+    const auto [client_us, server_us] =
+        measure_memory_transactions(contexts.client, contexts.server, shape, slice);
+    tries.client_tls_us = std::min(tries.client_tls_us, client_us);
+    tries.server_tls_us = std::min(tries.server_tls_us, server_us);
+    tries.request.push_back(
+        measure_aead(*suite, std::min<std::uint64_t>(record, shape.request_bytes), slice / 2));
+    tries.response.push_back(
+        measure_aead(*suite, std::min<std::uint64_t>(record, shape.response_bytes), slice / 2));
+    if (!shape.key_type) continue;
+    const measure::HandshakeFigure h =
+        measure_handshakes(contexts.client, contexts.server, *shape.key_type, shape.resumed, slice);
+    if (h.suite != suite->name) return std::nullopt;
+    tries.client_handshake_us = std::min(tries.client_handshake_us, h.client_us());
+    tries.server_handshake_us = std::min(tries.server_handshake_us, h.server_us());
+    tries.group = h.group;
+  }
+  measure::TransactionCalibration out;
+  out.suite = suite->name;
+  out.aead = suite->aead;
+  out.request_bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(shape.request_bytes, UINT32_MAX));
+  out.response_bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(shape.response_bytes, UINT32_MAX));
+  out.record_bytes = static_cast<std::uint32_t>(record);
+  out.client_crypto_us = aead_us(tries.request, shape.request_bytes, true) +
+                         aead_us(tries.response, shape.response_bytes, false);
+  out.server_crypto_us = aead_us(tries.request, shape.request_bytes, false) +
+                         aead_us(tries.response, shape.response_bytes, true);
+  out.client_tls_us = tries.client_tls_us;
+  out.server_tls_us = tries.server_tls_us;
+  if (shape.key_type) {
+    out.key_type = to_string(*shape.key_type);
+    out.group = tries.group;
+    out.resumed = shape.resumed;
+    out.client_handshake_us = tries.client_handshake_us;
+    out.server_handshake_us = tries.server_handshake_us;
   }
   return out;
 }

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "measure/speed.hpp"
@@ -49,7 +50,11 @@ struct SuiteContexts {
   Context server;
   std::string refused;
 };
-SuiteContexts contexts_for_suite(const SpeedSuite& suite);
+// With `key_type`, the certificate is of that type; with `group`, the
+// client offers that key exchange group alone (one the library does not
+// know: its defaults). Certificates are made once per process and type.
+SuiteContexts contexts_for_suite(const SpeedSuite& suite, std::optional<KeyType> key_type = std::nullopt,
+                                 const std::string& group = {});
 
 // What a bulk run's side calibrates with on this host: the AEAD of `suite`
 // at `shape.record_bytes`, and TLS in memory with the run's shape, about
@@ -57,6 +62,34 @@ SuiteContexts contexts_for_suite(const SpeedSuite& suite);
 // the library will not negotiate it in memory.
 std::optional<measure::TlsCalibration> calibrate_bulk(const std::string& suite, const MemoryBulkShape& shape,
                                                       double seconds);
+
+// What an rr or crr run's side calibrates with: its transactions' sizes,
+// its records' largest plaintext (0: 16 KiB), and for crr a handshake with
+// a server certificate of `key_type`, the key exchange `group` ("": the
+// default) and resumed or full.
+struct TransactionShape {
+  std::uint64_t request_bytes = 1;
+  std::uint64_t response_bytes = 1;
+  std::size_t record_bytes = 0;
+  std::optional<KeyType> key_type;  // none: no handshake figure (rr)
+  std::string group;
+  bool resumed = false;
+};
+
+// One side's calibration of an rr or crr run on this host (measure::
+// TransactionCalibration), about `seconds` each figure, the best of five
+// tries. Messages over 1 MiB are timed in memory at 1 MiB and scaled by
+// their size. None where the suite is not one tlscmp speed knows, or the
+// library will not negotiate it in memory.
+std::optional<measure::TransactionCalibration> calibrate_transactions(const std::string& suite,
+                                                                      const TransactionShape& shape,
+                                                                      double seconds);
+
+// Transactions in memory for about `seconds`, after one handshake: each
+// side's microseconds in its calls per transaction, client first. Throws
+// tlscmp::Error.
+std::pair<double, double> measure_memory_transactions(const Context& client, const Context& server,
+                                                      const TransactionShape& shape, double seconds);
 
 // Seals records of `payload_bytes` for about `seconds`, then opens one as
 // often for as long, as the record layer does (its nonces and additional

@@ -10,6 +10,7 @@
 #include <optional>
 #include <thread>
 
+#include "kinds/calibration.hpp"
 #include "kinds/crr/crr.hpp"
 #include "kinds/data_connections.hpp"
 #include "kinds/data_threads.hpp"
@@ -340,6 +341,13 @@ measure::CrrRun run_crr_test(const session::ClientConfig& config, const tls::Con
   run.server.window_us = theirs.elapsed_us;
   run.server.facts = theirs.facts;
   session::await_close(control, timeouts.control);
+  // This host's calibration; the server's came with its count.
+  if (!run.tls.cipher.empty()) {
+    run.client.transaction_calibration = transaction_calibration_for(
+        run.tls.cipher,
+        connection_shape(request.test, run.tls.certificate_key_type, run.tls.group, variant.resume));
+    run.server.transaction_calibration = theirs.transaction_calibration;
+  }
   return run;
 }
 

@@ -39,6 +39,18 @@ std::string crr_html_section(render::Page& page) {
     }
   }
   out += page.chart(std::move(c));
+  svg::Chart split;
+  split.title =
+      "Where TLS's CPU goes, per side (µs per connection): TCP's, then handshake, crypto, record layer, the "
+      "rest";
+  split.x_title = "variant and side";
+  split.y_title = "CPU (µs per connection)";
+  out += page.split_chart(std::move(split), "crr_summary",
+                          {{"tcp_cpu_us", "TCP"},
+                           {"handshake_us", "handshake"},
+                           {"crypto_us", "crypto"},
+                           {"record_layer_us", "record layer"},
+                           {"socket_us", "socket and the rest"}});
   return out + "</section>";
 }
 

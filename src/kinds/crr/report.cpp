@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 
+#include "kinds/unit_split.hpp"
 #include "render/facts.hpp"
 #include "render/render.hpp"
 
@@ -35,6 +36,7 @@ ordered_json side_json(const measure::CrrRun& run, const measure::SideCost& side
   return {{"cpu_s", side.cpu_s()},
           {"cpu_us_per_connection", run.cpu_us_per_connection(side)},
           {"core_share", side.core_share()},
+          {"transaction_calibration", transaction_calibration_json(side.transaction_calibration)},
           {"facts", facts_json(side.facts)}};
 }
 
@@ -206,6 +208,8 @@ std::string render_crr_runs(const measure::Comparison& c) {
   for (const measure::CrrStats& s : crr.stats)
     width = std::max(width, s.variant.size());
   out += render_crr_stats(c.parameters, crr, width);
+  for (const measure::CrrStats& s : crr.stats)
+    out += render_unit_split(c.environment, s.variant, s.client_split, s.server_split, "connection");
   if (!crr.runs.empty()) {
     out += fmt::format("TIME_WAIT sockets on the client's host: {} before the first run, {} after the last\n",
                        time_wait_text(crr.runs.front().time_wait_before),
@@ -253,6 +257,7 @@ ordered_json crr_summary_json(const measure::Comparison& c) {
         {"total_p99_us", summary_json(s.total_p99_us)},
         {"client_cpu_us_per_connection", summary_json(s.client_cpu_us_per_connection)},
         {"server_cpu_us_per_connection", summary_json(s.server_cpu_us_per_connection)},
+        {"cost_split", unit_split_json(s.client_split, s.server_split)},
         {modes.over_key(), over_baseline}};
   }
   summary[modes.headline_key()] = headline;

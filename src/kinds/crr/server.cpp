@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <mutex>
 
+#include "kinds/calibration.hpp"
 #include "kinds/crr/crr.hpp"
 #include "kinds/data_threads.hpp"
 #include "kinds/rr/exchange.hpp"
@@ -88,6 +89,21 @@ class CrrTally final : public session::PendingTests::ConnectionSink {
     std::lock_guard lock(mutex_);
     return totals_.events;
   }
+  // A TLS connection that completed: the first one's parameters are kept,
+  // for this side's calibration (kTLS's are not: its records are the kernel's).
+  void note_tls(const tls::SessionInfo& info) {
+    std::lock_guard lock(mutex_);
+    if (tls_.has_value() || info.ktls_send || info.ktls_receive) return;
+    tls_ = info;
+  }
+  bool has_tls() const {
+    std::lock_guard lock(mutex_);
+    return tls_.has_value();
+  }
+  std::optional<tls::SessionInfo> tls() const {
+    std::lock_guard lock(mutex_);
+    return tls_;
+  }
 
  private:
   const std::uint64_t request_bytes_;
@@ -98,6 +114,7 @@ class CrrTally final : public session::PendingTests::ConnectionSink {
   bool closed_ = false;
   int in_flight_ = 0;
   Totals totals_;
+  std::optional<tls::SessionInfo> tls_;
 };
 
 }  // namespace
@@ -137,6 +154,7 @@ void serve_crr_connection(Stream& stream, session::PendingTests& pending, double
     resumed = tls->resumed();
     received = tls->bytes_read();
     sent = tls->bytes_written();
+    if (!ec && !tally->has_tls()) tally->note_tls(tls->session_info());  // once: it reads the certificates
   }
   const double now_cpu_s = measure::thread_cpu_s();
   tally->end(failure, resumed, received, sent, now_cpu_s - cpu_mark);
@@ -247,6 +265,13 @@ std::string serve_crr_test(Stream& control, const protocol::TestRequest& request
   mine.elapsed_us = elapsed_us;
   mine.error = stopped;
   mine.facts.host_cpu = watch.finish();
+  // This host's calibration, with the first TLS connection's parameters; a
+  // test most of whose connections resumed is calibrated with resumed handshakes.
+  if (const std::optional<tls::SessionInfo> info = tally->tls(); info && totals.connections > 0) {
+    mine.transaction_calibration = transaction_calibration_for(
+        info->cipher, connection_shape(request.test, info->certificate_key_type, info->group,
+                                       2 * totals.resumed > totals.connections));
+  }
   // The client's count, judged here: a disagreement fails the test on both sides.
   std::string disagreement;
   if (mine.error.empty() && theirs.error.empty()) {

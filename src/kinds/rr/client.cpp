@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "kinds/calibration.hpp"
 #include "kinds/data_connections.hpp"
 #include "kinds/data_threads.hpp"
 #include "kinds/rr/exchange.hpp"
@@ -245,6 +246,12 @@ measure::RrRun run_rr_test(const session::ClientConfig& config, const tls::Conte
     for (std::size_t i = 0; i < mine.size(); ++i)
       mine[i].facts = std::move(facts[i]);
   }
+  // TLS whose records this process makes: calibrated once the run is over.
+  std::string user_space_suite;
+  if (const tls::TlsStream* tls_stream = std::as_const(*data.streams.front()).tls()) {
+    const tls::SessionInfo info = tls_stream->session_info();
+    if (!info.ktls_send && !info.ktls_receive) user_space_suite = info.cipher;
+  }
   data.streams.clear();
   aggregate(run, mine);
   std::int64_t end_ns = go_ns;
@@ -264,6 +271,12 @@ measure::RrRun run_rr_test(const session::ClientConfig& config, const tls::Conte
   judge_server(request, mine, my_sides, theirs, clock.elapsed_us(), run);
   run.server.facts = measure::merge_facts_of(theirs);
   session::await_close(control, timeouts.control);
+  // This host's calibration; the server's came with its results.
+  if (!user_space_suite.empty()) {
+    run.client.transaction_calibration =
+        transaction_calibration_for(user_space_suite, transaction_shape(request.test));
+    run.server.transaction_calibration = theirs.front().transaction_calibration;
+  }
   return run;
 }
 

@@ -41,6 +41,16 @@ std::string rr_html_section(render::Page& page) {
   out += page.chart(std::move(c));
   out += page.per_round("rr_runs", "handshake_us", "Handshake before each run's transactions",
                         "handshake (µs)", "µs");
+  svg::Chart split;
+  split.title =
+      "Where TLS's CPU goes, per side (µs per transaction): TCP's, then crypto, record layer, socket";
+  split.x_title = "variant and side";
+  split.y_title = "CPU (µs per transaction)";
+  out += page.split_chart(std::move(split), "rr_summary",
+                          {{"tcp_cpu_us", "TCP"},
+                           {"crypto_us", "crypto"},
+                           {"record_layer_us", "record layer"},
+                           {"socket_us", "socket"}});
   return out + "</section>";
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 
+#include "kinds/unit_split.hpp"
 #include "render/facts.hpp"
 #include "render/render.hpp"
 
@@ -36,6 +37,7 @@ ordered_json side_json(const measure::RrRun& run, const measure::SideCost& side)
           {"cpu_system_s", side.cpu_system_s},
           {"cpu_us_per_transaction", run.cpu_us_per_transaction(side)},
           {"core_share", side.core_share()},
+          {"transaction_calibration", transaction_calibration_json(side.transaction_calibration)},
           {"facts", facts_json(side.facts)}};
 }
 
@@ -169,6 +171,8 @@ std::string render_rr_runs(const measure::Comparison& c) {
                        ratio_sentence("p50 latency", s.p50_over_baseline),
                        ratio_sentence("p99 latency", s.p99_over_baseline));
   }
+  for (const measure::RrStats& s : rr.stats)
+    out += render_unit_split(c.environment, s.variant, s.client_split, s.server_split, "transaction");
   return out;
 }
 
@@ -203,6 +207,7 @@ ordered_json rr_summary_json(const measure::Comparison& c) {
                           {"p99_us", summary_json(s.p99_us)},
                           {"client_cpu_us_per_transaction", summary_json(s.client_cpu_us_per_transaction)},
                           {"server_cpu_us_per_transaction", summary_json(s.server_cpu_us_per_transaction)},
+                          {"cost_split", unit_split_json(s.client_split, s.server_split)},
                           {modes.over_key(), over_baseline}};
   }
   summary[modes.headline_key()] = headline;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <thread>
 
+#include "kinds/calibration.hpp"
 #include "kinds/data_connections.hpp"
 #include "kinds/data_threads.hpp"
 #include "kinds/rr/exchange.hpp"
@@ -95,9 +96,11 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
   std::vector<std::unique_ptr<Stream>> data = await_data_connections(control, request, side, *ticket);
 
   std::string tls_description;
+  std::string user_space_suite;  // TLS whose records this process makes: calibrated below
   if (const tls::TlsStream* tls_stream = std::as_const(*data.front()).tls()) {
     const tls::SessionInfo info = tls_stream->session_info();
     tls_description = fmt::format("{} {} {}", info.version, info.cipher, info.group);
+    if (!info.ktls_send && !info.ktls_receive) user_space_suite = info.cipher;
   }
   std::vector<RrSideResult> mine(data.size());
   {
@@ -124,6 +127,15 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
     live.clear();  // before the sockets close
   }
   data.clear();
+  // This host's calibration, once per process and shape, with each result.
+  std::optional<measure::TransactionCalibration> calibration;
+  if (!user_space_suite.empty())
+    calibration = transaction_calibration_for(user_space_suite, transaction_shape(request.test));
+  const auto side_result = [&](std::uint32_t i, std::int64_t earliest) {
+    protocol::SideResult result = to_side_result(mine[i], Role::receiver, i, earliest);
+    result.transaction_calibration = calibration;
+    return result;
+  };
 
   // Results both ways, connection by connection. A client that vanished is
   // logged with what this side saw.
@@ -138,8 +150,7 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
     control.set_deadline(
         Deadline::after(failed_here ? std::min(t.control, session::kResultGrace) : t.control));
     for (std::uint32_t i = 0; i < mine.size(); ++i) {
-      session::send_message(control, to_side_result(mine[i], Role::receiver, i, earliest),
-                            "the server's result");
+      session::send_message(control, side_result(i, earliest), "the server's result");
     }
     for (std::uint32_t i = 0; i < mine.size(); ++i) {
       theirs.push_back(session::receive<protocol::SideResult>(control, "the client's result"));
@@ -153,7 +164,7 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
   }
   std::vector<protocol::SideResult> my_sides;
   for (std::uint32_t i = 0; i < mine.size(); ++i)
-    my_sides.push_back(to_side_result(mine[i], Role::receiver, i, earliest));
+    my_sides.push_back(side_result(i, earliest));
   judge_client_connections(PeerJudge(Peer::client, clock.elapsed_us(), request.test.streams), request, mine,
                            my_sides, theirs);
   side.record(my_sides, theirs);

@@ -94,40 +94,11 @@ std::string cost_split(render::Page& page) {
   c.title = "Where TLS's CPU goes, per side (s/GiB): TCP's, then crypto, record layer, socket stacked";
   c.x_title = "variant and side";
   c.y_title = "CPU (s/GiB)";
-  c.stacked = true;
-  struct Part {
-    const char* key;
-    const char* name;
-  };
-  static constexpr Part kParts[] = {{"tcp_cpu_s_per_gib", "TCP"},
-                                    {"crypto_s_per_gib", "crypto"},
-                                    {"record_layer_s_per_gib", "record layer"},
-                                    {"socket_s_per_gib", "socket"}};
-  std::vector<svg::Series> series;
-  for (const Part& part : kParts)
-    series.emplace_back(part.name);
-  for (const render::PageResult& r : page.results()) {
-    if (!r.setting.empty()) continue;
-    for (const auto& [v, summary] : object(*r.j, "summary").items()) {
-      for (const char* side : {"client", "server"}) {
-        const json& split = object(object(summary, "cost_split"), side);
-        if (split.empty()) continue;
-        const double x = static_cast<double>(c.x_names.size());
-        c.x_names.push_back(page.name(r, fmt::format("{} {} ({})", v, side, str(split, "role"))));
-        for (std::size_t i = 0; i < std::size(kParts); ++i) {
-          const double value = number_at(split, {kParts[i].key});
-          // A part below zero is noise; a bar cannot stack it: drawn as 0, and said.
-          const std::string below =
-              value < 0 ? fmt::format(" ({:.3f}, below zero: noise, drawn as 0)", value) : "";
-          series[i].points.push_back(
-              {x, std::max(0.0, value), std::nullopt, std::nullopt, c.x_names.back() + below});
-        }
-      }
-    }
-  }
-  if (c.x_names.empty()) return {};
-  c.series = std::move(series);
-  return page.chart(std::move(c));
+  return page.split_chart(std::move(c), "summary",
+                          {{"tcp_cpu_s_per_gib", "TCP"},
+                           {"crypto_s_per_gib", "crypto"},
+                           {"record_layer_s_per_gib", "record layer"},
+                           {"socket_s_per_gib", "socket"}});
 }
 
 // -i: throughput per interval over each run, or each stream of it.

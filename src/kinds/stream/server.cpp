@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "kinds/data_connections.hpp"
-#include "kinds/stream/calibration.hpp"
+#include "kinds/calibration.hpp"
 #include "kinds/stream/stream.hpp"
 #include "kinds/stream/streams.hpp"
 #include "kinds/stream/transfer.hpp"

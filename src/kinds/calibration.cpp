@@ -1,0 +1,81 @@
+#include "kinds/calibration.hpp"
+
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "error.hpp"
+#include "tls/speed.hpp"
+
+namespace tlscmp::kinds {
+namespace {
+
+// Five 30 ms tries of each figure, the best kept (tls::calibrate_bulk):
+// enough for one of them to miss a neighbour on a shared host, short
+// enough that a server's first test of a suite waits about half a second
+// more, and that a test suite of many short runs, each a process that
+// calibrates once, is not slowed for others.
+constexpr double kCalibrationSeconds = 0.15;
+
+}  // namespace
+
+std::optional<measure::TlsCalibration> calibration_for(const std::string& suite, std::uint32_t chunk_bytes,
+                                                       std::uint32_t record_bytes, std::uint32_t read_bytes) {
+  using Key = std::tuple<std::string, std::uint32_t, std::uint32_t, std::uint32_t>;
+  static std::mutex mutex;
+  static std::map<Key, std::optional<measure::TlsCalibration>> made;
+  const Key key{suite, chunk_bytes, record_bytes, read_bytes};
+  std::lock_guard lock(mutex);
+  if (const auto it = made.find(key); it != made.end()) return it->second;
+  std::optional<measure::TlsCalibration> calibration;
+  try {
+    calibration = tls::calibrate_bulk(suite, {chunk_bytes, record_bytes, read_bytes}, kCalibrationSeconds);
+  } catch (const Error&) {
+    // A run is not to fail for want of its split: it has none.
+  }
+  made.emplace(key, calibration);
+  return calibration;
+}
+
+tls::TransactionShape transaction_shape(const spec::Test& test) {
+  tls::TransactionShape shape;
+  shape.request_bytes = test.rr.request_bytes;
+  shape.response_bytes = test.rr.response_bytes;
+  shape.record_bytes = test.record_size;
+  return shape;
+}
+
+tls::TransactionShape connection_shape(const spec::Test& test, const std::string& certificate_key_type,
+                                       const std::string& group, bool resumed) {
+  tls::TransactionShape shape = transaction_shape(test);
+  shape.key_type = tls::key_type_of_description(certificate_key_type);
+  shape.group = group;
+  shape.resumed = resumed;
+  return shape;
+}
+
+std::optional<measure::TransactionCalibration> transaction_calibration_for(
+    const std::string& suite, const tls::TransactionShape& shape) {
+  using Key =
+      std::tuple<std::string, std::uint64_t, std::uint64_t, std::size_t, std::string, std::string, bool>;
+  static std::mutex mutex;
+  static std::map<Key, std::optional<measure::TransactionCalibration>> made;
+  const Key key{suite,
+                shape.request_bytes,
+                shape.response_bytes,
+                shape.record_bytes,
+                shape.key_type ? tls::to_string(*shape.key_type) : "",
+                shape.group,
+                shape.resumed};
+  std::lock_guard lock(mutex);
+  if (const auto it = made.find(key); it != made.end()) return it->second;
+  std::optional<measure::TransactionCalibration> calibration;
+  try {
+    calibration = tls::calibrate_transactions(suite, shape, kCalibrationSeconds);
+  } catch (const Error&) {
+  }
+  made.emplace(key, calibration);
+  return calibration;
+}
+
+}  // namespace tlscmp::kinds
