@@ -207,3 +207,93 @@ TEST_CASE("the text report says where TLS's extra CPU went, side by side, with o
   CHECK(csv.out.find("client_read_calls") != std::string::npos);
   CHECK(csv.out.find("server_aead_seal_mbytes_per_s") != std::string::npos);
 }
+
+namespace {
+
+// An rr or crr side's split: the parts add up to the extra (the rest by
+// construction), crypto positive, the run's suite; a handshake part only
+// where `handshake` (crr), and then positive.
+void check_unit_split(const json& split, const std::string& suite, bool handshake) {
+  CAPTURE(split.dump());
+  REQUIRE(split.is_object());
+  CHECK(split["suite"] == suite);
+  CHECK(split["calibration"]["suite"] == suite);
+  CHECK(split["crypto_us"].get<double>() > 0);
+  CHECK(split["calibration"]["client_tls_us"].get<double>() > 0);
+  CHECK(split["calibration"]["server_tls_us"].get<double>() > 0);
+  CHECK(split["handshake_us"].is_null() != handshake);
+  const double first = handshake ? split["handshake_us"].get<double>() : 0;
+  if (handshake) CHECK(first > 0);
+  const double parts = first + split["crypto_us"].get<double>() + split["record_layer_us"].get<double>() +
+                       split["socket_us"].get<double>();
+  CHECK(parts == doctest::Approx(split["extra_us"].get<double>()).epsilon(1e-9));
+}
+
+}  // namespace
+
+TEST_CASE("a TLS rr run splits each side's extra CPU per transaction, and the server's calibration comes") {
+  ServerProcess server;
+  const json j = client_json(
+      {"127.0.0.1", "-p", server.port_text(), "--insecure", "--rr", "64/2K", "-n", "2000", "--repeat", "2"});
+  const std::string suite = j["rr_runs"][1]["cipher"].get<std::string>();
+  check_unit_split(j["rr_summary"]["tls"]["cost_split"]["client"], suite, false);
+  check_unit_split(j["rr_summary"]["tls"]["cost_split"]["server"], suite, false);
+  CHECK(j["rr_summary"]["tcp"]["cost_split"].is_null());
+  for (const json& r : j["rr_runs"]) {
+    CAPTURE(r["variant"]);
+    const bool tls = r["mode"] == "tls";
+    for (const char* side : {"client", "server"}) {
+      const json& c = r[side]["transaction_calibration"];
+      CHECK(c.is_null() != tls);
+      if (!tls) continue;
+      CHECK(c["suite"] == suite);
+      CHECK(c["request_bytes"] == 64);
+      CHECK(c["response_bytes"] == 2048);
+      CHECK(c["client_handshake_us"].is_null());
+    }
+  }
+  // The text: a line per side and one hint.
+  const ProcessResult text = run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--insecure",
+                                         "--rr", "1/1", "-n", "500", "--repeat", "1"});
+  INFO(text.err);
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("tls: the client's TLS extra ") != std::string::npos);
+  CHECK(text.out.find("tls: the server's TLS extra ") != std::string::npos);
+  CHECK(text.out.find(" us per transaction: crypto ") != std::string::npos);
+  CHECK(text.out.find("\nhint: ") != std::string::npos);
+}
+
+TEST_CASE("a TLS crr run splits each side's extra CPU per connection: the handshake in memory first") {
+  ServerProcess server;
+  const json j = client_json(
+      {"127.0.0.1", "-p", server.port_text(), "--insecure", "--crr", "-n", "150", "--repeat", "2"});
+  std::string suite;
+  for (const json& r : j["crr_runs"]) {
+    if (r["variant"] == "tls") suite = r["cipher"].get<std::string>();
+  }
+  for (const char* variant : {"tls", "tls-resumed"}) {
+    CAPTURE(variant);
+    for (const char* side : {"client", "server"}) {
+      const json& split = j["crr_summary"][variant]["cost_split"][side];
+      check_unit_split(split, suite, true);
+      // Each side calibrated with what its connections did: the throwaway
+      // certificate's key, the group, and resumed where they resumed.
+      CHECK(split["calibration"]["key_type"] == "ecdsa-p256");
+      CHECK_FALSE(split["calibration"]["group"].get<std::string>().empty());
+      CHECK(split["calibration"]["resumed"] == (std::string(variant) == "tls-resumed"));
+    }
+  }
+  CHECK(j["crr_summary"]["tcp"]["cost_split"].is_null());
+  // --compare-key-types: each variant's handshake in memory is its key type's.
+  const json types = client_json({"127.0.0.1", "-p", server.port_text(), "--insecure", "--crr", "-n", "20",
+                                  "--repeat", "1", "--compare-key-types"});
+  int seen = 0;
+  for (const json& r : types["crr_runs"]) {
+    if (r["key_type"].is_null()) continue;
+    CAPTURE(r["key_type"]);
+    ++seen;
+    CHECK(r["client"]["transaction_calibration"]["key_type"] == r["key_type"]);
+    CHECK(r["server"]["transaction_calibration"]["key_type"] == r["key_type"]);
+  }
+  CHECK(seen >= 4);
+}

@@ -107,3 +107,127 @@ TEST_CASE("one hint, from the largest part: the cipher, the records, kTLS where 
   CHECK(negative.find("socket -0.050") != std::string::npos);
   CHECK(negative.find("a part below zero is noise") != std::string::npos);
 }
+
+// rr and crr: each side's extra CPU per transaction or connection.
+
+#include "kinds/unit_split.hpp"
+
+namespace {
+
+measure::TransactionCalibration transaction_calibration(bool handshake) {
+  measure::TransactionCalibration c;
+  c.suite = "TLS_AES_128_GCM_SHA256";
+  c.aead = "AES-128-GCM";
+  c.request_bytes = 100;
+  c.response_bytes = 2000;
+  c.record_bytes = 16384;
+  c.client_crypto_us = 0.5;
+  c.server_crypto_us = 0.6;
+  c.client_tls_us = 2.0;
+  c.server_tls_us = 2.5;
+  if (handshake) {
+    c.key_type = "ecdsa-p256";
+    c.group = "X25519";
+    c.client_handshake_us = 300;
+    c.server_handshake_us = 150;
+  }
+  return c;
+}
+
+// A crr run of 1,000 connections, each side's CPU as given.
+measure::CrrRun crr_run(Mode mode, int round, double client_cpu_s, double server_cpu_s) {
+  measure::CrrRun r;
+  r.mode = mode;
+  r.variant = mode == Mode::tls ? "tls" : "tcp";
+  r.round = round;
+  r.connections = 1000;
+  r.elapsed_us = 1e6;
+  r.client.cpu_user_s = client_cpu_s;
+  r.server.cpu_user_s = server_cpu_s;
+  if (mode == Mode::tls)
+    r.client.transaction_calibration = r.server.transaction_calibration = transaction_calibration(true);
+  return r;
+}
+
+measure::UnitSplit unit_split(std::optional<double> handshake, double crypto, double record, double socket,
+                              bool resumed = false) {
+  measure::UnitSplit s;
+  s.calibration = transaction_calibration(handshake.has_value());
+  s.calibration.resumed = resumed;
+  s.handshake_us = handshake;
+  s.crypto_us = crypto;
+  s.record_layer_us = record;
+  s.socket_us = socket;
+  s.extra_us = handshake.value_or(0) + crypto + record + socket;
+  return s;
+}
+
+std::string unit_text(const measure::UnitSplit& s, const char* unit, const std::string& ulps = "mptcp") {
+  measure::Environment e;
+  e.client_tls_ulps = e.server_tls_ulps = ulps;
+  return kinds::render_unit_split(e, "tls", s, std::nullopt, unit);
+}
+
+}  // namespace
+
+TEST_CASE("crr: the handshake from memory, the transaction's crypto and record layer, the rest, per side") {
+  measure::Comparison c;
+  c.parameters.modes = {Mode::tcp, Mode::tls};
+  c.parameters.variants = {"tcp", "tls"};
+  measure::CrrResults& results = c.as<measure::CrrResults>();
+  // Per connection: TCP 100 us client, 80 server; TLS 500 and 350, then 540 and 350.
+  results.runs = {crr_run(Mode::tcp, 1, 0.1, 0.08), crr_run(Mode::tls, 1, 0.5, 0.35),
+                  crr_run(Mode::tcp, 2, 0.1, 0.08), crr_run(Mode::tls, 2, 0.54, 0.35)};
+  measure::compute_statistics(c);
+  const measure::CrrStats& tls = c.get<measure::CrrResults>()->stats.at(1);
+  CHECK_FALSE(c.get<measure::CrrResults>()->stats.at(0).client_split);  // TCP has none
+  REQUIRE(tls.client_split);
+  REQUIRE(tls.server_split);
+  const measure::UnitSplit& client = *tls.client_split;
+  CHECK(client.client);
+  CHECK(client.extra_us == doctest::Approx(420));  // the median of 400 and 440
+  CHECK(*client.handshake_us == doctest::Approx(300));
+  CHECK(client.crypto_us == doctest::Approx(0.5));
+  CHECK(client.record_layer_us == doctest::Approx(1.5));  // 2.0 in memory less the cipher's 0.5
+  CHECK(client.socket_us == doctest::Approx(420 - 300 - 2.0));
+  const measure::UnitSplit& server = *tls.server_split;
+  CHECK_FALSE(server.client);
+  CHECK(*server.handshake_us == doctest::Approx(150));
+  CHECK(server.record_layer_us == doctest::Approx(1.9));
+  CHECK(server.socket_us == doctest::Approx(270 - 150 - 2.5));
+  CHECK(std::string(measure::largest_part(client)) == "handshake");
+  // A side that did not calibrate has no split; rr's has no handshake part.
+  for (measure::CrrRun& run : results.runs)
+    run.server.transaction_calibration.reset();
+  measure::compute_statistics(c);
+  CHECK_FALSE(c.get<measure::CrrResults>()->stats.at(1).server_split);
+  measure::UnitCost one{10, 4, &*results.runs[1].client.transaction_calibration};
+  const std::optional<measure::UnitSplit> rr = measure::split_unit_cost({one}, true, /*handshake=*/false);
+  REQUIRE(rr);
+  CHECK_FALSE(rr->handshake_us);
+  CHECK(rr->socket_us == doctest::Approx(6 - 2.0));
+}
+
+TEST_CASE("rr and crr: one line per side and one hint, from the largest part") {
+  const std::string handshake = unit_text(unit_split(300, 0.5, 1.5, 50), "connection");
+  INFO(handshake);
+  CHECK(handshake.find("tls: the client's TLS extra 352.0 us per connection: handshake 300.0 (full, "
+                       "ecdsa-p256, X25519, in memory here), crypto 0.50 (AES-128-GCM here: 100 B sealed, "
+                       "1.95 KiB opened), record layer 1.50, socket and the rest 50.0") != std::string::npos);
+  CHECK(handshake.find("hint: the handshake leads on the client: resumed sessions") != std::string::npos);
+  CHECK(unit_text(unit_split(300, 0.5, 1.5, 50, true), "connection").find("stay open (--rr)") !=
+        std::string::npos);
+  CHECK(unit_text(unit_split(std::nullopt, 5, 1, 1), "transaction").find("hint: the cipher leads") !=
+        std::string::npos);
+  CHECK(unit_text(unit_split(std::nullopt, 1, 5, 1), "transaction").find("hint: the record layer leads") !=
+        std::string::npos);
+  const std::string socket = unit_text(unit_split(std::nullopt, 1, 1, 5), "transaction");
+  CHECK(socket.find("socket 5.00\n") != std::string::npos);
+  CHECK(socket.find("no tls module (tcp_available_ulp: mptcp)") != std::string::npos);
+  CHECK(unit_text(unit_split(std::nullopt, 1, 1, 5), "transaction", "tls mptcp").find("moves the records") !=
+        std::string::npos);
+  CHECK(unit_text(unit_split(300, 1, 1, 500), "connection").find("close_notify") != std::string::npos);
+  const std::string negative = unit_text(unit_split(std::nullopt, 1, 1, -0.5), "transaction");
+  CHECK(negative.find("socket -0.50") != std::string::npos);
+  CHECK(negative.find("a part below zero is noise") != std::string::npos);
+}

@@ -455,6 +455,49 @@ TEST_CASE("a side result from a peer without facts has none, and one with them k
   CHECK(with.facts.pinned_cpu == 1);
 }
 
+TEST_CASE("an rr or crr side's calibration survives encoding, and one out of bounds is refused") {
+  SideResult side;
+  side.role = Role::receiver;
+  measure::TransactionCalibration c;
+  c.suite = "TLS_AES_128_GCM_SHA256";
+  c.aead = "AES-128-GCM";
+  c.request_bytes = 64;
+  c.response_bytes = 1 << 20;
+  c.record_bytes = 16384;
+  c.client_crypto_us = 0.5;
+  c.server_crypto_us = 0.75;
+  c.client_tls_us = 2;
+  c.server_tls_us = 3;
+  side.transaction_calibration = c;
+  const SideResult rr = round_trip(side);
+  REQUIRE(rr.transaction_calibration);
+  CHECK(rr.transaction_calibration->response_bytes == 1u << 20);
+  CHECK(rr.transaction_calibration->server_crypto_us == doctest::Approx(0.75));
+  CHECK_FALSE(rr.transaction_calibration->client_handshake_us);
+  c.key_type = "rsa-2048";
+  c.group = "X25519";
+  c.resumed = true;
+  c.client_handshake_us = 700;
+  c.server_handshake_us = 1500;
+  side.transaction_calibration = c;
+  const SideResult crr = round_trip(side);
+  REQUIRE(crr.transaction_calibration);
+  CHECK(crr.transaction_calibration->resumed);
+  CHECK(crr.transaction_calibration->key_type == "rsa-2048");
+  CHECK(*crr.transaction_calibration->server_handshake_us == doctest::Approx(1500));
+  CHECK_FALSE(round_trip(SideResult{}).transaction_calibration);  // TCP: none
+
+  // A figure below zero or past a hundred seconds, or a size of 0, is refused.
+  const std::vector<std::pair<const char*, nlohmann::json>> bad{
+      {"client_tls_us", -1}, {"server_handshake_us", 1e9}, {"request_bytes", 0}, {"resumed", "yes"}};
+  for (const auto& [key, value] : bad) {
+    CAPTURE(key);
+    nlohmann::json j = with_fields(side);
+    j["transaction_calibration"][key] = value;
+    CHECK_THROWS_AS(decode(bytes_of(j.dump())), ProtocolError);
+  }
+}
+
 TEST_CASE("a flows result survives encoding and decoding, a missing memory reading as none") {
   FlowsResult flows;
   flows.role = Role::receiver;
