@@ -37,6 +37,13 @@ std::optional<measure::TlsCalibration> calibration_for(const std::string& suite,
   return calibration;
 }
 
+std::string user_space_suite(const Stream& stream) {
+  const tls::TlsStream* tls = stream.tls();
+  if (tls == nullptr) return {};
+  const tls::SessionInfo info = tls->session_info();
+  return info.ktls_send || info.ktls_receive ? std::string() : info.cipher;
+}
+
 tls::TransactionShape transaction_shape(const spec::Test& test) {
   tls::TransactionShape shape;
   shape.request_bytes = test.rr.request_bytes;

@@ -13,12 +13,17 @@
 #include "measure/speed.hpp"
 #include "spec/spec.hpp"
 #include "tls/speed.hpp"
+#include "transport/stream.hpp"
 
 namespace tlscmp::kinds {
 
 // `record_bytes` and `read_bytes` 0: the library's 16 KiB, the chunk.
 std::optional<measure::TlsCalibration> calibration_for(const std::string& suite, std::uint32_t chunk_bytes,
                                                        std::uint32_t record_bytes, std::uint32_t read_bytes);
+
+// The suite of a TLS stream whose records this process makes, for its
+// calibration; "" for plain TCP and kernel TLS.
+std::string user_space_suite(const Stream& stream);
 
 // An rr test's shape: its request and response sizes and its record size.
 tls::TransactionShape transaction_shape(const spec::Test& test);

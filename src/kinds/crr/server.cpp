@@ -188,6 +188,19 @@ std::string describe_crr_test(const protocol::TestRequest& request, const CrrTal
 }  // namespace
 
 namespace {
+// This host's calibration, with the first TLS connection's parameters; a
+// test most of whose connections resumed is calibrated with resumed
+// handshakes. None for TCP.
+std::optional<measure::TransactionCalibration> calibrate_here(const protocol::TestRequest& request,
+                                                              const CrrTally& tally,
+                                                              const CrrTally::Totals& totals) {
+  const std::optional<tls::SessionInfo> info = tally.tls();
+  if (!info || totals.connections == 0) return std::nullopt;
+  return transaction_calibration_for(info->cipher,
+                                     connection_shape(request.test, info->certificate_key_type, info->group,
+                                                      2 * totals.resumed > totals.connections));
+}
+
 // --compare-key-types: the certificate of the key type asked for, made
 // before the test is accepted, or the test refused saying why.
 void make_key_type_certificate(Stream& control, const protocol::TestRequest& request,
@@ -265,13 +278,7 @@ std::string serve_crr_test(Stream& control, const protocol::TestRequest& request
   mine.elapsed_us = elapsed_us;
   mine.error = stopped;
   mine.facts.host_cpu = watch.finish();
-  // This host's calibration, with the first TLS connection's parameters; a
-  // test most of whose connections resumed is calibrated with resumed handshakes.
-  if (const std::optional<tls::SessionInfo> info = tally->tls(); info && totals.connections > 0) {
-    mine.transaction_calibration = transaction_calibration_for(
-        info->cipher, connection_shape(request.test, info->certificate_key_type, info->group,
-                                       2 * totals.resumed > totals.connections));
-  }
+  mine.transaction_calibration = calibrate_here(request, *tally, totals);
   // The client's count, judged here: a disagreement fails the test on both sides.
   std::string disagreement;
   if (mine.error.empty() && theirs.error.empty()) {

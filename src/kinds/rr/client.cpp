@@ -193,6 +193,15 @@ void judge_server(const protocol::TestRequest& request, const std::vector<RrSide
   }
 }
 
+// TLS in user space: this host's calibration for the suite and sizes, and
+// the server's, which came with its results.
+void add_calibrations(measure::RrRun& run, const std::string& suite, const spec::Test& test,
+                      const protocol::SideResult& theirs) {
+  if (suite.empty()) return;
+  run.client.transaction_calibration = transaction_calibration_for(suite, transaction_shape(test));
+  run.server.transaction_calibration = theirs.transaction_calibration;
+}
+
 }  // namespace
 
 measure::RrRun run_rr_test(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
@@ -246,12 +255,7 @@ measure::RrRun run_rr_test(const session::ClientConfig& config, const tls::Conte
     for (std::size_t i = 0; i < mine.size(); ++i)
       mine[i].facts = std::move(facts[i]);
   }
-  // TLS whose records this process makes: calibrated once the run is over.
-  std::string user_space_suite;
-  if (const tls::TlsStream* tls_stream = std::as_const(*data.streams.front()).tls()) {
-    const tls::SessionInfo info = tls_stream->session_info();
-    if (!info.ktls_send && !info.ktls_receive) user_space_suite = info.cipher;
-  }
+  const std::string suite = user_space_suite(*data.streams.front());  // calibrated once the run is over
   data.streams.clear();
   aggregate(run, mine);
   std::int64_t end_ns = go_ns;
@@ -271,12 +275,7 @@ measure::RrRun run_rr_test(const session::ClientConfig& config, const tls::Conte
   judge_server(request, mine, my_sides, theirs, clock.elapsed_us(), run);
   run.server.facts = measure::merge_facts_of(theirs);
   session::await_close(control, timeouts.control);
-  // This host's calibration; the server's came with its results.
-  if (!user_space_suite.empty()) {
-    run.client.transaction_calibration =
-        transaction_calibration_for(user_space_suite, transaction_shape(request.test));
-    run.server.transaction_calibration = theirs.front().transaction_calibration;
-  }
+  add_calibrations(run, suite, request.test, theirs.front());
   return run;
 }
 

@@ -96,12 +96,11 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
   std::vector<std::unique_ptr<Stream>> data = await_data_connections(control, request, side, *ticket);
 
   std::string tls_description;
-  std::string user_space_suite;  // TLS whose records this process makes: calibrated below
   if (const tls::TlsStream* tls_stream = std::as_const(*data.front()).tls()) {
     const tls::SessionInfo info = tls_stream->session_info();
     tls_description = fmt::format("{} {} {}", info.version, info.cipher, info.group);
-    if (!info.ktls_send && !info.ktls_receive) user_space_suite = info.cipher;
   }
+  const std::string suite = user_space_suite(*data.front());  // calibrated below
   std::vector<RrSideResult> mine(data.size());
   {
     std::vector<std::unique_ptr<session::ServerSide::LiveSocket>> live;
@@ -128,9 +127,8 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
   }
   data.clear();
   // This host's calibration, once per process and shape, with each result.
-  std::optional<measure::TransactionCalibration> calibration;
-  if (!user_space_suite.empty())
-    calibration = transaction_calibration_for(user_space_suite, transaction_shape(request.test));
+  const std::optional<measure::TransactionCalibration> calibration =
+      suite.empty() ? std::nullopt : transaction_calibration_for(suite, transaction_shape(request.test));
   const auto side_result = [&](std::uint32_t i, std::int64_t earliest) {
     protocol::SideResult result = to_side_result(mine[i], Role::receiver, i, earliest);
     result.transaction_calibration = calibration;
