@@ -17,24 +17,37 @@ namespace {
 // calibrates once, is not slowed for others.
 constexpr double kCalibrationSeconds = 0.15;
 
+// The calibration of `key`, made by `make` once per process and kept. A
+// run is not to fail for want of its split: one that cannot be made is
+// none. At most kKept are kept (a server that meets many shapes forgets
+// them all and begins again); the lock is held while one is made, so that
+// two are never made at once, each slowing the other.
+template <typename Key, typename Value, typename Make>
+std::optional<Value> once_per_process(const Key& key, Make make) {
+  constexpr std::size_t kKept = 64;
+  static std::mutex mutex;
+  static std::map<Key, std::optional<Value>> made;
+  std::lock_guard lock(mutex);
+  if (const auto it = made.find(key); it != made.end()) return it->second;
+  std::optional<Value> calibration;
+  try {
+    calibration = make();
+  } catch (const Error&) {
+  }
+  if (made.size() >= kKept) made.clear();
+  made.emplace(key, calibration);
+  return calibration;
+}
+
 }  // namespace
 
 std::optional<measure::TlsCalibration> calibration_for(const std::string& suite, std::uint32_t chunk_bytes,
                                                        std::uint32_t record_bytes, std::uint32_t read_bytes) {
   using Key = std::tuple<std::string, std::uint32_t, std::uint32_t, std::uint32_t>;
-  static std::mutex mutex;
-  static std::map<Key, std::optional<measure::TlsCalibration>> made;
-  const Key key{suite, chunk_bytes, record_bytes, read_bytes};
-  std::lock_guard lock(mutex);
-  if (const auto it = made.find(key); it != made.end()) return it->second;
-  std::optional<measure::TlsCalibration> calibration;
-  try {
-    calibration = tls::calibrate_bulk(suite, {chunk_bytes, record_bytes, read_bytes}, kCalibrationSeconds);
-  } catch (const Error&) {
-    // A run is not to fail for want of its split: it has none.
-  }
-  made.emplace(key, calibration);
-  return calibration;
+  return once_per_process<Key, measure::TlsCalibration>(
+      Key{suite, chunk_bytes, record_bytes, read_bytes}, [&] {
+        return tls::calibrate_bulk(suite, {chunk_bytes, record_bytes, read_bytes}, kCalibrationSeconds);
+      });
 }
 
 std::string user_space_suite(const Stream& stream) {
@@ -65,8 +78,6 @@ std::optional<measure::TransactionCalibration> transaction_calibration_for(
     const std::string& suite, const tls::TransactionShape& shape) {
   using Key =
       std::tuple<std::string, std::uint64_t, std::uint64_t, std::size_t, std::string, std::string, bool>;
-  static std::mutex mutex;
-  static std::map<Key, std::optional<measure::TransactionCalibration>> made;
   const Key key{suite,
                 shape.request_bytes,
                 shape.response_bytes,
@@ -74,15 +85,8 @@ std::optional<measure::TransactionCalibration> transaction_calibration_for(
                 shape.key_type ? tls::to_string(*shape.key_type) : "",
                 shape.group,
                 shape.resumed};
-  std::lock_guard lock(mutex);
-  if (const auto it = made.find(key); it != made.end()) return it->second;
-  std::optional<measure::TransactionCalibration> calibration;
-  try {
-    calibration = tls::calibrate_transactions(suite, shape, kCalibrationSeconds);
-  } catch (const Error&) {
-  }
-  made.emplace(key, calibration);
-  return calibration;
+  return once_per_process<Key, measure::TransactionCalibration>(
+      key, [&] { return tls::calibrate_transactions(suite, shape, kCalibrationSeconds); });
 }
 
 }  // namespace tlscmp::kinds
