@@ -57,9 +57,9 @@ std::string socket_hint(const measure::Environment& e, bool client, const char* 
   const char* side = client ? "client" : "server";
   if (std::string(unit) == "connection") {
     return fmt::format(
-        "hint: the socket path and the rest lead on the {}: TLS's larger flights on the wire, its "
-        "close_notify, and making and freeing each connection's TLS state; connections that stay open "
-        "(--rr) pay them once\n",
+        "hint: the socket path and the rest lead on the {}: the handshake's flights and the close_notify "
+        "through the kernel, a few more reads and writes a connection than TCP's; connections that stay "
+        "open (--rr) pay them once\n",
         side);
   }
   if (ulps.find("tls") != std::string::npos) {
