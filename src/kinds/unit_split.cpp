@@ -124,6 +124,12 @@ std::string render_unit_split(const measure::Environment& environment, const std
   std::string out = "\n";
   if (client) out += side_line(variant, *client, unit);
   if (server) out += side_line(variant, *server, unit);
+  if (!client || !server) {
+    out += fmt::format(
+        "(no split for the {}: its host could not measure {} in memory, as with a BoringSSL client, which "
+        "cannot ask for a TLS 1.3 suite, or kernel TLS)\n",
+        client ? "server" : "client", (client ? client : server)->calibration.suite);
+  }
   if (any_negative(client) || any_negative(server)) {
     out +=
         "(a part below zero is noise: the run's CPU and the calibration in memory each vary; more rounds "

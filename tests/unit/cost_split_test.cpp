@@ -227,6 +227,10 @@ TEST_CASE("rr and crr: one line per side and one hint, from the largest part") {
   CHECK(unit_text(unit_split(std::nullopt, 1, 1, 5), "transaction", "tls mptcp").find("moves the records") !=
         std::string::npos);
   CHECK(unit_text(unit_split(300, 1, 1, 500), "connection").find("close_notify") != std::string::npos);
+  // One side alone: the other's lack is said.
+  CHECK(
+      socket.find("(no split for the server: its host could not measure TLS_AES_128_GCM_SHA256 in memory") !=
+      std::string::npos);
   const std::string negative = unit_text(unit_split(std::nullopt, 1, 1, -0.5), "transaction");
   CHECK(negative.find("socket -0.50") != std::string::npos);
   CHECK(negative.find("a part below zero is noise") != std::string::npos);

@@ -111,6 +111,13 @@ std::string render_cost_split(const measure::Comparison& c, const measure::Strea
   std::string out = "\n";
   if (stats.client_split) out += side_line("client", *stats.client_split);
   if (stats.server_split) out += side_line("server", *stats.server_split);
+  if (!stats.client_split || !stats.server_split) {
+    out += fmt::format(
+        "(no split for the {}: its host could not measure {} in memory, as with a BoringSSL client, which "
+        "cannot ask for a TLS 1.3 suite, or kernel TLS)\n",
+        stats.client_split ? "server" : "client",
+        (stats.client_split ? stats.client_split : stats.server_split)->suite);
+  }
   const std::optional<measure::CostSplit>& sender =
       stats.client_split && stats.client_split->sender ? stats.client_split : stats.server_split;
   if (sender && sender->aead_bytes_per_s > 0) {
