@@ -138,6 +138,17 @@ std::string render_unit_split(const measure::Environment& environment, const std
   return out + hint(environment, client, server, unit);
 }
 
+std::string calibration_csv(const measure::SideCost& client, const measure::SideCost& server) {
+  const auto side = [](const measure::SideCost& cost, bool is_client) {
+    const std::optional<measure::TransactionCalibration>& c = cost.transaction_calibration;
+    if (!c) return std::string(",,");
+    const std::optional<double> handshake = c->handshake_us(is_client);
+    return fmt::format("{:.3f},{:.3f},{}", c->crypto_us(is_client), c->tls_us(is_client),
+                       handshake ? fmt::format("{:.3f}", *handshake) : std::string());
+  };
+  return side(client, true) + "," + side(server, false);
+}
+
 ordered_json transaction_calibration_json(const std::optional<measure::TransactionCalibration>& c) {
   if (!c) return nullptr;
   return {{"suite", c->suite},

@@ -85,8 +85,21 @@ TEST_CASE("compare two real results: every mode's figure, its change and a verdi
   }
   const ProcessResult text = run_tlscmp({"compare", dir.file("rr-base.json"), dir.file("rr-new.json")});
   REQUIRE(text.exit_code == 0);
-  for (const char* figure : {"transactions/s", "p50 latency us", "p99 latency us"})
+  for (const char* figure :
+       {"transactions/s", "p50 latency us", "p99 latency us", "client CPU us/tx", "server CPU us/tx"})
     CHECK(text.out.find(figure) != std::string::npos);
+  // crr results by connections/s, a connection's p50 and each side's CPU per connection.
+  for (const char* name : {"crr-base.json", "crr-new.json"}) {
+    const ProcessResult crr =
+        run_tlscmp({"client", "--crr", "-n", "100", "--repeat", "2", "--mode", "tcp", "-J"});
+    REQUIRE(crr.exit_code == 0);
+    write(dir.file(name), crr.out);
+  }
+  const ProcessResult crr_text = run_tlscmp({"compare", dir.file("crr-base.json"), dir.file("crr-new.json")});
+  REQUIRE(crr_text.exit_code == 0);
+  for (const char* figure :
+       {"connections/s", "p50 connection us", "client CPU us/conn", "server CPU us/conn"})
+    CHECK(crr_text.out.find(figure) != std::string::npos);
 }
 
 TEST_CASE("a known drop is slower, and --fail-if-slower gates on it") {

@@ -1,6 +1,8 @@
 // tlscmp speed: this host's TLS library in memory, every figure there and
 // positive, and its mistakes each one line.
 
+#include <algorithm>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -261,6 +263,24 @@ TEST_CASE("a TLS rr run splits each side's extra CPU per transaction, and the se
   CHECK(text.out.find("tls: the server's TLS extra ") != std::string::npos);
   CHECK(text.out.find(" us per transaction: crypto ") != std::string::npos);
   CHECK(text.out.find("\nhint: ") != std::string::npos);
+  // The CSV: each side's calibration on each run's row, as many fields as the header has.
+  const ProcessResult csv = run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--insecure", "--rr",
+                                        "1/1", "-n", "300", "--repeat", "1", "--csv"});
+  REQUIRE(csv.exit_code == 0);
+  std::istringstream lines(csv.out);
+  std::string header, row;
+  std::getline(lines, header);
+  CHECK(header.find(",client_crypto_us,client_tls_memory_us,client_handshake_us,server_crypto_us,") !=
+        std::string::npos);
+  int rows = 0;
+  while (std::getline(lines, row)) {
+    CAPTURE(row);
+    ++rows;
+    CHECK(std::count(row.begin(), row.end(), ',') == std::count(header.begin(), header.end(), ','));
+    const bool tls = row.find(",tls,") != std::string::npos;
+    CHECK(row.ends_with(",,,,,,") != tls);  // tcp: no calibration
+  }
+  CHECK(rows == 2);
 }
 
 TEST_CASE("a TLS crr run splits each side's extra CPU per connection: the handshake in memory first") {

@@ -89,6 +89,8 @@ void check(const spec::Test& t, Mode mode) {
 constexpr RunFigure kFigures[] = {
     {"connections/s", {"connections_per_s", nullptr}, true},
     {"p50 connection us", {"total_us", "p50"}, false},
+    {"client CPU us/conn", {"client", "cpu_us_per_connection"}, false},
+    {"server CPU us/conn", {"server", "cpu_us_per_connection"}, false},
 };
 
 // A test that check passes, every field of its part off its default.

@@ -222,7 +222,8 @@ std::string render_rr_csv(const measure::Comparison& c) {
       "latency_p99_us,latency_p999_us,latency_max_us,latency_mean_us,tls_version,cipher,group,"
       "certificate_key_type,client_cpu_user_s,client_cpu_system_s,client_cpu_us_per_transaction,"
       "server_cpu_user_s,server_cpu_system_s,server_cpu_us_per_transaction,client_tls_library,"
-      "server_tls_library,client_cpu_model,server_cpu_model\n";
+      "server_tls_library,client_cpu_model,server_cpu_model," +
+      std::string(kCalibrationCsvColumns) + "\n";
   const measure::Environment& e = c.environment;
   // The columns every row has: the run, the connection, its count, window and latencies.
   const auto head = [&](const measure::RrRun& run, const std::string& connection, std::uint64_t transactions,
@@ -241,17 +242,18 @@ std::string render_rr_csv(const measure::Comparison& c) {
       out +=
           fmt::format(
               fmt::runtime(head(run, std::to_string(k.index), k.transactions, k.elapsed_us, k.latency)), "") +
-          std::string(14, ',') + "\n";
+          std::string(14 + 1 + kCalibrationCsvCommas, ',') + "\n";
     }
-    out += fmt::format(fmt::runtime(head(run, "all", run.transactions, run.elapsed_us, run.latency)),
-                       fmt::format("{:.3f}", run.handshake_us)) +
-           fmt::format(",{},{},{},{},{:.6f},{:.6f},{:.3f},{:.6f},{:.6f},{:.3f},{},{},{},{}\n",
-                       csv_field(run.tls.version), csv_field(run.tls.cipher), csv_field(run.tls.group),
-                       csv_field(run.tls.certificate_key_type), run.client.cpu_user_s,
-                       run.client.cpu_system_s, run.cpu_us_per_transaction(run.client), run.server.cpu_user_s,
-                       run.server.cpu_system_s, run.cpu_us_per_transaction(run.server),
-                       csv_field(e.client_tls_library), csv_field(e.server_tls_library),
-                       csv_field(e.client_cpu_model), csv_field(e.server_cpu_model));
+    out +=
+        fmt::format(fmt::runtime(head(run, "all", run.transactions, run.elapsed_us, run.latency)),
+                    fmt::format("{:.3f}", run.handshake_us)) +
+        fmt::format(",{},{},{},{},{:.6f},{:.6f},{:.3f},{:.6f},{:.6f},{:.3f},{},{},{},{},{}\n",
+                    csv_field(run.tls.version), csv_field(run.tls.cipher), csv_field(run.tls.group),
+                    csv_field(run.tls.certificate_key_type), run.client.cpu_user_s, run.client.cpu_system_s,
+                    run.cpu_us_per_transaction(run.client), run.server.cpu_user_s, run.server.cpu_system_s,
+                    run.cpu_us_per_transaction(run.server), csv_field(e.client_tls_library),
+                    csv_field(e.server_tls_library), csv_field(e.client_cpu_model),
+                    csv_field(e.server_cpu_model), calibration_csv(run.client, run.server));
   }
   return out;
 }

@@ -41,6 +41,8 @@ constexpr RunFigure kFigures[] = {
     {"transactions/s", {"transactions_per_s", nullptr}, true},
     {"p50 latency us", {"latency_us", "p50"}, false},
     {"p99 latency us", {"latency_us", "p99"}, false},
+    {"client CPU us/tx", {"client", "cpu_us_per_transaction"}, false},
+    {"server CPU us/tx", {"server", "cpu_us_per_transaction"}, false},
 };
 
 // A test that check passes, every field of its part off its default.
