@@ -174,9 +174,9 @@ namespace {
 // Messages over this are timed in memory at this size and scaled.
 constexpr std::uint64_t kMaxMemoryMessage = 1024 * 1024;
 
-// Microseconds the AEAD takes to seal (or open) a message of `bytes` in
-// records of at most `record` bytes, at the rate measured for its records'
-// size, the best of the figures in `figures` (one per try).
+// Microseconds the AEAD takes to seal (or open) a message of `bytes`, at
+// the best rate of `figures` (one per try, each measured at the message's
+// records' size).
 double aead_us(const std::vector<measure::AeadFigure>& figures, std::uint64_t bytes, bool seal) {
   double best = 0;
   for (const measure::AeadFigure& f : figures)
@@ -216,8 +216,8 @@ std::pair<double, double> measure_memory_transactions(const Context& client, con
     pair.exchange(asked, answer, sink, spent);
     ++transactions;
   } while (Clock::now() < end);
-  // Past 1 MiB a message's cost grows with its bytes: scaled, each side's
-  // time split between the request and the response by their bytes.
+  // Past 1 MiB a message's cost grows with its bytes: each side's time is
+  // scaled by the transaction's bytes over those timed.
   const double scale = static_cast<double>(shape.request_bytes + shape.response_bytes) /
                        static_cast<double>(request + response);
   const double n = static_cast<double>(transactions);
