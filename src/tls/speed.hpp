@@ -8,7 +8,6 @@
 #include <cstddef>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "measure/speed.hpp"
@@ -78,18 +77,12 @@ struct TransactionShape {
 
 // One side's calibration of an rr or crr run on this host (measure::
 // TransactionCalibration), about `seconds` each figure, the best of five
-// tries. Messages over 1 MiB are timed in memory at 1 MiB and scaled by
-// their size. None where the suite is not one tlscmp speed knows, or the
-// library will not negotiate it in memory.
+// tries (fewer where slow handshakes take the time of five). Messages over
+// 1 MiB are timed in memory at 1 MiB and scaled by their size. None where the suite is not one tlscmp speed
+// knows, or the library will not negotiate it in memory.
 std::optional<measure::TransactionCalibration> calibrate_transactions(const std::string& suite,
                                                                       const TransactionShape& shape,
                                                                       double seconds);
-
-// Transactions in memory for about `seconds`, after one handshake: each
-// side's microseconds in its calls per transaction, client first. Throws
-// tlscmp::Error.
-std::pair<double, double> measure_memory_transactions(const Context& client, const Context& server,
-                                                      const TransactionShape& shape, double seconds);
 
 // Seals records of `payload_bytes` for about `seconds`, then opens one as
 // often for as long, as the record layer does (its nonces and additional
