@@ -83,9 +83,13 @@ TEST_CASE("over a veth (MTU 1500): 5000-byte datagrams go as IP fragments, but n
   CHECK(r.exit_code != 0);
   CHECK(r.err.find("tlscmp: error: udp round 1: sender 0: --gso: the kernel refused a "
                    "segmented send of 5000-byte datagrams") != std::string::npos);
-  // With datagrams that fit the MTU, the same link takes segmented sends.
+  // With datagrams that fit the MTU, the same link takes segmented sends:
+  // every one goes out, and they arrive (under other tests' load a receiver
+  // that falls behind drops some, as UDP may: counted lost, not checked).
   const json fits = harness({"--mode", "udp", "-l", "1400", "-n", "500", "-b", "20M", "--gso", "-J"});
-  CHECK(fits["datagram_runs"][0]["received"] == 500);
+  const json& run = fits["datagram_runs"][0];
+  CHECK(run["sent"] == 500);
+  CHECK(run["received"].get<std::uint64_t>() > 0);
 }
 
 TEST_CASE("a DNS server that never answers cannot outlast --connect-timeout") {
