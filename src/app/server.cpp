@@ -207,7 +207,10 @@ void Server::stop_on_signals() {
 void Server::run() {
   const auto keep_running = asio::make_work_guard(io_);
   if (!start_acceptor()) throw Error("cannot start a thread to accept connections");
+  backlog_timer_.emplace(io_);
+  watch_backlog(false);
   io_.run();
+  backlog_timer_.reset();
   accepting_stopped_ = true;
   // Wakes the threads waiting in accept() (EINVAL) and takes no more
   // connections; the socket closes with the server.
@@ -453,6 +456,19 @@ void Server::accept_loop() {
       if (idle >= kSpareAcceptors) return;  // enough listen: this thread may go
     } while (!idle_acceptors_.compare_exchange_weak(idle, idle + 1));
   }
+}
+
+void Server::watch_backlog(bool waited_before) {
+  pollfd listener{listener_.get(), POLLIN, 0};
+  const bool waiting = ::poll(&listener, 1, 0) == 1 && (listener.revents & POLLIN) != 0;
+  if (waiting && waited_before && !accepting_stopped_) {
+    start_acceptor();
+    log_busy("accept", "a connection waited in the listen queue with no thread taking it: one more started");
+  }
+  backlog_timer_->expires_after(std::chrono::milliseconds(500));
+  backlog_timer_->async_wait([this, waiting](const boost::system::error_code& ec) {
+    if (!ec) watch_backlog(waiting);
+  });
 }
 
 bool Server::start_acceptor() {

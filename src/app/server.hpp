@@ -133,6 +133,12 @@ class Server {
   void accept_loop();
   // One more accepting thread; false (logged) if none can start.
   bool start_acceptor();
+  // Every half second on the io thread: a connection that waited in the
+  // listen queue through two looks, none taking it, gets one more
+  // accepting thread. A safety net: the count of threads waiting in
+  // accept() is to keep one there, and a client once waited 10 s with none
+  // (after a burst of garbage connections, on a loaded CI host).
+  void watch_backlog(bool waited_before);
   // A connection just accepted: served on this thread if its first bytes are
   // there, watched by the io thread until they come if not (a silent
   // connection holds no thread), or turned away as busy.
@@ -195,7 +201,8 @@ class Server {
   session::PendingTests pending_;
   boost::asio::io_context io_;
   std::optional<boost::asio::signal_set> signals_;
-  UniqueFd listener_;  // the listening socket
+  std::optional<boost::asio::steady_timer> backlog_timer_;  // watch_backlog's
+  UniqueFd listener_;                                       // the listening socket
   boost::asio::ip::tcp::endpoint local_endpoint_;
 
   std::mutex mutex_;  // guards the members below
