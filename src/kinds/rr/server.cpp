@@ -85,6 +85,14 @@ RrServerSpec server_spec(const protocol::TestRequest& request, const session::Se
   return spec;
 }
 
+// "TLSv1.3 TLS_AES_256_GCM_SHA384 X25519" for the log; "" over TCP.
+std::string describe_tls(const Stream& stream) {
+  const tls::TlsStream* tls_stream = stream.tls();
+  if (tls_stream == nullptr) return {};
+  const tls::SessionInfo info = tls_stream->session_info();
+  return fmt::format("{} {} {}", info.version, info.cipher, info.group);
+}
+
 }  // namespace
 
 std::string serve_rr_test(Stream& control, const protocol::TestRequest& request, session::ServerSide& side) {
@@ -95,11 +103,7 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
   session::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
   std::vector<std::unique_ptr<Stream>> data = await_data_connections(control, request, side, *ticket);
 
-  std::string tls_description;
-  if (const tls::TlsStream* tls_stream = std::as_const(*data.front()).tls()) {
-    const tls::SessionInfo info = tls_stream->session_info();
-    tls_description = fmt::format("{} {} {}", info.version, info.cipher, info.group);
-  }
+  const std::string tls_description = describe_tls(*data.front());
   const std::string suite = user_space_suite(*data.front());  // calibrated below
   std::vector<RrSideResult> mine(data.size());
   {

@@ -6,8 +6,8 @@
 #include <optional>
 
 #include "endpoint.hpp"
-#include "kinds/data_connections.hpp"
 #include "kinds/calibration.hpp"
+#include "kinds/data_connections.hpp"
 #include "kinds/stream/stream.hpp"
 #include "kinds/stream/streams.hpp"
 #include "kinds/stream/transfer.hpp"
@@ -76,8 +76,7 @@ std::string stream_failure(const protocol::SideResult& side, bool client_side, s
 measure::SideCost side_cost(const protocol::SideResult& side) {
   return {side.elapsed_us, side.cpu_user_s, side.cpu_system_s, side.sndbuf_bytes, side.rcvbuf_bytes,
           side.mss_bytes,  side.congestion, side.ktls_send,    side.ktls_receive, side.tls_bytes,
-          side.facts,      side.read_calls, side.write_calls,  side.calibration,
-          std::nullopt};
+          side.facts,      side.read_calls, side.write_calls,  side.calibration,  std::nullopt};
 }
 
 std::vector<measure::Interval> intervals_of(const protocol::SideResult& receiver) {

@@ -5,8 +5,8 @@
 #include <memory>
 #include <optional>
 
-#include "kinds/data_connections.hpp"
 #include "kinds/calibration.hpp"
+#include "kinds/data_connections.hpp"
 #include "kinds/stream/stream.hpp"
 #include "kinds/stream/streams.hpp"
 #include "kinds/stream/transfer.hpp"
