@@ -8,9 +8,10 @@
 
 namespace tlscmp {
 
-// tcp and tls stream bytes; udp and dtls send datagrams (seeds/002).
-enum class Mode : std::uint8_t { tcp, tls, udp, dtls };
-inline constexpr std::array kAllModes{Mode::tcp, Mode::tls, Mode::udp, Mode::dtls};
+// tcp, tls and quic stream bytes; udp and dtls send datagrams (seeds/002).
+// quic: TLS 1.3 inside QUIC over UDP, its bytes on QUIC streams.
+enum class Mode : std::uint8_t { tcp, tls, udp, dtls, quic };
+inline constexpr std::array kAllModes{Mode::tcp, Mode::tls, Mode::udp, Mode::dtls, Mode::quic};
 // Who sends the payload: the client (the default) or, with -R, the server.
 enum class Direction : std::uint8_t { client_to_server, server_to_client };
 enum class Role : std::uint8_t { sender, receiver };
@@ -23,6 +24,8 @@ inline const char* to_string(Mode mode) {
       return "udp";
     case Mode::dtls:
       return "dtls";
+    case Mode::quic:
+      return "quic";
     case Mode::tcp:
       break;
   }
@@ -32,9 +35,13 @@ inline const char* to_string(Mode mode) {
 inline bool is_datagram(Mode mode) {
   return mode == Mode::udp || mode == Mode::dtls;
 }
-// tls and dtls: encrypted.
+// tls, dtls and quic: encrypted.
 inline bool is_encrypted(Mode mode) {
-  return mode == Mode::tls || mode == Mode::dtls;
+  return mode == Mode::tls || mode == Mode::dtls || mode == Mode::quic;
+}
+// tls and quic: a TLS 1.3 (tls: or 1.2) handshake, then a byte stream.
+inline bool is_tls_stream(Mode mode) {
+  return mode == Mode::tls || mode == Mode::quic;
 }
 inline const char* to_string(Direction direction) {
   return direction == Direction::server_to_client ? "server_to_client" : "client_to_server";

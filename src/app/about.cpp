@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "tls/context.hpp"
+#include "tls/quic.hpp"
 #include "version.hpp"
 
 namespace tlscmp::app {
@@ -56,9 +57,13 @@ std::string build_description() {
   const bool dtls = tls::has_dtls();
   std::string out = fmt::format("tlscmp {}\n", kVersion);  // CLI11 adds the last newline
   out += fmt::format("TLS library: {}\n", library);
-  out += fmt::format("transports: tcp, tls (TLS 1.2, 1.3), udp{}\n", dtls ? ", dtls (DTLS 1.2)" : "");
+  std::string no_quic;
+  const bool quic = tls::has_quic(&no_quic);
+  out += fmt::format("transports: tcp, tls (TLS 1.2, 1.3){}, udp{}\n",
+                     quic ? ", quic (QUIC v1, TLS 1.3)" : "", dtls ? ", dtls (DTLS 1.2)" : "");
   out += fmt::format(
       "DTLS: {}\n", dtls ? "yes" : "no (tlscmp's DTLS server needs DTLSv1_listen, which this library lacks)");
+  out += fmt::format("quic: {}\n", quic ? "yes" : fmt::format("no ({})", no_quic));
   out += fmt::format("key exchange groups: {}\n", join(tls::available_groups()));
   out += fmt::format("kernel TLS: {}", kernel_tls_line());
   return out;

@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 #include <array>
 #include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/ip/udp.hpp>
 #include <boost/asio/ip/v6_only.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -33,6 +34,7 @@
 #include "measure/host.hpp"
 #include "measure/units.hpp"
 #include "session/control.hpp"
+#include "transport/datagram.hpp"
 #include "transport/descriptors.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
@@ -52,6 +54,10 @@ constexpr std::chrono::seconds kShutdownGrace{5};
 constexpr int kSpareAcceptors = 2;
 // After an accept() that failed for want of descriptors or memory.
 constexpr std::chrono::milliseconds kAcceptRetry{100};
+// How often the thread that takes QUIC connections looks whether the server stops.
+constexpr std::chrono::milliseconds kQuicAcceptTick{250};
+// SO_RCVBUF and SO_SNDBUF of the server's QUIC socket, which all its QUIC connections share.
+constexpr std::uint32_t kQuicSocketBuffer = 8u << 20;
 
 tcp::endpoint listen_endpoint(const session::ServerConfig& config) {
   if (config.bind_address.empty()) return {tcp::v6(), config.port};
@@ -181,6 +187,86 @@ Server::Server(const session::ServerConfig& config, const tls::Identity& identit
   // asio's epoll would otherwise wake the io thread for every connection too.
   local_endpoint_ = acceptor.local_endpoint();
   listener_ = UniqueFd(acceptor.release());
+  start_quic();
+}
+
+void Server::start_quic() {
+  if (!tls::has_quic(&no_quic_)) return;
+  if (config_.tls_policy.version == "1.2") {
+    no_quic_ = "its --tls-version 1.2 leaves QUIC out, which runs TLS 1.3";
+    return;
+  }
+  try {
+    quic_tls_.emplace(tls::Context::for_server({identity_, 0, config_.tls_policy, config_.client_ca_file,
+                                                config_.require_client_cert, config_.resumption,
+                                                /*quic=*/true}));
+    // The TCP listener's address and port, over UDP.
+    asio::ip::udp::socket udp(io_);
+    const asio::ip::udp::endpoint endpoint(local_endpoint_.address(), local_endpoint_.port());
+    boost::system::error_code ec;
+    udp.open(endpoint.protocol(), ec);
+    if (!ec && endpoint.protocol() == asio::ip::udp::v6() && config_.bind_address.empty())
+      udp.set_option(asio::ip::v6_only(false), ec);
+    if (!ec) udp.bind(endpoint, ec);
+    if (ec) throw Error(fmt::format("cannot bind UDP port {}: {}", endpoint.port(), ec.message()));
+    UniqueFd fd(udp.release());
+    set_nonblocking(fd.get(), true);
+    // Room for bursts of datagrams from many connections (the kernel caps
+    // it at net.core.rmem_max / wmem_max).
+    set_receive_buffer(fd.get(), kQuicSocketBuffer);
+    set_send_buffer(fd.get(), kQuicSocketBuffer);
+    quic_ = std::make_unique<tls::QuicListener>(*quic_tls_, std::move(fd));
+  } catch (const Error& e) {
+    no_quic_ = e.what();
+    quic_.reset();
+    quic_tls_.reset();
+    log_.line(fmt::format("quic: off: {}", no_quic_));
+  }
+}
+
+void Server::quic_accept_loop() {
+  while (!accepting_stopped_) {
+    sockaddr_storage address{};
+    std::unique_ptr<tls::TlsStream> stream = quic_->accept(kQuicAcceptTick, address);
+    if (!stream) continue;
+    // Where the library does not name the peer (OpenSSL 3.5), the caps count
+    // every QUIC connection as from one source, "quic".
+    const bool named = address.ss_family != AF_UNSPEC;
+    const Peer peer{named ? peer_host(address) : "quic", named ? peer_address(address) : "a QUIC peer"};
+    bool budgeted = false;
+    if (const std::string busy = admit(peer.source, -1, budgeted); !busy.empty()) {
+      asio::post(io_, [this, peer, busy] { log_busy(peer.address, busy); });
+      continue;  // the stream's end closes the connection
+    }
+    // std::function copies: the stream goes through a shared holder.
+    auto held = std::make_shared<std::unique_ptr<tls::TlsStream>>(std::move(stream));
+    try {
+      threads_.reap();
+      threads_.spawn([this, held, peer, budgeted] { serve_quic(std::move(*held), peer, budgeted); });
+    } catch (const std::system_error& e) {
+      const Admitted undo(*this, -1, peer.source, budgeted);
+      asio::post(io_, [this, what = std::string(e.what())] {
+        log_busy("accept", fmt::format("cannot start a thread: {}", what));
+      });
+    }
+  }
+}
+
+void Server::serve_quic(std::unique_ptr<tls::TlsStream> tls, const Peer& peer, bool budgeted) {
+  std::unique_ptr<Stream> stream;
+  Admitted admitted(*this, -1, peer.source, budgeted);
+  SetUpSlot set_up(*this, peer.source, budgeted);
+  double cpu_mark = measure::thread_cpu_s();
+  try {
+    // The handshake and the preamble within the handshake timeout, as over TCP.
+    tls->set_deadline(Deadline::after(config_.timeouts.handshake));
+    if (const std::error_code ec = tls->handshake())
+      throw Error(fmt::format("QUIC handshake failed: {}", describe(ec, tls->error_detail())));
+    stream = std::move(tls);
+    serve_stream(stream, peer, set_up, cpu_mark);
+  } catch (const std::exception& e) {
+    log_.line(fmt::format("{} (QUIC) {}", peer.address, e.what()));
+  }
 }
 
 Server::~Server() {
@@ -207,6 +293,7 @@ void Server::stop_on_signals() {
 void Server::run() {
   const auto keep_running = asio::make_work_guard(io_);
   if (!start_acceptor()) throw Error("cannot start a thread to accept connections");
+  if (quic_) threads_.spawn([this] { quic_accept_loop(); });
   backlog_timer_.emplace(io_);
   watch_backlog(false);
   io_.run();
@@ -609,37 +696,43 @@ void Server::handle_connection(int raw_fd, const Peer& peer, bool budgeted, doub
       stream->set_deadline(deadline);
     }
 
-    const protocol::PreambleInfo preamble = session::receive_preamble(*stream);
-    if (preamble.version != protocol::kVersion && preamble.kind == protocol::ConnectionKind::control) {
-      // Answer with our own preamble, so that the client can say which versions differ.
-      std::error_code ignored;
-      stream->write_all(protocol::encode_preamble(protocol::ConnectionKind::control), ignored);
-    }
-    protocol::check_version(preamble);
-    const protocol::ConnectionKind kind = preamble.kind;
-    if (kind == protocol::ConnectionKind::control) {
-      if (stream->is_tls()) throw protocol::ProtocolError("a control connection must be plain TCP");
-      serve_control(*stream, peer, set_up);
-    } else if (const kinds::KindSlice* own = kinds::slice_of(kind); own != nullptr) {
-      own->serve_connection(*stream, pending_, cpu_mark);
-      moved_cpu_mark = true;
-    } else {
-      protocol::DataHeader header{};
-      std::error_code ec;
-      stream->read_exact(header, ec);
-      if (ec) {
-        throw Error(fmt::format("data connection without a cookie and stream index: {}",
-                                describe(ec, stream->error_detail())));
-      }
-      const protocol::DataHeaderInfo data = protocol::decode_data_header(header);
-      if (!pending_.deliver(data.cookie, data.stream, std::move(stream))) {
-        throw protocol::ProtocolError("data connection for an unknown or finished test, or a stream it has");
-      }
-    }
+    moved_cpu_mark = serve_stream(stream, peer, set_up, cpu_mark);
   } catch (const std::exception& e) {
     log_.line(fmt::format("{} {}", peer.address, e.what()));
   }
   if (!moved_cpu_mark) cpu_mark = measure::thread_cpu_s();  // a kind's own connection moved it on itself
+}
+
+bool Server::serve_stream(std::unique_ptr<Stream>& stream, const Peer& peer, SetUpSlot& set_up,
+                          double& cpu_mark) {
+  const protocol::PreambleInfo preamble = session::receive_preamble(*stream);
+  if (preamble.version != protocol::kVersion && preamble.kind == protocol::ConnectionKind::control) {
+    // Answer with our own preamble, so that the client can say which versions differ.
+    std::error_code ignored;
+    stream->write_all(protocol::encode_preamble(protocol::ConnectionKind::control), ignored);
+  }
+  protocol::check_version(preamble);
+  const protocol::ConnectionKind kind = preamble.kind;
+  if (kind == protocol::ConnectionKind::control) {
+    if (stream->is_tls()) throw protocol::ProtocolError("a control connection must be plain TCP");
+    serve_control(*stream, peer, set_up);
+  } else if (const kinds::KindSlice* own = kinds::slice_of(kind); own != nullptr) {
+    own->serve_connection(*stream, pending_, cpu_mark);
+    return true;
+  } else {
+    protocol::DataHeader header{};
+    std::error_code ec;
+    stream->read_exact(header, ec);
+    if (ec) {
+      throw Error(fmt::format("data connection without a cookie and stream index: {}",
+                              describe(ec, stream->error_detail())));
+    }
+    const protocol::DataHeaderInfo data = protocol::decode_data_header(header);
+    if (!pending_.deliver(data.cookie, data.stream, std::move(stream))) {
+      throw protocol::ProtocolError("data connection for an unknown or finished test, or a stream it has");
+    }
+  }
+  return false;
 }
 
 Server::Admitted::~Admitted() {
@@ -801,6 +894,12 @@ void Server::serve_test(Stream& control, const protocol::TestRequest& request, S
 }
 
 std::string Server::cap_problem(const protocol::TestRequest& request) const {
+  if (request.mode == Mode::quic && !quic_) {
+    return fmt::format(
+        "this server has no QUIC ({}); leave quic out of --mode, or run a server built with "
+        "OpenSSL 3.5 or newer",
+        no_quic_);
+  }
   if (request.test.stream.bytes > config_.max_bytes) {
     return fmt::format("the test asks for {} bytes; this server allows at most {} (--max-bytes)",
                        request.test.stream.bytes, config_.max_bytes);

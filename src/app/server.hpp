@@ -23,6 +23,7 @@
 #include "session/pending_tests.hpp"
 #include "tls/context.hpp"
 #include "tls/dtls.hpp"
+#include "tls/quic.hpp"
 #include "transport/unique_fd.hpp"
 
 namespace tlscmp::app {
@@ -139,6 +140,17 @@ class Server {
   // accept() is to keep one there, and a client once waited 10 s with none
   // (after a burst of garbage connections, on a loaded CI host).
   void watch_backlog(bool waited_before);
+  // QUIC (tls/quic.hpp): the listener on the server's port over UDP, where
+  // this build and the server's TLS settings allow it; why not otherwise.
+  void start_quic();
+  // A thread of its own takes QUIC connections until the server stops, and
+  // hands each to a thread (the caps as for a TCP connection).
+  void quic_accept_loop();
+  void serve_quic(std::unique_ptr<tls::TlsStream> stream, const Peer& peer, bool budgeted);
+  // A connection's stream, once made (TCP, TLS or QUIC): its preamble, then
+  // a control session, a kind's own connection, or a data connection handed
+  // to its test. True when a kind's own connection moved `cpu_mark` on.
+  bool serve_stream(std::unique_ptr<Stream>& stream, const Peer& peer, SetUpSlot& set_up, double& cpu_mark);
   // A connection just accepted: served on this thread if its first bytes are
   // there, watched by the io thread until they come if not (a silent
   // connection holds no thread), or turned away as busy.
@@ -198,6 +210,9 @@ class Server {
   std::mutex key_types_mutex_;            // one certificate made at a time
   std::set<std::string> key_types_;       // those made: their SNI names are known to tls_
   std::optional<tls::DtlsContext> dtls_;  // none where this build has no DTLS
+  std::optional<tls::Context> quic_tls_;  // the QUIC connections' TLS, where there is QUIC
+  std::unique_ptr<tls::QuicListener> quic_;
+  std::string no_quic_;  // why the server serves no QUIC, for refusals and the log
   session::PendingTests pending_;
   boost::asio::io_context io_;
   std::optional<boost::asio::signal_set> signals_;

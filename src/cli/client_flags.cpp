@@ -11,6 +11,7 @@
 #include "kinds/kind.hpp"
 #include "measure/clock.hpp"
 #include "measure/host.hpp"
+#include "tls/quic.hpp"
 #include "transport/socket.hpp"
 
 namespace tlscmp::cli {
@@ -49,7 +50,8 @@ std::string parse_modes(const std::string& text, std::vector<Mode>& modes) {
         std::find_if(kAllModes.begin(), kAllModes.end(), [&](Mode m) { return word == to_string(m); });
     if (known == kAllModes.end()) {
       return fmt::format(
-          "'{}' is no transport; give tcp, tls, udp or dtls, a list of them (tls,tcp), both or both-udp",
+          "'{}' is no transport; give tcp, tls, quic, udp or dtls, a list of them (tcp,tls,quic), both or "
+          "both-udp",
           word);
     }
     if (std::find(modes.begin(), modes.end(), *known) != modes.end())
@@ -57,8 +59,9 @@ std::string parse_modes(const std::string& text, std::vector<Mode>& modes) {
     modes.push_back(*known);
     start = comma + 1;
   }
-  if (is_datagram(modes.front()) != is_datagram(modes.back()))
-    return "tcp and tls carry streams, udp and dtls datagrams; one test runs one or the other";
+  if (std::any_of(modes.begin(), modes.end(),
+                  [&](Mode m) { return is_datagram(m) != is_datagram(modes[0]); }))
+    return "tcp, tls and quic carry streams, udp and dtls datagrams; one test runs one or the other";
   return {};
 }
 
@@ -66,6 +69,9 @@ std::vector<Mode> modes_of(const std::string& text) {
   std::vector<Mode> modes;
   if (const std::string problem = parse_modes(text, modes); !problem.empty())
     throw UsageError(fmt::format("--mode {}: {}", text, problem));
+  std::string why;
+  if (std::find(modes.begin(), modes.end(), Mode::quic) != modes.end() && !tls::has_quic(&why))
+    throw UsageError(fmt::format("--mode {}: this tlscmp has no QUIC ({}); leave quic out", text, why));
   return modes;
 }
 
@@ -128,6 +134,19 @@ void refuse_tls_flags_without_tls(const ClientFlags& flags, const session::Clien
                                    datagrams ? "dtls or both-udp" : "tls or both"));
     }
   }
+}
+
+// QUIC runs TLS 1.3 in user space: the TLS flags that ask for TLS 1.2 or
+// the kernel's TLS cannot hold for its runs.
+void refuse_tls_flags_for_quic(const ClientFlags& flags, const session::ClientConfig& c) {
+  if (std::find(c.modes.begin(), c.modes.end(), Mode::quic) == c.modes.end()) return;
+  const std::string& cipher = flags.tls_policy.cipher;
+  const char* why = nullptr;
+  if (flags.tls_policy.ktls) why = "--ktls hands TLS records to the kernel, and QUIC has none";
+  if (flags.tls_policy.version == "1.2") why = "--tls-version 1.2: QUIC runs TLS 1.3 alone";
+  if (!cipher.empty() && cipher.rfind("TLS_", 0) != 0)
+    why = "--cipher names TLS 1.2 suites, and QUIC runs TLS 1.3 alone (its suites are named TLS_*)";
+  if (why != nullptr) throw UsageError(fmt::format("{}; leave quic out of --mode, or the flag", why));
 }
 
 // -A CLIENT[,SERVER] (or ",SERVER"): CPU numbers, the client's checked here.
@@ -475,6 +494,7 @@ ClientCommand to_client_command(const ClientFlags& flags) {
         fmt::format("{} runs over tcp and tls; --mode {} sends datagrams", kind.flag, flags.mode));
   }
   refuse_tls_flags_without_tls(flags, c);
+  refuse_tls_flags_for_quic(flags, c);
   split_host(flags, c);
   split_sources(c);
   apply_kind_flags(flags, c);

@@ -7,6 +7,7 @@
 #include "kinds/tls_failure.hpp"
 #include "measure/clock.hpp"
 #include "session/control.hpp"
+#include "transport/datagram.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 
@@ -16,20 +17,30 @@ namespace {
 // How often a server waiting for data connections checks that the client is still there.
 constexpr std::chrono::milliseconds kClientCheckInterval{100};
 
+// The connection's socket: TCP, or for QUIC a UDP socket connected to the
+// server's address as the control connection reached it, at its port.
+UniqueFd open_socket(const session::ClientConfig& config, Mode mode, int control_fd) {
+  if (mode == Mode::quic) return connect_udp_beside(control_fd, config.port);
+  UniqueFd fd =
+      connect_tcp(config.host, config.port, Deadline::after(config.timeouts.connect), config.bind_address);
+  set_nodelay(fd.get(), true);  // until the transfer starts: no Nagle delay on the small setup messages
+  set_socket_buffers(fd.get(), config.test.sndbuf_bytes, config.test.rcvbuf_bytes);
+  return fd;
+}
+
 std::unique_ptr<Stream> open_one(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
-                                 const protocol::TestAccept& accept, std::uint32_t index,
+                                 const protocol::TestAccept& accept, std::uint32_t index, int control_fd,
                                  double& handshake_us) {
   const session::Timeouts& timeouts = config.timeouts;
   const std::int64_t start_ns = measure::now_ns();
-  UniqueFd fd = connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address);
-  set_nodelay(fd.get(), true);  // until the transfer starts: no Nagle delay on the small setup messages
-  set_socket_buffers(fd.get(), config.test.sndbuf_bytes, config.test.rcvbuf_bytes);
+  UniqueFd fd = open_socket(config, mode, control_fd);
   std::unique_ptr<Stream> stream;
-  if (mode == Mode::tls) {
+  if (is_tls_stream(mode)) {
     auto tls_stream = tls->client_stream(std::move(fd), config.host);
     tls_stream->set_deadline(Deadline::after(timeouts.handshake));
     if (const std::error_code ec = tls_stream->handshake()) {
-      throw Error(fmt::format("TLS handshake with {} failed: {}", host_port(config.host, config.port),
+      throw Error(fmt::format("{} handshake with {} failed: {}", mode == Mode::quic ? "QUIC" : "TLS",
+                              host_port(config.host, config.port),
                               explain_handshake_failure(*tls_stream, ec, config, tls->offer(), accept)));
     }
     if (config.test.record_size != 0) tls_stream->set_max_record_size(config.test.record_size);
@@ -73,7 +84,7 @@ DataConnections open_data_connections(const session::ClientConfig& config, const
   try {
     for (std::uint32_t i = 0; i < count; ++i) {
       double us = 0;
-      data.streams.push_back(open_one(config, tls, mode, accept, i, us));
+      data.streams.push_back(open_one(config, tls, mode, accept, i, control.native_handle(), us));
       data.handshake_us.push_back(us);
     }
     for (const auto& stream : data.streams)
@@ -144,9 +155,10 @@ std::vector<std::unique_ptr<Stream>> await_data_connections(Stream& control,
                              request.test.streams, std::chrono::duration<double>(gap).count()));
   }
   for (const auto& stream : *data) {
-    if (stream->is_tls() != (request.mode == Mode::tls)) {
+    const Mode came_as = stream->is_quic() ? Mode::quic : stream->is_tls() ? Mode::tls : Mode::tcp;
+    if (came_as != request.mode) {
       refuse(fmt::format("the data connection is {} but the test is {}",
-                         stream->is_tls() ? "TLS" : "plain TCP", to_string(request.mode)));
+                         came_as == Mode::tcp ? "plain TCP" : to_string(came_as), to_string(request.mode)));
     }
   }
   return std::move(*data);

@@ -33,14 +33,36 @@ const KindSlice& slice_of(TestKind kind) {
   throw Error("no such test kind");  // every TestKind has an entry (a unit test holds the table to it)
 }
 
+namespace {
+
+// What a test over QUIC cannot take: its kinds so far, and the settings of
+// TCP sockets and TLS records that QUIC has no counterpart of.
+void check_quic(const spec::Test& test) {
+  if (test.kind != TestKind::stream && test.kind != TestKind::rr) {
+    throw spec::Invalid(fmt::format(
+        "a {} test does not run over quic yet: quic runs bulk streams and --rr; leave quic out of --mode",
+        to_string(test.kind)));
+  }
+  const char* why = nullptr;
+  if (test.stream.no_delay) why = "-N sets TCP_NODELAY, and QUIC has no TCP";
+  if (test.stream.msg_size != 0) why = "--msg-size and --framing frame TCP and TLS streams alone";
+  if (test.sndbuf_bytes != 0 || test.rcvbuf_bytes != 0)
+    why = "-w sizes a TCP socket's buffers, and the server's QUIC connections share one UDP socket";
+  if (test.record_size != 0) why = "--record-size caps TLS records, and QUIC sends packets of its own size";
+  if (why != nullptr) throw spec::Invalid(fmt::format("{}: leave quic out of --mode, or the flag", why));
+}
+
+}  // namespace
+
 void check_test(const spec::Test& test, Mode mode) {
   if (const char* flag = spec::unread_flag(test))
     throw spec::Invalid(fmt::format("{} does not apply to {} tests", flag, to_string(test.kind)));
   if ((test.kind == TestKind::datagram) != is_datagram(mode)) {
     throw spec::Invalid(test.kind == TestKind::datagram
                             ? std::string("a datagram test runs over udp or dtls")
-                            : fmt::format("a {} test runs over tcp or tls", to_string(test.kind)));
+                            : fmt::format("a {} test runs over tcp, tls or quic", to_string(test.kind)));
   }
+  if (mode == Mode::quic) check_quic(test);
   const KindSlice& kind = slice_of(test.kind);
   if (kind.check != nullptr) kind.check(test, mode);
 }

@@ -56,6 +56,11 @@ session::Variant mode_variant(Mode mode, const tls::ClientOptions& tls_config) {
       return {Mode::tls, "tls", tls::Context::for_client(tls_config), std::nullopt};
     case Mode::dtls:
       return {mode, "dtls", std::nullopt, tls::DtlsContext::for_client(tls_config)};
+    case Mode::quic: {
+      tls::ClientOptions quic = tls_config;
+      quic.quic = true;
+      return {Mode::quic, "quic", tls::Context::for_client(quic), std::nullopt};
+    }
     case Mode::tcp:
     case Mode::udp:
       break;
@@ -80,7 +85,9 @@ std::vector<session::Variant> common_variants(const session::ClientConfig& confi
 bool try_tls_variants(const session::ClientConfig& target, std::vector<session::Variant>& variants,
                       session::InterruptWatch& interrupt, measure::Comparison& comparison) {
   for (auto it = variants.begin(); it != variants.end();) {
-    if (!it->tls) {
+    // QUIC's handshake comes with its first run: the handshake kind's
+    // connections are TCP ones.
+    if (!it->tls || it->mode == Mode::quic) {
       ++it;
       continue;
     }

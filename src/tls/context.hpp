@@ -29,6 +29,7 @@ struct ServerOptions {
   std::string client_ca_file;        // trust client certificates from these CAs
   bool require_client_cert = false;  // mutual TLS: refuse a client without a trusted certificate
   Resumption resumption = Resumption::tickets;
+  bool quic = false;  // QUIC connections (tls/quic.hpp): TLS 1.3, ALPN tlscmp, no read-ahead
 };
 
 // What a client's TLS context is made of: trust, policy and a client
@@ -40,6 +41,7 @@ struct ClientOptions {
   std::size_t read_ahead_bytes = kDefaultReadAheadBytes;  // 0: off
   Policy policy;
   std::optional<Identity> identity;  // a client certificate, for mutual TLS
+  bool quic = false;                 // QUIC connections (tls/quic.hpp) over UDP sockets
 };
 
 // A server's leave for one test to use a suite outside the server's
@@ -62,6 +64,7 @@ class Context {
   // `host` is checked against the server's certificate (DNS name or IP
   // address). With `resume`, the client offers that session for resumption.
   // `server_name`, if given, is the name sent (SNI) instead of `host`.
+  // A QUIC context's `fd` is a UDP socket connected to the server.
   std::unique_ptr<TlsStream> client_stream(UniqueFd fd, const std::string& host, const Session& resume = {},
                                            const std::string& server_name = {}) const;
   // Server: a client that asks for `server_name` (SNI) gets `other`'s
@@ -81,9 +84,12 @@ class Context {
 
   // What this context offers a peer.
   const Offer& offer() const { return offer_; }
+  // Whether its connections are QUIC ones (made with the options' quic).
+  bool quic() const { return quic_; }
 
  private:
-  friend class MemoryPair;  // its two connections are made as the streams' are
+  friend class MemoryPair;    // its two connections are made as the streams' are
+  friend class QuicListener;  // its listener makes the server's connections
   // A new connection of this context: a server's, or a client's that checks
   // `host` and offers `resume` (client_stream's arguments). Throws tlscmp::Error.
   ssl_st* new_server_ssl() const;
@@ -92,15 +98,17 @@ class Context {
 
   struct ServerState;
   Context(std::shared_ptr<ssl_ctx_st> ctx, Offer offer, std::string trust = {},
-          std::shared_ptr<ServerState> server = nullptr)
+          std::shared_ptr<ServerState> server = nullptr, bool quic = false)
       : ctx_(std::move(ctx)),
         offer_(std::move(offer)),
         trust_(std::move(trust)),
-        server_(std::move(server)) {}
+        server_(std::move(server)),
+        quic_(quic) {}
   std::shared_ptr<ssl_ctx_st> ctx_;
   Offer offer_;
   std::string trust_;                    // client: what the server's chain must lead to, in words
   std::shared_ptr<ServerState> server_;  // server: contexts by SNI name, granted ciphers
+  bool quic_ = false;
 };
 
 // True if this kernel offers the "tls" upper-layer protocol that kTLS needs;

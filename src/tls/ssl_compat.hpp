@@ -14,6 +14,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/objects.h>
+#include <openssl/opensslv.h>
 #include <openssl/rsa.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
@@ -46,6 +47,15 @@ inline constexpr bool kBoringSsl = false;
 #endif
 
 inline constexpr bool kHaveDtls = TLSCMP_HAVE_DTLS != 0;
+
+// QUIC, client and server (SSL_new_listener, SSL_poll that blocks): OpenSSL
+// 3.5 or newer; BoringSSL's QUIC is an API for a QUIC stack of one's own.
+// tls/quic.cpp is built on it alone, and has stubs that refuse otherwise.
+#if !defined(OPENSSL_IS_BORINGSSL) && OPENSSL_VERSION_NUMBER >= 0x30500000L && !defined(OPENSSL_NO_QUIC)
+#define TLSCMP_HAVE_QUIC 1
+#else
+#define TLSCMP_HAVE_QUIC 0
+#endif
 
 // "OpenSSL 3.0.19 27 Jan 2026", or "BoringSSL (API 17)".
 inline std::string library_version() {

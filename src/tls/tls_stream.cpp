@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "tls/ossl_ptr.hpp"
+#include "tls/quic.hpp"
 #include "tls/ssl_compat.hpp"
 #include "transport/errors.hpp"
 
@@ -55,21 +56,30 @@ VerifyFailure classify_verify_result(long verify) {
 
 }  // namespace
 
-TlsStream::TlsStream(UniqueFd fd, ssl_st* ssl) : Stream(std::move(fd)), ssl_(ssl) {
+TlsStream::TlsStream(UniqueFd fd, ssl_st* ssl)
+    : Stream(std::move(fd)), ssl_(ssl), quic_(detail::is_quic(ssl)) {
   SSL_set_app_data(ssl_, static_cast<ConnectionEvents*>(this));  // for the contexts' callbacks
+  if (quic_) library_waits();
 }
 
 TlsStream::~TlsStream() {
+  if (quic_) detail::close_quic(ssl_);
   SSL_free(ssl_);
+}
+
+std::error_code TlsStream::wait_for(short events) {
+  if (!quic_) return wait_ready(events);
+  if (detail::wait_quic(ssl_, events == POLLOUT, wait_limit())) return {};
+  return nothing_came();
 }
 
 std::error_code TlsStream::handle_failure(int ret) {
   const int err = SSL_get_error(ssl_, ret);
   switch (err) {
     case SSL_ERROR_WANT_READ:
-      return wait_ready(POLLIN);
+      return wait_for(POLLIN);
     case SSL_ERROR_WANT_WRITE:
-      return wait_ready(POLLOUT);
+      return wait_for(POLLOUT);
     case SSL_ERROR_ZERO_RETURN:
       return TransportErrc::eof;
     case SSL_ERROR_SYSCALL: {
@@ -242,6 +252,31 @@ void TlsStream::send_close_notify(std::error_code& ec) {
 }
 
 void TlsStream::shutdown_send(std::error_code& ec) {
+  if (quic_) {
+    // The stream's FIN; then, as TCP's kernel would after a close, the
+    // rest goes out and is acknowledged (retransmitted where lost) before
+    // the program turns to other things and stops driving the connection.
+    if (!detail::conclude_stream(ssl_)) {
+      ec = TransportErrc::reset;
+      return;
+    }
+    constexpr std::chrono::milliseconds kSlice{1};
+    std::uint64_t left = detail::unacknowledged_bytes(ssl_);
+    auto since = std::chrono::steady_clock::now();  // the last acknowledgement, or the last wait's start
+    while (left > 0) {
+      detail::wait_quic_events(ssl_, kSlice);
+      const std::uint64_t now_left = detail::unacknowledged_bytes(ssl_);
+      const auto now = std::chrono::steady_clock::now();
+      if (now_left < left) {
+        left = now_left;
+        since = now;
+      } else if (now - since >= std::max(wait_limit(), kSlice)) {
+        if ((ec = nothing_came())) return;
+        since = now;
+      }
+    }
+    return;
+  }
   send_close_notify(ec);
   if (ec) return;
   if (::shutdown(native_handle(), SHUT_WR) != 0) ec = {errno, std::system_category()};

@@ -137,15 +137,19 @@ class TlsStream final : public Stream, public ConnectionEvents {
   bool has_buffered() const override;
   TlsStream* tls() override { return this; }
   const TlsStream* tls() const override { return this; }
+  bool is_quic() const override { return quic_; }
 
  private:
   // Turns a failed SSL_* call's result into an error code; for WANT_READ and
   // WANT_WRITE, waits and returns {} so that the caller retries.
   std::error_code handle_failure(int ret);
+  // Waits for POLLIN or POLLOUT: on the socket, or QUIC's way (SSL_poll).
+  std::error_code wait_for(short events);
   // What failed verification (X509_V_ERR_*), in words with names and dates.
   std::string explain_verify_failure(long verify) const;
 
   ssl_st* ssl_;
+  bool quic_;               // a QUIC connection (tls/quic.hpp): its bytes on the default stream
   Session latest_session_;  // the newest resumable session the server gave us
   bool certificate_requested_ = false;
   std::uint32_t client_hello_bytes_ = 0;

@@ -40,7 +40,7 @@ void Stream::write_all(std::span<const std::byte> buf, std::error_code& ec) {
 void Stream::set_deadline(Deadline deadline) {
   deadline_ = deadline;
   if (transfer_phase_) {
-    set_nonblocking(fd_.get(), true);
+    if (!library_waits_) set_nonblocking(fd_.get(), true);
     transfer_phase_ = false;
   }
 }
@@ -53,6 +53,11 @@ std::error_code Stream::enter_transfer_phase(std::chrono::milliseconds idle, std
   const std::chrono::milliseconds tick = std::min(idle, kMaxTick);
   idle_ticks_ = static_cast<int>((idle + tick - std::chrono::milliseconds(1)) / tick);
   stalled_ticks_ = 0;
+  tick_ = tick;
+  if (library_waits_) {
+    transfer_phase_ = true;
+    return {};
+  }
   const auto us = std::chrono::duration_cast<std::chrono::microseconds>(tick).count();
   timeval tv{};
   tv.tv_sec = static_cast<time_t>(us / 1'000'000);
@@ -67,7 +72,7 @@ std::error_code Stream::enter_transfer_phase(std::chrono::milliseconds idle, std
 }
 
 void Stream::enter_event_loop_phase() {
-  set_nonblocking(fd_.get(), true);
+  if (!library_waits_) set_nonblocking(fd_.get(), true);
   transfer_phase_ = false;
   event_loop_ = true;
 }
@@ -77,11 +82,23 @@ std::error_code Stream::wait_ready(short events) {
     wanted_events_ = events;
     return TransportErrc::would_block;
   }
+  if (transfer_phase_) return nothing_came();
+  return wait_fd(fd_.get(), events, deadline_);
+}
+
+std::chrono::milliseconds Stream::wait_limit() const {
+  if (event_loop_) return std::chrono::milliseconds(0);
+  if (transfer_phase_) return tick_;
+  return std::chrono::milliseconds(deadline_.remaining_ms());
+}
+
+std::error_code Stream::nothing_came() {
+  if (event_loop_) return TransportErrc::would_block;
   if (transfer_phase_) {
     if (min_rate_ > 0 && !window_moved_enough(steady_ns())) return TransportErrc::too_slow;
     return ++stalled_ticks_ < idle_ticks_ ? std::error_code{} : TransportErrc::timeout;
   }
-  return wait_fd(fd_.get(), events, deadline_);
+  return deadline_.expired() ? std::error_code(TransportErrc::timeout) : std::error_code{};
 }
 
 void Stream::restart_rate_window() {

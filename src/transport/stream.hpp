@@ -49,6 +49,8 @@ class Stream {
   virtual tls::TlsStream* tls() { return nullptr; }
   virtual const tls::TlsStream* tls() const { return nullptr; }
   bool is_tls() const { return tls() != nullptr; }
+  // A QUIC connection's stream (a TLS one too: tls() has its session).
+  virtual bool is_quic() const { return false; }
 
   // Reads exactly buf.size() bytes, or fails with ec.
   void read_exact(std::span<std::byte> buf, std::error_code& ec);
@@ -92,6 +94,19 @@ class Stream {
   // nothing moved: {} to try again, or a timeout once the ticks reach the
   // idle timeout.
   std::error_code wait_ready(short events);
+  // A stream whose library waits on the socket itself (QUIC: a UDP socket
+  // that stays non-blocking, perhaps shared by a server's connections):
+  // the phases leave the socket alone, and the stream waits by its own
+  // means, at most wait_limit() at a time, telling nothing_came() when a
+  // wait ended with nothing ready.
+  void library_waits() { library_waits_ = true; }
+  // The longest the next wait may take: the time left to the deadline
+  // (setup phase), one tick (transfer phase), none (event-loop phase).
+  std::chrono::milliseconds wait_limit() const;
+  // After a wait of wait_limit() in which nothing became ready: {} to try
+  // again, or why not, as wait_ready() would say.
+  std::error_code nothing_came();
+
   // In the transfer phase: `n` bytes moved, so the idle ticks start over.
   // False when the minimum rate failed (the call then fails with too_slow).
   bool progressed(std::size_t n) {
@@ -106,6 +121,8 @@ class Stream {
  private:
   bool transfer_phase_ = false;
   bool event_loop_ = false;
+  bool library_waits_ = false;
+  std::chrono::milliseconds tick_{250};
   short wanted_events_ = 0;
   Deadline deadline_ = Deadline::never();
   // Counts `n` bytes in the window and, every so many calls, checks the rate.

@@ -1,0 +1,249 @@
+#include "tls/quic.hpp"
+
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <fmt/format.h>
+#include <cstring>
+
+#include "error.hpp"
+#include "tls/ossl_ptr.hpp"
+#include "tls/ssl_compat.hpp"
+
+namespace tlscmp::tls {
+
+bool has_quic(std::string* why) {
+  if (TLSCMP_HAVE_QUIC) return true;
+  if (why != nullptr) {
+    *why = compat::kBoringSsl
+               ? fmt::format("needs OpenSSL 3.5 or newer; this build has {}", library_version())
+               : fmt::format("needs OpenSSL 3.5 or newer; this build has {}", header_version());
+  }
+  return false;
+}
+
+#if TLSCMP_HAVE_QUIC
+
+namespace {
+
+// The server's ALPN choice: tlscmp, or no connection (QUIC has no default).
+int select_alpn(SSL*, const unsigned char** out, unsigned char* out_len, const unsigned char* in,
+                unsigned int in_len, void*) {
+  static constexpr unsigned char kList[] = {6, 't', 'l', 's', 'c', 'm', 'p'};
+  unsigned char* chosen = nullptr;
+  if (SSL_select_next_proto(&chosen, out_len, kList, sizeof kList, in, in_len) != OPENSSL_NPN_NEGOTIATED)
+    return SSL_TLSEXT_ERR_ALERT_FATAL;
+  *out = chosen;
+  return SSL_TLSEXT_ERR_OK;
+}
+
+timeval to_timeval(std::chrono::milliseconds limit) {
+  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(limit).count();
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(us / 1'000'000);
+  tv.tv_usec = static_cast<suseconds_t>(us % 1'000'000);
+  return tv;
+}
+
+}  // namespace
+
+QuicListener::QuicListener(const Context& context, UniqueFd udp) : udp_(std::move(udp)) {
+  listener_ = SSL_new_listener(context.ctx_.get(), 0);
+  if (listener_ == nullptr) throw_tls_error("cannot make a QUIC listener");
+  BIO* bio = BIO_new_dgram(udp_.get(), BIO_NOCLOSE);
+  if (bio == nullptr) throw_tls_error("cannot make the QUIC listener's datagram BIO");
+  SSL_set_bio(listener_, bio, bio);
+  if (SSL_set_blocking_mode(listener_, 0) != 1 || SSL_listen(listener_) != 1)
+    throw_tls_error("cannot listen for QUIC connections");
+}
+
+QuicListener::~QuicListener() {
+  SSL_free(listener_);
+}
+
+std::unique_ptr<TlsStream> QuicListener::accept(std::chrono::milliseconds wait, sockaddr_storage& peer) {
+  SSL* ssl = SSL_accept_connection(listener_, SSL_ACCEPT_CONNECTION_NO_BLOCK);
+  if (ssl == nullptr) {
+    SSL_POLL_ITEM item{};
+    item.desc = SSL_as_poll_descriptor(listener_);
+    item.events = SSL_POLL_EVENT_IC;
+    const timeval tv = to_timeval(wait);
+    std::size_t ready = 0;
+    SSL_poll(&item, 1, sizeof item, &tv, 0, &ready);
+    ERR_clear_error();
+    if (ready == 0) return nullptr;
+    ssl = SSL_accept_connection(listener_, SSL_ACCEPT_CONNECTION_NO_BLOCK);
+    if (ssl == nullptr) {
+      ERR_clear_error();
+      return nullptr;
+    }
+  }
+  std::memset(&peer, 0, sizeof peer);
+#if OPENSSL_VERSION_NUMBER >= 0x40000000L
+  // OpenSSL 4.0 names a QUIC connection's peer; 3.5 and 3.6 do not, and
+  // `peer` stays empty (AF_UNSPEC).
+  if (BIO_ADDR* address = BIO_ADDR_new()) {
+    if (SSL_get_peer_addr(ssl, address) == 1) {
+      const auto family = BIO_ADDR_family(address);
+      std::size_t length = 0;
+      if (family == AF_INET || family == AF_INET6) {
+        peer.ss_family = static_cast<sa_family_t>(family);
+        auto* in4 = reinterpret_cast<sockaddr_in*>(&peer);
+        auto* in6 = reinterpret_cast<sockaddr_in6*>(&peer);
+        void* raw =
+            family == AF_INET ? static_cast<void*>(&in4->sin_addr) : static_cast<void*>(&in6->sin6_addr);
+        BIO_ADDR_rawaddress(address, raw, &length);
+        const unsigned short port = BIO_ADDR_rawport(address);
+        (family == AF_INET ? in4->sin_port : in6->sin6_port) = port;
+      }
+    }
+    BIO_ADDR_free(address);
+  }
+#endif
+  SSL_set_blocking_mode(ssl, 0);
+  return std::make_unique<TlsStream>(UniqueFd(), ssl);
+}
+
+namespace detail {
+
+const SSL_METHOD* quic_method(bool server) {
+  return server ? OSSL_QUIC_server_method() : OSSL_QUIC_client_method();
+}
+
+void set_up_quic_context(SSL_CTX* ctx, bool server) {
+  if (server) SSL_CTX_set_alpn_select_cb(ctx, select_alpn, nullptr);
+  // QUIC lives in user space: what TCP's kernel does while the program
+  // waits elsewhere (sending what a write left buffered, retransmitting,
+  // acknowledging) needs a thread. The library's assist thread handles the
+  // timers of every connection, whichever thread waits on it; blocking
+  // waits in SSL_poll, from many threads at once on a server.
+  if (SSL_CTX_set_domain_flags(ctx, SSL_DOMAIN_FLAG_THREAD_ASSISTED | SSL_DOMAIN_FLAG_BLOCKING) != 1)
+    throw_tls_error("cannot set the QUIC domain's threading");
+}
+
+void attach_udp(SSL* ssl, int fd) {
+  BIO* bio = BIO_new_dgram(fd, BIO_NOCLOSE);
+  if (bio == nullptr) throw_tls_error("cannot make a datagram BIO");
+  SSL_set_bio(ssl, bio, bio);
+  sockaddr_storage peer{};
+  socklen_t length = sizeof peer;
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &length) != 0)
+    throw Error("the QUIC connection's UDP socket is not connected");
+  BIO_ADDR* address = BIO_ADDR_new();
+  bool made = false;
+  if (peer.ss_family == AF_INET) {
+    const auto* in4 = reinterpret_cast<const sockaddr_in*>(&peer);
+    made = BIO_ADDR_rawmake(address, AF_INET, &in4->sin_addr, sizeof in4->sin_addr, in4->sin_port) == 1;
+  } else if (peer.ss_family == AF_INET6) {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&peer);
+    made = BIO_ADDR_rawmake(address, AF_INET6, &in6->sin6_addr, sizeof in6->sin6_addr, in6->sin6_port) == 1;
+  }
+  const bool set = made && SSL_set1_initial_peer_addr(ssl, address) == 1;
+  BIO_ADDR_free(address);
+  if (!set) throw_tls_error("cannot give the QUIC connection its server's address");
+  if (SSL_set_blocking_mode(ssl, 0) != 1) throw_tls_error("cannot make the QUIC connection non-blocking");
+}
+
+bool is_quic(const SSL* ssl) {
+  return SSL_is_quic(const_cast<SSL*>(ssl)) == 1;
+}
+
+bool wait_quic(SSL* ssl, bool write, std::chrono::milliseconds limit) {
+  SSL_POLL_ITEM item{};
+  item.desc = SSL_as_poll_descriptor(ssl);
+  item.events = write ? SSL_POLL_EVENT_W : SSL_POLL_EVENT_R;
+  // A connection's default stream comes with its first bytes: until then
+  // (the handshake included) a client waits to be able to open it, a
+  // server for the client's.
+  if (SSL_get_stream_id(ssl) == UINT64_MAX)
+    item.events |= SSL_is_server(ssl) == 1 ? SSL_POLL_EVENT_ISB : SSL_POLL_EVENT_OSB;
+  const timeval tv = to_timeval(limit);
+  std::size_t ready = 0;
+  const int polled = SSL_poll(&item, 1, sizeof item, &tv, 0, &ready);
+  if (polled != 1) {
+    ERR_clear_error();
+    return true;  // the call that follows says what is wrong
+  }
+  return ready > 0;
+}
+
+bool conclude_stream(SSL* ssl) {
+  return SSL_stream_conclude(ssl, 0) == 1;
+}
+
+std::uint64_t unacknowledged_bytes(SSL* ssl) {
+  std::uint64_t used = 0;
+  if (SSL_get_generic_value_uint(ssl, SSL_VALUE_STREAM_WRITE_BUF_USED, &used) != 1) {
+    ERR_clear_error();
+    return 0;
+  }
+  return used;
+}
+
+void wait_quic_events(SSL* ssl, std::chrono::milliseconds limit) {
+  SSL_POLL_ITEM item{};
+  item.desc = SSL_as_poll_descriptor(ssl);
+  item.events = 0;  // the connection's end alone (non-maskable): wakes at `limit`
+  const timeval tv = to_timeval(limit);
+  std::size_t ready = 0;
+  SSL_poll(&item, 1, sizeof item, &tv, 0, &ready);
+  ERR_clear_error();
+}
+
+void close_quic(SSL* ssl) {
+  SSL_SHUTDOWN_EX_ARGS args{};
+  SSL_shutdown_ex(ssl, SSL_SHUTDOWN_FLAG_RAPID, &args, sizeof args);
+  ERR_clear_error();
+}
+
+}  // namespace detail
+
+#else  // no QUIC in this build
+
+namespace {
+[[noreturn]] void refuse() {
+  std::string why;
+  has_quic(&why);
+  throw Error("quic: no (" + why + ")");
+}
+}  // namespace
+
+QuicListener::QuicListener(const Context&, UniqueFd udp) : udp_(std::move(udp)) {
+  refuse();
+}
+QuicListener::~QuicListener() = default;
+std::unique_ptr<TlsStream> QuicListener::accept(std::chrono::milliseconds, sockaddr_storage&) {
+  refuse();
+}
+
+namespace detail {
+const SSL_METHOD* quic_method(bool) {
+  refuse();
+}
+void set_up_quic_context(SSL_CTX*, bool) {
+  refuse();
+}
+void attach_udp(SSL*, int) {
+  refuse();
+}
+bool is_quic(const SSL*) {
+  return false;
+}
+bool wait_quic(SSL*, bool, std::chrono::milliseconds) {
+  refuse();
+}
+bool conclude_stream(SSL*) {
+  refuse();
+}
+std::uint64_t unacknowledged_bytes(SSL*) {
+  refuse();
+}
+void wait_quic_events(SSL*, std::chrono::milliseconds) {
+  refuse();
+}
+void close_quic(SSL*) {}
+}  // namespace detail
+
+#endif
+
+}  // namespace tlscmp::tls

@@ -1,0 +1,86 @@
+#pragma once
+
+// QUIC on the TLS library that also runs tlscmp's TLS over TCP (OpenSSL 3.5
+// or newer): the same certificate, suites and groups, so that the two can be
+// compared with all else held equal. A QUIC connection is a TlsStream over a
+// QUIC connection object, carrying its bytes on one bidirectional stream
+// (the connection's default stream); the server's connections come from one
+// QuicListener on the server's UDP port. Builds without QUIC have the same
+// functions, which refuse.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "tls/context.hpp"
+#include "tls/tls_stream.hpp"
+#include "transport/unique_fd.hpp"
+
+struct ssl_st;
+struct ssl_ctx_st;
+struct sockaddr_storage;
+
+namespace tlscmp::tls {
+
+// The ALPN protocol of tlscmp's QUIC connections (QUIC requires one).
+inline constexpr char kQuicAlpn[] = "tlscmp";
+
+// Whether this build has QUIC; where not, `why` (if given) says why, as
+// --version and refusals put it: "needs OpenSSL 3.5 or newer; this build has
+// OpenSSL 3.0.19 27 Jan 2026".
+bool has_quic(std::string* why = nullptr);
+
+// A server's QUIC endpoint: the listener on a UDP socket, whose connections
+// all share it (one QUIC domain, used from many threads: each connection's
+// thread waits on it in SSL_poll). Address validation (a Retry before any
+// state is kept for a new address) is on, as the library has it by default.
+class QuicListener {
+ public:
+  // `context`: a server Context made with ServerOptions::quic. Takes `udp`,
+  // a bound UDP socket. Throws tlscmp::Error.
+  QuicListener(const Context& context, UniqueFd udp);
+  ~QuicListener();
+  QuicListener(const QuicListener&) = delete;
+  QuicListener& operator=(const QuicListener&) = delete;
+
+  // Waits up to `wait` for a new connection; returns it, its handshake
+  // perhaps not done yet (TlsStream::handshake() finishes it), and its
+  // peer's address in `peer` where the library tells it (OpenSSL 4.0; with
+  // 3.5 `peer` is AF_UNSPEC); or null if none came.
+  std::unique_ptr<TlsStream> accept(std::chrono::milliseconds wait, sockaddr_storage& peer);
+  int native_handle() const { return udp_.get(); }
+
+ private:
+  UniqueFd udp_;
+  ssl_st* listener_ = nullptr;
+};
+
+namespace detail {
+
+// What context.cpp and tls_stream.cpp ask of QUIC (internal to src/tls/).
+// Each throws tlscmp::Error (has_quic's reason) in a build without QUIC.
+const struct ssl_method_st* quic_method(bool server);
+// A new context's QUIC settings: ALPN (the client's list is `alpn`, in
+// wire format; a server selects kQuicAlpn), the domain's threading (a
+// client: one thread; a server: many, with blocking waits).
+void set_up_quic_context(ssl_ctx_st* ctx, bool server);
+// A client connection's UDP socket (connected, non-blocking) as its network
+// path, and non-blocking mode: TlsStream waits in wait_quic().
+void attach_udp(ssl_st* ssl, int fd);
+bool is_quic(const ssl_st* ssl);
+// Waits up to `limit` for the connection's stream to be readable (or
+// writable); true if it is, or the connection ended (the next call says how).
+bool wait_quic(ssl_st* ssl, bool write, std::chrono::milliseconds limit);
+// Ends the stream's sending side (a FIN): false if it could not.
+bool conclude_stream(ssl_st* ssl);
+// Bytes written to the stream that the peer has not acknowledged yet.
+std::uint64_t unacknowledged_bytes(ssl_st* ssl);
+// Lets the connection's events run for `limit` (or until it ends).
+void wait_quic_events(ssl_st* ssl, std::chrono::milliseconds limit);
+// Closes the connection at once (CONNECTION_CLOSE, no closing period): the
+// tests end their connections once both ends have said all they had to.
+void close_quic(ssl_st* ssl);
+
+}  // namespace detail
+}  // namespace tlscmp::tls
