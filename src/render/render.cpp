@@ -67,7 +67,7 @@ std::string ratio_sentence(const char* what, const std::optional<measure::Paired
 }
 
 ordered_json tls_or_null(const std::string& value, Mode mode) {
-  if (mode != Mode::tls) return nullptr;
+  if (!is_tls_stream(mode)) return nullptr;
   return value;
 }
 

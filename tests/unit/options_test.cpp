@@ -5,6 +5,7 @@
 
 #include "cli/options.hpp"
 #include "error.hpp"
+#include "tls/quic.hpp"
 #include "transport/descriptors.hpp"
 
 using namespace tlscmp;
@@ -76,7 +77,14 @@ TEST_CASE("--mode takes a list of transports, the baseline first") {
   };
   refused("tcp,tcp", "tcp is given twice");
   refused("tcp,udp", "one test runs one or the other");
-  refused("tls,quic", "'quic' is no transport");
+  refused("tls,quick", "'quick' is no transport");
+  refused("tcp,udp,tls", "one test runs one or the other");
+  refused("quic,dtls", "one test runs one or the other");
+  if (tls::has_quic()) {
+    CHECK(client({"--mode", "tcp,tls,quic"}).modes == std::vector<Mode>{Mode::tcp, Mode::tls, Mode::quic});
+  } else {
+    refused("tcp,tls,quic", "this tlscmp has no QUIC (needs OpenSSL 3.5 or newer");
+  }
   refused("tcp,", "'' is no transport");
   CHECK_THROWS_WITH_AS(client({"--mode", "tcp", "--repeat", "auto"}), doctest::Contains("runs one mode"),
                        UsageError);

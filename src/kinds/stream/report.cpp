@@ -44,7 +44,7 @@ const measure::StreamStats* headline_stats(const measure::StreamResults& streams
 }
 
 std::string tls_column(const measure::StreamRun& run) {
-  if (run.mode != Mode::tls) return "-";
+  if (!is_tls_stream(run.mode)) return "-";
   std::string text = fmt::format("{} {} {} {}", run.tls.version, run.tls.cipher, run.tls.group,
                                  run.tls.certificate_key_type);
   if (!run.tls.client_certificate_key_type.empty()) {

@@ -1,0 +1,162 @@
+// QUIC beside tcp and tls (--mode quic): exact bytes and transaction counts,
+// both directions and several connections, the flags QUIC cannot take, a
+// server without QUIC, and hostile datagrams at the server's UDP port. A
+// build without QUIC (OpenSSL before 3.5, BoringSSL) must say so and refuse.
+// scripts/test-distro runs these on Debian 13, whose OpenSSL has QUIC.
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <random>
+
+#include "e2e/e2e.hpp"
+
+using namespace tlscmp;
+using namespace tlscmp::test;
+using nlohmann::json;
+
+namespace {
+
+bool quic_build() {
+  static const bool quic = [] {
+    const ProcessResult r = run_tlscmp({"--version"});
+    return r.out.find("\nquic: yes") != std::string::npos;
+  }();
+  return quic;
+}
+
+// Sends each datagram to 127.0.0.1:port from one socket.
+void send_datagrams(std::uint16_t port, const std::vector<std::string>& datagrams) {
+  const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(port);
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  for (const std::string& d : datagrams) {
+    (void)::sendto(fd, d.data(), d.size(), 0, reinterpret_cast<const sockaddr*>(&to), sizeof to);
+  }
+  ::close(fd);
+}
+
+// The start of a QUIC v1 Initial packet (long header, version 1, connection
+// ids of 8 bytes), cut off after `keep` bytes, padded to `size` with `fill`.
+std::string initial_packet(std::size_t keep, std::size_t size, char fill) {
+  std::string p{'\xc3', '\x00', '\x00', '\x00', '\x01', '\x08'};
+  p += std::string(8, '\x11');
+  p += '\x08';
+  p += std::string(8, '\x22');
+  p += '\x00';      // no token
+  p += "\x44\xd0";  // length 1232
+  p.resize(std::min(keep, p.size()));
+  p.resize(size, fill);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("quic: --version says whether this build has it, and why not") {
+  const ProcessResult r = run_tlscmp({"--version"});
+  REQUIRE(r.exit_code == 0);
+  if (quic_build()) {
+    CHECK(r.out.find("quic (QUIC v1, TLS 1.3)") != std::string::npos);
+  } else {
+    CHECK(r.out.find("quic: no (needs OpenSSL 3.5 or newer; this build has ") != std::string::npos);
+    expect_failure(run_tlscmp({"client", "--mode", "tcp,quic", "-n", "1M"}), 2, "this tlscmp has no QUIC");
+  }
+}
+
+TEST_CASE("quic bulk: every byte arrives, each way and on each connection, beside tcp and tls") {
+  if (!quic_build()) return;
+  const json j = client_json({"--mode", "tcp,tls,quic", "-n", "4M", "--repeat", "2"});
+  REQUIRE(j["runs"].size() == 6);
+  for (const json& run : j["runs"]) {
+    CAPTURE(run.dump());
+    CHECK(run["bytes"] == 4 * 1024 * 1024);
+    if (run["mode"] == "quic") {
+      CHECK(run["tls_version"] == "QUICv1");
+      CHECK(run["cipher"].get<std::string>().rfind("TLS_", 0) == 0);
+      CHECK(run["handshake_us"].get<double>() > 0);
+      CHECK(run["server"]["cpu_s_per_gib"].get<double>() > 0);
+    }
+  }
+  CHECK(j["summary"].contains("quic"));
+
+  const json back = client_json({"--mode", "quic", "-n", "1M", "-P", "3", "-R", "--verify", "--repeat", "1"});
+  REQUIRE(back["runs"].size() == 1);
+  const json& run = back["runs"][0];
+  CHECK(run["direction"] == "server_to_client");
+  CHECK(run["bytes"] == 3 * 1024 * 1024);
+  REQUIRE(run["streams"].size() == 3);
+  for (const json& stream : run["streams"])
+    CHECK(stream["bytes"] == 1024 * 1024);
+}
+
+TEST_CASE("quic rr: every transaction is counted, on one connection and on several") {
+  if (!quic_build()) return;
+  const json j =
+      client_json({"--mode", "tcp,quic", "--rr", "100/2000", "-n", "400", "-P", "2", "--repeat", "1"});
+  REQUIRE(j["rr_runs"].size() == 2);
+  for (const json& run : j["rr_runs"]) {
+    CAPTURE(run.dump());
+    CHECK(run["transactions"] == 400);
+  }
+  CHECK(j["rr_runs"][1]["mode"] == "quic");
+  CHECK(j["rr_runs"][1]["tls_version"] == "QUICv1");
+  check_latency_order(j["rr_runs"][1]["latency_us"]);
+}
+
+TEST_CASE("quic: what it cannot take is refused in one line, before anything runs") {
+  if (!quic_build()) return;
+  expect_mistakes("client", {
+                                {{"--mode", "quic", "-N"}, 2, "QUIC has no TCP"},
+                                {{"--mode", "tcp,quic", "-w", "1M"}, 2, "share one UDP socket"},
+                                {{"--mode", "quic", "--msg-size", "100"}, 2, "--msg-size and --framing"},
+                                {{"--mode", "quic", "--record-size", "1024"}, 2, "--record-size"},
+                                {{"--mode", "quic", "--ktls"}, 2, "--ktls"},
+                                {{"--mode", "quic", "--tls-version", "1.2"}, 2, "QUIC runs TLS 1.3 alone"},
+                                {{"--mode", "quic", "--crr"}, 2, "does not run over quic yet"},
+                                {{"--mode", "quic,udp"}, 2, "one test runs one or the other"},
+                                {{"--mode", "quick"}, 2, "'quick' is no transport"},
+                            });
+}
+
+TEST_CASE("quic against a server without it: the test is refused with why") {
+  if (!quic_build()) return;
+  // A server held to TLS 1.2 serves no QUIC, which runs TLS 1.3.
+  ServerProcess server({"--tls-version", "1.2"});
+  CHECK(server.log().find("quic") == std::string::npos);
+  const ProcessResult r = run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--insecure", "--mode",
+                                      "quic", "-n", "1M", "--repeat", "1"});
+  CHECK(r.exit_code != 0);
+  CHECK(r.err.find("this server has no QUIC") != std::string::npos);
+  CHECK(r.err.find("--tls-version 1.2") != std::string::npos);
+}
+
+TEST_CASE("quic: hostile datagrams at the server's port take nothing down, and a real client is served") {
+  if (!quic_build()) return;
+  ServerProcess server;
+  std::mt19937 random(7);
+  std::vector<std::string> garbage;
+  for (int i = 0; i < 200; ++i) {  // random bytes, of every size up to a full datagram
+    std::string d(1 + random() % 1500, '\0');
+    for (char& c : d)
+      c = static_cast<char>(random());
+    garbage.push_back(d);
+  }
+  for (const std::size_t keep :
+       std::vector<std::size_t>{1, 5, 6, 14, 23, 26}) {  // Initials cut short, at every field
+    garbage.push_back(initial_packet(keep, keep, '\0'));
+    garbage.push_back(initial_packet(keep, 1200, '\x5a'));
+  }
+  send_datagrams(server.port(), garbage);
+  // A flood of well-formed-looking Initials from one address: the listener
+  // answers with Retry and keeps no state for them.
+  send_datagrams(server.port(), std::vector<std::string>(3000, initial_packet(26, 1200, '\x00')));
+  const json j = client_json(
+      {"127.0.0.1", "-p", server.port_text(), "--insecure", "--mode", "quic", "-n", "2M", "--repeat", "1"});
+  REQUIRE(j["runs"].size() == 1);
+  CHECK(j["runs"][0]["bytes"] == 2 * 1024 * 1024);
+  CHECK(server.process().running());
+}
