@@ -69,6 +69,31 @@ std::optional<PairedRatio> paired(const std::vector<double>& ratios) {
   return PairedRatio{summarize(ratios), bootstrap_median_ci(ratios)};
 }
 
+// Round -> that round's plain tls run, of the runs that count: what quic
+// runs are paired with beside the baseline.
+template <typename Run, typename Counts>
+std::map<int, const Run*> tls_by_round(const std::vector<Run>& runs, Counts counts) {
+  std::map<int, const Run*> tls;
+  for (const Run& run : runs) {
+    if (counts(run) && run.mode == Mode::tls && run.label() == "tls") tls[run.round] = &run;
+  }
+  return tls;
+}
+
+// A quic variant's runs over the same round's tls run, by `figure`: none
+// for other variants, or where no round ran tls.
+template <typename Run, typename Figure>
+std::optional<PairedRatio> quic_over_tls(const std::vector<const Run*>& runs,
+                                         const std::map<int, const Run*>& tls, Figure figure) {
+  std::vector<double> ratios;
+  for (const Run* run : runs) {
+    const auto t = tls.find(run->round);
+    if (run->mode != Mode::quic || t == tls.end() || !(figure(*t->second) > 0)) continue;
+    ratios.push_back(figure(*run) / figure(*t->second));
+  }
+  return paired(ratios);
+}
+
 // A TLS variant's rr or crr runs against the same round's TCP runs: each
 // side's extra CPU per unit split (measure::split_unit_cost); `per_unit`
 // gives a run's CPU per unit on a side.
@@ -127,6 +152,8 @@ void compute_rr_statistics(const Comparison& comparison, RrResults& results) {
     stats.transactions_per_s_over_baseline = paired(tps);
     stats.p50_over_baseline = paired(p50);
     stats.p99_over_baseline = paired(p99);
+    stats.transactions_per_s_over_tls = quic_over_tls(runs, tls_by_round(results.runs, counts),
+                                                      [](const RrRun& r) { return r.transactions_per_s(); });
     add_unit_splits(
         runs, baseline_runs,
         [](const RrRun& r, const SideCost& side) { return r.cpu_us_per_transaction(side); },
@@ -238,7 +265,9 @@ void compute_stream_statistics(const Comparison& comparison, StreamResults& resu
         paired(ratios),
         std::nullopt,
         std::nullopt,
+        std::nullopt,
     });
+    results.stats.back().over_tls = quic_over_tls(runs, tls_by_round(results.runs, counts), us_per_byte);
     add_cost_splits(comparison.parameters, runs, base, results.stats.back());
   }
   if (!comparison.parameters.test.stream.bidir && !base.empty() && base.begin()->second->mode == Mode::tcp) {

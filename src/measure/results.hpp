@@ -247,6 +247,8 @@ struct RrStats {
   std::optional<PairedRatio> transactions_per_s_over_baseline;
   std::optional<PairedRatio> p50_over_baseline;
   std::optional<PairedRatio> p99_over_baseline;
+  // quic: transactions/s over the round's tls run, where the rounds have one.
+  std::optional<PairedRatio> transactions_per_s_over_tls;
   // A TLS variant against TCP: where each side's extra CPU per transaction
   // goes (measure/cost_split.hpp); none where a side did not calibrate.
   std::optional<UnitSplit> client_split;
@@ -346,6 +348,8 @@ struct StreamStats {
   // Variants of another mode than the baseline: time per byte over the same
   // round's baseline run (> 1: slower), with the 95% interval of its median.
   std::optional<PairedRatio> over_baseline;
+  // quic: the same over the round's tls run, where the rounds have one.
+  std::optional<PairedRatio> over_tls;
   // TLS variants against a TCP baseline, one way: where each side's extra
   // CPU goes (measure/cost_split.hpp).
   std::optional<CostSplit> client_split;

@@ -172,6 +172,10 @@ bool conclude_stream(SSL* ssl) {
 }
 
 std::uint64_t unacknowledged_bytes(SSL* ssl) {
+  // A connection the peer closed (it had all it wanted) acknowledges no more.
+  SSL_CONN_CLOSE_INFO closed{};
+  if (SSL_get_conn_close_info(ssl, &closed, sizeof closed) == 1) return 0;
+  ERR_clear_error();
   std::uint64_t used = 0;
   if (SSL_get_generic_value_uint(ssl, SSL_VALUE_STREAM_WRITE_BUF_USED, &used) != 1) {
     ERR_clear_error();

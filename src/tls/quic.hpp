@@ -74,7 +74,8 @@ bool is_quic(const ssl_st* ssl);
 bool wait_quic(ssl_st* ssl, bool write, std::chrono::milliseconds limit);
 // Ends the stream's sending side (a FIN): false if it could not.
 bool conclude_stream(ssl_st* ssl);
-// Bytes written to the stream that the peer has not acknowledged yet.
+// Bytes written to the stream that the peer has not acknowledged yet; 0
+// once the connection is closed.
 std::uint64_t unacknowledged_bytes(ssl_st* ssl);
 // Lets the connection's events run for `limit` (or until it ends).
 void wait_quic_events(ssl_st* ssl, std::chrono::milliseconds limit);

@@ -81,7 +81,11 @@ TEST_CASE("quic bulk: every byte arrives, each way and on each connection, besid
       CHECK(run["server"]["cpu_s_per_gib"].get<double>() > 0);
     }
   }
-  CHECK(j["summary"].contains("quic"));
+  // Against tcp, as every mode is, and against tls too: both paired by round.
+  CHECK(j["summary"]["quic"]["over_tcp_transfer_time"]["count"] == 2);
+  CHECK(j["summary"]["quic"]["over_tls_transfer_time"]["count"] == 2);
+  CHECK(j["summary"]["quic"]["over_tls_transfer_time"]["median"].get<double>() > 0);
+  CHECK(j["summary"]["tls"]["over_tls_transfer_time"].is_null());
 
   const json back = client_json({"--mode", "quic", "-n", "1M", "-P", "3", "-R", "--verify", "--repeat", "1"});
   REQUIRE(back["runs"].size() == 1);
@@ -103,6 +107,8 @@ TEST_CASE("quic rr: every transaction is counted, on one connection and on sever
     CHECK(run["transactions"] == 400);
   }
   CHECK(j["rr_runs"][1]["mode"] == "quic");
+  CHECK(j["rr_summary"]["quic"]["over_tcp"]["transactions_per_s"]["count"] == 1);
+  CHECK(j["rr_summary"]["quic"]["over_tls"].is_null());  // no tls run to pair with
   CHECK(j["rr_runs"][1]["tls_version"] == "QUICv1");
   check_latency_order(j["rr_runs"][1]["latency_us"]);
 }

@@ -171,6 +171,13 @@ std::string render_rr_runs(const measure::Comparison& c) {
                        ratio_sentence("p50 latency", s.p50_over_baseline),
                        ratio_sentence("p99 latency", s.p99_over_baseline));
   }
+  for (const measure::RrStats& s : rr.stats) {
+    if (!s.transactions_per_s_over_tls) continue;
+    const std::size_t pairs = s.transactions_per_s_over_tls->ratio.count;
+    out += fmt::format("\n{}/tls, paired by round ({} pair{}{}): {}\n", s.variant, pairs,
+                       pairs == 1 ? "" : "s", pairs == 1 ? "; --repeat for an interval" : ", bootstrap",
+                       ratio_sentence("transactions/s", s.transactions_per_s_over_tls));
+  }
   for (const measure::RrStats& s : rr.stats)
     out += render_unit_split(c.environment, s.variant, s.client_split, s.server_split, "transaction");
   return out;
@@ -200,15 +207,20 @@ ordered_json rr_summary_json(const measure::Comparison& c) {
                        {"ci_method", ci_method()}};
       if (s.variant == rr->headline) headline = over_baseline;
     }
-    summary[s.variant] = {{"mode", to_string(s.mode)},
-                          {"runs", s.transactions_per_s.count},
-                          {"transactions_per_s", summary_json(s.transactions_per_s)},
-                          {"p50_us", summary_json(s.p50_us)},
-                          {"p99_us", summary_json(s.p99_us)},
-                          {"client_cpu_us_per_transaction", summary_json(s.client_cpu_us_per_transaction)},
-                          {"server_cpu_us_per_transaction", summary_json(s.server_cpu_us_per_transaction)},
-                          {"cost_split", unit_split_json(s.client_split, s.server_split)},
-                          {modes.over_key(), over_baseline}};
+    summary[s.variant] = {
+        {"mode", to_string(s.mode)},
+        {"runs", s.transactions_per_s.count},
+        {"transactions_per_s", summary_json(s.transactions_per_s)},
+        {"p50_us", summary_json(s.p50_us)},
+        {"p99_us", summary_json(s.p99_us)},
+        {"client_cpu_us_per_transaction", summary_json(s.client_cpu_us_per_transaction)},
+        {"server_cpu_us_per_transaction", summary_json(s.server_cpu_us_per_transaction)},
+        {"cost_split", unit_split_json(s.client_split, s.server_split)},
+        {modes.over_key(), over_baseline},
+        {"over_tls", s.transactions_per_s_over_tls
+                         ? ordered_json{{"transactions_per_s", ratio_json(s.transactions_per_s_over_tls)},
+                                        {"ci_method", ci_method()}}
+                         : ordered_json(nullptr)}};
   }
   summary[modes.headline_key()] = headline;
   return summary;

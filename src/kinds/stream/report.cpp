@@ -322,7 +322,17 @@ std::string render_stream_headline(const measure::Comparison& c) {
   const measure::StreamResults* streams = c.get<measure::StreamResults>();
   const measure::StreamStats* headline = streams != nullptr ? headline_stats(*streams) : nullptr;
   if (headline == nullptr) return {};
-  return render_ratio(c.parameters, *headline->over_baseline) + render_cost_split(c, *headline);
+  std::string out = render_ratio(c.parameters, *headline->over_baseline);
+  for (const measure::StreamStats& s : streams->stats) {
+    if (!s.over_tls) continue;
+    const measure::Summary& r = s.over_tls->ratio;
+    out += fmt::format("{}/tls transfer time, paired by round: median {:.2f}x", s.variant, r.median);
+    if (s.over_tls->ci)
+      out += fmt::format(", 95% CI {:.2f}x - {:.2f}x", s.over_tls->ci->low, s.over_tls->ci->high);
+    out +=
+        fmt::format(" ({} pair{})\n", r.count, r.count == 1 ? "; --repeat for an interval" : "s; bootstrap");
+  }
+  return out + render_cost_split(c, *headline);
 }
 
 void add_stream_json(const measure::Comparison& c, nlohmann::ordered_json& out) {
@@ -349,6 +359,7 @@ void add_stream_json(const measure::Comparison& c, nlohmann::ordered_json& out) 
         {"client_core_share", to_json(stats.client_core_share)},
         {"server_core_share", to_json(stats.server_core_share)},
         {modes.over_key() + "_transfer_time", ratio_json(stats.over_baseline)},
+        {"over_tls_transfer_time", ratio_json(stats.over_tls)},
         {"cost_split", stats.client_split || stats.server_split
                            ? ordered_json{{"client", cost_split_json(stats.client_split)},
                                           {"server", cost_split_json(stats.server_split)}}
