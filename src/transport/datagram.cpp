@@ -135,6 +135,18 @@ UniqueFd connect_udp_beside(int beside, std::uint16_t port) {
   return fd;
 }
 
+UniqueFd connect_udp(const SocketAddress& to, const SocketAddress* from, std::error_code& ec) {
+  UniqueFd fd(::socket(to.storage.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!fd.valid() ||
+      (from != nullptr &&
+       ::bind(fd.get(), reinterpret_cast<const sockaddr*>(&from->storage), from->length) != 0) ||
+      ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&to.storage), to.length) != 0) {
+    ec = {errno, std::system_category()};
+    return {};
+  }
+  return fd;
+}
+
 void enable_drop_counter(int fd) {
   const int on = 1;
   if (::setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &on, sizeof on) != 0) fail("cannot set SO_RXQ_OVFL");

@@ -12,6 +12,7 @@
 #include <system_error>
 #include <vector>
 
+#include "transport/socket.hpp"
 #include "transport/unique_fd.hpp"
 
 namespace tlscmp {
@@ -24,6 +25,10 @@ UniqueFd bind_udp_beside(int beside, std::uint16_t& port);
 
 // A non-blocking UDP socket connected to the remote address of `beside`, at `port`.
 UniqueFd connect_udp_beside(int beside, std::uint16_t port);
+
+// A non-blocking UDP socket connected to `to` (from `from`'s address, a
+// port of its own, where given); on failure an invalid fd and `ec`.
+UniqueFd connect_udp(const SocketAddress& to, const SocketAddress* from, std::error_code& ec);
 
 // SO_RXQ_OVFL: each received datagram then carries the socket's drop count.
 void enable_drop_counter(int fd);

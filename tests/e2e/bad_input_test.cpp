@@ -15,7 +15,7 @@ using namespace tlscmp::test;
 TEST_CASE("unknown flags and bad values are usage errors (exit 2)") {
   expect_failure(run_tlscmp({"client", "--frobnicate"}), 2, "--frobnicate");
   expect_failure(run_tlscmp({"client", "-n", "lots"}), 2, "-n");
-  expect_failure(run_tlscmp({"client", "--mode", "quic"}), 2, "quic");
+  expect_failure(run_tlscmp({"client", "--mode", "quick"}), 2, "'quick' is no transport");
   expect_failure(run_tlscmp({"server", "-p", "99999"}), 2, "99999");
   expect_failure(run_tlscmp({"server", "--bind", "not-an-address", "-p", "0"}), 2, "not-an-address");
   expect_failure(run_tlscmp({"certs", "--host", "bad,host", "--dir", "/tmp/unused-tlscmp"}), 2, "bad,host");

@@ -21,6 +21,7 @@
 #include "measure/latency.hpp"
 #include "session/control.hpp"
 #include "session/interrupt.hpp"
+#include "transport/datagram.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 
@@ -76,16 +77,19 @@ std::string one_connection(const Plan& plan, Connector& c, tls::Session& session
   const std::int64_t start = measure::now_ns();
   std::error_code ec;
   const char* where = "connect";
-  UniqueFd fd =
-      connect_to(plan.to, plan.from ? &*plan.from : nullptr, plan.config.test.crr.close == spec::Close::reset,
-                 Deadline::after(t.connect), ec, where);
+  const bool quic = plan.variant.mode == Mode::quic;
+  // QUIC: a connected UDP socket, no round trip; its handshake is the connection's.
+  UniqueFd fd = quic ? connect_udp(plan.to, plan.from ? &*plan.from : nullptr, ec)
+                     : connect_to(plan.to, plan.from ? &*plan.from : nullptr,
+                                  plan.config.test.crr.close == spec::Close::reset,
+                                  Deadline::after(t.connect), ec, where);
   if (!fd.valid()) return fmt::format("{}: {}", where, describe(ec));
   const std::int64_t connected = measure::now_ns();
 
   std::unique_ptr<Stream> stream;
   tls::TlsStream* tls_stream = nullptr;
   const bool offered = plan.variant.resume && static_cast<bool>(session);
-  if (plan.variant.mode == Mode::tls) {
+  if (is_tls_stream(plan.variant.mode)) {
     auto s = plan.tls->client_stream(std::move(fd), plan.config.host, offered ? session : tls::Session{},
                                      plan.server_name);
     s->set_deadline(Deadline::after(t.handshake));
@@ -104,7 +108,7 @@ std::string one_connection(const Plan& plan, Connector& c, tls::Session& session
   if (!ec) write_message(*stream, plan.request_rest, t.idle, ec);
   // The response cannot be there yet: wait for it before the first read
   // (which would only say EAGAIN), unless TLS holds some of it already.
-  if (!ec && !stream->has_buffered()) ec = wait_fd(stream->native_handle(), POLLIN, idle);
+  if (!ec && !quic && !stream->has_buffered()) ec = wait_fd(stream->native_handle(), POLLIN, idle);
   if (!ec) read_message(*stream, plan.response_bytes, buffer, t.idle, ec);
   if (ec) {
     return fmt::format("{}: {}", ec == TransportErrc::eof ? "response" : "request/response",
@@ -128,7 +132,7 @@ std::string one_connection(const Plan& plan, Connector& c, tls::Session& session
     // close_notify, as the ceiling's SSL_shutdown sends it; OpenSSL keeps a
     // server's session for resumption only after a clean close.
     std::error_code ignored;
-    tls_stream->send_close_notify(ignored);
+    if (!quic) tls_stream->send_close_notify(ignored);  // QUIC: the stream's end closes rapidly
     sent = tls_stream->bytes_written();
     received = tls_stream->bytes_read();
   }

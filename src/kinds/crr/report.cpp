@@ -41,7 +41,7 @@ ordered_json side_json(const measure::CrrRun& run, const measure::SideCost& side
 }
 
 ordered_json run_json(const measure::CrrRun& run, const measure::TestParameters& p) {
-  const bool tls = run.mode == Mode::tls;
+  const bool tls = is_tls_stream(run.mode);
   ordered_json failures = json::object();
   for (const auto& [cause, count] : run.failures)
     failures[cause] = count;
@@ -131,7 +131,7 @@ std::string render_crr_run_lines(const measure::Comparison& c, const measure::Cr
         fmt::format(
             "{:.1f} / {}", run.cpu_us_per_connection(run.client),
             run.partial ? std::string("-") : fmt::format("{:.1f}", run.cpu_us_per_connection(run.server))),
-        run.mode == Mode::tls ? std::to_string(run.resumed) : "-", run.failed);
+        is_tls_stream(run.mode) ? std::to_string(run.resumed) : "-", run.failed);
   }
   if (c.parameters.warmup_rounds > 0) out += "(w: warm-up, left out of the statistics)\n";
   if (c.interrupted) out += "(*: interrupted, this side's figures until then; left out of the statistics)\n";
@@ -166,7 +166,8 @@ std::string render_crr_stats(const measure::TestParameters& p, const measure::Cr
         "{:<{}} {:>4} {:>9.0f} {:>17} {:>10.1f} {:>12} {:>11.1f} {:>9.1f} {:>9.1f} {:>17} {:>19}\n",
         s.variant, width, s.connections_per_s.count, s.connections_per_s.median,
         fmt::format("{:.0f} - {:.0f}", s.connections_per_s.min, s.connections_per_s.max),
-        s.connect_p50_us.median, s.mode == Mode::tls ? fmt::format("{:.1f}", s.handshake_p50_us.median) : "-",
+        s.connect_p50_us.median,
+        is_tls_stream(s.mode) ? fmt::format("{:.1f}", s.handshake_p50_us.median) : "-",
         s.response_p50_us.median, s.total_p50_us.median, s.total_p99_us.median,
         fmt::format("{:.1f} / {:.1f}", s.client_cpu_us_per_connection.median,
                     s.server_cpu_us_per_connection.median),
@@ -241,7 +242,7 @@ ordered_json crr_summary_json(const measure::Comparison& c) {
                        {"ci_method", ci_method()}};
       if (s.variant == crr->headline) headline = over_baseline;  // "tls": full handshakes
     }
-    const bool tls = s.mode == Mode::tls;
+    const bool tls = is_tls_stream(s.mode);
     summary[s.variant] = {
         {"mode", to_string(s.mode)},
         {"runs", s.connections_per_s.count},

@@ -147,7 +147,15 @@ void serve_crr_connection(Stream& stream, session::PendingTests& pending, double
   const std::uint64_t header = protocol::kPreambleBytes + cookie.size();
   std::uint64_t received = header + tally->request_bytes();
   std::uint64_t sent = tally->response_bytes();
-  if (tls::TlsStream* tls = stream.tls()) {
+  if (tls::TlsStream* tls = stream.tls(); tls != nullptr && stream.is_quic()) {
+    // QUIC: the response acknowledged before the connection goes (a rapid
+    // close would drop what is still in flight). Its bytes on the wire are
+    // not this connection's to count: the server's QUIC socket is shared.
+    if (!ec) stream.shutdown_send(ec);
+    if (ec && failure.empty()) failure = describe(ec, stream.error_detail());
+    resumed = tls->resumed();
+    if (!ec && !tally->has_tls()) tally->note_tls(tls->session_info());
+  } else if (tls != nullptr) {
     // A clean close: OpenSSL forgets a session whose connection ended without close_notify.
     std::error_code ignored;
     if (!ec) tls->send_close_notify(ignored);
@@ -175,7 +183,7 @@ std::string describe_crr_test(const protocol::TestRequest& request, const CrrTal
                        request.round > 0 ? fmt::format(" round {}", request.round) : "", disagreement);
   }
   std::string line = fmt::format("{}: {} connections", what, totals.connections);
-  if (request.mode == Mode::tls) line += fmt::format(" ({} resumed)", totals.resumed);
+  if (is_tls_stream(request.mode)) line += fmt::format(" ({} resumed)", totals.resumed);
   line += fmt::format(" from {} connector{} in {:.3f} s", request.test.streams,
                       request.test.streams == 1 ? "" : "s", elapsed_us / 1e6);
   if (totals.failed > 0)
