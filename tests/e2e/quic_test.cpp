@@ -113,19 +113,37 @@ TEST_CASE("quic rr: every transaction is counted, on one connection and on sever
   check_latency_order(j["rr_runs"][1]["latency_us"]);
 }
 
+TEST_CASE("quic crr: a QUIC connection per transaction, each counted, its handshake timed apart") {
+  if (!quic_build()) return;
+  const json j = client_json({"--mode", "tcp,quic", "--crr", "-n", "60", "-P", "2", "--repeat", "1"});
+  REQUIRE(j["crr_runs"].size() == 2);
+  for (const json& run : j["crr_runs"]) {
+    CAPTURE(run.dump());
+    CHECK(run["connections"] == 60);
+    CHECK(run["failed"] == 0);
+  }
+  const json& quic = j["crr_runs"][1];
+  CHECK(quic["mode"] == "quic");
+  CHECK(quic["tls_version"] == "QUICv1");
+  CHECK(quic["handshake_us"]["p50"].get<double>() > 0);
+  CHECK(quic["response_us"]["p50"].get<double>() > 0);
+}
+
 TEST_CASE("quic: what it cannot take is refused in one line, before anything runs") {
   if (!quic_build()) return;
-  expect_mistakes("client", {
-                                {{"--mode", "quic", "-N"}, 2, "QUIC has no TCP"},
-                                {{"--mode", "tcp,quic", "-w", "1M"}, 2, "share one UDP socket"},
-                                {{"--mode", "quic", "--msg-size", "100"}, 2, "--msg-size and --framing"},
-                                {{"--mode", "quic", "--record-size", "1024"}, 2, "--record-size"},
-                                {{"--mode", "quic", "--ktls"}, 2, "--ktls"},
-                                {{"--mode", "quic", "--tls-version", "1.2"}, 2, "QUIC runs TLS 1.3 alone"},
-                                {{"--mode", "quic", "--crr"}, 2, "does not run over quic yet"},
-                                {{"--mode", "quic,udp"}, 2, "one test runs one or the other"},
-                                {{"--mode", "quick"}, 2, "'quick' is no transport"},
-                            });
+  expect_mistakes("client",
+                  {
+                      {{"--mode", "quic", "-N"}, 2, "QUIC has no TCP"},
+                      {{"--mode", "tcp,quic", "-w", "1M"}, 2, "share one UDP socket"},
+                      {{"--mode", "quic", "--msg-size", "100"}, 2, "--msg-size and --framing"},
+                      {{"--mode", "quic", "--record-size", "1024"}, 2, "--record-size"},
+                      {{"--mode", "quic", "--ktls"}, 2, "--ktls"},
+                      {{"--mode", "quic", "--tls-version", "1.2"}, 2, "QUIC runs TLS 1.3 alone"},
+                      {{"--mode", "quic", "--flows", "10", "--rr", "1/1"}, 2, "does not run over quic yet"},
+                      {{"--mode", "quic", "--crr", "--close", "fin"}, 2, "CONNECTION_CLOSE"},
+                      {{"--mode", "quic,udp"}, 2, "one test runs one or the other"},
+                      {{"--mode", "quick"}, 2, "'quick' is no transport"},
+                  });
 }
 
 TEST_CASE("quic against a server without it: the test is refused with why") {
