@@ -54,6 +54,10 @@ constexpr std::chrono::seconds kShutdownGrace{5};
 constexpr int kSpareAcceptors = 2;
 // After an accept() that failed for want of descriptors or memory.
 constexpr std::chrono::milliseconds kAcceptRetry{100};
+// How often the io thread looks for a connection left in the listen queue
+// (watch_backlog): two looks in a row start a thread. A client's trial
+// handshakes give up after 1.5 s; at 0.5 s a look, a rescue once came too late.
+constexpr std::chrono::milliseconds kBacklogLook{200};
 // How often the thread that takes QUIC connections looks whether the server stops.
 constexpr std::chrono::milliseconds kQuicAcceptTick{250};
 // SO_RCVBUF and SO_SNDBUF of the server's QUIC socket, which all its QUIC connections share.
@@ -552,7 +556,7 @@ void Server::watch_backlog(bool waited_before) {
     start_acceptor();
     log_busy("accept", "a connection waited in the listen queue with no thread taking it: one more started");
   }
-  backlog_timer_->expires_after(std::chrono::milliseconds(500));
+  backlog_timer_->expires_after(kBacklogLook);
   backlog_timer_->async_wait([this, waiting](const boost::system::error_code& ec) {
     if (!ec) watch_backlog(waiting);
   });

@@ -134,7 +134,7 @@ class Server {
   void accept_loop();
   // One more accepting thread; false (logged) if none can start.
   bool start_acceptor();
-  // Every half second on the io thread: a connection that waited in the
+  // Every kBacklogLook on the io thread: a connection that waited in the
   // listen queue through two looks, none taking it, gets one more
   // accepting thread. A safety net: the count of threads waiting in
   // accept() is to keep one there, and a client once waited 10 s with none
