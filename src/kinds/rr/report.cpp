@@ -83,6 +83,35 @@ ordered_json run_json(const measure::RrRun& run, const measure::TestParameters& 
           {"intervals", intervals}};
 }
 
+// "(2 pairs, bootstrap)": how many rounds a paired ratio has.
+std::string pairs_text(std::size_t pairs) {
+  return fmt::format("({} pair{}{})", pairs, pairs == 1 ? "" : "s",
+                     pairs == 1 ? "; --repeat for an interval" : ", bootstrap");
+}
+
+// Each variant's ratios to the baseline, paired by round; and quic's to tls.
+std::string render_paired_ratios(const render::ComparedModes& modes, const measure::RrResults& rr) {
+  std::string out;
+  const std::string title = modes.title();  // "TLS/TCP"
+  for (const measure::RrStats& s : rr.stats) {
+    if (!s.transactions_per_s_over_baseline) continue;
+    out += fmt::format("\n{}/{}, paired by round {}: {}; {}; {}\n",
+                       s.variant == modes.other ? title.substr(0, title.find('/')) : s.variant,
+                       title.substr(title.find('/') + 1),
+                       pairs_text(s.transactions_per_s_over_baseline->ratio.count),
+                       ratio_sentence("transactions/s", s.transactions_per_s_over_baseline),
+                       ratio_sentence("p50 latency", s.p50_over_baseline),
+                       ratio_sentence("p99 latency", s.p99_over_baseline));
+  }
+  for (const measure::RrStats& s : rr.stats) {
+    if (!s.transactions_per_s_over_tls) continue;
+    out += fmt::format("\n{}/tls, paired by round {}: {}\n", s.variant,
+                       pairs_text(s.transactions_per_s_over_tls->ratio.count),
+                       ratio_sentence("transactions/s", s.transactions_per_s_over_tls));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render_rr_header(const measure::TestParameters& p) {
@@ -159,25 +188,7 @@ std::string render_rr_runs(const measure::Comparison& c) {
                                          ratio_text(s.p50_over_baseline), ratio_text(s.p99_over_baseline)));
   }
   out += "(medians over the rounds)\n";
-  const std::string title = modes.title();  // "TLS/TCP"
-  for (const measure::RrStats& s : rr.stats) {
-    if (!s.transactions_per_s_over_baseline) continue;
-    const std::size_t pairs = s.transactions_per_s_over_baseline->ratio.count;
-    out += fmt::format("\n{}/{}, paired by round ({} pair{}{}): {}; {}; {}\n",
-                       s.variant == modes.other ? title.substr(0, title.find('/')) : s.variant,
-                       title.substr(title.find('/') + 1), pairs, pairs == 1 ? "" : "s",
-                       pairs == 1 ? "; --repeat for an interval" : ", bootstrap",
-                       ratio_sentence("transactions/s", s.transactions_per_s_over_baseline),
-                       ratio_sentence("p50 latency", s.p50_over_baseline),
-                       ratio_sentence("p99 latency", s.p99_over_baseline));
-  }
-  for (const measure::RrStats& s : rr.stats) {
-    if (!s.transactions_per_s_over_tls) continue;
-    const std::size_t pairs = s.transactions_per_s_over_tls->ratio.count;
-    out += fmt::format("\n{}/tls, paired by round ({} pair{}{}): {}\n", s.variant, pairs,
-                       pairs == 1 ? "" : "s", pairs == 1 ? "; --repeat for an interval" : ", bootstrap",
-                       ratio_sentence("transactions/s", s.transactions_per_s_over_tls));
-  }
+  out += render_paired_ratios(modes, rr);
   for (const measure::RrStats& s : rr.stats)
     out += render_unit_split(c.environment, s.variant, s.client_split, s.server_split, "transaction");
   return out;
