@@ -15,9 +15,8 @@ namespace tlscmp::tls {
 bool has_quic(std::string* why) {
   if (TLSCMP_HAVE_QUIC) return true;
   if (why != nullptr) {
-    *why = compat::kBoringSsl
-               ? fmt::format("needs OpenSSL 3.5 or newer; this build has {}", library_version())
-               : fmt::format("needs OpenSSL 3.5 or newer; this build has {}", header_version());
+    *why = fmt::format("needs OpenSSL 3.5 or newer; this build has {}",
+                       compat::kBoringSsl ? library_version() : header_version());
   }
   return false;
 }
