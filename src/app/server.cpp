@@ -300,7 +300,7 @@ void Server::run() {
   if (quic_) threads_.spawn([this] { quic_accept_loop(); });
   backlog_timer_.emplace(io_);
   watch_backlog(false);
-  io_.run();
+  run_io();
   backlog_timer_.reset();
   accepting_stopped_ = true;
   // Wakes the threads waiting in accept() (EINVAL) and takes no more
@@ -308,6 +308,19 @@ void Server::run() {
   ::shutdown(listener_.get(), SHUT_RDWR);
   finish_running_tests();
   shut_down_connections();
+}
+
+// A handler that throws must not end the server (nor leave its acceptors
+// waiting for ever): what it threw is logged, and the loop goes on.
+void Server::run_io() {
+  for (;;) {
+    try {
+      io_.run();
+      return;
+    } catch (const std::exception& e) {
+      log_.line(fmt::format("internal error, serving on: {}", e.what()));
+    }
+  }
 }
 
 // After SIGTERM: no new connections; running tests may finish within the grace period.
@@ -643,7 +656,9 @@ void Server::await_first_byte(int raw_fd, const Peer& peer, bool budgeted) {
   }
   waiting->timer.expires_after(wait);
   waiting->timer.async_wait([waiting](const boost::system::error_code& timer_ec) {
-    if (!timer_ec) waiting->socket.cancel();
+    // The wait may have ended first and released the socket: no throw then.
+    boost::system::error_code ignored;
+    if (!timer_ec) waiting->socket.cancel(ignored);
   });
   waiting->socket.async_wait(tcp::socket::wait_read, [this, waiting, budgeted, back, wait, preamble_first](
                                                          const boost::system::error_code& wait_ec) {
@@ -658,7 +673,15 @@ void Server::await_first_byte(int raw_fd, const Peer& peer, bool budgeted) {
       SetUpSlot(*this, waiting->peer.source, budgeted).release();
       return;  // the socket closes with `waiting`
     }
-    const int taken = waiting->socket.release();
+    boost::system::error_code release_ec;
+    const int taken = waiting->socket.release(release_ec);
+    if (release_ec) {
+      log_.line(fmt::format("{} cannot be handed to a thread: {}; closed", waiting->peer.address,
+                            release_ec.message()));
+      { const Admitted ended(*this, fd, waiting->peer.source, budgeted); }
+      SetUpSlot(*this, waiting->peer.source, budgeted).release();
+      return;  // the socket closes with `waiting`
+    }
     try {
       threads_.spawn([this, taken, peer = waiting->peer, budgeted] {
         double cpu_mark = measure::thread_cpu_s();

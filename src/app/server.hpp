@@ -184,6 +184,7 @@ class Server {
   // Why a test's request is over one of the caps (--max-bytes ...), or "".
   std::string cap_problem(const protocol::TestRequest& request) const;
   void shut_down_connections();
+  void run_io();
   void finish_running_tests();
   bool stopping();
   protocol::TestAccept accept_message(const protocol::Cookie& cookie) const;
