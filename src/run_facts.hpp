@@ -2,7 +2,8 @@
 
 // What the kernel says about one side of a run beyond bytes and time: the
 // data sockets' TCP_INFO at the end of the transfer, the host's CPU split
-// over the run, and the CPUs the data threads ran on. They explain why two
+// over the run, the CPUs the data threads ran on, and for QUIC the
+// datagrams and the host's UDP drops. They explain why two
 // runs differ (retransmits, steal, where the scheduler put the two ends).
 // Plain values: measured in measure/ and transport/, carried by protocol/,
 // shown by report/.
@@ -57,9 +58,37 @@ struct HostCpu {
   std::uint64_t ticks = 0;
 };
 
+// A QUIC client's datagrams over a run, counted where its QUIC stack hands
+// them to the kernel (BIO_sendmmsg) and takes them back: packets, headers
+// and all. With -P, its connections added up.
+struct UdpPath {
+  std::uint64_t datagrams_sent = 0;
+  std::uint64_t datagrams_received = 0;
+  std::uint64_t bytes_sent = 0;  // UDP payload
+  std::uint64_t bytes_received = 0;
+  std::uint32_t largest_sent = 0;  // the largest datagram sent, bytes: the size in use
+  // The library's send calls: as many as datagrams where it sends one at a
+  // time, fewer where it batches (sendmmsg).
+  std::uint64_t send_calls = 0;
+  std::uint32_t gso_segment = 0;  // UDP_SEGMENT on the socket at the end (0: no GSO)
+};
+
+// The host's UDP counters over a run (/proc/net/snmp's Udp line): every UDP
+// socket of the network namespace, another program's too. The errors are
+// datagrams the kernel dropped.
+struct HostUdp {
+  std::uint64_t in_datagrams = 0;
+  std::uint64_t out_datagrams = 0;
+  std::uint64_t in_errors = 0;      // dropped on receipt, the two below among them
+  std::uint64_t rcvbuf_errors = 0;  // a socket's receive buffer was full
+  std::uint64_t sndbuf_errors = 0;  // a socket's send buffer was full
+};
+
 struct RunFacts {
   std::optional<TcpInfo> tcp;       // stream and rr runs, where the kernel answered
   std::optional<HostCpu> host_cpu;  // where /proc/stat could be read
+  std::optional<UdpPath> udp_path;  // QUIC: the client's datagrams
+  std::optional<HostUdp> host_udp;  // QUIC: the host's UDP counters, where /proc/net/snmp could be read
   // The CPUs the side's data threads were seen on, each with how many
   // samples saw a thread there (every 10 ms, and as each thread began and ended).
   std::map<int, std::uint32_t> cpu_samples;

@@ -4,13 +4,15 @@
 #include <thread>
 
 #include "measure/host.hpp"
+#include "transport/datagram.hpp"
 #include "transport/tcp_info.hpp"
 
 namespace tlscmp::kinds {
 
 std::vector<RunFacts> run_data_threads(const std::vector<int>& fds, int cpu,
-                                       const std::function<void(std::size_t)>& work) {
+                                       const std::function<void(std::size_t)>& work, bool watch_udp) {
   std::vector<RunFacts> facts(fds.size());
+  const std::optional<HostUdp> udp_before = watch_udp ? read_host_udp() : std::nullopt;
   measure::RunWatch watch(fds.size());
   const auto one = [&](std::size_t i) {
     const measure::ThreadPin pin(cpu);
@@ -28,8 +30,14 @@ std::vector<RunFacts> run_data_threads(const std::vector<int>& fds, int cpu,
     if (!fds.empty()) one(0);
   }  // joins the others
   const std::optional<HostCpu> host_cpu = watch.finish();
+  std::optional<HostUdp> host_udp;
+  if (udp_before) {
+    if (const std::optional<HostUdp> after = read_host_udp())
+      host_udp = measure::host_udp_between(*udp_before, *after);
+  }
   for (std::size_t i = 0; i < facts.size(); ++i) {
     facts[i].host_cpu = host_cpu;
+    facts[i].host_udp = host_udp;
     facts[i].cpu_samples = watch.cpu_samples(i);
     if (facts[i].tcp) facts[i].tcp->cwnd_max = std::max(facts[i].tcp->cwnd_max, watch.cwnd_max(i));
   }

@@ -17,7 +17,8 @@ namespace tlscmp::kinds {
 // TCP: none), the CPUs its thread ran on, the host's CPU split over them
 // all, and `pinned_cpu` where the pin held. A thread that cannot be pinned
 // works unpinned (the client notes it: the CPU was checked before the test).
+// With `watch_udp` (QUIC), each also has the host's UDP counters over them all.
 std::vector<RunFacts> run_data_threads(const std::vector<int>& fds, int cpu,
-                                       const std::function<void(std::size_t)>& work);
+                                       const std::function<void(std::size_t)>& work, bool watch_udp = false);
 
 }  // namespace tlscmp::kinds

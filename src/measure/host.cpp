@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "transport/tcp_info.hpp"
@@ -36,6 +37,13 @@ std::optional<HostTicks> parse_host_ticks(const std::string& proc_stat) {
 
 std::optional<HostTicks> read_host_ticks() {
   return parse_host_ticks(read_file("/proc/stat"));
+}
+
+HostUdp host_udp_between(const HostUdp& before, const HostUdp& after) {
+  const auto moved = [](std::uint64_t a, std::uint64_t b) { return b >= a ? b - a : 0; };
+  return {moved(before.in_datagrams, after.in_datagrams), moved(before.out_datagrams, after.out_datagrams),
+          moved(before.in_errors, after.in_errors), moved(before.rcvbuf_errors, after.rcvbuf_errors),
+          moved(before.sndbuf_errors, after.sndbuf_errors)};
 }
 
 std::optional<HostCpu> host_cpu_between(const HostTicks& before, const HostTicks& after) {
@@ -125,6 +133,21 @@ ThreadPin::~ThreadPin() {
   if (pinned_ && !before_.empty()) set_affinity(before_, ignored);
 }
 
+namespace {
+
+void add_path(std::optional<UdpPath>& sum, const UdpPath& p) {
+  UdpPath& s = sum ? *sum : sum.emplace();
+  s.datagrams_sent += p.datagrams_sent;
+  s.datagrams_received += p.datagrams_received;
+  s.bytes_sent += p.bytes_sent;
+  s.bytes_received += p.bytes_received;
+  s.send_calls += p.send_calls;
+  s.largest_sent = std::max(s.largest_sent, p.largest_sent);
+  s.gso_segment = std::max(s.gso_segment, p.gso_segment);
+}
+
+}  // namespace
+
 RunFacts merge_facts(const std::vector<RunFacts>& each) {
   if (each.size() == 1) return each.front();
   RunFacts all;
@@ -137,6 +160,8 @@ RunFacts merge_facts(const std::vector<RunFacts>& each) {
   for (std::size_t i = 0; i < each.size(); ++i) {
     const RunFacts& f = each[i];
     if (!all.host_cpu) all.host_cpu = f.host_cpu;
+    if (!all.host_udp) all.host_udp = f.host_udp;
+    if (f.udp_path) add_path(all.udp_path, *f.udp_path);
     if (i == 0) all.pinned_cpu = f.pinned_cpu;
     for (const auto& [cpu, n] : f.cpu_samples)
       all.cpu_samples[cpu] += n;

@@ -32,6 +32,10 @@ std::optional<HostTicks> parse_host_ticks(const std::string& proc_stat);
 // The split between two readings; nullopt when no tick passed.
 std::optional<HostCpu> host_cpu_between(const HostTicks& before, const HostTicks& after);
 
+// What the host's UDP counters (transport/datagram.hpp's read_host_udp)
+// moved by between two readings.
+HostUdp host_udp_between(const HostUdp& before, const HostUdp& after);
+
 // The CPUs this process may run on (sched_getaffinity), ascending.
 std::vector<int> allowed_cpus();
 // "0-3,6": a CPU list as the kernel writes one.

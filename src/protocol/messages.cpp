@@ -246,10 +246,26 @@ json facts_json(const RunFacts& f) {
     host = {{"user", h.user},   {"system", h.system}, {"irq", h.irq},    {"softirq", h.softirq},
             {"steal", h.steal}, {"idle", h.idle},     {"ticks", h.ticks}};
   }
-  return {{"tcp_info", tcp},
-          {"host_cpu", host},
-          {"cpu_samples", cpu_samples},
-          {"pinned_cpu", f.pinned_cpu >= 0 ? json(f.pinned_cpu) : json(nullptr)}};
+  json out{{"tcp_info", tcp},
+           {"host_cpu", host},
+           {"cpu_samples", cpu_samples},
+           {"pinned_cpu", f.pinned_cpu >= 0 ? json(f.pinned_cpu) : json(nullptr)}};
+  if (f.udp_path) {
+    const UdpPath& p = *f.udp_path;
+    out["udp_path"] = {{"datagrams_sent", p.datagrams_sent}, {"datagrams_received", p.datagrams_received},
+                       {"bytes_sent", p.bytes_sent},         {"bytes_received", p.bytes_received},
+                       {"largest_sent", p.largest_sent},     {"send_calls", p.send_calls},
+                       {"gso_segment", p.gso_segment}};
+  }
+  if (f.host_udp) {
+    const HostUdp& u = *f.host_udp;
+    out["host_udp"] = {{"in_datagrams", u.in_datagrams},
+                       {"out_datagrams", u.out_datagrams},
+                       {"in_errors", u.in_errors},
+                       {"rcvbuf_errors", u.rcvbuf_errors},
+                       {"sndbuf_errors", u.sndbuf_errors}};
+  }
+  return out;
 }
 
 json to_json(const DatagramResult& m) {
@@ -459,6 +475,35 @@ std::optional<measure::TransactionCalibration> get_transaction_calibration(const
   return out;
 }
 
+// QUIC's UDP facts, absent from other runs and from older peers.
+void get_udp_facts(const json& facts, RunFacts& f) {
+  constexpr std::uint64_t kMax32 = std::numeric_limits<std::uint32_t>::max();
+  if (facts.contains("udp_path")) {
+    const json& p = field(facts, "udp_path");
+    if (!p.is_object()) bad("'udp_path' is not an object");
+    UdpPath path;
+    path.datagrams_sent = get_uint(p, "datagrams_sent", 0, kMaxTestBytes);
+    path.datagrams_received = get_uint(p, "datagrams_received", 0, kMaxTestBytes);
+    path.bytes_sent = get_uint(p, "bytes_sent", 0, kMaxTestBytes);
+    path.bytes_received = get_uint(p, "bytes_received", 0, kMaxTestBytes);
+    path.largest_sent = static_cast<std::uint32_t>(get_uint(p, "largest_sent", 0, kMax32));
+    path.send_calls = get_uint(p, "send_calls", 0, kMaxTestBytes);
+    path.gso_segment = static_cast<std::uint32_t>(get_uint(p, "gso_segment", 0, kMax32));
+    f.udp_path = path;
+  }
+  if (facts.contains("host_udp")) {
+    const json& u = field(facts, "host_udp");
+    if (!u.is_object()) bad("'host_udp' is not an object");
+    HostUdp host;
+    host.in_datagrams = get_uint(u, "in_datagrams", 0, kMaxTestBytes);
+    host.out_datagrams = get_uint(u, "out_datagrams", 0, kMaxTestBytes);
+    host.in_errors = get_uint(u, "in_errors", 0, kMaxTestBytes);
+    host.rcvbuf_errors = get_uint(u, "rcvbuf_errors", 0, kMaxTestBytes);
+    host.sndbuf_errors = get_uint(u, "sndbuf_errors", 0, kMaxTestBytes);
+    f.host_udp = host;
+  }
+}
+
 // A side's run facts (absent from peers older than them: none).
 RunFacts get_facts(const json& object) {
   RunFacts f;
@@ -508,6 +553,7 @@ RunFacts get_facts(const json& object) {
   }
   if (const json& pinned = field(facts, "pinned_cpu"); !pinned.is_null())
     f.pinned_cpu = static_cast<int>(get_uint(facts, "pinned_cpu", 0, kMaxCpu));
+  get_udp_facts(facts, f);
   return f;
 }
 

@@ -43,6 +43,62 @@ std::string steal(const FactsRun& run) {
   return text;
 }
 
+// QUIC: "client 3,210 datagrams sent (largest 1,472 B, 1.0 a send call, no
+// GSO), 1,650 received; UDP drops: none" with each host's drops.
+std::string udp(const FactsRun& run) {
+  std::string text;
+  if (run.client != nullptr && run.client->udp_path) {
+    const UdpPath& p = *run.client->udp_path;
+    text = fmt::format(
+        "client {} datagrams sent (largest {} B, {:.1f} a send call, {}), {} received", p.datagrams_sent,
+        p.largest_sent,
+        p.send_calls > 0 ? static_cast<double>(p.datagrams_sent) / static_cast<double>(p.send_calls) : 0.0,
+        p.gso_segment > 0 ? fmt::format("GSO of {} B", p.gso_segment) : "no GSO", p.datagrams_received);
+  }
+  std::vector<std::string> drops;
+  bool any_host = false;
+  for (const auto& [side, facts] : {std::pair{"client", run.client}, std::pair{"server", run.server}}) {
+    if (facts == nullptr || !facts->host_udp) continue;
+    any_host = true;
+    const HostUdp& u = *facts->host_udp;
+    if (u.in_errors + u.sndbuf_errors == 0) continue;
+    drops.push_back(fmt::format("{} received and {} sent on the {}'s host ({} for a full receive buffer)",
+                                u.in_errors, u.sndbuf_errors, side, u.rcvbuf_errors));
+  }
+  if (any_host) {
+    text += fmt::format("{}UDP drops: {}", text.empty() ? "" : "; ",
+                        drops.empty() ? std::string("none") : fmt::format("{}", fmt::join(drops, ", ")));
+  }
+  return text;
+}
+
+ordered_json udp_json(const RunFacts& f) {
+  ordered_json out = {{"path", nullptr}, {"host", nullptr}};
+  if (f.udp_path) {
+    const UdpPath& p = *f.udp_path;
+    out["path"] = {
+        {"datagrams_sent", p.datagrams_sent},
+        {"datagrams_received", p.datagrams_received},
+        {"bytes_sent", p.bytes_sent},
+        {"bytes_received", p.bytes_received},
+        {"largest_datagram_sent_bytes", p.largest_sent},
+        {"send_calls", p.send_calls},
+        {"datagrams_per_send_call", p.send_calls > 0 ? ordered_json(static_cast<double>(p.datagrams_sent) /
+                                                                    static_cast<double>(p.send_calls))
+                                                     : ordered_json(nullptr)},
+        {"gso_segment_bytes", p.gso_segment}};
+  }
+  if (f.host_udp) {
+    const HostUdp& u = *f.host_udp;
+    out["host"] = {{"in_datagrams", u.in_datagrams},
+                   {"out_datagrams", u.out_datagrams},
+                   {"in_errors", u.in_errors},
+                   {"rcvbuf_errors", u.rcvbuf_errors},
+                   {"sndbuf_errors", u.sndbuf_errors}};
+  }
+  return out;
+}
+
 }  // namespace
 
 ordered_json facts_json(const RunFacts& f) {
@@ -80,7 +136,8 @@ ordered_json facts_json(const RunFacts& f) {
           {"host_cpu", host},
           {"cpus", cpus},
           {"main_cpu", f.main_cpu() ? ordered_json(*f.main_cpu()) : ordered_json(nullptr)},
-          {"pinned_cpu", f.pinned_cpu >= 0 ? ordered_json(f.pinned_cpu) : ordered_json(nullptr)}};
+          {"pinned_cpu", f.pinned_cpu >= 0 ? ordered_json(f.pinned_cpu) : ordered_json(nullptr)},
+          {"udp", f.udp_path || f.host_udp ? udp_json(f) : ordered_json(nullptr)}};
 }
 
 std::string facts_columns(const char* side) {
@@ -128,6 +185,7 @@ std::string render_notable(const std::vector<FactsRun>& runs) {
     std::vector<std::string> notes;
     if (std::string r = retransmits(run); !r.empty()) notes.push_back(std::move(r));
     if (std::string s = steal(run); !s.empty()) notes.push_back(std::move(s));
+    if (std::string u = udp(run); !u.empty()) notes.push_back(std::move(u));
     const FactsRun& first = *first_of_round.at(std::pair{run.warmup, run.round});
     const std::string here = placement(run);
     const std::string there = placement(first);

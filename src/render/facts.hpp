@@ -13,7 +13,8 @@
 
 namespace tlscmp::render {
 
-// {tcp_info, host_cpu, cpus, pinned_cpu}: null where unknown.
+// {tcp_info, host_cpu, cpus, main_cpu, pinned_cpu, udp}: null where unknown
+// (udp: QUIC runs, {path, host}).
 nlohmann::ordered_json facts_json(const RunFacts& facts);
 
 // The facts' CSV columns for one side, each after a comma: ",client_retransmits,...".
@@ -47,8 +48,9 @@ std::vector<FactsRun> facts_runs(const Runs& runs) {
 std::string placement(const FactsRun& run);
 
 // A line per run only where something is notable: retransmits, steal above
-// 1%, or a placement other than that of the round's first run (the pair's
-// two runs ran on different CPUs). "" when nothing is.
+// 1%, a QUIC run's datagrams and UDP drops, or a placement other than that
+// of the round's first run (the pair's two runs ran on different CPUs). ""
+// when nothing is.
 std::string render_notable(const std::vector<FactsRun>& runs);
 
 }  // namespace tlscmp::render

@@ -1,10 +1,13 @@
 #include "tls/quic.hpp"
 
+#include <netinet/udp.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 
 #include <fmt/format.h>
+#include <atomic>
 #include <cstring>
+#include <new>
 
 #include "error.hpp"
 #include "tls/ossl_ptr.hpp"
@@ -42,6 +45,88 @@ timeval to_timeval(std::chrono::milliseconds limit) {
   tv.tv_sec = static_cast<time_t>(us / 1'000'000);
   tv.tv_usec = static_cast<suseconds_t>(us % 1'000'000);
   return tv;
+}
+
+// A filter under a client connection's QUIC stack, over its datagram BIO:
+// counts what the library hands the kernel and takes from it. The library
+// moves datagrams only in BIO_sendmmsg and BIO_recvmmsg; everything else
+// (addresses, MTU, poll descriptors) is the datagram BIO's to answer.
+struct Counts {
+  std::atomic<std::uint64_t> sent{0}, received{0}, bytes_sent{0}, bytes_received{0}, send_calls{0};
+  std::atomic<std::uint32_t> largest_sent{0};
+};
+
+int count_sends(BIO* bio, BIO_MSG* msg, std::size_t stride, std::size_t num_msg, std::uint64_t flags,
+                std::size_t* processed) {
+  const int ok = BIO_sendmmsg(BIO_next(bio), msg, stride, num_msg, flags, processed);
+  auto* counts = static_cast<Counts*>(BIO_get_data(bio));
+  counts->send_calls.fetch_add(1, std::memory_order_relaxed);
+  if (ok != 1) return ok;
+  for (std::size_t i = 0; i < *processed; ++i) {
+    const auto* m = reinterpret_cast<const BIO_MSG*>(reinterpret_cast<const char*>(msg) + i * stride);
+    counts->sent.fetch_add(1, std::memory_order_relaxed);
+    counts->bytes_sent.fetch_add(m->data_len, std::memory_order_relaxed);
+    const auto size = static_cast<std::uint32_t>(m->data_len);
+    if (size > counts->largest_sent.load(std::memory_order_relaxed))
+      counts->largest_sent.store(size, std::memory_order_relaxed);
+  }
+  return ok;
+}
+
+int count_receives(BIO* bio, BIO_MSG* msg, std::size_t stride, std::size_t num_msg, std::uint64_t flags,
+                   std::size_t* processed) {
+  const int ok = BIO_recvmmsg(BIO_next(bio), msg, stride, num_msg, flags, processed);
+  if (ok != 1) return ok;
+  auto* counts = static_cast<Counts*>(BIO_get_data(bio));
+  for (std::size_t i = 0; i < *processed; ++i) {
+    const auto* m = reinterpret_cast<const BIO_MSG*>(reinterpret_cast<const char*>(msg) + i * stride);
+    counts->received.fetch_add(1, std::memory_order_relaxed);
+    counts->bytes_received.fetch_add(m->data_len, std::memory_order_relaxed);
+  }
+  return ok;
+}
+
+long pass_ctrl(BIO* bio, int cmd, long larg, void* parg) {
+  BIO* next = BIO_next(bio);
+  return next == nullptr ? 0 : BIO_ctrl(next, cmd, larg, parg);
+}
+
+int make_counts(BIO* bio) {
+  BIO_set_data(bio, new (std::nothrow) Counts);
+  BIO_set_init(bio, BIO_get_data(bio) != nullptr ? 1 : 0);
+  return BIO_get_data(bio) != nullptr ? 1 : 0;
+}
+
+int free_counts(BIO* bio) {
+  delete static_cast<Counts*>(BIO_get_data(bio));
+  BIO_set_data(bio, nullptr);
+  return 1;
+}
+
+int counting_type() {
+  static const int type = BIO_get_new_index() | BIO_TYPE_FILTER;
+  return type;
+}
+
+const BIO_METHOD* counting_method() {
+  static const BIO_METHOD* method = [] {
+    BIO_METHOD* m = BIO_meth_new(counting_type(), "tlscmp datagram counts");
+    if (m == nullptr) return static_cast<BIO_METHOD*>(nullptr);
+    BIO_meth_set_sendmmsg(m, count_sends);
+    BIO_meth_set_recvmmsg(m, count_receives);
+    BIO_meth_set_ctrl(m, pass_ctrl);
+    BIO_meth_set_create(m, make_counts);
+    BIO_meth_set_destroy(m, free_counts);
+    return m;
+  }();
+  return method;
+}
+
+// The counts of `ssl`'s network BIO, if it is the counting filter.
+const Counts* counts_of(SSL* ssl) {
+  BIO* bio = SSL_get_rbio(ssl);
+  if (bio == nullptr || BIO_method_type(bio) != counting_type()) return nullptr;
+  return static_cast<const Counts*>(BIO_get_data(bio));
 }
 
 }  // namespace
@@ -121,8 +206,14 @@ void set_up_quic_context(SSL_CTX* ctx, bool server) {
 }
 
 void attach_udp(SSL* ssl, int fd) {
-  BIO* bio = BIO_new_dgram(fd, BIO_NOCLOSE);
-  if (bio == nullptr) throw_tls_error("cannot make a datagram BIO");
+  BIO* dgram = BIO_new_dgram(fd, BIO_NOCLOSE);
+  if (dgram == nullptr) throw_tls_error("cannot make a datagram BIO");
+  BIO* counting = counting_method() != nullptr ? BIO_new(counting_method()) : nullptr;
+  if (counting == nullptr) {
+    BIO_free(dgram);
+    throw_tls_error("cannot make the datagram counting BIO");
+  }
+  BIO* bio = BIO_push(counting, dgram);
   SSL_set_bio(ssl, bio, bio);
   sockaddr_storage peer{};
   socklen_t length = sizeof peer;
@@ -193,6 +284,26 @@ void wait_quic_events(SSL* ssl, std::chrono::milliseconds limit) {
   ERR_clear_error();
 }
 
+std::optional<UdpPath> udp_path(SSL* ssl) {
+  const Counts* counts = counts_of(ssl);
+  if (counts == nullptr) return std::nullopt;
+  UdpPath path;
+  path.datagrams_sent = counts->sent.load(std::memory_order_relaxed);
+  path.datagrams_received = counts->received.load(std::memory_order_relaxed);
+  path.bytes_sent = counts->bytes_sent.load(std::memory_order_relaxed);
+  path.bytes_received = counts->bytes_received.load(std::memory_order_relaxed);
+  path.largest_sent = counts->largest_sent.load(std::memory_order_relaxed);
+  path.send_calls = counts->send_calls.load(std::memory_order_relaxed);
+  int fd = -1;
+  if (BIO_get_fd(BIO_next(SSL_get_rbio(ssl)), &fd) > 0 && fd >= 0) {
+    int segment = 0;
+    socklen_t length = sizeof segment;
+    if (::getsockopt(fd, SOL_UDP, UDP_SEGMENT, &segment, &length) == 0 && segment > 0)
+      path.gso_segment = static_cast<std::uint32_t>(segment);
+  }
+  return path;
+}
+
 void close_quic(SSL* ssl) {
   SSL_SHUTDOWN_EX_ARGS args{};
   // Non-blocking, the call only starts the close: one round of events
@@ -231,6 +342,9 @@ void set_up_quic_context(SSL_CTX*, bool) {
 }
 void attach_udp(SSL*, int) {
   refuse();
+}
+std::optional<UdpPath> udp_path(SSL*) {
+  return std::nullopt;
 }
 bool is_quic(const SSL*) {
   return false;

@@ -11,8 +11,10 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "run_facts.hpp"
 #include "tls/context.hpp"
 #include "tls/tls_stream.hpp"
 #include "transport/unique_fd.hpp"
@@ -77,6 +79,10 @@ bool conclude_stream(ssl_st* ssl);
 // Bytes written to the stream that the peer has not acknowledged yet; 0
 // once the connection is closed.
 std::uint64_t unacknowledged_bytes(ssl_st* ssl);
+// A client connection's datagrams so far, as its QUIC stack handed them to
+// the kernel and took them back; nullopt for a server's connection (they
+// share the listener's socket).
+std::optional<UdpPath> udp_path(ssl_st* ssl);
 // Lets the connection's events run for `limit` (or until it ends).
 void wait_quic_events(ssl_st* ssl, std::chrono::milliseconds limit);
 // Closes the connection at once (CONNECTION_CLOSE, no closing period): the

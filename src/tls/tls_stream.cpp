@@ -251,6 +251,10 @@ void TlsStream::send_close_notify(std::error_code& ec) {
   }
 }
 
+std::optional<UdpPath> TlsStream::udp_path() const {
+  return quic_ ? detail::udp_path(ssl_) : std::nullopt;
+}
+
 void TlsStream::shutdown_send(std::error_code& ec) {
   if (quic_) {
     // The stream's FIN; then, as TCP's kernel would after a close, the

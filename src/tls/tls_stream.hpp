@@ -2,7 +2,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+
+#include "run_facts.hpp"
 
 #include "transport/stream.hpp"
 
@@ -138,6 +141,8 @@ class TlsStream final : public Stream, public ConnectionEvents {
   TlsStream* tls() override { return this; }
   const TlsStream* tls() const override { return this; }
   bool is_quic() const override { return quic_; }
+  // A QUIC client connection's datagrams so far (tls/quic.hpp); else nullopt.
+  std::optional<UdpPath> udp_path() const;
 
  private:
   // Turns a failed SSL_* call's result into an error code; for WANT_READ and

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -52,39 +53,6 @@ int applied(int fd, int option) {
   socklen_t length = sizeof value;
   ::getsockopt(fd, SOL_SOCKET, option, &value, &length);
   return value;
-}
-
-// The value under `name` in the /proc/net/snmp layout: a header line of
-// names and a value line, both starting with `prefix`.
-std::optional<std::uint64_t> snmp_value(const char* file, const std::string& prefix,
-                                        const std::string& name) {
-  std::ifstream in(file);
-  std::string header;
-  std::string values;
-  while (std::getline(in, header)) {
-    if (header.rfind(prefix, 0) != 0) continue;
-    if (!std::getline(in, values)) return std::nullopt;
-    std::istringstream names(header);
-    std::istringstream numbers(values);
-    std::string n;
-    std::string v;
-    while (names >> n && numbers >> v) {
-      if (n == name) return std::stoull(v);
-    }
-    return std::nullopt;
-  }
-  return std::nullopt;
-}
-
-// The value of `name` in the /proc/net/snmp6 layout: "name value" per line.
-std::optional<std::uint64_t> snmp6_value(const char* file, const std::string& name) {
-  std::ifstream in(file);
-  std::string n;
-  std::uint64_t v = 0;
-  while (in >> n >> v) {
-    if (n == name) return v;
-  }
-  return std::nullopt;
 }
 
 }  // namespace
@@ -170,10 +138,56 @@ void enable_udp_segmentation(int fd, std::uint16_t segment_bytes) {
   }
 }
 
+std::optional<HostUdp> parse_host_udp(const std::string& snmp, const std::string& snmp6) {
+  // snmp: a header line of names and a value line, both "Udp: ...".
+  std::map<std::string, std::uint64_t> counter;
+  std::istringstream lines(snmp);
+  for (std::string names; std::getline(lines, names);) {
+    if (names.rfind("Udp: ", 0) != 0) continue;
+    std::string values;
+    if (!std::getline(lines, values)) break;
+    std::istringstream name_words(names.substr(5));
+    std::istringstream value_words(values.substr(std::min<std::size_t>(5, values.size())));
+    std::string name;
+    std::uint64_t value = 0;
+    while (name_words >> name && value_words >> value)
+      counter[name] = value;
+    break;
+  }
+  // snmp6: "Udp6InDatagrams 12" per line, added to IPv4's.
+  std::map<std::string, std::uint64_t> counter6;
+  std::istringstream lines6(snmp6);
+  std::string name;
+  std::uint64_t value = 0;
+  while (lines6 >> name >> value)
+    counter6[name] = value;
+  HostUdp udp;
+  for (const auto& [key, to] :
+       {std::pair{"InDatagrams", &udp.in_datagrams}, std::pair{"OutDatagrams", &udp.out_datagrams},
+        std::pair{"InErrors", &udp.in_errors}, std::pair{"RcvbufErrors", &udp.rcvbuf_errors},
+        std::pair{"SndbufErrors", &udp.sndbuf_errors}}) {
+    const auto it = counter.find(key);
+    if (it == counter.end()) return std::nullopt;
+    const auto v6 = counter6.find(std::string("Udp6") + key);
+    *to = it->second + (v6 != counter6.end() ? v6->second : 0);
+  }
+  return udp;
+}
+
+std::optional<HostUdp> read_host_udp() {
+  const auto text = [](const char* path) {
+    std::ifstream in(path);
+    std::ostringstream all;
+    all << in.rdbuf();
+    return all.str();
+  };
+  return parse_host_udp(text("/proc/net/snmp"), text("/proc/net/snmp6"));
+}
+
 std::optional<std::uint64_t> udp_receive_buffer_errors() {
-  const auto v4 = snmp_value("/proc/net/snmp", "Udp:", "RcvbufErrors");
-  if (!v4) return std::nullopt;
-  return *v4 + snmp6_value("/proc/net/snmp6", "Udp6RcvbufErrors").value_or(0);
+  const std::optional<HostUdp> udp = read_host_udp();
+  if (!udp) return std::nullopt;
+  return udp->rcvbuf_errors;
 }
 
 DatagramBatch::DatagramBatch(std::size_t batch, std::size_t capacity)

@@ -12,6 +12,7 @@
 #include <system_error>
 #include <vector>
 
+#include "run_facts.hpp"
 #include "transport/socket.hpp"
 #include "transport/unique_fd.hpp"
 
@@ -48,6 +49,13 @@ inline constexpr std::size_t kMaxGsoSegments = 64;
 // /proc/net/udp or /proc/net/udp6, found by the socket's inode): unlike
 // SO_RXQ_OVFL it also counts drops after the last datagram taken.
 std::optional<std::uint64_t> udp_socket_drops(int fd);
+
+// The host's UDP counters so far (HostUdp holds them as counts, not yet
+// differences): /proc/net/snmp's Udp line plus /proc/net/snmp6's Udp6
+// ones. parse_host_udp takes the two files' text; nullopt without the Udp
+// lines or any of the five counters.
+std::optional<HostUdp> parse_host_udp(const std::string& snmp, const std::string& snmp6);
+std::optional<HostUdp> read_host_udp();
 
 // Udp RcvbufErrors of /proc/net/snmp plus Udp6RcvbufErrors of /proc/net/snmp6:
 // datagrams this network namespace dropped for a full receive buffer, since boot.

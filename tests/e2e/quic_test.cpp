@@ -79,6 +79,25 @@ TEST_CASE("quic bulk: every byte arrives, each way and on each connection, besid
       CHECK(run["cipher"].get<std::string>().rfind("TLS_", 0) == 0);
       CHECK(run["handshake_us"].get<double>() > 0);
       CHECK(run["server"]["cpu_s_per_gib"].get<double>() > 0);
+      // The client's datagrams, counted as the library sent them: the
+      // payload and QUIC's overhead, in datagrams of at least QUIC's 1,200.
+      const json& path = run["client"]["facts"]["udp"]["path"];
+      CHECK(path["bytes_sent"].get<std::uint64_t>() > 4 * 1024 * 1024);
+      CHECK(path["largest_datagram_sent_bytes"].get<int>() >= 1200);
+      CHECK(path["datagrams_sent"].get<std::uint64_t>() >=
+            4 * 1024 * 1024 / path["largest_datagram_sent_bytes"].get<std::uint64_t>());
+      CHECK(path["datagrams_received"].get<std::uint64_t>() > 0);  // acknowledgements
+      CHECK(path["send_calls"].get<std::uint64_t>() > 0);
+      CHECK(path["send_calls"].get<std::uint64_t>() <= path["datagrams_sent"].get<std::uint64_t>());
+      // Each host's UDP counters over the run: here one host, which sent them all.
+      for (const char* side : {"client", "server"}) {
+        const json& host = run[side]["facts"]["udp"]["host"];
+        CHECK(host["out_datagrams"].get<std::uint64_t>() >= path["datagrams_sent"].get<std::uint64_t>());
+        CHECK(host["rcvbuf_errors"].get<std::uint64_t>() <= host["in_errors"].get<std::uint64_t>());
+      }
+      CHECK(run["server"]["facts"]["udp"]["path"].is_null());  // the listener's socket is shared
+    } else {
+      CHECK(run["client"]["facts"]["udp"].is_null());
     }
   }
   // Against tcp, as every mode is, and against tls too: both paired by round.
@@ -95,6 +114,14 @@ TEST_CASE("quic bulk: every byte arrives, each way and on each connection, besid
   REQUIRE(run["streams"].size() == 3);
   for (const json& stream : run["streams"])
     CHECK(stream["bytes"] == 1024 * 1024);
+  const json& path = run["client"]["facts"]["udp"]["path"];
+  CHECK(path["bytes_received"].get<std::uint64_t>() > 3 * 1024 * 1024);  // three connections' bytes
+
+  // The text says what was sent, in what datagrams, and what the hosts dropped.
+  const ProcessResult text = run_tlscmp({"client", "--mode", "quic", "-n", "1M", "--repeat", "1"});
+  CHECK(text.exit_code == 0);
+  CHECK(text.out.find(" datagrams sent (largest ") != std::string::npos);
+  CHECK(text.out.find("UDP drops: ") != std::string::npos);
 }
 
 TEST_CASE("quic rr: every transaction is counted, on one connection and on several") {
@@ -110,6 +137,9 @@ TEST_CASE("quic rr: every transaction is counted, on one connection and on sever
   CHECK(j["rr_summary"]["quic"]["over_tcp"]["transactions_per_s"]["count"] == 1);
   CHECK(j["rr_summary"]["quic"]["over_tls"].is_null());  // no tls run to pair with
   CHECK(j["rr_runs"][1]["tls_version"] == "QUICv1");
+  // A datagram a request at least: 400 transactions of 100 bytes.
+  CHECK(j["rr_runs"][1]["client"]["facts"]["udp"]["path"]["datagrams_sent"].get<std::uint64_t>() >= 400);
+  CHECK(j["rr_runs"][0]["client"]["facts"]["udp"].is_null());
   check_latency_order(j["rr_runs"][1]["latency_us"]);
 }
 

@@ -7,6 +7,7 @@
 #include "measure/memory.hpp"
 #include "protocol/messages.hpp"
 #include "render/facts.hpp"
+#include "transport/datagram.hpp"
 #include "transport/socket.hpp"
 
 using namespace tlscmp;
@@ -31,6 +32,70 @@ TEST_CASE("the host's CPU split comes from two /proc/stat readings") {
   CHECK_FALSE(parse_host_ticks("intr 1 2 3\n"));
   CHECK_FALSE(parse_host_ticks("cpu  1 2 3\n"));  // too few counts
   CHECK(read_host_ticks());                       // this host has one
+}
+
+TEST_CASE("the host's UDP counters: /proc/net/snmp's two Udp lines by name, plus snmp6's Udp6 lines") {
+  const std::string header =
+      "Tcp: RtoAlgorithm ActiveOpens\nTcp: 1 2\n"
+      "Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors InCsumErrors\n";
+  const std::string six = "Ip6InReceives 5\nUdp6InDatagrams 1\nUdp6RcvbufErrors 2\n";
+  const auto before =
+      parse_host_udp(header + "Udp: 100 3 7 200 5 1 0\nUdpLite: InDatagrams\nUdpLite: 9\n", six);
+  const auto after = parse_host_udp(header + "Udp: 1100 3 19 2200 15 4 0\n", "");
+  REQUIRE(before);
+  REQUIRE(after);
+  CHECK(before->in_datagrams == 101);  // IPv4's and IPv6's
+  CHECK(before->out_datagrams == 200);
+  CHECK(before->rcvbuf_errors == 7);
+  const HostUdp moved = host_udp_between(HostUdp{100, 200, 7, 5, 1}, *after);
+  CHECK(moved.in_datagrams == 1000);
+  CHECK(moved.out_datagrams == 2000);
+  CHECK(moved.in_errors == 12);
+  CHECK(moved.rcvbuf_errors == 10);
+  CHECK(moved.sndbuf_errors == 3);
+  CHECK(host_udp_between(*after, *before).out_datagrams == 0);  // a counter that went back: none
+  CHECK_FALSE(parse_host_udp("Tcp: A\nTcp: 1\n", six));
+  CHECK_FALSE(parse_host_udp("Udp: InDatagrams NoPorts\nUdp: 1 2\n", six));  // the errors are missing
+  CHECK(read_host_udp());                                                    // this host has them
+}
+
+TEST_CASE("QUIC's UDP facts cross the wire and merge over connections") {
+  RunFacts a;
+  a.udp_path = UdpPath{10, 5, 12000, 600, 1200, 10, 0};
+  a.host_udp = HostUdp{30, 40, 1, 1, 0};
+  RunFacts b;
+  b.udp_path = UdpPath{20, 7, 25000, 800, 1350, 5, 0};
+  b.host_udp = a.host_udp;
+  const RunFacts all = merge_facts({a, b});
+  REQUIRE(all.udp_path);
+  CHECK(all.udp_path->datagrams_sent == 30);
+  CHECK(all.udp_path->datagrams_received == 12);
+  CHECK(all.udp_path->bytes_sent == 37000);
+  CHECK(all.udp_path->send_calls == 15);
+  CHECK(all.udp_path->largest_sent == 1350);
+  REQUIRE(all.host_udp);
+  CHECK(all.host_udp->in_datagrams == 30);  // one host: not added up
+
+  protocol::SideResult side;
+  side.facts = all;
+  const std::vector<std::byte> frame = protocol::encode(protocol::Message{side});
+  const protocol::SideResult back =
+      std::get<protocol::SideResult>(protocol::decode(std::span(frame).subspan(protocol::kFrameHeaderBytes)));
+  REQUIRE(back.facts.udp_path);
+  CHECK(back.facts.udp_path->bytes_sent == 37000);
+  CHECK(back.facts.udp_path->largest_sent == 1350);
+  REQUIRE(back.facts.host_udp);
+  CHECK(back.facts.host_udp->rcvbuf_errors == 1);
+
+  render::FactsRun run{1, false, "quic", "1", &all, &all};
+  const std::string notes = render::render_notable({run});
+  CHECK(notes.find("client 30 datagrams sent (largest 1350 B, 2.0 a send call, no GSO), 12 received") !=
+        std::string::npos);
+  CHECK(notes.find("UDP drops: 1 received and 0 sent on the client's host (1 for a full receive buffer)") !=
+        std::string::npos);
+  const auto json = render::facts_json(all);
+  CHECK(json["udp"]["path"]["datagrams_per_send_call"] == 2.0);
+  CHECK(render::facts_json(RunFacts{})["udp"].is_null());
 }
 
 TEST_CASE("a thread's last CPU is field 39 of its stat, whatever its name holds") {

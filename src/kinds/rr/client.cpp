@@ -251,9 +251,13 @@ measure::RrRun run_rr_test(const session::ClientConfig& config, const tls::Conte
     for (const auto& stream : data.streams)
       fds.push_back(stream->native_handle());
     std::vector<RunFacts> facts = run_data_threads(
-        fds, config.client_cpu, [&](std::size_t i) { mine[i] = run_rr_client(*data.streams[i], specs[i]); });
-    for (std::size_t i = 0; i < mine.size(); ++i)
+        fds, config.client_cpu, [&](std::size_t i) { mine[i] = run_rr_client(*data.streams[i], specs[i]); },
+        data.streams.front()->is_quic());
+    for (std::size_t i = 0; i < mine.size(); ++i) {
       mine[i].facts = std::move(facts[i]);
+      if (const tls::TlsStream* t = std::as_const(*data.streams[i]).tls())
+        mine[i].facts.udp_path = t->udp_path();
+    }
   }
   const std::string suite = user_space_suite(*data.streams.front());  // calibrated once the run is over
   data.streams.clear();

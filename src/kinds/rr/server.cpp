@@ -124,7 +124,8 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
     for (const auto& stream : data)
       fds.push_back(stream->native_handle());
     std::vector<RunFacts> facts = run_data_threads(
-        fds, request.server_cpu, [&](std::size_t i) { mine[i] = run_rr_server(*data[i], specs[i]); });
+        fds, request.server_cpu, [&](std::size_t i) { mine[i] = run_rr_server(*data[i], specs[i]); },
+        data.front()->is_quic());
     for (std::size_t i = 0; i < mine.size(); ++i)
       mine[i].facts = std::move(facts[i]);
     live.clear();  // before the sockets close

@@ -33,10 +33,14 @@ std::vector<protocol::SideResult> run_streams(const std::vector<StreamWork>& wor
   std::vector<int> fds;
   for (const StreamWork& w : work)
     fds.push_back(w.stream->native_handle());
-  std::vector<RunFacts> facts =
-      run_data_threads(fds, cpu, [&](std::size_t i) { results[i] = run_one(work[i]); });
-  for (std::size_t i = 0; i < results.size(); ++i)
+  const bool quic = !work.empty() && work.front().stream->is_quic();
+  std::vector<RunFacts> facts = run_data_threads(
+      fds, cpu, [&](std::size_t i) { results[i] = run_one(work[i]); }, quic);
+  for (std::size_t i = 0; i < results.size(); ++i) {
     results[i].facts = std::move(facts[i]);
+    if (const tls::TlsStream* tls = std::as_const(*work[i].stream).tls())
+      results[i].facts.udp_path = tls->udp_path();
+  }
   std::int64_t earliest = INT64_MAX;
   for (const protocol::SideResult& r : results) {
     if (r.window_start_ns != 0) earliest = std::min(earliest, r.window_start_ns);
