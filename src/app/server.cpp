@@ -257,17 +257,35 @@ void Server::quic_accept_loop() {
 }
 
 void Server::serve_quic(std::unique_ptr<tls::TlsStream> tls, const Peer& peer, bool budgeted) {
-  std::unique_ptr<Stream> stream;
   Admitted admitted(*this, -1, peer.source, budgeted);
   SetUpSlot set_up(*this, peer.source, budgeted);
   double cpu_mark = measure::thread_cpu_s();
   try {
-    // The handshake and the preamble within the handshake timeout, as over TCP.
-    tls->set_deadline(Deadline::after(config_.timeouts.handshake));
+    // The handshake and the first stream within the handshake timeout, as over TCP.
+    const Deadline first = Deadline::after(config_.timeouts.handshake);
+    tls->set_deadline(first);
     if (const std::error_code ec = tls->handshake())
       throw Error(fmt::format("QUIC handshake failed: {}", describe(ec, tls->error_detail())));
-    stream = std::move(tls);
-    serve_stream(stream, peer, set_up, cpu_mark);
+    const std::shared_ptr<tls::TlsStream> connection = std::move(tls);
+    // Each stream the client opens is served as a TCP connection is; the
+    // connection lasts until the client closes it (or it idles out).
+    bool any = false;
+    for (bool ended = false; !ended && !stopping();) {
+      std::unique_ptr<Stream> stream = connection->accept_stream(kQuicAcceptTick, ended);
+      if (!stream) {
+        if (!any && first.expired())
+          throw Error(fmt::format("opened no stream within {:g} s (--handshake-timeout)",
+                                  std::chrono::duration<double>(config_.timeouts.handshake).count()));
+        continue;
+      }
+      any = true;
+      stream->set_deadline(Deadline::after(config_.timeouts.handshake));
+      try {
+        serve_stream(stream, peer, set_up, cpu_mark);
+      } catch (const std::exception& e) {
+        log_.line(fmt::format("{} (QUIC stream) {}", peer.address, e.what()));
+      }
+    }
   } catch (const std::exception& e) {
     log_.line(fmt::format("{} (QUIC) {}", peer.address, e.what()));
   }

@@ -17,6 +17,10 @@
 namespace tlscmp::cli {
 namespace {
 
+// The most streams a QUIC connection opens at once: OpenSSL's default limit
+// on a peer's concurrent bidirectional streams.
+constexpr std::uint32_t kMaxQuicStreams = 100;
+
 std::uint64_t milliseconds_count(double seconds) {
   return static_cast<std::uint64_t>(milliseconds_of(seconds).count());
 }
@@ -147,6 +151,31 @@ void refuse_tls_flags_for_quic(const ClientFlags& flags, const session::ClientCo
   if (!cipher.empty() && cipher.rfind("TLS_", 0) != 0)
     why = "--cipher names TLS 1.2 suites, and QUIC runs TLS 1.3 alone (its suites are named TLS_*)";
   if (why != nullptr) throw UsageError(fmt::format("{}; leave quic out of --mode, or the flag", why));
+}
+
+// --streams S: S QUIC streams on each of -P connections, against -P x S
+// TCP and TLS connections.
+void apply_quic_streams(session::ClientConfig& c) {
+  const std::uint32_t s = c.quic_streams;
+  if (s == 1) return;
+  if (std::find(c.modes.begin(), c.modes.end(), Mode::quic) == c.modes.end()) {
+    throw UsageError(fmt::format(
+        "--streams {}: QUIC streams on each connection, and --mode has no quic; add quic to --mode (--mode "
+        "tcp,tls,quic), or use -P for connections",
+        s));
+  }
+  if (c.test.kind != TestKind::stream && c.test.kind != TestKind::rr) {
+    throw UsageError(
+        fmt::format("--streams {}: bulk streams and --rr take QUIC streams; {} opens a QUIC "
+                    "connection a transaction",
+                    s, to_string(c.test.kind)));
+  }
+  if (std::uint64_t{s} * c.test.streams > protocol::kMaxStreams) {
+    throw UsageError(fmt::format("--streams {} with -P {}: {} streams in all, and at most {} run; lower one",
+                                 s, c.test.streams, std::uint64_t{s} * c.test.streams,
+                                 protocol::kMaxStreams));
+  }
+  c.test.streams *= s;
 }
 
 // -A CLIENT[,SERVER] (or ",SERVER"): CPU numbers, the client's checked here.
@@ -407,6 +436,10 @@ void add_shape_flags(CLI::App* cmd, ClientFlags& flags) {
                   "Parallel data connections per run, each its own stream")
       ->check(CLI::Range(1, static_cast<int>(protocol::kMaxStreams)))
       ->capture_default_str();
+  cmd->add_option("--streams", flags.quic_streams,
+                  "QUIC streams on each connection (bulk, --rr), against -P x S tcp and tls connections")
+      ->check(CLI::Range(1, static_cast<int>(kMaxQuicStreams)))
+      ->capture_default_str();
   add_size(cmd, "--record-size", sizes.record_size, "--record-size", protocol::kMinRecordBytes,
            protocol::kMaxRecordBytes,
            "Largest TLS record the sender writes, 512..16K bytes (max send fragment)");
@@ -498,6 +531,7 @@ ClientCommand to_client_command(const ClientFlags& flags) {
   split_host(flags, c);
   split_sources(c);
   apply_kind_flags(flags, c);
+  apply_quic_streams(c);
   // Datagram buffers only drop what does not fit, and the loss is counted.
   if (const std::string slow = slow_buffers_warning(flags); !slow.empty() && !is_datagram(c.modes.front()))
     command.warnings.push_back(slow);

@@ -1,12 +1,14 @@
 #include "kinds/data_connections.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <optional>
 
 #include "endpoint.hpp"
 #include "kinds/tls_failure.hpp"
 #include "measure/clock.hpp"
 #include "session/control.hpp"
+#include "tls/tls_stream.hpp"
 #include "transport/datagram.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
@@ -28,9 +30,10 @@ UniqueFd open_socket(const session::ClientConfig& config, Mode mode, int control
   return fd;
 }
 
-std::unique_ptr<Stream> open_one(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
-                                 const protocol::TestAccept& accept, std::uint32_t index, int control_fd,
-                                 double& handshake_us) {
+// A connection to the server, its TLS or QUIC handshake done: the time of
+// both in `handshake_us`.
+std::unique_ptr<Stream> connect(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
+                                const protocol::TestAccept& accept, int control_fd, double& handshake_us) {
   const session::Timeouts& timeouts = config.timeouts;
   const std::int64_t start_ns = measure::now_ns();
   UniqueFd fd = open_socket(config, mode, control_fd);
@@ -49,17 +52,46 @@ std::unique_ptr<Stream> open_one(const session::ClientConfig& config, const tls:
     stream = std::make_unique<TcpStream>(std::move(fd));
   }
   handshake_us = measure::ns_to_us(measure::now_ns() - start_ns);
+  return stream;
+}
 
-  stream->set_deadline(Deadline::after(timeouts.handshake));
+// The data connection (or QUIC stream) `index` of the test, said to the server.
+void introduce(Stream& stream, const session::ClientConfig& config, const protocol::TestAccept& accept,
+               std::uint32_t index) {
+  stream.set_deadline(Deadline::after(config.timeouts.handshake));
   const protocol::Preamble preamble = protocol::encode_preamble(protocol::ConnectionKind::data);
   std::error_code ec;
-  stream->write_all(preamble, ec);
-  if (!ec) stream->write_all(protocol::encode_data_header(accept.cookie, index), ec);
+  stream.write_all(preamble, ec);
+  if (!ec) stream.write_all(protocol::encode_data_header(accept.cookie, index), ec);
   if (ec) {
     throw Error(fmt::format("the server did not take the data connection: {}{}",
-                            describe(ec, stream->error_detail()), rejection_hint(*stream, config)));
+                            describe(ec, stream.error_detail()), rejection_hint(stream, config)));
   }
-  return stream;
+}
+
+// Connections as the test asks: one a stream, or for QUIC --streams S
+// streams on each connection (the first of each reports its datagrams).
+void open_all(DataConnections& data, const session::ClientConfig& config, const tls::Context* tls, Mode mode,
+              const protocol::TestAccept& accept, std::uint32_t count, int control_fd) {
+  const std::uint32_t per_connection =
+      mode == Mode::quic ? std::max<std::uint32_t>(1, config.quic_streams) : 1;
+  std::shared_ptr<tls::TlsStream> connection;
+  double us = 0;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    std::unique_ptr<Stream> stream;
+    if (mode == Mode::quic) {
+      if (i % per_connection == 0) {
+        std::unique_ptr<Stream> made = connect(config, tls, mode, accept, control_fd, us);
+        connection.reset(static_cast<tls::TlsStream*>(made.release()));
+      }
+      stream = connection->open_stream(i % per_connection == 0);
+    } else {
+      stream = connect(config, tls, mode, accept, control_fd, us);
+    }
+    introduce(*stream, config, accept, i);
+    data.streams.push_back(std::move(stream));
+    data.handshake_us.push_back(us);
+  }
 }
 
 // The ready byte comes once every connection of the test has arrived.
@@ -82,11 +114,7 @@ DataConnections open_data_connections(const session::ClientConfig& config, const
                                       Stream& control) {
   DataConnections data;
   try {
-    for (std::uint32_t i = 0; i < count; ++i) {
-      double us = 0;
-      data.streams.push_back(open_one(config, tls, mode, accept, i, control.native_handle(), us));
-      data.handshake_us.push_back(us);
-    }
+    open_all(data, config, tls, mode, accept, count, control.native_handle());
     for (const auto& stream : data.streams)
       await_ready(*stream, config);
   } catch (const Error& e) {

@@ -391,6 +391,9 @@ struct Settings {
   std::optional<std::int64_t> start_at_ns;
   double max_skew_s = 0.1;
   spec::TlsPolicy tls_policy;  // what the client offers (version, suites, groups, kTLS)
+  // --streams: QUIC streams per connection; test.streams (-P times this) is
+  // then every mode's streams, tcp and tls each on a connection of its own.
+  std::uint32_t quic_streams = 1;
 
   // The mode every other mode's runs are compared with: the first of two or
   // more (tcp in `--mode both`, udp in `both-udp`); none with one mode.

@@ -59,6 +59,7 @@ nlohmann::ordered_json test_json(const measure::TestParameters& p) {
   out["cipher"] = p.tls_policy.cipher;
   out["groups"] = p.tls_policy.groups;
   out["ktls"] = p.tls_policy.ktls;
+  out["quic_streams"] = p.quic_streams;
   out["client_certificate"] = p.client_certificate;
   out["kind"] = to_string(p.test.kind);
   out["crr"] = p.test.kind == TestKind::crr;

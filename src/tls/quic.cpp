@@ -185,6 +185,14 @@ std::unique_ptr<TlsStream> QuicListener::accept(std::chrono::milliseconds wait, 
   }
 #endif
   SSL_set_blocking_mode(ssl, 0);
+  // The client's streams come one by one (TlsStream::accept_stream): none
+  // is the connection's default, each is taken as it comes.
+  if (SSL_set_default_stream_mode(ssl, SSL_DEFAULT_STREAM_MODE_NONE) != 1 ||
+      SSL_set_incoming_stream_policy(ssl, SSL_INCOMING_STREAM_POLICY_ACCEPT, 0) != 1) {
+    ERR_clear_error();
+    SSL_free(ssl);
+    return nullptr;
+  }
   return std::make_unique<TlsStream>(UniqueFd(), ssl);
 }
 
@@ -257,6 +265,38 @@ bool wait_quic(SSL* ssl, bool write, std::chrono::milliseconds limit) {
   return ready > 0;
 }
 
+SSL* new_stream(SSL* connection) {
+  SSL* stream = SSL_new_stream(connection, 0);
+  if (stream == nullptr) throw_tls_error("cannot open a QUIC stream");
+  SSL_set_blocking_mode(stream, 0);
+  return stream;
+}
+
+SSL* accept_stream(SSL* connection, std::chrono::milliseconds wait, bool& ended) {
+  ended = false;
+  SSL* stream = SSL_accept_stream(connection, SSL_ACCEPT_STREAM_NO_BLOCK);
+  if (stream == nullptr) {
+    ERR_clear_error();
+    SSL_POLL_ITEM item{};
+    item.desc = SSL_as_poll_descriptor(connection);
+    item.events = SSL_POLL_EVENT_ISB | SSL_POLL_EVENT_EC;  // a stream, or the connection's end
+    const timeval tv = to_timeval(wait);
+    std::size_t ready = 0;
+    SSL_poll(&item, 1, sizeof item, &tv, 0, &ready);
+    ERR_clear_error();
+    stream = SSL_accept_stream(connection, SSL_ACCEPT_STREAM_NO_BLOCK);
+    ERR_clear_error();
+  }
+  if (stream == nullptr) {
+    SSL_CONN_CLOSE_INFO closed{};
+    ended = SSL_get_conn_close_info(connection, &closed, sizeof closed) == 1;
+    ERR_clear_error();
+    return nullptr;
+  }
+  SSL_set_blocking_mode(stream, 0);
+  return stream;
+}
+
 bool conclude_stream(SSL* ssl) {
   return SSL_stream_conclude(ssl, 0) == 1;
 }
@@ -264,7 +304,7 @@ bool conclude_stream(SSL* ssl) {
 std::uint64_t unacknowledged_bytes(SSL* ssl) {
   // A connection the peer closed (it had all it wanted) acknowledges no more.
   SSL_CONN_CLOSE_INFO closed{};
-  if (SSL_get_conn_close_info(ssl, &closed, sizeof closed) == 1) return 0;
+  if (SSL_get_conn_close_info(SSL_get0_connection(ssl), &closed, sizeof closed) == 1) return 0;
   ERR_clear_error();
   std::uint64_t used = 0;
   if (SSL_get_generic_value_uint(ssl, SSL_VALUE_STREAM_WRITE_BUF_USED, &used) != 1) {
@@ -350,6 +390,12 @@ bool is_quic(const SSL*) {
   return false;
 }
 bool wait_quic(SSL*, bool, std::chrono::milliseconds) {
+  refuse();
+}
+SSL* new_stream(SSL*) {
+  refuse();
+}
+SSL* accept_stream(SSL*, std::chrono::milliseconds, bool&) {
   refuse();
 }
 bool conclude_stream(SSL*) {

@@ -74,6 +74,12 @@ bool is_quic(const ssl_st* ssl);
 // Waits up to `limit` for the connection's stream to be readable (or
 // writable); true if it is, or the connection ended (the next call says how).
 bool wait_quic(ssl_st* ssl, bool write, std::chrono::milliseconds limit);
+// A new bidirectional stream on a client connection, non-blocking as its
+// connection is; throws tlscmp::Error if the library opens none.
+ssl_st* new_stream(ssl_st* connection);
+// The next stream the peer opened on a server connection, waiting up to
+// `wait`; null if none came, `ended` set once the connection is over.
+ssl_st* accept_stream(ssl_st* connection, std::chrono::milliseconds wait, bool& ended);
 // Ends the stream's sending side (a FIN): false if it could not.
 bool conclude_stream(ssl_st* ssl);
 // Bytes written to the stream that the peer has not acknowledged yet; 0

@@ -62,9 +62,29 @@ TlsStream::TlsStream(UniqueFd fd, ssl_st* ssl)
   if (quic_) library_waits();
 }
 
+TlsStream::TlsStream(std::shared_ptr<TlsStream> connection, ssl_st* stream, bool reports_path)
+    : TlsStream(UniqueFd(), stream) {
+  connection_ = std::move(connection);
+  reports_path_ = reports_path;
+}
+
 TlsStream::~TlsStream() {
-  if (quic_) detail::close_quic(ssl_);
+  if (quic_ && !connection_) detail::close_quic(ssl_);  // a stream's end is its FIN or its connection's
   SSL_free(ssl_);
+}
+
+std::unique_ptr<TlsStream> TlsStream::open_stream(bool reports_path) {
+  return std::make_unique<TlsStream>(shared_from_this(), detail::new_stream(ssl_), reports_path);
+}
+
+std::unique_ptr<TlsStream> TlsStream::accept_stream(std::chrono::milliseconds wait, bool& ended) {
+  SSL* stream = detail::accept_stream(ssl_, wait, ended);
+  if (stream == nullptr) return nullptr;
+  return std::make_unique<TlsStream>(shared_from_this(), stream, false);
+}
+
+ssl_st* TlsStream::tls_ssl() const {
+  return connection_ ? connection_->ssl_ : ssl_;
 }
 
 std::error_code TlsStream::wait_for(short events) {
@@ -151,19 +171,20 @@ std::error_code TlsStream::handshake() {
 
 SessionInfo TlsStream::session_info() const {
   SessionInfo info;
-  info.version = SSL_get_version(ssl_);
-  if (const SSL_CIPHER* cipher = SSL_get_current_cipher(ssl_)) info.cipher = SSL_CIPHER_get_name(cipher);
-  info.group = compat::negotiated_group(ssl_);
-  const bool server = SSL_is_server(ssl_) != 0;
-  const compat::OwnedX509 peer = compat::peer_certificate(ssl_);
-  X509* own = SSL_get_certificate(ssl_);
+  SSL* ssl = tls_ssl();  // a QUIC stream's session is its connection's
+  info.version = SSL_get_version(ssl);
+  if (const SSL_CIPHER* cipher = SSL_get_current_cipher(ssl)) info.cipher = SSL_CIPHER_get_name(cipher);
+  info.group = compat::negotiated_group(ssl);
+  const bool server = SSL_is_server(ssl) != 0;
+  const compat::OwnedX509 peer = compat::peer_certificate(ssl);
+  X509* own = SSL_get_certificate(ssl);
   info.certificate_key_type = compat::certificate_key_type(server ? own : peer.get());
   info.client_certificate_key_type = compat::certificate_key_type(server ? peer.get() : own);
-  info.resumed = SSL_session_reused(ssl_) != 0;
-  info.ktls_send = compat::ktls_send(ssl_);
-  info.ktls_receive = compat::ktls_receive(ssl_);
-  info.bytes_read = BIO_number_read(SSL_get_rbio(ssl_));
-  info.bytes_written = BIO_number_written(SSL_get_wbio(ssl_));
+  info.resumed = SSL_session_reused(ssl) != 0;
+  info.ktls_send = compat::ktls_send(ssl);
+  info.ktls_receive = compat::ktls_receive(ssl);
+  info.bytes_read = BIO_number_read(SSL_get_rbio(ssl));
+  info.bytes_written = BIO_number_written(SSL_get_wbio(ssl));
   info.client_hello_bytes = client_hello_bytes_;
   info.server_hello_bytes = server_hello_bytes_;
   return info;
@@ -178,7 +199,7 @@ Session Session::adopt(ssl_session_st* session) {
 Session TlsStream::session() const {
   // In TLS 1.3 a session is resumable only once a ticket arrived, which the
   // new-session callback reports; SSL_get1_session is what TLS 1.2 has.
-  return latest_session_ ? latest_session_ : Session::adopt(SSL_get1_session(ssl_));
+  return latest_session_ ? latest_session_ : Session::adopt(SSL_get1_session(tls_ssl()));
 }
 
 bool TlsStream::certificate_requested() const {
@@ -190,8 +211,8 @@ void TlsStream::set_max_record_size(std::size_t bytes) {
 }
 
 VerifyFailure TlsStream::verify_failure() const {
-  if ((SSL_get_verify_mode(ssl_) & SSL_VERIFY_PEER) == 0) return VerifyFailure::none;
-  return classify_verify_result(compat::verify_result(ssl_));
+  if ((SSL_get_verify_mode(tls_ssl()) & SSL_VERIFY_PEER) == 0) return VerifyFailure::none;
+  return classify_verify_result(compat::verify_result(tls_ssl()));
 }
 
 std::string TlsStream::explain_verify_failure(long verify) const {
@@ -252,7 +273,8 @@ void TlsStream::send_close_notify(std::error_code& ec) {
 }
 
 std::optional<UdpPath> TlsStream::udp_path() const {
-  return quic_ ? detail::udp_path(ssl_) : std::nullopt;
+  if (!quic_ || (connection_ && !reports_path_)) return std::nullopt;
+  return detail::udp_path(tls_ssl());
 }
 
 void TlsStream::shutdown_send(std::error_code& ec) {
@@ -287,24 +309,24 @@ void TlsStream::shutdown_send(std::error_code& ec) {
 }
 
 bool TlsStream::resumed() const {
-  return SSL_session_reused(ssl_) != 0;
+  return SSL_session_reused(tls_ssl()) != 0;
 }
 
 const char* TlsStream::resumed_by() const {
   if (!resumed()) return "";
   // TLS 1.3 resumes from a ticket (a PSK) only; TLS 1.2 from a ticket when
   // the session offered had one, else from the server's session cache.
-  if (SSL_version(ssl_) >= TLS1_3_VERSION) return "ticket";
-  const SSL_SESSION* session = SSL_get_session(ssl_);
+  if (SSL_version(tls_ssl()) >= TLS1_3_VERSION) return "ticket";
+  const SSL_SESSION* session = SSL_get_session(tls_ssl());
   return session != nullptr && SSL_SESSION_has_ticket(session) != 0 ? "ticket" : "session id";
 }
 
 std::uint64_t TlsStream::bytes_read() const {
-  return BIO_number_read(SSL_get_rbio(ssl_));
+  return BIO_number_read(SSL_get_rbio(tls_ssl()));
 }
 
 std::uint64_t TlsStream::bytes_written() const {
-  return BIO_number_written(SSL_get_wbio(ssl_));
+  return BIO_number_written(SSL_get_wbio(tls_ssl()));
 }
 
 bool TlsStream::has_buffered() const {

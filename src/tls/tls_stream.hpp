@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -83,10 +84,17 @@ class ConnectionEvents {
 
 // TLS over a TCP socket. OpenSSL reads and writes the socket directly (a
 // socket BIO): no memory BIO pair, no extra copy, as in the bare ceiling loop.
-class TlsStream final : public Stream, public ConnectionEvents {
+class TlsStream final : public Stream,
+                        public ConnectionEvents,
+                        public std::enable_shared_from_this<TlsStream> {
  public:
   // Takes ownership of `ssl`, already bound to `fd` and set to its role.
   TlsStream(UniqueFd fd, ssl_st* ssl);
+  // A QUIC stream of `connection` (tls/quic.hpp), which it keeps open while
+  // it lives: its session, certificates and counts are the connection's;
+  // `reports_path`: udp_path() gives the connection's datagrams (one stream
+  // of each connection does, so that streams add up to connections).
+  TlsStream(std::shared_ptr<TlsStream> connection, ssl_st* stream, bool reports_path);
   ~TlsStream() override;
 
   // Runs the handshake within the deadline set by set_deadline().
@@ -141,7 +149,16 @@ class TlsStream final : public Stream, public ConnectionEvents {
   TlsStream* tls() override { return this; }
   const TlsStream* tls() const override { return this; }
   bool is_quic() const override { return quic_; }
-  // A QUIC client connection's datagrams so far (tls/quic.hpp); else nullopt.
+  // A QUIC connection's streams, each a TlsStream of its own that keeps the
+  // connection open. The connection must be owned by a std::shared_ptr.
+  // Client, after the handshake: a new bidirectional stream; Error if the
+  // library will not open one. Server: the next stream the client opened,
+  // waiting up to `wait`; null if none came, with `ended` once the
+  // connection is over (closed, or timed out idle).
+  std::unique_ptr<TlsStream> open_stream(bool reports_path);
+  std::unique_ptr<TlsStream> accept_stream(std::chrono::milliseconds wait, bool& ended);
+  // A QUIC client connection's datagrams so far (tls/quic.hpp), from its
+  // reporting stream; else nullopt.
   std::optional<UdpPath> udp_path() const;
 
  private:
@@ -153,8 +170,13 @@ class TlsStream final : public Stream, public ConnectionEvents {
   // What failed verification (X509_V_ERR_*), in words with names and dates.
   std::string explain_verify_failure(long verify) const;
 
+  // The SSL object of the session: the connection's, for a QUIC stream.
+  ssl_st* tls_ssl() const;
+
   ssl_st* ssl_;
-  bool quic_;               // a QUIC connection (tls/quic.hpp): its bytes on the default stream
+  bool quic_;                              // a QUIC connection or stream (tls/quic.hpp)
+  std::shared_ptr<TlsStream> connection_;  // a QUIC stream's connection
+  bool reports_path_ = false;
   Session latest_session_;  // the newest resumable session the server gave us
   bool certificate_requested_ = false;
   std::uint32_t client_hello_bytes_ = 0;

@@ -173,7 +173,35 @@ TEST_CASE("quic: what it cannot take is refused in one line, before anything run
                       {{"--mode", "quic", "--crr", "--close", "fin"}, 2, "CONNECTION_CLOSE"},
                       {{"--mode", "quic,udp"}, 2, "one test runs one or the other"},
                       {{"--mode", "quick"}, 2, "'quick' is no transport"},
+                      {{"--streams", "4"}, 2, "--mode has no quic"},
+                      {{"--mode", "quic", "--crr", "--streams", "2"}, 2, "a QUIC connection a transaction"},
+                      {{"--mode", "quic", "-P", "64", "--streams", "4"}, 2, "256 streams in all"},
+                      {{"--mode", "quic", "--streams", "101"}, 2, "--streams"},
                   });
+}
+
+TEST_CASE("quic --streams: S streams on each QUIC connection against -P x S tcp and tls connections") {
+  if (!quic_build()) return;
+  const json j = client_json({"--mode", "tcp,tls,quic", "--streams", "4", "-n", "1M", "--repeat", "1", "-R"});
+  CHECK(j["test"]["quic_streams"] == 4);
+  REQUIRE(j["runs"].size() == 3);
+  for (const json& run : j["runs"]) {
+    CAPTURE(run.dump());
+    CHECK(run["bytes"] == 4 * 1024 * 1024);
+    REQUIRE(run["streams"].size() == 4);
+    for (const json& stream : run["streams"])
+      CHECK(stream["bytes"] == 1024 * 1024);
+  }
+  // One QUIC connection: its datagrams counted once, on its first stream.
+  const json& path = j["runs"][2]["client"]["facts"]["udp"]["path"];
+  CHECK(path["bytes_received"].get<std::uint64_t>() > 4 * 1024 * 1024);
+  CHECK(path["bytes_received"].get<std::uint64_t>() < 5 * 1024 * 1024);
+
+  const json rr = client_json(
+      {"--mode", "quic", "--streams", "3", "-P", "2", "--rr", "100/200", "-n", "300", "--repeat", "1"});
+  REQUIRE(rr["rr_runs"].size() == 1);
+  CHECK(rr["rr_runs"][0]["transactions"] == 300);
+  CHECK(rr["rr_runs"][0]["connections"] == 6);
 }
 
 TEST_CASE("quic against a server without it: the test is refused with why") {
