@@ -283,7 +283,10 @@ void Server::serve_quic(std::unique_ptr<tls::TlsStream> tls, const Peer& peer, b
       try {
         serve_stream(stream, peer, set_up, cpu_mark);
       } catch (const std::exception& e) {
+        // A stream that is no tlscmp peer's ends its connection, as a bad
+        // TCP connection ends: the streams already handed on keep it open.
         log_.line(fmt::format("{} (QUIC stream) {}", peer.address, e.what()));
+        break;
       }
     }
   } catch (const std::exception& e) {

@@ -39,7 +39,7 @@ int select_alpn(SSL*, const unsigned char** out, unsigned char* out_len, const u
   return SSL_TLSEXT_ERR_OK;
 }
 
-timeval to_timeval(std::chrono::milliseconds limit) {
+timeval to_timeval(std::chrono::microseconds limit) {
   const auto us = std::chrono::duration_cast<std::chrono::microseconds>(limit).count();
   timeval tv{};
   tv.tv_sec = static_cast<time_t>(us / 1'000'000);
@@ -246,7 +246,7 @@ bool is_quic(const SSL* ssl) {
   return SSL_is_quic(const_cast<SSL*>(ssl)) == 1;
 }
 
-bool wait_quic(SSL* ssl, bool write, std::chrono::milliseconds limit) {
+bool wait_quic(SSL* ssl, bool write, std::chrono::microseconds limit) {
   SSL_POLL_ITEM item{};
   item.desc = SSL_as_poll_descriptor(ssl);
   item.events = write ? SSL_POLL_EVENT_W : SSL_POLL_EVENT_R;
@@ -389,7 +389,7 @@ std::optional<UdpPath> udp_path(SSL*) {
 bool is_quic(const SSL*) {
   return false;
 }
-bool wait_quic(SSL*, bool, std::chrono::milliseconds) {
+bool wait_quic(SSL*, bool, std::chrono::microseconds) {
   refuse();
 }
 SSL* new_stream(SSL*) {

@@ -73,7 +73,7 @@ void attach_udp(ssl_st* ssl, int fd);
 bool is_quic(const ssl_st* ssl);
 // Waits up to `limit` for the connection's stream to be readable (or
 // writable); true if it is, or the connection ended (the next call says how).
-bool wait_quic(ssl_st* ssl, bool write, std::chrono::milliseconds limit);
+bool wait_quic(ssl_st* ssl, bool write, std::chrono::microseconds limit);
 // A new bidirectional stream on a client connection, non-blocking as its
 // connection is; throws tlscmp::Error if the library opens none.
 ssl_st* new_stream(ssl_st* connection);

@@ -73,6 +73,14 @@ TlsStream::~TlsStream() {
   SSL_free(ssl_);
 }
 
+bool TlsStream::readable_within(std::chrono::nanoseconds wait, std::error_code& ec) {
+  if (!quic_) return Stream::readable_within(wait, ec);
+  if (SSL_has_pending(ssl_) == 1) return true;
+  return detail::wait_quic(ssl_, /*write=*/false,
+                           std::chrono::duration_cast<std::chrono::microseconds>(
+                               std::max(wait, std::chrono::nanoseconds::zero())));
+}
+
 std::unique_ptr<TlsStream> TlsStream::open_stream(bool reports_path) {
   return std::make_unique<TlsStream>(shared_from_this(), detail::new_stream(ssl_), reports_path);
 }

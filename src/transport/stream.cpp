@@ -77,6 +77,15 @@ void Stream::enter_event_loop_phase() {
   event_loop_ = true;
 }
 
+bool Stream::readable_within(std::chrono::nanoseconds wait, std::error_code& ec) {
+  const auto ns = std::max<std::int64_t>(0, wait.count());
+  const timespec timeout{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+  pollfd pfd{native_handle(), POLLIN, 0};
+  const int ready = ::ppoll(&pfd, 1, &timeout, nullptr);
+  if (ready < 0 && errno != EINTR) ec = std::error_code(errno, std::system_category());
+  return ready > 0;
+}
+
 std::error_code Stream::wait_ready(short events) {
   if (event_loop_) {
     wanted_events_ = events;

@@ -51,6 +51,9 @@ class Stream {
   bool is_tls() const { return tls() != nullptr; }
   // A QUIC connection's stream (a TLS one too: tls() has its session).
   virtual bool is_quic() const { return false; }
+  // Waits up to `wait` for bytes to read (or the stream's end): true if
+  // there are. poll(2) on the socket; a QUIC stream asks its library.
+  virtual bool readable_within(std::chrono::nanoseconds wait, std::error_code& ec);
 
   // Reads exactly buf.size() bytes, or fails with ec.
   void read_exact(std::span<std::byte> buf, std::error_code& ec);

@@ -193,15 +193,9 @@ void closed_loop(Stream& stream, const RrClientSpec& spec, RrSideResult& result)
 }
 
 // Waits until `stream` has bytes to read or `until_ns` comes. True: readable.
-bool wait_readable(const Stream& stream, std::int64_t until_ns, std::error_code& ec) {
+bool wait_readable(Stream& stream, std::int64_t until_ns, std::error_code& ec) {
   if (stream.has_buffered()) return true;
-  const std::int64_t wait_ns = std::max<std::int64_t>(0, until_ns - measure::now_ns());
-  const timespec timeout{static_cast<time_t>(wait_ns / 1'000'000'000),
-                         static_cast<long>(wait_ns % 1'000'000'000)};
-  pollfd pfd{stream.native_handle(), POLLIN, 0};
-  const int ready = ::ppoll(&pfd, 1, &timeout, nullptr);
-  if (ready < 0 && errno != EINTR) ec = std::error_code(errno, std::system_category());
-  return ready > 0;
+  return stream.readable_within(std::chrono::nanoseconds(until_ns - measure::now_ns()), ec);
 }
 
 void open_loop(Stream& stream, const RrClientSpec& spec, RrSideResult& result) {
