@@ -67,6 +67,24 @@ class EmbeddedServer {
   std::thread thread_;
 };
 
+// With quic in --mode: whether the server serves it, asked before any run,
+// so that a server without QUIC refuses before anything runs. A server
+// that does not say (older, or unreachable: the first run says why) is
+// given its runs.
+bool server_serves_quic(const session::ClientConfig& config, measure::Comparison& comparison) {
+  if (std::find(config.modes.begin(), config.modes.end(), Mode::quic) == config.modes.end()) return true;
+  try {
+    const protocol::ClockReply reply = session::ask_server(config);
+    if (reply.no_quic && !reply.no_quic->empty()) {
+      comparison.error = fmt::format("quic: refused: {}", *reply.no_quic);
+      return false;
+    }
+  } catch (const Error&) {
+    // Said by the first run, as for any other test.
+  }
+  return true;
+}
+
 // --start-at: this host's clock within --max-skew of the server's, then a
 // wait until the time. False (the reason in the comparison) when it cannot start.
 bool wait_for_start(const session::ClientConfig& config, session::InterruptWatch& interrupt,
@@ -228,6 +246,7 @@ measure::Comparison run_client(const session::ClientConfig& config, measure::Tra
     kind.run_whole(target, tls_config, interrupt, comparison);
     return comparison;
   }
+  if (!server_serves_quic(target, comparison)) return comparison;
   if (!kinds::try_tls_variants(target, variants, interrupt, comparison)) return comparison;
   if (config.start_at_ns && !wait_for_start(target, interrupt, comparison)) return comparison;
   if (observer != nullptr) observer->begin_comparison(parameters);

@@ -887,7 +887,8 @@ void Server::serve_control(Stream& control, const Peer& peer, SetUpSlot& set_up)
     protocol::Message message = session::receive_message(control, "the test request");
     if (std::holds_alternative<protocol::ClockRequest>(message)) {
       // --start-at: the client compares clocks, and runs no test here.
-      session::send_message(control, protocol::ClockReply{measure::wall_ns()}, "the clock reply");
+      session::send_message(control, protocol::ClockReply{measure::wall_ns(), quic_ ? "" : quic_refusal()},
+                            "the clock reply");
       return;
     }
     auto* asked = std::get_if<protocol::TestRequest>(&message);
@@ -941,13 +942,15 @@ void Server::serve_test(Stream& control, const protocol::TestRequest& request, S
   write_result(peer, request, side, side.failed() ? "failed" : "ok", line);
 }
 
+std::string Server::quic_refusal() const {
+  return fmt::format(
+      "this server has no QUIC ({}); leave quic out of --mode, or run a server built with OpenSSL 3.5 or "
+      "newer",
+      no_quic_);
+}
+
 std::string Server::cap_problem(const protocol::TestRequest& request) const {
-  if (request.mode == Mode::quic && !quic_) {
-    return fmt::format(
-        "this server has no QUIC ({}); leave quic out of --mode, or run a server built with "
-        "OpenSSL 3.5 or newer",
-        no_quic_);
-  }
+  if (request.mode == Mode::quic && !quic_) return quic_refusal();
   if (request.test.stream.bytes > config_.max_bytes) {
     return fmt::format("the test asks for {} bytes; this server allows at most {} (--max-bytes)",
                        request.test.stream.bytes, config_.max_bytes);

@@ -183,6 +183,8 @@ class Server {
                     const char* outcome, const std::string& text);
   // Why a test's request is over one of the caps (--max-bytes ...), or "".
   std::string cap_problem(const protocol::TestRequest& request) const;
+  // Why quic tests are refused here (no QUIC in this build or this server).
+  std::string quic_refusal() const;
   void shut_down_connections();
   void run_io();
   void finish_running_tests();

@@ -221,7 +221,9 @@ json to_json(const ClockRequest&) {
 }
 
 json to_json(const ClockReply& m) {
-  return {{"type", "clock_reply"}, {"realtime_ns", m.realtime_ns}};
+  json out{{"type", "clock_reply"}, {"realtime_ns", m.realtime_ns}};
+  if (m.no_quic) out["no_quic"] = *m.no_quic;
+  return out;
 }
 
 json facts_json(const RunFacts& f) {
@@ -745,8 +747,10 @@ Message decode_object(const json& j) {
   if (type == "clock_request") return ClockRequest{};
   if (type == "clock_reply") {
     // From the epoch to the year 2500: a clock, not a stray number.
-    return ClockReply{
-        static_cast<std::int64_t>(get_uint(j, "realtime_ns", 0, 16'725'225'600ull * 1'000'000'000ull))};
+    ClockReply reply{
+        static_cast<std::int64_t>(get_uint(j, "realtime_ns", 0, 16'725'225'600ull * 1'000'000'000ull)), {}};
+    if (j.contains("no_quic")) reply.no_quic = get_string(j, "no_quic");
+    return reply;
   }
   if (type == "datagram_result") return decode_datagram_result(j);
   if (type == "flows_result") return decode_flows_result(j);

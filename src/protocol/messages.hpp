@@ -142,6 +142,9 @@ struct Ready {};
 struct ClockRequest {};
 struct ClockReply {
   std::int64_t realtime_ns = 0;  // nanoseconds since the Unix epoch
+  // Why this server cannot serve quic tests, as its refusal of one would
+  // say; "" where it can; nullopt from servers older than QUIC.
+  std::optional<std::string> no_quic;
 };
 
 // server -> client: the test cannot run; `reason` says why, in one line.

@@ -124,25 +124,42 @@ protocol::TestAccept start_test(TcpStream& control, const protocol::TestRequest&
   return accept;
 }
 
-double server_clock_offset_s(const ClientConfig& config) {
+namespace {
+
+// The exchange, with when the request went and the reply came (wall clock).
+protocol::ClockReply exchange_clock(const ClientConfig& config, std::int64_t& sent, std::int64_t& received) {
   TcpStream control(
       connect_tcp(config.host, config.port, Deadline::after(config.timeouts.connect), config.bind_address));
   set_nodelay(control.native_handle(), true);
   control.set_deadline(Deadline::after(config.timeouts.control));
   send_preamble(control, protocol::ConnectionKind::control);
-  const std::int64_t sent = measure::wall_ns();
+  sent = measure::wall_ns();
   send_message(control, protocol::ClockRequest{}, "the clock request");
   receive_server_preamble(control, config.timeouts.control);
   protocol::ClockReply reply;
   try {
     reply = receive<protocol::ClockReply>(control, "the server's clock");
   } catch (const Error& e) {
-    throw Error(
-        fmt::format("the server did not tell its clock ({}): --start-at needs a server of tlscmp {} or later",
-                    e.what(), kVersion));
+    throw Error(fmt::format("the server did not tell its clock ({}): a server of tlscmp {} or later does",
+                            e.what(), kVersion));
   }
-  const std::int64_t received = measure::wall_ns();
+  received = measure::wall_ns();
+  return reply;
+}
+
+}  // namespace
+
+double server_clock_offset_s(const ClientConfig& config) {
+  std::int64_t sent = 0;
+  std::int64_t received = 0;
+  const protocol::ClockReply reply = exchange_clock(config, sent, received);
   return static_cast<double>(reply.realtime_ns - (sent + (received - sent) / 2)) / 1e9;
+}
+
+protocol::ClockReply ask_server(const ClientConfig& config) {
+  std::int64_t sent = 0;
+  std::int64_t received = 0;
+  return exchange_clock(config, sent, received);
 }
 
 protocol::TestRequest test_request(const ClientConfig& config, Mode mode) {

@@ -40,6 +40,9 @@ T receive(Stream& stream, const char* what) {
 // server's time against the middle of the round trip. Throws tlscmp::Error
 // (a server older than --start-at says so).
 double server_clock_offset_s(const ClientConfig& config);
+// What the server says of itself in a control session that runs no test
+// (a ClockRequest): its clock and whether it serves quic.
+protocol::ClockReply ask_server(const ClientConfig& config);
 
 // Tells the client why its test cannot run (a Refusal; the client may be gone
 // already), then throws tlscmp::Error with that reason for the server's log.

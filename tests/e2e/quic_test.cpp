@@ -197,6 +197,13 @@ TEST_CASE("quic --streams: S streams on each QUIC connection against -P x S tcp 
   CHECK(path["bytes_received"].get<std::uint64_t>() > 4 * 1024 * 1024);
   CHECK(path["bytes_received"].get<std::uint64_t>() < 5 * 1024 * 1024);
 
+  const ProcessResult text =
+      run_tlscmp({"client", "--mode", "tcp,quic", "--streams", "2", "-n", "1M", "--repeat", "1"});
+  CHECK(text.exit_code == 0);
+  CHECK(text.out.find(
+            "(--streams 2: tcp and tls open a connection a stream, quic 1 connection of 2 streams)") !=
+        std::string::npos);
+
   const json rr = client_json(
       {"--mode", "quic", "--streams", "3", "-P", "2", "--rr", "100/200", "-n", "300", "--repeat", "1"});
   REQUIRE(rr["rr_runs"].size() == 1);
@@ -214,6 +221,14 @@ TEST_CASE("quic against a server without it: the test is refused with why") {
   CHECK(r.exit_code != 0);
   CHECK(r.err.find("this server has no QUIC") != std::string::npos);
   CHECK(r.err.find("--tls-version 1.2") != std::string::npos);
+  // Asked before anything runs: the tcp run that comes first never starts.
+  const ProcessResult both = run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--insecure",
+                                         "--mode", "tcp,quic", "-n", "1M", "--repeat", "1", "-J"});
+  CHECK(both.exit_code != 0);
+  const json j = json::parse(both.out);
+  CHECK(j["runs"].empty());
+  CHECK(j["error"].get<std::string>().rfind("quic: refused: this server has no QUIC", 0) == 0);
+  CHECK(server.log().find("tcp client_to_server") == std::string::npos);
 }
 
 TEST_CASE("quic: hostile datagrams at the server's port take nothing down, and a real client is served") {

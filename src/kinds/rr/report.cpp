@@ -121,11 +121,14 @@ std::string render_rr_header(const measure::TestParameters& p) {
   const std::string loop = p.test.rr.rate_tps > 0
                                ? fmt::format("open loop at {:g} transactions/s in all", p.test.rr.rate_tps)
                                : std::string("closed loop");
+  const std::string quic = p.quic_streams > 1 ? fmt::format(" (quic: {} streams on each of {})",
+                                                            p.quic_streams, p.test.streams / p.quic_streams)
+                                              : std::string();
   return fmt::format(
-      "request/response: requests of {}, responses of {}, {}, {} connection{}, {} per run, "
+      "request/response: requests of {}, responses of {}, {}, {} connection{}{}, {} per run, "
       "{}{}{}\n",
       format_bytes(p.test.rr.request_bytes), format_bytes(p.test.rr.response_bytes), loop, p.test.streams,
-      p.test.streams == 1 ? "" : "s", amount, rounds_text(p),
+      p.test.streams == 1 ? "" : "s", quic, amount, rounds_text(p),
       p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "",
       p.test.verify ? ", every byte verified" : "");
 }

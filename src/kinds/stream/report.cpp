@@ -289,6 +289,12 @@ std::string render_stream_header(const measure::TestParameters& p) {
                     p.test.stream.bidir ? ", odd-numbered ones the other way (--bidir)" : "",
                     p.test.stream.bytes > 0 ? "the payload on each" : "each sending for the time",
                     p.test.interval_s() > 0 ? "; intervals add up the streams that go the test's way" : "");
+    if (p.quic_streams > 1) {
+      out += fmt::format(
+          "(--streams {}: tcp and tls open a connection a stream, quic {} connection{} of {} streams)\n",
+          p.quic_streams, p.test.streams / p.quic_streams, p.test.streams / p.quic_streams == 1 ? "" : "s",
+          p.quic_streams);
+    }
   }
   if (p.test.stream.msg_size > 0) {
     out += fmt::format(
