@@ -146,7 +146,7 @@ TEST_CASE("quic rr: every transaction is counted, on one connection and on sever
 TEST_CASE("quic crr: a QUIC connection per transaction, each counted, its handshake timed apart") {
   if (!quic_build()) return;
   const json j = client_json({"--mode", "tcp,quic", "--crr", "-n", "60", "-P", "2", "--repeat", "1"});
-  REQUIRE(j["crr_runs"].size() == 2);
+  REQUIRE(j["crr_runs"].size() == 3);  // tcp, quic and quic-resumed
   for (const json& run : j["crr_runs"]) {
     CAPTURE(run.dump());
     CHECK(run["connections"] == 60);
@@ -157,6 +157,14 @@ TEST_CASE("quic crr: a QUIC connection per transaction, each counted, its handsh
   CHECK(quic["tls_version"] == "QUICv1");
   CHECK(quic["handshake_us"]["p50"].get<double>() > 0);
   CHECK(quic["response_us"]["p50"].get<double>() > 0);
+  CHECK(quic["resumed"] == 0);
+  // Each connector's later connections offer the session its first one got.
+  const json& resumed = j["crr_runs"][2];
+  CHECK(resumed["variant"] == "quic-resumed");
+  CHECK(resumed["mode"] == "quic");
+  CHECK(resumed["resumed"] == 60);
+  CHECK(resumed["resumed_by"] == "ticket");
+  CHECK(j["crr_summary"]["quic-resumed"].is_object());
 }
 
 TEST_CASE("quic: what it cannot take is refused in one line, before anything runs") {

@@ -51,6 +51,14 @@ std::vector<session::Variant> variants(const session::ClientConfig& config,
       add_tls_variants(config, tls_config, variants);
     } else {
       variants.push_back(mode_variant(mode, tls_config));
+      // QUIC resumes a TLS 1.3 session from a ticket as TLS does (no early
+      // data in OpenSSL's QUIC): quic-resumed beside quic.
+      if (mode == Mode::quic && !config.test.crr.compare_key_types && !config.test.compare_groups) {
+        session::Variant resumed = mode_variant(mode, tls_config);
+        resumed.label = "quic-resumed";
+        resumed.resume = true;
+        variants.push_back(std::move(resumed));
+      }
     }
   }
   return variants;
