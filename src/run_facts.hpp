@@ -89,6 +89,9 @@ struct RunFacts {
   std::optional<HostCpu> host_cpu;  // where /proc/stat could be read
   std::optional<UdpPath> udp_path;  // QUIC: the client's datagrams
   std::optional<HostUdp> host_udp;  // QUIC: the host's UDP counters, where /proc/net/snmp could be read
+  // rr --stream-per-tx over QUIC: the transactions' streams this side
+  // opened (client) or took (server), one per transaction.
+  std::optional<std::uint64_t> transaction_streams;
   // The CPUs the side's data threads were seen on, each with how many
   // samples saw a thread there (every 10 ms, and as each thread began and ended).
   std::map<int, std::uint32_t> cpu_samples;

@@ -267,30 +267,48 @@ void Server::serve_quic(std::unique_ptr<tls::TlsStream> tls, const Peer& peer, b
     if (const std::error_code ec = tls->handshake())
       throw Error(fmt::format("QUIC handshake failed: {}", describe(ec, tls->error_detail())));
     const std::shared_ptr<tls::TlsStream> connection = std::move(tls);
-    // Each stream the client opens is served as a TCP connection is; the
-    // connection lasts until the client closes it (or it idles out).
-    bool any = false;
-    for (bool ended = false; !ended && !stopping();) {
-      std::unique_ptr<Stream> stream = connection->accept_stream(kQuicAcceptTick, ended);
-      if (!stream) {
-        if (!any && first.expired())
-          throw Error(fmt::format("opened no stream within {:g} s (--handshake-timeout)",
-                                  std::chrono::duration<double>(config_.timeouts.handshake).count()));
-        continue;
-      }
-      any = true;
-      stream->set_deadline(Deadline::after(config_.timeouts.handshake));
-      try {
-        serve_stream(stream, peer, set_up, cpu_mark);
-      } catch (const std::exception& e) {
-        // A stream that is no tlscmp peer's ends its connection, as a bad
-        // TCP connection ends: the streams already handed on keep it open.
-        log_.line(fmt::format("{} (QUIC stream) {}", peer.address, e.what()));
-        break;
-      }
-    }
+    take_quic_streams(connection, peer, set_up, cpu_mark, first);
+    // Its streams are out: the connection (and its place under the caps)
+    // lasts while they do. This thread waits outside the library: one more
+    // thread blocked on the QUIC domain would cost every other wait on it a
+    // round of wakeups (tls::detail::ListenerWatch).
+    constexpr std::chrono::milliseconds kHoldTick{20};
+    while (connection.use_count() > 1 && !stopping())
+      std::this_thread::sleep_for(kHoldTick);
   } catch (const std::exception& e) {
     log_.line(fmt::format("{} (QUIC) {}", peer.address, e.what()));
+  }
+}
+
+void Server::take_quic_streams(const std::shared_ptr<tls::TlsStream>& connection, const Peer& peer,
+                               SetUpSlot& set_up, double& cpu_mark, Deadline first) {
+  // Once a stream went to a test, the wait for more is short, to stop soon
+  // after the test has all of its streams.
+  constexpr std::chrono::milliseconds kMoreStreamsTick{20};
+  std::optional<protocol::Cookie> test;
+  for (bool ended = false; !ended && !stopping();) {
+    if (test && pending_.missing(*test) == 0) return;
+    std::unique_ptr<Stream> stream =
+        connection->accept_stream(test ? kMoreStreamsTick : kQuicAcceptTick, ended);
+    if (!stream) {
+      if (!test && first.expired())
+        throw Error(fmt::format("opened no stream within {:g} s (--handshake-timeout)",
+                                std::chrono::duration<double>(config_.timeouts.handshake).count()));
+      continue;
+    }
+    stream->set_deadline(Deadline::after(config_.timeouts.handshake));
+    try {
+      const Served served = serve_stream(stream, peer, set_up, cpu_mark);
+      if (served.by_kind) return;
+      // A test that takes its connections' later streams (rr --stream-per-tx) has this one's.
+      if (served.test && pending_.keeps_connections(*served.test)) return;
+      if (served.test) test = served.test;
+    } catch (const std::exception& e) {
+      // A stream that is no tlscmp peer's ends its connection, as a bad
+      // TCP connection ends: the streams already handed on keep it open.
+      log_.line(fmt::format("{} (QUIC stream) {}", peer.address, e.what()));
+      return;
+    }
   }
 }
 
@@ -744,15 +762,15 @@ void Server::handle_connection(int raw_fd, const Peer& peer, bool budgeted, doub
       stream->set_deadline(deadline);
     }
 
-    moved_cpu_mark = serve_stream(stream, peer, set_up, cpu_mark);
+    moved_cpu_mark = serve_stream(stream, peer, set_up, cpu_mark).by_kind;
   } catch (const std::exception& e) {
     log_.line(fmt::format("{} {}", peer.address, e.what()));
   }
   if (!moved_cpu_mark) cpu_mark = measure::thread_cpu_s();  // a kind's own connection moved it on itself
 }
 
-bool Server::serve_stream(std::unique_ptr<Stream>& stream, const Peer& peer, SetUpSlot& set_up,
-                          double& cpu_mark) {
+Server::Served Server::serve_stream(std::unique_ptr<Stream>& stream, const Peer& peer, SetUpSlot& set_up,
+                                    double& cpu_mark) {
   const protocol::PreambleInfo preamble = session::receive_preamble(*stream);
   if (preamble.version != protocol::kVersion && preamble.kind == protocol::ConnectionKind::control) {
     // Answer with our own preamble, so that the client can say which versions differ.
@@ -766,7 +784,7 @@ bool Server::serve_stream(std::unique_ptr<Stream>& stream, const Peer& peer, Set
     serve_control(*stream, peer, set_up);
   } else if (const kinds::KindSlice* own = kinds::slice_of(kind); own != nullptr) {
     own->serve_connection(*stream, pending_, cpu_mark);
-    return true;
+    return Served{.by_kind = true, .test = std::nullopt};
   } else {
     protocol::DataHeader header{};
     std::error_code ec;
@@ -779,8 +797,9 @@ bool Server::serve_stream(std::unique_ptr<Stream>& stream, const Peer& peer, Set
     if (!pending_.deliver(data.cookie, data.stream, std::move(stream))) {
       throw protocol::ProtocolError("data connection for an unknown or finished test, or a stream it has");
     }
+    return Served{.test = data.cookie};
   }
-  return false;
+  return {};
 }
 
 Server::Admitted::~Admitted() {
@@ -813,9 +832,9 @@ class Server::Side final : public session::ServerSide {
   protocol::TestAccept acceptance(const protocol::Cookie& cookie) const override {
     return server_.accept_message(cookie);
   }
-  std::unique_ptr<session::PendingTests::Ticket> open_ticket(std::uint32_t streams,
-                                                             std::uint64_t handshakes) override {
-    return server_.pending_.open(streams, handshakes);
+  std::unique_ptr<session::PendingTests::Ticket> open_ticket(std::uint32_t streams, std::uint64_t handshakes,
+                                                             bool keeps_connections) override {
+    return server_.pending_.open(streams, handshakes, keeps_connections);
   }
   std::unique_ptr<session::PendingTests::Ticket> open_ticket(
       std::shared_ptr<session::PendingTests::ConnectionSink> sink) override {

@@ -147,10 +147,20 @@ class Server {
   // hands each to a thread (the caps as for a TCP connection).
   void quic_accept_loop();
   void serve_quic(std::unique_ptr<tls::TlsStream> stream, const Peer& peer, bool budgeted);
+  // Serves each stream the client opens on a QUIC connection until its test
+  // has all its streams (or a kind served the stream itself, or the
+  // connection ended).
+  void take_quic_streams(const std::shared_ptr<tls::TlsStream>& connection, const Peer& peer,
+                         SetUpSlot& set_up, double& cpu_mark, Deadline first);
+  // What serve_stream did with a stream.
+  struct Served {
+    bool by_kind = false;                  // a kind's own connection, which moved `cpu_mark` on
+    std::optional<protocol::Cookie> test;  // a data connection handed to this test
+  };
   // A connection's stream, once made (TCP, TLS or QUIC): its preamble, then
   // a control session, a kind's own connection, or a data connection handed
-  // to its test. True when a kind's own connection moved `cpu_mark` on.
-  bool serve_stream(std::unique_ptr<Stream>& stream, const Peer& peer, SetUpSlot& set_up, double& cpu_mark);
+  // to its test.
+  Served serve_stream(std::unique_ptr<Stream>& stream, const Peer& peer, SetUpSlot& set_up, double& cpu_mark);
   // A connection just accepted: served on this thread if its first bytes are
   // there, watched by the io thread until they come if not (a silent
   // connection holds no thread), or turned away as busy.

@@ -162,6 +162,7 @@ RunFacts merge_facts(const std::vector<RunFacts>& each) {
     if (!all.host_cpu) all.host_cpu = f.host_cpu;
     if (!all.host_udp) all.host_udp = f.host_udp;
     if (f.udp_path) add_path(all.udp_path, *f.udp_path);
+    add(all.transaction_streams, f.transaction_streams);
     if (i == 0) all.pinned_cpu = f.pinned_cpu;
     for (const auto& [cpu, n] : f.cpu_samples)
       all.cpu_samples[cpu] += n;

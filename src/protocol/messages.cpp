@@ -259,6 +259,7 @@ json facts_json(const RunFacts& f) {
                        {"largest_sent", p.largest_sent},     {"send_calls", p.send_calls},
                        {"gso_segment", p.gso_segment}};
   }
+  if (f.transaction_streams) out["transaction_streams"] = *f.transaction_streams;
   if (f.host_udp) {
     const HostUdp& u = *f.host_udp;
     out["host_udp"] = {{"in_datagrams", u.in_datagrams},
@@ -504,6 +505,8 @@ void get_udp_facts(const json& facts, RunFacts& f) {
     host.sndbuf_errors = get_uint(u, "sndbuf_errors", 0, kMaxTestBytes);
     f.host_udp = host;
   }
+  if (facts.contains("transaction_streams"))
+    f.transaction_streams = get_uint(facts, "transaction_streams", 0, kMaxTransactions);
 }
 
 // A side's run facts (absent from peers older than them: none).

@@ -54,6 +54,8 @@ std::string udp(const FactsRun& run) {
         p.largest_sent,
         p.send_calls > 0 ? static_cast<double>(p.datagrams_sent) / static_cast<double>(p.send_calls) : 0.0,
         p.gso_segment > 0 ? fmt::format("GSO of {} B", p.gso_segment) : "no GSO", p.datagrams_received);
+    if (run.client->transaction_streams)
+      text += fmt::format(", {} transaction streams", *run.client->transaction_streams);
   }
   std::vector<std::string> drops;
   bool any_host = false;
@@ -73,7 +75,10 @@ std::string udp(const FactsRun& run) {
 }
 
 ordered_json udp_json(const RunFacts& f) {
-  ordered_json out = {{"path", nullptr}, {"host", nullptr}};
+  ordered_json out = {{"path", nullptr},
+                      {"host", nullptr},
+                      {"transaction_streams",
+                       f.transaction_streams ? ordered_json(*f.transaction_streams) : ordered_json(nullptr)}};
   if (f.udp_path) {
     const UdpPath& p = *f.udp_path;
     out["path"] = {
@@ -137,7 +142,7 @@ ordered_json facts_json(const RunFacts& f) {
           {"cpus", cpus},
           {"main_cpu", f.main_cpu() ? ordered_json(*f.main_cpu()) : ordered_json(nullptr)},
           {"pinned_cpu", f.pinned_cpu >= 0 ? ordered_json(f.pinned_cpu) : ordered_json(nullptr)},
-          {"udp", f.udp_path || f.host_udp ? udp_json(f) : ordered_json(nullptr)}};
+          {"udp", f.udp_path || f.host_udp || f.transaction_streams ? udp_json(f) : ordered_json(nullptr)}};
 }
 
 std::string facts_columns(const char* side) {

@@ -21,7 +21,8 @@ protocol::Cookie random_cookie() {
 
 }  // namespace
 
-std::unique_ptr<PendingTests::Ticket> PendingTests::open(std::uint32_t streams, std::uint64_t handshakes) {
+std::unique_ptr<PendingTests::Ticket> PendingTests::open(std::uint32_t streams, std::uint64_t handshakes,
+                                                         bool keeps_connections) {
   std::lock_guard lock(mutex_);
   protocol::Cookie cookie;
   do {
@@ -29,6 +30,7 @@ std::unique_ptr<PendingTests::Ticket> PendingTests::open(std::uint32_t streams, 
   } while (slots_.contains(cookie));
   Slot slot;
   slot.handshakes = handshakes;
+  slot.keeps_connections = keeps_connections;
   if (handshakes == 0) slot.streams.resize(streams);
   slots_.emplace(cookie, std::move(slot));
   return std::make_unique<Ticket>(*this, cookie);
@@ -61,6 +63,19 @@ bool PendingTests::deliver(const protocol::Cookie& cookie, std::uint32_t index,
   }
   delivered_.notify_all();
   return true;
+}
+
+std::uint32_t PendingTests::missing(const protocol::Cookie& cookie) const {
+  std::lock_guard lock(mutex_);
+  auto it = slots_.find(cookie);
+  if (cancelled_ || it == slots_.end()) return 0;
+  return static_cast<std::uint32_t>(it->second.streams.size()) - it->second.arrived;
+}
+
+bool PendingTests::keeps_connections(const protocol::Cookie& cookie) const {
+  std::lock_guard lock(mutex_);
+  auto it = slots_.find(cookie);
+  return it != slots_.end() && it->second.keeps_connections;
 }
 
 bool PendingTests::probe(const protocol::Cookie& cookie) {

@@ -51,13 +51,21 @@ class PendingTests {
   // A test expecting `streams` data connections; or, with `handshakes` > 0, a
   // handshake test's ticket, which takes up to that many handshake
   // connections (probe) and no data stream.
-  std::unique_ptr<Ticket> open(std::uint32_t streams = 1, std::uint64_t handshakes = 0);
+  // With `keeps_connections`, the streams a QUIC data connection opens after
+  // the one it delivered are the test's to take (rr's --stream-per-tx).
+  std::unique_ptr<Ticket> open(std::uint32_t streams = 1, std::uint64_t handshakes = 0,
+                               bool keeps_connections = false);
   // A crr test's ticket: its connections find `sink` by the cookie.
   std::unique_ptr<Ticket> open(std::shared_ptr<ConnectionSink> sink);
   // The sink of a running crr test with this cookie, or null.
   std::shared_ptr<ConnectionSink> sink(const protocol::Cookie& cookie) const;
   // False if no session waits for this cookie, or the index is out of range or already taken.
   bool deliver(const protocol::Cookie& cookie, std::uint32_t index, std::unique_ptr<Stream> stream);
+  // How many of the test's data streams have not come yet; 0 once all have,
+  // or if no session waits for this cookie.
+  std::uint32_t missing(const protocol::Cookie& cookie) const;
+  // Whether the test with this cookie takes its QUIC connections' later streams.
+  bool keeps_connections(const protocol::Cookie& cookie) const;
   // Counts one handshake connection; false unless the cookie belongs to a
   // running handshake test that expects more.
   bool probe(const protocol::Cookie& cookie);
@@ -70,6 +78,7 @@ class PendingTests {
     std::uint32_t arrived = 0;
     std::uint64_t handshakes = 0;  // > 0: a handshake test, expecting this many
     std::uint64_t probes = 0;
+    bool keeps_connections = false;
     std::shared_ptr<ConnectionSink> sink;  // a crr test's
   };
   mutable std::mutex mutex_;

@@ -46,9 +46,10 @@ class ServerSide {
   // library, CPU, kernel and TLS offer.
   virtual protocol::TestAccept acceptance(const protocol::Cookie& cookie) const = 0;
   // A ticket for `streams` data connections, or with `handshakes` > 0 for up
-  // to that many handshake connections (see PendingTests).
-  virtual std::unique_ptr<PendingTests::Ticket> open_ticket(std::uint32_t streams,
-                                                            std::uint64_t handshakes) = 0;
+  // to that many handshake connections; with `keeps_connections`, a QUIC
+  // connection's later streams are the test's own (see PendingTests).
+  virtual std::unique_ptr<PendingTests::Ticket> open_ticket(std::uint32_t streams, std::uint64_t handshakes,
+                                                            bool keeps_connections = false) = 0;
   // A ticket for a crr test, whose connections find `sink` by its cookie.
   virtual std::unique_ptr<PendingTests::Ticket> open_ticket(
       std::shared_ptr<PendingTests::ConnectionSink> sink) = 0;

@@ -125,7 +125,8 @@ struct Rr {
   std::uint64_t request_bytes = 0;
   std::uint64_t response_bytes = 0;
   std::uint64_t transactions = 0;
-  double rate_tps = 0;  // rr: open loop, over all connections; 0: closed loop
+  double rate_tps = 0;         // rr: open loop, over all connections; 0: closed loop
+  bool stream_per_tx = false;  // rr over QUIC: a stream per transaction, as HTTP/3 (else one for all)
 
   bool operator==(const Rr&) const = default;
 };
@@ -289,6 +290,7 @@ void for_each_field_of(Visit&& visit, T&... t) {
   visit(Field{"rr_response_bytes", "--rr", Part::rr, 1, n(kMaxRrBytes), true}, t.rr.response_bytes...);
   visit(Field{"transactions", "-n", Part::rr, 0, n(kMaxTransactions)}, t.rr.transactions...);
   visit(Field{"rate_tps", "--rate", Part::rr, 0, kMaxRateTps}, t.rr.rate_tps...);
+  visit(Field{"stream_per_tx", "--stream-per-tx", Part::rr}, t.rr.stream_per_tx...);
   visit(Field{"crr_close", "--close", Part::crr}, t.crr.close...);
   visit(Field{"compare_key_types", "--compare-key-types", Part::crr}, t.crr.compare_key_types...);
   visit(Field{"flow_work", "--flows", Part::flows}, t.flows.work...);

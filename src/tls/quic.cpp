@@ -5,9 +5,11 @@
 #include <sys/time.h>
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <new>
+#include <span>
 
 #include "error.hpp"
 #include "tls/ossl_ptr.hpp"
@@ -23,6 +25,26 @@ bool has_quic(std::string* why) {
   }
   return false;
 }
+
+namespace detail {
+
+void ListenerWatch::saw_incoming() {
+  {
+    std::lock_guard lock(mutex_);
+    incoming_.store(true, std::memory_order_release);
+  }
+  changed_.notify_all();
+}
+
+void ListenerWatch::connection_gone() {
+  {
+    std::lock_guard lock(mutex_);
+    live_.fetch_sub(1, std::memory_order_acq_rel);
+  }
+  changed_.notify_all();
+}
+
+}  // namespace detail
 
 #if TLSCMP_HAVE_QUIC
 
@@ -45,6 +67,42 @@ timeval to_timeval(std::chrono::microseconds limit) {
   tv.tv_sec = static_cast<time_t>(us / 1'000'000);
   tv.tv_usec = static_cast<suseconds_t>(us % 1'000'000);
   return tv;
+}
+
+// Polls `own` (one item or two) for up to `limit`, watching the listener
+// too where `watch` wants it (ListenerWatch): own's events, the first item's
+// in the low 32 bits and the second's above; 0 if none came within `limit`;
+// -1 if the poll failed (the call that follows says why).
+std::int64_t poll_watching(std::span<const SSL_POLL_ITEM> own, std::chrono::microseconds limit,
+                           detail::ListenerWatch* watch) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    SSL_POLL_ITEM items[3] = {};
+    std::copy(own.begin(), own.end(), items);
+    std::size_t count = own.size();
+    const bool watching = watch != nullptr && watch->wanted();
+    if (watching) {
+      items[count].desc = SSL_as_poll_descriptor(watch->listener());
+      items[count].events = SSL_POLL_EVENT_IC;
+      ++count;
+    }
+    const auto left = std::max(
+        std::chrono::duration_cast<std::chrono::microseconds>(until - std::chrono::steady_clock::now()),
+        std::chrono::microseconds::zero());
+    const timeval tv = to_timeval(left);
+    std::size_t ready = 0;
+    const int polled = SSL_poll(items, count, sizeof items[0], &tv, 0, &ready);
+    const bool incoming = watching && (items[count - 1].revents & SSL_POLL_EVENT_IC) != 0;
+    if (incoming) watch->saw_incoming();
+    if (polled != 1) {
+      ERR_clear_error();
+      return -1;
+    }
+    const std::uint64_t events =
+        (items[0].revents & 0xffffffffU) | (own.size() > 1 ? (items[1].revents & 0xffffffffU) << 32 : 0);
+    if (events != 0) return static_cast<std::int64_t>(events & 0x7fffffffffffffffU);
+    if (!incoming || left.count() == 0) return 0;
+  }
 }
 
 // A filter under a client connection's QUIC stack, over its datagram BIO:
@@ -139,29 +197,44 @@ QuicListener::QuicListener(const Context& context, UniqueFd udp) : udp_(std::mov
   SSL_set_bio(listener_, bio, bio);
   if (SSL_set_blocking_mode(listener_, 0) != 1 || SSL_listen(listener_) != 1)
     throw_tls_error("cannot listen for QUIC connections");
+  watch_ = std::make_shared<detail::ListenerWatch>(listener_);
 }
 
 QuicListener::~QuicListener() {
   SSL_free(listener_);
 }
 
-std::unique_ptr<TlsStream> QuicListener::accept(std::chrono::milliseconds wait, sockaddr_storage& peer) {
-  SSL* ssl = SSL_accept_connection(listener_, SSL_ACCEPT_CONNECTION_NO_BLOCK);
-  if (ssl == nullptr) {
-    SSL_POLL_ITEM item{};
-    item.desc = SSL_as_poll_descriptor(listener_);
-    item.events = SSL_POLL_EVENT_IC;
-    const timeval tv = to_timeval(wait);
-    std::size_t ready = 0;
-    SSL_poll(&item, 1, sizeof item, &tv, 0, &ready);
-    ERR_clear_error();
-    if (ready == 0) return nullptr;
+SSL* QuicListener::next_connection(std::chrono::milliseconds wait) {
+  SSL* ssl = nullptr;
+  if (watch_->live() == 0) {
+    // Nothing else waits on the domain: this thread does, for the listener.
     ssl = SSL_accept_connection(listener_, SSL_ACCEPT_CONNECTION_NO_BLOCK);
     if (ssl == nullptr) {
+      SSL_POLL_ITEM item{};
+      item.desc = SSL_as_poll_descriptor(listener_);
+      item.events = SSL_POLL_EVENT_IC;
+      const timeval tv = to_timeval(wait);
+      std::size_t ready = 0;
+      SSL_poll(&item, 1, sizeof item, &tv, 0, &ready);
       ERR_clear_error();
-      return nullptr;
+      if (ready > 0) ssl = SSL_accept_connection(listener_, SSL_ACCEPT_CONNECTION_NO_BLOCK);
     }
+  } else {
+    // The connections' waits watch the listener. Where none of them waits
+    // (each busy, or none waiting in the library), SSL_accept_connection
+    // runs the listener's events itself, every kWatchedCheck at the most.
+    constexpr std::chrono::milliseconds kWatchedCheck{20};
+    watch_->wait_incoming(std::min(wait, kWatchedCheck));
+    ssl = SSL_accept_connection(listener_, SSL_ACCEPT_CONNECTION_NO_BLOCK);
+    watch_->taken();
   }
+  ERR_clear_error();
+  return ssl;
+}
+
+std::unique_ptr<TlsStream> QuicListener::accept(std::chrono::milliseconds wait, sockaddr_storage& peer) {
+  SSL* ssl = next_connection(wait);
+  if (ssl == nullptr) return nullptr;
   std::memset(&peer, 0, sizeof peer);
 #if OPENSSL_VERSION_NUMBER >= 0x40000000L
   // OpenSSL 4.0 names a QUIC connection's peer; 3.5 and 3.6 do not, and
@@ -193,8 +266,22 @@ std::unique_ptr<TlsStream> QuicListener::accept(std::chrono::milliseconds wait, 
     SSL_free(ssl);
     return nullptr;
   }
-  return std::make_unique<TlsStream>(UniqueFd(), ssl);
+  auto connection = std::make_unique<TlsStream>(UniqueFd(), ssl);
+  watch_->connection_born();
+  connection->watch_ = watch_;
+  return connection;
 }
+
+namespace detail {
+
+bool ListenerWatch::wait_incoming(std::chrono::milliseconds limit) {
+  std::unique_lock lock(mutex_);
+  const auto queued = [this] { return SSL_get_accept_connection_queue_len(listener_) > 0; };
+  changed_.wait_for(lock, limit, [&] { return incoming_.load() || live_.load() == 0 || queued(); });
+  return queued();
+}
+
+}  // namespace detail
 
 namespace detail {
 
@@ -246,7 +333,7 @@ bool is_quic(const SSL* ssl) {
   return SSL_is_quic(const_cast<SSL*>(ssl)) == 1;
 }
 
-bool wait_quic(SSL* ssl, bool write, std::chrono::microseconds limit) {
+bool wait_quic(SSL* ssl, bool write, std::chrono::microseconds limit, ListenerWatch* watch) {
   SSL_POLL_ITEM item{};
   item.desc = SSL_as_poll_descriptor(ssl);
   item.events = write ? SSL_POLL_EVENT_W : SSL_POLL_EVENT_R;
@@ -255,14 +342,8 @@ bool wait_quic(SSL* ssl, bool write, std::chrono::microseconds limit) {
   // server for the client's.
   if (SSL_get_stream_id(ssl) == UINT64_MAX)
     item.events |= SSL_is_server(ssl) == 1 ? SSL_POLL_EVENT_ISB : SSL_POLL_EVENT_OSB;
-  const timeval tv = to_timeval(limit);
-  std::size_t ready = 0;
-  const int polled = SSL_poll(&item, 1, sizeof item, &tv, 0, &ready);
-  if (polled != 1) {
-    ERR_clear_error();
-    return true;  // the call that follows says what is wrong
-  }
-  return ready > 0;
+  // A failed poll: the call that follows says what is wrong.
+  return poll_watching({&item, 1}, limit, watch) != 0;
 }
 
 SSL* new_stream(SSL* connection) {
@@ -272,18 +353,20 @@ SSL* new_stream(SSL* connection) {
   return stream;
 }
 
-SSL* accept_stream(SSL* connection, std::chrono::milliseconds wait, bool& ended) {
+SSL* accept_stream(SSL* connection, std::chrono::milliseconds wait, bool& ended, ListenerWatch* watch,
+                   SSL* also) {
   ended = false;
   SSL* stream = SSL_accept_stream(connection, SSL_ACCEPT_STREAM_NO_BLOCK);
   if (stream == nullptr) {
     ERR_clear_error();
-    SSL_POLL_ITEM item{};
-    item.desc = SSL_as_poll_descriptor(connection);
-    item.events = SSL_POLL_EVENT_ISB | SSL_POLL_EVENT_EC;  // a stream, or the connection's end
-    const timeval tv = to_timeval(wait);
-    std::size_t ready = 0;
-    SSL_poll(&item, 1, sizeof item, &tv, 0, &ready);
-    ERR_clear_error();
+    SSL_POLL_ITEM items[2] = {};
+    items[0].desc = SSL_as_poll_descriptor(connection);
+    items[0].events = SSL_POLL_EVENT_ISB | SSL_POLL_EVENT_EC;  // a stream, or the connection's end
+    if (also != nullptr) {
+      items[1].desc = SSL_as_poll_descriptor(also);
+      items[1].events = SSL_POLL_EVENT_R;
+    }
+    if (poll_watching({items, also != nullptr ? 2U : 1U}, wait, watch) >> 32 != 0) return nullptr;
     stream = SSL_accept_stream(connection, SSL_ACCEPT_STREAM_NO_BLOCK);
     ERR_clear_error();
   }
@@ -314,14 +397,11 @@ std::uint64_t unacknowledged_bytes(SSL* ssl) {
   return used;
 }
 
-void wait_quic_events(SSL* ssl, std::chrono::milliseconds limit) {
+void wait_quic_events(SSL* ssl, std::chrono::milliseconds limit, ListenerWatch* watch) {
   SSL_POLL_ITEM item{};
   item.desc = SSL_as_poll_descriptor(ssl);
   item.events = 0;  // the connection's end alone (non-maskable): wakes at `limit`
-  const timeval tv = to_timeval(limit);
-  std::size_t ready = 0;
-  SSL_poll(&item, 1, sizeof item, &tv, 0, &ready);
-  ERR_clear_error();
+  poll_watching({&item, 1}, limit, watch);
 }
 
 std::optional<UdpPath> udp_path(SSL* ssl) {
@@ -372,8 +452,14 @@ QuicListener::~QuicListener() = default;
 std::unique_ptr<TlsStream> QuicListener::accept(std::chrono::milliseconds, sockaddr_storage&) {
   refuse();
 }
+ssl_st* QuicListener::next_connection(std::chrono::milliseconds) {
+  refuse();
+}
 
 namespace detail {
+bool ListenerWatch::wait_incoming(std::chrono::milliseconds) {
+  refuse();
+}
 const SSL_METHOD* quic_method(bool) {
   refuse();
 }
@@ -389,13 +475,13 @@ std::optional<UdpPath> udp_path(SSL*) {
 bool is_quic(const SSL*) {
   return false;
 }
-bool wait_quic(SSL*, bool, std::chrono::microseconds) {
+bool wait_quic(SSL*, bool, std::chrono::microseconds, ListenerWatch*) {
   refuse();
 }
 SSL* new_stream(SSL*) {
   refuse();
 }
-SSL* accept_stream(SSL*, std::chrono::milliseconds, bool&) {
+SSL* accept_stream(SSL*, std::chrono::milliseconds, bool&, ListenerWatch*, SSL*) {
   refuse();
 }
 bool conclude_stream(SSL*) {
@@ -404,7 +490,7 @@ bool conclude_stream(SSL*) {
 std::uint64_t unacknowledged_bytes(SSL*) {
   refuse();
 }
-void wait_quic_events(SSL*, std::chrono::milliseconds) {
+void wait_quic_events(SSL*, std::chrono::milliseconds, ListenerWatch*) {
   refuse();
 }
 void close_quic(SSL*) {}

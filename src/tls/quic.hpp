@@ -8,9 +8,12 @@
 // QuicListener on the server's UDP port. Builds without QUIC have the same
 // functions, which refuse.
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -33,10 +36,49 @@ inline constexpr char kQuicAlpn[] = "tlscmp";
 // OpenSSL 3.0.19 27 Jan 2026".
 bool has_quic(std::string* why = nullptr);
 
+namespace detail {
+
+// The listener as its connections see it. OpenSSL wakes every thread blocked
+// on a QUIC domain at each event any thread handles, and the thread that
+// handled it waits until all have woken: a thread blocked for new
+// connections beside one blocked for its stream's next request made each
+// rr transaction a round of wakeups (12,000 tx/s against 15,000 for one
+// thread). So while any connection lives, the threads that wait on the
+// connections watch the listener too (SSL_POLL_EVENT_IC in their
+// SSL_poll), and hand what they see to the accepting thread; with none,
+// the accepting thread waits in the library itself.
+class ListenerWatch {
+ public:
+  explicit ListenerWatch(ssl_st* listener) : listener_(listener) {}
+  ssl_st* listener() const { return listener_; }
+  // Whether a wait should add the listener to its items: not while a new
+  // connection seen already waits for the accepting thread.
+  bool wanted() const { return !incoming_.load(std::memory_order_acquire); }
+  void saw_incoming();  // a wait saw a connection in the listener's queue
+  void connection_born() { live_.fetch_add(1, std::memory_order_acq_rel); }
+  void connection_gone();
+  int live() const { return live_.load(std::memory_order_acquire); }
+  // The accepting thread, while connections live: waits up to `limit` for
+  // a connection a wait saw (or queued), or for the last connection's end;
+  // true if one is queued.
+  bool wait_incoming(std::chrono::milliseconds limit);
+  void taken() { incoming_.store(false, std::memory_order_release); }
+
+ private:
+  ssl_st* listener_;
+  std::atomic<int> live_{0};
+  std::atomic<bool> incoming_{false};
+  std::mutex mutex_;
+  std::condition_variable changed_;
+};
+
+}  // namespace detail
+
 // A server's QUIC endpoint: the listener on a UDP socket, whose connections
 // all share it (one QUIC domain, used from many threads: each connection's
-// thread waits on it in SSL_poll). Address validation (a Retry before any
-// state is kept for a new address) is on, as the library has it by default.
+// thread waits on it in SSL_poll, watching the listener as it does:
+// detail::ListenerWatch). Address validation (a Retry before any state is
+// kept for a new address) is on, as the library has it by default.
 class QuicListener {
  public:
   // `context`: a server Context made with ServerOptions::quic. Takes `udp`,
@@ -54,8 +96,13 @@ class QuicListener {
   int native_handle() const { return udp_.get(); }
 
  private:
+  // The next queued connection, waiting up to `wait`: in the library while
+  // no connection lives, else on what the connections' waits see.
+  ssl_st* next_connection(std::chrono::milliseconds wait);
+
   UniqueFd udp_;
   ssl_st* listener_ = nullptr;
+  std::shared_ptr<detail::ListenerWatch> watch_;
 };
 
 namespace detail {
@@ -73,13 +120,16 @@ void attach_udp(ssl_st* ssl, int fd);
 bool is_quic(const ssl_st* ssl);
 // Waits up to `limit` for the connection's stream to be readable (or
 // writable); true if it is, or the connection ended (the next call says how).
-bool wait_quic(ssl_st* ssl, bool write, std::chrono::microseconds limit);
+// A server's waits watch its listener (`watch`, else null).
+bool wait_quic(ssl_st* ssl, bool write, std::chrono::microseconds limit, ListenerWatch* watch);
 // A new bidirectional stream on a client connection, non-blocking as its
 // connection is; throws tlscmp::Error if the library opens none.
 ssl_st* new_stream(ssl_st* connection);
 // The next stream the peer opened on a server connection, waiting up to
-// `wait`; null if none came, `ended` set once the connection is over.
-ssl_st* accept_stream(ssl_st* connection, std::chrono::milliseconds wait, bool& ended);
+// `wait`; null if none came, `ended` set once the connection is over. With
+// `also`, a stream of the connection: null at once if it becomes readable.
+ssl_st* accept_stream(ssl_st* connection, std::chrono::milliseconds wait, bool& ended, ListenerWatch* watch,
+                      ssl_st* also = nullptr);
 // Ends the stream's sending side (a FIN): false if it could not.
 bool conclude_stream(ssl_st* ssl);
 // Bytes written to the stream that the peer has not acknowledged yet; 0
@@ -90,7 +140,7 @@ std::uint64_t unacknowledged_bytes(ssl_st* ssl);
 // share the listener's socket).
 std::optional<UdpPath> udp_path(ssl_st* ssl);
 // Lets the connection's events run for `limit` (or until it ends).
-void wait_quic_events(ssl_st* ssl, std::chrono::milliseconds limit);
+void wait_quic_events(ssl_st* ssl, std::chrono::milliseconds limit, ListenerWatch* watch);
 // Closes the connection at once (CONNECTION_CLOSE, no closing period): the
 // tests end their connections once both ends have said all they had to.
 void close_quic(ssl_st* ssl);

@@ -64,6 +64,7 @@ TlsStream::TlsStream(UniqueFd fd, ssl_st* ssl)
 
 TlsStream::TlsStream(std::shared_ptr<TlsStream> connection, ssl_st* stream, bool reports_path)
     : TlsStream(UniqueFd(), stream) {
+  watch_ = connection->watch_;
   connection_ = std::move(connection);
   reports_path_ = reports_path;
 }
@@ -71,14 +72,16 @@ TlsStream::TlsStream(std::shared_ptr<TlsStream> connection, ssl_st* stream, bool
 TlsStream::~TlsStream() {
   if (quic_ && !connection_) detail::close_quic(ssl_);  // a stream's end is its FIN or its connection's
   SSL_free(ssl_);
+  if (watch_ && !connection_) watch_->connection_gone();
 }
 
 bool TlsStream::readable_within(std::chrono::nanoseconds wait, std::error_code& ec) {
   if (!quic_) return Stream::readable_within(wait, ec);
   if (SSL_has_pending(ssl_) == 1) return true;
-  return detail::wait_quic(ssl_, /*write=*/false,
-                           std::chrono::duration_cast<std::chrono::microseconds>(
-                               std::max(wait, std::chrono::nanoseconds::zero())));
+  return detail::wait_quic(
+      ssl_, /*write=*/false,
+      std::chrono::duration_cast<std::chrono::microseconds>(std::max(wait, std::chrono::nanoseconds::zero())),
+      watch_.get());
 }
 
 std::unique_ptr<TlsStream> TlsStream::open_stream(bool reports_path) {
@@ -86,9 +89,25 @@ std::unique_ptr<TlsStream> TlsStream::open_stream(bool reports_path) {
 }
 
 std::unique_ptr<TlsStream> TlsStream::accept_stream(std::chrono::milliseconds wait, bool& ended) {
-  SSL* stream = detail::accept_stream(ssl_, wait, ended);
+  SSL* stream = detail::accept_stream(ssl_, wait, ended, watch_.get());
   if (stream == nullptr) return nullptr;
   return std::make_unique<TlsStream>(shared_from_this(), stream, false);
+}
+
+std::unique_ptr<TlsStream> TlsStream::open_sibling() {
+  return connection_->open_stream(false);
+}
+
+std::unique_ptr<TlsStream> TlsStream::accept_sibling(std::chrono::milliseconds wait, bool& ended) {
+  ended = false;
+  if (SSL_has_pending(ssl_) == 1) return nullptr;
+  SSL* stream = detail::accept_stream(connection_->ssl_, wait, ended, watch_.get(), ssl_);
+  if (stream == nullptr) return nullptr;
+  return std::make_unique<TlsStream>(connection_, stream, false);
+}
+
+void TlsStream::conclude(std::error_code& ec) {
+  if (!detail::conclude_stream(ssl_)) ec = TransportErrc::reset;
 }
 
 ssl_st* TlsStream::tls_ssl() const {
@@ -97,7 +116,7 @@ ssl_st* TlsStream::tls_ssl() const {
 
 std::error_code TlsStream::wait_for(short events) {
   if (!quic_) return wait_ready(events);
-  if (detail::wait_quic(ssl_, events == POLLOUT, wait_limit())) return {};
+  if (detail::wait_quic(ssl_, events == POLLOUT, wait_limit(), watch_.get())) return {};
   return nothing_came();
 }
 
@@ -298,7 +317,7 @@ void TlsStream::shutdown_send(std::error_code& ec) {
     std::uint64_t left = detail::unacknowledged_bytes(ssl_);
     auto since = std::chrono::steady_clock::now();  // the last acknowledgement, or the last wait's start
     while (left > 0) {
-      detail::wait_quic_events(ssl_, kSlice);
+      detail::wait_quic_events(ssl_, kSlice, watch_.get());
       const std::uint64_t now_left = detail::unacknowledged_bytes(ssl_);
       const auto now = std::chrono::steady_clock::now();
       if (now_left < left) {

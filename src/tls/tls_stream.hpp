@@ -15,6 +15,11 @@ struct ssl_session_st;
 
 namespace tlscmp::tls {
 
+namespace detail {
+class ListenerWatch;
+}
+class QuicListener;
+
 // What the handshake settled on.
 struct SessionInfo {
   std::string version;                      // "TLSv1.3"
@@ -158,6 +163,15 @@ class TlsStream final : public Stream,
   // connection is over (closed, or timed out idle).
   std::unique_ptr<TlsStream> open_stream(bool reports_path);
   std::unique_ptr<TlsStream> accept_stream(std::chrono::milliseconds wait, bool& ended);
+  // On a QUIC stream: another stream of its connection. Client: a new one
+  // (open_stream). Server: the next the client opened, as accept_stream,
+  // waiting up to `wait`; null also, at once, when this stream has bytes to
+  // read (or its end).
+  std::unique_ptr<TlsStream> open_sibling();
+  std::unique_ptr<TlsStream> accept_sibling(std::chrono::milliseconds wait, bool& ended);
+  // A QUIC stream's FIN, without waiting for the peer's acknowledgements
+  // (shutdown_send waits for them).
+  void conclude(std::error_code& ec);
   // A QUIC client connection's datagrams so far (tls/quic.hpp), from its
   // reporting stream; else nullopt.
   std::optional<UdpPath> udp_path() const;
@@ -174,9 +188,12 @@ class TlsStream final : public Stream,
   // The SSL object of the session: the connection's, for a QUIC stream.
   ssl_st* tls_ssl() const;
 
+  friend class QuicListener;  // its connections watch it (watch_)
+
   ssl_st* ssl_;
-  bool quic_;                              // a QUIC connection or stream (tls/quic.hpp)
-  std::shared_ptr<TlsStream> connection_;  // a QUIC stream's connection
+  bool quic_;                                     // a QUIC connection or stream (tls/quic.hpp)
+  std::shared_ptr<TlsStream> connection_;         // a QUIC stream's connection
+  std::shared_ptr<detail::ListenerWatch> watch_;  // a server's QUIC connection's (and its streams')
   bool reports_path_ = false;
   Session latest_session_;  // the newest resumable session the server gave us
   bool certificate_requested_ = false;

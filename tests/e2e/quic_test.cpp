@@ -143,6 +143,35 @@ TEST_CASE("quic rr: every transaction is counted, on one connection and on sever
   check_latency_order(j["rr_runs"][1]["latency_us"]);
 }
 
+TEST_CASE("quic rr --stream-per-tx: a stream each transaction, as HTTP/3, every byte checked") {
+  if (!quic_build()) return;
+  const json j = client_json({"--mode", "tcp,quic", "--rr", "100/20000", "-n", "300", "-P", "3", "--repeat",
+                              "1", "--stream-per-tx", "--verify"});
+  CHECK(j["test"]["stream_per_tx"] == true);
+  REQUIRE(j["rr_runs"].size() == 2);
+  for (const json& run : j["rr_runs"]) {
+    CAPTURE(run.dump());
+    CHECK(run["transactions"] == 300);
+  }
+  // A stream per transaction, opened by the client and taken by the server;
+  // tcp's transactions share their connection.
+  const json& quic = j["rr_runs"][1];
+  CHECK(quic["client"]["facts"]["udp"]["transaction_streams"] == 300);
+  CHECK(quic["server"]["facts"]["udp"]["transaction_streams"] == 300);
+  CHECK(j["rr_runs"][0]["client"]["facts"]["udp"].is_null());
+  const json one = client_json({"--mode", "quic", "--rr", "1/1", "-n", "50", "--repeat", "1"});
+  CHECK(one["rr_runs"][0]["client"]["facts"]["udp"]["transaction_streams"].is_null());
+
+  // Against a separate server, a timed run, and the note says so.
+  ServerProcess server;
+  const ProcessResult text =
+      run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--insecure", "--mode", "quic", "--rr",
+                  "1/1", "-t", "1", "--repeat", "1", "--stream-per-tx"});
+  CHECK(text.exit_code == 0);
+  CHECK(text.out.find(" transaction streams; UDP drops") != std::string::npos);
+  CHECK(text.out.find("1 connection (quic: a stream per transaction, as HTTP/3)") != std::string::npos);
+}
+
 TEST_CASE("quic crr: a QUIC connection per transaction, each counted, its handshake timed apart") {
   if (!quic_build()) return;
   const json j = client_json({"--mode", "tcp,quic", "--crr", "-n", "60", "-P", "2", "--repeat", "1"});
@@ -185,6 +214,12 @@ TEST_CASE("quic: what it cannot take is refused in one line, before anything run
                       {{"--mode", "quic", "--crr", "--streams", "2"}, 2, "a QUIC connection a transaction"},
                       {{"--mode", "quic", "-P", "64", "--streams", "4"}, 2, "256 streams in all"},
                       {{"--mode", "quic", "--streams", "101"}, 2, "--streams"},
+                      {{"--mode", "tcp,tls", "--rr", "1/1", "--stream-per-tx"}, 2, "--mode has no quic"},
+                      {{"--mode", "quic", "--rr", "1/1", "--stream-per-tx", "--streams", "2"}, 2, "use -P"},
+                      {{"--mode", "quic", "--rr", "1/1", "-t", "1", "--rate", "100", "--stream-per-tx"},
+                       2,
+                       "closed loops alone"},
+                      {{"--mode", "quic", "--stream-per-tx"}, 2, "--stream-per-tx"},
                   });
 }
 

@@ -131,6 +131,7 @@ std::vector<RrClientSpec> client_specs(const session::ClientConfig& config,
     spec.transactions =
         request.test.rr.transactions > 0 ? share(request.test.rr.transactions, connections, i) : 0;
     spec.rate_tps = request.test.rr.rate_tps / connections;
+    spec.stream_per_tx = request.test.rr.stream_per_tx;
     spec.start_ns =
         go_ns +
         (request.test.rr.rate_tps > 0 ? static_cast<std::int64_t>(1e9 * i / request.test.rr.rate_tps) : 0);
@@ -253,8 +254,8 @@ measure::RrRun run_rr_test(const session::ClientConfig& config, const tls::Conte
     std::vector<RunFacts> facts = run_data_threads(
         fds, config.client_cpu, [&](std::size_t i) { mine[i] = run_rr_client(*data.streams[i], specs[i]); },
         data.streams.front()->is_quic());
+    take_facts(mine, std::move(facts));
     for (std::size_t i = 0; i < mine.size(); ++i) {
-      mine[i].facts = std::move(facts[i]);
       if (const tls::TlsStream* t = std::as_const(*data.streams[i]).tls())
         mine[i].facts.udp_path = t->udp_path();
     }

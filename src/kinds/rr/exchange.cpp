@@ -11,6 +11,7 @@
 #include "measure/clock.hpp"
 #include "measure/cpu.hpp"
 #include "measure/payload.hpp"
+#include "tls/quic_transactions.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 
@@ -92,6 +93,15 @@ RrSideResult on_connection(Stream& stream, std::chrono::milliseconds idle_timeou
   result.cpu_user_s = cpu.user_s;
   result.cpu_system_s = cpu.system_s;
   return result;
+}
+
+// Where a connection's transactions go: over QUIC with --stream-per-tx, a
+// stream each (`holder`, tls/quic_transactions.hpp); else the connection.
+Stream& transactions_on(Stream& connection, bool stream_per_tx, const tls::QuicTransactions::Shape& shape,
+                        std::optional<tls::QuicTransactions>& holder) {
+  if (!stream_per_tx || !connection.is_quic()) return connection;
+  holder.emplace(*connection.tls(), shape);
+  return *holder;
 }
 
 // A transaction, on the boards that want it: the -i one and the live view's
@@ -375,15 +385,21 @@ std::vector<measure::RrInterval> RrIntervalBoard::intervals(std::int64_t end_ns)
   return out;
 }
 
-RrSideResult run_rr_client(Stream& stream, const RrClientSpec& spec) {
-  return on_connection(stream, spec.idle_timeout, 0, [&](RrSideResult& result) {
+RrSideResult run_rr_client(Stream& connection, const RrClientSpec& spec) {
+  std::optional<tls::QuicTransactions> per_tx;
+  Stream& stream = transactions_on(
+      connection, spec.stream_per_tx,
+      {true, spec.request_bytes, spec.response_bytes, spec.idle_timeout, /*min_rate=*/0}, per_tx);
+  RrSideResult result = on_connection(stream, spec.idle_timeout, 0, [&](RrSideResult& r) {
     if (spec.rate_tps > 0) {
-      open_loop(stream, spec, result);
+      open_loop(stream, spec, r);
     } else {
-      closed_loop(stream, spec, result);
+      closed_loop(stream, spec, r);
     }
-    if (result.error.empty()) finish_client(stream, result);
+    if (r.error.empty()) finish_client(stream, r);
   });
+  if (per_tx) result.transaction_streams = per_tx->streams();
+  return result;
 }
 
 namespace {
@@ -458,9 +474,22 @@ void serve_requests(Stream& stream, const RrServerSpec& spec, RrSideResult& resu
 
 }  // namespace
 
-RrSideResult run_rr_server(Stream& stream, const RrServerSpec& spec) {
-  return on_connection(stream, spec.idle_timeout, spec.min_rate,
-                       [&](RrSideResult& result) { serve_requests(stream, spec, result); });
+RrSideResult run_rr_server(Stream& connection, const RrServerSpec& spec) {
+  std::optional<tls::QuicTransactions> per_tx;
+  Stream& stream = transactions_on(
+      connection, spec.stream_per_tx,
+      {false, spec.request_bytes, spec.response_bytes, spec.idle_timeout, spec.min_rate}, per_tx);
+  RrSideResult result = on_connection(stream, spec.idle_timeout, spec.min_rate,
+                                      [&](RrSideResult& r) { serve_requests(stream, spec, r); });
+  if (per_tx) result.transaction_streams = per_tx->streams();
+  return result;
+}
+
+void take_facts(std::vector<RrSideResult>& results, std::vector<RunFacts> facts) {
+  for (std::size_t i = 0; i < results.size() && i < facts.size(); ++i) {
+    results[i].facts = std::move(facts[i]);
+    results[i].facts.transaction_streams = results[i].transaction_streams;
+  }
 }
 
 protocol::SideResult to_side_result(const RrSideResult& result, Role role, std::uint32_t connection,

@@ -85,6 +85,7 @@ struct RrClientSpec {
   std::int64_t start_ns = 0;       // the first request's time (open loop: its scheduled time)
   std::int64_t stop_ns = 0;        // timed: no request starts (or is scheduled) at or after this
   double rate_tps = 0;             // this connection's rate; 0: closed loop
+  bool stream_per_tx = false;      // over QUIC: a stream per transaction (tls/quic_transactions.hpp)
   std::optional<std::uint64_t> verify_seed;
   std::chrono::milliseconds idle_timeout{30'000};
   RrIntervalBoard* intervals = nullptr;  // with -i
@@ -99,9 +100,10 @@ struct RrSideResult {
   std::int64_t end_ns = 0;
   double cpu_user_s = 0;  // this connection's thread, over the window
   double cpu_system_s = 0;
-  measure::LatencyHistogram latency;  // client only
-  RunFacts facts;                     // TCP_INFO, host CPU, the thread's CPUs (kinds::run_data_threads)
-  std::string error;                  // empty, or what went wrong, naming the transaction
+  measure::LatencyHistogram latency;                 // client only
+  std::optional<std::uint64_t> transaction_streams;  // --stream-per-tx over QUIC: the streams opened or taken
+  RunFacts facts;     // TCP_INFO, host CPU, the thread's CPUs (kinds::run_data_threads)
+  std::string error;  // empty, or what went wrong, naming the transaction
 };
 
 // What one connection's side measured, as it goes to the other side in
@@ -109,6 +111,10 @@ struct RrSideResult {
 // `offset_us` from `earliest_ns`, the earliest start on this side.
 protocol::SideResult to_side_result(const RrSideResult& result, Role role, std::uint32_t connection,
                                     std::int64_t earliest_ns);
+
+// Each connection's facts, as its data thread saw them (run_data_threads),
+// with its transaction streams.
+void take_facts(std::vector<RrSideResult>& results, std::vector<RunFacts> facts);
 
 // The client's side of one connection. Never throws for network outcomes:
 // a failure is in `error`, with what was counted until then.
@@ -119,7 +125,8 @@ struct RrServerSpec {
   std::uint32_t connection = 0;
   std::uint64_t request_bytes = 0;
   std::uint64_t response_bytes = 0;
-  bool closed_loop = true;  // a request may not come before the last one's response has gone
+  bool closed_loop = true;     // a request may not come before the last one's response has gone
+  bool stream_per_tx = false;  // over QUIC: a stream per transaction (tls/quic_transactions.hpp)
   std::optional<std::uint64_t> verify_seed;
   std::chrono::milliseconds idle_timeout{30'000};
   std::chrono::milliseconds max_duration{0};        // the server's --max-duration

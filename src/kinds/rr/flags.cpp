@@ -3,6 +3,7 @@
 // transactions over all connections, -t is 10 s unless given.
 
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "kinds/flags.hpp"
 #include "kinds/rr/rr.hpp"
@@ -32,6 +33,9 @@ std::vector<CLI::Option*> add_rr_flags(CLI::App& cmd, KindFlags& flags) {
              "With --rr and -t: open loop, this many transactions per second over all connections (K, M: "
              "powers of 1000); latency counts from when each request was due")
           ->type_name("TPS"),
+      cmd.add_flag("--stream-per-tx", rr.stream_per_tx,
+                   "With --rr, quic runs: each transaction on a QUIC stream of its own, as HTTP/3 carries "
+                   "requests (default: a connection's transactions on one stream, as on TCP)"),
   };
 }
 
@@ -58,6 +62,16 @@ void configure_rr(const SharedFlags& flags, session::ClientConfig& c) {
   if (!flags.length.empty()) refuse("-l");
   if (c.test.compare_groups) refuse("--compare-groups");
   configure_rr_transactions(flags, c, "transactions");
+  if (c.test.rr.stream_per_tx) {
+    if (std::find(c.modes.begin(), c.modes.end(), Mode::quic) == c.modes.end())
+      throw UsageError("--stream-per-tx: streams are QUIC's, and --mode has no quic; add quic to --mode");
+    if (c.test.rr.rate_tps > 0)
+      throw UsageError("--stream-per-tx takes closed loops alone (not built for --rate yet); leave one out");
+    if (c.quic_streams > 1)
+      throw UsageError(
+          "--stream-per-tx with --streams: each transaction has its own stream already; "
+          "use -P for more loops");
+  }
   if (c.test.rr.rate_tps > 0) {
     if (flags.time_s == 0)
       throw UsageError("--rate needs -t: an open-loop run goes for a time, not a count (-n)");

@@ -121,9 +121,10 @@ std::string render_rr_header(const measure::TestParameters& p) {
   const std::string loop = p.test.rr.rate_tps > 0
                                ? fmt::format("open loop at {:g} transactions/s in all", p.test.rr.rate_tps)
                                : std::string("closed loop");
-  const std::string quic = p.quic_streams > 1 ? fmt::format(" (quic: {} streams on each of {})",
-                                                            p.quic_streams, p.test.streams / p.quic_streams)
-                                              : std::string();
+  std::string quic;
+  if (p.quic_streams > 1)
+    quic = fmt::format(" (quic: {} streams on each of {})", p.quic_streams, p.test.streams / p.quic_streams);
+  if (p.test.rr.stream_per_tx) quic = " (quic: a stream per transaction, as HTTP/3)";
   return fmt::format(
       "request/response: requests of {}, responses of {}, {}, {} connection{}{}, {} per run, "
       "{}{}{}\n",

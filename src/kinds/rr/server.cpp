@@ -75,6 +75,7 @@ RrServerSpec server_spec(const protocol::TestRequest& request, const session::Se
   spec.request_bytes = request.test.rr.request_bytes;
   spec.response_bytes = request.test.rr.response_bytes;
   spec.closed_loop = request.test.rr.rate_tps == 0;
+  spec.stream_per_tx = request.test.rr.stream_per_tx;
   if (request.test.verify) spec.verify_seed = request.verify_seed;
   spec.idle_timeout = config.timeouts.idle;
   spec.min_rate = config.min_rate;
@@ -99,7 +100,9 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
   const RunClock clock;  // the run on this side, for judging the client's figures
   const session::Timeouts& t = side.config().timeouts;
   const auto reserved = reserve_data_connections(control, request, side);
-  const auto ticket = side.open_ticket(request.test.streams, 0);
+  // --stream-per-tx: a QUIC connection's streams after its first are its transactions'.
+  const auto ticket =
+      side.open_ticket(request.test.streams, 0, request.test.rr.stream_per_tx && request.mode == Mode::quic);
   session::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
   std::vector<std::unique_ptr<Stream>> data = await_data_connections(control, request, side, *ticket);
 
@@ -123,11 +126,10 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
     std::vector<int> fds;
     for (const auto& stream : data)
       fds.push_back(stream->native_handle());
-    std::vector<RunFacts> facts = run_data_threads(
-        fds, request.server_cpu, [&](std::size_t i) { mine[i] = run_rr_server(*data[i], specs[i]); },
-        data.front()->is_quic());
-    for (std::size_t i = 0; i < mine.size(); ++i)
-      mine[i].facts = std::move(facts[i]);
+    take_facts(mine, run_data_threads(
+                         fds, request.server_cpu,
+                         [&](std::size_t i) { mine[i] = run_rr_server(*data[i], specs[i]); },
+                         data.front()->is_quic()));
     live.clear();  // before the sockets close
   }
   data.clear();
