@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -78,10 +79,33 @@ TlsStream::~TlsStream() {
 bool TlsStream::readable_within(std::chrono::nanoseconds wait, std::error_code& ec) {
   if (!quic_) return Stream::readable_within(wait, ec);
   if (SSL_has_pending(ssl_) == 1) return true;
-  return detail::wait_quic(
-      ssl_, /*write=*/false,
-      std::chrono::duration_cast<std::chrono::microseconds>(std::max(wait, std::chrono::nanoseconds::zero())),
-      watch_.get());
+  wait = std::max(wait, std::chrono::nanoseconds::zero());
+  const int fd = connection_ ? connection_->native_handle() : native_handle();
+  if (fd < 0) {
+    return detail::wait_quic(ssl_, /*write=*/false, std::chrono::ceil<std::chrono::microseconds>(wait),
+                             watch_.get());
+  }
+  // OpenSSL's blocking waits count whole milliseconds (poll(2)) and spin
+  // through the last one: an open loop's waits for its next request took a
+  // whole core at 1,000 a second. A client's connection has its socket to
+  // itself, so the wait is on the socket (to the nanosecond), a millisecond
+  // at a time, each followed by a look that lets the library take what
+  // came. The library's assist thread runs the timers meanwhile; should it
+  // take a response off the socket first, the slice bounds the delay.
+  constexpr auto kSlice = std::chrono::milliseconds(1);
+  const auto until = std::chrono::steady_clock::now() + wait;
+  for (;;) {
+    if (detail::wait_quic(ssl_, /*write=*/false, std::chrono::microseconds::zero(), watch_.get()))
+      return true;
+    const auto left = until - std::chrono::steady_clock::now();
+    if (left.count() <= 0) return false;
+    const auto ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::min<std::chrono::nanoseconds>(left, kSlice))
+            .count();
+    const timespec limit{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+    pollfd socket{fd, POLLIN, 0};
+    ::ppoll(&socket, 1, &limit, nullptr);
+  }
 }
 
 std::unique_ptr<TlsStream> TlsStream::open_stream(bool reports_path) {
