@@ -170,6 +170,7 @@ TEST_CASE("quic rr --stream-per-tx: a stream each transaction, as HTTP/3, every 
   CHECK(text.exit_code == 0);
   CHECK(text.out.find(" transaction streams; UDP drops") != std::string::npos);
   CHECK(text.out.find("1 connection (quic: a stream per transaction, as HTTP/3)") != std::string::npos);
+  CHECK(server.process().wait_for_log(", a stream per transaction"));
 }
 
 TEST_CASE("quic crr: a QUIC connection per transaction, each counted, its handshake timed apart") {

@@ -44,6 +44,7 @@ std::string describe_test(const protocol::TestRequest& request, const std::vecto
   std::string text = fmt::format("{} {} transactions on {} connection{} in {:.3f} s", what, transactions,
                                  mine.size(), mine.size() == 1 ? "" : "s", seconds);
   if (request.test.rr.rate_tps > 0) text += fmt::format(", open loop at {:g}/s", request.test.rr.rate_tps);
+  if (request.test.rr.stream_per_tx && request.mode == Mode::quic) text += ", a stream per transaction";
   if (!tls_description.empty()) text += ", " + tls_description;
   return text;
 }
