@@ -356,11 +356,13 @@ TEST_CASE("a flood from many addresses: busy lines, no resets, a bounded number 
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
       // --max-pending, two accepting, and threads that finished waiting 2 s for
-      // more work: 292 once, beside the many-connection tests, against 290.
+      // more work: 292 once, beside the many-connection tests, against 290;
+      // 341 once in a fresh Debian 13 chroot beside the whole suite, against
+      // 263 to 277 there alone. Bounded, not one a connection (2,000).
       MESSAGE("2,000 connections from 20 addresses sending the preamble: at most "
               << most << " threads, " << baseline << " idle; " << flood.busy_lines() << " busy lines, "
               << flood.resets() << " resets");
-      CHECK(most <= baseline + 256 + 64);
+      CHECK(most <= baseline + 256 + 128);
       CHECK(flood.busy_lines() > 0);
       CHECK(flood.resets() == 0);
     }
