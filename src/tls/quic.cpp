@@ -384,6 +384,13 @@ bool conclude_stream(SSL* ssl) {
   return SSL_stream_conclude(ssl, 0) == 1;
 }
 
+int write_concluding(SSL* ssl, const void* data, int length) {
+  std::size_t written = 0;
+  if (SSL_write_ex2(ssl, data, static_cast<std::size_t>(length), SSL_WRITE_FLAG_CONCLUDE, &written) != 1)
+    return -1;  // SSL_get_error(ssl, -1) says why, as for SSL_write
+  return static_cast<int>(written);
+}
+
 std::uint64_t unacknowledged_bytes(SSL* ssl) {
   // A connection the peer closed (it had all it wanted) acknowledges no more.
   SSL_CONN_CLOSE_INFO closed{};
@@ -485,6 +492,9 @@ SSL* accept_stream(SSL*, std::chrono::milliseconds, bool&, ListenerWatch*, SSL*)
   refuse();
 }
 bool conclude_stream(SSL*) {
+  refuse();
+}
+int write_concluding(SSL*, const void*, int) {
   refuse();
 }
 std::uint64_t unacknowledged_bytes(SSL*) {

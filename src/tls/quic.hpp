@@ -132,6 +132,9 @@ ssl_st* accept_stream(ssl_st* connection, std::chrono::milliseconds wait, bool& 
                       ssl_st* also = nullptr);
 // Ends the stream's sending side (a FIN): false if it could not.
 bool conclude_stream(ssl_st* ssl);
+// SSL_write's result for `length` bytes on a QUIC stream, concluding the
+// stream (its FIN in the same packet) once all of them are written.
+int write_concluding(ssl_st* ssl, const void* data, int length);
 // Bytes written to the stream that the peer has not acknowledged yet; 0
 // once the connection is closed.
 std::uint64_t unacknowledged_bytes(ssl_st* ssl);

@@ -104,14 +104,18 @@ std::size_t QuicTransactions::write_some(std::span<const std::byte> buf, std::er
     ec = TransportErrc::tls_failure;
     return 0;
   }
-  const auto room = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), out_bytes_ - sent_));
-  const std::size_t n = current_->write_some(buf.first(room), ec);
+  // The write that can end the message ends the stream too: its FIN goes
+  // in the packet of the message's last bytes (a FIN of its own would wait
+  // for the library's next turn, up to milliseconds).
+  const std::uint64_t left = out_bytes_ - sent_;
+  const auto room = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), left));
+  const std::size_t n =
+      room == left ? current_->write_last(buf.first(room), ec) : current_->write_some(buf.first(room), ec);
   if (ec) {
     error_detail_ = current_->error_detail();
     return 0;
   }
   sent_ += n;
-  if (sent_ == out_bytes_) current_->conclude(ec);  // the FIN goes with the message's last byte
   return n;
 }
 

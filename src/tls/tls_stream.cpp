@@ -130,10 +130,6 @@ std::unique_ptr<TlsStream> TlsStream::accept_sibling(std::chrono::milliseconds w
   return std::make_unique<TlsStream>(connection_, stream, false);
 }
 
-void TlsStream::conclude(std::error_code& ec) {
-  if (!detail::conclude_stream(ssl_)) ec = TransportErrc::reset;
-}
-
 ssl_st* TlsStream::tls_ssl() const {
   return connection_ ? connection_->ssl_ : ssl_;
 }
@@ -301,8 +297,17 @@ std::size_t TlsStream::read_some(std::span<std::byte> buf, std::error_code& ec) 
 }
 
 std::size_t TlsStream::write_some(std::span<const std::byte> buf, std::error_code& ec) {
+  return write_maybe_last(buf, /*last=*/false, ec);
+}
+
+std::size_t TlsStream::write_last(std::span<const std::byte> buf, std::error_code& ec) {
+  return write_maybe_last(buf, /*last=*/true, ec);
+}
+
+std::size_t TlsStream::write_maybe_last(std::span<const std::byte> buf, bool last, std::error_code& ec) {
   for (;;) {
-    const int n = SSL_write(ssl_, buf.data(), clamp_len(buf.size()));
+    const int n = last ? detail::write_concluding(ssl_, buf.data(), clamp_len(buf.size()))
+                       : SSL_write(ssl_, buf.data(), clamp_len(buf.size()));
     if (n > 0) {
       if (!progressed(static_cast<std::size_t>(n))) {
         ec = TransportErrc::too_slow;

@@ -169,14 +169,15 @@ class TlsStream final : public Stream,
   // read (or its end).
   std::unique_ptr<TlsStream> open_sibling();
   std::unique_ptr<TlsStream> accept_sibling(std::chrono::milliseconds wait, bool& ended);
-  // A QUIC stream's FIN, without waiting for the peer's acknowledgements
-  // (shutdown_send waits for them).
-  void conclude(std::error_code& ec);
+  // As write_some, on a QUIC stream; once all of `buf` is written, the FIN
+  // goes with its last bytes, in the same packet.
+  std::size_t write_last(std::span<const std::byte> buf, std::error_code& ec);
   // A QUIC client connection's datagrams so far (tls/quic.hpp), from its
   // reporting stream; else nullopt.
   std::optional<UdpPath> udp_path() const;
 
  private:
+  std::size_t write_maybe_last(std::span<const std::byte> buf, bool last, std::error_code& ec);
   // Turns a failed SSL_* call's result into an error code; for WANT_READ and
   // WANT_WRITE, waits and returns {} so that the caller retries.
   std::error_code handle_failure(int ret);
