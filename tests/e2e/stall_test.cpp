@@ -60,7 +60,13 @@ double seconds_since(Clock::time_point start) {
 
 }  // namespace
 
-TEST_CASE("a server that stops mid-transfer: the client says so within the idle timeout plus 2 s") {
+// How long past the idle timeout a stall may take to be told: a tick (250
+// ms) and what a loaded host adds. A CI host beside the whole suite once
+// took 4.1 s at an idle timeout of 2 s; the bound tells a stall noticed from
+// one never noticed (the wait gives up at 30 s), not how fast the host is.
+constexpr double kNoticeSlack = 5;
+
+TEST_CASE("a server that stops mid-transfer: the client says so soon after the idle timeout") {
   for (const char* mode : {"tcp", "tls"}) {
     for (const bool reverse : {false, true}) {
       CAPTURE(mode);
@@ -84,13 +90,12 @@ TEST_CASE("a server that stops mid-transfer: the client says so within the idle 
       CHECK(err.find(fmt::format("for {} s after ", kIdleSeconds)) != std::string::npos);
       CHECK(err.find(" MB of 107374.2 MB " + std::string(reverse ? "received" : "sent")) !=
             std::string::npos);
-      CHECK(took < kIdleSeconds + 2);
+      CHECK(took < kIdleSeconds + kNoticeSlack);
     }
   }
 }
 
-TEST_CASE(
-    "a client that stops mid-transfer: the server logs it within the idle timeout plus 2 s, and serves on") {
+TEST_CASE("a client that stops mid-transfer: the server logs it soon after the idle timeout, and serves on") {
   ServerProcess server({"--idle-timeout", std::to_string(kIdleSeconds)});
   for (const char* mode : {"tcp", "tls"}) {
     for (const bool reverse : {false, true}) {
@@ -113,7 +118,7 @@ TEST_CASE(
       const double took = seconds_since(stalled);
       CAPTURE(server.log().substr(logged));
       CHECK(seen);
-      CHECK(took < kIdleSeconds + 2);
+      CHECK(took < kIdleSeconds + kNoticeSlack);
       CHECK(server.log().find(" MB of 107374.2 MB", logged) != std::string::npos);
       ::kill(client.pid(), SIGCONT);
       client.stop(SIGKILL);
