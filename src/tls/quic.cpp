@@ -70,11 +70,11 @@ timeval to_timeval(std::chrono::microseconds limit) {
 }
 
 // Polls `own` (one item or two) for up to `limit`, watching the listener
-// too where `watch` wants it (ListenerWatch): own's events, the first item's
-// in the low 32 bits and the second's above; 0 if none came within `limit`;
-// -1 if the poll failed (the call that follows says why).
-std::int64_t poll_watching(std::span<const SSL_POLL_ITEM> own, std::chrono::microseconds limit,
-                           detail::ListenerWatch* watch) {
+// too where `watch` wants it (ListenerWatch); own's revents are set. 1 if
+// any of own is ready, 0 if none came within `limit`, -1 if the poll failed
+// (the call that follows says why).
+int poll_watching(std::span<SSL_POLL_ITEM> own, std::chrono::microseconds limit,
+                  detail::ListenerWatch* watch) {
   const auto until = std::chrono::steady_clock::now() + limit;
   for (;;) {
     SSL_POLL_ITEM items[3] = {};
@@ -94,13 +94,16 @@ std::int64_t poll_watching(std::span<const SSL_POLL_ITEM> own, std::chrono::micr
     const int polled = SSL_poll(items, count, sizeof items[0], &tv, 0, &ready);
     const bool incoming = watching && (items[count - 1].revents & SSL_POLL_EVENT_IC) != 0;
     if (incoming) watch->saw_incoming();
+    bool any = false;
+    for (std::size_t i = 0; i < own.size(); ++i) {
+      own[i].revents = items[i].revents;
+      any = any || items[i].revents != 0;
+    }
     if (polled != 1) {
       ERR_clear_error();
       return -1;
     }
-    const std::uint64_t events =
-        (items[0].revents & 0xffffffffU) | (own.size() > 1 ? (items[1].revents & 0xffffffffU) << 32 : 0);
-    if (events != 0) return static_cast<std::int64_t>(events & 0x7fffffffffffffffU);
+    if (any) return 1;
     if (!incoming || left.count() == 0) return 0;
   }
 }
@@ -366,7 +369,8 @@ SSL* accept_stream(SSL* connection, std::chrono::milliseconds wait, bool& ended,
       items[1].desc = SSL_as_poll_descriptor(also);
       items[1].events = SSL_POLL_EVENT_R;
     }
-    if (poll_watching({items, also != nullptr ? 2U : 1U}, wait, watch) >> 32 != 0) return nullptr;
+    poll_watching({items, also != nullptr ? 2U : 1U}, wait, watch);
+    if (items[1].revents != 0) return nullptr;  // `also` readable: the caller looks
     stream = SSL_accept_stream(connection, SSL_ACCEPT_STREAM_NO_BLOCK);
     ERR_clear_error();
   }

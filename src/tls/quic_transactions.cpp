@@ -38,6 +38,12 @@ void QuicTransactions::retire(std::error_code& ec) {
   current_.reset();
 }
 
+void QuicTransactions::begin_current(std::error_code& ec) {
+  if ((ec = current_->enter_transfer_phase(shape_.idle, shape_.min_rate))) return;
+  sent_ = received_ = 0;
+  ++streams_;
+}
+
 void QuicTransactions::open_next(std::error_code& ec) {
   if (current_) retire(ec);
   if (ec) return;
@@ -48,9 +54,7 @@ void QuicTransactions::open_next(std::error_code& ec) {
     ec = TransportErrc::tls_failure;
     return;
   }
-  if ((ec = current_->enter_transfer_phase(shape_.idle, shape_.min_rate))) return;
-  sent_ = received_ = 0;
-  ++streams_;
+  begin_current(ec);
 }
 
 void QuicTransactions::take_next(std::error_code& ec) {
@@ -77,9 +81,7 @@ void QuicTransactions::take_next(std::error_code& ec) {
     }
     if ((ec = nothing_came())) return;
   }
-  if ((ec = current_->enter_transfer_phase(shape_.idle, shape_.min_rate))) return;
-  sent_ = received_ = 0;
-  ++streams_;
+  begin_current(ec);
 }
 
 std::size_t QuicTransactions::read_some(std::span<std::byte> buf, std::error_code& ec) {

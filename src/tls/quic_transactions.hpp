@@ -54,6 +54,8 @@ class QuicTransactions final : public Stream {
   void take_next(std::error_code& ec);
   // The client's next transaction stream.
   void open_next(std::error_code& ec);
+  // A new current stream: the test's idle timeout and minimum rate, no bytes yet.
+  void begin_current(std::error_code& ec);
   // The current stream, its messages whole: its FIN read, then gone.
   void retire(std::error_code& ec);
   // The peer's message on the current stream is whole, and this side's too.

@@ -2,7 +2,6 @@
 
 #include <poll.h>
 #include <sys/socket.h>
-#include <time.h>
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include "tls/quic.hpp"
 #include "tls/ssl_compat.hpp"
 #include "transport/errors.hpp"
+#include "transport/socket.hpp"
 
 namespace tlscmp::tls {
 namespace {
@@ -99,12 +99,8 @@ bool TlsStream::readable_within(std::chrono::nanoseconds wait, std::error_code& 
       return true;
     const auto left = until - std::chrono::steady_clock::now();
     if (left.count() <= 0) return false;
-    const auto ns =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::min<std::chrono::nanoseconds>(left, kSlice))
-            .count();
-    const timespec limit{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
-    pollfd socket{fd, POLLIN, 0};
-    ::ppoll(&socket, 1, &limit, nullptr);
+    std::error_code ignored;  // the look that follows says what the socket has
+    readable_fd_within(fd, std::min<std::chrono::nanoseconds>(left, kSlice), ignored);
   }
 }
 

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <array>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
@@ -242,6 +243,15 @@ std::error_code wait_fd(int fd, short events, Deadline deadline) {
     if (rc == 0) return TransportErrc::timeout;
     if (errno != EINTR) return {errno, std::system_category()};
   }
+}
+
+bool readable_fd_within(int fd, std::chrono::nanoseconds wait, std::error_code& ec) {
+  const auto ns = std::max<std::int64_t>(0, wait.count());
+  const timespec timeout{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+  pollfd pfd{fd, POLLIN, 0};
+  const int ready = ::ppoll(&pfd, 1, &timeout, nullptr);
+  if (ready < 0 && errno != EINTR) ec = std::error_code(errno, std::system_category());
+  return ready > 0;
 }
 
 bool peer_has_closed(int fd) {

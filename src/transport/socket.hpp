@@ -49,6 +49,9 @@ std::error_code connect_result(int fd);
 
 // Waits with poll(2) until `fd` has `events` or the deadline passes.
 std::error_code wait_fd(int fd, short events, Deadline deadline);
+// Waits up to `wait` (to the nanosecond: ppoll(2)) for `fd` to be readable:
+// true if it is; `ec` set if the wait itself failed.
+bool readable_fd_within(int fd, std::chrono::nanoseconds wait, std::error_code& ec);
 
 // True if the peer has closed or reset the connection (checked without waiting,
 // without consuming data).

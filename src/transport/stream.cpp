@@ -78,12 +78,7 @@ void Stream::enter_event_loop_phase() {
 }
 
 bool Stream::readable_within(std::chrono::nanoseconds wait, std::error_code& ec) {
-  const auto ns = std::max<std::int64_t>(0, wait.count());
-  const timespec timeout{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
-  pollfd pfd{native_handle(), POLLIN, 0};
-  const int ready = ::ppoll(&pfd, 1, &timeout, nullptr);
-  if (ready < 0 && errno != EINTR) ec = std::error_code(errno, std::system_category());
-  return ready > 0;
+  return readable_fd_within(native_handle(), wait, ec);
 }
 
 std::error_code Stream::wait_ready(short events) {

@@ -18,9 +18,8 @@ std::vector<CLI::Option*> add_crr_flags(CLI::App& cmd, KindFlags& flags) {
              "--crr", [&flags] { flags.ask(TestKind::crr); },
              "Instead of bulk runs: a new connection per transaction (connect, TLS handshake, one --rr "
              "request and response, default 1/1, close) on each of -P connectors, for -t seconds "
-             "(default 10) or -n connections in all; tcp, tls and tls-resumed (quic and quic-resumed with "
-             "quic "
-             "in --mode)")
+             "(default 10) or -n connections in all; tcp, tls and tls-resumed (quic and quic-resumed "
+             "with quic in --mode)")
           ->excludes(cmd.get_option("--handshakes")),
       cmd.add_option_function<std::string>(
              "--close",
