@@ -62,6 +62,9 @@ constexpr std::chrono::milliseconds kBacklogLook{200};
 constexpr std::chrono::milliseconds kQuicAcceptTick{250};
 // SO_RCVBUF and SO_SNDBUF of the server's QUIC socket, which all its QUIC connections share.
 constexpr std::uint32_t kQuicSocketBuffer = 8u << 20;
+// The caps' source of every QUIC peer where the library does not name it
+// (OpenSSL 3.5 and 3.6: tls::quic_names_peers).
+constexpr char kUnnamedQuicSource[] = "quic";
 
 tcp::endpoint listen_endpoint(const session::ServerConfig& config) {
   if (config.bind_address.empty()) return {tcp::v6(), config.port};
@@ -236,7 +239,8 @@ void Server::quic_accept_loop() {
     // Where the library does not name the peer (OpenSSL 3.5), the caps count
     // every QUIC connection as from one source, "quic".
     const bool named = address.ss_family != AF_UNSPEC;
-    const Peer peer{named ? peer_host(address) : "quic", named ? peer_address(address) : "a QUIC peer"};
+    const Peer peer{named ? peer_host(address) : kUnnamedQuicSource,
+                    named ? peer_address(address) : "a QUIC peer"};
     bool budgeted = false;
     if (const std::string busy = admit(peer.source, -1, budgeted); !busy.empty()) {
       asio::post(io_, [this, peer, busy] { log_busy(peer.address, busy); });
@@ -267,7 +271,8 @@ void Server::serve_quic(std::unique_ptr<tls::TlsStream> tls, const Peer& peer, b
     if (const std::error_code ec = tls->handshake())
       throw Error(fmt::format("QUIC handshake failed: {}", describe(ec, tls->error_detail())));
     const std::shared_ptr<tls::TlsStream> connection = std::move(tls);
-    take_quic_streams(connection, peer, set_up, cpu_mark, first);
+    // A stream a kind's event loop took (--flows) keeps the connection there.
+    if (take_quic_streams(connection, peer, set_up, cpu_mark, first)) return;
     // Its streams are out: the connection (and its place under the caps)
     // lasts while they do. This thread waits outside the library: one more
     // thread blocked on the QUIC domain would cost every other wait on it a
@@ -280,14 +285,14 @@ void Server::serve_quic(std::unique_ptr<tls::TlsStream> tls, const Peer& peer, b
   }
 }
 
-void Server::take_quic_streams(const std::shared_ptr<tls::TlsStream>& connection, const Peer& peer,
+bool Server::take_quic_streams(const std::shared_ptr<tls::TlsStream>& connection, const Peer& peer,
                                SetUpSlot& set_up, double& cpu_mark, Deadline first) {
   // Once a stream went to a test, the wait for more is short, to stop soon
   // after the test has all of its streams.
   constexpr std::chrono::milliseconds kMoreStreamsTick{20};
   std::optional<protocol::Cookie> test;
   for (bool ended = false; !ended && !stopping();) {
-    if (test && pending_.missing(*test) == 0) return;
+    if (test && pending_.missing(*test) == 0) return false;
     std::unique_ptr<Stream> stream =
         connection->accept_stream(test ? kMoreStreamsTick : kQuicAcceptTick, ended);
     if (!stream) {
@@ -299,17 +304,18 @@ void Server::take_quic_streams(const std::shared_ptr<tls::TlsStream>& connection
     stream->set_deadline(Deadline::after(config_.timeouts.handshake));
     try {
       const Served served = serve_stream(stream, peer, set_up, cpu_mark);
-      if (served.by_kind) return;
+      if (served.by_kind) return !stream;
       // A test that takes its connections' later streams (rr --stream-per-tx) has this one's.
-      if (served.test && pending_.keeps_connections(*served.test)) return;
+      if (served.test && pending_.keeps_connections(*served.test)) return false;
       if (served.test) test = served.test;
     } catch (const std::exception& e) {
       // A stream that is no tlscmp peer's ends its connection, as a bad
       // TCP connection ends: the streams already handed on keep it open.
       log_.line(fmt::format("{} (QUIC stream) {}", peer.address, e.what()));
-      return;
+      return false;
     }
   }
+  return false;
 }
 
 Server::~Server() {
@@ -783,7 +789,7 @@ Server::Served Server::serve_stream(std::unique_ptr<Stream>& stream, const Peer&
     if (stream->is_tls()) throw protocol::ProtocolError("a control connection must be plain TCP");
     serve_control(*stream, peer, set_up);
   } else if (const kinds::KindSlice* own = kinds::slice_of(kind); own != nullptr) {
-    own->serve_connection(*stream, pending_, cpu_mark);
+    own->serve_connection(stream, pending_, cpu_mark);
     return Served{.by_kind = true, .test = std::nullopt};
   } else {
     protocol::DataHeader header{};
@@ -841,8 +847,9 @@ class Server::Side final : public session::ServerSide {
     return server_.pending_.open(std::move(sink));
   }
   void prepare_key_type(const std::string& key_type) override { server_.prepare_key_type(key_type); }
-  std::shared_ptr<void> reserve_flows(std::uint32_t count, const std::vector<std::string>& sources,
+  std::shared_ptr<void> reserve_flows(std::uint32_t count, const std::vector<std::string>& sources, bool quic,
                                       std::string& busy) override {
+    if (quic && !tls::quic_names_peers()) return server_.reserve_flows({kUnnamedQuicSource}, count, busy);
     return server_.reserve_flows(sources.empty() ? std::vector<std::string>{source_} : sources, count, busy);
   }
   const tls::Context& tls_context() const override { return server_.tls_; }

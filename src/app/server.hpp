@@ -149,8 +149,9 @@ class Server {
   void serve_quic(std::unique_ptr<tls::TlsStream> stream, const Peer& peer, bool budgeted);
   // Serves each stream the client opens on a QUIC connection until its test
   // has all its streams (or a kind served the stream itself, or the
-  // connection ended).
-  void take_quic_streams(const std::shared_ptr<tls::TlsStream>& connection, const Peer& peer,
+  // connection ended); true if a kind took the stream, and with it the
+  // connection (a --flows loop).
+  bool take_quic_streams(const std::shared_ptr<tls::TlsStream>& connection, const Peer& peer,
                          SetUpSlot& set_up, double& cpu_mark, Deadline first);
   // What serve_stream did with a stream.
   struct Served {

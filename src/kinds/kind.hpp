@@ -141,10 +141,12 @@ struct KindSlice {
                        session::ServerSide& side) = nullptr;
   // The preamble kind of the connections its client opens beside the
   // control connection, where they are its own (handshake, crr), and their
-  // server half. `cpu_mark` is the accepting thread's CPU when the
-  // connection came; the half leaves it at the thread's CPU as it returns.
+  // server half, which may take the stream (flows' loops do). `cpu_mark` is
+  // the accepting thread's CPU when the connection came; the half leaves it
+  // at the thread's CPU as it returns.
   std::optional<protocol::ConnectionKind> connection = std::nullopt;
-  void (*serve_connection)(Stream& stream, session::PendingTests& pending, double& cpu_mark) = nullptr;
+  void (*serve_connection)(std::unique_ptr<Stream>& stream, session::PendingTests& pending,
+                           double& cpu_mark) = nullptr;
 
   // Reports: pure functions of the comparison (render/ has the pieces they
   // share; report/ lays them out). Each may be null. Text: the header lines

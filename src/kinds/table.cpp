@@ -38,11 +38,12 @@ namespace {
 // What a test over QUIC cannot take: its kinds so far, and the settings of
 // TCP sockets and TLS records that QUIC has no counterpart of.
 void check_quic(const spec::Test& test) {
-  if (test.kind != TestKind::stream && test.kind != TestKind::rr && test.kind != TestKind::crr) {
-    throw spec::Invalid(
-        fmt::format("a {} test does not run over quic yet: quic runs bulk streams, --rr and --crr; leave "
-                    "quic out of --mode",
-                    to_string(test.kind)));
+  if (test.kind != TestKind::stream && test.kind != TestKind::rr && test.kind != TestKind::crr &&
+      test.kind != TestKind::flows) {
+    throw spec::Invalid(fmt::format(
+        "a {} test does not run over quic yet: quic runs bulk streams, --rr, --crr and --flows; leave "
+        "quic out of --mode",
+        to_string(test.kind)));
   }
   const char* why = nullptr;
   if (test.stream.no_delay) why = "-N sets TCP_NODELAY, and QUIC has no TCP";
@@ -50,7 +51,9 @@ void check_quic(const spec::Test& test) {
   if (test.sndbuf_bytes != 0 || test.rcvbuf_bytes != 0)
     why = "-w sizes a TCP socket's buffers, and the server's QUIC connections share one UDP socket";
   if (test.record_size != 0) why = "--record-size caps TLS records, and QUIC sends packets of its own size";
-  if (test.kind == TestKind::crr && test.crr.close == spec::Close::fin)
+  const bool crr =
+      test.kind == TestKind::crr || (test.kind == TestKind::flows && test.flows.work == spec::FlowWork::crr);
+  if (crr && test.crr.close == spec::Close::fin)
     why = "--close fin ends TCP connections with a FIN, and a QUIC connection ends with CONNECTION_CLOSE";
   if (why != nullptr) throw spec::Invalid(fmt::format("{}: leave quic out of --mode, or the flag", why));
 }

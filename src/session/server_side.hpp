@@ -71,8 +71,10 @@ class ServerSide {
   // caps on connections being set up: from the control connection's
   // address, or shared among `sources` where the client names several.
   // Null, with `busy` saying why, where they do not fit.
+  // `quic`: the flows are QUIC connections, which come from one source
+  // where the library does not name their peers (tls::quic_names_peers).
   virtual std::shared_ptr<void> reserve_flows(std::uint32_t count, const std::vector<std::string>& sources,
-                                              std::string& busy) = 0;
+                                              bool quic, std::string& busy) = 0;
   // The server's TLS context, for a kind whose server half does its own
   // handshakes (flows, on its event loops).
   virtual const tls::Context& tls_context() const = 0;

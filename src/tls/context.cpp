@@ -297,7 +297,7 @@ struct Context::ServerState {
 Context Context::for_server(const ServerOptions& config) {
   auto ctx = config.quic ? new_context(detail::quic_method(/*server=*/true), TLS1_3_VERSION, TLS1_3_VERSION)
                          : new_context(TLS_server_method(), TLS1_2_VERSION, TLS1_3_VERSION);
-  if (config.quic) detail::set_up_quic_context(ctx.get(), /*server=*/true);
+  if (config.quic) detail::set_up_quic_context(ctx.get(), /*server=*/true, /*event_loop=*/false);
   use_identity(ctx.get(), config.identity);
   compat::accept_ed25519(ctx.get());  // client certificates may be Ed25519 too
   // Without a session ID context a server that verifies clients cannot
@@ -390,7 +390,7 @@ CipherGrant Context::grant_cipher(const std::string& cipher) const {
 Context Context::for_client(const ClientOptions& config) {
   auto ctx = config.quic ? new_context(detail::quic_method(/*server=*/false), TLS1_3_VERSION, TLS1_3_VERSION)
                          : new_context(TLS_client_method(), TLS1_2_VERSION, TLS1_3_VERSION);
-  if (config.quic) detail::set_up_quic_context(ctx.get(), /*server=*/false);
+  if (config.quic) detail::set_up_quic_context(ctx.get(), /*server=*/false, config.quic_event_loop);
   detail::set_client_trust(ctx.get(), config);
   if (config.identity) use_identity(ctx.get(), *config.identity);
   compat::accept_ed25519(ctx.get());

@@ -42,6 +42,9 @@ struct ClientOptions {
   Policy policy;
   std::optional<Identity> identity;  // a client certificate, for mutual TLS
   bool quic = false;                 // QUIC connections (tls/quic.hpp) over UDP sockets
+  // With quic: no assist thread; an event loop drives each connection
+  // (TlsStream::quic_timeout, handle_quic_events), as --flows does.
+  bool quic_event_loop = false;
 };
 
 // A server's leave for one test to use a suite outside the server's

@@ -1,6 +1,7 @@
 #include "tls/quic.hpp"
 
 #include <netinet/udp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 
@@ -10,6 +11,8 @@
 #include <cstring>
 #include <new>
 #include <span>
+#include <thread>
+#include <vector>
 
 #include "error.hpp"
 #include "tls/ossl_ptr.hpp"
@@ -24,6 +27,14 @@ bool has_quic(std::string* why) {
                        compat::kBoringSsl ? library_version() : header_version());
   }
   return false;
+}
+
+bool quic_names_peers() {
+#if TLSCMP_HAVE_QUIC && OPENSSL_VERSION_NUMBER >= 0x40000000L
+  return true;
+#else
+  return false;
+#endif
 }
 
 namespace detail {
@@ -69,16 +80,17 @@ timeval to_timeval(std::chrono::microseconds limit) {
   return tv;
 }
 
-// Polls `own` (one item or two) for up to `limit`, watching the listener
+// Polls `own` for up to `limit`, watching the listener
 // too where `watch` wants it (ListenerWatch); own's revents are set. 1 if
 // any of own is ready, 0 if none came within `limit`, -1 if the poll failed
 // (the call that follows says why).
 int poll_watching(std::span<SSL_POLL_ITEM> own, std::chrono::microseconds limit,
                   detail::ListenerWatch* watch) {
   const auto until = std::chrono::steady_clock::now() + limit;
+  thread_local std::vector<SSL_POLL_ITEM> items;
   for (;;) {
-    SSL_POLL_ITEM items[3] = {};
-    std::copy(own.begin(), own.end(), items);
+    items.assign(own.begin(), own.end());
+    items.emplace_back();
     std::size_t count = own.size();
     const bool watching = watch != nullptr && watch->wanted();
     if (watching) {
@@ -91,7 +103,7 @@ int poll_watching(std::span<SSL_POLL_ITEM> own, std::chrono::microseconds limit,
         std::chrono::microseconds::zero());
     const timeval tv = to_timeval(left);
     std::size_t ready = 0;
-    const int polled = SSL_poll(items, count, sizeof items[0], &tv, 0, &ready);
+    const int polled = SSL_poll(items.data(), count, sizeof items[0], &tv, 0, &ready);
     const bool incoming = watching && (items[count - 1].revents & SSL_POLL_EVENT_IC) != 0;
     if (incoming) watch->saw_incoming();
     bool any = false;
@@ -275,6 +287,55 @@ std::unique_ptr<TlsStream> QuicListener::accept(std::chrono::milliseconds wait, 
   return connection;
 }
 
+struct QuicPollSet::Items {
+  std::vector<SSL_POLL_ITEM> items;
+};
+
+QuicPollSet::QuicPollSet() : items_(std::make_unique<Items>()) {}
+QuicPollSet::~QuicPollSet() = default;
+
+void QuicPollSet::set(std::uint32_t tag, TlsStream& stream, short events) {
+  if (position_.size() <= tag) position_.resize(tag + 1, UINT32_MAX);
+  std::uint32_t& at = position_[tag];
+  if (events == 0) {
+    if (at == UINT32_MAX) return;
+    entries_[at] = entries_.back();  // the last entry takes its place
+    position_[entries_[at].tag] = at;
+    entries_.pop_back();
+    at = UINT32_MAX;
+    return;
+  }
+  if (!watch_) watch_ = stream.watch_;
+  if (at == UINT32_MAX) {
+    at = static_cast<std::uint32_t>(entries_.size());
+    entries_.push_back({stream.ssl_, events, tag});
+    return;
+  }
+  entries_[at] = {stream.ssl_, events, tag};
+}
+
+const std::vector<std::uint32_t>& QuicPollSet::wait(std::chrono::microseconds limit) {
+  ready_.clear();
+  if (entries_.empty()) {
+    std::this_thread::sleep_for(limit);
+    return ready_;
+  }
+  std::vector<SSL_POLL_ITEM>& items = items_->items;
+  items.resize(entries_.size());
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    items[i].desc = SSL_as_poll_descriptor(entries_[i].ssl);
+    items[i].events = 0;
+    if ((entries_[i].events & POLLIN) != 0) items[i].events |= SSL_POLL_EVENT_R | SSL_POLL_EVENT_ER;
+    if ((entries_[i].events & POLLOUT) != 0) items[i].events |= SSL_POLL_EVENT_W | SSL_POLL_EVENT_EW;
+    items[i].revents = 0;
+  }
+  poll_watching(items, limit, watch_.get());
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    if (items[i].revents != 0) ready_.push_back(entries_[i].tag);
+  }
+  return ready_;
+}
+
 namespace detail {
 
 bool ListenerWatch::wait_incoming(std::chrono::milliseconds limit) {
@@ -292,8 +353,15 @@ const SSL_METHOD* quic_method(bool server) {
   return server ? OSSL_QUIC_server_method() : OSSL_QUIC_client_method();
 }
 
-void set_up_quic_context(SSL_CTX* ctx, bool server) {
+void set_up_quic_context(SSL_CTX* ctx, bool server, bool event_loop) {
   if (server) SSL_CTX_set_alpn_select_cb(ctx, select_alpn, nullptr);
+  // An event loop of many connections runs their timers itself: an assist
+  // thread a connection would be thousands of threads.
+  if (event_loop) {
+    if (SSL_CTX_set_domain_flags(ctx, SSL_DOMAIN_FLAG_MULTI_THREAD) != 1)
+      throw_tls_error("cannot set the QUIC domain's threading");
+    return;
+  }
   // QUIC lives in user space: what TCP's kernel does while the program
   // waits elsewhere (sending what a write left buffered, retransmitting,
   // acknowledging) needs a thread. The library's assist thread handles the
@@ -435,6 +503,26 @@ std::optional<UdpPath> udp_path(SSL* ssl) {
   return path;
 }
 
+bool net_write_desired(SSL* ssl) {
+  return SSL_net_write_desired(ssl) == 1;
+}
+
+std::optional<std::chrono::microseconds> event_timeout(SSL* ssl) {
+  timeval tv{};
+  int infinite = 0;
+  if (SSL_get_event_timeout(ssl, &tv, &infinite) != 1) {
+    ERR_clear_error();
+    return std::nullopt;
+  }
+  if (infinite != 0) return std::nullopt;
+  return std::chrono::seconds(tv.tv_sec) + std::chrono::microseconds(tv.tv_usec);
+}
+
+void handle_events(SSL* ssl) {
+  SSL_handle_events(ssl);
+  ERR_clear_error();  // a failure shows in the next call on the connection
+}
+
 void close_quic(SSL* ssl) {
   SSL_SHUTDOWN_EX_ARGS args{};
   // Non-blocking, the call only starts the close: one round of events
@@ -467,6 +555,16 @@ ssl_st* QuicListener::next_connection(std::chrono::milliseconds) {
   refuse();
 }
 
+struct QuicPollSet::Items {};
+QuicPollSet::QuicPollSet() = default;
+QuicPollSet::~QuicPollSet() = default;
+void QuicPollSet::set(std::uint32_t, TlsStream&, short) {
+  refuse();
+}
+const std::vector<std::uint32_t>& QuicPollSet::wait(std::chrono::microseconds) {
+  refuse();
+}
+
 namespace detail {
 bool ListenerWatch::wait_incoming(std::chrono::milliseconds) {
   refuse();
@@ -474,7 +572,7 @@ bool ListenerWatch::wait_incoming(std::chrono::milliseconds) {
 const SSL_METHOD* quic_method(bool) {
   refuse();
 }
-void set_up_quic_context(SSL_CTX*, bool) {
+void set_up_quic_context(SSL_CTX*, bool, bool) {
   refuse();
 }
 void attach_udp(SSL*, int) {
@@ -505,6 +603,15 @@ std::uint64_t unacknowledged_bytes(SSL*) {
   refuse();
 }
 void wait_quic_events(SSL*, std::chrono::milliseconds, ListenerWatch*) {
+  refuse();
+}
+bool net_write_desired(SSL*) {
+  refuse();
+}
+std::optional<std::chrono::microseconds> event_timeout(SSL*) {
+  refuse();
+}
+void handle_events(SSL*) {
   refuse();
 }
 void close_quic(SSL*) {}

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "run_facts.hpp"
 #include "tls/context.hpp"
@@ -35,6 +36,10 @@ inline constexpr char kQuicAlpn[] = "tlscmp";
 // --version and refusals put it: "needs OpenSSL 3.5 or newer; this build has
 // OpenSSL 3.0.19 27 Jan 2026".
 bool has_quic(std::string* why = nullptr);
+
+// Whether the library names a QUIC connection's peer to the server (OpenSSL
+// 4.0); where it does not, a server counts every QUIC peer as one source.
+bool quic_names_peers();
 
 namespace detail {
 
@@ -105,6 +110,38 @@ class QuicListener {
   std::shared_ptr<detail::ListenerWatch> watch_;
 };
 
+// A server's QUIC streams waited on together by one thread (a --flows
+// loop): one SSL_poll over all of them, watching the listener as every
+// wait on the server's domain does (detail::ListenerWatch). The library
+// looks at each item at each wait: a wait costs in the number of streams.
+class QuicPollSet {
+ public:
+  QuicPollSet();
+  ~QuicPollSet();
+  QuicPollSet(const QuicPollSet&) = delete;
+  QuicPollSet& operator=(const QuicPollSet&) = delete;
+
+  // From now on waits for `events` (POLLIN, POLLOUT) on `stream`, a
+  // server's, under `tag`; 0: not at all.
+  void set(std::uint32_t tag, TlsStream& stream, short events);
+  // Waits up to `limit` for any of them: the tags of those ready, valid
+  // until the next call.
+  const std::vector<std::uint32_t>& wait(std::chrono::microseconds limit);
+
+ private:
+  struct Entry {
+    ssl_st* ssl;
+    short events;
+    std::uint32_t tag;
+  };
+  struct Items;  // the library's poll items, rebuilt at each wait
+  std::vector<Entry> entries_;
+  std::vector<std::uint32_t> position_;  // by tag: its entry, or UINT32_MAX
+  std::vector<std::uint32_t> ready_;
+  std::shared_ptr<detail::ListenerWatch> watch_;
+  std::unique_ptr<Items> items_;
+};
+
 namespace detail {
 
 // What context.cpp and tls_stream.cpp ask of QUIC (internal to src/tls/).
@@ -112,8 +149,9 @@ namespace detail {
 const struct ssl_method_st* quic_method(bool server);
 // A new context's QUIC settings: ALPN (the client's list is `alpn`, in
 // wire format; a server selects kQuicAlpn), the domain's threading (a
-// client: one thread; a server: many, with blocking waits).
-void set_up_quic_context(ssl_ctx_st* ctx, bool server);
+// client: one thread, helped by the library's, or with `event_loop` none,
+// driven by its loop; a server: many, with blocking waits).
+void set_up_quic_context(ssl_ctx_st* ctx, bool server, bool event_loop);
 // A client connection's UDP socket (connected, non-blocking) as its network
 // path, and non-blocking mode: TlsStream waits in wait_quic().
 void attach_udp(ssl_st* ssl, int fd);
@@ -144,6 +182,12 @@ std::uint64_t unacknowledged_bytes(ssl_st* ssl);
 std::optional<UdpPath> udp_path(ssl_st* ssl);
 // Lets the connection's events run for `limit` (or until it ends).
 void wait_quic_events(ssl_st* ssl, std::chrono::milliseconds limit, ListenerWatch* watch);
+// A connection driven from an event loop: whether it has datagrams to send
+// once the socket takes them; its next timer, from now (nullopt: none);
+// one round of its events.
+bool net_write_desired(ssl_st* ssl);
+std::optional<std::chrono::microseconds> event_timeout(ssl_st* ssl);
+void handle_events(ssl_st* ssl);
 // Closes the connection at once (CONNECTION_CLOSE, no closing period): the
 // tests end their connections once both ends have said all they had to.
 void close_quic(ssl_st* ssl);

@@ -131,7 +131,9 @@ ssl_st* TlsStream::tls_ssl() const {
 }
 
 std::error_code TlsStream::wait_for(short events) {
-  if (!quic_) return wait_ready(events);
+  // In an event loop the loop waits, for QUIC too (on the client's socket,
+  // or a server's QuicPollSet).
+  if (!quic_ || in_event_loop()) return wait_ready(events);
   if (detail::wait_quic(ssl_, events == POLLOUT, wait_limit(), watch_.get())) return {};
   return nothing_came();
 }
@@ -322,6 +324,22 @@ void TlsStream::send_close_notify(std::error_code& ec) {
     if (ret >= 0) return;
     if ((ec = handle_failure(ret))) return;
   }
+}
+
+bool TlsStream::quic_wants_write() const {
+  return detail::net_write_desired(ssl_);
+}
+
+std::optional<std::chrono::microseconds> TlsStream::quic_timeout() const {
+  return detail::event_timeout(ssl_);
+}
+
+void TlsStream::handle_quic_events() {
+  detail::handle_events(ssl_);
+}
+
+std::uint64_t TlsStream::unacknowledged_bytes() const {
+  return detail::unacknowledged_bytes(ssl_);
 }
 
 std::optional<UdpPath> TlsStream::udp_path() const {

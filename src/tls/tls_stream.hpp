@@ -19,6 +19,7 @@ namespace detail {
 class ListenerWatch;
 }
 class QuicListener;
+class QuicPollSet;
 
 // What the handshake settled on.
 struct SessionInfo {
@@ -172,6 +173,16 @@ class TlsStream final : public Stream,
   // As write_some, on a QUIC stream; once all of `buf` is written, the FIN
   // goes with its last bytes, in the same packet.
   std::size_t write_last(std::span<const std::byte> buf, std::error_code& ec);
+  // A QUIC client connection that an event loop drives (ClientOptions::
+  // quic_event_loop): whether the library has datagrams for the socket to
+  // take (the loop waits for POLLOUT too), and how soon its next timer is
+  // due (nullopt: none), when the loop runs its events (timers,
+  // retransmissions, acknowledgements).
+  bool quic_wants_write() const;
+  std::optional<std::chrono::microseconds> quic_timeout() const;
+  void handle_quic_events();
+  // Bytes written to a QUIC stream that the peer has not acknowledged yet.
+  std::uint64_t unacknowledged_bytes() const;
   // A QUIC client connection's datagrams so far (tls/quic.hpp), from its
   // reporting stream; else nullopt.
   std::optional<UdpPath> udp_path() const;
@@ -190,6 +201,7 @@ class TlsStream final : public Stream,
   ssl_st* tls_ssl() const;
 
   friend class QuicListener;  // its connections watch it (watch_)
+  friend class QuicPollSet;   // its waits watch the listener as the stream's would
 
   ssl_st* ssl_;
   bool quic_;                                     // a QUIC connection or stream (tls/quic.hpp)

@@ -106,6 +106,7 @@ class Stream {
   // The longest the next wait may take: the time left to the deadline
   // (setup phase), one tick (transfer phase), none (event-loop phase).
   std::chrono::milliseconds wait_limit() const;
+  bool in_event_loop() const { return event_loop_; }
   // After a wait of wait_limit() in which nothing became ready: {} to try
   // again, or why not, as wait_ready() would say.
   std::error_code nothing_came();

@@ -207,7 +207,8 @@ TEST_CASE("quic: what it cannot take is refused in one line, before anything run
                       {{"--mode", "quic", "--record-size", "1024"}, 2, "--record-size"},
                       {{"--mode", "quic", "--ktls"}, 2, "--ktls"},
                       {{"--mode", "quic", "--tls-version", "1.2"}, 2, "QUIC runs TLS 1.3 alone"},
-                      {{"--mode", "quic", "--flows", "10", "--rr", "1/1"}, 2, "does not run over quic yet"},
+                      {{"--mode", "quic", "--flows", "10", "--crr", "--close", "fin"}, 2, "CONNECTION_CLOSE"},
+                      {{"--mode", "quic", "--flows", "10", "-w", "64K"}, 2, "share one UDP socket"},
                       {{"--mode", "quic", "--crr", "--close", "fin"}, 2, "CONNECTION_CLOSE"},
                       {{"--mode", "quic,udp"}, 2, "one test runs one or the other"},
                       {{"--mode", "quick"}, 2, "'quick' is no transport"},
@@ -222,6 +223,63 @@ TEST_CASE("quic: what it cannot take is refused in one line, before anything run
                        "closed loops alone"},
                       {{"--mode", "quic", "--stream-per-tx"}, 2, "--stream-per-tx"},
                   });
+}
+
+namespace {
+
+const json& flows_run(const json& j, const std::string& variant) {
+  for (const json& run : j["flows_runs"]) {
+    if (run["variant"] == variant) return run;
+  }
+  FAIL("no run of " << variant);
+  static const json none;
+  return none;
+}
+
+}  // namespace
+
+TEST_CASE("quic --flows: QUIC connections on the event loops, every transaction and byte counted") {
+  if (!quic_build()) return;
+  const json rr = client_json(
+      {"--mode", "tcp,quic", "--flows", "60", "--threads", "2", "--rr", "1/1", "-n", "600", "--repeat", "1"});
+  REQUIRE(rr["flows_runs"].size() == 2);
+  for (const char* variant : {"tcp", "quic"}) {
+    CAPTURE(variant);
+    const json& run = flows_run(rr, variant);
+    CHECK(run["flows"] == 60);
+    CHECK(run["transactions"] == 600);
+    CHECK(run["failed_flows"] == 0);
+    CHECK(run["per_flow"]["min"] == 10);
+    CHECK(run["per_flow"]["max"] == 10);
+    // The server's QUIC connections share one listener: one loop serves them.
+    CHECK(run["server"]["threads"] == (std::string(variant) == "quic" ? 1 : 2));
+    CHECK(run["server"]["cpu_us_per_transaction"].get<double>() > 0);
+  }
+  CHECK(flows_run(rr, "quic")["tls_version"] == "QUICv1");
+  // A QUIC connection's state is the library's, in user space on both
+  // sides; a TCP socket's is the kernel's.
+  CHECK(flows_run(rr, "quic")["client"]["memory_per_connection"]["idle_rss_bytes"].get<double>() >
+        flows_run(rr, "tcp")["client"]["memory_per_connection"]["idle_rss_bytes"].get<double>());
+
+  // Bulk over the flows, each way: the bytes exact, however the library
+  // paces and acknowledges them.
+  for (const bool reverse : {false, true}) {
+    CAPTURE(reverse);
+    std::vector<std::string> args{"--mode", "quic", "--flows", "8", "-n", "8M", "--repeat", "1"};
+    if (reverse) args.push_back("-R");
+    const json bulk = client_json(args);
+    const json& run = flows_run(bulk, "quic");
+    CHECK(run["flows"] == 8);
+    CHECK(run["failed_flows"] == 0);
+    CHECK(run["bytes"] == 8 * 1024 * 1024);
+  }
+
+  // A QUIC connection a transaction: each counted, its handshake timed.
+  const json crr = client_json({"--mode", "quic", "--flows", "4", "--crr", "-n", "40", "--repeat", "1"});
+  const json& run = flows_run(crr, "quic");
+  CHECK(run["connections"] == 40);
+  CHECK(run["failed_flows"] == 0);
+  CHECK(run["handshake_us"]["p50"].get<double>() > 0);
 }
 
 TEST_CASE("quic --streams: S streams on each QUIC connection against -P x S tcp and tls connections") {

@@ -110,6 +110,11 @@ spec::Test example() {
   t.crr = {spec::Close::fin, true};
   return t;
 }
+// The connection stays the accepting thread's, which serves it whole.
+void serve_connection(std::unique_ptr<Stream>& stream, session::PendingTests& pending, double& cpu_mark) {
+  serve_crr_connection(*stream, pending, cpu_mark);
+}
+
 }  // namespace crr_entry
 }  // namespace
 
@@ -127,7 +132,7 @@ const KindSlice kCrrKind{
     .example = crr_entry::example,
     .serve = serve_crr_test,
     .connection = protocol::ConnectionKind::crr,
-    .serve_connection = serve_crr_connection,
+    .serve_connection = crr_entry::serve_connection,
     .text_header = render_crr_header,
     .text_runs = crr_entry::text_runs,
     .json = crr_entry::json,

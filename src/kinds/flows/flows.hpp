@@ -54,7 +54,7 @@ std::string serve_flows_test(Stream& control, const protocol::TestRequest& reque
                              session::ServerSide& side);
 // Server: a flow connection, after its preamble: reads its data header and
 // hands the socket to its test's event loop.
-void serve_flow_connection(Stream& stream, session::PendingTests& pending, double& cpu_mark);
+void serve_flow_connection(std::unique_ptr<Stream>& stream, session::PendingTests& pending, double& cpu_mark);
 
 // What a flows test needs of its parts; throws spec::Invalid naming the flag.
 void check_flows_test(const spec::Test& test, Mode mode);

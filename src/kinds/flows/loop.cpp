@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <cstring>
 
+#include "error.hpp"
 #include "kinds/data_connections.hpp"
 #include "measure/clock.hpp"
 #include "measure/cpu.hpp"
 #include "measure/host.hpp"
 #include "tls/tls_stream.hpp"
+#include "transport/datagram.hpp"
 #include "transport/errors.hpp"
 
 namespace tlscmp::kinds {
@@ -25,9 +27,24 @@ constexpr std::uint32_t kConnectingPerLoop = 64;
 constexpr std::chrono::milliseconds kTick{100};
 constexpr std::size_t kBufferBytes = 64 * 1024;
 constexpr int kStreamBurst = 4;  // a stream's writes (reads) for each readiness
+// QUIC server: the longest wait in the library, which cannot watch the
+// loop's wakeup (adopted streams, begin, stop).
+constexpr std::chrono::milliseconds kQuicServerWait{5};
 
 std::int64_t ns(std::chrono::milliseconds d) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
+}
+
+// A flow's preamble and data header: in the clear before TLS, or first on
+// its QUIC stream.
+std::array<std::byte, protocol::kPreambleBytes + protocol::kDataHeaderBytes> flow_header(
+    const protocol::Cookie& cookie, std::uint32_t index) {
+  std::array<std::byte, protocol::kPreambleBytes + protocol::kDataHeaderBytes> header{};
+  const protocol::Preamble preamble = protocol::encode_preamble(protocol::ConnectionKind::flow);
+  const protocol::DataHeader data = protocol::encode_data_header(cookie, index);
+  std::copy(preamble.begin(), preamble.end(), header.begin());
+  std::copy(data.begin(), data.end(), header.begin() + preamble.size());
+  return header;
 }
 
 std::uint32_t epoll_events(short poll_events) {
@@ -111,7 +128,9 @@ struct FlowLoop::Flow {
   std::int64_t since_ns = 0;  // the phase's start: connect, handshake, or the request's send (due, open loop)
   std::int64_t start_ns = 0;  // crr: the connection's connect
   std::int64_t progress_ns = 0;
-  std::int64_t due_ns = 0;  // open loop: the request under way's, or the next one's, due time
+  std::int64_t due_ns = 0;           // open loop: the request under way's, or the next one's, due time
+  std::int64_t timer_ns = 0;         // QUIC client: its timer's due time in quic_timers_; 0: none
+  std::uint64_t unacknowledged = 0;  // QUIC client sender, finished: bytes the server has yet to acknowledge
 
   int fd() const { return stream ? stream->native_handle() : socket.get(); }
 };
@@ -119,6 +138,7 @@ struct FlowLoop::Flow {
 FlowLoop::FlowLoop(const FlowPlan& plan)
     : plan_(plan), buffer_(plan.work == spec::FlowWork::stream ? plan.chunk_bytes : kBufferBytes) {
   poller_.add(wakeup_.fd(), EPOLLIN, kWakeTag);
+  if (plan.quic && !plan.client) quic_poll_ = std::make_unique<tls::QuicPollSet>();
 }
 
 FlowLoop::~FlowLoop() {
@@ -138,7 +158,16 @@ void FlowLoop::adopt(std::uint32_t index, UniqueFd socket) {
   held_.fetch_add(1, std::memory_order_acq_rel);
   {
     std::lock_guard lock(mutex_);
-    adopted_.emplace_back(index, std::move(socket));
+    adopted_.push_back({index, std::move(socket), nullptr});
+  }
+  wakeup_.signal();
+}
+
+void FlowLoop::adopt(std::uint32_t index, std::unique_ptr<Stream> stream) {
+  held_.fetch_add(1, std::memory_order_acq_rel);
+  {
+    std::lock_guard lock(mutex_);
+    adopted_.push_back({index, UniqueFd(), std::move(stream)});
   }
   wakeup_.signal();
 }
@@ -182,16 +211,9 @@ void FlowLoop::run() {
     std::int64_t now = measure::now_ns();
     if (plan_.client && plan_.work != spec::FlowWork::crr) start_connects(now);
     if (!traffic_ && begin_.load(std::memory_order_acquire)) kick_traffic(now);
-    for (const epoll_event& event : poller_.wait(until_next_due(now))) {
-      now = measure::now_ns();
-      if (event.data.u64 == kWakeTag) {
-        wakeup_.drain();
-        if (!plan_.client) take_adopted();
-        continue;
-      }
-      step(*flows_[event.data.u64], now);
-    }
+    wait_events(now);
     now = measure::now_ns();
+    if (plan_.quic && plan_.client) run_quic_timers(now);
     release_due(now);
     if (now - last_check >= ns(kTick)) {
       check_deadlines(now);
@@ -200,16 +222,61 @@ void FlowLoop::run() {
   }
 }
 
+// Waits for events until the next due time, and steps the flows they name.
+// A QUIC server's streams wait in the library, which cannot watch the
+// wakeup: it is looked at between those waits, a few milliseconds apart.
+void FlowLoop::wait_events(std::int64_t now) {
+  const auto on_wakeup = [this] {
+    wakeup_.drain();
+    if (!plan_.client) take_adopted();
+  };
+  if (quic_poll_) {
+    if (!poller_.wait(0).empty()) on_wakeup();
+    const auto limit = std::min<std::chrono::nanoseconds>(until_next_due(now), kQuicServerWait);
+    for (const std::uint32_t slot : quic_poll_->wait(std::chrono::ceil<std::chrono::microseconds>(limit)))
+      step(*flows_[slot], measure::now_ns());
+    return;
+  }
+  for (const epoll_event& event : poller_.wait(until_next_due(now))) {
+    if (event.data.u64 == kWakeTag) {
+      on_wakeup();
+      continue;
+    }
+    step(*flows_[event.data.u64], measure::now_ns());
+  }
+}
+
+// QUIC client: the connections whose timers are due run their events
+// (retransmissions, acknowledgements, the idle timeout), then go on.
+void FlowLoop::run_quic_timers(std::int64_t now) {
+  while (!quic_timers_.empty() && quic_timers_.begin()->first <= now) {
+    Flow& flow = *flows_[quic_timers_.begin()->second];
+    quic_timers_.erase(quic_timers_.begin());
+    flow.timer_ns = 0;
+    if (!flow.stream) continue;
+    flow.stream->tls()->handle_quic_events();
+    step(flow, measure::now_ns());
+    // A flow that had nothing to try keeps its timers all the same.
+    if (flow.stream && flow.timer_ns == 0 && flow.events != 0) want_quic(flow, flow.events);
+  }
+}
+
 void FlowLoop::take_adopted() {
-  std::vector<std::pair<std::uint32_t, UniqueFd>> taken;
+  std::vector<Adopted> taken;
   {
     std::lock_guard lock(mutex_);
     taken.swap(adopted_);
   }
   const std::int64_t now = measure::now_ns();
-  for (auto& [index, socket] : taken) {
+  for (auto& [index, socket, stream] : taken) {
     Flow& f = new_flow(index, now);
     if (plan_.bytes > 0) f.quota = share(plan_.bytes, plan_.flows, index);
+    if (stream) {  // QUIC: its handshake and header are behind it
+      f.stream = std::move(stream);
+      f.stream->enter_event_loop_phase();
+      on_established(f, now);
+      continue;
+    }
     set_socket_buffers(socket.get(), plan_.sndbuf_bytes, plan_.rcvbuf_bytes);
     if (plan_.tls != nullptr) {
       f.stream = plan_.tls->server_stream(std::move(socket));
@@ -267,10 +334,12 @@ void FlowLoop::connect(Flow& flow, std::int64_t now) {
   const SocketAddress* from =
       plan_.sources.empty() ? nullptr : &plan_.sources[flow.index % plan_.sources.size()];
   const bool reset = plan_.work == spec::FlowWork::crr && plan_.reset_close;
-  flow.socket = start_connect(plan_.server, from, reset, ec, where);
+  flow.socket =
+      plan_.quic ? connect_udp(plan_.server, from, ec) : start_connect(plan_.server, from, reset, ec, where);
   flow.since_ns = flow.progress_ns = flow.start_ns = now;
   tally_.first_start_ns = std::min(tally_.first_start_ns, now);
   if (!flow.socket.valid()) return fail(flow, fmt::format("{}: {}", where, ec.message()));
+  if (plan_.quic) return start_quic(flow, now);
   set_socket_buffers(flow.socket.get(), plan_.sndbuf_bytes, plan_.rcvbuf_bytes);
   flow.state = Flow::State::connecting;
   ++connecting_;
@@ -290,6 +359,13 @@ void FlowLoop::step(Flow& flow, std::int64_t now) {
     case Flow::State::handshaking:
       return step_handshake(flow, now);
     case Flow::State::finished:
+      // A QUIC client's stream that is through runs its connection's events
+      // (what it sent still goes out and is acknowledged).
+      if (plan_.quic && plan_.client && plan_.work == spec::FlowWork::stream && flow.stream) {
+        flow.stream->tls()->handle_quic_events();
+        watch_delivery(flow, now);
+        return want_quic(flow, EPOLLIN);
+      }
       // A stream may finish on its time while its readiness waits later in
       // the same batch, its peer streaming on until the test ends.
       if (plan_.work == spec::FlowWork::stream || !flow.stream) return;
@@ -306,6 +382,35 @@ void FlowLoop::step(Flow& flow, std::int64_t now) {
   }
 }
 
+// QUIC client: a connection over the flow's own UDP socket (crr's connect
+// time is the socket's: UDP has no connect to wait for), its handshake
+// under way, which counts among the connections under way.
+void FlowLoop::start_quic(Flow& flow, std::int64_t now) {
+  ++connecting_;
+  flow.since_ns = measure::now_ns();
+  if (plan_.work == spec::FlowWork::crr) tally_.connect.add(measure::ns_to_us(flow.since_ns - now));
+  flow.state = Flow::State::handshaking;
+  try {
+    flow.stream = plan_.tls->client_stream(std::move(flow.socket), plan_.host);
+  } catch (const Error& e) {
+    return fail(flow, e.what());
+  }
+  flow.stream->enter_event_loop_phase();
+  step_handshake(flow, now);
+}
+
+// QUIC client, its handshake done: the header, first on its stream (whole:
+// the stream's buffer is empty).
+bool FlowLoop::send_quic_header(Flow& flow) {
+  const auto header = flow_header(plan_.cookie, flow.index);
+  std::error_code ec;
+  const std::size_t n = flow.stream->write_some(header, ec);
+  if (!ec && n == header.size()) return true;
+  fail(flow, fmt::format("sending the flow's header: {}",
+                         ec ? describe(ec, flow.stream->error_detail()) : "the stream took part of it"));
+  return false;
+}
+
 void FlowLoop::step_connect(Flow& flow, std::int64_t now) {
   --connecting_;
   if (const std::error_code ec = connect_result(flow.socket.get())) {
@@ -314,11 +419,7 @@ void FlowLoop::step_connect(Flow& flow, std::int64_t now) {
   if (plan_.work == spec::FlowWork::crr) tally_.connect.add(measure::ns_to_us(now - flow.since_ns));
   // The header goes in the clear, before TLS: the server hands the socket
   // to a loop of its own on reading it.
-  std::array<std::byte, protocol::kPreambleBytes + protocol::kDataHeaderBytes> header{};
-  const protocol::Preamble preamble = protocol::encode_preamble(protocol::ConnectionKind::flow);
-  const protocol::DataHeader data = protocol::encode_data_header(plan_.cookie, flow.index);
-  std::copy(preamble.begin(), preamble.end(), header.begin());
-  std::copy(data.begin(), data.end(), header.begin() + preamble.size());
+  const auto header = flow_header(plan_.cookie, flow.index);
   // A new socket's buffer is empty: the header goes whole or not at all.
   if (::send(flow.socket.get(), header.data(), header.size(), MSG_NOSIGNAL) !=
       static_cast<ssize_t>(header.size())) {
@@ -344,10 +445,12 @@ void FlowLoop::step_handshake(Flow& flow, std::int64_t now) {
   if (ec == TransportErrc::would_block) return want(flow, epoll_events(flow.stream->wanted_events()));
   if (ec) return fail(flow, fmt::format("TLS handshake: {}", describe(ec, flow.stream->error_detail())));
   if (plan_.record_size != 0) tls.set_max_record_size(plan_.record_size);
+  if (plan_.quic && !send_quic_header(flow)) return;
   on_established(flow, now);
 }
 
 void FlowLoop::on_established(Flow& flow, std::int64_t now) {
+  if (plan_.quic && plan_.client) --connecting_;
   tally_.last_established_ns = std::max(tally_.last_established_ns, now);
   if (flow.stream->is_tls() && tally_.tls.version.empty())
     tally_.tls = tls_parameters(*flow.stream, plan_.record_size);
@@ -500,11 +603,31 @@ bool FlowLoop::start_request(Flow& flow, std::int64_t since_ns, std::int64_t now
 
 void FlowLoop::finish(Flow& flow) {
   flow.state = Flow::State::finished;
+  // A QUIC sender is through once the server has every byte: until then its
+  // loop must go on running the connection, as TCP's kernel would.
+  if (plan_.quic && plan_.client && plan_.sends && flow.stream) {
+    flow.unacknowledged = UINT64_MAX;
+    watch_delivery(flow, measure::now_ns());
+    return want(flow, EPOLLIN);
+  }
   finished_.fetch_add(1, std::memory_order_acq_rel);
   if (plan_.work == spec::FlowWork::rr) return want(flow, EPOLLIN);
+  // A QUIC client's connection runs on: its last bytes are in the library's
+  // hands, which must still send them (TCP's kernel would).
+  if (plan_.quic && plan_.client && flow.stream) return want(flow, EPOLLIN);
   // A bulk stream's peer may go on sending until the test ends; a crr
   // connector holds no connection.
   unwatch(flow);
+}
+
+// QUIC client sender, finished: through once nothing it sent awaits
+// acknowledgement; progress while the count falls.
+void FlowLoop::watch_delivery(Flow& flow, std::int64_t now) {
+  if (flow.unacknowledged == 0) return;
+  const std::uint64_t left = flow.stream->tls()->unacknowledged_bytes();
+  if (left < flow.unacknowledged) flow.progress_ns = now;
+  flow.unacknowledged = left;
+  if (left == 0) finished_.fetch_add(1, std::memory_order_acq_rel);
 }
 
 void FlowLoop::release_due(std::int64_t now) {
@@ -519,9 +642,10 @@ void FlowLoop::release_due(std::int64_t now) {
 }
 
 std::chrono::nanoseconds FlowLoop::until_next_due(std::int64_t now) const {
-  const std::chrono::nanoseconds tick = kTick;
-  if (due_.empty()) return tick;
-  return std::min(tick, std::chrono::nanoseconds(std::max<std::int64_t>(0, due_.top().first - now)));
+  std::int64_t wait = ns(kTick);
+  if (!due_.empty()) wait = std::min(wait, due_.top().first - now);
+  if (!quic_timers_.empty()) wait = std::min(wait, quic_timers_.begin()->first - now);
+  return std::chrono::nanoseconds(std::max<std::int64_t>(0, wait));
 }
 
 // A flow's I/O while it can go on: a request or response whole; a bulk
@@ -582,6 +706,11 @@ void FlowLoop::check_deadlines(std::int64_t now) {
           fail(flow, fmt::format("connect: no answer within {:g} s (--connect-timeout)",
                                  seconds(plan_.connect_timeout)));
         break;
+      case Flow::State::finished:
+        if (flow.unacknowledged != 0 && now - flow.progress_ns > ns(plan_.idle_timeout))
+          fail(flow, fmt::format("nothing of its last bytes acknowledged for {:g} s (--idle-timeout)",
+                                 seconds(plan_.idle_timeout)));
+        break;
       case Flow::State::handshaking:
         if (now - flow.since_ns > ns(plan_.handshake_timeout))
           fail(flow, fmt::format("TLS handshake: not done within {:g} s (--handshake-timeout)",
@@ -613,8 +742,10 @@ void FlowLoop::check_deadlines(std::int64_t now) {
 
 void FlowLoop::fail(Flow& flow, const std::string& why) {
   if (flow.state == Flow::State::failed) return;
-  if (flow.state == Flow::State::connecting) --connecting_;
-  const bool through = flow.state == Flow::State::finished;
+  if (flow.state == Flow::State::connecting ||
+      (plan_.quic && plan_.client && flow.state == Flow::State::handshaking))
+    --connecting_;
+  const bool through = flow.state == Flow::State::finished && flow.unacknowledged == 0;
   flow.state = Flow::State::failed;
   if (tally_.first_failure.empty()) tally_.first_failure = fmt::format("flow {}: {}", flow.index, why);
   failed_.fetch_add(1, std::memory_order_acq_rel);
@@ -623,6 +754,7 @@ void FlowLoop::fail(Flow& flow, const std::string& why) {
 }
 
 void FlowLoop::want(Flow& flow, std::uint32_t events) {
+  if (plan_.quic) return want_quic(flow, events);
   if (flow.events == events) return;
   if (flow.events == 0) {
     poller_.add(flow.fd(), events, flow.slot);
@@ -632,8 +764,37 @@ void FlowLoop::want(Flow& flow, std::uint32_t events) {
   flow.events = events;
 }
 
+// QUIC: a server's stream waits in the poll set for what it asked; a
+// client's socket is watched for datagrams always (acknowledgements free a
+// writer's buffer as responses feed a reader), and for room while the
+// library has datagrams waiting, and its connection's next timer is kept.
+void FlowLoop::want_quic(Flow& flow, std::uint32_t events) {
+  tls::TlsStream& tls = *flow.stream->tls();
+  if (!plan_.client) {
+    if (flow.events != events) quic_poll_->set(flow.slot, tls, (events & EPOLLOUT) != 0 ? POLLOUT : POLLIN);
+    flow.events = events;
+    return;
+  }
+  const std::uint32_t wanted = EPOLLIN | (tls.quic_wants_write() ? EPOLLOUT : 0U);
+  if (flow.events == 0) {
+    poller_.add(flow.fd(), wanted, flow.slot);
+  } else if (flow.events != wanted) {
+    poller_.modify(flow.fd(), wanted, flow.slot);
+  }
+  flow.events = wanted;
+  const std::optional<std::chrono::microseconds> timeout = tls.quic_timeout();
+  const std::int64_t due = timeout ? measure::now_ns() + timeout->count() * 1000 : 0;
+  if (due == flow.timer_ns) return;
+  if (flow.timer_ns != 0) quic_timers_.erase({flow.timer_ns, flow.slot});
+  if (due != 0) quic_timers_.emplace(due, flow.slot);
+  flow.timer_ns = due;
+}
+
 void FlowLoop::unwatch(Flow& flow) {
-  if (flow.events != 0 && flow.fd() >= 0) poller_.remove(flow.fd());
+  if (flow.timer_ns != 0) quic_timers_.erase({flow.timer_ns, flow.slot});
+  flow.timer_ns = 0;
+  if (quic_poll_ && flow.events != 0 && flow.stream) quic_poll_->set(flow.slot, *flow.stream->tls(), 0);
+  if (!quic_poll_ && flow.events != 0 && flow.fd() >= 0) poller_.remove(flow.fd());
   flow.events = 0;
 }
 

@@ -23,6 +23,7 @@
 #include <mutex>
 #include <optional>
 #include <queue>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -33,6 +34,7 @@
 #include "protocol/messages.hpp"
 #include "spec/spec.hpp"
 #include "tls/context.hpp"
+#include "tls/quic.hpp"
 #include "transport/poller.hpp"
 #include "transport/socket.hpp"
 #include "transport/stream.hpp"
@@ -53,9 +55,13 @@ struct FlowPlan {
   std::uint64_t request_bytes = 1;
   std::uint64_t response_bytes = 1;
   const tls::Context* tls = nullptr;  // null: plain TCP
-  std::string host;                   // client, TLS: the name the certificate must have
-  bool release_buffers = false;       // SSL_MODE_RELEASE_BUFFERS
-  std::uint32_t record_size = 0;      // the largest record this side sends; 0: the library's
+  // QUIC: the client's connections over UDP sockets of their own (`tls` made
+  // with quic_event_loop, the loop running their timers); the server's come
+  // established, streams of its listener's connections (adopt with a stream).
+  bool quic = false;
+  std::string host;               // client, TLS: the name the certificate must have
+  bool release_buffers = false;   // SSL_MODE_RELEASE_BUFFERS
+  std::uint32_t record_size = 0;  // the largest record this side sends; 0: the library's
   std::uint32_t sndbuf_bytes = 0;
   std::uint32_t rcvbuf_bytes = 0;
   std::chrono::milliseconds connect_timeout{10'000};
@@ -117,8 +123,10 @@ class FlowLoop {
   // Client, before start(): the flows this loop opens, by index, and each
   // one's share of a counted test.
   void assign(std::uint32_t index, std::uint64_t quota);
-  // Server, from any thread: a socket whose header named flow `index`.
+  // Server, from any thread: a socket whose header named flow `index`; or
+  // (QUIC) the stream that carried it, its handshake done.
   void adopt(std::uint32_t index, UniqueFd socket);
+  void adopt(std::uint32_t index, std::unique_ptr<Stream> stream);
   void start();
   // Every flow does its work from now until its quota is done, or until
   // `end_ns` (timed: no request starts after it; 0: until stopped); an open
@@ -149,6 +157,8 @@ class FlowLoop {
   Flow& new_flow(std::uint32_t index, std::int64_t now);
   void start_connects(std::int64_t now);
   void connect(Flow& flow, std::int64_t now);
+  void start_quic(Flow& flow, std::int64_t now);
+  bool send_quic_header(Flow& flow);
   void step(Flow& flow, std::int64_t now);
   void step_connect(Flow& flow, std::int64_t now);
   void step_handshake(Flow& flow, std::int64_t now);
@@ -166,6 +176,10 @@ class FlowLoop {
   void release_due(std::int64_t now);
   std::chrono::nanoseconds until_next_due(std::int64_t now) const;
   void watch_idle(Flow& flow);
+  void wait_events(std::int64_t now);
+  void want_quic(Flow& flow, std::uint32_t events);
+  void watch_delivery(Flow& flow, std::int64_t now);
+  void run_quic_timers(std::int64_t now);
   void kick_traffic(std::int64_t now);
   void check_deadlines(std::int64_t now);
   void fail(Flow& flow, const std::string& why);
@@ -189,10 +203,18 @@ class FlowLoop {
   std::priority_queue<std::pair<std::int64_t, std::uint32_t>,
                       std::vector<std::pair<std::int64_t, std::uint32_t>>, std::greater<>>
       due_;
+  // QUIC client: each connection's next timer (due, slot), soonest first.
+  std::set<std::pair<std::int64_t, std::uint32_t>> quic_timers_;
+  std::unique_ptr<tls::QuicPollSet> quic_poll_;  // QUIC server: what the loop waits on
   LoopTally tally_;
 
+  struct Adopted {
+    std::uint32_t index;
+    UniqueFd socket;
+    std::unique_ptr<Stream> stream;  // QUIC
+  };
   std::mutex mutex_;  // guards adopted_
-  std::vector<std::pair<std::uint32_t, UniqueFd>> adopted_;
+  std::vector<Adopted> adopted_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> begin_{false};
   std::atomic<std::int64_t> begin_end_ns_{0};

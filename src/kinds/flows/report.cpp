@@ -81,7 +81,7 @@ ordered_json run_json(const measure::FlowsRun& run, const measure::TestParameter
       {"mbytes_per_s", nullptr},
       {"latency_us", stream ? ordered_json(nullptr) : latency_json(run.latency)},
       {"connect_us", crr ? latency_json(run.connect) : ordered_json(nullptr)},
-      {"handshake_us", crr && run.mode == Mode::tls ? latency_json(run.handshake) : ordered_json(nullptr)},
+      {"handshake_us", crr && is_tls_stream(run.mode) ? latency_json(run.handshake) : ordered_json(nullptr)},
       {"per_flow",
        {{"unit", u.count_key}, {"min", run.flow_min}, {"p50", run.flow_p50}, {"max", run.flow_max}}},
       {"fairness", run.fairness},
@@ -215,9 +215,11 @@ std::string render_flows_header(const measure::TestParameters& p) {
                         ? fmt::format("open loop at {:g} transactions/s over all flows", p.test.rr.rate_tps)
                         : std::string("closed loop"));
   }
-  return fmt::format("many connections: {} {} on {} event loops at each end, {}, {} per run, {}{}\n",
+  const bool quic = std::find(p.modes.begin(), p.modes.end(), Mode::quic) != p.modes.end();
+  return fmt::format("many connections: {} {} on {} event loops at each end{}, {}, {} per run, {}{}\n",
                      p.test.flows.flows, work == spec::FlowWork::crr ? "connectors" : "flows",
                      p.test.flows.threads > 0 ? std::to_string(p.test.flows.threads) : std::string("a CPU's"),
+                     quic ? " (quic: one on the server, whose QUIC connections share one listener)" : "",
                      what, amount, rounds_text(p),
                      p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "");
 }

@@ -47,7 +47,8 @@ class FlowsSink final : public session::PendingTests::ConnectionSink {
   // again and again: a connector's new connection takes its old one's place
   // on the loop (the client closed it; the loop may not know yet), and no
   // more than two a connector are held at once.
-  std::string take(std::uint32_t index, UniqueFd socket) {
+  template <typename Connection>  // a socket, or a QUIC stream
+  std::string take(std::uint32_t index, Connection connection) {
     std::lock_guard lock(mutex_);
     if (index >= taken_.size()) return fmt::format("flow {} is out of its test's range", index);
     if (taken_[index] && !repeats_) return fmt::format("flow {} came twice", index);
@@ -55,7 +56,7 @@ class FlowsSink final : public session::PendingTests::ConnectionSink {
       return fmt::format("more than two connections at once for each of the test's {} connectors",
                          taken_.size());
     taken_[index] = true;
-    loops_[index % loops_.size()]->adopt(index, std::move(socket));
+    loops_[index % loops_.size()]->adopt(index, std::move(connection));
     return {};
   }
   template <typename Count>
@@ -99,6 +100,7 @@ FlowPlan server_plan(const protocol::TestRequest& request, session::ServerSide& 
   plan.request_bytes = request.test.rr.request_bytes;
   plan.response_bytes = request.test.rr.response_bytes;
   plan.tls = request.mode == Mode::tls ? &side.tls_context() : nullptr;
+  plan.quic = request.mode == Mode::quic;
   plan.release_buffers = request.release_buffers;
   plan.record_size = request.test.record_size;
   plan.sndbuf_bytes = request.test.sndbuf_bytes;
@@ -208,18 +210,22 @@ std::string describe_test(const protocol::TestRequest& request, const protocol::
 
 }  // namespace
 
-void serve_flow_connection(Stream& stream, session::PendingTests& pending, double& cpu_mark) {
+void serve_flow_connection(std::unique_ptr<Stream>& stream, session::PendingTests& pending,
+                           double& cpu_mark) {
   protocol::DataHeader header{};
   std::error_code ec;
-  stream.read_exact(header, ec);
+  stream->read_exact(header, ec);
   if (ec)
     throw Error(
-        fmt::format("flow connection without a cookie and index: {}", describe(ec, stream.error_detail())));
+        fmt::format("flow connection without a cookie and index: {}", describe(ec, stream->error_detail())));
   const protocol::DataHeaderInfo info = protocol::decode_data_header(header);
   const auto sink = std::dynamic_pointer_cast<FlowsSink>(pending.sink(info.cookie));
   if (sink == nullptr) throw protocol::ProtocolError("flow connection for an unknown or finished test");
-  if (const std::string refused = sink->take(info.stream, stream.release_socket()); !refused.empty())
-    throw protocol::ProtocolError(refused);
+  // A TCP connection goes to its loop as a socket (TLS starts there); a
+  // QUIC stream, its handshake done, as itself.
+  const std::string refused = stream->is_quic() ? sink->take(info.stream, std::move(stream))
+                                                : sink->take(info.stream, stream->release_socket());
+  if (!refused.empty()) throw protocol::ProtocolError(refused);
   cpu_mark = measure::thread_cpu_s();
 }
 
@@ -229,12 +235,16 @@ std::string serve_flows_test(Stream& control, const protocol::TestRequest& reque
   const std::uint32_t n = request.test.flows.flows;
   const spec::FlowWork work = request.test.flows.work;
   std::string busy;
-  const auto room = side.reserve_flows(n, request.flow_sources, busy);
+  const auto room = side.reserve_flows(n, request.flow_sources, request.mode == Mode::quic, busy);
   if (!room) session::refuse_test(control, busy);
   measure::release_free_memory();
   const measure::MemoryReading before = measure::read_memory();
   const FlowPlan plan = server_plan(request, side);
-  const auto sink = std::make_shared<FlowsSink>(plan, flow_threads(request.test, request.server_cpu), n);
+  // QUIC: one loop. The server's QUIC connections share one listener, a
+  // domain with one lock that every call on any of them takes, and each
+  // event wakes every thread blocked on it: a second loop only contends.
+  const std::uint32_t threads = plan.quic ? 1 : flow_threads(request.test, request.server_cpu);
+  const auto sink = std::make_shared<FlowsSink>(plan, threads, n);
   const auto ticket = side.open_ticket(sink);
   session::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
 

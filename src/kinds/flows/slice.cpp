@@ -19,7 +19,9 @@ std::vector<session::Variant> variants(const session::ClientConfig& config,
                                        std::vector<std::string>& notes) {
   std::vector<session::Variant> out;
   const bool held = config.test.flows.work != spec::FlowWork::crr;
-  for (session::Variant& variant : common_variants(config, tls_config, notes)) {
+  tls::ClientOptions options = tls_config;
+  options.quic_event_loop = true;  // the loops run each QUIC connection's timers
+  for (session::Variant& variant : common_variants(config, options, notes)) {
     const bool plain_tls = held && variant.mode == Mode::tls && variant.label == "tls";
     out.push_back(std::move(variant));
     if (!plain_tls) continue;

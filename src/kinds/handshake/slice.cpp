@@ -35,8 +35,8 @@ void run_whole(const session::ClientConfig& target, const tls::ClientOptions& tl
 }
 
 // The accepting thread's CPU moves on past the connection served.
-void serve_connection(Stream& stream, session::PendingTests& pending, double& cpu_mark) {
-  serve_handshake_connection(stream, pending);
+void serve_connection(std::unique_ptr<Stream>& stream, session::PendingTests& pending, double& cpu_mark) {
+  serve_handshake_connection(*stream, pending);
   cpu_mark = measure::thread_cpu_s();
 }
 
