@@ -297,41 +297,41 @@ QuicPollSet::~QuicPollSet() = default;
 void QuicPollSet::set(std::uint32_t tag, TlsStream& stream, short events) {
   if (position_.size() <= tag) position_.resize(tag + 1, UINT32_MAX);
   std::uint32_t& at = position_[tag];
+  std::vector<SSL_POLL_ITEM>& items = items_->items;
   if (events == 0) {
     if (at == UINT32_MAX) return;
-    entries_[at] = entries_.back();  // the last entry takes its place
-    position_[entries_[at].tag] = at;
-    entries_.pop_back();
+    items[at] = items.back();  // the last item takes its place
+    tags_[at] = tags_.back();
+    position_[tags_[at]] = at;
+    items.pop_back();
+    tags_.pop_back();
     at = UINT32_MAX;
     return;
   }
   if (!watch_) watch_ = stream.watch_;
   if (at == UINT32_MAX) {
-    at = static_cast<std::uint32_t>(entries_.size());
-    entries_.push_back({stream.ssl_, events, tag});
-    return;
+    at = static_cast<std::uint32_t>(items.size());
+    items.emplace_back();
+    tags_.push_back(tag);
   }
-  entries_[at] = {stream.ssl_, events, tag};
+  SSL_POLL_ITEM& item = items[at];
+  item.desc = SSL_as_poll_descriptor(stream.ssl_);
+  item.events = 0;
+  if ((events & POLLIN) != 0) item.events |= SSL_POLL_EVENT_R | SSL_POLL_EVENT_ER;
+  if ((events & POLLOUT) != 0) item.events |= SSL_POLL_EVENT_W | SSL_POLL_EVENT_EW;
+  item.revents = 0;
 }
 
 const std::vector<std::uint32_t>& QuicPollSet::wait(std::chrono::microseconds limit) {
   ready_.clear();
-  if (entries_.empty()) {
+  std::vector<SSL_POLL_ITEM>& items = items_->items;
+  if (items.empty()) {
     std::this_thread::sleep_for(limit);
     return ready_;
   }
-  std::vector<SSL_POLL_ITEM>& items = items_->items;
-  items.resize(entries_.size());
-  for (std::size_t i = 0; i < entries_.size(); ++i) {
-    items[i].desc = SSL_as_poll_descriptor(entries_[i].ssl);
-    items[i].events = 0;
-    if ((entries_[i].events & POLLIN) != 0) items[i].events |= SSL_POLL_EVENT_R | SSL_POLL_EVENT_ER;
-    if ((entries_[i].events & POLLOUT) != 0) items[i].events |= SSL_POLL_EVENT_W | SSL_POLL_EVENT_EW;
-    items[i].revents = 0;
-  }
-  poll_watching(items, limit, watch_.get());
-  for (std::size_t i = 0; i < entries_.size(); ++i) {
-    if (items[i].revents != 0) ready_.push_back(entries_[i].tag);
+  poll_watching(items, limit, watch_.get());  // sets each item's revents
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (items[i].revents != 0) ready_.push_back(tags_[i]);
   }
   return ready_;
 }

@@ -129,17 +129,12 @@ class QuicPollSet {
   const std::vector<std::uint32_t>& wait(std::chrono::microseconds limit);
 
  private:
-  struct Entry {
-    ssl_st* ssl;
-    short events;
-    std::uint32_t tag;
-  };
-  struct Items;  // the library's poll items, rebuilt at each wait
-  std::vector<Entry> entries_;
-  std::vector<std::uint32_t> position_;  // by tag: its entry, or UINT32_MAX
+  struct Items;  // the library's poll items, one a stream waited on
+  std::unique_ptr<Items> items_;
+  std::vector<std::uint32_t> tags_;      // each item's tag
+  std::vector<std::uint32_t> position_;  // by tag: its item, or UINT32_MAX
   std::vector<std::uint32_t> ready_;
   std::shared_ptr<detail::ListenerWatch> watch_;
-  std::unique_ptr<Items> items_;
 };
 
 namespace detail {
