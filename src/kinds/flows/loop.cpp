@@ -607,18 +607,18 @@ bool FlowLoop::start_request(Flow& flow, std::int64_t since_ns, std::int64_t now
 
 void FlowLoop::finish(Flow& flow) {
   flow.state = Flow::State::finished;
-  // A QUIC sender is through once the server has every byte: until then its
-  // loop must go on running the connection, as TCP's kernel would.
-  if (plan_.quic && plan_.client && plan_.sends && flow.stream) {
+  // A QUIC client's connection goes on running from its loop, as TCP's
+  // kernel would: a sender's last bytes still go out, and it is through
+  // once the server acknowledged them all; a receiver acknowledges the last
+  // it took.
+  const bool quic_client = plan_.quic && plan_.client && flow.stream;
+  if (quic_client && plan_.sends) {
     flow.unacknowledged = UINT64_MAX;
     watch_delivery(flow, measure::now_ns());
-    return want(flow, EPOLLIN);
+  } else {
+    finished_.fetch_add(1, std::memory_order_acq_rel);
   }
-  finished_.fetch_add(1, std::memory_order_acq_rel);
-  if (plan_.work == spec::FlowWork::rr) return want(flow, EPOLLIN);
-  // A QUIC client's connection runs on: its last bytes are in the library's
-  // hands, which must still send them (TCP's kernel would).
-  if (plan_.quic && plan_.client && flow.stream) return want(flow, EPOLLIN);
+  if (plan_.work == spec::FlowWork::rr || quic_client) return want(flow, EPOLLIN);
   // A bulk stream's peer may go on sending until the test ends; a crr
   // connector holds no connection.
   unwatch(flow);

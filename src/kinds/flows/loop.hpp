@@ -2,10 +2,12 @@
 
 // The event loop of a many-connection test: one thread, one epoll set, and
 // the flows it holds, each a small state machine over a non-blocking Stream
-// (plain TCP or TLS): connect (client) or adopt (server), the clear data
-// header, the TLS handshake, then the work: a bulk stream, transactions of
-// the rr sizes, or (crr) one transaction and a close, over again. Nothing on
-// the data path allocates; the bytes go through one buffer per loop.
+// (plain TCP, TLS, or QUIC: see FlowPlan::quic): connect (client) or adopt
+// (server), the clear data header, the TLS handshake, then the work: a
+// bulk stream, transactions of the rr sizes, or (crr) one transaction and a
+// close, over again. Nothing on the data path allocates but a QUIC
+// client's timers (a set node each); the bytes go through one buffer per
+// loop.
 //
 // The client's loop establishes its flows (a bounded number connecting at
 // once), holds them idle until told to begin, then does the work on each
