@@ -32,6 +32,16 @@ inline nlohmann::json client_json(std::vector<std::string> args) {
   return nlohmann::json::parse(r.out);
 }
 
+// The flows run of `variant` in a client's JSON; fails the test if none.
+inline const nlohmann::json& flows_run_of(const nlohmann::json& j, const std::string& variant) {
+  for (const nlohmann::json& run : j["flows_runs"]) {
+    if (run["variant"] == variant) return run;
+  }
+  FAIL("no run of " << variant);
+  static const nlohmann::json none;
+  return none;
+}
+
 // Whether the binary under test is built against BoringSSL, which cannot
 // choose TLS 1.3 suites and has no kTLS.
 inline bool boringssl_build() {

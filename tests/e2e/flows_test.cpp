@@ -24,15 +24,6 @@ json flows_json(std::vector<std::string> args) {
   return j;
 }
 
-const json& run_of(const json& j, const std::string& variant) {
-  for (const json& run : j["flows_runs"]) {
-    if (run["variant"] == variant) return run;
-  }
-  FAIL("no run of " << variant);
-  static const json none;
-  return none;
-}
-
 // A frame of the control protocol, read whole from a raw socket.
 protocol::Message read_message(int fd) {
   std::array<std::byte, protocol::kFrameHeaderBytes> header{};
@@ -80,7 +71,7 @@ TEST_CASE(
   REQUIRE(j["flows_runs"].size() == 3);
   for (const char* variant : {"tcp", "tls", "tls-release"}) {
     CAPTURE(variant);
-    const json& run = run_of(j, variant);
+    const json& run = flows_run_of(j, variant);
     CHECK(run["flows"] == 200);
     CHECK(run["transactions"] == 2000);
     CHECK(run["failed_flows"] == 0);
@@ -96,7 +87,7 @@ TEST_CASE(
     CHECK(run["server"]["cpu_us_per_transaction"].get<double>() > 0);
     CHECK(run["release_buffers"] == (std::string(variant) == "tls-release"));
   }
-  CHECK(run_of(j, "tls")["tls_version"] == "TLSv1.3");
+  CHECK(flows_run_of(j, "tls")["tls_version"] == "TLSv1.3");
   CHECK(j["flows_summary"]["tls_over_tcp"]["transactions_per_s"]["median"].get<double>() > 0);
 }
 
@@ -108,22 +99,22 @@ TEST_CASE(
   for (const char* side : {"client", "server"}) {
     CAPTURE(side);
     const auto idle = [&](const char* variant) {
-      return run_of(j, variant)[side]["memory_per_connection"]["idle_rss_bytes"].get<double>();
+      return flows_run_of(j, variant)[side]["memory_per_connection"]["idle_rss_bytes"].get<double>();
     };
     // A TLS connection holds KiB (BoringSSL's server 5, OpenSSL's tens); a
     // socket's user-space share, next to nothing.
     CHECK(idle("tls") > idle("tcp"));
-    CHECK(run_of(j, "tls")[side]["memory_per_connection"]["after_rss_bytes"].is_number());
+    CHECK(flows_run_of(j, "tls")[side]["memory_per_connection"]["after_rss_bytes"].is_number());
     // The allocator's bytes in use tell the same, without the pages a run
     // reuses from the one before (none from a sanitized build, whose
     // allocator glibc does not count; the unit tests hold a plain build to them).
-    if (run_of(j, "tls")[side]["memory_per_connection"]["idle_heap_bytes"].is_null()) continue;
+    if (flows_run_of(j, "tls")[side]["memory_per_connection"]["idle_heap_bytes"].is_null()) continue;
     // tls-release runs after tls in the same processes, on the pages tls
     // freed: its RSS grows above TCP's where the allocator gave them back
     // (malloc_trim), which a sanitizer's does not.
     CHECK(idle("tls-release") > idle("tcp"));
     const auto heap = [&](const char* variant) {
-      return run_of(j, variant)[side]["memory_per_connection"]["idle_heap_bytes"].get<double>();
+      return flows_run_of(j, variant)[side]["memory_per_connection"]["idle_heap_bytes"].get<double>();
     };
     CHECK(heap("tls") > heap("tcp") + 2048);
     // OpenSSL hands an idle connection's buffers back with the mode; BoringSSL does always.
@@ -135,7 +126,7 @@ TEST_CASE(
 TEST_CASE("--flows -t: every flow made transactions, and the fairness index is above 0 and at most 1") {
   const json j =
       flows_json({"--flows", "50", "--rr", "64/1K", "-t", "0.5", "--mode", "tcp", "--repeat", "1"});
-  const json& run = run_of(j, "tcp");
+  const json& run = flows_run_of(j, "tcp");
   CHECK(run["per_flow"]["min"].get<double>() >= 1);
   CHECK(run["per_flow"]["max"].get<double>() >= run["per_flow"]["p50"].get<double>());
   CHECK(run["fairness"].get<double>() > 0);
@@ -258,8 +249,8 @@ TEST_CASE("--flows between the two TLS libraries, both ways") {
     INFO("stderr: " << r.err);
     REQUIRE(r.exit_code == 0);
     const json j = json::parse(r.out);
-    CHECK(run_of(j, "tls")["transactions"] == 500);
-    CHECK(run_of(j, "tls-release")["transactions"] == 500);
+    CHECK(flows_run_of(j, "tls")["transactions"] == 500);
+    CHECK(flows_run_of(j, "tls-release")["transactions"] == 500);
   }
 }
 
@@ -286,8 +277,8 @@ TEST_CASE("-B with a range spreads the flows over its addresses, each within the
   ServerProcess server({"--max-pending-per-source", "1"});
   const json j = flows_json({"127.0.0.1", "-p", server.port_text(), "-B", "127.0.0.1-127.0.0.4", "--flows",
                              "400", "--rr", "1/1", "-n", "4000", "--mode", "tcp", "--repeat", "1"});
-  CHECK(run_of(j, "tcp")["transactions"] == 4000);
-  CHECK(run_of(j, "tcp")["failed_flows"] == 0);
+  CHECK(flows_run_of(j, "tcp")["transactions"] == 4000);
+  CHECK(flows_run_of(j, "tcp")["failed_flows"] == 0);
 }
 
 TEST_CASE(
@@ -339,7 +330,7 @@ TEST_CASE(
   // (i + 20 k) / 2000 s, and exactly 2,000 of them fall in the second.
   const json j = flows_json(
       {"--flows", "20", "--rr", "1/1", "--rate", "2000", "-t", "1", "--mode", "tcp", "--repeat", "1"});
-  const json& run = run_of(j, "tcp");
+  const json& run = flows_run_of(j, "tcp");
   CHECK(run["transactions"] == 2000);
   CHECK(run["per_flow"]["min"] == 100);
   CHECK(run["per_flow"]["max"] == 100);
@@ -359,7 +350,7 @@ TEST_CASE(
     REQUIRE(j["flows_runs"].size() == 3);
     for (const char* variant : {"tcp", "tls", "tls-release"}) {
       CAPTURE(variant);
-      const json& run = run_of(j, variant);
+      const json& run = flows_run_of(j, variant);
       CHECK(run["work"] == "stream");
       CHECK(run["bytes"] == 20u << 20);
       CHECK(run["transactions"].is_null());
@@ -387,7 +378,7 @@ TEST_CASE(
                              "0.5", "--mode", "tls", "--repeat", "1"});
   for (const char* variant : {"tls", "tls-release"}) {
     CAPTURE(variant);
-    const json& run = run_of(j, variant);
+    const json& run = flows_run_of(j, variant);
     CHECK(run["failed_flows"] == 0);
     CHECK(run["per_flow"]["min"].get<double>() >= 1);
     CHECK(run["per_flow"]["max"].get<double>() >= run["per_flow"]["p50"].get<double>());
@@ -405,7 +396,7 @@ TEST_CASE("crr flows -n: exactly that many connections over 200 connectors on 2 
   REQUIRE(j["flows_runs"].size() == 2);
   for (const char* variant : {"tcp", "tls"}) {
     CAPTURE(variant);
-    const json& run = run_of(j, variant);
+    const json& run = flows_run_of(j, variant);
     CHECK(run["work"] == "crr");
     CHECK(run["connections"] == 1000);
     CHECK(run["transactions"].is_null());
@@ -422,8 +413,8 @@ TEST_CASE("crr flows -n: exactly that many connections over 200 connectors on 2 
     CHECK(run["server"]["memory_per_connection"].is_null());
     CHECK(run["server"]["cpu_us_per_connection"].get<double>() > 0);
   }
-  check_latency_order(run_of(j, "tls")["handshake_us"]);
-  CHECK(run_of(j, "tcp")["handshake_us"].is_null());
+  check_latency_order(flows_run_of(j, "tls")["handshake_us"]);
+  CHECK(flows_run_of(j, "tcp")["handshake_us"].is_null());
   CHECK(j["flows_summary"]["tls_over_tcp"]["connections_per_s"]["median"].get<double>() > 0);
 }
 
@@ -458,7 +449,7 @@ TEST_CASE("-A pins each side's event loops to its CPU: one loop a side unless --
   ServerProcess server;
   const json j = flows_json({"127.0.0.1", "-p", server.port_text(), "--flows", "20", "--rr", "1/1", "-n",
                              "200", "-A", "0,0", "--mode", "tcp", "--repeat", "1"});
-  const json& run = run_of(j, "tcp");
+  const json& run = flows_run_of(j, "tcp");
   CHECK(run["transactions"] == 200);
   CHECK(run["client"]["threads"] == 1);
   CHECK(run["server"]["threads"] == 1);

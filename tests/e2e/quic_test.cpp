@@ -225,19 +225,6 @@ TEST_CASE("quic: what it cannot take is refused in one line, before anything run
                   });
 }
 
-namespace {
-
-const json& flows_run(const json& j, const std::string& variant) {
-  for (const json& run : j["flows_runs"]) {
-    if (run["variant"] == variant) return run;
-  }
-  FAIL("no run of " << variant);
-  static const json none;
-  return none;
-}
-
-}  // namespace
-
 TEST_CASE("quic --flows: QUIC connections on the event loops, every transaction and byte counted") {
   if (!quic_build()) return;
   const json rr = client_json(
@@ -245,7 +232,7 @@ TEST_CASE("quic --flows: QUIC connections on the event loops, every transaction 
   REQUIRE(rr["flows_runs"].size() == 2);
   for (const char* variant : {"tcp", "quic"}) {
     CAPTURE(variant);
-    const json& run = flows_run(rr, variant);
+    const json& run = flows_run_of(rr, variant);
     CHECK(run["flows"] == 60);
     CHECK(run["transactions"] == 600);
     CHECK(run["failed_flows"] == 0);
@@ -255,11 +242,11 @@ TEST_CASE("quic --flows: QUIC connections on the event loops, every transaction 
     CHECK(run["server"]["threads"] == (std::string(variant) == "quic" ? 1 : 2));
     CHECK(run["server"]["cpu_us_per_transaction"].get<double>() > 0);
   }
-  CHECK(flows_run(rr, "quic")["tls_version"] == "QUICv1");
+  CHECK(flows_run_of(rr, "quic")["tls_version"] == "QUICv1");
   // A QUIC connection's state is the library's, in user space on both
   // sides; a TCP socket's is the kernel's.
-  CHECK(flows_run(rr, "quic")["client"]["memory_per_connection"]["idle_rss_bytes"].get<double>() >
-        flows_run(rr, "tcp")["client"]["memory_per_connection"]["idle_rss_bytes"].get<double>());
+  CHECK(flows_run_of(rr, "quic")["client"]["memory_per_connection"]["idle_rss_bytes"].get<double>() >
+        flows_run_of(rr, "tcp")["client"]["memory_per_connection"]["idle_rss_bytes"].get<double>());
 
   // Bulk over the flows, each way: the bytes exact, however the library
   // paces and acknowledges them.
@@ -268,7 +255,7 @@ TEST_CASE("quic --flows: QUIC connections on the event loops, every transaction 
     std::vector<std::string> args{"--mode", "quic", "--flows", "8", "-n", "8M", "--repeat", "1"};
     if (reverse) args.push_back("-R");
     const json bulk = client_json(args);
-    const json& run = flows_run(bulk, "quic");
+    const json& run = flows_run_of(bulk, "quic");
     CHECK(run["flows"] == 8);
     CHECK(run["failed_flows"] == 0);
     CHECK(run["bytes"] == 8 * 1024 * 1024);
@@ -276,7 +263,7 @@ TEST_CASE("quic --flows: QUIC connections on the event loops, every transaction 
 
   // A QUIC connection a transaction: each counted, its handshake timed.
   const json crr = client_json({"--mode", "quic", "--flows", "4", "--crr", "-n", "40", "--repeat", "1"});
-  const json& run = flows_run(crr, "quic");
+  const json& run = flows_run_of(crr, "quic");
   CHECK(run["connections"] == 40);
   CHECK(run["failed_flows"] == 0);
   CHECK(run["handshake_us"]["p50"].get<double>() > 0);
