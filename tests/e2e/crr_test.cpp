@@ -3,9 +3,6 @@
 // handshakes, -P connectors adding up, each phase timed, TIME_WAIT counted,
 // bad input refused in one line, the server's caps, and both TLS libraries.
 
-#include <fstream>
-#include <sstream>
-
 #include "e2e/e2e.hpp"
 
 using namespace tlscmp::test;
@@ -140,32 +137,6 @@ TEST_CASE("--crr over TLS 1.2: resumed from a session ticket, and says so") {
   CHECK(resumed["resumed_by"] == "ticket");
 }
 
-namespace {
-
-// TIME_WAIT sockets on this host with `port` at either end, from
-// /proc/net/tcp and tcp6 (state 06).
-std::size_t time_wait_to(std::uint16_t port) {
-  std::size_t count = 0;
-  for (const char* path : {"/proc/net/tcp", "/proc/net/tcp6"}) {
-    std::ifstream in(path);
-    std::string line;
-    std::getline(in, line);  // the column names
-    while (std::getline(in, line)) {
-      std::istringstream fields(line);
-      std::string slot, local, remote, state;
-      fields >> slot >> local >> remote >> state;
-      const auto port_of = [](const std::string& end) {
-        const std::size_t colon = end.rfind(':');
-        return colon == std::string::npos ? 0UL : std::stoul(end.substr(colon + 1), nullptr, 16);
-      };
-      if (state == "06" && (port_of(local) == port || port_of(remote) == port)) ++count;
-    }
-  }
-  return count;
-}
-
-}  // namespace
-
 TEST_CASE("--crr --close fin: the client keeps each port in TIME_WAIT, and the report counts them") {
   const json j = crr_json({"-n", "200", "--mode", "tcp", "--close", "fin", "--repeat", "1"});
   CHECK(j["test"]["crr_close"] == "fin");
@@ -176,7 +147,7 @@ TEST_CASE("--crr --close fin: the client keeps each port in TIME_WAIT, and the r
   // this run's own are those with its server's port, which stay a minute.
   CHECK(run["time_wait_after"].is_number());
   CHECK(run["time_wait_before"].is_number());
-  CHECK(time_wait_to(j["test"]["port"].get<std::uint16_t>()) >= 190);
+  CHECK(tcp_sockets_at(j["test"]["port"].get<std::uint16_t>(), "06") >= 190);
 }
 
 TEST_CASE("--crr: bad input is refused in one line that says what to do") {

@@ -103,6 +103,17 @@ inline std::vector<nlohmann::json> await_results(const std::string& path, std::s
   }
 }
 
+// Whether a client's test on the server at `port` runs, within 30 s: its
+// one data connection is up beside the control connection, two established
+// connections counted at both ends on loopback. Sanitizers and a loaded host
+// can take most of a second to get there, so a stall or signal timed from
+// the client's start could miss the run.
+inline bool await_data_connection(std::uint16_t port) {
+  for (int i = 0; i < 1500 && tcp_sockets_at(port, "01") < 4; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  return tcp_sockets_at(port, "01") >= 4;
+}
+
 inline bool is_one_line(const std::string& text) {
   return !text.empty() && text.find('\n') == text.size() - 1;
 }

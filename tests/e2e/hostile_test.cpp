@@ -285,8 +285,7 @@ TEST_CASE("SIGTERM lets a running test finish, then the server exits 0") {
   BackgroundProcess client({tlscmp_binary(), "client", "127.0.0.1", "-p", server.port_text(), "-t", "2",
                             "--repeat", "1", "--mode", "tcp", "-J"},
                            dir.file("err"), dir.file("out"));
-  REQUIRE(server.process().wait_for_log("listening"));
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  REQUIRE(await_data_connection(server.port()));
   CHECK(server.process().stop(SIGTERM) == 0);
   for (int i = 0; i < 100 && client.running(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -181,7 +181,8 @@ TEST_CASE("--rate: a server stalled for 600 ms costs every request due during it
                                   "2.5",           "--repeat", "1",         "-J"};
     if (open_loop) args.insert(args.end(), {"--rate", "1000"});
     BackgroundProcess client(args, dir.file("err"), dir.file("out"));
-    std::this_thread::sleep_for(std::chrono::milliseconds(900));
+    REQUIRE(await_data_connection(server.port()));
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
     ::kill(server.process().pid(), SIGSTOP);
     std::this_thread::sleep_for(std::chrono::milliseconds(600));
     ::kill(server.process().pid(), SIGCONT);
@@ -213,13 +214,13 @@ TEST_CASE("--rate: a server still stalled as the schedule ends has fallen behind
   BackgroundProcess client({tlscmp_binary(), "client", "127.0.0.1", "-p", server.port_text(), "--rr", "1/1",
                             "--mode", "tcp", "--rate", "1000", "-t", "2", "--repeat", "1", "-J"},
                            dir.file("err"), dir.file("out"));
-  // The run starts a little after the client (well within 0.9 s, sanitizers
-  // included): stalled from 1.8 s to 3 s after the client's start, the
-  // requests of the run's last part wait past its schedule's end by more
-  // than the 5% of it (0.1 s) that the note allows.
-  std::this_thread::sleep_for(std::chrono::milliseconds(1800));
+  // Stalled from 1 s into the 2 s schedule to 0.5 s past its end,
+  // the requests of the run's last part wait past its end by more than the
+  // 5% of it (0.1 s) that the note allows.
+  REQUIRE(await_data_connection(server.port()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   ::kill(server.process().pid(), SIGSTOP);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   ::kill(server.process().pid(), SIGCONT);
   for (int i = 0; i < 200 && client.running(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));

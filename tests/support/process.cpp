@@ -170,17 +170,42 @@ std::string read_file(const std::filesystem::path& path) {
   return text.str();
 }
 
+bool wait_for_file_text(const std::filesystem::path& path, const std::string& text,
+                        std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (read_file(path).find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return read_file(path).find(text) != std::string::npos;
+}
+
+std::size_t tcp_sockets_at(std::uint16_t port, const std::string& state) {
+  const auto port_of = [](const std::string& end) {
+    const std::size_t colon = end.rfind(':');
+    return colon == std::string::npos ? 0UL : std::stoul(end.substr(colon + 1), nullptr, 16);
+  };
+  std::size_t count = 0;
+  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream in(table);
+    std::string line;
+    std::getline(in, line);  // the column names
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string slot, local, remote, socket_state;
+      fields >> slot >> local >> remote >> socket_state;
+      if (socket_state == state && (port_of(local) == port || port_of(remote) == port)) ++count;
+    }
+  }
+  return count;
+}
+
 std::string BackgroundProcess::log() const {
   return read_file(log_file_);
 }
 
 bool BackgroundProcess::wait_for_log(const std::string& text, std::chrono::milliseconds timeout) const {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (log().find(text) != std::string::npos) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return log().find(text) != std::string::npos;
+  return wait_for_file_text(log_file_, text, timeout);
 }
 
 ServerProcess::ServerProcess(const std::vector<std::string>& extra_args, const std::string& bind,

@@ -33,6 +33,12 @@ ProcessResult run_process(const std::vector<std::string>& args,
 
 // The whole of a file ("" if it cannot be read).
 std::string read_file(const std::filesystem::path& path);
+// Waits until the file holds `text`; false after `timeout`.
+bool wait_for_file_text(const std::filesystem::path& path, const std::string& text,
+                        std::chrono::milliseconds timeout = std::chrono::seconds(10));
+// TCP sockets on this host in `state` (as /proc/net/tcp writes it: "01"
+// established, "06" TIME_WAIT) with `port` at either end, IPv4 and IPv6.
+std::size_t tcp_sockets_at(std::uint16_t port, const std::string& state);
 
 // A fresh directory under the system's temporary directory, removed at the end.
 class TempDir {
