@@ -37,30 +37,37 @@ int repeat_count(const ClientFlags& flags) {
   return n;
 }
 
+// One word of --mode's list: a transport, or both (tcp,tls) or both-udp
+// (udp,dtls); none if it is no transport.
+std::vector<Mode> modes_of_word(const std::string& word) {
+  if (word == "both") return {Mode::tcp, Mode::tls};
+  if (word == "both-udp") return {Mode::udp, Mode::dtls};
+  const auto known =
+      std::find_if(kAllModes.begin(), kAllModes.end(), [&](Mode m) { return word == to_string(m); });
+  if (known == kAllModes.end()) return {};
+  return {*known};
+}
+
 // --mode: one transport, or a list run in turn, the baseline of the ratios
-// first (tls,tcp); both is tcp,tls and both-udp udp,dtls. Fills `modes`, or
-// says what is wrong with the list.
+// first (tls,tcp); both is tcp,tls and both-udp udp,dtls, alone or in the
+// list (both,quic). Fills `modes`, or says what is wrong with the list.
 std::string parse_modes(const std::string& text, std::vector<Mode>& modes) {
   modes.clear();
-  if (text == "both" || text == "both-udp") {
-    modes =
-        text == "both" ? std::vector<Mode>{Mode::tcp, Mode::tls} : std::vector<Mode>{Mode::udp, Mode::dtls};
-    return {};
-  }
   for (std::size_t start = 0; start <= text.size();) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
     const std::string word = text.substr(start, comma - start);
-    const auto known =
-        std::find_if(kAllModes.begin(), kAllModes.end(), [&](Mode m) { return word == to_string(m); });
-    if (known == kAllModes.end()) {
+    const std::vector<Mode> named = modes_of_word(word);
+    if (named.empty()) {
       return fmt::format(
-          "'{}' is no transport; give tcp, tls, quic, udp or dtls, a list of them (tcp,tls,quic), both or "
-          "both-udp",
+          "'{}' is no transport; give tcp, tls, quic, udp or dtls, or a list of them (tcp,tls,quic), "
+          "where both stands for tcp,tls and both-udp for udp,dtls",
           word);
     }
-    if (std::find(modes.begin(), modes.end(), *known) != modes.end())
-      return fmt::format("{} is given twice; give each transport once", word);
-    modes.push_back(*known);
+    for (const Mode mode : named) {
+      if (std::find(modes.begin(), modes.end(), mode) != modes.end())
+        return fmt::format("{} is given twice; give each transport once", to_string(mode));
+      modes.push_back(mode);
+    }
     start = comma + 1;
   }
   if (std::any_of(modes.begin(), modes.end(),

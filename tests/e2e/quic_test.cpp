@@ -222,6 +222,8 @@ TEST_CASE("quic: what it cannot take is refused in one line, before anything run
                        2,
                        "closed loops alone"},
                       {{"--mode", "quic", "--stream-per-tx"}, 2, "--stream-per-tx"},
+                      {{"--mode", "quic", "--handshakes", "10"}, 2, "time those with --crr --mode quic"},
+                      {{"--mode", "tls,quic", "--compare-groups"}, 2, "--compare-groups without --crr"},
                   });
 }
 

@@ -76,12 +76,15 @@ TEST_CASE("--mode takes a list of transports, the baseline first") {
     CHECK_THROWS_WITH_AS(client({"--mode", mode}), doctest::Contains(words), UsageError);
   };
   refused("tcp,tcp", "tcp is given twice");
+  refused("both,tls", "tls is given twice");
+  refused("both,udp", "one test runs one or the other");
   refused("tcp,udp", "one test runs one or the other");
   refused("tls,quick", "'quick' is no transport");
   refused("tcp,udp,tls", "one test runs one or the other");
   refused("quic,dtls", "one test runs one or the other");
   if (tls::has_quic()) {
     CHECK(client({"--mode", "tcp,tls,quic"}).modes == std::vector<Mode>{Mode::tcp, Mode::tls, Mode::quic});
+    CHECK(client({"--mode", "both,quic"}).modes == std::vector<Mode>{Mode::tcp, Mode::tls, Mode::quic});
   } else {
     refused("tcp,tls,quic", "this tlscmp has no QUIC (needs OpenSSL 3.5 or newer");
   }

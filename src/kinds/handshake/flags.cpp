@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "kinds/flags.hpp"
 #include "kinds/handshake/handshake.hpp"
 
@@ -33,7 +35,13 @@ void configure_handshake(const SharedFlags& flags, session::ClientConfig& c) {
     throw UsageError(
         "-A pins the data threads of bulk, --rr, --crr and datagram runs; handshake tests have none");
   }
-  c.modes = {Mode::tls};  // whatever --mode said: a handshake test runs TLS alone
+  if (std::find(c.modes.begin(), c.modes.end(), Mode::quic) != c.modes.end()) {
+    throw UsageError(fmt::format(
+        "{} times TLS handshakes over TCP, not QUIC's: time those with --crr --mode quic (each connection's "
+        "handshake apart), or leave quic out of --mode",
+        c.test.compare_groups ? "--compare-groups without --crr" : "--handshakes"));
+  }
+  c.modes = {Mode::tls};  // tcp, tls or both: a handshake test runs TLS alone
 }
 
 }  // namespace tlscmp::kinds
