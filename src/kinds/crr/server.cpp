@@ -152,9 +152,15 @@ void serve_crr_connection(Stream& stream, session::PendingTests& pending, double
     // close would drop what is still in flight), or the client's close. Its bytes on the wire are
     // not this connection's to count: the server's QUIC socket is shared.
     // A client that read it closes at once: an end that finds the
-    // connection closed is no failure.
+    // connection closed is no failure. Nothing sends a lost
+    // CONNECTION_CLOSE again, and the client's socket is gone, so the wait
+    // is bounded well inside the client's wait for this side's count.
+    constexpr std::chrono::milliseconds kAckWait{3'000};
     std::error_code ignored;
-    if (!ec) stream.shutdown_send(ignored);
+    if (!ec) {
+      stream.set_deadline(Deadline::after(std::min(tally->idle(), kAckWait)));
+      stream.shutdown_send(ignored);
+    }
     resumed = tls->resumed();
     if (!ec && !tally->has_tls()) tally->note_tls(tls->session_info());
   } else if (tls != nullptr) {
