@@ -60,7 +60,9 @@ struct HostCpu {
 
 // A QUIC client's datagrams over a run, counted where its QUIC stack hands
 // them to the kernel (BIO_sendmmsg) and takes them back: packets, headers
-// and all. With -P, its connections added up.
+// and all. With -P, its connections added up. A server's are its port's
+// over its data threads' run: every connection on the port, the run's and
+// any other test's at the same time (port_connections says how many).
 struct UdpPath {
   std::uint64_t datagrams_sent = 0;
   std::uint64_t datagrams_received = 0;
@@ -71,6 +73,10 @@ struct UdpPath {
   // time, fewer where it batches (sendmmsg).
   std::uint64_t send_calls = 0;
   std::uint32_t gso_segment = 0;  // UDP_SEGMENT on the socket at the end (0: no GSO)
+  // The server's: the QUIC connections on its port as the run began or
+  // ended, whichever was more (more than the run's own: the counts include
+  // other tests'); the client's: none.
+  std::optional<std::uint32_t> port_connections;
 };
 
 // The host's UDP counters over a run (/proc/net/snmp's Udp line): every UDP

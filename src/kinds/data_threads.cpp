@@ -4,15 +4,24 @@
 #include <thread>
 
 #include "measure/host.hpp"
+#include "tls/tls_stream.hpp"
 #include "transport/datagram.hpp"
 #include "transport/tcp_info.hpp"
 
 namespace tlscmp::kinds {
 
+std::function<std::optional<UdpPath>()> port_of(const Stream& stream) {
+  const tls::TlsStream* tls = stream.tls();
+  if (tls == nullptr || !tls->port_path()) return {};
+  return [tls] { return tls->port_path(); };
+}
+
 std::vector<RunFacts> run_data_threads(const std::vector<int>& fds, int cpu,
-                                       const std::function<void(std::size_t)>& work, bool watch_udp) {
+                                       const std::function<void(std::size_t)>& work, bool watch_udp,
+                                       const std::function<std::optional<UdpPath>()>& port) {
   std::vector<RunFacts> facts(fds.size());
   const std::optional<HostUdp> udp_before = watch_udp ? read_host_udp() : std::nullopt;
+  const std::optional<UdpPath> port_before = port ? port() : std::nullopt;
   measure::RunWatch watch(fds.size());
   const auto one = [&](std::size_t i) {
     const measure::ThreadPin pin(cpu);
@@ -34,6 +43,10 @@ std::vector<RunFacts> run_data_threads(const std::vector<int>& fds, int cpu,
   if (udp_before) {
     if (const std::optional<HostUdp> after = read_host_udp())
       host_udp = measure::host_udp_between(*udp_before, *after);
+  }
+  if (port_before && !facts.empty()) {
+    if (const std::optional<UdpPath> after = port())
+      facts.front().udp_path = measure::udp_path_between(*port_before, *after);
   }
   for (std::size_t i = 0; i < facts.size(); ++i) {
     facts[i].host_cpu = host_cpu;

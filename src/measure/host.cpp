@@ -46,6 +46,19 @@ HostUdp host_udp_between(const HostUdp& before, const HostUdp& after) {
           moved(before.sndbuf_errors, after.sndbuf_errors)};
 }
 
+UdpPath udp_path_between(const UdpPath& before, const UdpPath& after) {
+  const auto moved = [](std::uint64_t a, std::uint64_t b) { return b >= a ? b - a : 0; };
+  UdpPath path = after;  // the largest datagram, GSO: as they stand at the end
+  path.datagrams_sent = moved(before.datagrams_sent, after.datagrams_sent);
+  path.datagrams_received = moved(before.datagrams_received, after.datagrams_received);
+  path.bytes_sent = moved(before.bytes_sent, after.bytes_sent);
+  path.bytes_received = moved(before.bytes_received, after.bytes_received);
+  path.send_calls = moved(before.send_calls, after.send_calls);
+  if (before.port_connections && after.port_connections)
+    path.port_connections = std::max(*before.port_connections, *after.port_connections);
+  return path;
+}
+
 std::optional<HostCpu> host_cpu_between(const HostTicks& before, const HostTicks& after) {
   std::array<double, 8> d{};
   double total = 0;
@@ -144,6 +157,7 @@ void add_path(std::optional<UdpPath>& sum, const UdpPath& p) {
   s.send_calls += p.send_calls;
   s.largest_sent = std::max(s.largest_sent, p.largest_sent);
   s.gso_segment = std::max(s.gso_segment, p.gso_segment);
+  if (p.port_connections) s.port_connections = std::max(s.port_connections.value_or(0), *p.port_connections);
 }
 
 }  // namespace

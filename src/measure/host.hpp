@@ -35,6 +35,10 @@ std::optional<HostCpu> host_cpu_between(const HostTicks& before, const HostTicks
 // What the host's UDP counters (transport/datagram.hpp's read_host_udp)
 // moved by between two readings.
 HostUdp host_udp_between(const HostUdp& before, const HostUdp& after);
+// What a QUIC server's port counts (tls::TlsStream::port_path) moved by
+// between two readings: the largest datagram and GSO as they stand after,
+// port_connections the more of the two.
+UdpPath udp_path_between(const UdpPath& before, const UdpPath& after);
 
 // The CPUs this process may run on (sched_getaffinity), ascending.
 std::vector<int> allowed_cpus();

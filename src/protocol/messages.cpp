@@ -258,6 +258,7 @@ json facts_json(const RunFacts& f) {
                        {"bytes_sent", p.bytes_sent},         {"bytes_received", p.bytes_received},
                        {"largest_sent", p.largest_sent},     {"send_calls", p.send_calls},
                        {"gso_segment", p.gso_segment}};
+    if (p.port_connections) out["udp_path"]["port_connections"] = *p.port_connections;
   }
   if (f.transaction_streams) out["transaction_streams"] = *f.transaction_streams;
   if (f.host_udp) {
@@ -492,6 +493,8 @@ void get_udp_facts(const json& facts, RunFacts& f) {
     path.largest_sent = static_cast<std::uint32_t>(get_uint(p, "largest_sent", 0, kMax32));
     path.send_calls = get_uint(p, "send_calls", 0, kMaxTestBytes);
     path.gso_segment = static_cast<std::uint32_t>(get_uint(p, "gso_segment", 0, kMax32));
+    if (p.contains("port_connections"))  // a server's: its port's connections
+      path.port_connections = static_cast<std::uint32_t>(get_uint(p, "port_connections", 0, kMax32));
     f.udp_path = path;
   }
   if (facts.contains("host_udp")) {

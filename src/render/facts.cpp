@@ -44,7 +44,8 @@ std::string steal(const FactsRun& run) {
 }
 
 // QUIC: "client 3,210 datagrams sent (largest 1,472 B, 1.0 a send call, no
-// GSO), 1,650 received; UDP drops: none" with each host's drops.
+// GSO), 1,650 received; server port 3,200 datagrams received, 1,640 sent;
+// UDP drops: none" with each host's drops.
 std::string udp(const FactsRun& run) {
   std::string text;
   if (run.client != nullptr && run.client->udp_path) {
@@ -56,6 +57,13 @@ std::string udp(const FactsRun& run) {
         p.gso_segment > 0 ? fmt::format("GSO of {} B", p.gso_segment) : "no GSO", p.datagrams_received);
     if (run.client->transaction_streams)
       text += fmt::format(", {} transaction streams", *run.client->transaction_streams);
+  }
+  if (run.server != nullptr && run.server->udp_path) {
+    const UdpPath& p = *run.server->udp_path;
+    text += fmt::format("{}server port {} datagrams received, {} sent", text.empty() ? "" : "; ",
+                        p.datagrams_received, p.datagrams_sent);
+    if (p.port_connections && *p.port_connections > 1)
+      text += fmt::format(" (its {} connections together)", *p.port_connections);
   }
   std::vector<std::string> drops;
   bool any_host = false;
@@ -91,7 +99,8 @@ ordered_json udp_json(const RunFacts& f) {
         {"datagrams_per_send_call", p.send_calls > 0 ? ordered_json(static_cast<double>(p.datagrams_sent) /
                                                                     static_cast<double>(p.send_calls))
                                                      : ordered_json(nullptr)},
-        {"gso_segment_bytes", p.gso_segment}};
+        {"gso_segment_bytes", p.gso_segment},
+        {"port_connections", p.port_connections ? ordered_json(*p.port_connections) : ordered_json(nullptr)}};
   }
   if (f.host_udp) {
     const HostUdp& u = *f.host_udp;

@@ -202,13 +202,26 @@ const Counts* counts_of(SSL* ssl) {
   return static_cast<const Counts*>(BIO_get_data(bio));
 }
 
+// A datagram BIO on `fd` under the counting filter (the filter left out
+// where the library refuses the method); throws if there is none.
+BIO* counted_datagrams(int fd, const char* whose) {
+  BIO* dgram = BIO_new_dgram(fd, BIO_NOCLOSE);
+  if (dgram == nullptr) throw_tls_error(fmt::format("cannot make {} datagram BIO", whose));
+  BIO* counting = counting_method() != nullptr ? BIO_new(counting_method()) : nullptr;
+  if (counting == nullptr) {
+    BIO_free(dgram);
+    throw_tls_error("cannot make the datagram counting BIO");
+  }
+  return BIO_push(counting, dgram);
+}
+
 }  // namespace
 
 QuicListener::QuicListener(const Context& context, UniqueFd udp) : udp_(std::move(udp)) {
   listener_ = SSL_new_listener(context.ctx_.get(), 0);
   if (listener_ == nullptr) throw_tls_error("cannot make a QUIC listener");
-  BIO* bio = BIO_new_dgram(udp_.get(), BIO_NOCLOSE);
-  if (bio == nullptr) throw_tls_error("cannot make the QUIC listener's datagram BIO");
+  // Counted as a client's are: the port's datagrams, every connection's.
+  BIO* bio = counted_datagrams(udp_.get(), "the QUIC listener's");
   SSL_set_bio(listener_, bio, bio);
   if (SSL_set_blocking_mode(listener_, 0) != 1 || SSL_listen(listener_) != 1)
     throw_tls_error("cannot listen for QUIC connections");
@@ -372,14 +385,7 @@ void set_up_quic_context(SSL_CTX* ctx, bool server, bool event_loop) {
 }
 
 void attach_udp(SSL* ssl, int fd) {
-  BIO* dgram = BIO_new_dgram(fd, BIO_NOCLOSE);
-  if (dgram == nullptr) throw_tls_error("cannot make a datagram BIO");
-  BIO* counting = counting_method() != nullptr ? BIO_new(counting_method()) : nullptr;
-  if (counting == nullptr) {
-    BIO_free(dgram);
-    throw_tls_error("cannot make the datagram counting BIO");
-  }
-  BIO* bio = BIO_push(counting, dgram);
+  BIO* bio = counted_datagrams(fd, "a");
   SSL_set_bio(ssl, bio, bio);
   sockaddr_storage peer{};
   socklen_t length = sizeof peer;

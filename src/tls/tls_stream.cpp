@@ -343,8 +343,15 @@ std::uint64_t TlsStream::unacknowledged_bytes() const {
 }
 
 std::optional<UdpPath> TlsStream::udp_path() const {
-  if (!quic_ || (connection_ && !reports_path_)) return std::nullopt;
+  if (!quic_ || (connection_ && !reports_path_) || SSL_is_server(tls_ssl()) == 1) return std::nullopt;
   return detail::udp_path(tls_ssl());
+}
+
+std::optional<UdpPath> TlsStream::port_path() const {
+  if (!quic_ || SSL_is_server(tls_ssl()) != 1) return std::nullopt;
+  std::optional<UdpPath> path = detail::udp_path(tls_ssl());  // the listener's counts: its port's
+  if (path && watch_) path->port_connections = static_cast<std::uint32_t>(std::max(watch_->live(), 0));
+  return path;
 }
 
 void TlsStream::shutdown_send(std::error_code& ec) {

@@ -186,6 +186,10 @@ class TlsStream final : public Stream,
   // A QUIC client connection's datagrams so far (tls/quic.hpp), from its
   // reporting stream; else nullopt.
   std::optional<UdpPath> udp_path() const;
+  // A QUIC server's stream: its port's datagrams so far, every connection's
+  // on the port (the listener's socket), with the connections it holds now
+  // as `port_connections`; else nullopt.
+  std::optional<UdpPath> port_path() const;
 
  private:
   std::size_t write_maybe_last(std::span<const std::byte> buf, bool last, std::error_code& ec);

@@ -95,7 +95,17 @@ TEST_CASE("quic bulk: every byte arrives, each way and on each connection, besid
         CHECK(host["out_datagrams"].get<std::uint64_t>() >= path["datagrams_sent"].get<std::uint64_t>());
         CHECK(host["rcvbuf_errors"].get<std::uint64_t>() <= host["in_errors"].get<std::uint64_t>());
       }
-      CHECK(run["server"]["facts"]["udp"]["path"].is_null());  // the listener's socket is shared
+      // The server's port over its run: nearly all of the client's datagrams
+      // (its handshake's and any that came before the server's threads began
+      // are not in it), with the one connection it held.
+      const json& port = run["server"]["facts"]["udp"]["path"];
+      CHECK(port["datagrams_received"].get<std::uint64_t>() <= path["datagrams_sent"].get<std::uint64_t>());
+      CHECK(port["datagrams_received"].get<std::uint64_t>() * 4 >=
+            path["datagrams_sent"].get<std::uint64_t>() * 3);
+      CHECK(port["bytes_received"].get<std::uint64_t>() * 4 >= 3 * 4 * 1024 * 1024);
+      CHECK(port["datagrams_sent"].get<std::uint64_t>() > 0);  // acknowledgements
+      CHECK(port["port_connections"] == 1);
+      CHECK(path["port_connections"].is_null());  // the client's own connection
     } else {
       CHECK(run["client"]["facts"]["udp"].is_null());
     }
@@ -116,11 +126,17 @@ TEST_CASE("quic bulk: every byte arrives, each way and on each connection, besid
     CHECK(stream["bytes"] == 1024 * 1024);
   const json& path = run["client"]["facts"]["udp"]["path"];
   CHECK(path["bytes_received"].get<std::uint64_t>() > 3 * 1024 * 1024);  // three connections' bytes
+  // The server's port sent them (and any it sent again): counted once, over
+  // the three connections.
+  const json& port = run["server"]["facts"]["udp"]["path"];
+  CHECK(port["bytes_sent"].get<std::uint64_t>() * 4 >= 3 * 3 * 1024 * 1024);
+  CHECK(port["port_connections"] == 3);
 
   // The text says what was sent, in what datagrams, and what the hosts dropped.
   const ProcessResult text = run_tlscmp({"client", "--mode", "quic", "-n", "1M", "--repeat", "1"});
   CHECK(text.exit_code == 0);
   CHECK(text.out.find(" datagrams sent (largest ") != std::string::npos);
+  CHECK(text.out.find("; server port ") != std::string::npos);
   CHECK(text.out.find("UDP drops: ") != std::string::npos);
 }
 
@@ -139,6 +155,12 @@ TEST_CASE("quic rr: every transaction is counted, on one connection and on sever
   CHECK(j["rr_runs"][1]["tls_version"] == "QUICv1");
   // A datagram a request at least: 400 transactions of 100 bytes.
   CHECK(j["rr_runs"][1]["client"]["facts"]["udp"]["path"]["datagrams_sent"].get<std::uint64_t>() >= 400);
+  // The server's port took them (a request or two may come before its
+  // threads begin) and answered each: 2,000 bytes at least a response.
+  const json& port = j["rr_runs"][1]["server"]["facts"]["udp"]["path"];
+  CHECK(port["datagrams_received"].get<std::uint64_t>() >= 300);
+  CHECK(port["bytes_sent"].get<std::uint64_t>() >= 300 * 2000);
+  CHECK(port["port_connections"] == 2);
   CHECK(j["rr_runs"][0]["client"]["facts"]["udp"].is_null());
   check_latency_order(j["rr_runs"][1]["latency_us"]);
 }
@@ -168,7 +190,7 @@ TEST_CASE("quic rr --stream-per-tx: a stream each transaction, as HTTP/3, every 
       run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--insecure", "--mode", "quic", "--rr",
                   "1/1", "-t", "1", "--repeat", "1", "--stream-per-tx"});
   CHECK(text.exit_code == 0);
-  CHECK(text.out.find(" transaction streams; UDP drops") != std::string::npos);
+  CHECK(text.out.find(" transaction streams; server port ") != std::string::npos);
   CHECK(text.out.find("1 connection (quic: a stream per transaction, as HTTP/3)") != std::string::npos);
   CHECK(server.process().wait_for_log(", a stream per transaction"));
 }

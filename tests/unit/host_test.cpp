@@ -61,10 +61,10 @@ TEST_CASE("the host's UDP counters: /proc/net/snmp's two Udp lines by name, plus
 
 TEST_CASE("QUIC's UDP facts cross the wire and merge over connections") {
   RunFacts a;
-  a.udp_path = UdpPath{10, 5, 12000, 600, 1200, 10, 0};
+  a.udp_path = UdpPath{10, 5, 12000, 600, 1200, 10, 0, std::nullopt};
   a.host_udp = HostUdp{30, 40, 1, 1, 0};
   RunFacts b;
-  b.udp_path = UdpPath{20, 7, 25000, 800, 1350, 5, 0};
+  b.udp_path = UdpPath{20, 7, 25000, 800, 1350, 5, 0, std::nullopt};
   b.host_udp = a.host_udp;
   const RunFacts all = merge_facts({a, b});
   REQUIRE(all.udp_path);
@@ -95,7 +95,41 @@ TEST_CASE("QUIC's UDP facts cross the wire and merge over connections") {
         std::string::npos);
   const auto json = render::facts_json(all);
   CHECK(json["udp"]["path"]["datagrams_per_send_call"] == 2.0);
+  CHECK(json["udp"]["path"]["port_connections"].is_null());  // a client's
   CHECK(render::facts_json(RunFacts{})["udp"].is_null());
+}
+
+TEST_CASE("a QUIC server's port counts: what they moved by over the run, its connections, on the wire") {
+  const UdpPath before{100, 200, 50000, 250000, 1200, 40, 0, 1};
+  const UdpPath after{130, 1200, 90000, 1450000, 1250, 52, 0, 3};
+  const UdpPath run = udp_path_between(before, after);
+  CHECK(run.datagrams_sent == 30);
+  CHECK(run.datagrams_received == 1000);
+  CHECK(run.bytes_sent == 40000);
+  CHECK(run.bytes_received == 1200000);
+  CHECK(run.send_calls == 12);
+  CHECK(run.largest_sent == 1250);  // as it stands at the end
+  CHECK(run.port_connections == 3u);
+  CHECK(udp_path_between(after, before).datagrams_received == 0);  // a counter that went back: none
+
+  RunFacts server;
+  server.udp_path = run;
+  protocol::SideResult side;
+  side.facts = merge_facts({server, RunFacts{}});  // the first stream's alone: counted once
+  const std::vector<std::byte> frame = protocol::encode(protocol::Message{side});
+  const protocol::SideResult back =
+      std::get<protocol::SideResult>(protocol::decode(std::span(frame).subspan(protocol::kFrameHeaderBytes)));
+  REQUIRE(back.facts.udp_path);
+  CHECK(back.facts.udp_path->datagrams_received == 1000);
+  CHECK(back.facts.udp_path->port_connections == 3u);
+  CHECK(render::facts_json(back.facts)["udp"]["path"]["port_connections"] == 3);
+
+  RunFacts client;
+  client.udp_path = UdpPath{1000, 30, 1200000, 40000, 1200, 40, 0, std::nullopt};
+  render::FactsRun both{1, false, "quic", "1", &client, &back.facts};
+  const std::string notes = render::render_notable({both});
+  CHECK(notes.find("; server port 1000 datagrams received, 30 sent (its 3 connections together)") !=
+        std::string::npos);
 }
 
 TEST_CASE("a thread's last CPU is field 39 of its stat, whatever its name holds") {

@@ -35,11 +35,12 @@ std::vector<protocol::SideResult> run_streams(const std::vector<StreamWork>& wor
     fds.push_back(w.stream->native_handle());
   const bool quic = !work.empty() && work.front().stream->is_quic();
   std::vector<RunFacts> facts = run_data_threads(
-      fds, cpu, [&](std::size_t i) { results[i] = run_one(work[i]); }, quic);
+      fds, cpu, [&](std::size_t i) { results[i] = run_one(work[i]); }, quic,
+      work.empty() ? nullptr : port_of(*work.front().stream));
   for (std::size_t i = 0; i < results.size(); ++i) {
     results[i].facts = std::move(facts[i]);
-    if (const tls::TlsStream* tls = std::as_const(*work[i].stream).tls())
-      results[i].facts.udp_path = tls->udp_path();
+    const tls::TlsStream* tls = std::as_const(*work[i].stream).tls();
+    if (tls != nullptr && !results[i].facts.udp_path) results[i].facts.udp_path = tls->udp_path();
   }
   std::int64_t earliest = INT64_MAX;
   for (const protocol::SideResult& r : results) {
