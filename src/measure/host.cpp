@@ -23,6 +23,11 @@ std::string read_file(const std::string& path) {
   return text.str();
 }
 
+// What a counter moved by from `before` to `after`: none if it went back.
+std::uint64_t moved(std::uint64_t before, std::uint64_t after) {
+  return after >= before ? after - before : 0;
+}
+
 }  // namespace
 
 std::optional<HostTicks> parse_host_ticks(const std::string& proc_stat) {
@@ -40,14 +45,12 @@ std::optional<HostTicks> read_host_ticks() {
 }
 
 HostUdp host_udp_between(const HostUdp& before, const HostUdp& after) {
-  const auto moved = [](std::uint64_t a, std::uint64_t b) { return b >= a ? b - a : 0; };
   return {moved(before.in_datagrams, after.in_datagrams), moved(before.out_datagrams, after.out_datagrams),
           moved(before.in_errors, after.in_errors), moved(before.rcvbuf_errors, after.rcvbuf_errors),
           moved(before.sndbuf_errors, after.sndbuf_errors)};
 }
 
 UdpPath udp_path_between(const UdpPath& before, const UdpPath& after) {
-  const auto moved = [](std::uint64_t a, std::uint64_t b) { return b >= a ? b - a : 0; };
   UdpPath path = after;  // the largest datagram, GSO: as they stand at the end
   path.datagrams_sent = moved(before.datagrams_sent, after.datagrams_sent);
   path.datagrams_received = moved(before.datagrams_received, after.datagrams_received);
