@@ -13,6 +13,7 @@
 
 #include "e2e/e2e.hpp"
 #include "measure/stats.hpp"
+#include "support/skip.hpp"
 
 using namespace tlscmp::test;
 using nlohmann::json;
@@ -93,7 +94,7 @@ TEST_CASE(
     "Ansible over four namespaces with an sshd each: a fleet at one --start-at, merged, then pairs, then "
     "stop") {
   if (const std::string reason = cannot_run(); !reason.empty()) {
-    MESSAGE("skipped: " << reason);
+    skip(reason);
     return;
   }
   const TempDir dir;

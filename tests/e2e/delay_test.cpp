@@ -24,6 +24,7 @@
 #include <fmt/format.h>
 
 #include "e2e/e2e.hpp"
+#include "support/skip.hpp"
 
 using namespace tlscmp::test;
 using nlohmann::json;
@@ -303,7 +304,7 @@ std::string table(const std::vector<Row>& rows, double rtt_ms) {
 
 void run_lab(double rtt_ms) {
   if (const std::string reason = cannot_run(); !reason.empty()) {
-    MESSAGE("skipped: " << reason);
+    skip(reason);
     return;
   }
   const auto start = std::chrono::steady_clock::now();
@@ -406,7 +407,7 @@ TEST_CASE("tlscmp-delay: a bad argument is one line and exit 2, a namespace that
 
 TEST_CASE("tlscmp-delay: a device that is not there is named, and a full queue drops the newest, counted") {
   if (const std::string reason = cannot_run(); !reason.empty()) {
-    MESSAGE("skipped: " << reason);
+    skip(reason);
     return;
   }
   {  // A namespace without the device: one line that says how to make it.

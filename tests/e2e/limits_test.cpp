@@ -19,6 +19,7 @@
 #include "e2e/e2e.hpp"
 #include "protocol/messages.hpp"
 #include "session/control.hpp"
+#include "support/skip.hpp"
 #include "transport/socket.hpp"
 
 using namespace tlscmp;
@@ -501,12 +502,12 @@ TEST_CASE("--results: a failed transfer's line says failed") {
 
 TEST_CASE("--results on a full disk: whole lines only, the failure logged once an outage, and its recovery") {
   if (::geteuid() != 0) {
-    MESSAGE("skipped: mounting a small tmpfs needs root");
+    skip("mounting a small tmpfs needs root");
     return;
   }
   const SmallDisk disk("48k");
   if (!disk.mounted()) {
-    MESSAGE("skipped: cannot mount a tmpfs here");
+    skip("cannot mount a tmpfs here");
     return;
   }
   {

@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "e2e/e2e.hpp"
+#include "support/skip.hpp"
 
 using namespace tlscmp::test;
 using nlohmann::json;
@@ -36,7 +37,7 @@ json harness(std::vector<std::string> args) {
 
 TEST_CASE("two network namespaces over a veth pair: both modes, both directions, exact bytes") {
   if (const std::string reason = cannot_run(); !reason.empty()) {
-    MESSAGE("skipped: " << reason);
+    skip(reason);
     return;
   }
   for (const char* direction : {"forward", "reverse"}) {
@@ -57,7 +58,7 @@ TEST_CASE("two network namespaces over a veth pair: both modes, both directions,
 
 TEST_CASE("a rate-limited link (tc tbf): the counts stay exact") {
   if (const std::string reason = cannot_run(); !reason.empty()) {
-    MESSAGE("skipped: " << reason);
+    skip(reason);
     return;
   }
   const json j = harness({"--rate", "100mbit", "-n", "2M", "--repeat", "1", "-J"});
@@ -67,7 +68,7 @@ TEST_CASE("a rate-limited link (tc tbf): the counts stay exact") {
 
 TEST_CASE("over a veth (MTU 1500): 5000-byte datagrams go as IP fragments, but not with --gso") {
   if (const std::string reason = cannot_run(); !reason.empty()) {
-    MESSAGE("skipped: " << reason);
+    skip(reason);
     return;
   }
   const json j = harness({"--mode", "udp", "-l", "5000", "-n", "200", "-b", "40M", "-J"});
@@ -94,7 +95,7 @@ TEST_CASE("over a veth (MTU 1500): 5000-byte datagrams go as IP fragments, but n
 
 TEST_CASE("a DNS server that never answers cannot outlast --connect-timeout") {
   if (const std::string reason = cannot_run(); !reason.empty()) {
-    MESSAGE("skipped: " << reason);
+    skip(reason);
     return;
   }
   // A namespace whose resolv.conf names a UDP socket that takes queries and
@@ -139,7 +140,7 @@ echo "exit=$rc ms=$(( ($(date +%s%N) - start) / 1000000 ))"
 TEST_CASE(
     "a link that goes silent mid-transfer: both sides say so at the idle timeout, not the default 30 s") {
   if (const std::string reason = cannot_run(); !reason.empty()) {
-    MESSAGE("skipped: " << reason);
+    skip(reason);
     return;
   }
   // The issue's case, shorter: 128 MiB at 100 Mbit/s, the server's side
@@ -203,7 +204,7 @@ TEST_CASE(
 
 TEST_CASE("300 idle connections from one host: another host is served, the flooding host is told busy") {
   if (const std::string reason = cannot_run(); !reason.empty()) {
-    MESSAGE("skipped: " << reason);
+    skip(reason);
     return;
   }
   const std::vector<std::string> args{"/usr/bin/env",

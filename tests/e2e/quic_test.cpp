@@ -11,6 +11,7 @@
 #include <random>
 
 #include "e2e/e2e.hpp"
+#include "support/skip.hpp"
 
 using namespace tlscmp;
 using namespace tlscmp::test;
@@ -68,7 +69,7 @@ TEST_CASE("quic: --version says whether this build has it, and why not") {
 }
 
 TEST_CASE("quic bulk: every byte arrives, each way and on each connection, beside tcp and tls") {
-  if (!quic_build()) return;
+  if (!quic_build()) return skip_unsupported("this build has no QUIC (it needs OpenSSL 3.5 or newer)");
   const json j = client_json({"--mode", "tcp,tls,quic", "-n", "4M", "--repeat", "2"});
   REQUIRE(j["runs"].size() == 6);
   for (const json& run : j["runs"]) {
@@ -141,7 +142,7 @@ TEST_CASE("quic bulk: every byte arrives, each way and on each connection, besid
 }
 
 TEST_CASE("quic rr: every transaction is counted, on one connection and on several") {
-  if (!quic_build()) return;
+  if (!quic_build()) return skip_unsupported("this build has no QUIC (it needs OpenSSL 3.5 or newer)");
   const json j =
       client_json({"--mode", "tcp,quic", "--rr", "100/2000", "-n", "400", "-P", "2", "--repeat", "1"});
   REQUIRE(j["rr_runs"].size() == 2);
@@ -166,7 +167,7 @@ TEST_CASE("quic rr: every transaction is counted, on one connection and on sever
 }
 
 TEST_CASE("quic rr --stream-per-tx: a stream each transaction, as HTTP/3, every byte checked") {
-  if (!quic_build()) return;
+  if (!quic_build()) return skip_unsupported("this build has no QUIC (it needs OpenSSL 3.5 or newer)");
   const json j = client_json({"--mode", "tcp,quic", "--rr", "100/20000", "-n", "300", "-P", "3", "--repeat",
                               "1", "--stream-per-tx", "--verify"});
   CHECK(j["test"]["stream_per_tx"] == true);
@@ -196,7 +197,7 @@ TEST_CASE("quic rr --stream-per-tx: a stream each transaction, as HTTP/3, every 
 }
 
 TEST_CASE("quic crr: a QUIC connection per transaction, each counted, its handshake timed apart") {
-  if (!quic_build()) return;
+  if (!quic_build()) return skip_unsupported("this build has no QUIC (it needs OpenSSL 3.5 or newer)");
   const json j = client_json({"--mode", "tcp,quic", "--crr", "-n", "60", "-P", "2", "--repeat", "1"});
   REQUIRE(j["crr_runs"].size() == 3);  // tcp, quic and quic-resumed
   for (const json& run : j["crr_runs"]) {
@@ -220,7 +221,7 @@ TEST_CASE("quic crr: a QUIC connection per transaction, each counted, its handsh
 }
 
 TEST_CASE("quic: what it cannot take is refused in one line, before anything runs") {
-  if (!quic_build()) return;
+  if (!quic_build()) return skip_unsupported("this build has no QUIC (it needs OpenSSL 3.5 or newer)");
   expect_mistakes("client",
                   {
                       {{"--mode", "quic", "-N"}, 2, "QUIC has no TCP"},
@@ -250,7 +251,7 @@ TEST_CASE("quic: what it cannot take is refused in one line, before anything run
 }
 
 TEST_CASE("quic --flows: QUIC connections on the event loops, every transaction and byte counted") {
-  if (!quic_build()) return;
+  if (!quic_build()) return skip_unsupported("this build has no QUIC (it needs OpenSSL 3.5 or newer)");
   const json rr = client_json(
       {"--mode", "tcp,quic", "--flows", "60", "--threads", "2", "--rr", "1/1", "-n", "600", "--repeat", "1"});
   REQUIRE(rr["flows_runs"].size() == 2);
@@ -294,7 +295,7 @@ TEST_CASE("quic --flows: QUIC connections on the event loops, every transaction 
 }
 
 TEST_CASE("quic --streams: S streams on each QUIC connection against -P x S tcp and tls connections") {
-  if (!quic_build()) return;
+  if (!quic_build()) return skip_unsupported("this build has no QUIC (it needs OpenSSL 3.5 or newer)");
   const json j = client_json({"--mode", "tcp,tls,quic", "--streams", "4", "-n", "1M", "--repeat", "1", "-R"});
   CHECK(j["test"]["quic_streams"] == 4);
   REQUIRE(j["runs"].size() == 3);
@@ -325,7 +326,7 @@ TEST_CASE("quic --streams: S streams on each QUIC connection against -P x S tcp 
 }
 
 TEST_CASE("quic against a server without it: the test is refused with why") {
-  if (!quic_build()) return;
+  if (!quic_build()) return skip_unsupported("this build has no QUIC (it needs OpenSSL 3.5 or newer)");
   // A server held to TLS 1.2 serves no QUIC, which runs TLS 1.3.
   ServerProcess server({"--tls-version", "1.2"});
   CHECK(server.log().find("quic") == std::string::npos);
@@ -345,7 +346,7 @@ TEST_CASE("quic against a server without it: the test is refused with why") {
 }
 
 TEST_CASE("quic: hostile datagrams at the server's port take nothing down, and a real client is served") {
-  if (!quic_build()) return;
+  if (!quic_build()) return skip_unsupported("this build has no QUIC (it needs OpenSSL 3.5 or newer)");
   ServerProcess server;
   std::mt19937 random(7);
   std::vector<std::string> garbage;

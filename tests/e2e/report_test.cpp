@@ -11,6 +11,7 @@
 #include <regex>
 
 #include "e2e/e2e.hpp"
+#include "support/skip.hpp"
 
 using namespace tlscmp::test;
 using nlohmann::json;
@@ -21,7 +22,7 @@ const char* const kChromium = "/usr/bin/chromium";
 
 bool have_chromium() {
   if (std::filesystem::exists(kChromium)) return true;
-  MESSAGE("skipped: no chromium (scripts/install-deps installs it)");
+  skip("no chromium (scripts/install-deps installs it)");
   return false;
 }
 

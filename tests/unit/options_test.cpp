@@ -5,6 +5,7 @@
 
 #include "cli/options.hpp"
 #include "error.hpp"
+#include "support/skip.hpp"
 #include "tls/quic.hpp"
 #include "transport/descriptors.hpp"
 
@@ -221,7 +222,7 @@ TEST_CASE("server flags") {
 TEST_CASE("--max-connections is held to the descriptors this process may open") {
   const std::uint64_t hard = descriptor_hard_limit();
   if (hard < 2 * kReservedDescriptors) {
-    MESSAGE("skipped: this process may open only " << hard << " descriptors");
+    test::skip("this process may open only " + std::to_string(hard) + " descriptors");
     return;
   }
   const auto most = static_cast<int>(std::min<std::uint64_t>(hard - kReservedDescriptors, 100'000));
