@@ -6,12 +6,12 @@
 // ctest's SKIP_RETURN_CODE reports as "Skipped" (tests/CMakeLists.txt);
 // ctest runs one test case a process, so the code is that test case's.
 //
-// Two sorts, because CI holds them apart: what this machine lacks (root, a
-// peer binary, chromium, a tmpfs) is set up by scripts/install-deps and CI
-// runs as root, so CI fails on any (scripts/test, TLSCMP_NO_SKIPS); what the
-// TLS library under test lacks (QUIC before OpenSSL 3.5, BoringSSL's DTLS
-// server) is a fact of the build, and the other release's or library's run
-// covers it. With TLSCMP_SKIP_LOG set, each skip adds a line to that file:
+// Two sorts, because CI holds them apart: what this machine lacks (root,
+// chromium, a tmpfs) is set up by scripts/install-deps and CI runs as root,
+// so CI fails on any (scripts/test, TLSCMP_NO_SKIPS); what the build or stage
+// under test lacks (QUIC before OpenSSL 3.5, BoringSSL's DTLS server, the
+// other library's binary outside the BoringSSL stage) is a fact of the build,
+// and the other release's, library's or stage's run covers it. With TLSCMP_SKIP_LOG set, each skip adds a line to that file:
 // "machine" or "build", a tab, the test case's name, a tab, the reason.
 
 #include <string>
@@ -23,8 +23,9 @@ inline constexpr int kSkipExitCode = 77;  // automake's and ctest's customary "s
 // This machine lacks what the running test case needs (root, a binary, a
 // mount): records it, prints "SKIPPED: <reason>" on stderr. The caller returns.
 void skip(const std::string& reason);
-// The build under test (its TLS library, or the kernel) makes the test moot:
-// it lacks the feature, or has what the test checks the absence of.
+// The build or stage under test (its TLS library, the kernel, no peer binary
+// in this stage) makes the test moot: it lacks the feature, or has what the
+// test checks the absence of.
 void skip_unsupported(const std::string& reason);
 // How many skips this process has seen.
 int skipped_count();
