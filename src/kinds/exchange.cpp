@@ -1,4 +1,4 @@
-#include "kinds/rr/exchange.hpp"
+#include "kinds/exchange.hpp"
 
 #include <poll.h>
 #include <sys/prctl.h>

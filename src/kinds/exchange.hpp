@@ -1,7 +1,8 @@
 #pragma once
 
-// The data path of a request/response test: what each side does on one
-// connection once the server's ready byte has gone.
+// The data path of a request/response test, which every kind that makes
+// transactions shares: what each side does on one connection once the
+// server's ready byte has gone.
 //
 //   client -> server   a request: rr_request_bytes
 //   server -> client   its response: rr_response_bytes, once the whole request is in

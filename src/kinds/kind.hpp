@@ -117,6 +117,12 @@ struct KindSlice {
   // its failure in comparison.error.
   void (*run_whole)(const session::ClientConfig& target, const tls::ClientOptions& tls_config,
                     session::InterruptWatch& interrupt, measure::Comparison& comparison) = nullptr;
+  // One TLS handshake with `tls` against the target, as a test of its own,
+  // before any round: a TLS variant the server cannot serve is left out or
+  // named before anything runs (kinds/variants.hpp takes the first kind of
+  // the table that has it). Throws tlscmp::Error; may be null.
+  void (*probe)(const session::ClientConfig& target, const tls::Context& tls, session::InterruptWatch& interrupt,
+                measure::Environment& environment) = nullptr;
   // After the rounds: the kind's notes on its runs (may be null).
   void (*notes)(const session::ClientConfig& config, measure::Comparison& comparison) = nullptr;
 

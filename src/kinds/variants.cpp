@@ -1,9 +1,10 @@
 #include "kinds/variants.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <string_view>
 
-#include "kinds/handshake/handshake.hpp"
+#include "kinds/kind.hpp"
 
 namespace tlscmp::kinds {
 namespace {
@@ -84,15 +85,18 @@ std::vector<session::Variant> common_variants(const session::ClientConfig& confi
 
 bool try_tls_variants(const session::ClientConfig& target, std::vector<session::Variant>& variants,
                       session::InterruptWatch& interrupt, measure::Comparison& comparison) {
+  const auto kinds = all_kinds();
+  const auto with_probe = std::ranges::find_if(kinds, [](const KindSlice* k) { return k->probe != nullptr; });
+  const auto probe = with_probe != kinds.end() ? (*with_probe)->probe : nullptr;
   for (auto it = variants.begin(); it != variants.end();) {
-    // QUIC's handshake comes with its first run: the handshake kind's
-    // connections are TCP ones.
-    if (!it->tls || it->mode == Mode::quic) {
+    // QUIC's handshake comes with its first run: the probe's connections
+    // are TCP ones.
+    if (!it->tls || it->mode == Mode::quic || probe == nullptr) {
       ++it;
       continue;
     }
     try {
-      (void)run_handshake_test(target, 1, *it->tls, interrupt, comparison.environment);
+      probe(target, *it->tls, interrupt, comparison.environment);
       ++it;
     } catch (const Error& e) {
       if (interrupt.interrupted()) {

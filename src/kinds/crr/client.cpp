@@ -14,7 +14,7 @@
 #include "kinds/crr/crr.hpp"
 #include "kinds/data_connections.hpp"
 #include "kinds/data_threads.hpp"
-#include "kinds/rr/exchange.hpp"
+#include "kinds/exchange.hpp"
 #include "measure/clock.hpp"
 #include "measure/environment.hpp"
 #include "measure/host.hpp"

@@ -7,7 +7,7 @@
 
 #include "kinds/crr/crr.hpp"
 #include "kinds/flags.hpp"
-#include "kinds/rr/rr.hpp"
+#include "kinds/transactions.hpp"
 
 namespace tlscmp::kinds {
 
@@ -69,7 +69,7 @@ void configure_crr(const SharedFlags& flags, session::ClientConfig& c) {
                     client, c.server_cpu, client.empty() ? "0" : client));
   }
   if (c.test.rr.request_bytes == 0) c.test.rr.request_bytes = c.test.rr.response_bytes = 1;  // --rr 1/1
-  configure_rr_transactions(flags, c, "connections");
+  configure_transactions(flags, c, "connections", "connectors");
 }
 
 }  // namespace tlscmp::kinds

@@ -8,7 +8,7 @@
 #include "kinds/crr/crr.hpp"
 #include "kinds/variants.hpp"
 
-#include "kinds/rr/rr.hpp"
+#include "kinds/transactions.hpp"
 
 namespace tlscmp::kinds {
 namespace {
@@ -89,8 +89,9 @@ nlohmann::ordered_json last_run_json(const measure::Comparison& c) {
 }
 
 // rr's, closed loop and without --verify.
-void check(const spec::Test& t, Mode mode) {
-  check_rr_test(t, mode);
+void check(const spec::Test& t, Mode) {
+  if (t.rr.rate_tps > 0) throw spec::Invalid("--rate is for --rr; --crr is closed loop");
+  check_transactions(t, "--crr");
   if (t.verify) throw spec::Invalid("--verify does not apply to --crr");
 }
 // What compare and merge read of its runs in a result file.

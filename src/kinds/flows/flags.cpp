@@ -8,7 +8,7 @@
 
 #include "kinds/flags.hpp"
 #include "kinds/flows/flows.hpp"
-#include "kinds/rr/rr.hpp"
+#include "kinds/transactions.hpp"
 #include "measure/host.hpp"
 #include "transport/descriptors.hpp"
 #include "transport/socket.hpp"
@@ -82,7 +82,7 @@ void configure_flow_work(const SharedFlags& flags, session::ClientConfig& c) {
         throw UsageError(fmt::format("-n {}: fewer bytes than flows (--flows {}); each moves one at least",
                                      flags.bytes, flows));
     } else if (flags.time_s == 0) {
-      c.test.duration_ms = kDefaultRrMs;
+      c.test.duration_ms = kDefaultTransactionsMs;
     }
     c.rounds = flags.repeat > 0 ? flags.repeat : 3;
     return;
@@ -90,7 +90,7 @@ void configure_flow_work(const SharedFlags& flags, session::ClientConfig& c) {
   if (work == spec::FlowWork::crr && c.test.rr.request_bytes == 0)
     c.test.rr.request_bytes = c.test.rr.response_bytes = 1;  // --crr alone: 1/1
   const char* counted = work == spec::FlowWork::crr ? "connections" : "transactions";
-  configure_rr_transactions(flags, c, counted);
+  configure_transactions(flags, c, counted, "connections");
   if (c.test.rr.rate_tps > 0) {
     if (work != spec::FlowWork::rr)
       throw UsageError("--rate is for --flows with --rr: an open loop of transactions");

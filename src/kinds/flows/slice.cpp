@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include "kinds/flows/flows.hpp"
-#include "kinds/rr/rr.hpp"
 #include "kinds/variants.hpp"
 #include "tls/tls_stream.hpp"
 

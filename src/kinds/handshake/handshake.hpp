@@ -80,6 +80,8 @@ std::string check_peer_handshakes(const PeerJudge& judge, const protocol::SideRe
 std::string render_handshake_results(const measure::Comparison& comparison);
 // "handshakes" and "groups": null where the comparison has none.
 void add_handshake_json(const measure::Comparison& comparison, nlohmann::ordered_json& out);
+// A header line, and a row for full and one for resumed handshakes (per group with --compare-groups).
+std::string render_handshake_csv(const measure::Comparison& comparison);
 
 // Client flags (flags.cpp): --handshakes; asked for by it or --compare-groups.
 std::vector<CLI::Option*> add_handshake_flags(CLI::App& command, KindFlags& flags);

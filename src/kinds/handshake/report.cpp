@@ -148,7 +148,31 @@ std::string render_groups(const measure::TestParameters& p, const measure::Group
   return out;
 }
 
+// One row: a group ("" outside --compare-groups), a sort (full, resumed) and its figures.
+std::string csv_row(const std::string& group, const char* sort, const measure::HandshakeStats& k) {
+  return fmt::format("{},{},{},{},{:.1f},{:.1f},{:.1f},{:.1f},{:.0f},{:.0f},{:.0f},{:.0f},{:.1f}\n",
+                     render::csv_field(group), sort, k.handshake_us.count, k.resumed, k.handshake_us.median,
+                     k.handshake_us.mean, k.handshake_us.p99, k.tls_us.median, k.bytes_received.median,
+                     k.bytes_sent.median, k.client_hello_bytes.median, k.server_hello_bytes.median,
+                     k.per_second());
+}
+
 }  // namespace
+
+std::string render_handshake_csv(const measure::Comparison& c) {
+  std::string out =
+      "group,handshake,count,resumed,handshake_us_median,handshake_us_mean,handshake_us_p99,tls_us_median,"
+      "bytes_received_median,bytes_sent_median,client_hello_bytes_median,server_hello_bytes_median,"
+      "per_second\n";
+  const auto add = [&out](const std::string& group, const measure::HandshakeResults& h) {
+    out += csv_row(group, "full", h.full);
+    out += csv_row(group, "resumed", h.resumed);
+  };
+  if (const auto* h = c.get<measure::HandshakeResults>()) add("", *h);
+  for (const measure::GroupHandshakes& g : c.or_empty<measure::GroupResults>().groups)
+    if (g.results) add(g.group, *g.results);
+  return out;
+}
 
 std::string render_handshake_results(const measure::Comparison& c) {
   if (const auto* handshakes = c.get<measure::HandshakeResults>()) return render_handshakes(*handshakes);

@@ -3,7 +3,6 @@
 // by one.
 
 #include "kinds/handshake/handshake.hpp"
-#include "kinds/stream/stream.hpp"
 #include "measure/cpu.hpp"
 
 namespace tlscmp::kinds {
@@ -32,6 +31,12 @@ void run_whole(const session::ClientConfig& target, const tls::ClientOptions& tl
       comparison.error = e.what();
     }
   }
+}
+
+// One handshake, for variants.cpp's try of each TLS variant.
+void probe(const session::ClientConfig& target, const tls::Context& tls, session::InterruptWatch& interrupt,
+           measure::Environment& environment) {
+  (void)run_handshake_test(target, 1, tls, interrupt, environment);
 }
 
 // The accepting thread's CPU moves on past the connection served.
@@ -68,6 +73,7 @@ const KindSlice kHandshakeKind{
     .configure = configure_handshake,
     .paired_ratios = false,
     .run_whole = handshake_entry::run_whole,
+    .probe = handshake_entry::probe,
     .server_pin = false,
     .check = handshake_entry::check,
     .example = handshake_entry::example,
@@ -76,7 +82,7 @@ const KindSlice kHandshakeKind{
     .serve_connection = handshake_entry::serve_connection,
     .text_headline = render_handshake_results,
     .json = add_handshake_json,
-    .csv = render_stream_csv,  // the stream header, no rows: a handshake test has no runs
+    .csv = render_handshake_csv,
     .html_section = handshake_html_section,
     .html_headline = handshake_html_headline,
 };

@@ -10,7 +10,7 @@
 #include "kinds/calibration.hpp"
 #include "kinds/data_connections.hpp"
 #include "kinds/data_threads.hpp"
-#include "kinds/rr/exchange.hpp"
+#include "kinds/exchange.hpp"
 #include "kinds/rr/rr.hpp"
 #include "measure/clock.hpp"
 #include "measure/host.hpp"

@@ -7,6 +7,7 @@
 
 #include "kinds/flags.hpp"
 #include "kinds/rr/rr.hpp"
+#include "kinds/transactions.hpp"
 
 namespace tlscmp::kinds {
 
@@ -39,21 +40,6 @@ std::vector<CLI::Option*> add_rr_flags(CLI::App& cmd, KindFlags& flags) {
   };
 }
 
-void configure_rr_transactions(const SharedFlags& flags, session::ClientConfig& c, const char* counted) {
-  if (!flags.bytes.empty()) {
-    c.test.rr.transactions = spec::parse_count(flags.bytes, "-n", 1, spec::kMaxTransactions, counted);
-    if (c.test.rr.transactions < c.test.streams) {
-      const bool crr = c.test.kind == TestKind::crr;
-      throw UsageError(fmt::format("-n {}: fewer {} than {} (-P {}); each makes one at least",
-                                   c.test.rr.transactions, counted, crr ? "connectors" : "connections",
-                                   c.test.streams));
-    }
-  } else if (flags.time_s == 0) {
-    c.test.duration_ms = kDefaultRrMs;
-  }
-  c.rounds = flags.repeat > 0 ? flags.repeat : 3;
-}
-
 void configure_rr(const SharedFlags& flags, session::ClientConfig& c) {
   const auto refuse = [](const char* flag) {
     throw UsageError(fmt::format("{} is for bulk runs; {}", flag, kRrKind.takes));
@@ -61,7 +47,7 @@ void configure_rr(const SharedFlags& flags, session::ClientConfig& c) {
   if (c.test.stream.no_delay) throw UsageError("-N: rr tests always set TCP_NODELAY; leave -N out");
   if (!flags.length.empty()) refuse("-l");
   if (c.test.compare_groups) refuse("--compare-groups");
-  configure_rr_transactions(flags, c, "transactions");
+  configure_transactions(flags, c, "transactions", "connections");
   if (c.test.rr.stream_per_tx) {
     if (std::find(c.modes.begin(), c.modes.end(), Mode::quic) == c.modes.end())
       throw UsageError("--stream-per-tx: streams are QUIC's, and --mode has no quic; add quic to --mode");

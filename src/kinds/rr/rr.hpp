@@ -11,7 +11,7 @@
 //   data connection per connection: preamble, cookie, index (TLS: after the
 //   handshake, which is timed on its own)
 //                <------------------------- 'R' on each, once all came
-//   transactions on each connection (kinds/rr/exchange.hpp), then its end
+//   transactions on each connection (kinds/exchange.hpp), then its end
 //   side_result per connection ------------->  (messages: transactions)
 //                <------------------------- side_result per connection
 
@@ -47,7 +47,7 @@ measure::RrRun run_rr_test(const session::ClientConfig& config, const tls::Conte
 std::string serve_rr_test(Stream& control, const protocol::TestRequest& request, session::ServerSide& side);
 
 // Both halves: the peer's result for one connection against this side's
-// (kinds/rr/exchange.hpp's to_side_result), neither failed. The server
+// (kinds/exchange.hpp's to_side_result), neither failed. The server
 // answered as many requests as the client took responses; each side's
 // bytes are its transactions times the size it receives; its window is not
 // 0 where transactions were made and ends within this side's clock of the
@@ -56,10 +56,6 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
 // (kinds/peer_checks.hpp), or "".
 std::string check_peer_connection(const PeerJudge& judge, const protocol::TestRequest& request,
                                   const protocol::SideResult& mine, const protocol::SideResult& theirs);
-
-// What an rr or crr test needs of its parts (crr adds its own); throws
-// spec::Invalid naming the flag.
-void check_rr_test(const spec::Test& test, Mode mode);
 
 // Reports (report.cpp).
 // The header line: sizes, loop, connections, amount and rounds.
@@ -74,14 +70,9 @@ nlohmann::ordered_json rr_summary_json(const measure::Comparison& comparison);
 // A header line and one row per run.
 std::string render_rr_csv(const measure::Comparison& comparison);
 
-// --rr and --crr without -t or -n: 10 s of transactions.
-inline constexpr std::uint64_t kDefaultRrMs = 10'000;
-
 // Client flags (flags.cpp): --rr, which asks for the kind, and --rate.
 std::vector<CLI::Option*> add_rr_flags(CLI::App& command, KindFlags& flags);
 void configure_rr(const SharedFlags& flags, session::ClientConfig& config);
-// -n as transactions (rr) or connections (crr), "counted"; else 10 s; 3 rounds unless --repeat.
-void configure_rr_transactions(const SharedFlags& flags, session::ClientConfig& config, const char* counted);
 
 // The report page (html.cpp): its section of charts, and its headline's sentences of one result.
 std::string rr_html_section(render::Page& page);

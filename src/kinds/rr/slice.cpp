@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "kinds/rr/rr.hpp"
+#include "kinds/transactions.hpp"
 
 namespace tlscmp::kinds {
 namespace {
@@ -57,23 +58,6 @@ spec::Test example() {
 }  // namespace rr_entry
 }  // namespace
 
-void check_rr_test(const spec::Test& t, Mode) {
-  const char* flag = t.kind == TestKind::crr ? "--crr" : "--rr";
-  if (t.rr.request_bytes == 0 || t.rr.response_bytes == 0)
-    throw spec::Invalid(fmt::format("{} needs REQ/RESP of a byte at least each", flag));
-  if ((t.rr.transactions == 0) == (t.duration_ms == 0))
-    throw spec::Invalid(fmt::format("{} runs -n transactions or for -t seconds: give one", flag));
-  if (t.rr.rate_tps > 0 && (t.duration_ms == 0 || t.kind == TestKind::crr)) {
-    throw spec::Invalid(t.kind == TestKind::crr ? "--rate is for --rr; --crr is closed loop"
-                                                : "--rate needs -t: an open-loop run goes for a time");
-  }
-  if (t.rr.transactions != 0 && t.rr.transactions < t.streams) {
-    throw spec::Invalid(
-        fmt::format("-n {}: fewer transactions than connections (-P {}); each makes one at least",
-                    t.rr.transactions, t.streams));
-  }
-}
-
 const KindSlice kRrKind{
     .kind = TestKind::rr,
     .flag = "--rr",
@@ -85,7 +69,7 @@ const KindSlice kRrKind{
     .configure = configure_rr,
     .run = rr_entry::run,
     .notes = rr_entry::notes,
-    .check = check_rr_test,
+    .check = [](const spec::Test& t, Mode) { check_transactions(t, "--rr"); },
     .example = rr_entry::example,
     .serve = serve_rr_test,
     .text_header = render_rr_header,

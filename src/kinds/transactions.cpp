@@ -1,0 +1,38 @@
+#include "kinds/transactions.hpp"
+
+#include <fmt/format.h>
+
+#include "error.hpp"
+#include "spec/size.hpp"
+
+namespace tlscmp::kinds {
+
+void configure_transactions(const SharedFlags& flags, session::ClientConfig& c, const char* counted,
+                            const char* makers) {
+  if (!flags.bytes.empty()) {
+    c.test.rr.transactions = spec::parse_count(flags.bytes, "-n", 1, spec::kMaxTransactions, counted);
+    if (c.test.rr.transactions < c.test.streams) {
+      throw UsageError(fmt::format("-n {}: fewer {} than {} (-P {}); each makes one at least",
+                                   c.test.rr.transactions, counted, makers, c.test.streams));
+    }
+  } else if (flags.time_s == 0) {
+    c.test.duration_ms = kDefaultTransactionsMs;
+  }
+  c.rounds = flags.repeat > 0 ? flags.repeat : 3;
+}
+
+void check_transactions(const spec::Test& t, const char* flag) {
+  if (t.rr.request_bytes == 0 || t.rr.response_bytes == 0)
+    throw spec::Invalid(fmt::format("{} needs REQ/RESP of a byte at least each", flag));
+  if ((t.rr.transactions == 0) == (t.duration_ms == 0))
+    throw spec::Invalid(fmt::format("{} runs -n transactions or for -t seconds: give one", flag));
+  if (t.rr.rate_tps > 0 && t.duration_ms == 0)
+    throw spec::Invalid("--rate needs -t: an open-loop run goes for a time");
+  if (t.rr.transactions != 0 && t.rr.transactions < t.streams) {
+    throw spec::Invalid(
+        fmt::format("-n {}: fewer transactions than connections (-P {}); each makes one at least",
+                    t.rr.transactions, t.streams));
+  }
+}
+
+}  // namespace tlscmp::kinds
