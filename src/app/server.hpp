@@ -138,7 +138,10 @@ class Server {
   // listen queue through two looks, none taking it, gets one more
   // accepting thread. A safety net: the count of threads waiting in
   // accept() is to keep one there, and a client once waited 10 s with none
-  // (after a burst of garbage connections, on a loaded CI host).
+  // (after a burst of garbage connections, on a loaded CI host). The one
+  // cause found: a thread counted in before it starts was handed to a
+  // waiting thread with a single signal, which glibc before 2.41 can lose
+  // (app/thread_set.cpp); not reproduced since, and kept as the net.
   void watch_backlog(bool waited_before);
   // QUIC (tls/quic.hpp): the listener on the server's port over UDP, where
   // this build and the server's TLS settings allow it; why not otherwise.

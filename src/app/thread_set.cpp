@@ -8,7 +8,9 @@ void ThreadSet::spawn(std::function<void()> work) {
   std::lock_guard lock(mutex_);
   if (waiting_ > static_cast<int>(handed_.size())) {
     handed_.push_back(std::move(work));
-    more_work_.notify_one();
+    // All of them, each to look: glibc before 2.41 can lose a signal to one
+    // waiter (sourceware bug 25847), and the work would wait out a linger.
+    more_work_.notify_all();
     return;
   }
   running_.emplace_back([this, work = std::move(work)]() mutable { run(std::move(work)); });
@@ -20,7 +22,7 @@ void ThreadSet::run(std::function<void()> work) {
     work = nullptr;  // its captures go before the thread waits
     std::unique_lock lock(mutex_);
     ++waiting_;
-    more_work_.wait_for(lock, kIdleLinger, [&] { return !handed_.empty() || stopping_; });
+    more_work_.wait_for(lock, linger_, [&] { return !handed_.empty() || stopping_; });
     --waiting_;
     if (handed_.empty()) {
       finished_.push_back(std::this_thread::get_id());
@@ -46,6 +48,11 @@ void ThreadSet::reap() {
   }
   for (std::thread& t : done)
     t.join();  // outside the lock: a finishing thread takes it
+}
+
+int ThreadSet::waiting() {
+  std::lock_guard lock(mutex_);
+  return waiting_;
 }
 
 void ThreadSet::join_all() {

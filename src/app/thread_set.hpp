@@ -25,7 +25,8 @@ class ThreadSet {
   // How long a thread with nothing to do waits for more before it exits.
   static constexpr std::chrono::seconds kIdleLinger{2};
 
-  ThreadSet() = default;
+  // `linger`: how long a thread with nothing to do waits (tests make it long).
+  explicit ThreadSet(std::chrono::milliseconds linger = kIdleLinger) : linger_(linger) {}
   ThreadSet(const ThreadSet&) = delete;
   ThreadSet& operator=(const ThreadSet&) = delete;
   ~ThreadSet() { join_all(); }
@@ -37,10 +38,13 @@ class ThreadSet {
   void reap();
   // Joins every thread; their work must be about to end. Waiting threads exit at once.
   void join_all();
+  // How many threads wait for work now.
+  int waiting();
 
  private:
   void run(std::function<void()> work);
 
+  const std::chrono::milliseconds linger_;
   std::mutex mutex_;
   std::condition_variable more_work_;
   std::deque<std::function<void()>> handed_;  // work for waiting threads, one each
