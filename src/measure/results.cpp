@@ -347,15 +347,24 @@ std::string headline_variant(const TestParameters& parameters, const std::vector
   return std::find(compared.begin(), compared.end(), plain) != compared.end() ? plain : std::string();
 }
 
+void fill_statistics(StreamResults& r, const Comparison& c) {
+  compute_stream_statistics(c, r);
+}
+void fill_statistics(DatagramResults& r, const Comparison& c) {
+  compute_datagram_statistics(c.parameters, r);
+}
+void fill_statistics(RrResults& r, const Comparison& c) {
+  compute_rr_statistics(c, r);
+}
+void fill_statistics(CrrResults& r, const Comparison& c) {
+  compute_crr_statistics(c, r);
+}
+void fill_statistics(FlowsResults& r, const Comparison& c) {
+  compute_flows_statistics(c, r);
+}
+
 void compute_statistics(Comparison& comparison) {
-  std::visit(Overloaded{[&](StreamResults& r) { compute_stream_statistics(comparison, r); },
-                        [](HandshakeResults&) {},  // summarized as its handshakes are made
-                        [](GroupResults&) {},
-                        [&](DatagramResults& r) { compute_datagram_statistics(comparison.parameters, r); },
-                        [&](RrResults& r) { compute_rr_statistics(comparison, r); },
-                        [&](CrrResults& r) { compute_crr_statistics(comparison, r); },
-                        [&](FlowsResults& r) { compute_flows_statistics(comparison, r); }},
-             comparison.results);
+  comparison.results.compute_statistics(comparison);
 }
 
 }  // namespace tlscmp::measure

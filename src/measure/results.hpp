@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "measure/intervals.hpp"
@@ -593,22 +593,83 @@ struct CrrResults {
   std::string headline;         // the variant whose ratios lead the report (headline_variant), or ""
 };
 
-// std::visit's overload set: a lambda per alternative, so that a kind left
-// out fails to compile.
-template <typename... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
+struct Comparison;
 
-// What one test kind measured: a comparison holds exactly one of these.
-// HandshakeResults: --handshakes.
-using KindResults = std::variant<StreamResults, HandshakeResults, GroupResults, DatagramResults, RrResults,
-                                 CrrResults, FlowsResults>;
+// What one test kind measured: a comparison holds one kind's results (or
+// none yet), of a type its kind defines. A type may have, found by
+// argument-dependent lookup beside it:
+//   void fill_statistics(T& results, const Comparison& comparison);
+//     its statistics (one per variant, with ratios to the baseline) and its
+//     headline, from the runs that count: complete, not warm-up;
+//   std::vector<HeadlineRatio> ratios_to_wait_on(const T& results);
+//     the ratios to the baseline --repeat auto waits on (measure/stopping.hpp).
+// Copies copy the results.
+class KindResults {
+ public:
+  KindResults() = default;
+  KindResults(const KindResults& other) : held_(other.held_ ? other.held_->clone() : nullptr) {}
+  KindResults& operator=(const KindResults& other) {
+    if (this != &other) held_ = other.held_ ? other.held_->clone() : nullptr;
+    return *this;
+  }
+  KindResults(KindResults&&) noexcept = default;
+  KindResults& operator=(KindResults&&) noexcept = default;
+  ~KindResults() = default;
+
+  // The results as T, or null where there are none or they are another type.
+  template <typename T>
+  const T* get() const {
+    const auto* held = dynamic_cast<const Held<T>*>(held_.get());
+    return held != nullptr ? &held->value : nullptr;
+  }
+  // The results as T, for filling: made T (empty) where they were not.
+  template <typename T>
+  T& as() {
+    auto* held = dynamic_cast<Held<T>*>(held_.get());
+    if (held == nullptr) {
+      auto made = std::make_unique<Held<T>>();
+      held = made.get();
+      held_ = std::move(made);
+    }
+    return held->value;
+  }
+  // The type's fill_statistics and ratios_to_wait_on, where it has them.
+  void compute_statistics(const Comparison& comparison) {
+    if (held_) held_->fill(comparison);
+  }
+  std::vector<HeadlineRatio> headline_ratios() const {
+    return held_ ? held_->ratios() : std::vector<HeadlineRatio>{};
+  }
+
+ private:
+  struct Base {
+    virtual ~Base() = default;
+    virtual std::unique_ptr<Base> clone() const = 0;
+    virtual void fill(const Comparison& comparison) = 0;
+    virtual std::vector<HeadlineRatio> ratios() const = 0;
+  };
+  template <typename T>
+  struct Held final : Base {
+    T value{};
+    std::unique_ptr<Base> clone() const override { return std::make_unique<Held>(*this); }
+    void fill(const Comparison& comparison) override {
+      if constexpr (requires { fill_statistics(value, comparison); }) fill_statistics(value, comparison);
+    }
+    std::vector<HeadlineRatio> ratios() const override {
+      if constexpr (requires { ratios_to_wait_on(value); }) {
+        return ratios_to_wait_on(value);
+      } else {
+        return {};
+      }
+    }
+  };
+  std::unique_ptr<Base> held_;
+};
 
 struct Comparison {
   TestParameters parameters;
   Environment environment;
-  KindResults results;             // the kind's results (empty StreamResults until a run)
+  KindResults results;             // the kind's results (none until a run)
   std::vector<std::string> notes;  // remarks for the reader, e.g. a suite this library cannot run
   bool interrupted = false;        // Ctrl-C: the runs so far, the last one partial
   std::string error;               // empty, or why the comparison stopped early
@@ -618,7 +679,7 @@ struct Comparison {
   // The results as kind T, or null where they are of another kind.
   template <typename T>
   const T* get() const {
-    return std::get_if<T>(&results);
+    return results.get<T>();
   }
   // The results as kind T, or an empty T where they are of another kind: for
   // reports that list what a kind has, whatever the comparison ran.
@@ -631,10 +692,20 @@ struct Comparison {
   // The results as kind T, for filling: made T (empty) where they were another kind.
   template <typename T>
   T& as() {
-    if (!std::holds_alternative<T>(results)) results = T{};
-    return std::get<T>(results);
+    return results.as<T>();
   }
 };
+
+// Each kind's statistics and the ratios --repeat auto waits on (KindResults).
+void fill_statistics(StreamResults& results, const Comparison& comparison);
+void fill_statistics(DatagramResults& results, const Comparison& comparison);
+void fill_statistics(RrResults& results, const Comparison& comparison);
+void fill_statistics(CrrResults& results, const Comparison& comparison);
+void fill_statistics(FlowsResults& results, const Comparison& comparison);
+std::vector<HeadlineRatio> ratios_to_wait_on(const StreamResults& results);
+std::vector<HeadlineRatio> ratios_to_wait_on(const RrResults& results);
+std::vector<HeadlineRatio> ratios_to_wait_on(const FlowsResults& results);
+std::vector<HeadlineRatio> ratios_to_wait_on(const CrrResults& results);
 
 // Fills each kind's `stats` (one per variant, with ratios to the baseline)
 // and its headline from the runs that count: complete, not warm-up.

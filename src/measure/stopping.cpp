@@ -52,37 +52,36 @@ StopDecision should_stop(const std::vector<HeadlineRatio>& ratios, int rounds, d
   return d;
 }
 
-std::vector<HeadlineRatio> headline_ratios(const Comparison& comparison) {
+namespace {
+
+template <typename Stats, typename Ratio>
+std::vector<HeadlineRatio> ratios_of(const std::vector<Stats>& stats, Ratio ratio) {
   std::vector<HeadlineRatio> out;
-  std::visit(
-      Overloaded{[&](const StreamResults& streams) {
-                   for (const StreamStats& s : streams.stats) {
-                     if (const auto& r = s.over_baseline) out.push_back({s.variant, r->ratio, r->ci});
-                   }
-                 },
-                 [&](const RrResults& rr) {
-                   for (const RrStats& s : rr.stats) {
-                     if (const auto& r = s.transactions_per_s_over_baseline)
-                       out.push_back({s.variant, r->ratio, r->ci});
-                   }
-                 },
-                 [&](const FlowsResults& flows) {
-                   for (const FlowsStats& s : flows.stats) {
-                     if (const auto& r = s.transactions_per_s_over_baseline)
-                       out.push_back({s.variant, r->ratio, r->ci});
-                   }
-                 },
-                 [&](const CrrResults& crr) {
-                   for (const CrrStats& s : crr.stats) {
-                     if (const auto& r = s.connections_per_s_over_baseline)
-                       out.push_back({s.variant, r->ratio, r->ci});
-                   }
-                 },
-                 // No ratio --repeat auto waits on: handshakes and groups run no rounds of
-                 // runs, datagram runs compare loss and rate, not a paired ratio.
-                 [](const HandshakeResults&) {}, [](const GroupResults&) {}, [](const DatagramResults&) {}},
-      comparison.results);
+  for (const Stats& s : stats) {
+    if (const auto& r = s.*ratio) out.push_back({s.variant, r->ratio, r->ci});
+  }
   return out;
+}
+
+}  // namespace
+
+std::vector<HeadlineRatio> ratios_to_wait_on(const StreamResults& r) {
+  return ratios_of(r.stats, &StreamStats::over_baseline);
+}
+std::vector<HeadlineRatio> ratios_to_wait_on(const RrResults& r) {
+  return ratios_of(r.stats, &RrStats::transactions_per_s_over_baseline);
+}
+std::vector<HeadlineRatio> ratios_to_wait_on(const FlowsResults& r) {
+  return ratios_of(r.stats, &FlowsStats::transactions_per_s_over_baseline);
+}
+std::vector<HeadlineRatio> ratios_to_wait_on(const CrrResults& r) {
+  return ratios_of(r.stats, &CrrStats::connections_per_s_over_baseline);
+}
+
+// No ratio --repeat auto waits on where the kind has none: handshakes and
+// groups run no rounds of runs, datagram runs compare loss and rate.
+std::vector<HeadlineRatio> headline_ratios(const Comparison& comparison) {
+  return comparison.results.headline_ratios();
 }
 
 }  // namespace tlscmp::measure
