@@ -1,6 +1,7 @@
 #include "cli/client_flags.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -171,11 +172,14 @@ void apply_quic_streams(session::ClientConfig& c) {
         "tcp,tls,quic), or use -P for connections",
         s));
   }
-  if (c.test.kind != TestKind::stream && c.test.kind != TestKind::rr) {
+  if (!kinds::slice_of(c.test.kind).quic_streams) {
+    std::vector<std::string> takers;
+    for (const kinds::KindSlice* kind : kinds::all_kinds()) {
+      if (kind->quic_streams) takers.push_back(kind->flag != nullptr ? kind->flag : kind->flags_are_for);
+    }
     throw UsageError(
-        fmt::format("--streams {}: bulk streams and --rr take QUIC streams; {} opens a QUIC "
-                    "connection a transaction",
-                    s, to_string(c.test.kind)));
+        fmt::format("--streams {}: {} take QUIC streams; {} opens a QUIC connection a transaction", s,
+                    fmt::join(takers, " and "), to_string(c.test.kind)));
   }
   if (std::uint64_t{s} * c.test.streams > protocol::kMaxStreams) {
     throw UsageError(fmt::format("--streams {} with -P {}: {} streams in all, and at most {} run; lower one",
@@ -496,9 +500,14 @@ void split_sources(session::ClientConfig& c) {
   std::string problem;
   std::vector<std::string> addresses = parse_address_list(c.bind_address, problem);
   if (addresses.empty()) throw UsageError(fmt::format("-B {}: {}", c.bind_address, problem));
-  if (addresses.size() > 1 && c.test.kind != TestKind::flows)
-    throw UsageError(
-        fmt::format("-B {}: several source addresses are for --flows; give one", c.bind_address));
+  if (addresses.size() > 1 && !kinds::slice_of(c.test.kind).several_sources) {
+    std::vector<std::string> takers;
+    for (const kinds::KindSlice* kind : kinds::all_kinds()) {
+      if (kind->several_sources && kind->flag != nullptr) takers.push_back(kind->flag);
+    }
+    throw UsageError(fmt::format("-B {}: several source addresses are for {}; give one", c.bind_address,
+                                 fmt::join(takers, " and ")));
+  }
   c.bind_address = addresses.front();
   if (addresses.size() > 1) c.source_addresses = std::move(addresses);
 }

@@ -6,6 +6,7 @@
 // each kind's folder defines its entry beside its halves (slice.cpp).
 
 #include <array>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
@@ -73,6 +74,29 @@ struct ResultRuns {
   std::span<const RunFigure> figures;
 };
 
+// One variant of one point of a sweep (tlscmp sweep), as its kind gives it
+// to the sweep's table and CSV (report/sweep.cpp).
+struct SweepFigures {
+  std::string variant;
+  Mode mode = Mode::tcp;
+  std::string cell;        // the table's cell: "26,800,000 (41 / 80 us)"
+  std::string ratio_cell;  // its ratio to the baseline, in a column of its own; "" where none
+  // The CSV's columns it fills (of the kind's sweep_columns), by name; the rest stay empty.
+  std::map<std::string, std::string> csv;
+};
+
+// A chart of a sweep on the report page (tlscmp report): a figure of each
+// variant in the kind's -J summary against the swept setting.
+struct SweepChart {
+  const char* title;
+  const char* axis;     // the y axis: "transactions/s"
+  const char* summary;  // the -J key of the kind's summary: "rr_summary"
+  const char* field;    // a variant's figure in it: "transactions_per_s"
+  bool log_scale = false;
+  const char* low = "min";  // its bars' ends: min and max, or a ratio's "ci95_low"/"ci95_high"
+  const char* high = "max";
+};
+
 struct KindSlice {
   TestKind kind;
   // The flag that asks for this kind, for messages ("--crr"); null where none does.
@@ -103,6 +127,11 @@ struct KindSlice {
   // Its rounds pair each variant with the baseline's run: --repeat auto has
   // ratios to wait on.
   bool paired_ratios = true;
+  // --streams: its connections carry QUIC streams of their own (a test of
+  // another kind opens a QUIC connection per unit of work).
+  bool quic_streams = false;
+  // -B LIST: its connections spread over several source addresses.
+  bool several_sources = false;
 
   // Client half. The variants of one round; null: common_variants
   // (kinds/variants.hpp): tcp, tls or --compare-ciphers' suites, udp, dtls.
@@ -121,8 +150,8 @@ struct KindSlice {
   // before any round: a TLS variant the server cannot serve is left out or
   // named before anything runs (kinds/variants.hpp takes the first kind of
   // the table that has it). Throws tlscmp::Error; may be null.
-  void (*probe)(const session::ClientConfig& target, const tls::Context& tls, session::InterruptWatch& interrupt,
-                measure::Environment& environment) = nullptr;
+  void (*probe)(const session::ClientConfig& target, const tls::Context& tls,
+                session::InterruptWatch& interrupt, measure::Environment& environment) = nullptr;
   // After the rounds: the kind's notes on its runs (may be null).
   void (*notes)(const session::ClientConfig& config, measure::Comparison& comparison) = nullptr;
 
@@ -164,6 +193,9 @@ struct KindSlice {
   // -J: adds the kind's keys to the report. Every report has every kind's
   // keys, in the table's order: null or empty for a comparison of another kind.
   void (*json)(const measure::Comparison& comparison, nlohmann::ordered_json& out) = nullptr;
+  // -J's "test": the kind's keys beside spec::Test's fields, written for
+  // every comparison (of another kind too, as `json`).
+  void (*parameters_json)(const measure::TestParameters& parameters, nlohmann::ordered_json& out) = nullptr;
   // The comparison's last run, as its kind's runs list holds it; null if none.
   nlohmann::ordered_json (*last_run_json)(const measure::Comparison& comparison) = nullptr;
   // A header line and one row per run.
@@ -173,6 +205,14 @@ struct KindSlice {
   // its headline for one result. Each may be null.
   std::string (*html_section)(render::Page& page) = nullptr;
   void (*html_headline)(const nlohmann::json& result, std::vector<std::string>& sentences) = nullptr;
+  // A sweep of its tests: the table's title over these points, one point's
+  // figures per variant, and the CSV columns they fill, in order, after the
+  // variant, its mode and its runs (kinds share a column of the same name).
+  // Null for a kind a sweep does not run.
+  std::string (*sweep_title)(const std::vector<const measure::Comparison*>& points) = nullptr;
+  std::vector<SweepFigures> (*sweep_figures)(const measure::Comparison& point) = nullptr;
+  std::span<const char* const> sweep_columns = {};
+  std::span<const SweepChart> sweep_charts = {};
   // What compare and merge read back of its -J; none for a kind without runs.
   ResultRuns results{};
 };

@@ -35,4 +35,9 @@ void check_transactions(const spec::Test& t, const char* flag) {
   }
 }
 
+std::string transactions_sweep_title(const std::vector<const measure::Comparison*>&) {
+  return "transactions per second (p50 / p99 latency), medians over the rounds; tls/tcp: transactions per "
+         "second over TCP's (and p50 latency), paired by round";
+}
+
 }  // namespace tlscmp::kinds

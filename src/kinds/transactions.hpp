@@ -5,7 +5,12 @@
 // default time, and what every such test needs of REQ/RESP and its amount.
 // Their data path is kinds/exchange.hpp.
 
+#include <fmt/format.h>
 #include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "kinds/kind.hpp"
 #include "mode.hpp"
@@ -26,5 +31,27 @@ void configure_transactions(const SharedFlags& flags, session::ClientConfig& con
 // naming it: REQ/RESP of a byte at least each, -n or -t, --rate with -t,
 // -n at least -P. Throws spec::Invalid naming the flag.
 void check_transactions(const spec::Test& test, const char* flag);
+
+// A sweep of tests of transactions: its table's title, and its CSV columns
+// (after variant, mode and runs), which `sweep_csv` fills from a variant's
+// statistics (rr's and flows' have these fields).
+std::string transactions_sweep_title(const std::vector<const measure::Comparison*>& points);
+inline constexpr const char* kTransactionsSweepColumns[] = {
+    "over_tcp_median", "over_tcp_ci95_low", "over_tcp_ci95_high", "transactions_per_s_median",
+    "p50_us_median",   "p99_us_median",     "p50_over_tcp_median"};
+
+template <typename Stats>
+std::map<std::string, std::string> transactions_sweep_csv(const Stats& s) {
+  const auto& over = s.transactions_per_s_over_baseline;
+  const auto figure = [](const auto& value) { return fmt::format("{:.4f}", value); };
+  return {{"runs", std::to_string(s.transactions_per_s.count)},
+          {"over_tcp_median", over ? figure(over->ratio.median) : ""},
+          {"over_tcp_ci95_low", over && over->ci ? figure(over->ci->low) : ""},
+          {"over_tcp_ci95_high", over && over->ci ? figure(over->ci->high) : ""},
+          {"transactions_per_s_median", fmt::format("{:.1f}", s.transactions_per_s.median)},
+          {"p50_us_median", fmt::format("{:.3f}", s.p50_us.median)},
+          {"p99_us_median", fmt::format("{:.3f}", s.p99_us.median)},
+          {"p50_over_tcp_median", s.p50_over_baseline ? figure(s.p50_over_baseline->ratio.median) : ""}};
+}
 
 }  // namespace tlscmp::kinds

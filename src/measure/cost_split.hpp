@@ -1,7 +1,8 @@
 #pragma once
 
-// Where a bulk TLS run's extra CPU goes, per side (measure::CostSplit), from
-// the runs and each side's calibration.
+// Where a TLS run's extra CPU goes, per side: the part that leads a bulk
+// run's split (measure::CostSplit; kinds/stream/cost_split.hpp makes it),
+// and an rr or crr run's per unit (measure::UnitSplit).
 
 #include <map>
 #include <optional>
@@ -10,19 +11,6 @@
 #include "measure/results.hpp"
 
 namespace tlscmp::measure {
-
-// One side's split over a TLS variant's runs, each against its round's
-// baseline run in `baseline` (plain TCP); `client_side` picks the side and
-// `client_sends` says which way the payload went. None where a run lacks
-// the side's calibration, or nothing pairs.
-std::optional<CostSplit> split_cost(const std::vector<const StreamRun*>& runs,
-                                    const std::map<int, const StreamRun*>& baseline, bool client_side,
-                                    bool client_sends);
-
-// Each run's split on each side (StreamRun::client_split, server_split),
-// where the run and its round's `baseline` run counted and the side calibrated.
-void split_runs(std::vector<StreamRun>& runs, const std::map<int, const StreamRun*>& baseline,
-                bool client_sends);
 
 // The part that leads: "crypto", "record layer" or "socket".
 const char* largest_part(const CostSplit& split);

@@ -52,32 +52,6 @@ StopDecision should_stop(const std::vector<HeadlineRatio>& ratios, int rounds, d
   return d;
 }
 
-namespace {
-
-template <typename Stats, typename Ratio>
-std::vector<HeadlineRatio> ratios_of(const std::vector<Stats>& stats, Ratio ratio) {
-  std::vector<HeadlineRatio> out;
-  for (const Stats& s : stats) {
-    if (const auto& r = s.*ratio) out.push_back({s.variant, r->ratio, r->ci});
-  }
-  return out;
-}
-
-}  // namespace
-
-std::vector<HeadlineRatio> ratios_to_wait_on(const StreamResults& r) {
-  return ratios_of(r.stats, &StreamStats::over_baseline);
-}
-std::vector<HeadlineRatio> ratios_to_wait_on(const RrResults& r) {
-  return ratios_of(r.stats, &RrStats::transactions_per_s_over_baseline);
-}
-std::vector<HeadlineRatio> ratios_to_wait_on(const FlowsResults& r) {
-  return ratios_of(r.stats, &FlowsStats::transactions_per_s_over_baseline);
-}
-std::vector<HeadlineRatio> ratios_to_wait_on(const CrrResults& r) {
-  return ratios_of(r.stats, &CrrStats::connections_per_s_over_baseline);
-}
-
 // No ratio --repeat auto waits on where the kind has none: handshakes and
 // groups run no rounds of runs, datagram runs compare loss and rate.
 std::vector<HeadlineRatio> headline_ratios(const Comparison& comparison) {

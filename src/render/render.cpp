@@ -124,6 +124,17 @@ std::string render_auto_repeat(const measure::AutoRepeatOutcome& o) {
   return fmt::format("--repeat auto: ended after {} (interrupted or failed); {}\n", rounds, width);
 }
 
+std::string thousands(double value) {
+  if (value < 100) return fmt::format("{:.1f}", value);
+  const std::string digits = fmt::format("{:.0f}", value);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0 && digits[i - 1] != '-') out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
   std::string quoted = "\"";

@@ -45,6 +45,10 @@ std::string ratio_sentence(const char* what, const std::optional<measure::Paired
 // with commas ("2,221", "5.123", "0.04512", "123,500"); "-" for none (NaN).
 std::string figure_text(double value);
 
+// 26800000 -> "26,800,000", as the seeds' tables write numbers; small values
+// (a few 1 GiB messages a second) keep a decimal: "12.5".
+std::string thousands(double value);
+
 // A CSV field as RFC 4180 wants it: quoted when it holds a comma, a quote or a line break.
 std::string csv_field(const std::string& text);
 

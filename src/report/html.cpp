@@ -142,18 +142,10 @@ class Page : public render::Page {
       }
       return chart(std::move(c));
     };
-    out += figure("Throughput against the swept setting (median, min–max)", "throughput (MB/s)", "summary",
-                  "mbytes_per_s", false);
-    out += figure("Messages per second against the swept setting", "messages/s (log scale)", "summary",
-                  "messages_per_s", true);
-    out += figure("TLS/TCP transfer time against the swept setting (median, 95% CI)", "TLS time / TCP time",
-                  "summary", "over_tcp_transfer_time", false, "ci95_low", "ci95_high");
-    out += figure("Transactions per second against the swept setting", "transactions/s", "rr_summary",
-                  "transactions_per_s", false);
-    out += figure("Transactions per second against the swept setting, every flow held", "transactions/s",
-                  "flows_summary", "transactions_per_s", false);
-    out += figure("Memory per connection on the server against the swept setting, idle (median, min–max)",
-                  "bytes per connection", "flows_summary", "server_idle_bytes_per_connection", false);
+    for (const kinds::KindSlice* kind : kinds::all_kinds()) {
+      for (const kinds::SweepChart& f : kind->sweep_charts)
+        out += figure(f.title, f.axis, f.summary, f.field, f.log_scale, f.low, f.high);
+    }
     return out + "</section>";
   }
 

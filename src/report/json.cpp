@@ -54,7 +54,6 @@ nlohmann::ordered_json test_json(const measure::TestParameters& p) {
       at = value;
     }
   });
-  if (p.test.kind != TestKind::crr) out["crr_close"] = nullptr;  // a crr setting, said only of crr tests
   out["tls_version"] = p.tls_policy.version;
   out["cipher"] = p.tls_policy.cipher;
   out["groups"] = p.tls_policy.groups;
@@ -62,7 +61,9 @@ nlohmann::ordered_json test_json(const measure::TestParameters& p) {
   out["quic_streams"] = p.quic_streams;
   out["client_certificate"] = p.client_certificate;
   out["kind"] = to_string(p.test.kind);
-  out["crr"] = p.test.kind == TestKind::crr;
+  for (const kinds::KindSlice* kind : kinds::all_kinds()) {
+    if (kind->parameters_json != nullptr) kind->parameters_json(p, out);
+  }
   out["repeat"] = p.auto_repeat ? ordered_json("auto") : ordered_json(p.rounds);
   out["rounds"] = p.rounds;
   out["warmup_rounds"] = p.warmup_rounds;

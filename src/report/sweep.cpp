@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "kinds/kind.hpp"
 #include "report/report.hpp"
 
 namespace tlscmp::report {
@@ -13,33 +14,10 @@ using render::csv_field;
 
 namespace {
 
-// 26800000 -> "26,800,000", as the seed tables write numbers; small values
-// (a few 1 GiB messages a second) keep a decimal.
-std::string thousands(double value) {
-  if (value < 100) return fmt::format("{:.1f}", value);
-  const std::string digits = fmt::format("{:.0f}", value);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0 && digits[i - 1] != '-') out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
-bool has_transactions(const std::vector<results::SweepPoint>& points) {
-  for (const auto& p : points) {
-    if (p.comparison.get<measure::RrResults>() != nullptr ||
-        p.comparison.get<measure::FlowsResults>() != nullptr)
-      return true;
-  }
-  return false;
-}
-
-bool has_messages(const std::vector<results::SweepPoint>& points) {
-  for (const auto& p : points) {
-    if (p.comparison.parameters.test.stream.msg_size > 0) return true;
-  }
-  return false;
+// The point's kind's entry in the table, where sweeps run it.
+const kinds::KindSlice* sweep_kind(const results::SweepPoint& point) {
+  const kinds::KindSlice& kind = kinds::slice_of(point.comparison.parameters.test.kind);
+  return kind.sweep_figures != nullptr ? &kind : nullptr;
 }
 
 // The settings of a point but the first (the row), as a column label.
@@ -51,34 +29,27 @@ std::string column_label(const results::SweepPoint& point, const std::string& va
   return label;
 }
 
-// Many-connection points: transactions per second (p50 / p99) and the
-// server's memory per idle connection; TLS against TCP.
-void add_flows_cells(const std::vector<results::SweepPoint>& points, std::vector<std::string>& columns,
-                     std::map<std::pair<std::string, std::string>, std::string>& cells) {
-  for (const results::SweepPoint& point : points) {
-    const std::string row = point.settings.empty() ? "-" : point.settings.front().second;
-    for (const measure::FlowsStats& s : point.comparison.or_empty<measure::FlowsResults>().stats) {
-      const std::string column = column_label(point, s.variant);
-      if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
-      cells[{row, column}] = fmt::format(
-          "{} ({:.0f} / {:.0f} us), server {}", thousands(s.transactions_per_s.median), s.p50_us.median,
-          s.p99_us.median,
-          s.server_idle_rss ? fmt::format("{:.1f} KiB/conn", s.server_idle_rss->median / 1024) : "?");
-      if (s.transactions_per_s_over_baseline) {
-        const std::string ratio = column_label(point, s.variant + "/tcp");
-        if (std::find(columns.begin(), columns.end(), ratio) == columns.end()) columns.push_back(ratio);
-        cells[{row, ratio}] = fmt::format("{:.2f}x", s.transactions_per_s_over_baseline->ratio.median);
-      }
+// The title of the last kind of the table among the points, over its points.
+std::string sweep_title(const std::vector<results::SweepPoint>& points) {
+  std::string title;
+  for (const kinds::KindSlice* kind : kinds::all_kinds()) {
+    std::vector<const measure::Comparison*> of_kind;
+    for (const results::SweepPoint& p : points) {
+      if (p.comparison.parameters.test.kind == kind->kind) of_kind.push_back(&p.comparison);
     }
+    if (!of_kind.empty() && kind->sweep_title != nullptr) title = kind->sweep_title(of_kind);
   }
+  return title;
+}
+
+void add_column(std::vector<std::string>& columns, const std::string& column) {
+  if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
 }
 
 }  // namespace
 
 std::string render_sweep_markdown(const std::vector<results::SweepPoint>& points) {
   if (points.empty()) return "no sweep points ran\n";
-  const bool messages = has_messages(points);
-  const bool transactions = has_transactions(points);
   // Rows in the order of the first axis; columns in order of first appearance.
   std::vector<std::string> rows;
   std::vector<std::string> columns;
@@ -86,36 +57,21 @@ std::string render_sweep_markdown(const std::vector<results::SweepPoint>& points
   for (const results::SweepPoint& point : points) {
     const std::string row = point.settings.empty() ? "-" : point.settings.front().second;
     if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
-    for (const measure::StreamStats& s : point.comparison.or_empty<measure::StreamResults>().stats) {
-      const std::string column = column_label(point, s.variant);
-      if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
-      const measure::Summary& m = messages ? s.messages_per_s : s.mbytes_per_s;
-      cells[{row, column}] = messages ? fmt::format("{} - {}", thousands(m.min), thousands(m.max))
-                                      : fmt::format("{:.1f} - {:.1f}", m.min, m.max);
-    }
-    for (const measure::RrStats& s : point.comparison.or_empty<measure::RrResults>().stats) {
-      const std::string column = column_label(point, s.variant);
-      if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
-      cells[{row, column}] = fmt::format("{} ({:.0f} / {:.0f} us)", thousands(s.transactions_per_s.median),
-                                         s.p50_us.median, s.p99_us.median);
-      // TLS against the same rounds' TCP (a sweep's --mode is tcp, tls or both): what the question is about.
-      if (s.transactions_per_s_over_baseline && s.p50_over_baseline) {
-        const std::string ratio = column_label(point, s.variant + "/tcp");
-        if (std::find(columns.begin(), columns.end(), ratio) == columns.end()) columns.push_back(ratio);
-        cells[{row, ratio}] =
-            fmt::format("{:.2f}x (p50 {:.2f}x)", s.transactions_per_s_over_baseline->ratio.median,
-                        s.p50_over_baseline->ratio.median);
-      }
+    const kinds::KindSlice* kind = sweep_kind(point);
+    if (kind == nullptr) continue;
+    const std::optional<Mode> baseline = point.comparison.parameters.baseline();
+    for (const kinds::SweepFigures& f : kind->sweep_figures(point.comparison)) {
+      const std::string column = column_label(point, f.variant);
+      add_column(columns, column);
+      cells[{row, column}] = f.cell;
+      if (f.ratio_cell.empty() || !baseline) continue;
+      const std::string ratio = column_label(point, f.variant + "/" + to_string(*baseline));
+      add_column(columns, ratio);
+      cells[{row, ratio}] = f.ratio_cell;
     }
   }
-  add_flows_cells(points, columns, cells);
   const std::string row_name = points.front().settings.empty() ? "" : points.front().settings.front().first;
-  std::string out =
-      transactions
-          ? std::string(
-                "transactions per second (p50 / p99 latency), medians over the rounds; tls/tcp: "
-                "transactions per second over TCP's (and p50 latency), paired by round\n\n")
-          : fmt::format("{} per second, min - max over the rounds\n\n", messages ? "messages" : "MB");
+  std::string out = sweep_title(points) + "\n\n";
   out += fmt::format("| {} |", row_name);
   for (const std::string& c : columns)
     out += fmt::format(" {} |", c);
@@ -134,63 +90,40 @@ std::string render_sweep_markdown(const std::vector<results::SweepPoint>& points
   return out;
 }
 
-namespace {
-
-// The rows of request/response and many-connection points: the bulk columns
-// empty, the transaction figures after them.
-template <typename Results>
-void add_transaction_rows(const std::vector<results::SweepPoint>& points, const Results&, std::string& out) {
-  for (const results::SweepPoint& point : points) {
-    for (const auto& s : point.comparison.or_empty<Results>().stats) {
-      for (const auto& [name, value] : point.settings)
-        out += csv_field(value) + ",";
-      // The bulk columns stay empty; the rr figures follow them.
-      out += fmt::format("{},{},{},,,,,,,,,{},{},{},{:.1f},{:.3f},{:.3f},{}\n", csv_field(s.variant),
-                         to_string(s.mode), s.transactions_per_s.count,
-                         s.transactions_per_s_over_baseline
-                             ? fmt::format("{:.4f}", s.transactions_per_s_over_baseline->ratio.median)
-                             : "",
-                         s.transactions_per_s_over_baseline && s.transactions_per_s_over_baseline->ci
-                             ? fmt::format("{:.4f}", s.transactions_per_s_over_baseline->ci->low)
-                             : "",
-                         s.transactions_per_s_over_baseline && s.transactions_per_s_over_baseline->ci
-                             ? fmt::format("{:.4f}", s.transactions_per_s_over_baseline->ci->high)
-                             : "",
-                         s.transactions_per_s.median, s.p50_us.median, s.p99_us.median,
-                         s.p50_over_baseline ? fmt::format("{:.4f}", s.p50_over_baseline->ratio.median) : "");
-    }
-  }
-}
-
-}  // namespace
-
+// Every kind's columns, in the table's order, each once; then the rows of
+// each kind's points in that order, a column a kind does not fill empty.
 std::string render_sweep_csv(const std::vector<results::SweepPoint>& points) {
+  std::vector<std::string> columns;
+  for (const kinds::KindSlice* kind : kinds::all_kinds()) {
+    for (const char* column : kind->sweep_columns)
+      add_column(columns, column);
+  }
   std::string out;
   const std::vector<std::pair<std::string, std::string>> none;
   const auto& axes = points.empty() ? none : points.front().settings;
   for (const auto& [name, value] : axes)
     out += csv_field(name) + ",";
-  out +=
-      "variant,mode,runs,bytes_median,mbytes_per_s_min,mbytes_per_s_median,mbytes_per_s_max,"
-      "messages_per_s_min,messages_per_s_median,messages_per_s_max,transfer_us_median,"
-      "over_tcp_median,over_tcp_ci95_low,over_tcp_ci95_high,"
-      "transactions_per_s_median,p50_us_median,p99_us_median,p50_over_tcp_median\n";
-  for (const results::SweepPoint& point : points) {
-    for (const measure::StreamStats& s : point.comparison.or_empty<measure::StreamResults>().stats) {
-      for (const auto& [name, value] : point.settings)
-        out += csv_field(value) + ",";
-      out += fmt::format(
-          "{},{},{},{:.0f},{:.3f},{:.3f},{:.3f},{:.1f},{:.1f},{:.1f},{:.3f},{},{},{},,,,\n",
-          csv_field(s.variant), to_string(s.mode), s.transfer_us.count, s.bytes.median, s.mbytes_per_s.min,
-          s.mbytes_per_s.median, s.mbytes_per_s.max, s.messages_per_s.min, s.messages_per_s.median,
-          s.messages_per_s.max, s.transfer_us.median,
-          s.over_baseline ? fmt::format("{:.4f}", s.over_baseline->ratio.median) : "",
-          s.over_baseline && s.over_baseline->ci ? fmt::format("{:.4f}", s.over_baseline->ci->low) : "",
-          s.over_baseline && s.over_baseline->ci ? fmt::format("{:.4f}", s.over_baseline->ci->high) : "");
+  out += "variant,mode,runs";
+  for (const std::string& column : columns)
+    out += "," + column;
+  out += "\n";
+  for (const kinds::KindSlice* kind : kinds::all_kinds()) {
+    for (const results::SweepPoint& point : points) {
+      if (sweep_kind(point) != kind) continue;
+      for (const kinds::SweepFigures& f : kind->sweep_figures(point.comparison)) {
+        for (const auto& [name, value] : point.settings)
+          out += csv_field(value) + ",";
+        const auto runs = f.csv.find("runs");
+        out += fmt::format("{},{},{}", csv_field(f.variant), to_string(f.mode),
+                           runs != f.csv.end() ? runs->second : "");
+        for (const std::string& column : columns) {
+          const auto it = f.csv.find(column);
+          out += "," + (it != f.csv.end() ? it->second : std::string());
+        }
+        out += "\n";
+      }
     }
   }
-  add_transaction_rows(points, measure::RrResults{}, out);
-  add_transaction_rows(points, measure::FlowsResults{}, out);
   return out;
 }
 

@@ -27,7 +27,7 @@ using nlohmann::json;
 // intervals) may differ. The test's own fields say which of them count.
 std::vector<std::string> settings_that_agree() {
   std::vector<std::string> keys = {"modes", "tls_version",        "cipher", "groups",
-                                   "ktls",  "client_certificate", "crr"};
+                                   "ktls",  "client_certificate", "kind"};
   const spec::Test test;
   spec::for_each_field(test, [&](const spec::Field& f, const auto&) {
     if (f.agree) keys.push_back(spec::result_key(f));

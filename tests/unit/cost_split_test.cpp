@@ -6,6 +6,8 @@
 #include <map>
 #include <string>
 
+#include "kinds/crr/results.hpp"
+#include "kinds/stream/cost_split.hpp"
 #include "kinds/stream/stream.hpp"
 #include "measure/cost_split.hpp"
 
@@ -28,8 +30,8 @@ measure::TlsCalibration calibration() {
 }
 
 // One GiB moved in a round, each side's CPU as given.
-measure::StreamRun run(Mode mode, int round, double client_cpu_s, double server_cpu_s) {
-  measure::StreamRun r;
+kinds::StreamRun run(Mode mode, int round, double client_cpu_s, double server_cpu_s) {
+  kinds::StreamRun r;
   r.mode = mode;
   r.round = round;
   r.bytes = 1ull << 30;
@@ -58,7 +60,7 @@ std::string text_of(const measure::CostSplit& client, const std::string& ulps = 
   measure::Comparison c;
   c.environment.client_tls_ulps = ulps;
   c.environment.server_tls_ulps = ulps;
-  measure::StreamStats stats;
+  kinds::StreamStats stats;
   stats.client_split = client;
   return kinds::render_cost_split(c, stats);
 }
@@ -66,11 +68,11 @@ std::string text_of(const measure::CostSplit& client, const std::string& ulps = 
 }  // namespace
 
 TEST_CASE("the split: crypto from the AEAD, the record layer from memory, the socket the rest, per side") {
-  const measure::StreamRun tcp1 = run(Mode::tcp, 1, 0.4, 0.2), tls1 = run(Mode::tls, 1, 1.0, 0.9);
-  const measure::StreamRun tcp2 = run(Mode::tcp, 2, 0.4, 0.2), tls2 = run(Mode::tls, 2, 1.2, 0.9);
-  const std::map<int, const measure::StreamRun*> base{{1, &tcp1}, {2, &tcp2}};
+  const kinds::StreamRun tcp1 = run(Mode::tcp, 1, 0.4, 0.2), tls1 = run(Mode::tls, 1, 1.0, 0.9);
+  const kinds::StreamRun tcp2 = run(Mode::tcp, 2, 0.4, 0.2), tls2 = run(Mode::tls, 2, 1.2, 0.9);
+  const std::map<int, const kinds::StreamRun*> base{{1, &tcp1}, {2, &tcp2}};
   const std::optional<measure::CostSplit> client =
-      measure::split_cost({&tls1, &tls2}, base, /*client_side=*/true, /*client_sends=*/true);
+      kinds::split_cost({&tls1, &tls2}, base, /*client_side=*/true, /*client_sends=*/true);
   REQUIRE(client);
   CHECK(client->sender);
   CHECK(client->extra_s_per_gib == doctest::Approx(0.7));  // the median of 0.6 and 0.8
@@ -80,16 +82,16 @@ TEST_CASE("the split: crypto from the AEAD, the record layer from memory, the so
   CHECK(client->records_per_chunk == 4);
   CHECK(*client->tls_calls_per_chunk == doctest::Approx(4));
   const std::optional<measure::CostSplit> server =
-      measure::split_cost({&tls1, &tls2}, base, /*client_side=*/false, /*client_sends=*/true);
+      kinds::split_cost({&tls1, &tls2}, base, /*client_side=*/false, /*client_sends=*/true);
   REQUIRE(server);
   CHECK_FALSE(server->sender);
   CHECK(server->crypto_s_per_gib == doctest::Approx(0.25));        // opening
   CHECK(server->record_layer_s_per_gib == doctest::Approx(0.15));  // the reader's 0.4 less 0.25
   CHECK(server->socket_s_per_gib == doctest::Approx(0.3));  // 0.7 less 0.4: below what it would be, shown
   // A side with no calibration has no split.
-  measure::StreamRun bare = tls1;
+  kinds::StreamRun bare = tls1;
   bare.client.calibration.reset();
-  CHECK_FALSE(measure::split_cost({&bare}, base, true, true));
+  CHECK_FALSE(kinds::split_cost({&bare}, base, true, true));
 }
 
 TEST_CASE("one hint, from the largest part: the cipher, the records, kTLS where the kernel has it") {
@@ -135,8 +137,8 @@ measure::TransactionCalibration transaction_calibration(bool handshake) {
 }
 
 // A crr run of 1,000 connections, each side's CPU as given.
-measure::CrrRun crr_run(Mode mode, int round, double client_cpu_s, double server_cpu_s) {
-  measure::CrrRun r;
+kinds::CrrRun crr_run(Mode mode, int round, double client_cpu_s, double server_cpu_s) {
+  kinds::CrrRun r;
   r.mode = mode;
   r.variant = mode == Mode::tls ? "tls" : "tcp";
   r.round = round;
@@ -174,13 +176,13 @@ TEST_CASE("crr: the handshake from memory, the transaction's crypto and record l
   measure::Comparison c;
   c.parameters.modes = {Mode::tcp, Mode::tls};
   c.parameters.variants = {"tcp", "tls"};
-  measure::CrrResults& results = c.as<measure::CrrResults>();
+  kinds::CrrResults& results = c.as<kinds::CrrResults>();
   // Per connection: TCP 100 us client, 80 server; TLS 500 and 350, then 540 and 350.
   results.runs = {crr_run(Mode::tcp, 1, 0.1, 0.08), crr_run(Mode::tls, 1, 0.5, 0.35),
                   crr_run(Mode::tcp, 2, 0.1, 0.08), crr_run(Mode::tls, 2, 0.54, 0.35)};
   measure::compute_statistics(c);
-  const measure::CrrStats& tls = c.get<measure::CrrResults>()->stats.at(1);
-  CHECK_FALSE(c.get<measure::CrrResults>()->stats.at(0).client_split);  // TCP has none
+  const kinds::CrrStats& tls = c.get<kinds::CrrResults>()->stats.at(1);
+  CHECK_FALSE(c.get<kinds::CrrResults>()->stats.at(0).client_split);  // TCP has none
   REQUIRE(tls.client_split);
   REQUIRE(tls.server_split);
   const measure::UnitSplit& client = *tls.client_split;
@@ -197,10 +199,10 @@ TEST_CASE("crr: the handshake from memory, the transaction's crypto and record l
   CHECK(server.socket_us == doctest::Approx(270 - 150 - 2.5));
   CHECK(std::string(measure::largest_part(client)) == "handshake");
   // A side that did not calibrate has no split; rr's has no handshake part.
-  for (measure::CrrRun& run : results.runs)
+  for (kinds::CrrRun& run : results.runs)
     run.server.transaction_calibration.reset();
   measure::compute_statistics(c);
-  CHECK_FALSE(c.get<measure::CrrResults>()->stats.at(1).server_split);
+  CHECK_FALSE(c.get<kinds::CrrResults>()->stats.at(1).server_split);
   measure::UnitCost one{10, 4, &*results.runs[1].client.transaction_calibration};
   const std::optional<measure::UnitSplit> rr = measure::split_unit_cost({one}, true, /*handshake=*/false);
   REQUIRE(rr);

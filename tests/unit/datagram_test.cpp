@@ -9,6 +9,7 @@
 
 #include "cli/options.hpp"
 #include "error.hpp"
+#include "kinds/datagram/results.hpp"
 #include "kinds/kind.hpp"
 #include "protocol/datagram.hpp"
 #include "protocol/messages.hpp"
@@ -273,7 +274,7 @@ measure::Comparison datagram_sample() {
   c.parameters.test.streams = 2;
   c.parameters.rounds = 1;
   for (Mode mode : {Mode::udp, Mode::dtls}) {
-    measure::DatagramRun run;
+    kinds::DatagramRun run;
     run.mode = mode;
     run.variant = to_string(mode);
     run.round = 1;
@@ -289,7 +290,7 @@ measure::Comparison datagram_sample() {
       run.cookie_exchanged = true;
       run.tls = {"DTLSv1.2", "ECDHE-ECDSA-AES256-GCM-SHA384", "X25519", "", "", 0};
     }
-    c.as<measure::DatagramResults>().runs.push_back(run);
+    c.as<kinds::DatagramResults>().runs.push_back(run);
   }
   measure::compute_statistics(c);
   return c;
@@ -325,8 +326,8 @@ TEST_CASE("datagram intervals in JSON and text: loss per interval from sequence 
   measure::Comparison c = datagram_sample();
   c.parameters.test.interval_ms = 100;
   // 800 of 1000 came in the first interval; 300 late ones and no new numbers in the second.
-  c.as<measure::DatagramResults>().runs[0].intervals = {{0, 0.1, 800, 1000, 80'000},
-                                                        {0.1, 0.15, 300, 0, 30'000}};
+  c.as<kinds::DatagramResults>().runs[0].intervals = {{0, 0.1, 800, 1000, 80'000},
+                                                      {0.1, 0.15, 300, 0, 30'000}};
   const auto j = nlohmann::json::parse(report::render_json(c));
   const auto& intervals = j["datagram_runs"][0]["intervals"];
   REQUIRE(intervals.size() == 2);

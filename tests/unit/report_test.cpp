@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kinds/stream/results.hpp"
 #include "render/render.hpp"
 #include "report/report.hpp"
 
@@ -29,7 +30,7 @@ Comparison sample() {
   tls.mode = Mode::tls;
   tls.transfer_us = 1500;
   tls.tls = {"TLSv1.3", "TLS_AES_128_GCM_SHA256", "x25519", "ECDSA P-256", "", 0};
-  c.as<measure::StreamResults>().runs = {tcp, tls};
+  c.as<kinds::StreamResults>().runs = {tcp, tls};
   compute_statistics(c);
   return c;
 }
@@ -75,13 +76,13 @@ TEST_CASE("JSON carries the documented fields for every run") {
 
 TEST_CASE("the ratio's confidence interval and its method are in the JSON") {
   Comparison c = sample();
-  StreamRun tcp2 = c.as<measure::StreamResults>().runs[0];
+  StreamRun tcp2 = c.as<kinds::StreamResults>().runs[0];
   tcp2.round = 2;
-  StreamRun tls2 = c.as<measure::StreamResults>().runs[1];
+  StreamRun tls2 = c.as<kinds::StreamResults>().runs[1];
   tls2.round = 2;
   tls2.transfer_us = 2000;
-  c.as<measure::StreamResults>().runs.push_back(tcp2);
-  c.as<measure::StreamResults>().runs.push_back(tls2);
+  c.as<kinds::StreamResults>().runs.push_back(tcp2);
+  c.as<kinds::StreamResults>().runs.push_back(tls2);
   compute_statistics(c);
   const auto r = nlohmann::json::parse(report::render_json(c))["summary"]["tls_over_tcp_transfer_time"];
   CHECK(r["count"] == 2);

@@ -2,11 +2,13 @@
 
 #include <vector>
 
+#include "kinds/stream/results.hpp"
 #include "measure/results.hpp"
 #include "measure/stats.hpp"
 
 using namespace tlscmp;
 using namespace tlscmp::measure;
+using namespace tlscmp::kinds;
 
 TEST_CASE("summary of an odd-sized sample") {
   const std::vector<double> v{5, 1, 4, 2, 3};
@@ -50,8 +52,8 @@ namespace {
 
 // The headline ratio of stream results: the headline variant's ratio to the baseline, or null.
 const measure::PairedRatio* headline(Comparison& c) {
-  const auto& streams = c.as<measure::StreamResults>();
-  for (const measure::StreamStats& s : streams.stats) {
+  const auto& streams = c.as<kinds::StreamResults>();
+  for (const kinds::StreamStats& s : streams.stats) {
     if (s.variant == streams.headline && s.over_baseline) return &*s.over_baseline;
   }
   return nullptr;
@@ -74,35 +76,35 @@ TEST_CASE("statistics per mode, and TLS/TCP ratios paired by round") {
   c.parameters.modes = {Mode::tcp, Mode::tls};
   // Round 2 is slow for both modes: pairing keeps its ratio at 2, where the
   // ratio of the unpaired medians would not tell.
-  c.as<measure::StreamResults>().runs = {run(1, Mode::tcp, 100),  run(1, Mode::tls, 150),
-                                         run(2, Mode::tcp, 1000), run(2, Mode::tls, 2000),
-                                         run(3, Mode::tcp, 200),  run(3, Mode::tls, 500)};
+  c.as<kinds::StreamResults>().runs = {run(1, Mode::tcp, 100),  run(1, Mode::tls, 150),
+                                       run(2, Mode::tcp, 1000), run(2, Mode::tls, 2000),
+                                       run(3, Mode::tcp, 200),  run(3, Mode::tls, 500)};
   compute_statistics(c);
-  REQUIRE(c.as<measure::StreamResults>().stats.size() == 2);
-  CHECK(c.as<measure::StreamResults>().stats[0].mode == Mode::tcp);
-  CHECK(c.as<measure::StreamResults>().stats[0].transfer_us.median == 200);
-  CHECK(c.as<measure::StreamResults>().stats[1].transfer_us.median == 500);
-  CHECK(c.as<measure::StreamResults>().stats[0].mbytes_per_s.max ==
+  REQUIRE(c.as<kinds::StreamResults>().stats.size() == 2);
+  CHECK(c.as<kinds::StreamResults>().stats[0].mode == Mode::tcp);
+  CHECK(c.as<kinds::StreamResults>().stats[0].transfer_us.median == 200);
+  CHECK(c.as<kinds::StreamResults>().stats[1].transfer_us.median == 500);
+  CHECK(c.as<kinds::StreamResults>().stats[0].mbytes_per_s.max ==
         doctest::Approx(10000));  // 1e6 bytes in 100 us
-  CHECK(c.as<measure::StreamResults>().headline == "tls");
+  CHECK(c.as<kinds::StreamResults>().headline == "tls");
   REQUIRE(headline(c) != nullptr);
   CHECK(headline(c)->ratio.count == 3);
   CHECK(headline(c)->ratio.min == doctest::Approx(1.5));
   CHECK(headline(c)->ratio.median == doctest::Approx(2));
   CHECK(headline(c)->ratio.max == doctest::Approx(2.5));
-  CHECK_FALSE(c.as<measure::StreamResults>().stats[0].over_baseline.has_value());  // tcp is the baseline
+  CHECK_FALSE(c.as<kinds::StreamResults>().stats[0].over_baseline.has_value());  // tcp is the baseline
 }
 
 TEST_CASE("the first mode is the baseline: --mode tls,tcp gives tcp's ratio to tls") {
   Comparison c;
   c.parameters.modes = {Mode::tls, Mode::tcp};
-  c.as<measure::StreamResults>().runs = {run(1, Mode::tls, 300), run(1, Mode::tcp, 100),
-                                         run(2, Mode::tls, 400), run(2, Mode::tcp, 100)};
+  c.as<kinds::StreamResults>().runs = {run(1, Mode::tls, 300), run(1, Mode::tcp, 100), run(2, Mode::tls, 400),
+                                       run(2, Mode::tcp, 100)};
   compute_statistics(c);
-  REQUIRE(c.as<measure::StreamResults>().stats.size() == 2);
-  CHECK(c.as<measure::StreamResults>().stats[0].variant == "tls");
-  CHECK_FALSE(c.as<measure::StreamResults>().stats[0].over_baseline.has_value());
-  CHECK(c.as<measure::StreamResults>().headline == "tcp");
+  REQUIRE(c.as<kinds::StreamResults>().stats.size() == 2);
+  CHECK(c.as<kinds::StreamResults>().stats[0].variant == "tls");
+  CHECK_FALSE(c.as<kinds::StreamResults>().stats[0].over_baseline.has_value());
+  CHECK(c.as<kinds::StreamResults>().headline == "tcp");
   REQUIRE(headline(c) != nullptr);
   CHECK(headline(c)->ratio.median == doctest::Approx(0.2917).epsilon(0.001));  // 1/3 and 1/4
 }
@@ -130,11 +132,11 @@ TEST_CASE("no ratio without both modes") {
   r.round = 1;
   r.mode = Mode::tls;
   r.transfer_us = 10;
-  c.as<measure::StreamResults>().runs = {r};
+  c.as<kinds::StreamResults>().runs = {r};
   compute_statistics(c);
-  CHECK(c.as<measure::StreamResults>().stats.size() == 1);
+  CHECK(c.as<kinds::StreamResults>().stats.size() == 1);
   CHECK(headline(c) == nullptr);
-  CHECK(c.as<measure::StreamResults>().headline.empty());
+  CHECK(c.as<kinds::StreamResults>().headline.empty());
 }
 
 TEST_CASE("bootstrap interval of the median: a case worked by hand") {
@@ -184,13 +186,13 @@ TEST_CASE("warm-up and partial runs are left out of the statistics, with CPU per
   StreamRun partial = counted;
   partial.partial = true;
   partial.transfer_us = 1;
-  c.as<measure::StreamResults>().runs = {warmup, counted, partial};
+  c.as<kinds::StreamResults>().runs = {warmup, counted, partial};
   compute_statistics(c);
-  REQUIRE(c.as<measure::StreamResults>().stats.size() == 1);
-  CHECK(c.as<measure::StreamResults>().stats[0].transfer_us.count == 1);
-  CHECK(c.as<measure::StreamResults>().stats[0].transfer_us.median == 2e6);
-  CHECK(c.as<measure::StreamResults>().stats[0].client_cpu_s_per_gib.median == doctest::Approx(1.0));
-  CHECK(c.as<measure::StreamResults>().stats[0].client_core_share.median == doctest::Approx(0.5));
+  REQUIRE(c.as<kinds::StreamResults>().stats.size() == 1);
+  CHECK(c.as<kinds::StreamResults>().stats[0].transfer_us.count == 1);
+  CHECK(c.as<kinds::StreamResults>().stats[0].transfer_us.median == 2e6);
+  CHECK(c.as<kinds::StreamResults>().stats[0].client_cpu_s_per_gib.median == doctest::Approx(1.0));
+  CHECK(c.as<kinds::StreamResults>().stats[0].client_core_share.median == doctest::Approx(0.5));
 }
 
 TEST_CASE("duration runs compare time per byte") {
@@ -204,7 +206,7 @@ TEST_CASE("duration runs compare time per byte") {
   StreamRun tls = tcp;
   tls.mode = Mode::tls;
   tls.bytes = 1000;  // half the bytes in the same time: twice the time per byte
-  c.as<measure::StreamResults>().runs = {tcp, tls};
+  c.as<kinds::StreamResults>().runs = {tcp, tls};
   compute_statistics(c);
   REQUIRE(headline(c) != nullptr);
   CHECK(headline(c)->ratio.median == doctest::Approx(2));

@@ -189,7 +189,7 @@ void run_connector(const Plan& plan, Connector& c, std::uint64_t attempts,
 }
 
 // The connectors' figures as the run's.
-void aggregate(measure::CrrRun& run, const std::vector<Connector>& connectors, std::int64_t go_ns) {
+void aggregate(CrrRun& run, const std::vector<Connector>& connectors, std::int64_t go_ns) {
   measure::LatencyHistogram connect, handshake, response, total;
   std::uint64_t sent = 0;
   std::uint64_t received = 0;
@@ -209,7 +209,7 @@ void aggregate(measure::CrrRun& run, const std::vector<Connector>& connectors, s
     total += c.total;
     sent += c.bytes_sent;
     received += c.bytes_received;
-    run.client.cpu_user_s += c.cpu_s;  // the total: see measure::CrrRun
+    run.client.cpu_user_s += c.cpu_s;  // the total: see CrrRun
     end_ns = std::max(end_ns, c.end_ns);
   }
   run.elapsed_us = measure::ns_to_us(end_ns - go_ns);
@@ -227,7 +227,7 @@ void aggregate(measure::CrrRun& run, const std::vector<Connector>& connectors, s
 // This side's count as it goes to the server: every connection tried, the
 // first ones for a session included (the server served them as any).
 // `primed` is set to how many of those completed.
-protocol::SideResult client_count(const measure::CrrRun& run, const std::vector<Connector>& connectors,
+protocol::SideResult client_count(const CrrRun& run, const std::vector<Connector>& connectors,
                                   std::uint64_t& primed) {
   std::uint64_t primed_failed = 0;
   for (const Connector& c : connectors) {
@@ -277,9 +277,8 @@ Plan make_plan(const session::ClientConfig& config, const tls::Context* tls, con
 
 }  // namespace
 
-measure::CrrRun run_crr_test(const session::ClientConfig& config, const tls::Context* tls,
-                             const CrrVariant& variant, session::InterruptWatch& interrupt, int round,
-                             measure::Environment& environment) {
+CrrRun run_crr_test(const session::ClientConfig& config, const tls::Context* tls, const CrrVariant& variant,
+                    session::InterruptWatch& interrupt, int round, measure::Environment& environment) {
   const RunClock clock;  // the run on this side, for judging the server's figures
   const session::Timeouts& timeouts = config.timeouts;
   TcpStream control(
@@ -291,7 +290,7 @@ measure::CrrRun run_crr_test(const session::ClientConfig& config, const tls::Con
   const protocol::TestAccept accept = session::start_test(control, request, timeouts, environment);
 
   const Plan plan = make_plan(config, tls, variant, interrupt, control, accept, request);
-  measure::CrrRun run;
+  CrrRun run;
   run.mode = variant.mode;
   run.resumption = variant.resume;
   run.key_type = variant.key_type;

@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "kinds/crr/results.hpp"
 #include "kinds/kind.hpp"
 #include "kinds/peer_checks.hpp"
 #include "measure/cpu.hpp"
@@ -55,9 +56,8 @@ struct CrrVariant {
 // Client: one run. Throws tlscmp::Error when the run could not be made (the
 // control connection, the server's refusal, every connection failing); the
 // failures of some connections are counted in the run instead.
-measure::CrrRun run_crr_test(const session::ClientConfig& config, const tls::Context* tls,
-                             const CrrVariant& variant, session::InterruptWatch& interrupt, int round,
-                             measure::Environment& environment);
+CrrRun run_crr_test(const session::ClientConfig& config, const tls::Context* tls, const CrrVariant& variant,
+                    session::InterruptWatch& interrupt, int round, measure::Environment& environment);
 
 // Server: one crr connection, its TLS handshake (if any) and preamble done:
 // the request, the response, the close; counted in its test. Its CPU cost is

@@ -32,7 +32,7 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-ordered_json side_json(const measure::CrrRun& run, const measure::SideCost& side) {
+ordered_json side_json(const CrrRun& run, const measure::SideCost& side) {
   return {{"cpu_s", side.cpu_s()},
           {"cpu_us_per_connection", run.cpu_us_per_connection(side)},
           {"core_share", side.core_share()},
@@ -40,7 +40,7 @@ ordered_json side_json(const measure::CrrRun& run, const measure::SideCost& side
           {"facts", facts_json(side.facts)}};
 }
 
-ordered_json run_json(const measure::CrrRun& run, const measure::TestParameters& p) {
+ordered_json run_json(const CrrRun& run, const measure::TestParameters& p) {
   const bool tls = is_tls_stream(run.mode);
   ordered_json failures = json::object();
   for (const auto& [cause, count] : run.failures)
@@ -112,8 +112,7 @@ std::string render_crr_header(const measure::TestParameters& p) {
 namespace {
 
 // Each crr run, a line, then its notable facts, failures and refused resumptions.
-std::string render_crr_run_lines(const measure::Comparison& c, const measure::CrrResults& crr,
-                                 std::size_t width) {
+std::string render_crr_run_lines(const measure::Comparison& c, const CrrResults& crr, std::size_t width) {
   std::string out;
   out += fmt::format(
       "\n{:>5} {:<{}} {:>11} {:>8} {:>9} {:>10} {:>12} {:>11} {:>9} {:>9} {:>9} {:>17} {:>8} {:>6}\n",
@@ -121,7 +120,7 @@ std::string render_crr_run_lines(const measure::Comparison& c, const measure::Cr
       "response_us", "total_us", "p99_us", "max_us", "CPU us/conn c/s", "resumed", "failed");
   out += fmt::format("{:>5} {:<{}} {:>11} {:>8} {:>9} {:>10} {:>12} {:>11} {:>9}\n", "", "", width, "", "",
                      "", "p50", "p50", "p50", "p50");
-  for (const measure::CrrRun& run : crr.runs) {
+  for (const CrrRun& run : crr.runs) {
     out += fmt::format(
         "{:>5} {:<{}} {:>11} {:>8.2f} {:>9.0f} {:>10} {:>12} {:>11} {:>9} {:>9.1f} {:>9.1f} {:>17} {:>8} "
         "{:>6}\n",
@@ -139,7 +138,7 @@ std::string render_crr_run_lines(const measure::Comparison& c, const measure::Cr
       "(each phase on the client: connect() to established; the TLS handshake; the request's first byte "
       "to the response's last; total from connect to response)\n";
   out += render_notable(facts_runs(crr.runs));
-  for (const measure::CrrRun& run : crr.runs) {
+  for (const CrrRun& run : crr.runs) {
     for (const auto& [cause, count] : run.failures)
       out += fmt::format("{} round {}: {} failed: {}\n", run.label(), run.round, count, cause);
     if (run.resumption && run.refused > 0) {
@@ -151,17 +150,16 @@ std::string render_crr_run_lines(const measure::Comparison& c, const measure::Cr
 }
 
 // The statistics of each variant over the rounds, and each other variant's ratios to the baseline's.
-std::string render_crr_stats(const measure::TestParameters& p, const measure::CrrResults& crr,
-                             std::size_t width) {
+std::string render_crr_stats(const measure::TestParameters& p, const CrrResults& crr, std::size_t width) {
   std::string out;
   const render::ComparedModes modes = render::compared_modes(p, Mode::tcp, Mode::tls);
-  for (const measure::CrrStats& s : crr.stats)
+  for (const CrrStats& s : crr.stats)
     width = std::max(width, s.variant.size());
   out +=
       fmt::format("\n{:<{}} {:>4} {:>9} {:>17} {:>10} {:>12} {:>11} {:>9} {:>9} {:>17} {:>19}\n", "variant",
                   width, "runs", "conn/s", "min - max", "connect_us", "handshake_us", "response_us",
                   "total_us", "p99_us", "CPU us/conn c/s", fmt::format("vs {}: conn/s p50", modes.baseline));
-  for (const measure::CrrStats& s : crr.stats) {
+  for (const CrrStats& s : crr.stats) {
     out += fmt::format(
         "{:<{}} {:>4} {:>9.0f} {:>17} {:>10.1f} {:>12} {:>11.1f} {:>9.1f} {:>9.1f} {:>17} {:>19}\n",
         s.variant, width, s.connections_per_s.count, s.connections_per_s.median,
@@ -176,7 +174,7 @@ std::string render_crr_stats(const measure::TestParameters& p, const measure::Cr
                                                   ratio_text(s.total_p50_over_baseline)));
   }
   out += "(medians over the rounds; p50 and p99 of each run's connections)\n";
-  for (const measure::CrrStats& s : crr.stats) {
+  for (const CrrStats& s : crr.stats) {
     if (s.variant == modes.baseline) continue;
     std::string resumption;
     if (s.resumed > 0 || s.refused > 0) {
@@ -199,17 +197,17 @@ std::string render_crr_stats(const measure::TestParameters& p, const measure::Cr
 }  // namespace
 
 std::string render_crr_runs(const measure::Comparison& c) {
-  const measure::CrrResults& crr = c.or_empty<measure::CrrResults>();
+  const CrrResults& crr = c.or_empty<CrrResults>();
   std::string out;
   std::size_t width = 4;
-  for (const measure::CrrRun& run : crr.runs)
+  for (const CrrRun& run : crr.runs)
     width = std::max(width, run.label().size());
   if (!crr.runs.empty()) out += render_crr_run_lines(c, crr, width);
   if (crr.stats.empty()) return out;
-  for (const measure::CrrStats& s : crr.stats)
+  for (const CrrStats& s : crr.stats)
     width = std::max(width, s.variant.size());
   out += render_crr_stats(c.parameters, crr, width);
-  for (const measure::CrrStats& s : crr.stats)
+  for (const CrrStats& s : crr.stats)
     out += render_unit_split(c.environment, s.variant, s.client_split, s.server_split, "connection");
   if (!crr.runs.empty()) {
     out += fmt::format("TIME_WAIT sockets on the client's host: {} before the first run, {} after the last\n",
@@ -220,21 +218,21 @@ std::string render_crr_runs(const measure::Comparison& c) {
 }
 
 ordered_json crr_runs_json(const measure::Comparison& c) {
-  const auto* crr = c.get<measure::CrrResults>();
+  const auto* crr = c.get<CrrResults>();
   if (crr == nullptr) return nullptr;
   ordered_json runs = json::array();
-  for (const measure::CrrRun& run : crr->runs)
+  for (const CrrRun& run : crr->runs)
     runs.push_back(run_json(run, c.parameters));
   return runs;
 }
 
 ordered_json crr_summary_json(const measure::Comparison& c) {
-  const auto* crr = c.get<measure::CrrResults>();
+  const auto* crr = c.get<CrrResults>();
   if (crr == nullptr) return nullptr;
   ordered_json summary = json::object();
   ordered_json headline = nullptr;
   const render::ComparedModes modes = render::compared_modes(c.parameters, Mode::tcp, Mode::tls);
-  for (const measure::CrrStats& s : crr->stats) {
+  for (const CrrStats& s : crr->stats) {
     ordered_json over_baseline = nullptr;
     if (s.connections_per_s_over_baseline) {
       over_baseline = {{"connections_per_s", ratio_json(s.connections_per_s_over_baseline)},
@@ -279,7 +277,7 @@ std::string render_crr_csv(const measure::Comparison& c) {
   const auto count = [](const std::optional<std::uint64_t>& v) {
     return v ? std::to_string(*v) : std::string();
   };
-  for (const measure::CrrRun& run : c.or_empty<measure::CrrResults>().runs) {
+  for (const CrrRun& run : c.or_empty<CrrResults>().runs) {
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},", csv_field(run.label()),
                        run.round, run.warmup ? 1 : 0, run.partial ? 1 : 0, to_string(run.mode),
                        run.resumption ? 1 : 0, p.test.rr.request_bytes, p.test.rr.response_bytes,

@@ -66,7 +66,7 @@ std::vector<session::Variant> variants(const session::ClientConfig& config,
 
 void run(const session::ClientRun& run, const session::Variant& variant, measure::Comparison& comparison) {
   const tls::Context* tls = variant.tls ? &*variant.tls : nullptr;
-  session::keep_run<measure::CrrResults>(
+  session::keep_run<CrrResults>(
       comparison,
       run_crr_test(run.target, tls, {variant.mode, variant.resume, variant.key_type}, run.interrupt,
                    run.round, comparison.environment),
@@ -74,7 +74,7 @@ void run(const session::ClientRun& run, const session::Variant& variant, measure
 }
 
 std::string text_runs(const measure::Comparison& c) {
-  return c.get<measure::CrrResults>() != nullptr ? render_crr_runs(c) : std::string();
+  return c.get<CrrResults>() != nullptr ? render_crr_runs(c) : std::string();
 }
 
 // "crr_runs" and "crr_summary".
@@ -86,6 +86,13 @@ void json(const measure::Comparison& c, nlohmann::ordered_json& out) {
 nlohmann::ordered_json last_run_json(const measure::Comparison& c) {
   nlohmann::ordered_json runs = crr_runs_json(c);
   return runs.empty() ? nlohmann::ordered_json(nullptr) : runs.back();
+}
+
+// "crr" says whether the test is one, and --close is said of crr tests alone.
+void parameters_json(const measure::TestParameters& p, nlohmann::ordered_json& out) {
+  const bool crr = p.test.kind == TestKind::crr;
+  if (!crr) out["crr_close"] = nullptr;
+  out["crr"] = crr;
 }
 
 // rr's, closed loop and without --verify.
@@ -137,6 +144,7 @@ const KindSlice kCrrKind{
     .text_header = render_crr_header,
     .text_runs = crr_entry::text_runs,
     .json = crr_entry::json,
+    .parameters_json = crr_entry::parameters_json,
     .last_run_json = crr_entry::last_run_json,
     .csv = render_crr_csv,
     .html_section = crr_html_section,

@@ -236,7 +236,7 @@ std::string dtls_hint(const std::string& reason, const std::string& host) {
 
 // DTLS: each sender's handshake, and the run's handshake figures (the mean over senders).
 void shake_hands(const ClientConfig& config, const tls::DtlsContext& dtls, const protocol::TestAccept& accept,
-                 std::vector<Sender>& senders, measure::DatagramRun& run) {
+                 std::vector<Sender>& senders, DatagramRun& run) {
   const Timeouts& timeouts = config.timeouts;
   for (std::uint32_t i = 0; i < senders.size(); ++i) {
     Sender& s = senders[i];
@@ -288,11 +288,11 @@ protocol::DatagramResult senders_count(const std::vector<Sender>& senders, const
 
 // Both sides' counts, sender by sender and in all, into the run.
 void add_counts(const protocol::DatagramResult& mine, const protocol::DatagramResult& theirs,
-                std::uint32_t datagram_bytes, measure::DatagramRun& run) {
+                std::uint32_t datagram_bytes, DatagramRun& run) {
   for (std::uint32_t i = 0; i < mine.senders.size(); ++i) {
     const protocol::SenderCount& sent = mine.senders[i];
     const protocol::SenderCount& received = theirs.senders[i];
-    measure::DatagramSender r;
+    DatagramSender r;
     r.index = i;
     r.sent = sent.packets;
     r.received = received.packets;
@@ -335,8 +335,8 @@ void add_counts(const protocol::DatagramResult& mine, const protocol::DatagramRe
 
 }  // namespace
 
-measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, const tls::DtlsContext* dtls,
-                                       InterruptWatch& interrupt, measure::Environment& environment) {
+DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, const tls::DtlsContext* dtls,
+                              InterruptWatch& interrupt, measure::Environment& environment) {
   const RunClock clock;  // the run on this side, for judging the server's figures
   const Timeouts& timeouts = config.timeouts;
   TcpStream control(
@@ -356,7 +356,7 @@ measure::DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, co
   plan.gso = config.test.datagram.gso;
   std::copy_n(accept.cookie.begin(), plan.tag.size(), plan.tag.begin());
 
-  measure::DatagramRun run;
+  DatagramRun run;
   run.mode = mode;
   std::vector<Sender> senders(request.test.streams);
   int sndbuf_bytes = 0;

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "kinds/datagram/results.hpp"
 #include "kinds/kind.hpp"
 #include "kinds/peer_checks.hpp"
 #include "measure/results.hpp"
@@ -52,9 +53,8 @@ std::string serve_datagram_test(Stream& control, const protocol::TestRequest& re
                                 session::ServerSide& side);
 
 // Client: one datagram run against config.host:config.port.
-measure::DatagramRun run_datagram_test(const session::ClientConfig& config, Mode mode,
-                                       const tls::DtlsContext* dtls, session::InterruptWatch& interrupt,
-                                       measure::Environment& environment);
+DatagramRun run_datagram_test(const session::ClientConfig& config, Mode mode, const tls::DtlsContext* dtls,
+                              session::InterruptWatch& interrupt, measure::Environment& environment);
 
 // Both halves: the peer's count against this side's, neither failed. Per
 // sender, the receiver's distinct datagrams are at most those sent (a

@@ -31,14 +31,14 @@ double per_second(std::uint64_t count, double us) {
 }
 
 std::string row(const std::string& round, const std::string& mode, const std::string& sender,
-                const measure::DatagramSender& s, const std::string& kernel, const std::string& foreign) {
+                const DatagramSender& s, const std::string& kernel, const std::string& foreign) {
   return fmt::format(
       "{:>5} {:<4} {:>6} {:>10} {:>7.2f} {:>10.0f} {:>10} {:>7.2f}% {:>10.0f} {:>9} {:>6} {:>9} {:>7}\n",
       round, mode, sender, s.sent, seconds(s.sender_us), per_second(s.sent, s.sender_us), s.received,
       s.loss_percent(), per_second(s.received, s.receiver_us), s.reordered, s.duplicates, kernel, foreign);
 }
 
-ordered_json sender_json(const measure::DatagramSender& s) {
+ordered_json sender_json(const DatagramSender& s) {
   return {{"sent", s.sent},
           {"received", s.received},
           {"lost", s.lost()},
@@ -53,8 +53,8 @@ ordered_json sender_json(const measure::DatagramSender& s) {
           {"received_per_s", per_second(s.received, s.receiver_us)}};
 }
 
-const measure::DatagramStats* stats_of(const measure::Comparison& c, const std::string& mode) {
-  for (const measure::DatagramStats& s : c.or_empty<measure::DatagramResults>().stats) {
+const DatagramStats* stats_of(const measure::Comparison& c, const std::string& mode) {
+  for (const DatagramStats& s : c.or_empty<DatagramResults>().stats) {
     if (to_string(s.mode) == mode) return &s;
   }
   return nullptr;
@@ -77,14 +77,14 @@ std::string render_datagram_runs(const measure::Comparison& c) {
       p.test.datagram.rate_bps > 0 ? fmt::format("{} bit/s per sender", p.test.datagram.rate_bps)
                                    : "as fast as they can",
       p.test.datagram.gso ? " (--gso: segmented by the kernel)" : "", p.rounds, p.rounds == 1 ? "" : "s");
-  if (c.or_empty<measure::DatagramResults>().runs.empty()) return out;
+  if (c.or_empty<DatagramResults>().runs.empty()) return out;
   out += fmt::format("\n{:>5} {:<4} {:>6} {:>10} {:>7} {:>10} {:>10} {:>8} {:>10} {:>9} {:>6} {:>9} {:>7}\n",
                      "round", "mode", "sender", "sent", "time_s", "sent/s", "received", "loss", "received/s",
                      "reordered", "dups", "kernel", "foreign");
-  for (const measure::DatagramRun& run : c.or_empty<measure::DatagramResults>().runs) {
+  for (const DatagramRun& run : c.or_empty<DatagramResults>().runs) {
     const std::string round = round_label(run);
     if (run.senders.size() > 1) {
-      for (const measure::DatagramSender& s : run.senders)
+      for (const DatagramSender& s : run.senders)
         out += row(round, run.label(), std::to_string(s.index), s, "", "");
     }
     out += row(round, run.label(), run.senders.size() > 1 ? "all" : "", run.total,
@@ -94,10 +94,10 @@ std::string render_datagram_runs(const measure::Comparison& c) {
       "(received/s over the receiver's first to last datagram; kernel: dropped for a full buffer at the\n"
       " receiver's sockets, SO_RXQ_OVFL and /proc/net/udp; foreign: datagrams set apart as not of this "
       "test)\n";
-  out += render_notable(facts_runs(c.or_empty<measure::DatagramResults>().runs));
+  out += render_notable(facts_runs(c.or_empty<DatagramResults>().runs));
   bool intervals_title = false;
-  for (const measure::DatagramRun& run : c.or_empty<measure::DatagramResults>().runs) {
-    for (const measure::DatagramInterval& i : run.intervals) {
+  for (const DatagramRun& run : c.or_empty<DatagramResults>().runs) {
+    for (const DatagramInterval& i : run.intervals) {
       if (!intervals_title) {
         out += fmt::format("\nthe receiver's intervals (-i {:g}; loss from sequence numbers, an estimate):\n",
                            p.test.interval_s());
@@ -109,13 +109,13 @@ std::string render_datagram_runs(const measure::Comparison& c) {
                          i.lost(), i.loss_percent());
     }
   }
-  const measure::DatagramRun& last = c.or_empty<measure::DatagramResults>().runs.back();
+  const DatagramRun& last = c.or_empty<DatagramResults>().runs.back();
   out += fmt::format("sockets (last run): client SO_SNDBUF {}, server SO_RCVBUF {}", last.client.sndbuf_bytes,
                      last.server.rcvbuf_bytes);
   if (last.rcvbuf_errors)
     out += fmt::format("; Udp RcvbufErrors on the server's host +{}", *last.rcvbuf_errors);
   out += "\n";
-  for (const measure::DatagramRun& run : c.or_empty<measure::DatagramResults>().runs) {
+  for (const DatagramRun& run : c.or_empty<DatagramResults>().runs) {
     if (run.mode != Mode::dtls) continue;
     out += fmt::format(
         "dtls: {} {} {}; cookie exchange {:.0f} us, handshake {:.0f} us (first ClientHello to "
@@ -123,9 +123,9 @@ std::string render_datagram_runs(const measure::Comparison& c) {
         run.tls.version, run.tls.cipher, run.tls.group, run.cookie_us, run.handshake_us);
     break;
   }
-  if (!c.or_empty<measure::DatagramResults>().stats.empty() && p.rounds > 1) {
+  if (!c.or_empty<DatagramResults>().stats.empty() && p.rounds > 1) {
     out += fmt::format("\n{:<4} {:>4} {:>12} {:>12} {:>8}\n", "mode", "runs", "received/s", "sent/s", "loss");
-    for (const measure::DatagramStats& s : c.or_empty<measure::DatagramResults>().stats) {
+    for (const DatagramStats& s : c.or_empty<DatagramResults>().stats) {
       out += fmt::format("{:<4} {:>4} {:>12.0f} {:>12.0f} {:>7.2f}%\n", to_string(s.mode),
                          s.received_per_s.count, s.received_per_s.median, s.sent_per_s.median,
                          s.loss_percent.median);
@@ -146,9 +146,9 @@ std::string render_datagram_runs(const measure::Comparison& c) {
 
 ordered_json datagram_runs_json(const measure::Comparison& c) {
   ordered_json runs = json::array();
-  for (const measure::DatagramRun& run : c.or_empty<measure::DatagramResults>().runs) {
+  for (const DatagramRun& run : c.or_empty<DatagramResults>().runs) {
     ordered_json senders = json::array();
-    for (const measure::DatagramSender& s : run.senders) {
+    for (const DatagramSender& s : run.senders) {
       ordered_json one = {{"sender", s.index}};
       one.update(sender_json(s));
       senders.push_back(one);
@@ -180,7 +180,7 @@ ordered_json datagram_runs_json(const measure::Comparison& c) {
           {"facts", facts_json(run.server.facts)}}},
         {"senders", senders}});
     ordered_json intervals = json::array();
-    for (const measure::DatagramInterval& i : run.intervals) {
+    for (const DatagramInterval& i : run.intervals) {
       intervals.push_back({{"start_s", i.start_s},
                            {"end_s", i.end_s},
                            {"received", i.received},
@@ -198,7 +198,7 @@ ordered_json datagram_runs_json(const measure::Comparison& c) {
 
 ordered_json datagram_summary_json(const measure::Comparison& c) {
   ordered_json summary = json::object();
-  for (const measure::DatagramStats& s : c.or_empty<measure::DatagramResults>().stats) {
+  for (const DatagramStats& s : c.or_empty<DatagramResults>().stats) {
     summary[to_string(s.mode)] = {{"runs", s.received_per_s.count},
                                   {"received_per_s", summary_json(s.received_per_s)},
                                   {"sent_per_s", summary_json(s.sent_per_s)},
@@ -220,8 +220,8 @@ std::string render_datagram_csv(const measure::Comparison& c) {
       "duplicates,sender_us,receiver_us,sent_per_s,received_per_s,kernel_drops,foreign,rcvbuf_errors,"
       "handshake_us,"
       "cookie_us,tls_version,cipher,client_cpu_s,server_cpu_s,client_sndbuf_bytes,server_rcvbuf_bytes\n";
-  for (const measure::DatagramRun& run : c.or_empty<measure::DatagramResults>().runs) {
-    auto line = [&](const std::string& sender, const measure::DatagramSender& s, bool total) {
+  for (const DatagramRun& run : c.or_empty<DatagramResults>().runs) {
+    auto line = [&](const std::string& sender, const DatagramSender& s, bool total) {
       out += fmt::format(
           "{},{},{},{},{},{},{},{},{},{},{:.4f},{},{},{:.3f},{:.3f},{:.1f},{:.1f},{},{},{},{:.3f},{:.3f},{},{"
           "},{:.6f},{:.6f},{},{}\n",
@@ -235,7 +235,7 @@ std::string render_datagram_csv(const measure::Comparison& c) {
           run.server.cpu_s(), run.client.sndbuf_bytes, run.server.rcvbuf_bytes);
     };
     if (run.senders.size() > 1) {
-      for (const measure::DatagramSender& s : run.senders)
+      for (const DatagramSender& s : run.senders)
         line(std::to_string(s.index), s, false);
     }
     line("all", run.total, true);

@@ -11,15 +11,14 @@ namespace {
 namespace datagram_entry {
 
 void run(const session::ClientRun& run, const session::Variant& variant, measure::Comparison& comparison) {
-  measure::DatagramRun result =
-      run_datagram_test(run.target, variant.mode, variant.dtls ? &*variant.dtls : nullptr, run.interrupt,
-                        comparison.environment);
+  DatagramRun result = run_datagram_test(run.target, variant.mode, variant.dtls ? &*variant.dtls : nullptr,
+                                         run.interrupt, comparison.environment);
   result.partial = run.interrupt.interrupted();  // the senders stopped early
-  session::keep_run<measure::DatagramResults>(comparison, std::move(result), variant.label, run);
+  session::keep_run<DatagramResults>(comparison, std::move(result), variant.label, run);
 }
 
 void notes(const session::ClientConfig& config, measure::Comparison& comparison) {
-  session::note_unpinned<measure::DatagramResults>(comparison, config);
+  session::note_unpinned<DatagramResults>(comparison, config);
 }
 
 // dtls where this build has none; a rate below the server's --min-rate.

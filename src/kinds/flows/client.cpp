@@ -95,7 +95,7 @@ Loops start_loops(const FlowPlan& plan, const spec::Test& test) {
 }
 
 // Every flow's transactions, their spread and Jain's index; the windows.
-void aggregate(const std::vector<LoopTally>& tallies, measure::FlowsRun& run, std::string& first_failure) {
+void aggregate(const std::vector<LoopTally>& tallies, FlowsRun& run, std::string& first_failure) {
   std::vector<double> per_flow;
   std::int64_t first_start = INT64_MAX, last_established = 0;
   measure::LatencyHistogram latency, connect, handshake;
@@ -134,7 +134,7 @@ void aggregate(const std::vector<LoopTally>& tallies, measure::FlowsRun& run, st
 // failed there is counted, as this side's are), then its count, which a
 // closed loop makes equal to ours: requests answered (rr, crr), or the bytes
 // of a stream (a timed one the server sends goes on past our end).
-void judge_server(const protocol::FlowsResult& theirs, const FlowPlan& plan, measure::FlowsRun& run) {
+void judge_server(const protocol::FlowsResult& theirs, const FlowPlan& plan, FlowsRun& run) {
   if (theirs.role != Role::receiver) throw protocol::ProtocolError("the server's result is not a server's");
   if (!theirs.error.empty() && theirs.failed == 0) throw Error("server: " + theirs.error);
   if (run.failed_flows == 0 && theirs.failed > 0) {
@@ -174,7 +174,7 @@ bool establish(Stream& control, session::InterruptWatch& interrupt, Loops& loops
 // The traffic, from every loop's go to every flow's last response; the
 // client's CPU and figures into `run`; false when interrupted.
 bool make_traffic(Stream& control, const session::ClientRun& where, const FlowPlan& plan, Loops& loops,
-                  measure::FlowsRun& run) {
+                  FlowsRun& run) {
   const double cpu_before = loops_cpu_s(loops);
   const std::int64_t duration_ns = static_cast<std::int64_t>(where.target.test.duration_ms) * 1'000'000;
   const std::int64_t go_ns = measure::now_ns();
@@ -194,8 +194,8 @@ bool make_traffic(Stream& control, const session::ClientRun& where, const FlowPl
 
 // After the traffic, the flows still held: this side's figures, then both sides' results.
 void finish_run(Stream& control, const session::ClientConfig& config, const FlowPlan& plan, Loops& loops,
-                measure::FlowsRun& run, const measure::MemoryReading& before,
-                const measure::MemoryReading& idle, std::string& first_failure) {
+                FlowsRun& run, const measure::MemoryReading& before, const measure::MemoryReading& idle,
+                std::string& first_failure) {
   const measure::MemoryReading after = measure::read_memory();
   std::vector<LoopTally> tallies;
   for (auto& loop : loops) {
@@ -225,8 +225,8 @@ void finish_run(Stream& control, const session::ClientConfig& config, const Flow
 
 }  // namespace
 
-measure::FlowsRun run_flows_test(const session::ClientRun& where, const session::Variant& variant,
-                                 measure::Environment& environment) {
+FlowsRun run_flows_test(const session::ClientRun& where, const session::Variant& variant,
+                        measure::Environment& environment) {
   const session::ClientConfig& config = where.target;
   TcpStream control(
       connect_tcp(config.host, config.port, Deadline::after(config.timeouts.connect), config.bind_address));
@@ -239,7 +239,7 @@ measure::FlowsRun run_flows_test(const session::ClientRun& where, const session:
   const measure::MemoryReading before = measure::read_memory();
   const protocol::TestAccept accept = session::start_test(control, request, config.timeouts, environment);
 
-  measure::FlowsRun run;
+  FlowsRun run;
   run.mode = variant.mode;
   run.work = config.test.flows.work;
   run.release_buffers = variant.release_buffers;

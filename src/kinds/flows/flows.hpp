@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "kinds/flows/results.hpp"
 #include "kinds/kind.hpp"
 #include "measure/results.hpp"
 #include "protocol/messages.hpp"
@@ -46,8 +47,8 @@ namespace tlscmp::kinds {
 // Client: one run of a variant (tcp, tls, tls-release). Throws tlscmp::Error
 // naming what failed; a flow that failed during the traffic is counted in
 // the run and named in a note, not an error.
-measure::FlowsRun run_flows_test(const session::ClientRun& run, const session::Variant& variant,
-                                 measure::Environment& environment);
+FlowsRun run_flows_test(const session::ClientRun& run, const session::Variant& variant,
+                        measure::Environment& environment);
 
 // Server: one test whose request passed the caps; returns the line to log.
 std::string serve_flows_test(Stream& control, const protocol::TestRequest& request,
@@ -94,6 +95,16 @@ std::string render_flows_csv(const measure::Comparison& comparison);
 // The report page (html.cpp): its section of charts, and its headline's sentences of one result.
 std::string flows_html_section(render::Page& page);
 void flows_html_headline(const nlohmann::json& result, std::vector<std::string>& sentences);
+
+// A sweep's figures of one point (report.cpp), for the table's sweep_* entries.
+std::vector<SweepFigures> flows_sweep_figures(const measure::Comparison& comparison);
+
+// The report page's charts of a sweep.
+inline constexpr SweepChart kFlowsSweepCharts[] = {
+    {"Transactions per second against the swept setting, every flow held", "transactions/s", "flows_summary",
+     "transactions_per_s"},
+    {"Memory per connection on the server against the swept setting, idle (median, min–max)",
+     "bytes per connection", "flows_summary", "server_idle_bytes_per_connection"}};
 
 // This kind's entry in the table of kinds (slice.cpp).
 extern const KindSlice kFlowsKind;

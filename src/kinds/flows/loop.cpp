@@ -82,7 +82,7 @@ measure::MemoryReading reading_at(const protocol::MemoryReadings& m, ReadingWhen
 
 }  // namespace
 
-measure::FlowsMemory memory_per_flow(const protocol::MemoryReadings& m, std::uint64_t flows) {
+FlowsMemory memory_per_flow(const protocol::MemoryReadings& m, std::uint64_t flows) {
   const measure::MemoryReading before = reading_at(m, ReadingWhen::before);
   const measure::PerConnection idle =
       measure::per_connection(before, reading_at(m, ReadingWhen::idle), flows);

@@ -113,7 +113,7 @@ protocol::MemoryReadings memory_readings(const measure::MemoryReading& before,
                                          const measure::MemoryReading& idle,
                                          const measure::MemoryReading& after);
 // What they grew by per flow, idle and after the traffic.
-measure::FlowsMemory memory_per_flow(const protocol::MemoryReadings& m, std::uint64_t flows);
+FlowsMemory memory_per_flow(const protocol::MemoryReadings& m, std::uint64_t flows);
 
 class FlowLoop {
  public:

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "kinds/flows/flows.hpp"
+#include "kinds/transactions.hpp"
 #include "render/facts.hpp"
 #include "render/render.hpp"
 #include "render/result_json.hpp"
@@ -32,7 +33,7 @@ std::string kib(const std::optional<double>& bytes) {
   return bytes ? fmt::format("{:.1f}", *bytes / 1024) : std::string("-");
 }
 
-ordered_json memory_json(const measure::FlowsMemory& m) {
+ordered_json memory_json(const FlowsMemory& m) {
   return {{"idle_rss_bytes", render::value_or_null(m.idle_rss)},
           {"after_rss_bytes", render::value_or_null(m.after_rss)},
           {"idle_tcp_bytes", render::value_or_null(m.idle_tcp)},
@@ -41,8 +42,8 @@ ordered_json memory_json(const measure::FlowsMemory& m) {
           {"after_heap_bytes", render::value_or_null(m.after_heap)}};
 }
 
-ordered_json side_json(const measure::FlowsRun& run, const measure::SideCost& side, std::uint32_t threads,
-                       const measure::FlowsMemory& memory) {
+ordered_json side_json(const FlowsRun& run, const measure::SideCost& side, std::uint32_t threads,
+                       const FlowsMemory& memory) {
   const FlowUnits& u = flow_units(run.work);
   return {{"threads", threads},
           {"cpu_s", side.cpu_s()},
@@ -52,7 +53,7 @@ ordered_json side_json(const measure::FlowsRun& run, const measure::SideCost& si
            run.work == spec::FlowWork::crr ? ordered_json(nullptr) : memory_json(memory)}};
 }
 
-ordered_json run_json(const measure::FlowsRun& run, const measure::TestParameters& p) {
+ordered_json run_json(const FlowsRun& run, const measure::TestParameters& p) {
   const FlowUnits& u = flow_units(run.work);
   const bool stream = run.work == spec::FlowWork::stream;
   const bool crr = run.work == spec::FlowWork::crr;
@@ -101,7 +102,7 @@ ordered_json run_json(const measure::FlowsRun& run, const measure::TestParameter
 }
 
 // A flow's units in a text column: a count, or bytes for a stream.
-std::string flow_amount(const measure::FlowsRun& run, double units) {
+std::string flow_amount(const FlowsRun& run, double units) {
   return run.work == spec::FlowWork::stream ? format_bytes(static_cast<std::uint64_t>(units))
                                             : fmt::format("{:.0f}", units);
 }
@@ -110,14 +111,14 @@ std::string or_dash(bool known, double value, const char* format) {
   return known ? fmt::format(fmt::runtime(format), value) : std::string("-");
 }
 
-std::string render_runs_table(const measure::Comparison& c, const measure::FlowsResults& flows) {
+std::string render_runs_table(const measure::Comparison& c, const FlowsResults& flows) {
   const FlowUnits& u = flow_units(c.parameters.test.flows.work);
   const bool stream = c.parameters.test.flows.work == spec::FlowWork::stream;
   std::string out =
       fmt::format("\n{:>5} {:<11} {:>6} {:>9} {:>12} {:>10} {:>9} {:>9} {:>19} {:>17} {:>8} {:>21} {:>15}\n",
                   "round", "mode", "flows", "flows/s", u.count_key, u.rate_label, "p50_us", "p99_us",
                   u.cpu_label, "flow min/max", "fairness", "KiB/conn idle cli/srv", "heap cli/srv");
-  for (const measure::FlowsRun& run : flows.runs) {
+  for (const FlowsRun& run : flows.runs) {
     const bool crr = run.work == spec::FlowWork::crr;
     out += fmt::format(
         "{:>5} {:<11} {:>6} {:>9} {:>12} {:>10.1f} {:>9} {:>9} {:>19} {:>17} {:>8.3f} {:>21} {:>15}\n",
@@ -225,12 +226,12 @@ std::string render_flows_header(const measure::TestParameters& p) {
 }
 
 std::string render_flows_runs(const measure::Comparison& c) {
-  const measure::FlowsResults& flows = c.or_empty<measure::FlowsResults>();
+  const FlowsResults& flows = c.or_empty<FlowsResults>();
   std::string out;
   if (!flows.runs.empty()) out += render_runs_table(c, flows);
   if (flows.stats.empty()) return out;
   std::size_t width = 4;
-  for (const measure::FlowsStats& s : flows.stats)
+  for (const FlowsStats& s : flows.stats)
     width = std::max(width, s.variant.size());
   const render::ComparedModes modes = render::compared_modes(c.parameters, Mode::tcp, Mode::tls);
   const FlowUnits& u = flow_units(c.parameters.test.flows.work);
@@ -243,7 +244,7 @@ std::string render_flows_runs(const measure::Comparison& c) {
   const auto median = [](const std::optional<measure::Summary>& s) {
     return s ? std::optional<double>(s->median) : std::nullopt;
   };
-  for (const measure::FlowsStats& s : flows.stats) {
+  for (const FlowsStats& s : flows.stats) {
     out +=
         fmt::format("{:<{}} {:>4} {:>10.1f} {:>9} {:>9} {:>9} {:>19} {:>27} {:>15} {:>21}\n", s.variant,
                     width, s.transactions_per_s.count, s.transactions_per_s.median * u.rate_scale,
@@ -260,7 +261,7 @@ std::string render_flows_runs(const measure::Comparison& c) {
                                            ratio_text(s.p50_over_baseline)));
   }
   out += "(medians over the rounds; kernel: the host's TCP memory over its own before, per connection)\n";
-  for (const measure::FlowsStats& s : flows.stats) {
+  for (const FlowsStats& s : flows.stats) {
     if (!s.transactions_per_s_over_baseline) continue;
     const std::size_t pairs = s.transactions_per_s_over_baseline->ratio.count;
     out += fmt::format("\n{}/{}, paired by round ({} pair{}{}): {}{}\n", s.variant, modes.baseline, pairs,
@@ -274,20 +275,20 @@ std::string render_flows_runs(const measure::Comparison& c) {
 // "1000 flows: TLS holds 35.6 KiB per connection on the server (tls-release
 // 19.5 KiB), TCP 0.8 KiB; 0.75x the transactions/s; the heap in use: ...".
 std::string render_flows_headline(const measure::Comparison& c) {
-  const measure::FlowsResults& flows = c.or_empty<measure::FlowsResults>();
+  const FlowsResults& flows = c.or_empty<FlowsResults>();
   if (flows.stats.empty()) return {};
   const auto at = [](const std::optional<measure::Summary>& s) {
     return s ? fmt::format("{:.1f} KiB", s->median / 1024) : std::string("unknown");
   };
-  const measure::FlowsStats* lead = &flows.stats.front();  // the headline variant, or the first
-  for (const measure::FlowsStats& s : flows.stats) {
+  const FlowsStats* lead = &flows.stats.front();  // the headline variant, or the first
+  for (const FlowsStats& s : flows.stats) {
     if (s.variant == flows.headline) lead = &s;
   }
   // Variants of the lead's mode in brackets (tls-release), the others after (tcp).
   std::string beside;
   std::string rest;
   std::string heap = fmt::format("{} {}", lead->variant, at(lead->server_idle_heap));
-  for (const measure::FlowsStats& s : flows.stats) {
+  for (const FlowsStats& s : flows.stats) {
     if (&s == lead) continue;
     if (s.mode == lead->mode) {
       beside += fmt::format("{}{} {}", beside.empty() ? "" : ", ", s.variant, at(s.server_idle_rss));
@@ -313,16 +314,16 @@ std::string render_flows_headline(const measure::Comparison& c) {
 }
 
 ordered_json flows_runs_json(const measure::Comparison& c) {
-  const auto* flows = c.get<measure::FlowsResults>();
+  const auto* flows = c.get<FlowsResults>();
   if (flows == nullptr) return nullptr;
   ordered_json runs = json::array();
-  for (const measure::FlowsRun& run : flows->runs)
+  for (const FlowsRun& run : flows->runs)
     runs.push_back(run_json(run, c.parameters));
   return runs;
 }
 
 ordered_json flows_summary_json(const measure::Comparison& c) {
-  const auto* flows = c.get<measure::FlowsResults>();
+  const auto* flows = c.get<FlowsResults>();
   if (flows == nullptr) return nullptr;
   ordered_json summary = json::object();
   ordered_json headline = nullptr;
@@ -336,7 +337,7 @@ ordered_json flows_summary_json(const measure::Comparison& c) {
   const auto unless = [](bool absent, const measure::Summary& s) {
     return absent ? ordered_json(nullptr) : summary_json(s);
   };
-  for (const measure::FlowsStats& s : flows->stats) {
+  for (const FlowsStats& s : flows->stats) {
     ordered_json over_baseline = nullptr;
     if (s.transactions_per_s_over_baseline) {
       over_baseline = {{u.rate_key, ratio_json(s.transactions_per_s_over_baseline)},
@@ -378,7 +379,7 @@ std::string render_flows_csv(const measure::Comparison& c) {
   const auto opt = [](const std::optional<double>& v) {
     return v ? fmt::format("{:.1f}", *v) : std::string();
   };
-  for (const measure::FlowsRun& r : c.or_empty<measure::FlowsResults>().runs) {
+  for (const FlowsRun& r : c.or_empty<FlowsResults>().runs) {
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{},{:.3f},{:.3f},", csv_field(r.label()),
                        r.round, r.warmup ? 1 : 0, r.partial ? 1 : 0, to_string(r.mode), to_string(r.work),
                        flow_units(r.work).count_key, r.flows, r.client_threads, r.server_threads,
@@ -394,6 +395,24 @@ std::string render_flows_csv(const measure::Comparison& c) {
                        opt(r.server_memory.after_rss), opt(r.client_memory.idle_tcp),
                        opt(r.server_memory.idle_tcp), csv_field(r.tls.version), csv_field(r.tls.cipher),
                        csv_field(r.tls.group));
+  }
+  return out;
+}
+
+std::vector<SweepFigures> flows_sweep_figures(const measure::Comparison& c) {
+  std::vector<SweepFigures> out;
+  for (const FlowsStats& s : c.or_empty<FlowsResults>().stats) {
+    SweepFigures f;
+    f.variant = s.variant;
+    f.mode = s.mode;
+    f.cell = fmt::format(
+        "{} ({:.0f} / {:.0f} us), server {}", render::thousands(s.transactions_per_s.median), s.p50_us.median,
+        s.p99_us.median,
+        s.server_idle_rss ? fmt::format("{:.1f} KiB/conn", s.server_idle_rss->median / 1024) : "?");
+    if (s.transactions_per_s_over_baseline)
+      f.ratio_cell = fmt::format("{:.2f}x", s.transactions_per_s_over_baseline->ratio.median);
+    f.csv = transactions_sweep_csv(s);
+    out.push_back(std::move(f));
   }
   return out;
 }

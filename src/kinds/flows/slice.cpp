@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "kinds/flows/flows.hpp"
+#include "kinds/transactions.hpp"
 #include "kinds/variants.hpp"
 #include "tls/tls_stream.hpp"
 
@@ -31,26 +32,26 @@ std::vector<session::Variant> variants(const session::ClientConfig& config,
 }
 
 void run(const session::ClientRun& run, const session::Variant& variant, measure::Comparison& comparison) {
-  session::keep_run<measure::FlowsResults>(comparison, run_flows_test(run, variant, comparison.environment),
-                                           variant.label, run);
+  session::keep_run<FlowsResults>(comparison, run_flows_test(run, variant, comparison.environment),
+                                  variant.label, run);
 }
 
 // Flows that failed during the traffic: counted in the run, named here.
 void notes(const session::ClientConfig& config, measure::Comparison& comparison) {
-  const auto* flows = comparison.get<measure::FlowsResults>();
+  const auto* flows = comparison.get<FlowsResults>();
   if (flows == nullptr) return;
   if (config.host.empty() && config.test.flows.work != spec::FlowWork::crr) {
     comparison.notes.push_back(
         "the embedded server runs in this process: each side's memory per connection is both ends' together; "
         "run tlscmp server apart for each side's own");
   }
-  for (const measure::FlowsRun& run : flows->runs) {
+  for (const FlowsRun& run : flows->runs) {
     if (run.failed_flows > 0)
       comparison.notes.push_back(fmt::format("{} round {}: {} of {} flows failed during the traffic; {}",
                                              run.label(), run.round, run.failed_flows, run.flows,
                                              run.first_failure));
   }
-  session::note_rate_shortfall<measure::FlowsResults>(comparison, "the flows");
+  session::note_rate_shortfall<FlowsResults>(comparison, "the flows");
   if (tls::releases_buffers_always() && config.test.flows.work != spec::FlowWork::crr) {
     comparison.notes.push_back(
         "tls-release: this TLS library releases an idle connection's buffers always, so it is tls again");
@@ -58,11 +59,11 @@ void notes(const session::ClientConfig& config, measure::Comparison& comparison)
 }
 
 std::string text_runs(const measure::Comparison& c) {
-  return c.get<measure::FlowsResults>() != nullptr ? render_flows_runs(c) : std::string();
+  return c.get<FlowsResults>() != nullptr ? render_flows_runs(c) : std::string();
 }
 
 std::string text_headline(const measure::Comparison& c) {
-  return c.get<measure::FlowsResults>() != nullptr ? render_flows_headline(c) : std::string();
+  return c.get<FlowsResults>() != nullptr ? render_flows_headline(c) : std::string();
 }
 
 void json(const measure::Comparison& c, nlohmann::ordered_json& out) {
@@ -138,6 +139,7 @@ const KindSlice kFlowsKind{
     .add_flags = add_flows_flags,
     .configure = configure_flows,
     .check_host = check_flows_host,
+    .several_sources = true,
     .variants = flows_entry::variants,
     .run = flows_entry::run,
     .notes = flows_entry::notes,
@@ -154,6 +156,10 @@ const KindSlice kFlowsKind{
     .csv = render_flows_csv,
     .html_section = flows_html_section,
     .html_headline = flows_html_headline,
+    .sweep_title = transactions_sweep_title,
+    .sweep_figures = flows_sweep_figures,
+    .sweep_columns = kTransactionsSweepColumns,
+    .sweep_charts = kFlowsSweepCharts,
     .results = {"flows", "flows_runs", "transactions", "transactions", flows_entry::kFigures},
 };
 

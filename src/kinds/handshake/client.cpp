@@ -46,7 +46,7 @@ tls::Session time_one_handshake(const ClientConfig& config, const tls::Context& 
                             explain_handshake_failure(*stream, ec, config, tls.offer(), accept)));
   }
   const std::int64_t end_ns = measure::now_ns();
-  measure::HandshakeSamples& samples = results.kinds[kind];
+  HandshakeSamples& samples = results.kinds[kind];
   samples.handshake_us.push_back(measure::ns_to_us(end_ns - start_ns));
   samples.tls_us.push_back(measure::ns_to_us(end_ns - connected_ns));
   const tls::SessionInfo after_handshake = stream->session_info();
@@ -142,7 +142,7 @@ void run_group_comparison(const ClientConfig& config, const tls::ClientOptions& 
     HandshakeTest samples;
     std::string error;
   };
-  measure::GroupResults& results = comparison.as<measure::GroupResults>();
+  GroupResults& results = comparison.as<GroupResults>();
   const std::vector<std::string> available = tls::available_groups();
   std::vector<Entry> entries;
   std::string lacking;
@@ -185,10 +185,10 @@ void run_group_comparison(const ClientConfig& config, const tls::ClientOptions& 
     const std::size_t made = entry.samples.kinds[0].handshake_us.size();
     if (entry.error.empty() && made < static_cast<std::size_t>(per_round * config.rounds))
       cut_short += fmt::format("{}{} ({})", cut_short.empty() ? "" : ", ", entry.group, made);
-    measure::GroupHandshakes row{entry.group, std::nullopt, entry.error};
+    GroupHandshakes row{entry.group, std::nullopt, entry.error};
     if (entry.error.empty() && !entry.samples.kinds[0].handshake_us.empty()) {
-      row.results = measure::HandshakeResults{per_round * config.rounds, entry.samples.kinds[0].summarize(),
-                                              entry.samples.kinds[1].summarize(), entry.samples.tls};
+      row.results = HandshakeResults{per_round * config.rounds, entry.samples.kinds[0].summarize(),
+                                     entry.samples.kinds[1].summarize(), entry.samples.tls};
     }
     results.groups.push_back(std::move(row));
   }

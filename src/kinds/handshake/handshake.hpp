@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "kinds/handshake/results.hpp"
 #include "kinds/kind.hpp"
 #include "kinds/peer_checks.hpp"
 #include "measure/results.hpp"
@@ -35,7 +36,7 @@ namespace tlscmp::kinds {
 // What one handshake test measured: each handshake's figures, [0] full and
 // [1] resumed, and what the last full one negotiated.
 struct HandshakeTest {
-  measure::HandshakeSamples kinds[2];
+  HandshakeSamples kinds[2];
   measure::TlsParameters tls;
 };
 

@@ -20,7 +20,7 @@ ordered_json to_json(const measure::Summary& s) {
   return summary_json(s);
 }
 
-ordered_json to_json(const measure::HandshakeStats& k) {
+ordered_json to_json(const HandshakeStats& k) {
   return {{"count", k.handshake_us.count},
           {"resumed", k.resumed},
           {"handshake_us", to_json(k.handshake_us)},
@@ -32,7 +32,7 @@ ordered_json to_json(const measure::HandshakeStats& k) {
           {"per_second", k.per_second()}};
 }
 
-ordered_json to_json(const measure::HandshakeResults& h) {
+ordered_json to_json(const HandshakeResults& h) {
   return {{"requested", h.requested},
           {"tls_version", h.tls.version},
           {"cipher", h.tls.cipher},
@@ -43,24 +43,24 @@ ordered_json to_json(const measure::HandshakeResults& h) {
 }
 
 ordered_json handshakes_json(const measure::Comparison& c) {
-  const auto* handshakes = c.get<measure::HandshakeResults>();
+  const auto* handshakes = c.get<HandshakeResults>();
   return handshakes != nullptr ? to_json(*handshakes) : ordered_json(nullptr);
 }
 
 // --compare-groups: a row per group, with its ratios to X25519's row.
 ordered_json groups_json(const measure::Comparison& c) {
-  const auto* groups = c.get<measure::GroupResults>();
+  const auto* groups = c.get<GroupResults>();
   if (groups == nullptr) return nullptr;
-  const measure::HandshakeResults* base = measure::group_baseline(groups->groups);
+  const HandshakeResults* base = group_baseline(groups->groups);
   ordered_json rows = json::array();
-  for (const measure::GroupHandshakes& g : groups->groups) {
+  for (const GroupHandshakes& g : groups->groups) {
     ordered_json row = {{"group", g.group},
                         {"error", g.error.empty() ? ordered_json(nullptr) : ordered_json(g.error)}};
     if (g.results) {
       row.update(to_json(*g.results));
       row["vs_x25519"] = nullptr;
       if (base != nullptr) {
-        const measure::GroupRatios r = measure::group_ratios(*g.results, *base);
+        const GroupRatios r = group_ratios(*g.results, *base);
         row["vs_x25519"] = {
             {"full_per_second", r.full_per_second},       {"resumed_per_second", r.resumed_per_second},
             {"full_tls_us_median", r.full_tls_us_median}, {"resumed_tls_us_median", r.resumed_tls_us_median},
@@ -72,7 +72,7 @@ ordered_json groups_json(const measure::Comparison& c) {
   return rows;
 }
 
-std::string render_handshakes(const measure::HandshakeResults& h) {
+std::string render_handshakes(const HandshakeResults& h) {
   std::string out =
       fmt::format("\n{} full and {} resumed handshakes, alternating: {} {} {}, {} certificate\n",
                   h.full.handshake_us.count, h.resumed.handshake_us.count, h.tls.version, h.tls.cipher,
@@ -103,11 +103,11 @@ std::string render_handshakes(const measure::HandshakeResults& h) {
 }
 
 // --compare-groups: one row per key exchange group, then each over X25519.
-std::string render_groups(const measure::TestParameters& p, const measure::GroupResults& c) {
+std::string render_groups(const measure::TestParameters& p, const GroupResults& c) {
   std::string out;
-  const measure::GroupHandshakes* first = nullptr;
+  const GroupHandshakes* first = nullptr;
   std::size_t width = 5;
-  for (const measure::GroupHandshakes& g : c.groups) {
+  for (const GroupHandshakes& g : c.groups) {
     width = std::max(width, g.group.size());
     if (first == nullptr && g.results) first = &g;
   }
@@ -120,12 +120,12 @@ std::string render_groups(const measure::TestParameters& p, const measure::Group
   out += fmt::format("{:<{}} {:>8} {:>9} {:>21} {:>22} {:>11} {:>11} {:>9}\n", "group", width, "full/s",
                      "resumed/s", "full tls_us p50/p99", "resumed tls_us p50/p99", "ClientHello",
                      "ServerHello", "resumed");
-  for (const measure::GroupHandshakes& g : c.groups) {
+  for (const GroupHandshakes& g : c.groups) {
     if (!g.results) {
       out += fmt::format("{:<{}} failed: {}\n", g.group, width, g.error.empty() ? "no handshakes" : g.error);
       continue;
     }
-    const measure::HandshakeResults& h = *g.results;
+    const HandshakeResults& h = *g.results;
     out += fmt::format("{:<{}} {:>8.0f} {:>9.0f} {:>21} {:>22} {:>11.0f} {:>11.0f} {:>9}\n", g.group, width,
                        h.full.per_second(), h.resumed.per_second(),
                        fmt::format("{:.0f} / {:.0f}", h.full.tls_us.median, h.full.tls_us.p99),
@@ -133,14 +133,14 @@ std::string render_groups(const measure::TestParameters& p, const measure::Group
                        h.full.client_hello_bytes.median, h.full.server_hello_bytes.median,
                        fmt::format("{}/{}", h.resumed.resumed, h.resumed.handshake_us.count));
   }
-  const measure::HandshakeResults* base = measure::group_baseline(c.groups);
+  const HandshakeResults* base = group_baseline(c.groups);
   if (base == nullptr) return out + "(no X25519 row, so no ratios)\n";
   out += fmt::format("\n{:<{}} {:>8} {:>9} {:>13} {:>16} {:>11} {:>11}   (over X25519, tls_us medians)\n",
                      "group", width, "full/s", "resumed/s", "full tls_us", "resumed tls_us", "ClientHello",
                      "ServerHello");
-  for (const measure::GroupHandshakes& g : c.groups) {
+  for (const GroupHandshakes& g : c.groups) {
     if (!g.results) continue;
-    const measure::GroupRatios r = measure::group_ratios(*g.results, *base);
+    const GroupRatios r = group_ratios(*g.results, *base);
     out += fmt::format("{:<{}} {:>7.2f}x {:>8.2f}x {:>12.2f}x {:>15.2f}x {:>10.2f}x {:>10.2f}x\n", g.group,
                        width, r.full_per_second, r.resumed_per_second, r.full_tls_us_median,
                        r.resumed_tls_us_median, r.client_hello_bytes, r.server_hello_bytes);
@@ -149,7 +149,7 @@ std::string render_groups(const measure::TestParameters& p, const measure::Group
 }
 
 // One row: a group ("" outside --compare-groups), a sort (full, resumed) and its figures.
-std::string csv_row(const std::string& group, const char* sort, const measure::HandshakeStats& k) {
+std::string csv_row(const std::string& group, const char* sort, const HandshakeStats& k) {
   return fmt::format("{},{},{},{},{:.1f},{:.1f},{:.1f},{:.1f},{:.0f},{:.0f},{:.0f},{:.0f},{:.1f}\n",
                      render::csv_field(group), sort, k.handshake_us.count, k.resumed, k.handshake_us.median,
                      k.handshake_us.mean, k.handshake_us.p99, k.tls_us.median, k.bytes_received.median,
@@ -164,19 +164,19 @@ std::string render_handshake_csv(const measure::Comparison& c) {
       "group,handshake,count,resumed,handshake_us_median,handshake_us_mean,handshake_us_p99,tls_us_median,"
       "bytes_received_median,bytes_sent_median,client_hello_bytes_median,server_hello_bytes_median,"
       "per_second\n";
-  const auto add = [&out](const std::string& group, const measure::HandshakeResults& h) {
+  const auto add = [&out](const std::string& group, const HandshakeResults& h) {
     out += csv_row(group, "full", h.full);
     out += csv_row(group, "resumed", h.resumed);
   };
-  if (const auto* h = c.get<measure::HandshakeResults>()) add("", *h);
-  for (const measure::GroupHandshakes& g : c.or_empty<measure::GroupResults>().groups)
+  if (const auto* h = c.get<HandshakeResults>()) add("", *h);
+  for (const GroupHandshakes& g : c.or_empty<GroupResults>().groups)
     if (g.results) add(g.group, *g.results);
   return out;
 }
 
 std::string render_handshake_results(const measure::Comparison& c) {
-  if (const auto* handshakes = c.get<measure::HandshakeResults>()) return render_handshakes(*handshakes);
-  if (const auto* groups = c.get<measure::GroupResults>()) return render_groups(c.parameters, *groups);
+  if (const auto* handshakes = c.get<HandshakeResults>()) return render_handshakes(*handshakes);
+  if (const auto* groups = c.get<GroupResults>()) return render_groups(c.parameters, *groups);
   return {};
 }
 

@@ -22,8 +22,8 @@ void run_whole(const session::ClientConfig& target, const tls::ClientOptions& tl
   try {
     const tls::Context tls = tls::Context::for_client(tls_config);
     const HandshakeTest test = run_handshake_test(target, count, tls, interrupt, comparison.environment);
-    comparison.as<measure::HandshakeResults>() =
-        measure::HandshakeResults{count, test.kinds[0].summarize(), test.kinds[1].summarize(), test.tls};
+    comparison.as<HandshakeResults>() =
+        HandshakeResults{count, test.kinds[0].summarize(), test.kinds[1].summarize(), test.tls};
   } catch (const Error& e) {
     if (interrupt.interrupted()) {
       comparison.interrupted = true;

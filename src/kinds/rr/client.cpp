@@ -25,7 +25,7 @@ namespace {
 // The connections' figures as the run's: transactions added up, the window
 // from the first request to the last response, the latencies merged, the
 // CPU of every connection thread added up.
-void aggregate(measure::RrRun& run, const std::vector<RrSideResult>& mine) {
+void aggregate(RrRun& run, const std::vector<RrSideResult>& mine) {
   measure::LatencyHistogram latency;
   std::int64_t first = INT64_MAX;
   std::int64_t last = INT64_MIN;
@@ -178,7 +178,7 @@ std::vector<protocol::SideResult> trade_results(Stream& control, const std::vect
 // failure here, the server's figures against this side's, and its CPU.
 void judge_server(const protocol::TestRequest& request, const std::vector<RrSideResult>& mine,
                   const std::vector<protocol::SideResult>& my_sides,
-                  const std::vector<protocol::SideResult>& theirs, double wall_us, measure::RrRun& run) {
+                  const std::vector<protocol::SideResult>& theirs, double wall_us, RrRun& run) {
   const auto connections = static_cast<std::uint32_t>(mine.size());
   for (std::uint32_t i = 0; i < connections; ++i) {
     if (!theirs[i].error.empty()) throw Error(connection_failure(theirs[i].error, "server", i, connections));
@@ -196,7 +196,7 @@ void judge_server(const protocol::TestRequest& request, const std::vector<RrSide
 
 // TLS in user space: this host's calibration for the suite and sizes, and
 // the server's, which came with its results.
-void add_calibrations(measure::RrRun& run, const std::string& suite, const spec::Test& test,
+void add_calibrations(RrRun& run, const std::string& suite, const spec::Test& test,
                       const protocol::SideResult& theirs) {
   if (suite.empty()) return;
   run.client.transaction_calibration = transaction_calibration_for(suite, transaction_shape(test));
@@ -205,9 +205,9 @@ void add_calibrations(measure::RrRun& run, const std::string& suite, const spec:
 
 }  // namespace
 
-measure::RrRun run_rr_test(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
-                           session::InterruptWatch& interrupt, measure::TransferObserver* observer,
-                           std::uint64_t verify_seed, int round, measure::Environment& environment) {
+RrRun run_rr_test(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
+                  session::InterruptWatch& interrupt, measure::TransferObserver* observer,
+                  std::uint64_t verify_seed, int round, measure::Environment& environment) {
   const RunClock clock;  // the run on this side, for judging the server's figures
   const session::Timeouts& timeouts = config.timeouts;
   TcpStream control(
@@ -220,7 +220,7 @@ measure::RrRun run_rr_test(const session::ClientConfig& config, const tls::Conte
 
   const std::uint32_t connections = request.test.streams;
   DataConnections data = open_data_connections(config, tls, mode, accept, connections, control);
-  measure::RrRun run;
+  RrRun run;
   run.mode = mode;
   run.handshake_us = measure::summarize(data.handshake_us).mean;
   run.tls = tls_parameters(*data.streams.front(), config.test.record_size);

@@ -2,6 +2,7 @@
 // points at them; report/ lays them out).
 
 #include "kinds/rr/rr.hpp"
+#include "kinds/transactions.hpp"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -32,7 +33,7 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-ordered_json side_json(const measure::RrRun& run, const measure::SideCost& side) {
+ordered_json side_json(const RrRun& run, const measure::SideCost& side) {
   return {{"cpu_user_s", side.cpu_user_s},
           {"cpu_system_s", side.cpu_system_s},
           {"cpu_us_per_transaction", run.cpu_us_per_transaction(side)},
@@ -41,9 +42,9 @@ ordered_json side_json(const measure::RrRun& run, const measure::SideCost& side)
           {"facts", facts_json(side.facts)}};
 }
 
-ordered_json run_json(const measure::RrRun& run, const measure::TestParameters& p) {
+ordered_json run_json(const RrRun& run, const measure::TestParameters& p) {
   ordered_json connections = json::array();
-  for (const measure::RrConnection& c : run.connections) {
+  for (const RrConnection& c : run.connections) {
     connections.push_back({{"connection", c.index},
                            {"transactions", c.transactions},
                            {"elapsed_us", c.elapsed_us},
@@ -90,10 +91,10 @@ std::string pairs_text(std::size_t pairs) {
 }
 
 // Each variant's ratios to the baseline, paired by round; and quic's to tls.
-std::string render_paired_ratios(const render::ComparedModes& modes, const measure::RrResults& rr) {
+std::string render_paired_ratios(const render::ComparedModes& modes, const RrResults& rr) {
   std::string out;
   const std::string title = modes.title();  // "TLS/TCP"
-  for (const measure::RrStats& s : rr.stats) {
+  for (const RrStats& s : rr.stats) {
     if (!s.transactions_per_s_over_baseline) continue;
     out += fmt::format("\n{}/{}, paired by round {}: {}; {}; {}\n",
                        s.variant == modes.other ? title.substr(0, title.find('/')) : s.variant,
@@ -103,7 +104,7 @@ std::string render_paired_ratios(const render::ComparedModes& modes, const measu
                        ratio_sentence("p50 latency", s.p50_over_baseline),
                        ratio_sentence("p99 latency", s.p99_over_baseline));
   }
-  for (const measure::RrStats& s : rr.stats) {
+  for (const RrStats& s : rr.stats) {
     if (!s.transactions_per_s_over_tls) continue;
     out += fmt::format("\n{}/tls, paired by round {}: {}\n", s.variant,
                        pairs_text(s.transactions_per_s_over_tls->ratio.count),
@@ -135,14 +136,14 @@ std::string render_rr_header(const measure::TestParameters& p) {
 }
 
 std::string render_rr_runs(const measure::Comparison& c) {
-  const measure::RrResults& rr = c.or_empty<measure::RrResults>();
+  const RrResults& rr = c.or_empty<RrResults>();
   std::string out;
   if (!rr.runs.empty()) {
     out +=
         fmt::format("\n{:>5} {:<4} {:>12} {:>8} {:>10} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10} {:>17} {:>12}\n",
                     "round", "mode", "transactions", "time_s", "tx/s", "min_us", "p50_us", "p90_us", "p99_us",
                     "p99.9_us", "max_us", "CPU us/tx cli/srv", "handshake_us");
-    for (const measure::RrRun& run : rr.runs) {
+    for (const RrRun& run : rr.runs) {
       const measure::LatencySummary& l = run.latency;
       out += fmt::format(
           "{:>5} {:<4} {:>12} {:>8.2f} {:>10.0f} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>10.1f} {:>10.1f} "
@@ -154,7 +155,7 @@ std::string render_rr_runs(const measure::Comparison& c) {
               "{:.1f} / {}", run.cpu_us_per_transaction(run.client),
               run.partial ? std::string("-") : fmt::format("{:.1f}", run.cpu_us_per_transaction(run.server))),
           run.handshake_us);
-      for (const measure::RrConnection& k : run.connections) {
+      for (const RrConnection& k : run.connections) {
         out += fmt::format(
             "{:>5} {:<4} {:>12} {:>8.2f} {:>10.0f} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f} {:>10.1f} "
             "{:>10.1f}   (connection {})\n",
@@ -173,13 +174,13 @@ std::string render_rr_runs(const measure::Comparison& c) {
   }
   if (rr.stats.empty()) return out;
   std::size_t width = 4;
-  for (const measure::RrStats& s : rr.stats)
+  for (const RrStats& s : rr.stats)
     width = std::max(width, s.variant.size());
   const render::ComparedModes modes = render::compared_modes(c.parameters, Mode::tcp, Mode::tls);
   out += fmt::format("\n{:<{}} {:>4} {:>10} {:>21} {:>9} {:>9} {:>17} {:>25}\n", "mode", width, "runs",
                      "tx/s", "min - max", "p50_us", "p99_us", "CPU us/tx cli/srv",
                      fmt::format("vs {}: tx/s  p50   p99", modes.baseline));
-  for (const measure::RrStats& s : rr.stats) {
+  for (const RrStats& s : rr.stats) {
     out += fmt::format("{:<{}} {:>4} {:>10.0f} {:>21} {:>9.1f} {:>9.1f} {:>17} {:>25}\n", s.variant, width,
                        s.transactions_per_s.count, s.transactions_per_s.median,
                        fmt::format("{:.0f} - {:.0f}", s.transactions_per_s.min, s.transactions_per_s.max),
@@ -193,27 +194,27 @@ std::string render_rr_runs(const measure::Comparison& c) {
   }
   out += "(medians over the rounds)\n";
   out += render_paired_ratios(modes, rr);
-  for (const measure::RrStats& s : rr.stats)
+  for (const RrStats& s : rr.stats)
     out += render_unit_split(c.environment, s.variant, s.client_split, s.server_split, "transaction");
   return out;
 }
 
 ordered_json rr_runs_json(const measure::Comparison& c) {
-  const auto* rr = c.get<measure::RrResults>();
+  const auto* rr = c.get<RrResults>();
   if (rr == nullptr) return nullptr;
   ordered_json runs = json::array();
-  for (const measure::RrRun& run : rr->runs)
+  for (const RrRun& run : rr->runs)
     runs.push_back(run_json(run, c.parameters));
   return runs;
 }
 
 ordered_json rr_summary_json(const measure::Comparison& c) {
-  const auto* rr = c.get<measure::RrResults>();
+  const auto* rr = c.get<RrResults>();
   if (rr == nullptr) return nullptr;
   ordered_json summary = json::object();
   ordered_json headline = nullptr;
   const render::ComparedModes modes = render::compared_modes(c.parameters, Mode::tcp, Mode::tls);
-  for (const measure::RrStats& s : rr->stats) {
+  for (const RrStats& s : rr->stats) {
     ordered_json over_baseline = nullptr;
     if (s.transactions_per_s_over_baseline) {
       over_baseline = {{"transactions_per_s", ratio_json(s.transactions_per_s_over_baseline)},
@@ -253,7 +254,7 @@ std::string render_rr_csv(const measure::Comparison& c) {
       std::string(kCalibrationCsvColumns) + "\n";
   const measure::Environment& e = c.environment;
   // The columns every row has: the run, the connection, its count, window and latencies.
-  const auto head = [&](const measure::RrRun& run, const std::string& connection, std::uint64_t transactions,
+  const auto head = [&](const RrRun& run, const std::string& connection, std::uint64_t transactions,
                         double elapsed_us, const measure::LatencySummary& l) {
     const double per_s = elapsed_us > 0 ? static_cast<double>(transactions) / (elapsed_us / 1e6) : 0;
     return fmt::format("{},{},{},{},{},{},{},{},{:g},{},{},{:.3f},{:.3f}", csv_field(run.label()), run.round,
@@ -263,9 +264,9 @@ std::string render_rr_csv(const measure::Comparison& c) {
            fmt::format(",{{}},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f}", l.min, l.p50, l.p90, l.p99,
                        l.p999, l.max, l.mean);
   };
-  for (const measure::RrRun& run : c.or_empty<measure::RrResults>().runs) {
+  for (const RrRun& run : c.or_empty<RrResults>().runs) {
     // Per connection (with -P > 1): the run's columns, its own figures, the rest empty.
-    for (const measure::RrConnection& k : run.connections) {
+    for (const RrConnection& k : run.connections) {
       out +=
           fmt::format(
               fmt::runtime(head(run, std::to_string(k.index), k.transactions, k.elapsed_us, k.latency)), "") +
@@ -281,6 +282,25 @@ std::string render_rr_csv(const measure::Comparison& c) {
                     run.cpu_us_per_transaction(run.server), csv_field(e.client_tls_library),
                     csv_field(e.server_tls_library), csv_field(e.client_cpu_model),
                     csv_field(e.server_cpu_model), calibration_csv(run.client, run.server));
+  }
+  return out;
+}
+
+std::vector<SweepFigures> rr_sweep_figures(const measure::Comparison& c) {
+  std::vector<SweepFigures> out;
+  for (const RrStats& s : c.or_empty<RrResults>().stats) {
+    SweepFigures f;
+    f.variant = s.variant;
+    f.mode = s.mode;
+    f.cell = fmt::format("{} ({:.0f} / {:.0f} us)", render::thousands(s.transactions_per_s.median),
+                         s.p50_us.median, s.p99_us.median);
+    // TLS against the same rounds' TCP: what the question is about.
+    if (s.transactions_per_s_over_baseline && s.p50_over_baseline) {
+      f.ratio_cell = fmt::format("{:.2f}x (p50 {:.2f}x)", s.transactions_per_s_over_baseline->ratio.median,
+                                 s.p50_over_baseline->ratio.median);
+    }
+    f.csv = transactions_sweep_csv(s);
+    out.push_back(std::move(f));
   }
   return out;
 }

@@ -21,6 +21,7 @@
 
 #include "kinds/kind.hpp"
 #include "kinds/peer_checks.hpp"
+#include "kinds/rr/results.hpp"
 #include "measure/results.hpp"
 #include "protocol/messages.hpp"
 #include "session/config.hpp"
@@ -38,9 +39,9 @@ namespace tlscmp::kinds {
 // null) gets each interval of its tick period as the run goes; `verify_seed`
 // seeds --verify's patterns; `round` goes to the server's log. Throws
 // tlscmp::Error naming what failed, on which side, connection and transaction.
-measure::RrRun run_rr_test(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
-                           session::InterruptWatch& interrupt, measure::TransferObserver* observer,
-                           std::uint64_t verify_seed, int round, measure::Environment& environment);
+RrRun run_rr_test(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
+                  session::InterruptWatch& interrupt, measure::TransferObserver* observer,
+                  std::uint64_t verify_seed, int round, measure::Environment& environment);
 
 // Server: runs one rr test whose request passed the server's caps. Returns
 // the line to log; throws tlscmp::Error.
@@ -77,6 +78,13 @@ void configure_rr(const SharedFlags& flags, session::ClientConfig& config);
 // The report page (html.cpp): its section of charts, and its headline's sentences of one result.
 std::string rr_html_section(render::Page& page);
 void rr_html_headline(const nlohmann::json& result, std::vector<std::string>& sentences);
+
+// A sweep's figures of one point (report.cpp), for the table's sweep_* entries.
+std::vector<SweepFigures> rr_sweep_figures(const measure::Comparison& comparison);
+
+// The report page's charts of a sweep.
+inline constexpr SweepChart kRrSweepCharts[] = {{"Transactions per second against the swept setting",
+                                                 "transactions/s", "rr_summary", "transactions_per_s"}};
 
 // This kind's entry in the table of kinds (slice.cpp).
 extern const KindSlice kRrKind;

@@ -11,20 +11,19 @@ namespace rr_entry {
 
 void run(const session::ClientRun& run, const session::Variant& variant, measure::Comparison& comparison) {
   const tls::Context* tls = variant.tls ? &*variant.tls : nullptr;
-  session::keep_run<measure::RrResults>(
-      comparison,
-      run_rr_test(run.target, tls, variant.mode, run.interrupt, run.observer, run.seed, run.round,
-                  comparison.environment),
-      variant.label, run);
+  session::keep_run<RrResults>(comparison,
+                               run_rr_test(run.target, tls, variant.mode, run.interrupt, run.observer,
+                                           run.seed, run.round, comparison.environment),
+                               variant.label, run);
 }
 
 void notes(const session::ClientConfig& config, measure::Comparison& comparison) {
-  session::note_rate_shortfall<measure::RrResults>(comparison, "the server or the path");
-  session::note_unpinned<measure::RrResults>(comparison, config);
+  session::note_rate_shortfall<RrResults>(comparison, "the server or the path");
+  session::note_unpinned<RrResults>(comparison, config);
 }
 
 std::string text_runs(const measure::Comparison& c) {
-  return c.get<measure::RrResults>() != nullptr ? render_rr_runs(c) : std::string();
+  return c.get<RrResults>() != nullptr ? render_rr_runs(c) : std::string();
 }
 
 // "rr_runs" and "rr_summary".
@@ -67,6 +66,7 @@ const KindSlice kRrKind{
         "flags",
     .add_flags = add_rr_flags,
     .configure = configure_rr,
+    .quic_streams = true,
     .run = rr_entry::run,
     .notes = rr_entry::notes,
     .check = [](const spec::Test& t, Mode) { check_transactions(t, "--rr"); },
@@ -79,6 +79,10 @@ const KindSlice kRrKind{
     .csv = render_rr_csv,
     .html_section = rr_html_section,
     .html_headline = rr_html_headline,
+    .sweep_title = transactions_sweep_title,
+    .sweep_figures = rr_sweep_figures,
+    .sweep_columns = kTransactionsSweepColumns,
+    .sweep_charts = kRrSweepCharts,
     .results = {"rr", "rr_runs", "transactions", "transactions", rr_entry::kFigures},
 };
 

@@ -44,7 +44,7 @@ class TestRun {
         verify_seed_(verify_seed),
         round_(round) {}
 
-  measure::StreamRun run(measure::Environment& environment);
+  StreamRun run(measure::Environment& environment);
 
  private:
   protocol::TestRequest request() const;
@@ -116,7 +116,7 @@ std::vector<measure::Interval> summed_intervals(const std::vector<const protocol
   return measure::sum_intervals(each, static_cast<double>(interval_ms) / 1e3);
 }
 
-void aggregate_streams(measure::StreamRun& result, const std::vector<protocol::SideResult>& client,
+void aggregate_streams(StreamRun& result, const std::vector<protocol::SideResult>& client,
                        const std::vector<protocol::SideResult>& server, std::uint64_t interval_ms) {
   std::vector<const protocol::SideResult*> forward_receivers;
   for (std::size_t i = 0; i < client.size(); ++i) {
@@ -195,7 +195,7 @@ void judge_streams(const protocol::TestRequest& test, const std::vector<protocol
   }
 }
 
-measure::StreamRun TestRun::run(measure::Environment& environment) {
+StreamRun TestRun::run(measure::Environment& environment) {
   const RunClock clock;  // the run on this side, for judging the server's figures
   const Timeouts& timeouts = config_.timeouts;
   TcpStream control(
@@ -205,7 +205,7 @@ measure::StreamRun TestRun::run(measure::Environment& environment) {
   accept_ = start_test(control, test, timeouts, environment);
   const protocol::TestAccept& accept = accept_;
 
-  measure::StreamRun result;
+  StreamRun result;
   result.mode = mode_;
   const std::uint32_t streams = test.test.streams;
   DataConnections connections = open_data_connections(config_, tls_, mode_, accept, streams, control);
@@ -268,9 +268,9 @@ measure::StreamRun TestRun::run(measure::Environment& environment) {
 
 }  // namespace
 
-measure::StreamRun run_stream_test(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
-                                   session::InterruptWatch& interrupt, measure::TransferObserver* observer,
-                                   std::uint64_t verify_seed, int round, measure::Environment& environment) {
+StreamRun run_stream_test(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
+                          session::InterruptWatch& interrupt, measure::TransferObserver* observer,
+                          std::uint64_t verify_seed, int round, measure::Environment& environment) {
   TestRun test(config, tls, mode, interrupt, observer, verify_seed, round);
   return test.run(environment);
 }

@@ -106,7 +106,7 @@ bool any_negative(const measure::CostSplit& s) {
 
 }  // namespace
 
-std::string render_cost_split(const measure::Comparison& c, const measure::StreamStats& stats) {
+std::string render_cost_split(const measure::Comparison& c, const StreamStats& stats) {
   if (!stats.client_split && !stats.server_split) return {};
   std::string out = "\n";
   if (stats.client_split) out += side_line("client", *stats.client_split);

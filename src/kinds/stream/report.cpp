@@ -36,14 +36,14 @@ render::ComparedModes compared_modes(const measure::TestParameters& p) {
 }
 
 // The headline variant's stats, or null where there is none.
-const measure::StreamStats* headline_stats(const measure::StreamResults& streams) {
-  for (const measure::StreamStats& s : streams.stats) {
+const StreamStats* headline_stats(const StreamResults& streams) {
+  for (const StreamStats& s : streams.stats) {
     if (!streams.headline.empty() && s.variant == streams.headline && s.over_baseline) return &s;
   }
   return nullptr;
 }
 
-std::string tls_column(const measure::StreamRun& run) {
+std::string tls_column(const StreamRun& run) {
   if (!is_tls_stream(run.mode)) return "-";
   std::string text = fmt::format("{} {} {} {}", run.tls.version, run.tls.cipher, run.tls.group,
                                  run.tls.certificate_key_type);
@@ -66,10 +66,10 @@ std::string cv(const measure::Summary& s) {
 }
 
 // The stream runs, one line each (and a line of per-stream rates with -P), and what was notable.
-std::string render_runs(const measure::Comparison& c, const measure::StreamResults& streams) {
+std::string render_runs(const measure::Comparison& c, const StreamResults& streams) {
   const measure::TestParameters& p = c.parameters;
   std::string out;
-  const measure::StreamRun& last = streams.runs.back();
+  const StreamRun& last = streams.runs.back();
   out += fmt::format("sockets (last run): client {}; server {}\n", describe_socket(last.client),
                      describe_socket(last.server));
 
@@ -77,7 +77,7 @@ std::string render_runs(const measure::Comparison& c, const measure::StreamResul
                      "transfer_us", "sender_us", "handshake_us", "MB/s", "tls");
   for (const auto& run : streams.runs) {
     std::string per_stream;
-    for (const measure::StreamResult& s : run.streams) {
+    for (const StreamResult& s : run.streams) {
       per_stream += fmt::format("{}{} {}{:.1f}", per_stream.empty() ? "" : ", ", s.index,
                                 s.direction == p.test.stream.direction ? "" : "(back) ", s.mbytes_per_s());
     }
@@ -93,7 +93,7 @@ std::string render_runs(const measure::Comparison& c, const measure::StreamResul
 }
 
 // The stream statistics, a line per variant.
-std::string render_stats(const measure::TestParameters& p, const measure::StreamResults& streams) {
+std::string render_stats(const measure::TestParameters& p, const StreamResults& streams) {
   std::string out;
   const bool client_sends = p.test.stream.direction == Direction::client_to_server;
   std::size_t width = 4;
@@ -180,7 +180,7 @@ ordered_json side_json(const measure::SideCost& side, const std::optional<measur
   return out;
 }
 
-ordered_json to_json(const measure::StreamRun& run, const measure::TestParameters& parameters) {
+ordered_json to_json(const StreamRun& run, const measure::TestParameters& parameters) {
   ordered_json streams = json::array();
   const auto intervals_json = [](const std::vector<measure::Interval>& list) {
     ordered_json intervals = json::array();
@@ -192,7 +192,7 @@ ordered_json to_json(const measure::StreamRun& run, const measure::TestParameter
     }
     return intervals;
   };
-  for (const measure::StreamResult& s : run.streams) {
+  for (const StreamResult& s : run.streams) {
     streams.push_back({{"stream", s.index},
                        {"direction", to_string(s.direction)},
                        {"bytes", s.bytes},
@@ -231,8 +231,8 @@ ordered_json to_json(const measure::StreamRun& run, const measure::TestParameter
           {"intervals", intervals_json(run.intervals)}};
 }
 
-ordered_json headline_json(const measure::StreamResults& streams) {
-  const measure::StreamStats* s = headline_stats(streams);
+ordered_json headline_json(const StreamResults& streams) {
+  const StreamStats* s = headline_stats(streams);
   if (s == nullptr) return nullptr;
   ordered_json r = ratio_json(s->over_baseline);
   r["ci_method"] = ci_method();
@@ -317,7 +317,7 @@ std::string render_stream_header(const measure::TestParameters& p) {
 }
 
 std::string render_stream_runs(const measure::Comparison& c) {
-  const measure::StreamResults* streams = c.get<measure::StreamResults>();
+  const StreamResults* streams = c.get<StreamResults>();
   std::string out;
   if (streams != nullptr && !streams->runs.empty()) out += render_runs(c, *streams);
   if (streams != nullptr && !streams->stats.empty()) out += render_stats(c.parameters, *streams);
@@ -325,11 +325,11 @@ std::string render_stream_runs(const measure::Comparison& c) {
 }
 
 std::string render_stream_headline(const measure::Comparison& c) {
-  const measure::StreamResults* streams = c.get<measure::StreamResults>();
-  const measure::StreamStats* headline = streams != nullptr ? headline_stats(*streams) : nullptr;
+  const StreamResults* streams = c.get<StreamResults>();
+  const StreamStats* headline = streams != nullptr ? headline_stats(*streams) : nullptr;
   if (headline == nullptr) return {};
   std::string out = render_ratio(c.parameters, *headline->over_baseline);
-  for (const measure::StreamStats& s : streams->stats) {
+  for (const StreamStats& s : streams->stats) {
     if (!s.over_tls) continue;
     const measure::Summary& r = s.over_tls->ratio;
     out += fmt::format("{}/tls transfer time, paired by round: median {:.2f}x", s.variant, r.median);
@@ -343,7 +343,7 @@ std::string render_stream_headline(const measure::Comparison& c) {
 
 void add_stream_json(const measure::Comparison& c, nlohmann::ordered_json& out) {
   const measure::TestParameters& p = c.parameters;
-  const measure::StreamResults& streams = c.or_empty<measure::StreamResults>();
+  const StreamResults& streams = c.or_empty<StreamResults>();
   ordered_json runs = json::array();
   for (const auto& run : streams.runs)
     runs.push_back(to_json(run, p));
@@ -377,7 +377,7 @@ void add_stream_json(const measure::Comparison& c, nlohmann::ordered_json& out) 
 }
 
 nlohmann::ordered_json stream_last_run_json(const measure::Comparison& c) {
-  const auto* streams = c.get<measure::StreamResults>();
+  const auto* streams = c.get<StreamResults>();
   if (streams == nullptr || streams->runs.empty()) return nullptr;
   return to_json(streams->runs.back(), c.parameters);
 }
@@ -394,7 +394,7 @@ std::string render_stream_csv(const measure::Comparison& c) {
   }
   out += ",client_tls_library,server_tls_library,client_cpu_model,server_cpu_model\n";
   const measure::Environment& e = c.environment;
-  for (const measure::StreamRun& run : c.or_empty<measure::StreamResults>().runs) {
+  for (const StreamRun& run : c.or_empty<StreamResults>().runs) {
     out += fmt::format(
         "{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{:.1f},{},{},{},{},{},{},{},{},{},{},{},{}"
         "\n",
@@ -406,6 +406,44 @@ std::string render_stream_csv(const measure::Comparison& c) {
         run.tls.record_size, side_fields(run.client, run.bytes), side_fields(run.server, run.bytes),
         csv_field(e.client_tls_library), csv_field(e.server_tls_library), csv_field(e.client_cpu_model),
         csv_field(e.server_cpu_model));
+  }
+  return out;
+}
+
+std::string stream_sweep_title(const std::vector<const measure::Comparison*>& points) {
+  const bool messages = std::any_of(points.begin(), points.end(), [](const measure::Comparison* c) {
+    return c->parameters.test.stream.msg_size > 0;
+  });
+  return fmt::format("{} per second, min - max over the rounds", messages ? "messages" : "MB");
+}
+
+std::vector<SweepFigures> stream_sweep_figures(const measure::Comparison& c) {
+  const bool messages = c.parameters.test.stream.msg_size > 0;
+  const auto figure = [](const char* format, double value) {
+    return fmt::format(fmt::runtime(format), value);
+  };
+  std::vector<SweepFigures> out;
+  for (const StreamStats& s : c.or_empty<StreamResults>().stats) {
+    SweepFigures f;
+    f.variant = s.variant;
+    f.mode = s.mode;
+    const measure::Summary& m = messages ? s.messages_per_s : s.mbytes_per_s;
+    f.cell = messages ? fmt::format("{} - {}", render::thousands(m.min), render::thousands(m.max))
+                      : fmt::format("{:.1f} - {:.1f}", m.min, m.max);
+    const auto& over = s.over_baseline;
+    f.csv = {{"runs", std::to_string(s.transfer_us.count)},
+             {"bytes_median", figure("{:.0f}", s.bytes.median)},
+             {"mbytes_per_s_min", figure("{:.3f}", s.mbytes_per_s.min)},
+             {"mbytes_per_s_median", figure("{:.3f}", s.mbytes_per_s.median)},
+             {"mbytes_per_s_max", figure("{:.3f}", s.mbytes_per_s.max)},
+             {"messages_per_s_min", figure("{:.1f}", s.messages_per_s.min)},
+             {"messages_per_s_median", figure("{:.1f}", s.messages_per_s.median)},
+             {"messages_per_s_max", figure("{:.1f}", s.messages_per_s.max)},
+             {"transfer_us_median", figure("{:.3f}", s.transfer_us.median)},
+             {"over_tcp_median", over ? figure("{:.4f}", over->ratio.median) : ""},
+             {"over_tcp_ci95_low", over && over->ci ? figure("{:.4f}", over->ci->low) : ""},
+             {"over_tcp_ci95_high", over && over->ci ? figure("{:.4f}", over->ci->high) : ""}};
+    out.push_back(std::move(f));
   }
   return out;
 }

@@ -11,18 +11,17 @@ namespace stream_entry {
 
 void run(const session::ClientRun& run, const session::Variant& variant, measure::Comparison& comparison) {
   const tls::Context* tls = variant.tls ? &*variant.tls : nullptr;
-  session::keep_run<measure::StreamResults>(
-      comparison,
-      run_stream_test(run.target, tls, variant.mode, run.interrupt, run.observer, run.seed, run.round,
-                      comparison.environment),
-      variant.label, run);
+  session::keep_run<StreamResults>(comparison,
+                                   run_stream_test(run.target, tls, variant.mode, run.interrupt, run.observer,
+                                                   run.seed, run.round, comparison.environment),
+                                   variant.label, run);
 }
 
 // -w/--sndbuf/--rcvbuf: what the kernel applied, where it is not what was asked.
 void note_buffer_sizes(measure::Comparison& comparison) {
-  const auto* streams = comparison.get<measure::StreamResults>();
+  const auto* streams = comparison.get<StreamResults>();
   if (streams == nullptr || streams->runs.empty()) return;
-  const measure::StreamRun& last = streams->runs.back();
+  const StreamRun& last = streams->runs.back();
   const measure::TestParameters& p = comparison.parameters;
   for (const auto& [option, asked, client, server] :
        {std::tuple{"SO_SNDBUF", p.test.sndbuf_bytes, last.client.sndbuf_bytes, last.server.sndbuf_bytes},
@@ -43,7 +42,7 @@ void note_buffer_sizes(measure::Comparison& comparison) {
 
 void notes(const session::ClientConfig& config, measure::Comparison& comparison) {
   note_buffer_sizes(comparison);
-  session::note_unpinned<measure::StreamResults>(comparison, config);
+  session::note_unpinned<StreamResults>(comparison, config);
 }
 
 void check(const spec::Test& t, Mode) {
@@ -87,6 +86,7 @@ const KindSlice kStreamKind{
     .flags_are_for = "bulk runs",
     .add_flags = add_stream_flags,
     .configure = configure_stream,
+    .quic_streams = true,
     .run = stream_entry::run,
     .notes = stream_entry::notes,
     .check = stream_entry::check,
@@ -100,6 +100,10 @@ const KindSlice kStreamKind{
     .csv = render_stream_csv,
     .html_section = stream_html_section,
     .html_headline = stream_html_headline,
+    .sweep_title = stream_sweep_title,
+    .sweep_figures = stream_sweep_figures,
+    .sweep_columns = kStreamSweepColumns,
+    .sweep_charts = kStreamSweepCharts,
     .results = {"bulk", "runs", "bytes", "bytes", stream_entry::kFigures},
 };
 

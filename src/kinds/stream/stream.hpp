@@ -20,6 +20,7 @@
 
 #include "kinds/kind.hpp"
 #include "kinds/peer_checks.hpp"
+#include "kinds/stream/results.hpp"
 #include "measure/intervals.hpp"
 #include "measure/results.hpp"
 #include "protocol/messages.hpp"
@@ -38,9 +39,9 @@ namespace tlscmp::kinds {
 // config.host:config.port. `observer` (may be null) watches the streams that
 // go the test's way; `verify_seed` seeds --verify's payload; `round` goes to
 // the server's log. Throws tlscmp::Error naming what failed and on which side.
-measure::StreamRun run_stream_test(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
-                                   session::InterruptWatch& interrupt, measure::TransferObserver* observer,
-                                   std::uint64_t verify_seed, int round, measure::Environment& environment);
+StreamRun run_stream_test(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
+                          session::InterruptWatch& interrupt, measure::TransferObserver* observer,
+                          std::uint64_t verify_seed, int round, measure::Environment& environment);
 
 // Server: runs one stream test whose request passed the server's caps.
 // Returns the line to log; throws tlscmp::Error.
@@ -69,7 +70,7 @@ void add_stream_json(const measure::Comparison& comparison, nlohmann::ordered_js
 nlohmann::ordered_json stream_last_run_json(const measure::Comparison& comparison);
 // Where a TLS variant's extra CPU goes, a line per side, and one hint
 // (cost_report.cpp); "" where the variant has no split.
-std::string render_cost_split(const measure::Comparison& comparison, const measure::StreamStats& stats);
+std::string render_cost_split(const measure::Comparison& comparison, const StreamStats& stats);
 // A side's split, or null; a side's calibration, or null.
 nlohmann::ordered_json cost_split_json(const std::optional<measure::CostSplit>& split);
 nlohmann::ordered_json calibration_json(const std::optional<measure::TlsCalibration>& calibration);
@@ -83,6 +84,23 @@ void configure_stream(const SharedFlags& flags, session::ClientConfig& config);
 // The report page (html.cpp): its section of charts, and its headline's sentences of one result.
 std::string stream_html_section(render::Page& page);
 void stream_html_headline(const nlohmann::json& result, std::vector<std::string>& sentences);
+
+// A sweep's figures of one point (report.cpp), for the table's sweep_* entries.
+std::string stream_sweep_title(const std::vector<const measure::Comparison*>& points);
+std::vector<SweepFigures> stream_sweep_figures(const measure::Comparison& comparison);
+inline constexpr const char* kStreamSweepColumns[] = {
+    "bytes_median",       "mbytes_per_s_min",      "mbytes_per_s_median", "mbytes_per_s_max",
+    "messages_per_s_min", "messages_per_s_median", "messages_per_s_max",  "transfer_us_median",
+    "over_tcp_median",    "over_tcp_ci95_low",     "over_tcp_ci95_high"};
+
+// The report page's charts of a sweep.
+inline constexpr SweepChart kStreamSweepCharts[] = {
+    {"Throughput against the swept setting (median, min–max)", "throughput (MB/s)", "summary",
+     "mbytes_per_s"},
+    {"Messages per second against the swept setting", "messages/s (log scale)", "summary", "messages_per_s",
+     true},
+    {"TLS/TCP transfer time against the swept setting (median, 95% CI)", "TLS time / TCP time", "summary",
+     "over_tcp_transfer_time", false, "ci95_low", "ci95_high"}};
 
 // This kind's entry in the table of kinds (slice.cpp).
 extern const KindSlice kStreamKind;

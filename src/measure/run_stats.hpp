@@ -1,0 +1,123 @@
+#pragma once
+
+// The pieces each kind's statistics (kinds/NAME/statistics.cpp) are made
+// of: a run's figure summarized over the runs of a variant, the rounds'
+// baseline runs, a variant's runs paired with them by round, and each
+// side's extra CPU per unit split.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "measure/cost_split.hpp"
+#include "measure/results.hpp"
+
+namespace tlscmp::measure {
+
+template <typename Run, typename Get>
+Summary summarize_field(const std::vector<const Run*>& runs, Get get) {
+  std::vector<double> values;
+  values.reserve(runs.size());
+  for (const Run* run : runs)
+    values.push_back(get(*run));
+  return summarize(values);
+}
+
+inline std::vector<std::string> variant_order(const Comparison& comparison) {
+  if (!comparison.parameters.variants.empty()) return comparison.parameters.variants;
+  std::vector<std::string> labels;
+  for (Mode mode : comparison.parameters.modes)
+    labels.emplace_back(to_string(mode));
+  return labels;
+}
+
+// Round -> that round's baseline run, of the runs that count: what the
+// variants of the other modes are paired with. Each round runs every variant
+// back to back, so that noise hits them alike. Empty with one mode.
+template <typename Run, typename Counts>
+std::map<int, const Run*> baseline_by_round(const TestParameters& parameters, const std::vector<Run>& runs,
+                                            Counts counts) {
+  std::map<int, const Run*> base;
+  const std::optional<Mode> baseline = parameters.baseline();
+  for (const Run& run : runs) {
+    if (counts(run) && run.mode == baseline) base[run.round] = &run;
+  }
+  return base;
+}
+
+// The variants that have a ratio to the baseline.
+template <typename Stats, typename Ratio>
+std::vector<std::string> compared_variants(const std::vector<Stats>& stats, Ratio ratio) {
+  std::vector<std::string> labels;
+  for (const Stats& s : stats) {
+    if (ratio(s)) labels.push_back(s.variant);
+  }
+  return labels;
+}
+
+inline std::optional<PairedRatio> paired(const std::vector<double>& ratios) {
+  if (ratios.empty()) return std::nullopt;
+  return PairedRatio{summarize(ratios), bootstrap_median_ci(ratios)};
+}
+
+// Round -> that round's plain tls run, of the runs that count: what quic
+// runs are paired with beside the baseline.
+template <typename Run, typename Counts>
+std::map<int, const Run*> tls_by_round(const std::vector<Run>& runs, Counts counts) {
+  std::map<int, const Run*> tls;
+  for (const Run& run : runs) {
+    if (counts(run) && run.mode == Mode::tls && run.label() == "tls") tls[run.round] = &run;
+  }
+  return tls;
+}
+
+// A quic variant's runs over the same round's tls run, by `figure`: none
+// for other variants, or where no round ran tls.
+template <typename Run, typename Figure>
+std::optional<PairedRatio> quic_over_tls(const std::vector<const Run*>& runs,
+                                         const std::map<int, const Run*>& tls, Figure figure) {
+  std::vector<double> ratios;
+  for (const Run* run : runs) {
+    const auto t = tls.find(run->round);
+    if (run->mode != Mode::quic || t == tls.end() || !(figure(*t->second) > 0)) continue;
+    ratios.push_back(figure(*run) / figure(*t->second));
+  }
+  return paired(ratios);
+}
+
+// A TLS variant's rr or crr runs against the same round's TCP runs: each
+// side's extra CPU per unit split (measure::split_unit_cost); `per_unit`
+// gives a run's CPU per unit on a side.
+template <typename Run, typename PerUnit>
+void add_unit_splits(const std::vector<const Run*>& runs, const std::map<int, const Run*>& base,
+                     PerUnit per_unit, bool handshake, std::optional<UnitSplit>& client,
+                     std::optional<UnitSplit>& server) {
+  if (runs.empty() || runs.front()->mode != Mode::tls || base.empty() ||
+      base.begin()->second->mode != Mode::tcp)
+    return;
+  for (const bool client_side : {true, false}) {
+    std::vector<UnitCost> costs;
+    for (const Run* run : runs) {
+      const auto b = base.find(run->round);
+      if (b == base.end()) continue;
+      const SideCost& side = client_side ? run->client : run->server;
+      const SideCost& base_side = client_side ? b->second->client : b->second->server;
+      costs.push_back({per_unit(*run, side), per_unit(*b->second, base_side),
+                       side.transaction_calibration ? &*side.transaction_calibration : nullptr});
+    }
+    (client_side ? client : server) = split_unit_cost(costs, client_side, handshake);
+  }
+}
+
+// Each variant's `ratio` that is there, as --repeat auto reads them.
+template <typename Stats, typename Ratio>
+std::vector<HeadlineRatio> ratios_of(const std::vector<Stats>& stats, Ratio ratio) {
+  std::vector<HeadlineRatio> out;
+  for (const Stats& s : stats) {
+    if (const auto& r = s.*ratio) out.push_back({s.variant, r->ratio, r->ci});
+  }
+  return out;
+}
+
+}  // namespace tlscmp::measure
