@@ -72,6 +72,14 @@ struct ResultRuns {
   const char* amount_unit = nullptr;  // "transactions"
   // Compare's figures; the first is the rate (higher is better), which merge takes too.
   std::span<const RunFigure> figures;
+  // The server's --results, per client, as merge adds them up: a figure of
+  // each of the kind's server results ("messages") counted as an amount
+  // ("transactions"); and where its results carry memory readings
+  // (rss_before, rss_idle, heap_before, heap_idle), the figure they are per
+  // ("flows"), for its memory per idle connection by variant.
+  const char* server_figure = nullptr;
+  const char* server_amount = nullptr;
+  const char* memory_per = nullptr;
 };
 
 // One variant of one point of a sweep (tlscmp sweep), as its kind gives it

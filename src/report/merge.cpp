@@ -4,37 +4,50 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "kinds/kind.hpp"
+
 namespace tlscmp::report {
 
 using nlohmann::ordered_json;
 
 namespace {
 
-// The server's account per client address; with flows tests, its memory per
-// idle connection by variant.
+// The server's account per client address: its tests, what they moved by
+// each kind's amount, and where a kind reads memory, its memory per idle
+// connection by variant.
 std::string server_account_text(const std::vector<results::ServerView>& server) {
-  std::string out = fmt::format(
-      "\nthe server's account (--results), per client address:\n{:<40} {:>5} {:>4} {:>7} {:>6} {:>16} {:>13} "
-      "{:>11} {:>7}  {}\n",
-      "client", "tests", "ok", "refused", "failed", "bytes", "transactions", "connections", "flows",
-      "KiB/conn idle (heap)");
+  const std::vector<std::pair<std::string, double>> none;
+  const auto& amounts = server.empty() ? none : server.front().amounts;
+  const auto width = [](const std::string& name) { return std::max<std::size_t>(name.size(), 11); };
+  std::string out =
+      fmt::format("\nthe server's account (--results), per client address:\n{:<40} {:>5} {:>4} {:>7} {:>6}",
+                  "client", "tests", "ok", "refused", "failed");
+  for (const auto& [name, value] : amounts)
+    out += fmt::format(" {:>{}}", name, width(name));
+  out += "  KiB/conn idle (heap)\n";
   const auto kib = [](const std::optional<double>& bytes) {
     return bytes ? fmt::format("{:.1f}", *bytes / 1024) : std::string("-");
   };
+  bool any_memory = false;
   for (const results::ServerView& v : server) {
     std::string memory;
-    for (const auto& [variant, m] : v.flows_memory) {
-      memory += fmt::format("{}{} {} ({})", memory.empty() ? "" : ", ", variant,
-                            kib(m.idle_bytes_per_connection), kib(m.idle_heap_bytes_per_connection));
+    for (const auto& [kind, variants] : v.memory) {
+      for (const auto& [variant, m] : variants) {
+        memory += fmt::format("{}{} {} ({})", memory.empty() ? "" : ", ", variant,
+                              kib(m.idle_bytes_per_connection), kib(m.idle_heap_bytes_per_connection));
+      }
     }
-    out += fmt::format("{:<40} {:>5} {:>4} {:>7} {:>6} {:>16.0f} {:>13.0f} {:>11.0f} {:>7.0f}  {}\n",
-                       v.client_address, v.tests, v.ok, v.refused, v.failed, v.bytes, v.transactions,
-                       v.connections, v.flows, memory.empty() ? "-" : memory);
-  }
-  if (std::any_of(server.begin(), server.end(), [](const auto& v) { return v.flows > 0; }))
+    any_memory = any_memory || !memory.empty();
     out +=
-        "(KiB/conn: the server's memory per connection with a flows test's flows idle, over its own before "
-        "them, by variant, the median over the tests; tests that ran at once count each other's flows)\n";
+        fmt::format("{:<40} {:>5} {:>4} {:>7} {:>6}", v.client_address, v.tests, v.ok, v.refused, v.failed);
+    for (const auto& [name, value] : v.amounts)
+      out += fmt::format(" {:>{}.0f}", value, width(name));
+    out += fmt::format("  {}\n", memory.empty() ? "-" : memory);
+  }
+  if (any_memory)
+    out +=
+        "(KiB/conn: the server's memory per connection with a test's connections idle, over its own before "
+        "them, by variant, the median over the tests; tests that ran at once count each other's)\n";
   return out;
 }
 
@@ -77,15 +90,33 @@ ordered_json or_null(const std::optional<double>& value) {
 }
 
 // By variant: the server's memory per idle connection, RSS and heap.
-ordered_json flows_memory_json(const results::ServerView& v) {
+ordered_json memory_json(const std::map<std::string, results::ServerView::Memory>& variants) {
   ordered_json out = ordered_json::object();
-  for (const auto& [variant, m] : v.flows_memory) {
+  for (const auto& [variant, m] : variants) {
     out[variant] = {{"idle_bytes_per_connection", or_null(m.idle_bytes_per_connection)},
                     {"idle_heap_bytes_per_connection", or_null(m.idle_heap_bytes_per_connection)}};
   }
   return out;
 }
 
+// One client's account: its tests, each kind's amount, and "KIND_memory"
+// for each kind that reads memory (an empty object where it ran none).
+ordered_json server_view_json(const results::ServerView& v) {
+  ordered_json out = {{"client_address", v.client_address},
+                      {"tests", v.tests},
+                      {"ok", v.ok},
+                      {"refused", v.refused},
+                      {"failed", v.failed}};
+  for (const auto& [name, value] : v.amounts)
+    out[name] = value;
+  for (const kinds::KindSlice* kind : kinds::all_kinds()) {
+    if (kind->results.memory_per == nullptr) continue;
+    const auto it = v.memory.find(kind->results.label);
+    out[std::string(kind->results.label) + "_memory"] =
+        it != v.memory.end() ? memory_json(it->second) : ordered_json::object();
+  }
+  return out;
+}
 }  // namespace
 
 std::string render_merge_json(const results::MergeResult& r) {
@@ -113,16 +144,7 @@ std::string render_merge_json(const results::MergeResult& r) {
   if (r.has_server_view) {
     server = ordered_json::array();
     for (const results::ServerView& v : r.server) {
-      server.push_back({{"client_address", v.client_address},
-                        {"tests", v.tests},
-                        {"ok", v.ok},
-                        {"refused", v.refused},
-                        {"failed", v.failed},
-                        {"bytes", v.bytes},
-                        {"transactions", v.transactions},
-                        {"connections", v.connections},
-                        {"flows", v.flows},
-                        {"flows_memory", flows_memory_json(v)}});
+      server.push_back(server_view_json(v));
     }
   }
   const ordered_json out = {{"totals", totals}, {"hosts", hosts}, {"server", server}};

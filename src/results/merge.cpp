@@ -5,7 +5,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "error.hpp"
 #include "kinds/kind.hpp"
@@ -17,12 +19,55 @@ namespace {
 
 using nlohmann::json;
 
-// A flows test's server side: the growth of a reading from before its first
-// flow to every flow idle, per flow; NaN without both readings.
-double idle_growth_per_flow(const json& side, const char* before, const char* idle) {
-  const double flows = number_at(side, {"flows"});
+// A server result's growth of a reading from before its first connection
+// to every one idle, per `per` (its flows); NaN without both readings.
+double idle_growth_per(const json& side, const char* per, const char* before, const char* idle) {
+  const double count = number_at(side, {per});
   const double grown = number_at(side, {idle}) - number_at(side, {before});
-  return flows > 0 ? grown / flows : std::nan("");
+  return count > 0 ? grown / count : std::nan("");
+}
+
+// A fresh client's view: every kind's amount at 0, in the table's order.
+ServerView fresh_view(const std::string& address) {
+  ServerView v;
+  v.client_address = address;
+  for (const kinds::KindSlice* kind : kinds::all_kinds()) {
+    const char* amount = kind->results.server_amount;
+    if (amount != nullptr &&
+        std::none_of(v.amounts.begin(), v.amounts.end(), [&](const auto& a) { return a.first == amount; }))
+      v.amounts.emplace_back(amount, 0);
+  }
+  return v;
+}
+
+// Readings by client address, kind and variant: each test's RSS and heap growth per connection.
+using MemoryReadings = std::map<std::tuple<std::string, std::string, std::string>,
+                                std::pair<std::vector<double>, std::vector<double>>>;
+
+// One --results line's server results, added to its client's view.
+void add_server_results(const json& j, const std::string& address, ServerView& view, MemoryReadings& memory) {
+  const std::string kind_name = text_of(j.value("kind", json("")));
+  const kinds::KindSlice* kind = nullptr;
+  for (const kinds::KindSlice* k : kinds::all_kinds()) {
+    if (kind_name == to_string(k->kind)) kind = k;
+  }
+  if (kind == nullptr || kind->results.server_figure == nullptr) return;
+  for (const json& side : j.value("server_results", json::array())) {
+    const double v = number_at(side, {kind->results.server_figure});
+    for (auto& [name, total] : view.amounts) {
+      if (name == kind->results.server_amount && !std::isnan(v)) total += v;
+    }
+    const char* per = kind->results.memory_per;
+    if (per == nullptr) continue;
+    const json request = j.value("request", json::object());
+    const std::string variant =
+        request.value("mode", std::string("?")) + (request.value("release_buffers", false) ? "-release" : "");
+    auto& [rss, heap] = memory[{address, kind->results.label, variant}];
+    if (const double g = idle_growth_per(side, per, "rss_before", "rss_idle"); !std::isnan(g))
+      rss.push_back(g);
+    if (const double g = idle_growth_per(side, per, "heap_before", "heap_idle"); !std::isnan(g))
+      heap.push_back(g);
+  }
 }
 
 std::optional<double> median_or_none(const std::vector<double>& values) {
@@ -34,8 +79,7 @@ std::vector<ServerView> read_server_view(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw UsageError(fmt::format("--results {}: cannot read it", path));
   std::vector<ServerView> view;
-  // By client address and variant: each flows test's RSS and heap growth per flow.
-  std::map<std::pair<std::string, std::string>, std::pair<std::vector<double>, std::vector<double>>> memory;
+  MemoryReadings memory;
   int number = 0;
   for (std::string line; std::getline(in, line);) {
     ++number;
@@ -54,41 +98,19 @@ std::vector<ServerView> read_server_view(const std::string& path) {
     const std::string address = text_of(j["client_address"]);
     auto it = std::find_if(view.begin(), view.end(),
                            [&](const ServerView& v) { return v.client_address == address; });
-    if (it == view.end()) {
-      ServerView fresh;
-      fresh.client_address = address;
-      it = view.insert(view.end(), std::move(fresh));
-    }
+    if (it == view.end()) it = view.insert(view.end(), fresh_view(address));
     ++it->tests;
     const std::string outcome = text_of(j["outcome"]);
     if (outcome == "ok") ++it->ok;
     if (outcome == "refused") ++it->refused;
     if (outcome == "failed") ++it->failed;
-    const std::string kind = text_of(j.value("kind", json("")));
-    for (const json& side : j.value("server_results", json::array())) {
-      const auto add = [&](double& to, const char* field) {
-        const double v = number_at(side, {field});
-        if (!std::isnan(v)) to += v;
-      };
-      if (kind == "stream") add(it->bytes, "bytes");  // what it received, or with -R sent
-      if (kind == "rr") add(it->transactions, "messages");
-      if (kind == "crr") add(it->connections, "connections");
-      if (kind != "flows") continue;
-      add(it->flows, "flows");
-      const json request = j.value("request", json::object());
-      const std::string variant = request.value("mode", std::string("?")) +
-                                  (request.value("release_buffers", false) ? "-release" : "");
-      auto& [rss, heap] = memory[{address, variant}];
-      if (const double v = idle_growth_per_flow(side, "rss_before", "rss_idle"); !std::isnan(v))
-        rss.push_back(v);
-      if (const double v = idle_growth_per_flow(side, "heap_before", "heap_idle"); !std::isnan(v))
-        heap.push_back(v);
-    }
+    add_server_results(j, address, *it, memory);
   }
   for (const auto& [where, readings] : memory) {
+    const auto& [address, kind, variant] = where;
     const auto v = std::find_if(view.begin(), view.end(),
-                                [&](const ServerView& s) { return s.client_address == where.first; });
-    v->flows_memory[where.second] = {median_or_none(readings.first), median_or_none(readings.second)};
+                                [&](const ServerView& s) { return s.client_address == address; });
+    v->memory[kind][variant] = {median_or_none(readings.first), median_or_none(readings.second)};
   }
   return view;
 }

@@ -45,20 +45,28 @@ struct ServerView {
   int ok = 0;
   int refused = 0;
   int failed = 0;
-  double bytes = 0;         // payload bytes its stream tests moved, as the server counted them
-  double transactions = 0;  // rr transactions the server answered
-  double connections = 0;   // crr connections the server completed
-  // Flows tests: the flows the server held, and by variant (tcp, tls,
-  // tls-release) its memory per connection with every flow of a test
-  // established and idle (its RSS, and its heap, over its own before the
-  // test's first flow), the median over the tests; none without a reading.
-  // Tests that ran at once count each other's flows.
-  double flows = 0;
-  struct FlowsMemory {
+  // What its tests moved, as the server counted them, by each kind's amount
+  // (kinds::ResultRuns::server_amount: bytes, transactions, connections,
+  // flows), every kind's in the table's order.
+  std::vector<std::pair<std::string, double>> amounts;
+  // Kinds whose server results carry memory readings (the many-connection
+  // tests): by the kind's label ("flows"), then by variant (tcp, tls,
+  // tls-release), the server's memory per connection with every connection
+  // of a test established and idle (its RSS, and its heap, over its own
+  // before the test's first), the median over the tests; none without a
+  // reading. Tests that ran at once count each other's connections.
+  struct Memory {
     std::optional<double> idle_bytes_per_connection;
     std::optional<double> idle_heap_bytes_per_connection;
   };
-  std::map<std::string, FlowsMemory> flows_memory;
+  std::map<std::string, std::map<std::string, Memory>> memory;
+
+  double amount(const std::string& name) const {
+    for (const auto& [n, v] : amounts) {
+      if (n == name) return v;
+    }
+    return 0;
+  }
 };
 
 struct MergeResult {

@@ -83,7 +83,7 @@ const KindSlice kRrKind{
     .sweep_figures = rr_sweep_figures,
     .sweep_columns = kTransactionsSweepColumns,
     .sweep_charts = kRrSweepCharts,
-    .results = {"rr", "rr_runs", "transactions", "transactions", rr_entry::kFigures},
+    .results = {"rr", "rr_runs", "transactions", "transactions", rr_entry::kFigures, "messages", "transactions"},
 };
 
 }  // namespace tlscmp::kinds

@@ -104,7 +104,7 @@ const KindSlice kStreamKind{
     .sweep_figures = stream_sweep_figures,
     .sweep_columns = kStreamSweepColumns,
     .sweep_charts = kStreamSweepCharts,
-    .results = {"bulk", "runs", "bytes", "bytes", stream_entry::kFigures},
+    .results = {"bulk", "runs", "bytes", "bytes", stream_entry::kFigures, "bytes", "bytes"},
 };
 
 }  // namespace tlscmp::kinds
