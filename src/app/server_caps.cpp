@@ -19,11 +19,6 @@ std::string Server::cap_problem(const protocol::TestRequest& request) const {
                        static_cast<double>(request.test.duration_ms) / 1e3,
                        std::chrono::duration<double>(config_.max_duration).count());
   }
-  if (const std::string problem =
-          protocol::rr_schedule_problem(request.test.rr.rate_tps, request.test.streams);
-      !problem.empty()) {
-    return "this server refuses " + problem;
-  }
   if (request.server_cpu >= 0) {
     if (!kinds::slice_of(request.test.kind).server_pin) {
       return fmt::format(

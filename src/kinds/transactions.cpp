@@ -35,6 +35,11 @@ void check_transactions(const spec::Test& t, const char* flag) {
   }
 }
 
+std::string transactions_refusal(const protocol::TestRequest& request, const session::ServerSide&) {
+  const std::string problem = protocol::rr_schedule_problem(request.test.rr.rate_tps, request.test.streams);
+  return problem.empty() ? problem : "this server refuses " + problem;
+}
+
 std::string transactions_sweep_title(const std::vector<const measure::Comparison*>&) {
   return "transactions per second (p50 / p99 latency), medians over the rounds; tls/tcp: transactions per "
          "second over TCP's (and p50 latency), paired by round";

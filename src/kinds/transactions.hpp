@@ -32,6 +32,10 @@ void configure_transactions(const SharedFlags& flags, session::ClientConfig& con
 // -n at least -P. Throws spec::Invalid naming the flag.
 void check_transactions(const spec::Test& test, const char* flag);
 
+// Server: an open-loop schedule (--rate) its loops cannot keep, refused
+// before anything is set up; "" where none.
+std::string transactions_refusal(const protocol::TestRequest& request, const session::ServerSide& side);
+
 // A sweep of tests of transactions: its table's title, and its CSV columns
 // (after variant, mode and runs), which `sweep_csv` fills from a variant's
 // statistics (rr's and flows' have these fields).

@@ -143,6 +143,7 @@ const KindSlice kFlowsKind{
     .variants = flows_entry::variants,
     .run = flows_entry::run,
     .notes = flows_entry::notes,
+    .refusal = transactions_refusal,
     .check = check_flows_test,
     .example = flows_entry::example,
     .serve = serve_flows_test,

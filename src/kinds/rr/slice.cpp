@@ -69,6 +69,7 @@ const KindSlice kRrKind{
     .quic_streams = true,
     .run = rr_entry::run,
     .notes = rr_entry::notes,
+    .refusal = transactions_refusal,
     .check = [](const spec::Test& t, Mode) { check_transactions(t, "--rr"); },
     .example = rr_entry::example,
     .serve = serve_rr_test,
