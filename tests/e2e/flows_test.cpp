@@ -352,6 +352,7 @@ TEST_CASE(
     for (const char* variant : {"tcp", "tls", "tls-release"}) {
       CAPTURE(variant);
       const json& run = flows_run_of(j, variant);
+      INFO("first failure: " << run["first_failure"].dump());
       CHECK(run["work"] == "stream");
       CHECK(run["bytes"] == 20u << 20);
       CHECK(run["transactions"].is_null());

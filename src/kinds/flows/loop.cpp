@@ -664,6 +664,15 @@ void FlowLoop::drive(Flow& flow, std::int64_t now) {
 // A flow with nothing under way: bytes here are the peer's TLS session
 // tickets, or its close.
 void FlowLoop::watch_idle(Flow& flow) {
+  // A bulk stream's receiver: the sender may begin before this side's own
+  // begin comes (its go reached the other end first, or this loop was off
+  // the CPU). Its bytes wait in the socket, unwatched, until the traffic
+  // begins here: kick_traffic starts every idle flow and reads them then.
+  if (plan_.work == spec::FlowWork::stream && !plan_.sends && !traffic_ && !plan_.quic) {
+    std::byte first{};
+    // Watched for the peer's close alone (0 would read as "not in the set").
+    if (::recv(flow.fd(), &first, 1, MSG_PEEK | MSG_DONTWAIT) > 0) return want(flow, EPOLLRDHUP);
+  }
   std::error_code ec;
   const std::size_t n = flow.stream->read_some({buffer_.data(), buffer_.size()}, ec);
   if (ec == TransportErrc::would_block) return want(flow, epoll_events(flow.stream->wanted_events()));
