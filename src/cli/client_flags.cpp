@@ -163,6 +163,16 @@ void refuse_tls_flags_for_quic(const ClientFlags& flags, const session::ClientCo
 
 // --streams S: S QUIC streams on each of -P connections, against -P x S
 // TCP and TLS connections.
+// The kinds of the table that have `capability`, by the flag that asks for
+// each (or what its flags are for), for a refusal: "bulk runs and --rr".
+std::string kinds_with(bool kinds::KindSlice::*capability) {
+  std::vector<std::string> names;
+  for (const kinds::KindSlice* kind : kinds::all_kinds()) {
+    if (kind->*capability) names.push_back(kind->flag != nullptr ? kind->flag : kind->flags_are_for);
+  }
+  return fmt::format("{}", fmt::join(names, " and "));
+}
+
 void apply_quic_streams(session::ClientConfig& c) {
   const std::uint32_t s = c.quic_streams;
   if (s == 1) return;
@@ -173,13 +183,9 @@ void apply_quic_streams(session::ClientConfig& c) {
         s));
   }
   if (!kinds::slice_of(c.test.kind).quic_streams) {
-    std::vector<std::string> takers;
-    for (const kinds::KindSlice* kind : kinds::all_kinds()) {
-      if (kind->quic_streams) takers.push_back(kind->flag != nullptr ? kind->flag : kind->flags_are_for);
-    }
     throw UsageError(
         fmt::format("--streams {}: {} take QUIC streams; {} opens a QUIC connection a transaction", s,
-                    fmt::join(takers, " and "), to_string(c.test.kind)));
+                    kinds_with(&kinds::KindSlice::quic_streams), to_string(c.test.kind)));
   }
   if (std::uint64_t{s} * c.test.streams > protocol::kMaxStreams) {
     throw UsageError(fmt::format("--streams {} with -P {}: {} streams in all, and at most {} run; lower one",
@@ -501,12 +507,8 @@ void split_sources(session::ClientConfig& c) {
   std::vector<std::string> addresses = parse_address_list(c.bind_address, problem);
   if (addresses.empty()) throw UsageError(fmt::format("-B {}: {}", c.bind_address, problem));
   if (addresses.size() > 1 && !kinds::slice_of(c.test.kind).several_sources) {
-    std::vector<std::string> takers;
-    for (const kinds::KindSlice* kind : kinds::all_kinds()) {
-      if (kind->several_sources && kind->flag != nullptr) takers.push_back(kind->flag);
-    }
     throw UsageError(fmt::format("-B {}: several source addresses are for {}; give one", c.bind_address,
-                                 fmt::join(takers, " and ")));
+                                 kinds_with(&kinds::KindSlice::several_sources)));
   }
   c.bind_address = addresses.front();
   if (addresses.size() > 1) c.source_addresses = std::move(addresses);

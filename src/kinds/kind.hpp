@@ -87,6 +87,7 @@ struct ResultRuns {
 struct SweepFigures {
   std::string variant;
   Mode mode = Mode::tcp;
+  std::size_t runs = 0;    // the runs its statistics are over
   std::string cell;        // the table's cell: "26,800,000 (41 / 80 us)"
   std::string ratio_cell;  // its ratio to the baseline, in a column of its own; "" where none
   // The CSV's columns it fills (of the kind's sweep_columns), by name; the rest stay empty.

@@ -36,26 +36,31 @@ void check_transactions(const spec::Test& test, const char* flag);
 // before anything is set up; "" where none.
 std::string transactions_refusal(const protocol::TestRequest& request, const session::ServerSide& side);
 
-// A sweep of tests of transactions: its table's title, and its CSV columns
-// (after variant, mode and runs), which `sweep_csv` fills from a variant's
-// statistics (rr's and flows' have these fields).
+// A sweep of tests of transactions: its table's title, its CSV columns
+// (after variant, mode and runs), and a variant's figures but the table's
+// cells (the kind's own), from its statistics (rr's and flows' have these
+// fields).
 std::string transactions_sweep_title(const std::vector<const measure::Comparison*>& points);
 inline constexpr const char* kTransactionsSweepColumns[] = {
     "over_tcp_median", "over_tcp_ci95_low", "over_tcp_ci95_high", "transactions_per_s_median",
     "p50_us_median",   "p99_us_median",     "p50_over_tcp_median"};
 
 template <typename Stats>
-std::map<std::string, std::string> transactions_sweep_csv(const Stats& s) {
+SweepFigures transactions_sweep_figures(const Stats& s) {
   const auto& over = s.transactions_per_s_over_baseline;
   const auto figure = [](const auto& value) { return fmt::format("{:.4f}", value); };
-  return {{"runs", std::to_string(s.transactions_per_s.count)},
-          {"over_tcp_median", over ? figure(over->ratio.median) : ""},
-          {"over_tcp_ci95_low", over && over->ci ? figure(over->ci->low) : ""},
-          {"over_tcp_ci95_high", over && over->ci ? figure(over->ci->high) : ""},
-          {"transactions_per_s_median", fmt::format("{:.1f}", s.transactions_per_s.median)},
-          {"p50_us_median", fmt::format("{:.3f}", s.p50_us.median)},
-          {"p99_us_median", fmt::format("{:.3f}", s.p99_us.median)},
-          {"p50_over_tcp_median", s.p50_over_baseline ? figure(s.p50_over_baseline->ratio.median) : ""}};
+  SweepFigures f;
+  f.variant = s.variant;
+  f.mode = s.mode;
+  f.runs = s.transactions_per_s.count;
+  f.csv = {{"over_tcp_median", over ? figure(over->ratio.median) : ""},
+           {"over_tcp_ci95_low", over && over->ci ? figure(over->ci->low) : ""},
+           {"over_tcp_ci95_high", over && over->ci ? figure(over->ci->high) : ""},
+           {"transactions_per_s_median", fmt::format("{:.1f}", s.transactions_per_s.median)},
+           {"p50_us_median", fmt::format("{:.3f}", s.p50_us.median)},
+           {"p99_us_median", fmt::format("{:.3f}", s.p99_us.median)},
+           {"p50_over_tcp_median", s.p50_over_baseline ? figure(s.p50_over_baseline->ratio.median) : ""}};
+  return f;
 }
 
 }  // namespace tlscmp::kinds

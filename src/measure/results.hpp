@@ -68,8 +68,7 @@ struct TlsParameters {
 
 // What every kind's run has, whatever it measured: its place in the
 // rounds, its mode and what TLS negotiated, and both sides' cost. Each
-// kind's run (StreamRun, DatagramRun, RrRun, CrrRun) is one of these and
-// its own figures.
+// kind's run (kinds/NAME/results.hpp) is one of these and its own figures.
 struct RunHeader {
   std::string variant;   // the variant's label: "tcp", "tls", a suite, "tls-resumed" ...; empty: the mode's
   int round = 0;         // 1-based; one round runs each variant once; warm-up rounds count from 1 too

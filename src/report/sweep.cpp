@@ -113,9 +113,7 @@ std::string render_sweep_csv(const std::vector<results::SweepPoint>& points) {
       for (const kinds::SweepFigures& f : kind->sweep_figures(point.comparison)) {
         for (const auto& [name, value] : point.settings)
           out += csv_field(value) + ",";
-        const auto runs = f.csv.find("runs");
-        out += fmt::format("{},{},{}", csv_field(f.variant), to_string(f.mode),
-                           runs != f.csv.end() ? runs->second : "");
+        out += fmt::format("{},{},{}", csv_field(f.variant), to_string(f.mode), f.runs);
         for (const std::string& column : columns) {
           const auto it = f.csv.find(column);
           out += "," + (it != f.csv.end() ? it->second : std::string());

@@ -60,13 +60,6 @@ struct ServerView {
     std::optional<double> idle_heap_bytes_per_connection;
   };
   std::map<std::string, std::map<std::string, Memory>> memory;
-
-  double amount(const std::string& name) const {
-    for (const auto& [n, v] : amounts) {
-      if (n == name) return v;
-    }
-    return 0;
-  }
 };
 
 struct MergeResult {

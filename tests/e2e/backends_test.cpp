@@ -10,7 +10,9 @@ using nlohmann::json;
 TEST_CASE("a client of one TLS library against a server of the other") {
   const std::string peer = peer_binary();
   if (peer.empty()) {
-    skip_unsupported("no other library's binary in this stage (TLSCMP_TEST_PEER): scripts/test runs it against the BoringSSL build");
+    skip_unsupported(
+        "no other library's binary in this stage (TLSCMP_TEST_PEER): scripts/test runs it against the "
+        "BoringSSL build");
     return;
   }
   TempDir certs;
@@ -38,7 +40,9 @@ TEST_CASE("a client of one TLS library against a server of the other") {
 TEST_CASE("a TLS 1.2 suite outside the server's defaults, granted across the two libraries") {
   const std::string peer = peer_binary();
   if (peer.empty()) {
-    skip_unsupported("no other library's binary in this stage (TLSCMP_TEST_PEER): scripts/test runs it against the BoringSSL build");
+    skip_unsupported(
+        "no other library's binary in this stage (TLSCMP_TEST_PEER): scripts/test runs it against the "
+        "BoringSSL build");
     return;
   }
   TempDir certs;

@@ -190,7 +190,9 @@ TEST_CASE("--crr against a server with caps: --max-duration stops a long -n, and
 TEST_CASE("--crr between the two TLS libraries: full and resumed handshakes both ways") {
   const std::string peer = peer_binary();
   if (peer.empty()) {
-    skip_unsupported("no other library's binary in this stage (TLSCMP_TEST_PEER): scripts/test runs it against the BoringSSL build");
+    skip_unsupported(
+        "no other library's binary in this stage (TLSCMP_TEST_PEER): scripts/test runs it against the "
+        "BoringSSL build");
     return;
   }
   for (const bool peer_serves : {true, false}) {

@@ -2,29 +2,10 @@
 
 // Connection-per-transaction runs (--crr): each run's phases and counts, and
 // the statistics over a variant's runs.
-// A comparison of the kind holds them as its measure::KindResults.
 
-#include <cstdint>
-#include <map>
-#include <optional>
-#include <string>
-#include <vector>
-
-#include "measure/results.hpp"
+#include "kinds/results.hpp"
 
 namespace tlscmp::kinds {
-
-using measure::CostSplit;
-using measure::Interval;
-using measure::LatencySummary;
-using measure::PairedRatio;
-using measure::RrInterval;
-using measure::RunHeader;
-using measure::RunSplit;
-using measure::SideCost;
-using measure::Summary;
-using measure::TlsParameters;
-using measure::UnitSplit;
 
 // One run of a connection-per-transaction test (crr): -P connectors, each
 // opening a connection, making one transaction of the rr sizes, closing it.

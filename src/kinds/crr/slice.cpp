@@ -149,7 +149,8 @@ const KindSlice kCrrKind{
     .csv = render_crr_csv,
     .html_section = crr_html_section,
     .html_headline = crr_html_headline,
-    .results = {"crr", "crr_runs", "connections", "connections", crr_entry::kFigures, "connections", "connections"},
+    .results = {"crr", "crr_runs", "connections", "connections", crr_entry::kFigures, "connections",
+                "connections"},
 };
 
 }  // namespace tlscmp::kinds

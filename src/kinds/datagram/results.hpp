@@ -2,29 +2,10 @@
 
 // Datagram runs (udp, dtls): each sender as both ends counted it, and the
 // statistics over a mode's runs.
-// A comparison of the kind holds them as its measure::KindResults.
 
-#include <cstdint>
-#include <map>
-#include <optional>
-#include <string>
-#include <vector>
-
-#include "measure/results.hpp"
+#include "kinds/results.hpp"
 
 namespace tlscmp::kinds {
-
-using measure::CostSplit;
-using measure::Interval;
-using measure::LatencySummary;
-using measure::PairedRatio;
-using measure::RrInterval;
-using measure::RunHeader;
-using measure::RunSplit;
-using measure::SideCost;
-using measure::Summary;
-using measure::TlsParameters;
-using measure::UnitSplit;
 
 // One sender of a datagram run (udp, dtls), as both ends counted it.
 struct DatagramSender {

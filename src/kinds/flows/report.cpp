@@ -402,16 +402,13 @@ std::string render_flows_csv(const measure::Comparison& c) {
 std::vector<SweepFigures> flows_sweep_figures(const measure::Comparison& c) {
   std::vector<SweepFigures> out;
   for (const FlowsStats& s : c.or_empty<FlowsResults>().stats) {
-    SweepFigures f;
-    f.variant = s.variant;
-    f.mode = s.mode;
+    SweepFigures f = transactions_sweep_figures(s);
     f.cell = fmt::format(
         "{} ({:.0f} / {:.0f} us), server {}", render::thousands(s.transactions_per_s.median), s.p50_us.median,
         s.p99_us.median,
         s.server_idle_rss ? fmt::format("{:.1f} KiB/conn", s.server_idle_rss->median / 1024) : "?");
     if (s.transactions_per_s_over_baseline)
       f.ratio_cell = fmt::format("{:.2f}x", s.transactions_per_s_over_baseline->ratio.median);
-    f.csv = transactions_sweep_csv(s);
     out.push_back(std::move(f));
   }
   return out;

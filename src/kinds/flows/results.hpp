@@ -2,29 +2,10 @@
 
 // Many-connection runs (--flows): each run's rates, latency and memory per
 // connection, and the statistics over a variant's runs.
-// A comparison of the kind holds them as its measure::KindResults.
 
-#include <cstdint>
-#include <map>
-#include <optional>
-#include <string>
-#include <vector>
-
-#include "measure/results.hpp"
+#include "kinds/results.hpp"
 
 namespace tlscmp::kinds {
-
-using measure::CostSplit;
-using measure::Interval;
-using measure::LatencySummary;
-using measure::PairedRatio;
-using measure::RrInterval;
-using measure::RunHeader;
-using measure::RunSplit;
-using measure::SideCost;
-using measure::Summary;
-using measure::TlsParameters;
-using measure::UnitSplit;
 
 // One side's memory per connection in a many-connection run: what its
 // process's resident set and the kernel's TCP memory grew by from before the

@@ -161,7 +161,8 @@ const KindSlice kFlowsKind{
     .sweep_figures = flows_sweep_figures,
     .sweep_columns = kTransactionsSweepColumns,
     .sweep_charts = kFlowsSweepCharts,
-    .results = {"flows", "flows_runs", "transactions", "transactions", flows_entry::kFigures, "flows", "flows", "flows"},
+    .results = {"flows", "flows_runs", "transactions", "transactions", flows_entry::kFigures, "flows",
+                "flows", "flows"},
 };
 
 }  // namespace tlscmp::kinds

@@ -2,29 +2,10 @@
 
 // Handshake tests (--handshakes, --compare-groups): the figures of each sort
 // of handshake, per group.
-// A comparison of the kind holds them as its measure::KindResults.
 
-#include <cstdint>
-#include <map>
-#include <optional>
-#include <string>
-#include <vector>
-
-#include "measure/results.hpp"
+#include "kinds/results.hpp"
 
 namespace tlscmp::kinds {
-
-using measure::CostSplit;
-using measure::Interval;
-using measure::LatencySummary;
-using measure::PairedRatio;
-using measure::RrInterval;
-using measure::RunHeader;
-using measure::RunSplit;
-using measure::SideCost;
-using measure::Summary;
-using measure::TlsParameters;
-using measure::UnitSplit;
 
 // The statistics of one sort of handshake (full, or resumed) in a handshake test (--handshakes N).
 struct HandshakeStats {

@@ -289,9 +289,7 @@ std::string render_rr_csv(const measure::Comparison& c) {
 std::vector<SweepFigures> rr_sweep_figures(const measure::Comparison& c) {
   std::vector<SweepFigures> out;
   for (const RrStats& s : c.or_empty<RrResults>().stats) {
-    SweepFigures f;
-    f.variant = s.variant;
-    f.mode = s.mode;
+    SweepFigures f = transactions_sweep_figures(s);
     f.cell = fmt::format("{} ({:.0f} / {:.0f} us)", render::thousands(s.transactions_per_s.median),
                          s.p50_us.median, s.p99_us.median);
     // TLS against the same rounds' TCP: what the question is about.
@@ -299,7 +297,6 @@ std::vector<SweepFigures> rr_sweep_figures(const measure::Comparison& c) {
       f.ratio_cell = fmt::format("{:.2f}x (p50 {:.2f}x)", s.transactions_per_s_over_baseline->ratio.median,
                                  s.p50_over_baseline->ratio.median);
     }
-    f.csv = transactions_sweep_csv(s);
     out.push_back(std::move(f));
   }
   return out;

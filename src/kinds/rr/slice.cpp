@@ -84,7 +84,8 @@ const KindSlice kRrKind{
     .sweep_figures = rr_sweep_figures,
     .sweep_columns = kTransactionsSweepColumns,
     .sweep_charts = kRrSweepCharts,
-    .results = {"rr", "rr_runs", "transactions", "transactions", rr_entry::kFigures, "messages", "transactions"},
+    .results = {"rr", "rr_runs", "transactions", "transactions", rr_entry::kFigures, "messages",
+                "transactions"},
 };
 
 }  // namespace tlscmp::kinds

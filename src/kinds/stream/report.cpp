@@ -419,30 +419,27 @@ std::string stream_sweep_title(const std::vector<const measure::Comparison*>& po
 
 std::vector<SweepFigures> stream_sweep_figures(const measure::Comparison& c) {
   const bool messages = c.parameters.test.stream.msg_size > 0;
-  const auto figure = [](const char* format, double value) {
-    return fmt::format(fmt::runtime(format), value);
-  };
   std::vector<SweepFigures> out;
   for (const StreamStats& s : c.or_empty<StreamResults>().stats) {
     SweepFigures f;
     f.variant = s.variant;
     f.mode = s.mode;
+    f.runs = s.transfer_us.count;
     const measure::Summary& m = messages ? s.messages_per_s : s.mbytes_per_s;
     f.cell = messages ? fmt::format("{} - {}", render::thousands(m.min), render::thousands(m.max))
                       : fmt::format("{:.1f} - {:.1f}", m.min, m.max);
     const auto& over = s.over_baseline;
-    f.csv = {{"runs", std::to_string(s.transfer_us.count)},
-             {"bytes_median", figure("{:.0f}", s.bytes.median)},
-             {"mbytes_per_s_min", figure("{:.3f}", s.mbytes_per_s.min)},
-             {"mbytes_per_s_median", figure("{:.3f}", s.mbytes_per_s.median)},
-             {"mbytes_per_s_max", figure("{:.3f}", s.mbytes_per_s.max)},
-             {"messages_per_s_min", figure("{:.1f}", s.messages_per_s.min)},
-             {"messages_per_s_median", figure("{:.1f}", s.messages_per_s.median)},
-             {"messages_per_s_max", figure("{:.1f}", s.messages_per_s.max)},
-             {"transfer_us_median", figure("{:.3f}", s.transfer_us.median)},
-             {"over_tcp_median", over ? figure("{:.4f}", over->ratio.median) : ""},
-             {"over_tcp_ci95_low", over && over->ci ? figure("{:.4f}", over->ci->low) : ""},
-             {"over_tcp_ci95_high", over && over->ci ? figure("{:.4f}", over->ci->high) : ""}};
+    f.csv = {{"bytes_median", fmt::format("{:.0f}", s.bytes.median)},
+             {"mbytes_per_s_min", fmt::format("{:.3f}", s.mbytes_per_s.min)},
+             {"mbytes_per_s_median", fmt::format("{:.3f}", s.mbytes_per_s.median)},
+             {"mbytes_per_s_max", fmt::format("{:.3f}", s.mbytes_per_s.max)},
+             {"messages_per_s_min", fmt::format("{:.1f}", s.messages_per_s.min)},
+             {"messages_per_s_median", fmt::format("{:.1f}", s.messages_per_s.median)},
+             {"messages_per_s_max", fmt::format("{:.1f}", s.messages_per_s.max)},
+             {"transfer_us_median", fmt::format("{:.3f}", s.transfer_us.median)},
+             {"over_tcp_median", over ? fmt::format("{:.4f}", over->ratio.median) : ""},
+             {"over_tcp_ci95_low", over && over->ci ? fmt::format("{:.4f}", over->ci->low) : ""},
+             {"over_tcp_ci95_high", over && over->ci ? fmt::format("{:.4f}", over->ci->high) : ""}};
     out.push_back(std::move(f));
   }
   return out;
