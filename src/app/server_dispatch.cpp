@@ -104,15 +104,10 @@ class Server::Side final : public session::ServerSide {
     // The client's results never came: the exchange failed.
     failed_ = failed_ || theirs.size() < mine.size();
   }
-  void record(const protocol::DatagramResult& mine, const protocol::DatagramResult& theirs) override {
+  void record(const protocol::KindResult& mine, const protocol::KindResult& theirs) override {
     mine_.push_back(protocol::body_text(mine));
     theirs_.push_back(protocol::body_text(theirs));
-    failed_ = failed_ || !mine.error.empty() || !theirs.error.empty();
-  }
-  void record(const protocol::FlowsResult& mine, const protocol::FlowsResult& theirs) override {
-    mine_.push_back(protocol::body_text(mine));
-    theirs_.push_back(protocol::body_text(theirs));
-    failed_ = failed_ || !mine.error.empty() || !theirs.error.empty();
+    failed_ = failed_ || !mine.error().empty() || !theirs.error().empty();
   }
   // The results recorded, each a JSON object's text.
   const std::vector<std::string>& mine() const { return mine_; }

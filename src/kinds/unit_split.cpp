@@ -6,6 +6,7 @@
 
 #include "measure/cost_split.hpp"
 #include "measure/units.hpp"
+#include "protocol/fields.hpp"
 #include "render/render.hpp"
 
 namespace tlscmp::kinds {
@@ -150,21 +151,7 @@ std::string calibration_csv(const measure::SideCost& client, const measure::Side
 }
 
 ordered_json transaction_calibration_json(const std::optional<measure::TransactionCalibration>& c) {
-  if (!c) return nullptr;
-  return {{"suite", c->suite},
-          {"aead", c->aead},
-          {"request_bytes", c->request_bytes},
-          {"response_bytes", c->response_bytes},
-          {"record_bytes", c->record_bytes},
-          {"client_crypto_us", c->client_crypto_us},
-          {"server_crypto_us", c->server_crypto_us},
-          {"client_tls_us", c->client_tls_us},
-          {"server_tls_us", c->server_tls_us},
-          {"key_type", c->client_handshake_us ? ordered_json(c->key_type) : ordered_json(nullptr)},
-          {"group", c->client_handshake_us ? ordered_json(c->group) : ordered_json(nullptr)},
-          {"resumed", c->client_handshake_us ? ordered_json(c->resumed) : ordered_json(nullptr)},
-          {"client_handshake_us", render::value_or_null(c->client_handshake_us)},
-          {"server_handshake_us", render::value_or_null(c->server_handshake_us)}};
+  return c ? protocol::FieldWriter<ordered_json>::written(*c) : ordered_json(nullptr);
 }
 
 ordered_json unit_split_json(const std::optional<measure::UnitSplit>& client,

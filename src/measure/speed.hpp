@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "spec/spec.hpp"
+
 namespace tlscmp::measure {
 
 inline constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
@@ -89,6 +91,22 @@ struct TlsCalibration {
   double open_bytes_per_s = 0;
   double writer_s_per_gib = 0;  // TLS in memory: seconds in SSL_write per GiB
   double reader_s_per_gib = 0;  // and in SSL_read
+
+  // Its fields, for the wire (protocol/fields.hpp): rates finite and at most
+  // a terabyte a second.
+  template <typename Walk, typename Self>
+  static void walk(Walk& w, Self& c) {
+    constexpr auto n = [](auto v) { return static_cast<double>(v); };
+    w.field("suite", c.suite);
+    w.field("aead", c.aead);
+    w.field("chunk_bytes", c.chunk_bytes, n(spec::kMaxChunkBytes), 1);
+    w.field("record_bytes", c.record_bytes, n(spec::kMaxRecordBytes), n(spec::kMinRecordBytes));
+    w.field("read_bytes", c.read_bytes, n(spec::kMaxChunkBytes), 1);
+    w.field("seal_bytes_per_s", c.seal_bytes_per_s, 1e12);
+    w.field("open_bytes_per_s", c.open_bytes_per_s, 1e12);
+    w.field("writer_s_per_gib", c.writer_s_per_gib, 1e6);
+    w.field("reader_s_per_gib", c.reader_s_per_gib, 1e6);
+  }
 };
 
 // What one side of a request/response (rr) or connection-per-transaction
@@ -118,6 +136,30 @@ struct TransactionCalibration {
   double tls_us(bool client) const { return client ? client_tls_us : server_tls_us; }
   std::optional<double> handshake_us(bool client) const {
     return client ? client_handshake_us : server_handshake_us;
+  }
+
+  // Its fields, for the wire and for -J (protocol/fields.hpp): each figure
+  // finite and at most a hundred seconds a transaction; the handshake's
+  // key type, group and resumption null where there was no handshake.
+  template <typename Walk, typename Self>
+  static void walk(Walk& w, Self& c) {
+    constexpr auto n = [](auto v) { return static_cast<double>(v); };
+    constexpr double kMaxUs = 1e8;
+    w.field("suite", c.suite);
+    w.field("aead", c.aead);
+    w.field("request_bytes", c.request_bytes, n(spec::kMaxRrBytes), 1);
+    w.field("response_bytes", c.response_bytes, n(spec::kMaxRrBytes), 1);
+    w.field("record_bytes", c.record_bytes, n(spec::kMaxRecordBytes), n(spec::kMinRecordBytes));
+    w.field("client_crypto_us", c.client_crypto_us, kMaxUs);
+    w.field("server_crypto_us", c.server_crypto_us, kMaxUs);
+    w.field("client_tls_us", c.client_tls_us, kMaxUs);
+    w.field("server_tls_us", c.server_tls_us, kMaxUs);
+    const bool handshake = c.client_handshake_us.has_value();
+    w.field_if(handshake, "key_type", c.key_type);
+    w.field_if(handshake, "group", c.group);
+    w.field_if(handshake, "resumed", c.resumed);
+    w.field("client_handshake_us", c.client_handshake_us, kMaxUs);
+    w.field("server_handshake_us", c.server_handshake_us, kMaxUs);
   }
 };
 

@@ -13,19 +13,16 @@
 #include <utility>
 
 #include "byte_order.hpp"
+#include "protocol/fields.hpp"
 
 namespace tlscmp::protocol {
 namespace {
 
-using nlohmann::json;
+using namespace wire;
 
 constexpr char kMagic[6] = {'T', 'L', 'S', 'C', 'M', 'P'};
 // Control messages are flat objects; deeper nesting is refused before parsing.
 constexpr int kMaxJsonDepth = 4;
-
-[[noreturn]] void bad(const std::string& what) {
-  throw ProtocolError("bad control message: " + what);
-}
 
 // Rejects nesting deeper than kMaxJsonDepth without building anything.
 void check_depth(std::span<const std::byte> body) {
@@ -54,51 +51,10 @@ void check_depth(std::span<const std::byte> body) {
   }
 }
 
-const json& field(const json& object, const char* name) {
-  const auto it = object.find(name);
-  if (it == object.end()) bad(fmt::format("'{}' is missing", name));
-  return *it;
-}
-
-std::uint64_t get_uint(const json& object, const char* name, std::uint64_t min, std::uint64_t max) {
-  const json& value = field(object, name);
-  if (!value.is_number_unsigned()) bad(fmt::format("'{}' is not a non-negative integer", name));
-  const auto n = value.get<std::uint64_t>();
-  if (n < min || n > max) bad(fmt::format("'{}' = {} is outside {}..{}", name, n, min, max));
-  return n;
-}
-
 // For fields added after the first release of the protocol: absent means `absent`.
 std::uint64_t get_uint_or(const json& object, const char* name, std::uint64_t absent, std::uint64_t min,
                           std::uint64_t max) {
   return object.contains(name) ? get_uint(object, name, min, max) : absent;
-}
-
-double get_double(const json& object, const char* name, double max) {
-  const json& value = field(object, name);
-  if (!value.is_number()) bad(fmt::format("'{}' is not a number", name));
-  const auto d = value.get<double>();
-  if (!std::isfinite(d) || d < 0 || d > max) bad(fmt::format("'{}' is outside 0..{}", name, max));
-  return d;
-}
-
-bool get_bool(const json& object, const char* name) {
-  const json& value = field(object, name);
-  if (!value.is_boolean()) bad(fmt::format("'{}' is not a boolean", name));
-  return value.get<bool>();
-}
-
-// Strings are bounded and may not hold control characters: they end up in logs.
-std::string get_string(const json& object, const char* name) {
-  const json& value = field(object, name);
-  if (!value.is_string()) bad(fmt::format("'{}' is not a string", name));
-  const auto& s = value.get_ref<const std::string&>();
-  if (s.size() > kMaxStringBytes) bad(fmt::format("'{}' is longer than {} bytes", name, kMaxStringBytes));
-  for (char c : s) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
-      bad(fmt::format("'{}' holds a control character", name));
-  }
-  return s;
 }
 
 template <typename Enum, std::size_t N>
@@ -169,32 +125,6 @@ json to_json(const TestRequest& m) {
   return j;
 }
 
-json optional_value(const std::optional<std::uint64_t>& value) {
-  return value ? json(*value) : json(nullptr);
-}
-
-json to_json(const FlowsResult& m) {
-  return {{"type", "flows_result"},
-          {"role", to_string(m.role)},
-          {"flows", m.flows},
-          {"failed", m.failed},
-          {"transactions", m.transactions},
-          {"elapsed_us", m.elapsed_us},
-          {"cpu_s", m.cpu_s},
-          {"establish_us", m.establish_us},
-          {"threads", m.threads},
-          {"rss_before", optional_value(m.memory.rss_before)},
-          {"rss_idle", optional_value(m.memory.rss_idle)},
-          {"rss_after", optional_value(m.memory.rss_after)},
-          {"tcp_pages_before", optional_value(m.memory.tcp_pages_before)},
-          {"tcp_pages_idle", optional_value(m.memory.tcp_pages_idle)},
-          {"tcp_pages_after", optional_value(m.memory.tcp_pages_after)},
-          {"heap_before", optional_value(m.memory.heap_before)},
-          {"heap_idle", optional_value(m.memory.heap_idle)},
-          {"heap_after", optional_value(m.memory.heap_after)},
-          {"error", m.error}};
-}
-
 json to_json(const TestAccept& m) {
   return {{"type", "test_accept"},
           {"cookie", cookie_hex(m.cookie)},
@@ -226,80 +156,10 @@ json to_json(const ClockReply& m) {
   return out;
 }
 
-json facts_json(const RunFacts& f) {
-  json cpu_samples = json::array();
-  for (const auto& [cpu, n] : f.cpu_samples)
-    cpu_samples.push_back(json::array({cpu, n}));
-  json tcp = nullptr;
-  if (f.tcp) {
-    const TcpInfo& t = *f.tcp;
-    tcp = {{"total_retrans", t.total_retrans}, {"bytes_retrans", t.bytes_retrans}, {"rtt_us", t.rtt_us},
-           {"rttvar_us", t.rttvar_us},         {"snd_cwnd", t.snd_cwnd},           {"cwnd_max", t.cwnd_max},
-           {"delivery_rate", t.delivery_rate}};
-    if (t.busy_us && t.rwnd_limited_us && t.sndbuf_limited_us) {
-      tcp["busy_us"] = *t.busy_us;
-      tcp["rwnd_limited_us"] = *t.rwnd_limited_us;
-      tcp["sndbuf_limited_us"] = *t.sndbuf_limited_us;
-    }
-  }
-  json host = nullptr;
-  if (f.host_cpu) {
-    const HostCpu& h = *f.host_cpu;
-    host = {{"user", h.user},   {"system", h.system}, {"irq", h.irq},    {"softirq", h.softirq},
-            {"steal", h.steal}, {"idle", h.idle},     {"ticks", h.ticks}};
-  }
-  json out{{"tcp_info", tcp},
-           {"host_cpu", host},
-           {"cpu_samples", cpu_samples},
-           {"pinned_cpu", f.pinned_cpu >= 0 ? json(f.pinned_cpu) : json(nullptr)}};
-  if (f.udp_path) {
-    const UdpPath& p = *f.udp_path;
-    out["udp_path"] = {{"datagrams_sent", p.datagrams_sent}, {"datagrams_received", p.datagrams_received},
-                       {"bytes_sent", p.bytes_sent},         {"bytes_received", p.bytes_received},
-                       {"largest_sent", p.largest_sent},     {"send_calls", p.send_calls},
-                       {"gso_segment", p.gso_segment}};
-    if (p.port_connections) out["udp_path"]["port_connections"] = *p.port_connections;
-  }
-  if (f.transaction_streams) out["transaction_streams"] = *f.transaction_streams;
-  if (f.host_udp) {
-    const HostUdp& u = *f.host_udp;
-    out["host_udp"] = {{"in_datagrams", u.in_datagrams},
-                       {"out_datagrams", u.out_datagrams},
-                       {"in_errors", u.in_errors},
-                       {"rcvbuf_errors", u.rcvbuf_errors},
-                       {"sndbuf_errors", u.sndbuf_errors}};
-  }
+json to_json(const KindResult& m) {
+  json out = m.fields;
+  out["type"] = m.type;
   return out;
-}
-
-json to_json(const DatagramResult& m) {
-  json intervals = json::array();
-  for (const DatagramInterval& i : m.intervals)
-    intervals.push_back(json::array({i.end_us, i.received, i.expected}));
-  json senders = json::array();
-  for (const SenderCount& s : m.senders) {
-    senders.push_back({{"sender", s.sender},
-                       {"packets", s.packets},
-                       {"bytes", s.bytes},
-                       {"first_us", s.first_us},
-                       {"last_us", s.last_us},
-                       {"reordered", s.reordered},
-                       {"duplicates", s.duplicates}});
-  }
-  return {{"type", "datagram_result"},
-          {"role", to_string(m.role)},
-          {"senders", senders},
-          {"elapsed_us", m.elapsed_us},
-          {"cpu_user_s", m.cpu_user_s},
-          {"cpu_system_s", m.cpu_system_s},
-          {"sndbuf_bytes", m.sndbuf_bytes},
-          {"rcvbuf_bytes", m.rcvbuf_bytes},
-          {"foreign", m.foreign},
-          {"kernel_drops", m.kernel_drops},
-          {"rcvbuf_errors", m.rcvbuf_errors ? json(*m.rcvbuf_errors) : json(nullptr)},
-          {"intervals", intervals},
-          {"facts", facts_json(m.facts)},
-          {"error", m.error}};
 }
 
 json to_json(const Refusal& m) {
@@ -310,39 +170,17 @@ json optional_json(const std::optional<std::uint64_t>& value) {
   return value ? json(*value) : json(nullptr);
 }
 
-json calibration_json(const std::optional<measure::TlsCalibration>& c) {
-  if (!c) return nullptr;
-  return {{"suite", c->suite},
-          {"aead", c->aead},
-          {"chunk_bytes", c->chunk_bytes},
-          {"record_bytes", c->record_bytes},
-          {"read_bytes", c->read_bytes},
-          {"seal_bytes_per_s", c->seal_bytes_per_s},
-          {"open_bytes_per_s", c->open_bytes_per_s},
-          {"writer_s_per_gib", c->writer_s_per_gib},
-          {"reader_s_per_gib", c->reader_s_per_gib}};
+template <typename T>
+json optional_object(const std::optional<T>& t) {
+  return t ? FieldWriter<json>::written(*t) : json(nullptr);
 }
 
-json optional_json(const std::optional<double>& value) {
-  return value ? json(*value) : json(nullptr);
-}
-
-json transaction_calibration_json(const std::optional<measure::TransactionCalibration>& c) {
-  if (!c) return nullptr;
-  return {{"suite", c->suite},
-          {"aead", c->aead},
-          {"request_bytes", c->request_bytes},
-          {"response_bytes", c->response_bytes},
-          {"record_bytes", c->record_bytes},
-          {"client_crypto_us", c->client_crypto_us},
-          {"server_crypto_us", c->server_crypto_us},
-          {"client_tls_us", c->client_tls_us},
-          {"server_tls_us", c->server_tls_us},
-          {"key_type", c->key_type},
-          {"group", c->group},
-          {"resumed", c->resumed},
-          {"client_handshake_us", optional_json(c->client_handshake_us)},
-          {"server_handshake_us", optional_json(c->server_handshake_us)}};
+// A calibration (absent from older peers, null for TCP: none), through its walk.
+template <typename T>
+std::optional<T> get_object(const json& object, const char* key) {
+  std::optional<T> out;
+  FieldReader(object).object(key, out);
+  return out;
 }
 
 json to_json(const SideResult& m) {
@@ -365,8 +203,8 @@ json to_json(const SideResult& m) {
           {"tls_bytes", m.tls_bytes},
           {"read_calls", optional_json(m.read_calls)},
           {"write_calls", optional_json(m.write_calls)},
-          {"calibration", calibration_json(m.calibration)},
-          {"transaction_calibration", transaction_calibration_json(m.transaction_calibration)},
+          {"calibration", optional_object(m.calibration)},
+          {"transaction_calibration", optional_object(m.transaction_calibration)},
           {"messages", m.messages},
           {"payload_bytes", m.payload_bytes},
           {"stream", m.stream},
@@ -423,201 +261,8 @@ std::optional<std::uint64_t> get_optional_uint(const json& j, const char* name, 
   return get_uint(j, name, 0, max);
 }
 
-// A side's calibration (absent from older peers, null for TCP): none. The
-// rates of a host's cipher and TLS in memory, each finite and at most a
-// terabyte a second.
-std::optional<measure::TlsCalibration> get_calibration(const json& object) {
-  if (!object.contains("calibration") || object.at("calibration").is_null()) return std::nullopt;
-  const json& c = field(object, "calibration");
-  if (!c.is_object()) bad("'calibration' is not an object");
-  constexpr double kMaxRate = 1e12;
-  constexpr double kMaxSecondsPerGib = 1e6;
-  measure::TlsCalibration out;
-  out.suite = get_string(c, "suite");
-  out.aead = get_string(c, "aead");
-  out.chunk_bytes = static_cast<std::uint32_t>(get_uint(c, "chunk_bytes", 1, kMaxChunkBytes));
-  out.record_bytes =
-      static_cast<std::uint32_t>(get_uint(c, "record_bytes", kMinRecordBytes, kMaxRecordBytes));
-  out.read_bytes = static_cast<std::uint32_t>(get_uint(c, "read_bytes", 1, kMaxChunkBytes));
-  out.seal_bytes_per_s = get_double(c, "seal_bytes_per_s", kMaxRate);
-  out.open_bytes_per_s = get_double(c, "open_bytes_per_s", kMaxRate);
-  out.writer_s_per_gib = get_double(c, "writer_s_per_gib", kMaxSecondsPerGib);
-  out.reader_s_per_gib = get_double(c, "reader_s_per_gib", kMaxSecondsPerGib);
-  return out;
-}
-
-// A figure that may be null; a number as get_double takes it.
-std::optional<double> get_optional_double(const json& object, const char* name, double max) {
-  if (field(object, name).is_null()) return std::nullopt;
-  return get_double(object, name, max);
-}
-
-// An rr or crr side's calibration (absent from older peers, null for TCP):
-// none. Each figure finite, and at most a hundred seconds a transaction.
-std::optional<measure::TransactionCalibration> get_transaction_calibration(const json& object) {
-  if (!object.contains("transaction_calibration") || object.at("transaction_calibration").is_null())
-    return std::nullopt;
-  const json& c = field(object, "transaction_calibration");
-  if (!c.is_object()) bad("'transaction_calibration' is not an object");
-  constexpr double kMaxUs = 1e8;
-  measure::TransactionCalibration out;
-  out.suite = get_string(c, "suite");
-  out.aead = get_string(c, "aead");
-  out.request_bytes = static_cast<std::uint32_t>(get_uint(c, "request_bytes", 1, kMaxRrBytes));
-  out.response_bytes = static_cast<std::uint32_t>(get_uint(c, "response_bytes", 1, kMaxRrBytes));
-  out.record_bytes =
-      static_cast<std::uint32_t>(get_uint(c, "record_bytes", kMinRecordBytes, kMaxRecordBytes));
-  out.client_crypto_us = get_double(c, "client_crypto_us", kMaxUs);
-  out.server_crypto_us = get_double(c, "server_crypto_us", kMaxUs);
-  out.client_tls_us = get_double(c, "client_tls_us", kMaxUs);
-  out.server_tls_us = get_double(c, "server_tls_us", kMaxUs);
-  out.key_type = get_string(c, "key_type");
-  out.group = get_string(c, "group");
-  out.resumed = get_bool(c, "resumed");
-  out.client_handshake_us = get_optional_double(c, "client_handshake_us", kMaxUs);
-  out.server_handshake_us = get_optional_double(c, "server_handshake_us", kMaxUs);
-  return out;
-}
-
-// QUIC's UDP facts, absent from other runs and from older peers.
-void get_udp_facts(const json& facts, RunFacts& f) {
-  constexpr std::uint64_t kMax32 = std::numeric_limits<std::uint32_t>::max();
-  if (facts.contains("udp_path")) {
-    const json& p = field(facts, "udp_path");
-    if (!p.is_object()) bad("'udp_path' is not an object");
-    UdpPath path;
-    path.datagrams_sent = get_uint(p, "datagrams_sent", 0, kMaxTestBytes);
-    path.datagrams_received = get_uint(p, "datagrams_received", 0, kMaxTestBytes);
-    path.bytes_sent = get_uint(p, "bytes_sent", 0, kMaxTestBytes);
-    path.bytes_received = get_uint(p, "bytes_received", 0, kMaxTestBytes);
-    path.largest_sent = static_cast<std::uint32_t>(get_uint(p, "largest_sent", 0, kMax32));
-    path.send_calls = get_uint(p, "send_calls", 0, kMaxTestBytes);
-    path.gso_segment = static_cast<std::uint32_t>(get_uint(p, "gso_segment", 0, kMax32));
-    if (p.contains("port_connections"))  // a server's: its port's connections
-      path.port_connections = static_cast<std::uint32_t>(get_uint(p, "port_connections", 0, kMax32));
-    f.udp_path = path;
-  }
-  if (facts.contains("host_udp")) {
-    const json& u = field(facts, "host_udp");
-    if (!u.is_object()) bad("'host_udp' is not an object");
-    HostUdp host;
-    host.in_datagrams = get_uint(u, "in_datagrams", 0, kMaxTestBytes);
-    host.out_datagrams = get_uint(u, "out_datagrams", 0, kMaxTestBytes);
-    host.in_errors = get_uint(u, "in_errors", 0, kMaxTestBytes);
-    host.rcvbuf_errors = get_uint(u, "rcvbuf_errors", 0, kMaxTestBytes);
-    host.sndbuf_errors = get_uint(u, "sndbuf_errors", 0, kMaxTestBytes);
-    f.host_udp = host;
-  }
-  if (facts.contains("transaction_streams"))
-    f.transaction_streams = get_uint(facts, "transaction_streams", 0, kMaxTransactions);
-}
-
-// A side's run facts (absent from peers older than them: none).
-RunFacts get_facts(const json& object) {
-  RunFacts f;
-  if (!object.contains("facts")) return f;
-  const json& facts = field(object, "facts");
-  if (!facts.is_object()) bad("'facts' is not an object");
-  constexpr std::uint64_t kMax32 = std::numeric_limits<std::uint32_t>::max();
-  if (const json& t = field(facts, "tcp_info"); !t.is_null()) {
-    if (!t.is_object()) bad("'tcp_info' is not an object");
-    TcpInfo i;
-    i.total_retrans = static_cast<std::uint32_t>(get_uint(t, "total_retrans", 0, kMax32));
-    i.bytes_retrans = get_uint(t, "bytes_retrans", 0, kMaxTestBytes);
-    i.rtt_us = static_cast<std::uint32_t>(get_uint(t, "rtt_us", 0, kMax32));
-    i.rttvar_us = static_cast<std::uint32_t>(get_uint(t, "rttvar_us", 0, kMax32));
-    i.snd_cwnd = static_cast<std::uint32_t>(get_uint(t, "snd_cwnd", 0, kMax32));
-    i.cwnd_max = static_cast<std::uint32_t>(get_uint(t, "cwnd_max", 0, kMax32));
-    i.delivery_rate = get_uint(t, "delivery_rate", 0, kMaxTestBytes);
-    if (t.contains("busy_us")) {
-      i.busy_us = get_uint(t, "busy_us", 0, kMaxTestBytes);
-      i.rwnd_limited_us = get_uint(t, "rwnd_limited_us", 0, kMaxTestBytes);
-      i.sndbuf_limited_us = get_uint(t, "sndbuf_limited_us", 0, kMaxTestBytes);
-    }
-    f.tcp = i;
-  }
-  if (const json& h = field(facts, "host_cpu"); !h.is_null()) {
-    if (!h.is_object()) bad("'host_cpu' is not an object");
-    HostCpu c;
-    c.user = get_double(h, "user", 100);
-    c.system = get_double(h, "system", 100);
-    c.irq = get_double(h, "irq", 100);
-    c.softirq = get_double(h, "softirq", 100);
-    c.steal = get_double(h, "steal", 100);
-    c.idle = get_double(h, "idle", 100);
-    c.ticks = get_uint(h, "ticks", 0, kMaxTestBytes);
-    f.host_cpu = c;
-  }
-  const json& samples = field(facts, "cpu_samples");
-  if (!samples.is_array() || samples.size() > kMaxCpu + 1)
-    bad("'cpu_samples' is not a list of [cpu, samples]");
-  for (const json& item : samples) {
-    if (!item.is_array() || item.size() != 2 || !item[0].is_number_unsigned() ||
-        item[0].get<std::uint64_t>() > kMaxCpu || !item[1].is_number_unsigned() ||
-        item[1].get<std::uint64_t>() > kMax32) {
-      bad("'cpu_samples' holds something other than [cpu, samples]");
-    }
-    f.cpu_samples[item[0].get<int>()] = item[1].get<std::uint32_t>();
-  }
-  if (const json& pinned = field(facts, "pinned_cpu"); !pinned.is_null())
-    f.pinned_cpu = static_cast<int>(get_uint(facts, "pinned_cpu", 0, kMaxCpu));
-  get_udp_facts(facts, f);
-  return f;
-}
-
 constexpr std::array kRoles{Role::sender, Role::receiver};
 constexpr auto kMaxInt = static_cast<std::uint64_t>(std::numeric_limits<int>::max());
-
-// [[end_us, received, expected], ...]: received adding up to no more than
-// the senders' total.
-void get_datagram_intervals(const json& object, DatagramResult& m) {
-  std::uint64_t sum = 0;
-  for_each_interval<2>(object, "[end_us, received, expected]",
-                       [&](double end_us, const std::array<std::uint64_t, 2>& c) {
-                         if (c[0] > kMaxTestBytes - sum || c[1] > kMaxTestBytes)
-                           bad("interval counts are too large");
-                         sum += c[0];
-                         m.intervals.push_back({end_us, c[0], c[1]});
-                       });
-  std::uint64_t total = 0;
-  for (const SenderCount& s : m.senders)
-    total += s.packets;
-  if (sum > total) bad("interval counts add up to more than the senders' packets");
-}
-
-DatagramResult decode_datagram_result(const json& j) {
-  DatagramResult m;
-  m.role = get_enum(j, "role", kRoles);
-  const json& senders = field(j, "senders");
-  if (!senders.is_array() || senders.size() > kMaxSenders) bad("'senders' is not a short array");
-  for (const json& s : senders) {
-    if (!s.is_object()) bad("a sender is not an object");
-    SenderCount c;
-    c.sender = static_cast<std::uint32_t>(get_uint(s, "sender", m.senders.size(), m.senders.size()));
-    c.packets = get_uint(s, "packets", 0, kMaxTestBytes);
-    c.bytes = get_uint(s, "bytes", 0, kMaxTestBytes);
-    c.first_us = get_double(s, "first_us", kMaxElapsedUs);
-    c.last_us = get_double(s, "last_us", kMaxElapsedUs);
-    if (c.last_us < c.first_us) bad("a sender's last datagram comes before its first");
-    c.reordered = get_uint(s, "reordered", 0, kMaxTestBytes);
-    c.duplicates = get_uint(s, "duplicates", 0, kMaxTestBytes);
-    m.senders.push_back(c);
-  }
-  m.elapsed_us = get_double(j, "elapsed_us", kMaxElapsedUs);
-  m.cpu_user_s = get_double(j, "cpu_user_s", kMaxElapsedUs / 1e6);
-  m.cpu_system_s = get_double(j, "cpu_system_s", kMaxElapsedUs / 1e6);
-  m.sndbuf_bytes = static_cast<int>(get_uint(j, "sndbuf_bytes", 0, kMaxInt));
-  m.rcvbuf_bytes = static_cast<int>(get_uint(j, "rcvbuf_bytes", 0, kMaxInt));
-  m.foreign = get_uint(j, "foreign", 0, kMaxTestBytes);
-  m.kernel_drops = get_uint(j, "kernel_drops", 0, kMaxTestBytes);
-  if (j.contains("intervals")) get_datagram_intervals(j, m);
-  if (j.contains("rcvbuf_errors") && !j["rcvbuf_errors"].is_null()) {
-    m.rcvbuf_errors = get_uint(j, "rcvbuf_errors", 0, kMaxTestBytes);
-  }
-  m.facts = get_facts(j);
-  m.error = get_string(j, "error");
-  return m;
-}
 
 // One field of a request's test, held to its range; an enum by its name.
 template <typename Value>
@@ -699,30 +344,6 @@ TestRequest decode_test_request(const json& j) {
   return m;
 }
 
-FlowsResult decode_flows_result(const json& j) {
-  constexpr std::uint64_t kMaxMemory = std::uint64_t{1} << 50;
-  FlowsResult m;
-  m.role = get_enum(j, "role", kRoles);
-  m.flows = get_uint(j, "flows", 0, spec::kMaxFlows);
-  m.failed = get_uint(j, "failed", 0, spec::kMaxFlows);
-  m.transactions = get_uint(j, "transactions", 0, kMaxTransactions);
-  m.elapsed_us = get_double(j, "elapsed_us", kMaxElapsedUs);
-  m.cpu_s = get_double(j, "cpu_s", kMaxElapsedUs / 1e6 * spec::kMaxFlowThreads);
-  m.establish_us = get_double(j, "establish_us", kMaxElapsedUs);
-  m.threads = static_cast<std::uint32_t>(get_uint(j, "threads", 0, spec::kMaxFlowThreads));
-  m.memory.rss_before = get_optional_uint(j, "rss_before", kMaxMemory);
-  m.memory.rss_idle = get_optional_uint(j, "rss_idle", kMaxMemory);
-  m.memory.rss_after = get_optional_uint(j, "rss_after", kMaxMemory);
-  m.memory.tcp_pages_before = get_optional_uint(j, "tcp_pages_before", kMaxMemory);
-  m.memory.tcp_pages_idle = get_optional_uint(j, "tcp_pages_idle", kMaxMemory);
-  m.memory.tcp_pages_after = get_optional_uint(j, "tcp_pages_after", kMaxMemory);
-  m.memory.heap_before = get_optional_uint(j, "heap_before", kMaxMemory);
-  m.memory.heap_idle = get_optional_uint(j, "heap_idle", kMaxMemory);
-  m.memory.heap_after = get_optional_uint(j, "heap_after", kMaxMemory);
-  m.error = get_string(j, "error");
-  return m;
-}
-
 Message decode_object(const json& j) {
   const std::string type = get_string(j, "type");
   if (type == "test_request") return decode_test_request(j);
@@ -758,8 +379,11 @@ Message decode_object(const json& j) {
     if (j.contains("no_quic")) reply.no_quic = get_string(j, "no_quic");
     return reply;
   }
-  if (type == "datagram_result") return decode_datagram_result(j);
-  if (type == "flows_result") return decode_flows_result(j);
+  if (type.ends_with("_result") && type != "side_result") {
+    KindResult result{type, j};
+    result.fields.erase("type");
+    return result;
+  }
   if (type == "refusal") return Refusal{get_string(j, "reason")};
   if (type == "side_result") {
     SideResult m;
@@ -777,8 +401,8 @@ Message decode_object(const json& j) {
     m.tls_bytes = get_uint(j, "tls_bytes", 0, 2 * kMaxTestBytes);
     m.read_calls = get_optional_uint(j, "read_calls", kMaxTestBytes);
     m.write_calls = get_optional_uint(j, "write_calls", kMaxTestBytes);
-    m.calibration = get_calibration(j);
-    m.transaction_calibration = get_transaction_calibration(j);
+    m.calibration = get_object<measure::TlsCalibration>(j, "calibration");
+    m.transaction_calibration = get_object<measure::TransactionCalibration>(j, "transaction_calibration");
     m.messages = get_uint(j, "messages", 0, kMaxTestBytes);
     m.payload_bytes = get_uint(j, "payload_bytes", 0, kMaxTestBytes);
     m.stream = static_cast<std::uint32_t>(get_uint(j, "stream", 0, kMaxStreams - 1));

@@ -24,6 +24,7 @@
 #include "measure/speed.hpp"
 #include "mode.hpp"
 #include "protocol/datagram.hpp"
+#include "protocol/fields.hpp"
 #include "run_facts.hpp"
 #include "spec/spec.hpp"
 
@@ -200,76 +201,6 @@ struct SideResult {
   std::string error;  // empty, or why this side's part of the test failed
 };
 
-// The memory readings of a many-connection test on one side, each none
-// where /proc could not be read: this process's resident set and the
-// kernel's TCP pages, before the first flow, with every flow established and
-// idle, and after the traffic (flows still held).
-struct MemoryReadings {
-  std::optional<std::uint64_t> rss_before, rss_idle, rss_after;
-  std::optional<std::uint64_t> tcp_pages_before, tcp_pages_idle, tcp_pages_after;
-  // The allocator's bytes in use (measure::MemoryReading::heap_bytes).
-  std::optional<std::uint64_t> heap_before, heap_idle, heap_after;
-};
-
-// Either side -> the other at the end of a many-connection test (kind
-// flows): what this side's event loops did over every flow. The client
-// sends its own once its last transaction is done; the server answers.
-struct FlowsResult {
-  Role role = Role::sender;        // the client: sender (of requests); the server: receiver
-  std::uint64_t flows = 0;         // established on this side
-  std::uint64_t failed = 0;        // flows that failed on this side
-  std::uint64_t transactions = 0;  // client: responses taken in whole; server: responses sent
-  double elapsed_us = 0;           // this side's window of traffic
-  double cpu_s = 0;                // its event loops' CPU in the window, user and system
-  double establish_us = 0;         // the first flow's connect (accept) to the last one established
-  std::uint32_t threads = 0;       // event loops on this side
-  MemoryReadings memory;
-  std::string error;  // empty, or why this side's part failed (the first flow's failure)
-};
-
-// One sender's datagrams in a datagram test, as one side counted them.
-struct SenderCount {
-  std::uint32_t sender = 0;
-  std::uint64_t packets = 0;  // sent; or received, each sequence number once
-  std::uint64_t bytes = 0;    // their datagram bytes (payload as asked for, headers included)
-  // From this side's start ("ready"): its first and last datagram, microseconds.
-  double first_us = 0;
-  double last_us = 0;
-  std::uint64_t reordered = 0;   // receiver: came after a higher sequence number
-  std::uint64_t duplicates = 0;  // receiver: a sequence number seen before
-};
-
-// Either side -> the other at the end of a datagram test. The client sends
-// its senders' counts once they have all finished; the server answers with
-// what its receiver took in by then.
-// One interval of a datagram receiver's count (with -i).
-struct DatagramInterval {
-  double end_us = 0;           // from ready, on the receiver's clock
-  std::uint64_t received = 0;  // distinct datagrams taken in during it
-  std::uint64_t expected = 0;  // how far the senders' highest sequence numbers seen moved on during it
-};
-
-struct DatagramResult {
-  Role role = Role::receiver;
-  std::vector<SenderCount> senders;  // one per sender, in index order
-  double elapsed_us = 0;             // first datagram to last, over every sender
-  double cpu_user_s = 0;             // this side's CPU over the test (every sender thread, or the receiver)
-  double cpu_system_s = 0;
-  int sndbuf_bytes = 0;  // SO_SNDBUF the kernel applied (sender sockets)
-  int rcvbuf_bytes = 0;  // SO_RCVBUF the kernel applied (receiver sockets)
-  // Receiver only:
-  std::uint64_t foreign =
-      0;  // datagrams not of this test: short, wrong magic or tag, unknown sender, not authentic DTLS
-  std::uint64_t kernel_drops =
-      0;  // dropped by the kernel for a full receive buffer (SO_RXQ_OVFL, /proc/net/udp)
-  // /proc/net/snmp Udp RcvbufErrors over the test, host-wide; none where it cannot be read (null on the
-  // wire).
-  std::optional<std::uint64_t> rcvbuf_errors;
-  std::vector<DatagramInterval> intervals;  // the receiver's, with -i; absent on the wire means none
-  RunFacts facts;                           // the host's CPU split, the threads' CPUs (optional)
-  std::string error;                        // empty, or why this side's part failed
-};
-
 // The name (SNI) under which a server offers its certificate of `key_type`.
 inline std::string key_type_server_name(const std::string& key_type) {
   return key_type + ".key-type.tlscmp.invalid";
@@ -279,8 +210,8 @@ inline std::string key_type_server_name(const std::string& key_type) {
 // connection than kMinRrSpacingUs. Returns why in one line, or "".
 std::string rr_schedule_problem(double rate_tps, std::uint32_t streams);
 
-using Message = std::variant<TestRequest, TestAccept, Refusal, SideResult, Ready, DatagramResult,
-                             ClockRequest, ClockReply, FlowsResult>;
+using Message =
+    std::variant<TestRequest, TestAccept, Refusal, SideResult, Ready, KindResult, ClockRequest, ClockReply>;
 
 // What a preamble says; the version may be another than ours.
 struct PreambleInfo {

@@ -16,6 +16,10 @@ namespace tlscmp::session {
 // reason; `what` names the exchange ("the test request") for that reason.
 void send_message(Stream& stream, const protocol::Message& message, const char* what);
 protocol::Message receive_message(Stream& stream, const char* what);
+template <protocol::KindResultType T>
+void send_message(Stream& stream, const T& result, const char* what) {
+  send_message(stream, protocol::kind_result(result), what);
+}
 
 // After a failure on its own side, how long one side waits for the other's
 // result before its own account stands: the other may be unreachable.
@@ -23,10 +27,16 @@ inline constexpr std::chrono::milliseconds kResultGrace{500};
 
 // Receives a message that must be of type T. A Refusal arriving instead is
 // thrown as tlscmp::Error carrying the peer's reason.
+// A kind's result (protocol::KindResultType) is read back through its walk.
 template <typename T>
 T receive(Stream& stream, const char* what) {
   protocol::Message message = receive_message(stream, what);
-  if (auto* m = std::get_if<T>(&message)) return std::move(*m);
+  if constexpr (protocol::KindResultType<T>) {
+    if (auto* m = std::get_if<protocol::KindResult>(&message); m && m->type == T::kWireType)
+      return protocol::read_result<T>(*m);
+  } else {
+    if (auto* m = std::get_if<T>(&message)) return std::move(*m);
+  }
   if (auto* refusal = std::get_if<protocol::Refusal>(&message)) {
     // "server busy: ..." says it all; other refusals say who refused.
     throw Error(refusal->reason.rfind("server busy", 0) == 0 ? refusal->reason

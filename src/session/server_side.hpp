@@ -87,8 +87,11 @@ class ServerSide {
   // (empty where it never came), for server --results.
   virtual void record(const std::vector<protocol::SideResult>& mine,
                       const std::vector<protocol::SideResult>& theirs) = 0;
-  virtual void record(const protocol::DatagramResult& mine, const protocol::DatagramResult& theirs) = 0;
-  virtual void record(const protocol::FlowsResult& mine, const protocol::FlowsResult& theirs) = 0;
+  virtual void record(const protocol::KindResult& mine, const protocol::KindResult& theirs) = 0;
+  template <protocol::KindResultType T>
+  void record(const T& mine, const T& theirs) {
+    record(protocol::kind_result(mine), protocol::kind_result(theirs));
+  }
 
  protected:
   ServerSide() = default;

@@ -8,6 +8,7 @@
 
 #include "e2e/e2e.hpp"
 #include "e2e/hand_started.hpp"
+#include "kinds/datagram/wire.hpp"
 #include "protocol/datagram.hpp"
 #include "protocol/messages.hpp"
 #include "session/control.hpp"
@@ -229,11 +230,11 @@ TEST_CASE("datagrams that are not the test's are counted apart and do not distur
     send(datagram(header, 40));
     std::this_thread::sleep_for(std::chrono::milliseconds(1));  // on loopback: in this order
   }
-  protocol::DatagramResult sent;
+  kinds::DatagramResult sent;
   sent.role = Role::sender;
   sent.senders = {{0, 6, 6 * 40, 0, 1, 0, 0}};
   session::send_message(control, sent, "the senders' count");
-  const auto received = session::receive<protocol::DatagramResult>(control, "the receiver's count");
+  const auto received = session::receive<kinds::DatagramResult>(control, "the receiver's count");
   REQUIRE(received.senders.size() == 1);
   CHECK(received.senders[0].packets == 5);  // 0 1 2 3 4
   CHECK(received.senders[0].duplicates == 1);
@@ -325,11 +326,11 @@ TEST_CASE("dtls: garbage on the port before and after the handshake is set apart
       send(std::string(reinterpret_cast<const char*>(record.data()), length));  // a replay
     }
   }
-  protocol::DatagramResult sent;
+  kinds::DatagramResult sent;
   sent.role = Role::sender;
   sent.senders = {{0, 20, 2000, 0, 1, 0, 0}};
   session::send_message(control, sent, "the senders' count");
-  const auto received = session::receive<protocol::DatagramResult>(control, "the receiver's count");
+  const auto received = session::receive<kinds::DatagramResult>(control, "the receiver's count");
   REQUIRE(received.senders.size() == 1);
   CHECK(received.senders[0].packets == 20);
   CHECK(received.foreign == 2);  // the garbage and the replay, which DTLS itself discards

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "e2e/e2e.hpp"
+#include "kinds/flows/wire.hpp"
 #include "protocol/messages.hpp"
 #include "support/skip.hpp"
 
@@ -157,11 +158,12 @@ TEST_CASE("a flow whose client stops reading is failed at the idle timeout while
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
   }
-  protocol::FlowsResult mine;
+  kinds::FlowsResult mine;
   mine.flows = 4;
   mine.transactions = 18;
-  send_bytes(control.fd(), protocol::encode(mine));
-  const auto theirs = std::get<protocol::FlowsResult>(read_message(control.fd()));
+  send_bytes(control.fd(), protocol::encode(protocol::kind_result(mine)));
+  const auto theirs =
+      protocol::read_result<kinds::FlowsResult>(std::get<protocol::KindResult>(read_message(control.fd())));
   CHECK(theirs.failed == 1);
   CHECK(theirs.transactions == 18);
   CHECK(theirs.error.find("flow 3: nothing moved for 1 s (--idle-timeout)") != std::string::npos);
@@ -238,7 +240,9 @@ TEST_CASE("--flows mistakes are one line each") {
 TEST_CASE("--flows between the two TLS libraries, both ways") {
   const std::string peer = peer_binary();
   if (peer.empty()) {
-    skip_unsupported("no other library's binary in this stage (TLSCMP_TEST_PEER): scripts/test runs it against the BoringSSL build");
+    skip_unsupported(
+        "no other library's binary in this stage (TLSCMP_TEST_PEER): scripts/test runs it against the "
+        "BoringSSL build");
     return;
   }
   for (const bool peer_serves : {true, false}) {

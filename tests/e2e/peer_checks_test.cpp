@@ -15,6 +15,7 @@
 
 #include "e2e/e2e.hpp"
 #include "e2e/hand_started.hpp"
+#include "kinds/datagram/wire.hpp"
 #include "protocol/datagram.hpp"
 #include "protocol/messages.hpp"
 #include "session/control.hpp"
@@ -175,13 +176,13 @@ std::string datagrams_then_claim(std::uint16_t port) {
     REQUIRE(::send(udp.get(), datagram.data(), datagram.size(), 0) == 40);
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // all taken in before the count
-  protocol::DatagramResult lie;
+  kinds::DatagramResult lie;
   lie.role = Role::sender;
   lie.senders = {{0, 19, 19 * 40, 0, 100, 0, 0}};
   lie.elapsed_us = 100;
   t.control.set_deadline(Deadline::after(kWait));
   session::send_message(t.control, lie, "the senders' count");
-  return session::receive<protocol::DatagramResult>(t.control, "the receiver's count").error;
+  return session::receive<kinds::DatagramResult>(t.control, "the receiver's count").error;
 }
 
 // --- fake servers, against the real client ---
@@ -357,8 +358,8 @@ void handshake_connection(Stream& connection) {
 }
 
 // The datagram receiver's start: ready at once, the datagrams left unread.
-FakeServer::Play datagram_receiver(const protocol::DatagramResult& lie) {
-  const auto count = until_count<protocol::DatagramResult>([](Stream&) {}, lie);
+FakeServer::Play datagram_receiver(const kinds::DatagramResult& lie) {
+  const auto count = until_count<kinds::DatagramResult>([](Stream&) {}, lie);
   return [count](FakeServer& fake, TcpStream& control) {
     session::send_message(control, protocol::Ready{}, "ready");
     count(fake, control);
@@ -525,7 +526,7 @@ TEST_CASE("a server that lies about its results: the client fails the run in one
         "figures disagree (server_results connections)");
   }
   SUBCASE("datagrams: one more received than sent") {
-    protocol::DatagramResult lie;
+    kinds::DatagramResult lie;
     lie.role = Role::receiver;
     lie.senders = {{0, 51, 51 * 100, 0, 1000, 0, 0}};
     FakeServer fake(datagram_receiver(lie));

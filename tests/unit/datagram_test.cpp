@@ -10,6 +10,7 @@
 #include "cli/options.hpp"
 #include "error.hpp"
 #include "kinds/datagram/results.hpp"
+#include "kinds/datagram/wire.hpp"
 #include "kinds/kind.hpp"
 #include "protocol/datagram.hpp"
 #include "protocol/messages.hpp"
@@ -36,6 +37,11 @@ Message decode_json(const nlohmann::json& j) {
   Message message = decode(bytes_of(j.dump()));
   if (const auto* request = std::get_if<TestRequest>(&message)) tlscmp::kinds::check_request(*request);
   return message;
+}
+
+// A datagram result as a side reads the other's: a kind result, through its walk.
+kinds::DatagramResult result_of(const nlohmann::json& j) {
+  return read_result<kinds::DatagramResult>(std::get<KindResult>(decode_json(j)));
 }
 
 TestRequest udp_request() {
@@ -109,7 +115,7 @@ TEST_CASE("a datagram test request survives encoding, and its limits are checked
     nlohmann::json j = body_of(udp_request());
     edit(j);
     CAPTURE(j.dump());
-    CHECK_THROWS_AS(decode_json(j), ProtocolError);
+    CHECK_THROWS_AS(result_of(j), ProtocolError);
   };
   refused([](auto& j) { j["chunk_bytes"] = kDatagramHeaderBytes - 1; });  // no room for the header
   refused([](auto& j) { j["chunk_bytes"] = kMaxUdpDatagramBytes + 1; });
@@ -141,7 +147,7 @@ TEST_CASE("ports, ready and the counts survive encoding") {
         std::vector<std::uint16_t>{4000, 4001});
   CHECK(std::holds_alternative<Ready>(decode_json(body_of(Ready{}))));
 
-  DatagramResult result;
+  kinds::DatagramResult result;
   result.role = Role::receiver;
   result.senders = {{0, 10, 150, 1.5, 20.5, 1, 2}, {1, 7, 105, 0, 9, 0, 0}};
   result.elapsed_us = 20.5;
@@ -149,14 +155,14 @@ TEST_CASE("ports, ready and the counts survive encoding") {
   result.kernel_drops = 4;
   result.rcvbuf_errors = 5;
   result.intervals = {{250'000, 6, 7}, {400'000.5, 11, 10}};
-  const auto back = std::get<DatagramResult>(decode_json(body_of(result)));
+  const auto back = result_of(body_of(kind_result(result)));
   REQUIRE(back.intervals.size() == 2);
   CHECK(back.intervals[1].end_us == 400'000.5);
   CHECK(back.intervals[1].received == 11);
   CHECK(back.intervals[1].expected == 10);
-  nlohmann::json without = body_of(result);
+  nlohmann::json without = body_of(kind_result(result));
   without.erase("intervals");  // a peer without -i support sends none
-  CHECK(std::get<DatagramResult>(decode_json(without)).intervals.empty());
+  CHECK(result_of(without).intervals.empty());
   REQUIRE(back.senders.size() == 2);
   CHECK(back.senders[0].packets == 10);
   CHECK(back.senders[0].reordered == 1);
@@ -176,13 +182,13 @@ TEST_CASE("malformed ports and counts are refused") {
     CAPTURE(ports);
     CHECK_THROWS_AS(decode_json(j), ProtocolError);
   }
-  DatagramResult result;
+  kinds::DatagramResult result;
   result.senders = {{0, 10, 150, 1, 2, 0, 0}, {1, 10, 150, 1, 2, 0, 0}};
   auto refused = [&](auto edit) {
-    nlohmann::json j = body_of(result);
+    nlohmann::json j = body_of(kind_result(result));
     edit(j);
     CAPTURE(j.dump());
-    CHECK_THROWS_AS(decode_json(j), ProtocolError);
+    CHECK_THROWS_AS(result_of(j), ProtocolError);
   };
   refused([](auto& j) { j["senders"][1]["sender"] = 0; });     // out of order
   refused([](auto& j) { j["senders"][0]["last_us"] = 0.5; });  // ends before it starts

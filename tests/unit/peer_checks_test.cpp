@@ -66,8 +66,8 @@ SideResult crr_count(std::uint64_t connections, std::uint64_t failed, std::uint6
   return r;
 }
 
-protocol::DatagramResult datagram_count(Role role, std::uint64_t packets, std::uint32_t size) {
-  protocol::DatagramResult r;
+DatagramResult datagram_count(Role role, std::uint64_t packets, std::uint32_t size) {
+  DatagramResult r;
   r.role = role;
   r.senders = {{0, packets, packets * size, 0, 1000, 0, 0}};
   r.elapsed_us = 1000;
@@ -228,8 +228,8 @@ TEST_CASE("datagrams: distinct ones received are at most those sent, duplicates 
   udp.test.streams = 1;
   const PeerJudge server(Peer::server, kWallUs);
   const PeerJudge client(Peer::client, kWallUs);
-  const protocol::DatagramResult sent = datagram_count(Role::sender, 20, 40);
-  protocol::DatagramResult received = datagram_count(Role::receiver, 20, 40);
+  const DatagramResult sent = datagram_count(Role::sender, 20, 40);
+  DatagramResult received = datagram_count(Role::receiver, 20, 40);
   received.senders[0].duplicates = 7;
   received.senders[0].reordered = 3;
   CHECK(check_peer_datagrams(server, udp, sent, received).empty());
@@ -239,7 +239,7 @@ TEST_CASE("datagrams: distinct ones received are at most those sent, duplicates 
         "the peer's figures disagree (client_results senders[0].packets)");
   CHECK(has(check_peer_datagrams(server, udp, sent, datagram_count(Role::receiver, 21, 40)),
             "(server_results senders[0].packets)"));
-  protocol::DatagramResult odd = received;
+  DatagramResult odd = received;
   odd.senders[0].bytes += 1;
   CHECK(has(check_peer_datagrams(server, udp, sent, odd), "(server_results senders[0].bytes)"));
   odd = received;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "kinds/flows/wire.hpp"
 #include "kinds/kind.hpp"
 #include "protocol/messages.hpp"
 
@@ -28,6 +29,12 @@ T round_trip(const T& message) {
   const Message decoded = decode(std::span(frame).subspan(kFrameHeaderBytes));
   REQUIRE(std::holds_alternative<T>(decoded));
   return std::get<T>(decoded);
+}
+
+// A kind's result on the wire and back, through its walk.
+template <typename T>
+T result_round_trip(const T& result) {
+  return read_result<T>(round_trip(kind_result(result)));
 }
 
 // The JSON body the encoder writes for `message`.
@@ -499,7 +506,7 @@ TEST_CASE("an rr or crr side's calibration survives encoding, and one out of bou
 }
 
 TEST_CASE("a flows result survives encoding and decoding, a missing memory reading as none") {
-  FlowsResult flows;
+  kinds::FlowsResult flows;
   flows.role = Role::receiver;
   flows.flows = 1000;
   flows.failed = 2;
@@ -512,7 +519,7 @@ TEST_CASE("a flows result survives encoding and decoding, a missing memory readi
   flows.memory.rss_idle = 60 << 20;
   flows.memory.tcp_pages_after = 12;
   flows.error = "flow 7: nothing moved";
-  const FlowsResult f = round_trip(flows);
+  const kinds::FlowsResult f = result_round_trip(flows);
   CHECK(f.role == Role::receiver);
   CHECK(f.flows == 1000);
   CHECK(f.failed == 2);

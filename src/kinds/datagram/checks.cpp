@@ -6,14 +6,35 @@
 #include "kinds/datagram/datagram.hpp"
 
 namespace tlscmp::kinds {
+
+std::string DatagramResult::check(const DatagramResult& m) {
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < m.senders.size(); ++i) {
+    const SenderCount& s = m.senders[i];
+    if (s.sender != i) return fmt::format("sender {} comes where sender {} belongs", s.sender, i);
+    if (s.last_us < s.first_us) return "a sender's last datagram comes before its first";
+    total += s.packets;
+  }
+  std::uint64_t sum = 0;
+  double previous_end = 0;
+  for (const IntervalCount& interval : m.intervals) {
+    if (interval.end_us < previous_end) return "interval ends out of order";
+    previous_end = interval.end_us;
+    if (interval.received > spec::kMaxTestBytes - sum) return "interval counts are too large";
+    sum += interval.received;
+  }
+  if (sum > total) return "interval counts add up to more than the senders' packets";
+  return {};
+}
+
 namespace {
 
 // One sender's datagrams as the peer counted them, against this side's count.
 std::string check_datagram_sender(const PeerJudge& judge, const protocol::TestRequest& request,
-                                  const protocol::SenderCount& mine, const protocol::SenderCount& theirs) {
+                                  const SenderCount& mine, const SenderCount& theirs) {
   const bool peer_is_server = judge.peer() == Peer::server;
-  const protocol::SenderCount& sent = peer_is_server ? mine : theirs;
-  const protocol::SenderCount& received = peer_is_server ? theirs : mine;
+  const SenderCount& sent = peer_is_server ? mine : theirs;
+  const SenderCount& received = peer_is_server ? theirs : mine;
   const std::string at = fmt::format("senders[{}].", theirs.sender);
   if (received.packets > sent.packets) {
     return peer_is_server
@@ -44,13 +65,13 @@ std::string check_datagram_sender(const PeerJudge& judge, const protocol::TestRe
 }
 
 // The receiver's intervals (-i): they add up to what it received, and end within the run.
-std::string check_datagram_intervals(const PeerJudge& judge, const protocol::DatagramResult& theirs) {
+std::string check_datagram_intervals(const PeerJudge& judge, const DatagramResult& theirs) {
   if (theirs.intervals.empty()) return {};
   std::uint64_t in_intervals = 0;
-  for (const protocol::DatagramInterval& i : theirs.intervals)
+  for (const IntervalCount& i : theirs.intervals)
     in_intervals += i.received;
   std::uint64_t received = 0;
-  for (const protocol::SenderCount& s : theirs.senders)
+  for (const SenderCount& s : theirs.senders)
     received += s.packets;
   const double last_end_us = theirs.intervals.back().end_us;
   if (in_intervals == received && last_end_us <= judge.allowed_us()) return {};
@@ -65,8 +86,7 @@ std::string check_datagram_intervals(const PeerJudge& judge, const protocol::Dat
 }  // namespace
 
 std::string check_peer_datagrams(const PeerJudge& judge, const protocol::TestRequest& request,
-                                 const protocol::DatagramResult& mine,
-                                 const protocol::DatagramResult& theirs) {
+                                 const DatagramResult& mine, const DatagramResult& theirs) {
   for (std::size_t i = 0; i < theirs.senders.size() && i < mine.senders.size(); ++i) {
     if (std::string line = check_datagram_sender(judge, request, mine.senders[i], theirs.senders[i]);
         !line.empty()) {

@@ -258,9 +258,9 @@ void shake_hands(const ClientConfig& config, const tls::DtlsContext& dtls, const
 
 // The senders' count, as the server is told it: each sender's datagrams and
 // window from the first sender's start, CPU added up, the first error.
-protocol::DatagramResult senders_count(const std::vector<Sender>& senders, const std::vector<RunFacts>& facts,
-                                       std::uint32_t datagram_bytes, int sndbuf_bytes) {
-  protocol::DatagramResult mine;
+DatagramResult senders_count(const std::vector<Sender>& senders, const std::vector<RunFacts>& facts,
+                             std::uint32_t datagram_bytes, int sndbuf_bytes) {
+  DatagramResult mine;
   mine.facts = measure::merge_facts(facts);
   mine.role = Role::sender;
   std::int64_t go = senders.front().first_ns;
@@ -269,7 +269,7 @@ protocol::DatagramResult senders_count(const std::vector<Sender>& senders, const
   std::int64_t last = go;
   for (std::uint32_t i = 0; i < senders.size(); ++i) {
     const Sender& s = senders[i];
-    protocol::SenderCount c;
+    SenderCount c;
     c.sender = i;
     c.packets = s.sent;
     c.bytes = s.sent * datagram_bytes;
@@ -287,11 +287,11 @@ protocol::DatagramResult senders_count(const std::vector<Sender>& senders, const
 }
 
 // Both sides' counts, sender by sender and in all, into the run.
-void add_counts(const protocol::DatagramResult& mine, const protocol::DatagramResult& theirs,
-                std::uint32_t datagram_bytes, DatagramRun& run) {
+void add_counts(const DatagramResult& mine, const DatagramResult& theirs, std::uint32_t datagram_bytes,
+                DatagramRun& run) {
   for (std::uint32_t i = 0; i < mine.senders.size(); ++i) {
-    const protocol::SenderCount& sent = mine.senders[i];
-    const protocol::SenderCount& received = theirs.senders[i];
+    const SenderCount& sent = mine.senders[i];
+    const SenderCount& received = theirs.senders[i];
     DatagramSender r;
     r.index = i;
     r.sent = sent.packets;
@@ -316,7 +316,7 @@ void add_counts(const protocol::DatagramResult& mine, const protocol::DatagramRe
   run.kernel_drops = theirs.kernel_drops;
   run.rcvbuf_errors = theirs.rcvbuf_errors;
   double start_s = 0;
-  for (const protocol::DatagramInterval& i : theirs.intervals) {
+  for (const IntervalCount& i : theirs.intervals) {
     const double end_s = i.end_us / 1e6;
     run.intervals.push_back({start_s, end_s, i.received, i.expected, i.received * datagram_bytes});
     start_s = end_s;
@@ -380,13 +380,13 @@ DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, const tls::
     }
   });
 
-  const protocol::DatagramResult mine = senders_count(senders, facts, config.test.chunk_bytes, sndbuf_bytes);
+  const DatagramResult mine = senders_count(senders, facts, config.test.chunk_bytes, sndbuf_bytes);
   control.set_deadline(Deadline::after(timeouts.control));
   send_message(control, mine, "the senders' count");
   if (!mine.error.empty()) throw Error(fmt::format("{} (the client, sending)", mine.error));
 
   control.set_deadline(Deadline::after(timeouts.control + kDrainLimit));
-  const auto theirs = receive<protocol::DatagramResult>(control, "the receiver's count");
+  const auto theirs = receive<DatagramResult>(control, "the receiver's count");
   const double wall_us = clock.elapsed_us();
   session::await_close(control, timeouts.control);
   if (theirs.role != Role::receiver || theirs.senders.size() != senders.size()) {

@@ -23,6 +23,7 @@
 #include <string>
 
 #include "kinds/datagram/results.hpp"
+#include "kinds/datagram/wire.hpp"
 #include "kinds/kind.hpp"
 #include "kinds/peer_checks.hpp"
 #include "measure/results.hpp"
@@ -66,8 +67,7 @@ DatagramRun run_datagram_test(const session::ClientConfig& config, Mode mode, co
 // receiver's intervals add up to what it received. Returns the line naming
 // the first figure that disagrees (kinds/peer_checks.hpp), or "".
 std::string check_peer_datagrams(const PeerJudge& judge, const protocol::TestRequest& request,
-                                 const protocol::DatagramResult& mine,
-                                 const protocol::DatagramResult& theirs);
+                                 const DatagramResult& mine, const DatagramResult& theirs);
 
 // Reports (report.cpp).
 // The runs table, the DTLS handshake and the summary, for render_text.

@@ -113,14 +113,14 @@ class Receiver {
     }
   }
 
-  protocol::DatagramResult result(std::int64_t start_ns) const {
-    protocol::DatagramResult r;
+  DatagramResult result(std::int64_t start_ns) const {
+    DatagramResult r;
     r.role = Role::receiver;
     std::int64_t first = 0;
     std::int64_t last = 0;
     for (std::uint32_t i = 0; i < senders_.size(); ++i) {
       const SenderTally& t = senders_[i];
-      protocol::SenderCount c;
+      SenderCount c;
       c.sender = i;
       c.packets = t.sequence.received();
       c.bytes = c.packets * request_.test.chunk_bytes;
@@ -152,8 +152,8 @@ class Receiver {
       received += t.sequence.received();
       expected += t.sequence.span();
     }
-    protocol::DatagramInterval interval{measure::ns_to_us(now_ns - start_ns), received - counted_received_,
-                                        expected - counted_expected_};
+    IntervalCount interval{measure::ns_to_us(now_ns - start_ns), received - counted_received_,
+                           expected - counted_expected_};
     counted_received_ = received;
     counted_expected_ = expected;
     closed_ns_ = now_ns;
@@ -201,7 +201,7 @@ class Receiver {
   std::uint64_t foreign_ = 0;
   std::int64_t last_batch_ns_ = 0;
   // -i: the intervals closed so far, and the counts at the last close.
-  std::vector<protocol::DatagramInterval> intervals_;
+  std::vector<IntervalCount> intervals_;
   std::int64_t next_boundary_ns_ = 0;
   std::int64_t closed_ns_ = 0;
   std::uint64_t counted_received_ = 0;
@@ -217,10 +217,10 @@ protocol::Cookie random_cookie() {
 }
 
 // The senders' count from the client: one entry per sender, from its senders.
-protocol::DatagramResult receive_count(Stream& control, const protocol::TestRequest& request,
-                                       const Timeouts& timeouts) {
+DatagramResult receive_count(Stream& control, const protocol::TestRequest& request,
+                             const Timeouts& timeouts) {
   control.set_deadline(Deadline::after(timeouts.control));
-  auto sent = receive<protocol::DatagramResult>(control, "the senders' count");
+  auto sent = receive<DatagramResult>(control, "the senders' count");
   if (sent.role != Role::sender || sent.senders.size() != request.test.streams) {
     throw protocol::ProtocolError("the senders' count does not match the test");
   }
@@ -228,8 +228,8 @@ protocol::DatagramResult receive_count(Stream& control, const protocol::TestRequ
   return sent;
 }
 
-std::string describe_test(const protocol::TestRequest& request, const protocol::DatagramResult& sent,
-                          const protocol::DatagramResult& received) {
+std::string describe_test(const protocol::TestRequest& request, const DatagramResult& sent,
+                          const DatagramResult& received) {
   if (!received.error.empty())
     return fmt::format("{} datagram test failed: {}", to_string(request.mode), received.error);
   std::uint64_t total_sent = 0;
@@ -253,10 +253,9 @@ std::string describe_test(const protocol::TestRequest& request, const protocol::
 // Takes datagrams until the client's count has come and what it counts has
 // too (or the quiet after it says the rest is lost); fails on a silent
 // client or one past --max-duration. Returns the client's count.
-protocol::DatagramResult receive_until_counted(Stream& control, const protocol::TestRequest& request,
-                                               const ServerConfig& config,
-                                               const std::vector<ReceivingSocket>& sockets,
-                                               Receiver& receiver, std::int64_t start_ns) {
+DatagramResult receive_until_counted(Stream& control, const protocol::TestRequest& request,
+                                     const ServerConfig& config, const std::vector<ReceivingSocket>& sockets,
+                                     Receiver& receiver, std::int64_t start_ns) {
   const Timeouts& timeouts = config.timeouts;
   std::vector<pollfd> fds;
   for (const ReceivingSocket& s : sockets)
@@ -266,7 +265,7 @@ protocol::DatagramResult receive_until_counted(Stream& control, const protocol::
     return static_cast<std::int64_t>(ms.count()) * 1'000'000;
   };
   const std::int64_t limit_ns = start_ns + ns(config.max_duration) + ns(timeouts.idle);
-  std::optional<protocol::DatagramResult> sent;
+  std::optional<DatagramResult> sent;
   std::uint64_t due = 0;  // datagrams the senders say they sent
   std::int64_t last_activity_ns = start_ns;
   std::int64_t count_came_ns = 0;
@@ -296,7 +295,7 @@ protocol::DatagramResult receive_until_counted(Stream& control, const protocol::
     const int ready = ::poll(fds.data(), fds.size(), any ? 0 : 50);
     if (ready > 0 && fds.back().revents != 0 && !sent) {
       sent = receive_count(control, request, timeouts);
-      for (const protocol::SenderCount& c : sent->senders)
+      for (const SenderCount& c : sent->senders)
         due += c.packets;
       count_came_ns = measure::now_ns();
       last_activity_ns = count_came_ns;  // datagrams may still be on their way
@@ -341,14 +340,14 @@ std::string serve_datagram_test(Stream& control, const protocol::TestRequest& re
   control.set_deadline(Deadline::after(timeouts.control));
   send_message(control, protocol::Ready{}, "ready");
 
-  std::optional<protocol::DatagramResult> sent;
+  std::optional<DatagramResult> sent;
   // The receiving loop on this thread: pinned with -A, and watched.
   const std::vector<RunFacts> facts = run_data_threads({-1}, request.server_cpu, [&](std::size_t) {
     sent = receive_until_counted(control, request, config, sockets, receiver, start_ns);
   });
 
   receiver.finish_intervals(start_ns);
-  protocol::DatagramResult result = receiver.result(start_ns);
+  DatagramResult result = receiver.result(start_ns);
   result.facts = facts.front();
   const measure::CpuTimes cpu = measure::thread_cpu_times() - cpu_before;
   result.cpu_user_s = cpu.user_s;

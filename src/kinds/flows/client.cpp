@@ -29,8 +29,9 @@ using Loops = FlowLoops;
 [[noreturn]] void server_spoke(Stream& control) {
   const protocol::Message message = session::receive_message(control, "the server's result");
   if (const auto* refusal = std::get_if<protocol::Refusal>(&message)) throw Error(refusal->reason);
-  if (const auto* theirs = std::get_if<protocol::FlowsResult>(&message); theirs && !theirs->error.empty())
-    throw Error("server: " + theirs->error);
+  if (const auto* theirs = std::get_if<protocol::KindResult>(&message);
+      theirs && theirs->type == FlowsResult::kWireType && !theirs->error().empty())
+    throw Error("server: " + theirs->error());
   throw protocol::ProtocolError("the server spoke before the flows were done");
 }
 
@@ -134,7 +135,7 @@ void aggregate(const std::vector<LoopTally>& tallies, FlowsRun& run, std::string
 // failed there is counted, as this side's are), then its count, which a
 // closed loop makes equal to ours: requests answered (rr, crr), or the bytes
 // of a stream (a timed one the server sends goes on past our end).
-void judge_server(const protocol::FlowsResult& theirs, const FlowPlan& plan, FlowsRun& run) {
+void judge_server(const FlowsResult& theirs, const FlowPlan& plan, FlowsRun& run) {
   if (theirs.role != Role::receiver) throw protocol::ProtocolError("the server's result is not a server's");
   if (!theirs.error.empty() && theirs.failed == 0) throw Error("server: " + theirs.error);
   if (run.failed_flows == 0 && theirs.failed > 0) {
@@ -207,13 +208,13 @@ void finish_run(Stream& control, const session::ClientConfig& config, const Flow
   run.failed_flows = sum(loops, [](const FlowLoop& l) { return l.failed(); });
   run.first_failure = first_failure;
   if (run.partial) return;
-  const protocol::FlowsResult mine{Role::sender,     run.flows,          run.failed_flows,
-                                   run.transactions, run.elapsed_us,     run.client.cpu_user_s,
-                                   run.establish_us, run.client_threads, memory_readings(before, idle, after),
-                                   first_failure};
+  const FlowsResult mine{Role::sender,     run.flows,          run.failed_flows,
+                         run.transactions, run.elapsed_us,     run.client.cpu_user_s,
+                         run.establish_us, run.client_threads, memory_readings(before, idle, after),
+                         first_failure};
   control.set_deadline(Deadline::after(config.timeouts.control));
   session::send_message(control, mine, "the client's result");
-  const auto theirs = session::receive<protocol::FlowsResult>(control, "the server's result");
+  const auto theirs = session::receive<FlowsResult>(control, "the server's result");
   judge_server(theirs, plan, run);
   run.server.cpu_user_s = theirs.cpu_s;
   run.server.window_us = theirs.elapsed_us;

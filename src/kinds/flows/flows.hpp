@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "kinds/flows/results.hpp"
+#include "kinds/flows/wire.hpp"
 #include "kinds/kind.hpp"
 #include "measure/results.hpp"
 #include "protocol/messages.hpp"

@@ -56,9 +56,8 @@ std::uint32_t epoll_events(short poll_events) {
 
 }  // namespace
 
-protocol::MemoryReadings memory_readings(const measure::MemoryReading& before,
-                                         const measure::MemoryReading& idle,
-                                         const measure::MemoryReading& after) {
+MemoryReadings memory_readings(const measure::MemoryReading& before, const measure::MemoryReading& idle,
+                               const measure::MemoryReading& after) {
   return {before.rss_bytes,        idle.rss_bytes,        after.rss_bytes,
           before.tcp_memory_pages, idle.tcp_memory_pages, after.tcp_memory_pages,
           before.heap_bytes,       idle.heap_bytes,       after.heap_bytes};
@@ -68,7 +67,7 @@ namespace {
 
 // One reading of the three a side sends.
 enum class ReadingWhen { before, idle, after };
-measure::MemoryReading reading_at(const protocol::MemoryReadings& m, ReadingWhen when) {
+measure::MemoryReading reading_at(const MemoryReadings& m, ReadingWhen when) {
   switch (when) {
     case ReadingWhen::before:
       return {m.rss_before, m.tcp_pages_before, m.heap_before};
@@ -82,7 +81,7 @@ measure::MemoryReading reading_at(const protocol::MemoryReadings& m, ReadingWhen
 
 }  // namespace
 
-FlowsMemory memory_per_flow(const protocol::MemoryReadings& m, std::uint64_t flows) {
+FlowsMemory memory_per_flow(const MemoryReadings& m, std::uint64_t flows) {
   const measure::MemoryReading before = reading_at(m, ReadingWhen::before);
   const measure::PerConnection idle =
       measure::per_connection(before, reading_at(m, ReadingWhen::idle), flows);

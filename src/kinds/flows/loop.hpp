@@ -30,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "kinds/flows/wire.hpp"
 #include "measure/latency.hpp"
 #include "measure/memory.hpp"
 #include "measure/results.hpp"
@@ -109,11 +110,10 @@ struct LoopTally {
 double traffic_window_us(const std::vector<LoopTally>& tallies);
 
 // A side's three memory readings as its result carries them.
-protocol::MemoryReadings memory_readings(const measure::MemoryReading& before,
-                                         const measure::MemoryReading& idle,
-                                         const measure::MemoryReading& after);
+MemoryReadings memory_readings(const measure::MemoryReading& before, const measure::MemoryReading& idle,
+                               const measure::MemoryReading& after);
 // What they grew by per flow, idle and after the traffic.
-FlowsMemory memory_per_flow(const protocol::MemoryReadings& m, std::uint64_t flows);
+FlowsMemory memory_per_flow(const MemoryReadings& m, std::uint64_t flows);
 
 class FlowLoop {
  public:

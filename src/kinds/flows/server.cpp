@@ -180,9 +180,9 @@ void await_bytes(const FlowsSink& sink, std::uint64_t sent, std::chrono::millise
 // The server's account, its loops stopped: units of work over every flow
 // (and crr's closed connections), its flows, its first failure; a stream
 // it received, over its window of first byte to last.
-protocol::FlowsResult server_result(FlowsSink& sink, const FlowPlan& plan, std::int64_t elapsed_ns) {
+FlowsResult server_result(FlowsSink& sink, const FlowPlan& plan, std::int64_t elapsed_ns) {
   sink.stop();
-  protocol::FlowsResult mine;
+  FlowsResult mine;
   mine.role = Role::receiver;
   mine.elapsed_us = measure::ns_to_us(elapsed_ns);
   const std::vector<LoopTally> tallies = sink.tallies();
@@ -201,7 +201,7 @@ protocol::FlowsResult server_result(FlowsSink& sink, const FlowPlan& plan, std::
   return mine;
 }
 
-std::string describe_test(const protocol::TestRequest& request, const protocol::FlowsResult& mine) {
+std::string describe_test(const protocol::TestRequest& request, const FlowsResult& mine) {
   const std::optional<double> idle = memory_per_flow(mine.memory, mine.flows).idle_rss;
   const spec::FlowWork work = request.test.flows.work;
   return fmt::format("flows {} {}{} round {}: {} {} on {} loops, {} {}{}{}", to_string(work),
@@ -273,12 +273,12 @@ std::string serve_flows_test(Stream& control, const protocol::TestRequest& reque
                          : std::chrono::milliseconds(0));
   await_client(control, side, *sink, false, most);
   control.set_deadline(Deadline::after(config.timeouts.control));
-  const auto theirs = session::receive<protocol::FlowsResult>(control, "the client's result");
+  const auto theirs = session::receive<FlowsResult>(control, "the client's result");
   if (work == spec::FlowWork::stream && !plan.sends)
     await_bytes(*sink, theirs.transactions, config.timeouts.idle);
   const double cpu_s = sink->cpu_s() - cpu_before;  // while the loops' threads live
   const measure::MemoryReading after = measure::read_memory();
-  protocol::FlowsResult mine = server_result(*sink, plan, measure::now_ns() - start_ns);
+  FlowsResult mine = server_result(*sink, plan, measure::now_ns() - start_ns);
   mine.cpu_s = cpu_s;
   if (work != spec::FlowWork::crr) mine.memory = memory_readings(before, idle, after);
   session::send_message(control, mine, "the server's result");
