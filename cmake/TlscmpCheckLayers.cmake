@@ -1,10 +1,11 @@
 # The layers of src/, from the bottom, held by the build: a folder includes
 # only the folders below it, and the headers at src/'s top (the vocabulary)
 # none; a folder above kinds/ includes no kind's own folder, only the table
-# of kinds; inside kinds/, a kind includes no other kind's folder. Run as a
+# of kinds; inside kinds/, a kind includes no other kind's folder, and
+# inside stacks/ a stack no other stack's. Run as a
 # script (cmake -DSRC=... -DSTAMP=... -P) by the build, on every change to a
 # source file under src/; a breach fails the build naming the line. docs/development.md says what each layer holds.
-set(layers transport framing spec measure render tls protocol session kinds results report app cli)
+set(layers transport framing spec measure render tls stacks protocol session kinds results report app cli)
 
 list(FIND layers kinds kinds_rank)
 file(GLOB_RECURSE sources RELATIVE ${SRC} ${SRC}/*.hpp ${SRC}/*.cpp)
@@ -24,22 +25,28 @@ foreach(source IN LISTS sources)
     endif()
   endif()
   file(STRINGS ${SRC}/${source} includes REGEX "^[ \t]*#[ \t]*include[ \t]+\"[a-z_]+/")
-  # Inside kinds/, the kinds are peers: one includes its own folder and the
-  # part they share (kinds/*.hpp), never another kind's folder; the shared
-  # part includes none of them, bar the table that lists them.
-  set(own_kind "")
+  # Inside kinds/ and stacks/, the kinds and the stacks are peers: one
+  # includes its own folder and the part they share (kinds/*.hpp,
+  # stacks/*.hpp), never another's folder; the shared part includes none of
+  # them, bar the table that lists them.
+  set(own_peer "")
+  if(folder STREQUAL "kinds" OR folder STREQUAL "stacks")
+    string(REGEX MATCH "^${folder}/([a-z_]+)/" own_peer "${source}")
+    set(own_peer "${CMAKE_MATCH_1}")
+  endif()
   if(folder STREQUAL "kinds")
-    string(REGEX MATCH "^kinds/([a-z_]+)/" own_kind "${source}")
-    set(own_kind "${CMAKE_MATCH_1}")
+    set(peer "kind")
+  else()
+    set(peer "stack")
   endif()
   foreach(line IN LISTS includes)
-    if(folder STREQUAL "kinds" AND NOT source STREQUAL "kinds/table.cpp"
-       AND line MATCHES "\"kinds/([a-z_]+)/" AND NOT CMAKE_MATCH_1 STREQUAL own_kind)
+    if((folder STREQUAL "kinds" OR folder STREQUAL "stacks") AND NOT source STREQUAL "${folder}/table.cpp"
+       AND line MATCHES "\"${folder}/([a-z_]+)/" AND NOT CMAKE_MATCH_1 STREQUAL own_peer)
       string(STRIP "${line}" line)
-      if(own_kind STREQUAL "")
-        string(APPEND breaches "\n  src/${source}: ${line}: the kinds' shared part reaches a kind through the table (kinds/kind.hpp), not its folder")
+      if(own_peer STREQUAL "")
+        string(APPEND breaches "\n  src/${source}: ${line}: the ${peer}s' shared part reaches a ${peer} through the table (${folder}/*.hpp), not its folder")
       else()
-        string(APPEND breaches "\n  src/${source}: ${line}: the ${own_kind} kind includes another kind's folder; move what both need to the kinds' shared part (src/kinds/*.hpp)")
+        string(APPEND breaches "\n  src/${source}: ${line}: the ${own_peer} ${peer} includes another ${peer}'s folder; move what both need to the ${peer}s' shared part (src/${folder}/*.hpp)")
       endif()
       continue()
     endif()

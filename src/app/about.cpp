@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "stacks/stack.hpp"
 #include "tls/context.hpp"
-#include "tls/quic.hpp"
 #include "version.hpp"
 
 namespace tlscmp::app {
@@ -47,6 +47,17 @@ std::string join(const std::vector<std::string>& words) {
   return out;
 }
 
+// The stacks this build runs, each with what it is: "tcp, tls (TLS 1.2, 1.3), ...".
+std::string stacks_line() {
+  std::string out;
+  for (const stacks::Stack* stack : stacks::all_stacks()) {
+    if (!stacks::unavailable(stack->mode).empty()) continue;
+    out += fmt::format("{}{}{}", out.empty() ? "" : ", ", to_string(stack->mode),
+                       stack->described != nullptr ? fmt::format(" ({})", stack->described) : "");
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string build_description() {
@@ -54,16 +65,12 @@ std::string build_description() {
   const std::string headers = tls::header_version();
   if (!headers.empty() && headers != library) library += fmt::format(" (built with {} headers)", headers);
   if (const std::string package = tls::library_package(); !package.empty()) library += " from " + package;
-  const bool dtls = tls::has_dtls();
   std::string out = fmt::format("tlscmp {}\n", kVersion);  // CLI11 adds the last newline
   out += fmt::format("TLS library: {}\n", library);
-  std::string no_quic;
-  const bool quic = tls::has_quic(&no_quic);
-  out += fmt::format("transports: tcp, tls (TLS 1.2, 1.3){}, udp{}\n",
-                     quic ? ", quic (QUIC v1, TLS 1.3)" : "", dtls ? ", dtls (DTLS 1.2)" : "");
-  out += fmt::format(
-      "DTLS: {}\n", dtls ? "yes" : "no (tlscmp's DTLS server needs DTLSv1_listen, which this library lacks)");
-  out += fmt::format("quic: {}\n", quic ? "yes" : fmt::format("no ({})", no_quic));
+  out += fmt::format("transports: {}\n", stacks_line());
+  for (const stacks::Stack* stack : stacks::all_stacks()) {
+    if (stack->version_line != nullptr) out += stack->version_line() + "\n";
+  }
   out += fmt::format("key exchange groups: {}\n", join(tls::available_groups()));
   out += fmt::format("kernel TLS: {}", kernel_tls_line());
   return out;

@@ -12,7 +12,7 @@
 #include "kinds/kind.hpp"
 #include "measure/clock.hpp"
 #include "measure/host.hpp"
-#include "tls/quic.hpp"
+#include "stacks/stack.hpp"
 #include "transport/socket.hpp"
 
 namespace tlscmp::cli {
@@ -38,17 +38,6 @@ int repeat_count(const ClientFlags& flags) {
   return n;
 }
 
-// One word of --mode's list: a transport, or both (tcp,tls) or both-udp
-// (udp,dtls); none if it is no transport.
-std::vector<Mode> modes_of_word(const std::string& word) {
-  if (word == "both") return {Mode::tcp, Mode::tls};
-  if (word == "both-udp") return {Mode::udp, Mode::dtls};
-  const auto known =
-      std::find_if(kAllModes.begin(), kAllModes.end(), [&](Mode m) { return word == to_string(m); });
-  if (known == kAllModes.end()) return {};
-  return {*known};
-}
-
 // --mode: one transport, or a list run in turn, the baseline of the ratios
 // first (tls,tcp); both is tcp,tls and both-udp udp,dtls, alone or in the
 // list (both,quic). Fills `modes`, or says what is wrong with the list.
@@ -57,12 +46,12 @@ std::string parse_modes(const std::string& text, std::vector<Mode>& modes) {
   for (std::size_t start = 0; start <= text.size();) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
     const std::string word = text.substr(start, comma - start);
-    const std::vector<Mode> named = modes_of_word(word);
+    const std::vector<Mode> named = stacks::modes_of_word(word);
     if (named.empty()) {
       return fmt::format(
-          "'{}' is no transport; give tcp, tls, quic, udp or dtls, or a list of them (tcp,tls,quic), "
-          "where both stands for tcp,tls and both-udp for udp,dtls",
-          word);
+          "'{}' is no transport; give {}, or a list of them (tcp,tls,quic), where both stands for tcp,tls "
+          "and both-udp for udp,dtls",
+          word, stacks::mode_words());
     }
     for (const Mode mode : named) {
       if (std::find(modes.begin(), modes.end(), mode) != modes.end())
@@ -81,9 +70,12 @@ std::vector<Mode> modes_of(const std::string& text) {
   std::vector<Mode> modes;
   if (const std::string problem = parse_modes(text, modes); !problem.empty())
     throw UsageError(fmt::format("--mode {}: {}", text, problem));
-  std::string why;
-  if (std::find(modes.begin(), modes.end(), Mode::quic) != modes.end() && !tls::has_quic(&why))
-    throw UsageError(fmt::format("--mode {}: this tlscmp has no QUIC ({}); leave quic out", text, why));
+  for (const Mode mode : modes) {
+    if (const std::string why = stacks::unavailable(mode); !why.empty()) {
+      throw UsageError(fmt::format("--mode {}: this tlscmp has no {} ({}); leave {} out", text,
+                                   facts(mode).handshake, why, to_string(mode)));
+    }
+  }
   return modes;
 }
 
@@ -148,17 +140,15 @@ void refuse_tls_flags_without_tls(const ClientFlags& flags, const session::Clien
   }
 }
 
-// QUIC runs TLS 1.3 in user space: the TLS flags that ask for TLS 1.2 or
-// the kernel's TLS cannot hold for its runs.
-void refuse_tls_flags_for_quic(const ClientFlags& flags, const session::ClientConfig& c) {
-  if (std::find(c.modes.begin(), c.modes.end(), Mode::quic) == c.modes.end()) return;
-  const std::string& cipher = flags.tls_policy.cipher;
-  const char* why = nullptr;
-  if (flags.tls_policy.ktls) why = "--ktls hands TLS records to the kernel, and QUIC has none";
-  if (flags.tls_policy.version == "1.2") why = "--tls-version 1.2: QUIC runs TLS 1.3 alone";
-  if (!cipher.empty() && cipher.rfind("TLS_", 0) != 0)
-    why = "--cipher names TLS 1.2 suites, and QUIC runs TLS 1.3 alone (its suites are named TLS_*)";
-  if (why != nullptr) throw UsageError(fmt::format("{}; leave quic out of --mode, or the flag", why));
+// The TLS flags a stack of --mode cannot hold (QUIC: TLS 1.2, the
+// kernel's TLS), refused in one line that says why.
+void refuse_tls_flags_of_stacks(const ClientFlags& flags, const session::ClientConfig& c) {
+  for (const Mode mode : c.modes) {
+    const stacks::Stack& stack = stacks::stack_of(mode);
+    if (stack.refuse_policy == nullptr) continue;
+    if (const std::string why = stack.refuse_policy(flags.tls_policy); !why.empty())
+      throw UsageError(fmt::format("{}; leave {} out of --mode, or the flag", why, to_string(mode)));
+  }
 }
 
 // --streams S: S QUIC streams on each of -P connections, against -P x S
@@ -176,7 +166,7 @@ std::string kinds_with(bool kinds::KindSlice::*capability) {
 void apply_quic_streams(session::ClientConfig& c) {
   const std::uint32_t s = c.quic_streams;
   if (s == 1) return;
-  if (std::find(c.modes.begin(), c.modes.end(), Mode::quic) == c.modes.end()) {
+  if (std::none_of(c.modes.begin(), c.modes.end(), [](Mode m) { return facts(m).streams; })) {
     throw UsageError(fmt::format(
         "--streams {}: QUIC streams on each connection, and --mode has no quic; add quic to --mode (--mode "
         "tcp,tls,quic), or use -P for connections",
@@ -545,7 +535,7 @@ ClientCommand to_client_command(const ClientFlags& flags) {
         fmt::format("{} runs over tcp and tls; --mode {} sends datagrams", kind.flag, flags.mode));
   }
   refuse_tls_flags_without_tls(flags, c);
-  refuse_tls_flags_for_quic(flags, c);
+  refuse_tls_flags_of_stacks(flags, c);
   split_host(flags, c);
   split_sources(c);
   apply_kind_flags(flags, c);

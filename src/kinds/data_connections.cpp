@@ -8,6 +8,7 @@
 #include "kinds/tls_failure.hpp"
 #include "measure/clock.hpp"
 #include "session/control.hpp"
+#include "stacks/stack.hpp"
 #include "tls/tls_stream.hpp"
 #include "transport/datagram.hpp"
 #include "transport/errors.hpp"
@@ -19,15 +20,18 @@ namespace {
 // How often a server waiting for data connections checks that the client is still there.
 constexpr std::chrono::milliseconds kClientCheckInterval{100};
 
-// The connection's socket: TCP, or for QUIC a UDP socket connected to the
-// server's address as the control connection reached it, at its port.
+// The connection's socket, as its stack opens it: TCP, or for QUIC a UDP
+// socket connected to the server's address as the control connection
+// reached it, at its port.
 UniqueFd open_socket(const session::ClientConfig& config, Mode mode, int control_fd) {
-  if (mode == Mode::quic) return connect_udp_beside(control_fd, config.port);
-  UniqueFd fd =
-      connect_tcp(config.host, config.port, Deadline::after(config.timeouts.connect), config.bind_address);
-  set_nodelay(fd.get(), true);  // until the transfer starts: no Nagle delay on the small setup messages
-  set_socket_buffers(fd.get(), config.test.sndbuf_bytes, config.test.rcvbuf_bytes);
-  return fd;
+  stacks::DataTarget target{config.host,
+                            config.port,
+                            config.bind_address,
+                            Deadline::after(config.timeouts.connect),
+                            config.test.sndbuf_bytes,
+                            config.test.rcvbuf_bytes,
+                            control_fd};
+  return stacks::stack_of(mode).open_socket(target);
 }
 
 // A connection to the server, its TLS or QUIC handshake done: the time of
@@ -42,7 +46,7 @@ std::unique_ptr<Stream> connect(const session::ClientConfig& config, const tls::
     auto tls_stream = tls->client_stream(std::move(fd), config.host);
     tls_stream->set_deadline(Deadline::after(timeouts.handshake));
     if (const std::error_code ec = tls_stream->handshake()) {
-      throw Error(fmt::format("{} handshake with {} failed: {}", mode == Mode::quic ? "QUIC" : "TLS",
+      throw Error(fmt::format("{} handshake with {} failed: {}", facts(mode).handshake,
                               host_port(config.host, config.port),
                               explain_handshake_failure(*tls_stream, ec, config, tls->offer(), accept)));
     }
@@ -74,12 +78,12 @@ void introduce(Stream& stream, const session::ClientConfig& config, const protoc
 void open_all(DataConnections& data, const session::ClientConfig& config, const tls::Context* tls, Mode mode,
               const protocol::TestAccept& accept, std::uint32_t count, int control_fd) {
   const std::uint32_t per_connection =
-      mode == Mode::quic ? std::max<std::uint32_t>(1, config.quic_streams) : 1;
+      facts(mode).streams ? std::max<std::uint32_t>(1, config.quic_streams) : 1;
   std::shared_ptr<tls::TlsStream> connection;
   double us = 0;
   for (std::uint32_t i = 0; i < count; ++i) {
     std::unique_ptr<Stream> stream;
-    if (mode == Mode::quic) {
+    if (facts(mode).streams) {
       if (i % per_connection == 0) {
         std::unique_ptr<Stream> made = connect(config, tls, mode, accept, control_fd, us);
         connection.reset(static_cast<tls::TlsStream*>(made.release()));
@@ -183,10 +187,10 @@ std::vector<std::unique_ptr<Stream>> await_data_connections(Stream& control,
                              request.test.streams, std::chrono::duration<double>(gap).count()));
   }
   for (const auto& stream : *data) {
-    const Mode came_as = stream->is_quic() ? Mode::quic : stream->is_tls() ? Mode::tls : Mode::tcp;
-    if (came_as != request.mode) {
+    if (const Mode came_as = stream->mode(); came_as != request.mode) {
       refuse(fmt::format("the data connection is {} but the test is {}",
-                         came_as == Mode::tcp ? "plain TCP" : to_string(came_as), to_string(request.mode)));
+                         facts(came_as).encrypted ? to_string(came_as) : "plain TCP",
+                         to_string(request.mode)));
     }
   }
   return std::move(*data);

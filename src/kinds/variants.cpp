@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "kinds/kind.hpp"
+#include "stacks/stack.hpp"
 
 namespace tlscmp::kinds {
 namespace {
@@ -52,21 +53,10 @@ void add_suites(const tls::ClientOptions& tls_config, std::vector<session::Varia
 }  // namespace
 
 session::Variant mode_variant(Mode mode, const tls::ClientOptions& tls_config) {
-  switch (mode) {
-    case Mode::tls:
-      return {Mode::tls, "tls", tls::Context::for_client(tls_config), std::nullopt};
-    case Mode::dtls:
-      return {mode, "dtls", std::nullopt, tls::DtlsContext::for_client(tls_config)};
-    case Mode::quic: {
-      tls::ClientOptions quic = tls_config;
-      quic.quic = true;
-      return {Mode::quic, "quic", tls::Context::for_client(quic), std::nullopt};
-    }
-    case Mode::tcp:
-    case Mode::udp:
-      break;
-  }
-  return {mode, to_string(mode), std::nullopt, std::nullopt};
+  const stacks::Stack& stack = stacks::stack_of(mode);
+  stacks::ClientContexts contexts;
+  if (stack.client_contexts != nullptr) contexts = stack.client_contexts(tls_config);
+  return {mode, to_string(mode), std::move(contexts.tls), std::move(contexts.dtls)};
 }
 
 std::vector<session::Variant> common_variants(const session::ClientConfig& config,
@@ -74,7 +64,7 @@ std::vector<session::Variant> common_variants(const session::ClientConfig& confi
                                               std::vector<std::string>& notes) {
   std::vector<session::Variant> variants;
   for (Mode mode : config.modes) {
-    if (mode == Mode::tls && config.compare_ciphers) {
+    if (facts(mode).tls_over_tcp && config.compare_ciphers) {
       add_suites(tls_config, variants, notes);
     } else {
       variants.push_back(mode_variant(mode, tls_config));
@@ -89,9 +79,9 @@ bool try_tls_variants(const session::ClientConfig& target, std::vector<session::
   const auto with_probe = std::ranges::find_if(kinds, [](const KindSlice* k) { return k->probe != nullptr; });
   const auto probe = with_probe != kinds.end() ? (*with_probe)->probe : nullptr;
   for (auto it = variants.begin(); it != variants.end();) {
-    // QUIC's handshake comes with its first run: the probe's connections
-    // are TCP ones.
-    if (!it->tls || it->mode == Mode::quic || probe == nullptr) {
+    // The probe's connections are TCP ones: a stack over UDP (QUIC) shakes
+    // hands with its first run.
+    if (!it->tls || !facts(it->mode).tls_over_tcp || probe == nullptr) {
       ++it;
       continue;
     }

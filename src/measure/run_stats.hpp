@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "measure/cost_split.hpp"
@@ -61,29 +62,38 @@ inline std::optional<PairedRatio> paired(const std::vector<double>& ratios) {
   return PairedRatio{summarize(ratios), bootstrap_median_ci(ratios)};
 }
 
-// Round -> that round's plain tls run, of the runs that count: what quic
-// runs are paired with beside the baseline.
+// (mode, round) -> that round's run of the mode's own variant (the one
+// labelled with the mode's name), of the runs that count: what a stack with
+// a twin (ModeFacts::twin: quic's is tls) is held to beside the baseline.
 template <typename Run, typename Counts>
-std::map<int, const Run*> tls_by_round(const std::vector<Run>& runs, Counts counts) {
-  std::map<int, const Run*> tls;
+std::map<std::pair<Mode, int>, const Run*> own_runs_by_round(const std::vector<Run>& runs, Counts counts) {
+  std::map<std::pair<Mode, int>, const Run*> own;
   for (const Run& run : runs) {
-    if (counts(run) && run.mode == Mode::tls && run.label() == "tls") tls[run.round] = &run;
+    if (counts(run) && run.label() == to_string(run.mode)) own[{run.mode, run.round}] = &run;
   }
-  return tls;
+  return own;
 }
 
-// A quic variant's runs over the same round's tls run, by `figure`: none
-// for other variants, or where no round ran tls.
+// A variant's runs over the same round's run of its stack's twin, by
+// `figure`: none where its stack has no twin, or no round ran the twin.
 template <typename Run, typename Figure>
-std::optional<PairedRatio> quic_over_tls(const std::vector<const Run*>& runs,
-                                         const std::map<int, const Run*>& tls, Figure figure) {
+std::optional<PairedRatio> over_twin(const std::vector<const Run*>& runs,
+                                     const std::map<std::pair<Mode, int>, const Run*>& own, Figure figure) {
   std::vector<double> ratios;
   for (const Run* run : runs) {
-    const auto t = tls.find(run->round);
-    if (run->mode != Mode::quic || t == tls.end() || !(figure(*t->second) > 0)) continue;
+    const Mode twin = facts(run->mode).twin;
+    const auto t = own.find({twin, run->round});
+    if (twin == run->mode || t == own.end() || !(figure(*t->second) > 0)) continue;
     ratios.push_back(figure(*run) / figure(*t->second));
   }
   return paired(ratios);
+}
+
+// Whether a variant's runs (`mode`) take a TLS-over-TCP split of their
+// extra CPU against the rounds' baseline (`base`, of mode `base_mode`):
+// TLS over TCP against its own plain twin.
+inline bool splits_against(Mode mode, Mode base_mode) {
+  return facts(mode).tls_over_tcp && facts(mode).baseline == base_mode;
 }
 
 // A TLS variant's rr or crr runs against the same round's TCP runs: each
@@ -93,9 +103,7 @@ template <typename Run, typename PerUnit>
 void add_unit_splits(const std::vector<const Run*>& runs, const std::map<int, const Run*>& base,
                      PerUnit per_unit, bool handshake, std::optional<UnitSplit>& client,
                      std::optional<UnitSplit>& server) {
-  if (runs.empty() || runs.front()->mode != Mode::tls || base.empty() ||
-      base.begin()->second->mode != Mode::tcp)
-    return;
+  if (runs.empty() || base.empty() || !splits_against(runs.front()->mode, base.begin()->second->mode)) return;
   for (const bool client_side : {true, false}) {
     std::vector<UnitCost> costs;
     for (const Run* run : runs) {

@@ -329,7 +329,7 @@ TestRequest decode_test_request(const json& j) {
     bad("'key_type' is not a key type name");
   }
   m.cipher = get_string(j, "cipher");
-  if (!m.cipher.empty() && m.mode != Mode::tls) bad("'cipher' is for tls tests");
+  if (!m.cipher.empty() && !facts(m.mode).tls_over_tcp) bad("'cipher' is for tls tests");
   m.verify_seed = get_uint(j, "verify_seed", 0, std::numeric_limits<std::uint64_t>::max());
   m.client_version = get_string(j, "client_version");
   m.round = static_cast<std::uint32_t>(get_uint_or(j, "round", 0, 0, 1'000'000));
@@ -338,7 +338,7 @@ TestRequest decode_test_request(const json& j) {
   if (j.contains("flow_sources")) get_flow_sources(j, m);
   if (j.contains("release_buffers")) {
     m.release_buffers = get_bool(j, "release_buffers");
-    if (m.release_buffers && (m.test.kind != TestKind::flows || m.mode != Mode::tls))
+    if (m.release_buffers && (m.test.kind != TestKind::flows || !facts(m.mode).tls_over_tcp))
       bad("'release_buffers' is for flows tests over tls");
   }
   return m;

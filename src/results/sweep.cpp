@@ -28,7 +28,7 @@ session::ClientConfig point_config(const session::ClientConfig& base, const Swee
   } catch (const UsageError& e) {
     throw UsageError(fmt::format("{}: {}", where, e.what()));
   }
-  if (!c.tls_policy.cipher.empty() && std::find(c.modes.begin(), c.modes.end(), Mode::tls) == c.modes.end()) {
+  if (!c.tls_policy.cipher.empty() && std::none_of(c.modes.begin(), c.modes.end(), [](Mode m) { return facts(m).tls_over_tcp; })) {
     throw UsageError(fmt::format("{}: a cipher needs the tls mode", where));
   }
   return c;

@@ -168,7 +168,7 @@ protocol::TestRequest test_request(const ClientConfig& config, Mode mode) {
   r.mode = mode;
   r.client_version = kVersion;
   r.server_cpu = config.server_cpu;
-  if (mode == Mode::tls) r.cipher = config.tls_policy.cipher;
+  if (facts(mode).tls_over_tcp) r.cipher = config.tls_policy.cipher;
   return r;
 }
 

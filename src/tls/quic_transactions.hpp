@@ -44,6 +44,7 @@ class QuicTransactions final : public Stream {
   TlsStream* tls() override { return &base_; }
   const TlsStream* tls() const override { return &base_; }
   bool is_quic() const override { return true; }
+  Mode mode() const override { return Mode::quic; }
   bool readable_within(std::chrono::nanoseconds wait, std::error_code& ec) override;
   // How many transaction streams this side opened or took.
   std::uint64_t streams() const { return streams_; }

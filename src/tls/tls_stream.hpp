@@ -155,6 +155,7 @@ class TlsStream final : public Stream,
   TlsStream* tls() override { return this; }
   const TlsStream* tls() const override { return this; }
   bool is_quic() const override { return quic_; }
+  Mode mode() const override { return quic_ ? Mode::quic : Mode::tls; }
   bool readable_within(std::chrono::nanoseconds wait, std::error_code& ec) override;
   // A QUIC connection's streams, each a TlsStream of its own that keeps the
   // connection open. The connection must be owned by a std::shared_ptr.

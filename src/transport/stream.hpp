@@ -7,6 +7,7 @@
 #include <string>
 #include <system_error>
 
+#include "mode.hpp"
 #include "transport/deadline.hpp"
 #include "transport/unique_fd.hpp"
 
@@ -51,6 +52,8 @@ class Stream {
   bool is_tls() const { return tls() != nullptr; }
   // A QUIC connection's stream (a TLS one too: tls() has its session).
   virtual bool is_quic() const { return false; }
+  // The stack it is of (mode.hpp's facts say what that can do).
+  virtual Mode mode() const = 0;
   // Waits up to `wait` for bytes to read (or the stream's end): true if
   // there are. poll(2) on the socket; a QUIC stream asks its library.
   virtual bool readable_within(std::chrono::nanoseconds wait, std::error_code& ec);
@@ -151,6 +154,7 @@ class TcpStream final : public Stream {
   std::size_t read_some(std::span<std::byte> buf, std::error_code& ec) override;
   std::size_t write_some(std::span<const std::byte> buf, std::error_code& ec) override;
   void shutdown_send(std::error_code& ec) override;
+  Mode mode() const override { return Mode::tcp; }
 };
 
 }  // namespace tlscmp

@@ -15,8 +15,8 @@ using namespace measure;
 // A TLS variant's runs against TCP's, one way: each side's extra CPU split.
 void add_cost_splits(const TestParameters& parameters, const std::vector<const StreamRun*>& runs,
                      const std::map<int, const StreamRun*>& base, StreamStats& stats) {
-  if (runs.empty() || runs.front()->mode != Mode::tls || base.empty() ||
-      base.begin()->second->mode != Mode::tcp || parameters.test.stream.bidir)
+  if (runs.empty() || base.empty() || parameters.test.stream.bidir ||
+      !splits_against(runs.front()->mode, base.begin()->second->mode))
     return;
   const bool client_sends = parameters.test.stream.direction == Direction::client_to_server;
   stats.client_split = split_cost(runs, base, /*client_side=*/true, client_sends);
@@ -61,7 +61,7 @@ void compute_stream_statistics(const Comparison& comparison, StreamResults& resu
         std::nullopt,
         std::nullopt,
     });
-    results.stats.back().over_tls = quic_over_tls(runs, tls_by_round(results.runs, counts), us_per_byte);
+    results.stats.back().over_tls = over_twin(runs, own_runs_by_round(results.runs, counts), us_per_byte);
     add_cost_splits(comparison.parameters, runs, base, results.stats.back());
   }
   if (!comparison.parameters.test.stream.bidir && !base.empty() && base.begin()->second->mode == Mode::tcp) {

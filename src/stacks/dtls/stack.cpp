@@ -1,0 +1,39 @@
+// DTLS 1.2 over UDP, on the TLS library this build links (tls/dtls.hpp):
+// the datagram kind's encrypted twin of udp. The BoringSSL build has none
+// (its library lacks DTLSv1_listen, which tlscmp's DTLS server needs).
+
+#include <fmt/format.h>
+
+#include "stacks/stack.hpp"
+
+namespace tlscmp::stacks {
+namespace {
+
+std::string no_dtls() {
+  std::string why;
+  tls::DtlsContext::available(why);
+  return why;
+}
+
+std::string dtls_line() {
+  return fmt::format("DTLS: {}", tls::has_dtls() ? "yes"
+                                                 : "no (tlscmp's DTLS server needs DTLSv1_listen, which this "
+                                                   "library lacks)");
+}
+
+ClientContexts dtls_client(const tls::ClientOptions& options) {
+  return {std::nullopt, tls::DtlsContext::for_client(options)};
+}
+
+}  // namespace
+
+extern const Stack kDtlsStack;
+const Stack kDtlsStack{
+    .mode = Mode::dtls,
+    .unavailable = no_dtls,
+    .described = "DTLS 1.2",
+    .version_line = dtls_line,
+    .client_contexts = dtls_client,
+};
+
+}  // namespace tlscmp::stacks

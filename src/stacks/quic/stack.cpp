@@ -1,0 +1,52 @@
+// QUIC v1 on the TLS library this build links, where it has QUIC (OpenSSL
+// 3.5 or newer: tls/quic.hpp): TLS 1.3 inside QUIC over UDP, to the
+// server's port over UDP, each data connection's bytes on QUIC streams.
+
+#include <fmt/format.h>
+
+#include "stacks/stack.hpp"
+#include "tls/quic.hpp"
+
+namespace tlscmp::stacks {
+namespace {
+
+std::string no_quic() {
+  std::string why;
+  return tls::has_quic(&why) ? std::string() : why;
+}
+
+std::string quic_line() {
+  const std::string why = no_quic();
+  return fmt::format("quic: {}", why.empty() ? "yes" : fmt::format("no ({})", why));
+}
+
+ClientContexts quic_client(const tls::ClientOptions& options) {
+  tls::ClientOptions quic = options;
+  quic.quic = true;
+  return {tls::Context::for_client(quic), std::nullopt};
+}
+
+// QUIC runs TLS 1.3 in user space: the TLS flags that ask for TLS 1.2 or
+// the kernel's TLS cannot hold for its runs.
+std::string refuse_quic_policy(const spec::TlsPolicy& policy) {
+  if (policy.ktls) return "--ktls hands TLS records to the kernel, and QUIC has none";
+  if (policy.version == "1.2") return "--tls-version 1.2: QUIC runs TLS 1.3 alone";
+  if (!policy.cipher.empty() && policy.cipher.rfind("TLS_", 0) != 0)
+    return "--cipher names TLS 1.2 suites, and QUIC runs TLS 1.3 alone (its suites are named TLS_*)";
+  return {};
+}
+
+}  // namespace
+
+extern const Stack kQuicStack;
+const Stack kQuicStack{
+    .mode = Mode::quic,
+    .unavailable = no_quic,
+    .described = "QUIC v1, TLS 1.3",
+    .version_line = quic_line,
+    .client_contexts = quic_client,
+    .open_socket = open_udp_socket,
+    .refuse_policy = refuse_quic_policy,
+};
+
+}  // namespace tlscmp::stacks

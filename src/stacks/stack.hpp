@@ -1,0 +1,124 @@
+#pragma once
+
+// The table of stacks: what carries a test's bytes, one entry a mode (as
+// iperf3's struct protocol, or the table of kinds one layer up). What a mode
+// is and can do is its row of facts (mode.hpp: datagram or stream, encrypted,
+// a TLS handshake, streams on one connection, its baseline); its entry here
+// is its code: whether this build has it, its --version line, the contexts a
+// client variant of it runs with, how a client opens its data connections,
+// the TLS settings it cannot hold, and what a server serves it with (its
+// part of the server: the TCP connections it takes, or a listener of its
+// own). Only a stack's folder (stacks/NAME/) knows its library; kinds and
+// the app ask the table and the facts, never which mode it is.
+//
+// A new stack: a row in mode.hpp's facts, its folder with its entry
+// (`extern const Stack kNAMEStack`), a line in stacks/table.cpp, and its
+// docs (docs/development.md, "Adding a stack").
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "mode.hpp"
+#include "spec/tls_policy.hpp"
+#include "tls/context.hpp"
+#include "tls/dtls.hpp"
+#include "tls/identity.hpp"
+#include "transport/deadline.hpp"
+#include "transport/stream.hpp"
+#include "transport/unique_fd.hpp"
+
+namespace tlscmp::stacks {
+
+// The contexts a client variant runs with: none for a plain stack.
+struct ClientContexts {
+  std::optional<tls::Context> tls;
+  std::optional<tls::DtlsContext> dtls;
+};
+
+// Where a client's data connection goes, and how its socket is set up.
+struct DataTarget {
+  std::string host;
+  std::uint16_t port = 0;
+  std::string bind_address;  // empty: the kernel's choice
+  Deadline connect_by;
+  std::uint32_t sndbuf_bytes = 0;  // 0: the kernel's
+  std::uint32_t rcvbuf_bytes = 0;
+  int control_fd = -1;  // the test's control connection: a UDP stack connects beside it
+};
+
+// What a server's stacks are made from.
+struct ServerSetup {
+  tls::Identity identity;
+  spec::TlsPolicy policy;
+  std::string client_ca_file;
+  bool require_client_cert = false;
+  tls::Resumption resumption = tls::Resumption::tickets;
+};
+
+// A stack's part of a server, made once at its start: its contexts, and
+// the TCP connections it takes by their first byte.
+class ServerPart {
+ public:
+  virtual ~ServerPart() = default;
+  // Why the server cannot serve this stack's tests ("" where it can).
+  virtual std::string refusal() const { return {}; }
+  // A TCP connection on the server's port whose first byte is `first`: the
+  // stream it is as this stack's (its handshake not yet run), or null if it
+  // is not this stack's.
+  virtual std::unique_ptr<Stream> take(UniqueFd& fd, std::byte first) {
+    (void)fd;
+    (void)first;
+    return nullptr;
+  }
+};
+
+struct Stack {
+  Mode mode = Mode::tcp;
+  // Why this build cannot run it ("" where it can): "needs OpenSSL 3.5 or
+  // newer; this build has OpenSSL 3.0.19 ...". Null: always.
+  std::string (*unavailable)() = nullptr;
+  // What it is, beside its name in --version's list of transports ("TLS
+  // 1.2, 1.3"); null: its name alone.
+  const char* described = nullptr;
+  // Its own line of --version ("quic: yes", "DTLS: no (...)"); null: none.
+  std::string (*version_line)() = nullptr;
+  // Client: the contexts a variant of it runs with, from the client's TLS
+  // options. Null: none (a plain stack). Throws tlscmp::Error.
+  ClientContexts (*client_contexts)(const tls::ClientOptions& options) = nullptr;
+  // Client: a data connection's socket, connected. Throws tlscmp::Error.
+  UniqueFd (*open_socket)(const DataTarget& target) = nullptr;
+  // Client: the TLS settings it cannot hold, in one line that says why, or
+  // "" (null: it holds them all).
+  std::string (*refuse_policy)(const spec::TlsPolicy& policy) = nullptr;
+  // Server: its part, made once at the server's start. Null: none.
+  std::unique_ptr<ServerPart> (*server_part)(const ServerSetup& setup) = nullptr;
+};
+
+// Every stack, in the order of the table (stacks/table.cpp).
+std::span<const Stack* const> all_stacks();
+const Stack& stack_of(Mode mode);
+
+// Why this build cannot run `mode`, or "".
+std::string unavailable(Mode mode);
+
+// One word of --mode's list: a stack's name, or a pair by its name ("both":
+// tcp,tls; "both-udp": udp,dtls); empty if it names none.
+std::vector<Mode> modes_of_word(const std::string& word);
+// The words --mode takes, for a message: "tcp, tls, udp, dtls or quic".
+std::string mode_words();
+
+// The TCP connections and the socket set-up every stream stack over TCP
+// shares: connected to `target` by its deadline, Nagle off for the small
+// set-up messages, the buffers asked for.
+UniqueFd open_tcp_socket(const DataTarget& target);
+// A UDP socket connected to the server's address as the control connection
+// reached it, at `target`'s port.
+UniqueFd open_udp_socket(const DataTarget& target);
+
+}  // namespace tlscmp::stacks
