@@ -67,16 +67,19 @@ class EmbeddedServer {
   std::thread thread_;
 };
 
-// With quic in --mode: whether the server serves it, asked before any run,
-// so that a server without QUIC refuses before anything runs. A server
-// that does not say (older, or unreachable: the first run says why) is
-// given its runs.
-bool server_serves_quic(const session::ClientConfig& config, measure::Comparison& comparison) {
-  if (std::find(config.modes.begin(), config.modes.end(), Mode::quic) == config.modes.end()) return true;
+// With a stack in --mode that some builds lack (quic, dtls): whether the
+// server serves it, asked before any run, so that a server without it
+// refuses before anything runs. A server that does not say (older, or
+// unreachable: the first run says why) is given its runs.
+bool server_serves_stacks(const session::ClientConfig& config, measure::Comparison& comparison) {
+  if (std::none_of(config.modes.begin(), config.modes.end(),
+                   [](Mode m) { return stacks::stack_of(m).unavailable != nullptr; }))
+    return true;
   try {
     const protocol::ClockReply reply = session::ask_server(config);
-    if (reply.no_quic && !reply.no_quic->empty()) {
-      comparison.error = fmt::format("quic: refused: {}", *reply.no_quic);
+    for (const auto& [mode, why] : reply.refused) {
+      if (std::find(config.modes.begin(), config.modes.end(), mode) == config.modes.end()) continue;
+      comparison.error = fmt::format("{}: refused: {}", to_string(mode), why);
       return false;
     }
   } catch (const Error&) {
@@ -246,7 +249,7 @@ measure::Comparison run_client(const session::ClientConfig& config, measure::Tra
     kind.run_whole(target, tls_config, interrupt, comparison);
     return comparison;
   }
-  if (!server_serves_quic(target, comparison)) return comparison;
+  if (!server_serves_stacks(target, comparison)) return comparison;
   if (!kinds::try_tls_variants(target, variants, interrupt, comparison)) return comparison;
   if (config.start_at_ns && !wait_for_start(target, interrupt, comparison)) return comparison;
   if (observer != nullptr) observer->begin_comparison(parameters);

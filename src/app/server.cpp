@@ -1,6 +1,6 @@
 // The server's life: its listening socket, its run (the io thread, the
 // accepting and QUIC threads), its stop and shutdown. The other parts:
-// server_accept.cpp, server_dispatch.cpp, server_caps.cpp, server_quic.cpp.
+// server_accept.cpp, server_dispatch.cpp, server_caps.cpp, server_listeners.cpp.
 
 #include "app/server_parts.hpp"
 
@@ -19,8 +19,6 @@ Server::Server(const session::ServerConfig& config, const tls::Identity& identit
       listener_(),
       results_(config.results_file, log) {
   tcp::acceptor acceptor(io_);
-  std::string no_dtls;  // the datagram kind refuses dtls tests with it
-  if (tls::DtlsContext::available(no_dtls)) dtls_.emplace(tls::DtlsContext::for_server(identity));
   tcp::endpoint endpoint = listen_endpoint(config);
   boost::system::error_code ec;
   acceptor.open(endpoint.protocol(), ec);
@@ -39,7 +37,7 @@ Server::Server(const session::ServerConfig& config, const tls::Identity& identit
   // asio's epoll would otherwise wake the io thread for every connection too.
   local_endpoint_ = acceptor.local_endpoint();
   listener_ = UniqueFd(acceptor.release());
-  start_quic();
+  start_stacks();
 }
 
 std::uint16_t Server::port() const {
@@ -62,7 +60,8 @@ void Server::stop_on_signals() {
 void Server::run() {
   const auto keep_running = asio::make_work_guard(io_);
   if (!start_acceptor()) throw Error("cannot start a thread to accept connections");
-  if (quic_) threads_.spawn([this] { quic_accept_loop(); });
+  for (const auto& [mode, listener] : stacks_->listeners())
+    threads_.spawn([this, mode, listener] { listener_loop(mode, *listener); });
   backlog_timer_.emplace(io_);
   watch_backlog(false);
   run_io();

@@ -21,9 +21,8 @@
 #include "app/thread_set.hpp"
 #include "session/config.hpp"
 #include "session/pending_tests.hpp"
+#include "stacks/stack.hpp"
 #include "tls/context.hpp"
-#include "tls/dtls.hpp"
-#include "tls/quic.hpp"
 #include "transport/unique_fd.hpp"
 
 namespace tlscmp::app {
@@ -143,19 +142,20 @@ class Server {
   // waiting thread with a single signal, which glibc before 2.41 can lose
   // (app/thread_set.cpp); not reproduced since, and kept as the net.
   void watch_backlog(bool waited_before);
-  // QUIC (tls/quic.hpp): the listener on the server's port over UDP, where
-  // this build and the server's TLS settings allow it; why not otherwise.
-  void start_quic();
-  // A thread of its own takes QUIC connections until the server stops, and
-  // hands each to a thread (the caps as for a TCP connection).
-  void quic_accept_loop();
-  void serve_quic(std::unique_ptr<tls::TlsStream> stream, const Peer& peer, bool budgeted);
-  // Serves each stream the client opens on a QUIC connection until its test
-  // has all its streams (or a kind served the stream itself, or the
-  // connection ended); true if a kind took the stream, and with it the
-  // connection (a --flows loop).
-  bool take_quic_streams(const std::shared_ptr<tls::TlsStream>& connection, const Peer& peer,
-                         SetUpSlot& set_up, double& cpu_mark, Deadline first);
+  // Every stack's part (stacks/stack.hpp), made once the port is bound: the
+  // TCP connections each takes by their first byte, and the listeners of
+  // the stacks that have their own (QUIC's, on the port over UDP).
+  void start_stacks();
+  // A thread of its own takes a stack's listener's connections until the
+  // server stops, and hands each to a thread (the caps as for a TCP connection).
+  void listener_loop(Mode mode, stacks::Listener& listener);
+  void serve_listened(std::unique_ptr<tls::TlsStream> stream, Mode mode, const Peer& peer, bool budgeted);
+  // Serves each stream the client opens on a connection of a listener's
+  // until its test has all its streams (or a kind served the stream itself,
+  // or the connection ended); true if a kind took the stream, and with it
+  // the connection (a --flows loop).
+  bool take_streams(const std::shared_ptr<tls::TlsStream>& connection, const Peer& peer, SetUpSlot& set_up,
+                    double& cpu_mark, Deadline first);
   // What serve_stream did with a stream.
   struct Served {
     bool by_kind = false;                  // a kind's own connection, which moved `cpu_mark` on
@@ -197,8 +197,6 @@ class Server {
                     const char* outcome, const std::string& text);
   // Why a test's request is over one of the caps (--max-bytes ...), or "".
   std::string cap_problem(const protocol::TestRequest& request) const;
-  // Why quic tests are refused here (no QUIC in this build or this server).
-  std::string quic_refusal() const;
   void shut_down_connections();
   void run_io();
   void finish_running_tests();
@@ -224,12 +222,9 @@ class Server {
   tls::Context tls_;
   tls::Identity identity_;
   std::optional<tls::Identity> issuer_;
-  std::mutex key_types_mutex_;            // one certificate made at a time
-  std::set<std::string> key_types_;       // those made: their SNI names are known to tls_
-  std::optional<tls::DtlsContext> dtls_;  // none where this build has no DTLS
-  std::optional<tls::Context> quic_tls_;  // the QUIC connections' TLS, where there is QUIC
-  std::unique_ptr<tls::QuicListener> quic_;
-  std::string no_quic_;  // why the server serves no QUIC, for refusals and the log
+  std::mutex key_types_mutex_;                 // one certificate made at a time
+  std::set<std::string> key_types_;            // those made: their SNI names are known to tls_
+  std::optional<stacks::ServerParts> stacks_;  // every stack's part, once the port is bound
   session::PendingTests pending_;
   boost::asio::io_context io_;
   std::optional<boost::asio::signal_set> signals_;

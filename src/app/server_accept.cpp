@@ -317,20 +317,17 @@ void Server::handle_connection(int raw_fd, const Peer& peer, bool budgeted, doub
     const Deadline deadline = Deadline::after(config_.timeouts.handshake);
     // The first byte within --preamble-timeout (or the handshake timeout, if shorter).
     const bool preamble_first = config_.preamble_timeout <= config_.timeouts.handshake;
-    if (peek_first_byte(raw_fd, preamble_first ? config_.preamble_timeout : config_.timeouts.handshake,
-                        preamble_first ? "--preamble-timeout" : "--handshake-timeout") ==
-        kTlsHandshakeRecord) {
-      auto tls = tls_.server_stream(std::move(fd));
-      tls->set_deadline(deadline);
-      if (const std::error_code ec = tls->handshake()) {
-        // Let the alert reach the client before the socket closes.
-        drain_before_close(raw_fd, std::chrono::milliseconds(250));
-        throw Error(fmt::format("TLS handshake failed: {}", describe(ec, tls->error_detail())));
-      }
-      stream = std::move(tls);
-    } else {
-      stream = std::make_unique<TcpStream>(std::move(fd));
-      stream->set_deadline(deadline);
+    const std::byte first =
+        peek_first_byte(raw_fd, preamble_first ? config_.preamble_timeout : config_.timeouts.handshake,
+                        preamble_first ? "--preamble-timeout" : "--handshake-timeout");
+    // The stack whose first byte it is (TLS: a handshake record), or plain TCP.
+    stream = stacks_->take(std::move(fd), first);
+    stream->set_deadline(deadline);
+    if (const std::error_code ec = stream->handshake()) {
+      // Let the alert reach the client before the socket closes.
+      drain_before_close(raw_fd, std::chrono::milliseconds(250));
+      throw Error(fmt::format("{} handshake failed: {}", facts(stream->mode()).handshake,
+                              describe(ec, stream->error_detail())));
     }
 
     moved_cpu_mark = serve_stream(stream, peer, set_up, cpu_mark).by_kind;

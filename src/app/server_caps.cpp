@@ -9,7 +9,7 @@ namespace tlscmp::app {
 using namespace server_parts;
 
 std::string Server::cap_problem(const protocol::TestRequest& request) const {
-  if (request.mode == Mode::quic && !quic_) return quic_refusal();
+  if (std::string why = stacks_->refusal(request.mode); !why.empty()) return why;
   if (request.test.stream.bytes > config_.max_bytes) {
     return fmt::format("the test asks for {} bytes; this server allows at most {} (--max-bytes)",
                        request.test.stream.bytes, config_.max_bytes);

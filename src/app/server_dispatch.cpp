@@ -79,13 +79,17 @@ class Server::Side final : public session::ServerSide {
     return server_.pending_.open(std::move(sink));
   }
   void prepare_key_type(const std::string& key_type) override { server_.prepare_key_type(key_type); }
-  std::shared_ptr<void> reserve_flows(std::uint32_t count, const std::vector<std::string>& sources, bool quic,
+  std::shared_ptr<void> reserve_flows(std::uint32_t count, const std::vector<std::string>& sources, Mode mode,
                                       std::string& busy) override {
-    if (quic && !tls::quic_names_peers()) return server_.reserve_flows({kUnnamedQuicSource}, count, busy);
+    // A listener's flows come from one source where its library names no peer.
+    stacks::ServerPart* part = server_.stacks_->of(mode);
+    if (stacks::Listener* listener = part != nullptr ? part->listener() : nullptr;
+        listener != nullptr && !listener->names_peers())
+      return server_.reserve_flows({listener->unnamed_source()}, count, busy);
     return server_.reserve_flows(sources.empty() ? std::vector<std::string>{source_} : sources, count, busy);
   }
   const tls::Context& tls_context() const override { return server_.tls_; }
-  const tls::DtlsContext* dtls() const override { return server_.dtls_ ? &*server_.dtls_ : nullptr; }
+  const stacks::ServerPart* stack_part(Mode mode) const override { return server_.stacks_->of(mode); }
   LiveSocket register_live(int fd) override {
     auto live = std::make_shared<LiveFd>(server_, fd);
     return LiveSocket([live]() mutable { live.reset(); });
@@ -140,8 +144,11 @@ void Server::serve_control(Stream& control, const Peer& peer, SetUpSlot& set_up)
     protocol::Message message = session::receive_message(control, "the test request");
     if (std::holds_alternative<protocol::ClockRequest>(message)) {
       // --start-at: the client compares clocks, and runs no test here.
-      session::send_message(control, protocol::ClockReply{measure::wall_ns(), quic_ ? "" : quic_refusal()},
-                            "the clock reply");
+      protocol::ClockReply reply{measure::wall_ns(), {}};
+      for (const Mode mode : kAllModes) {
+        if (std::string why = stacks_->refusal(mode); !why.empty()) reply.refused.emplace_back(mode, why);
+      }
+      session::send_message(control, reply, "the clock reply");
       return;
     }
     auto* asked = std::get_if<protocol::TestRequest>(&message);

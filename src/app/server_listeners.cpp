@@ -1,5 +1,6 @@
-// The server's QUIC listener: one UDP socket on the server's port, a thread
-// that takes its connections, and each connection's streams as tests.
+// The stacks' parts of the server, and the listeners of those that have one
+// of their own (QUIC's, on the server's port over UDP): a thread a listener
+// takes its connections, and each connection's streams are served as tests.
 
 #include "app/server_parts.hpp"
 
@@ -7,50 +8,29 @@ namespace tlscmp::app {
 
 using namespace server_parts;
 
-void Server::start_quic() {
-  if (!tls::has_quic(&no_quic_)) return;
-  if (config_.tls_policy.version == "1.2") {
-    no_quic_ = "its --tls-version 1.2 leaves QUIC out, which runs TLS 1.3";
-    return;
-  }
-  try {
-    quic_tls_.emplace(tls::Context::for_server({identity_, 0, config_.tls_policy, config_.client_ca_file,
-                                                config_.require_client_cert, config_.resumption,
-                                                /*quic=*/true}));
-    // The TCP listener's address and port, over UDP.
-    asio::ip::udp::socket udp(io_);
-    const asio::ip::udp::endpoint endpoint(local_endpoint_.address(), local_endpoint_.port());
-    boost::system::error_code ec;
-    udp.open(endpoint.protocol(), ec);
-    if (!ec && endpoint.protocol() == asio::ip::udp::v6() && config_.bind_address.empty())
-      udp.set_option(asio::ip::v6_only(false), ec);
-    if (!ec) udp.bind(endpoint, ec);
-    if (ec) throw Error(fmt::format("cannot bind UDP port {}: {}", endpoint.port(), ec.message()));
-    UniqueFd fd(udp.release());
-    set_nonblocking(fd.get(), true);
-    // Room for bursts of datagrams from many connections (the kernel caps
-    // it at net.core.rmem_max / wmem_max).
-    set_receive_buffer(fd.get(), kQuicSocketBuffer);
-    set_send_buffer(fd.get(), kQuicSocketBuffer);
-    quic_ = std::make_unique<tls::QuicListener>(*quic_tls_, std::move(fd));
-  } catch (const Error& e) {
-    no_quic_ = e.what();
-    quic_.reset();
-    quic_tls_.reset();
-    log_.line(fmt::format("quic: off: {}", no_quic_));
-  }
+void Server::start_stacks() {
+  stacks::ServerSetup setup{identity_,
+                            config_.tls_policy,
+                            config_.client_ca_file,
+                            config_.require_client_cert,
+                            config_.resumption,
+                            &tls_,
+                            local_endpoint_.address().to_string(),
+                            local_endpoint_.port(),
+                            local_endpoint_.protocol() == tcp::v6() && config_.bind_address.empty()};
+  stacks_.emplace(setup, [this](const std::string& line) { log_.line(line); });
 }
 
-void Server::quic_accept_loop() {
+void Server::listener_loop(Mode mode, stacks::Listener& listener) {
   while (!accepting_stopped_) {
     sockaddr_storage address{};
-    std::unique_ptr<tls::TlsStream> stream = quic_->accept(kQuicAcceptTick, address);
+    std::unique_ptr<tls::TlsStream> stream = listener.accept(kListenerTick, address);
     if (!stream) continue;
-    // Where the library does not name the peer (OpenSSL 3.5), the caps count
-    // every QUIC connection as from one source, "quic".
+    // Where the library does not name the peer (QUIC on OpenSSL 3.5), the
+    // caps count every connection of the listener as from one source.
     const bool named = address.ss_family != AF_UNSPEC;
-    const Peer peer{named ? peer_host(address) : kUnnamedQuicSource,
-                    named ? peer_address(address) : "a QUIC peer"};
+    const Peer peer{named ? peer_host(address) : listener.unnamed_source(),
+                    named ? peer_address(address) : fmt::format("a {} peer", facts(mode).handshake)};
     bool budgeted = false;
     if (const std::string busy = admit(peer.source, -1, budgeted); !busy.empty()) {
       asio::post(io_, [this, peer, busy] { log_busy(peer.address, busy); });
@@ -60,7 +40,8 @@ void Server::quic_accept_loop() {
     auto held = std::make_shared<std::unique_ptr<tls::TlsStream>>(std::move(stream));
     try {
       threads_.reap();
-      threads_.spawn([this, held, peer, budgeted] { serve_quic(std::move(*held), peer, budgeted); });
+      threads_.spawn(
+          [this, held, mode, peer, budgeted] { serve_listened(std::move(*held), mode, peer, budgeted); });
     } catch (const std::system_error& e) {
       const Admitted undo(*this, -1, peer.source, budgeted);
       asio::post(io_, [this, what = std::string(e.what())] {
@@ -70,7 +51,7 @@ void Server::quic_accept_loop() {
   }
 }
 
-void Server::serve_quic(std::unique_ptr<tls::TlsStream> tls, const Peer& peer, bool budgeted) {
+void Server::serve_listened(std::unique_ptr<tls::TlsStream> tls, Mode mode, const Peer& peer, bool budgeted) {
   Admitted admitted(*this, -1, peer.source, budgeted);
   SetUpSlot set_up(*this, peer.source, budgeted);
   double cpu_mark = measure::thread_cpu_s();
@@ -79,10 +60,11 @@ void Server::serve_quic(std::unique_ptr<tls::TlsStream> tls, const Peer& peer, b
     const Deadline first = Deadline::after(config_.timeouts.handshake);
     tls->set_deadline(first);
     if (const std::error_code ec = tls->handshake())
-      throw Error(fmt::format("QUIC handshake failed: {}", describe(ec, tls->error_detail())));
+      throw Error(
+          fmt::format("{} handshake failed: {}", facts(mode).handshake, describe(ec, tls->error_detail())));
     const std::shared_ptr<tls::TlsStream> connection = std::move(tls);
     // A stream a kind's event loop took (--flows) keeps the connection there.
-    if (take_quic_streams(connection, peer, set_up, cpu_mark, first)) return;
+    if (take_streams(connection, peer, set_up, cpu_mark, first)) return;
     // Its streams are out: the connection (and its place under the caps)
     // lasts while they do. This thread waits outside the library: one more
     // thread blocked on the QUIC domain would cost every other wait on it a
@@ -91,12 +73,12 @@ void Server::serve_quic(std::unique_ptr<tls::TlsStream> tls, const Peer& peer, b
     while (connection.use_count() > 1 && !stopping())
       std::this_thread::sleep_for(kHoldTick);
   } catch (const std::exception& e) {
-    log_.line(fmt::format("{} (QUIC) {}", peer.address, e.what()));
+    log_.line(fmt::format("{} ({}) {}", peer.address, facts(mode).handshake, e.what()));
   }
 }
 
-bool Server::take_quic_streams(const std::shared_ptr<tls::TlsStream>& connection, const Peer& peer,
-                               SetUpSlot& set_up, double& cpu_mark, Deadline first) {
+bool Server::take_streams(const std::shared_ptr<tls::TlsStream>& connection, const Peer& peer,
+                          SetUpSlot& set_up, double& cpu_mark, Deadline first) {
   // Once a stream went to a test, the wait for more is short, to stop soon
   // after the test has all of its streams.
   constexpr std::chrono::milliseconds kMoreStreamsTick{20};
@@ -104,7 +86,7 @@ bool Server::take_quic_streams(const std::shared_ptr<tls::TlsStream>& connection
   for (bool ended = false; !ended && !stopping();) {
     if (test && pending_.missing(*test) == 0) return false;
     std::unique_ptr<Stream> stream =
-        connection->accept_stream(test ? kMoreStreamsTick : kQuicAcceptTick, ended);
+        connection->accept_stream(test ? kMoreStreamsTick : kListenerTick, ended);
     if (!stream) {
       if (!test && first.expired())
         throw Error(fmt::format("opened no stream within {:g} s (--handshake-timeout)",
@@ -121,7 +103,8 @@ bool Server::take_quic_streams(const std::shared_ptr<tls::TlsStream>& connection
     } catch (const std::exception& e) {
       // A stream that is no tlscmp peer's ends its connection, as a bad
       // TCP connection ends: the streams already handed on keep it open.
-      log_.line(fmt::format("{} (QUIC stream) {}", peer.address, e.what()));
+      log_.line(
+          fmt::format("{} ({} stream) {}", peer.address, facts(connection->mode()).handshake, e.what()));
       return false;
     }
   }
@@ -130,13 +113,6 @@ bool Server::take_quic_streams(const std::shared_ptr<tls::TlsStream>& connection
 
 Server::~Server() {
   threads_.join_all();  // every wait in them has a deadline
-}
-
-std::string Server::quic_refusal() const {
-  return fmt::format(
-      "this server has no QUIC ({}); leave quic out of --mode, or run a server built with OpenSSL 3.5 or "
-      "newer",
-      no_quic_);
 }
 
 }  // namespace tlscmp::app

@@ -1,7 +1,7 @@
 #pragma once
 
 // What the parts of the server (app/server*.cpp) share: the includes, the
-// constants of accepting and QUIC, the helpers on peers and first bytes,
+// constants of accepting and of the listeners, the helpers on peers and first bytes,
 // and Server::LiveFd. Included by those files alone.
 
 #include "app/server.hpp"
@@ -51,7 +51,6 @@ using asio::ip::tcp;
 
 namespace server_parts {
 
-constexpr std::byte kTlsHandshakeRecord{0x16};  // the first byte of every TLS ClientHello
 constexpr std::chrono::seconds kShutdownGrace{5};
 // Threads waiting in accept() beyond those serving: a thread that finds this
 // many waiting when its connection ends goes instead of waiting too.
@@ -62,13 +61,9 @@ constexpr std::chrono::milliseconds kAcceptRetry{100};
 // (watch_backlog): two looks in a row start a thread. A client's trial
 // handshakes give up after 1.5 s; at 0.5 s a look, a rescue once came too late.
 constexpr std::chrono::milliseconds kBacklogLook{200};
-// How often the thread that takes QUIC connections looks whether the server stops.
-constexpr std::chrono::milliseconds kQuicAcceptTick{250};
-// SO_RCVBUF and SO_SNDBUF of the server's QUIC socket, which all its QUIC connections share.
-constexpr std::uint32_t kQuicSocketBuffer = 8u << 20;
-// The caps' source of every QUIC peer where the library does not name it
-// (OpenSSL 3.5 and 3.6: tls::quic_names_peers).
-constexpr char kUnnamedQuicSource[] = "quic";
+// How often the thread that takes a stack's listener's connections (QUIC's)
+// looks whether the server stops.
+constexpr std::chrono::milliseconds kListenerTick{250};
 
 inline tcp::endpoint listen_endpoint(const session::ServerConfig& config) {
   if (config.bind_address.empty()) return {tcp::v6(), config.port};

@@ -40,21 +40,18 @@ std::unique_ptr<Stream> connect(const session::ClientConfig& config, const tls::
                                 const protocol::TestAccept& accept, int control_fd, double& handshake_us) {
   const session::Timeouts& timeouts = config.timeouts;
   const std::int64_t start_ns = measure::now_ns();
-  UniqueFd fd = open_socket(config, mode, control_fd);
-  std::unique_ptr<Stream> stream;
-  if (is_tls_stream(mode)) {
-    auto tls_stream = tls->client_stream(std::move(fd), config.host);
-    tls_stream->set_deadline(Deadline::after(timeouts.handshake));
-    if (const std::error_code ec = tls_stream->handshake()) {
-      throw Error(fmt::format("{} handshake with {} failed: {}", facts(mode).handshake,
-                              host_port(config.host, config.port),
-                              explain_handshake_failure(*tls_stream, ec, config, tls->offer(), accept)));
-    }
-    if (config.test.record_size != 0) tls_stream->set_max_record_size(config.test.record_size);
-    stream = std::move(tls_stream);
-  } else {
-    stream = std::make_unique<TcpStream>(std::move(fd));
+  std::unique_ptr<Stream> stream =
+      stacks::client_stream(mode, open_socket(config, mode, control_fd), tls, config.host);
+  stream->set_deadline(Deadline::after(timeouts.handshake));
+  if (const std::error_code ec = stream->handshake()) {
+    const tls::TlsStream* tls_stream = stream->tls();
+    throw Error(fmt::format(
+        "{} handshake with {} failed: {}", facts(mode).handshake, host_port(config.host, config.port),
+        tls_stream != nullptr ? explain_handshake_failure(*tls_stream, ec, config, tls->offer(), accept)
+                              : describe(ec, stream->error_detail())));
   }
+  if (tls::TlsStream* tls_stream = stream->tls(); tls_stream != nullptr && config.test.record_size != 0)
+    tls_stream->set_max_record_size(config.test.record_size);
   handshake_us = measure::ns_to_us(measure::now_ns() - start_ns);
   return stream;
 }

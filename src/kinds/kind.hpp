@@ -108,6 +108,9 @@ struct SweepChart {
 
 struct KindSlice {
   TestKind kind;
+  // It runs over a stream stack whose connections are UDP ones (QUIC): its
+  // halves open and take that stack's connections and streams.
+  bool over_udp_streams = false;
   // The flag that asks for this kind, for messages ("--crr"); null where none does.
   const char* flag = nullptr;
   // What its own flags are for, in a refusal's words: "-b is for datagram

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 #include <array>
+#include <string>
+#include <vector>
 
 #include "error.hpp"
 
@@ -12,6 +14,7 @@
 #include "kinds/kind.hpp"
 #include "kinds/rr/rr.hpp"
 #include "kinds/stream/stream.hpp"
+#include "stacks/stack.hpp"
 
 namespace tlscmp::kinds {
 namespace {
@@ -37,25 +40,31 @@ namespace {
 
 // What a test over QUIC cannot take: its kinds so far, and the settings of
 // TCP sockets and TLS records that QUIC has no counterpart of.
-void check_quic(const spec::Test& test) {
-  if (test.kind != TestKind::stream && test.kind != TestKind::rr && test.kind != TestKind::crr &&
-      test.kind != TestKind::flows) {
-    throw spec::Invalid(fmt::format(
-        "a {} test does not run over quic yet: quic runs bulk streams, --rr, --crr and --flows; leave "
-        "quic out of --mode",
-        to_string(test.kind)));
+// The kinds of the table that run over a stream stack over UDP, by the
+// flag that asks for each (or what its flags are for): "bulk streams, --rr".
+std::string kinds_over_udp_streams() {
+  std::vector<std::string> names;
+  for (const KindSlice* kind : all_kinds()) {
+    if (kind->over_udp_streams) names.emplace_back(kind->flag != nullptr ? kind->flag : "bulk streams");
   }
-  const char* why = nullptr;
-  if (test.stream.no_delay) why = "-N sets TCP_NODELAY, and QUIC has no TCP";
-  if (test.stream.msg_size != 0) why = "--msg-size and --framing frame TCP and TLS streams alone";
-  if (test.sndbuf_bytes != 0 || test.rcvbuf_bytes != 0)
-    why = "-w sizes a TCP socket's buffers, and the server's QUIC connections share one UDP socket";
-  if (test.record_size != 0) why = "--record-size caps TLS records, and QUIC sends packets of its own size";
-  const bool crr =
-      test.kind == TestKind::crr || (test.kind == TestKind::flows && test.flows.work == spec::FlowWork::crr);
-  if (crr && test.crr.close == spec::Close::fin)
-    why = "--close fin ends TCP connections with a FIN, and a QUIC connection ends with CONNECTION_CLOSE";
-  if (why != nullptr) throw spec::Invalid(fmt::format("{}: leave quic out of --mode, or the flag", why));
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return out;
+}
+
+// What a stack holds of a test: a stream stack over UDP (QUIC) the kinds
+// built for it alone, and the fields of the test it cannot hold.
+void check_stack(const spec::Test& test, Mode mode) {
+  const ModeFacts& f = facts(mode);
+  if (f.over_udp && !f.datagram && !slice_of(test.kind).over_udp_streams) {
+    throw spec::Invalid(fmt::format("a {} test does not run over {} yet: {} runs {}; leave {} out of --mode",
+                                    to_string(test.kind), f.name, f.name, kinds_over_udp_streams(), f.name));
+  }
+  const stacks::Stack& stack = stacks::stack_of(mode);
+  if (stack.refuse_test == nullptr) return;
+  if (const std::string why = stack.refuse_test(test); !why.empty())
+    throw spec::Invalid(fmt::format("{}: leave {} out of --mode, or the flag", why, f.name));
 }
 
 }  // namespace
@@ -68,7 +77,7 @@ void check_test(const spec::Test& test, Mode mode) {
                             ? std::string("a datagram test runs over udp or dtls")
                             : fmt::format("a {} test runs over tcp, tls or quic", to_string(test.kind)));
   }
-  if (mode == Mode::quic) check_quic(test);
+  check_stack(test, mode);
   const KindSlice& kind = slice_of(test.kind);
   if (kind.check != nullptr) kind.check(test, mode);
 }
@@ -85,7 +94,7 @@ void check_request(const protocol::TestRequest& m) {
   } catch (const spec::Invalid& e) {
     throw ProtocolError(e.what());
   }
-  if (!m.key_type.empty() && (m.test.kind != TestKind::crr || m.mode != Mode::tls))
+  if (!m.key_type.empty() && (m.test.kind != TestKind::crr || !facts(m.mode).tls_over_tcp))
     throw ProtocolError("'key_type' is for crr tests over tls");
 }
 

@@ -152,7 +152,8 @@ json to_json(const ClockRequest&) {
 
 json to_json(const ClockReply& m) {
   json out{{"type", "clock_reply"}, {"realtime_ns", m.realtime_ns}};
-  if (m.no_quic) out["no_quic"] = *m.no_quic;
+  for (const auto& [mode, why] : m.refused)
+    out[std::string("no_") + to_string(mode)] = why;
   return out;
 }
 
@@ -376,7 +377,11 @@ Message decode_object(const json& j) {
     // From the epoch to the year 2500: a clock, not a stray number.
     ClockReply reply{
         static_cast<std::int64_t>(get_uint(j, "realtime_ns", 0, 16'725'225'600ull * 1'000'000'000ull)), {}};
-    if (j.contains("no_quic")) reply.no_quic = get_string(j, "no_quic");
+    for (const Mode mode : kAllModes) {
+      const std::string key = std::string("no_") + to_string(mode);
+      if (!j.contains(key)) continue;
+      if (std::string why = get_string(j, key.c_str()); !why.empty()) reply.refused.emplace_back(mode, why);
+    }
     return reply;
   }
   if (type.ends_with("_result") && type != "side_result") {

@@ -143,9 +143,10 @@ struct Ready {};
 struct ClockRequest {};
 struct ClockReply {
   std::int64_t realtime_ns = 0;  // nanoseconds since the Unix epoch
-  // Why this server cannot serve quic tests, as its refusal of one would
-  // say; "" where it can; nullopt from servers older than QUIC.
-  std::optional<std::string> no_quic;
+  // The stacks this server cannot serve, each with why, as its refusal of
+  // a test would say; a stack that is not there it serves (or the server
+  // is older than the stack). On the wire "no_NAME": why, for each.
+  std::vector<std::pair<Mode, std::string>> refused;
 };
 
 // server -> client: the test cannot run; `reason` says why, in one line.

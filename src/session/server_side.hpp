@@ -14,8 +14,8 @@
 #include "protocol/messages.hpp"
 #include "session/config.hpp"
 #include "session/pending_tests.hpp"
+#include "stacks/stack.hpp"
 #include "tls/context.hpp"
-#include "tls/dtls.hpp"
 
 namespace tlscmp::session {
 
@@ -71,15 +71,16 @@ class ServerSide {
   // caps on connections being set up: from the control connection's
   // address, or shared among `sources` where the client names several.
   // Null, with `busy` saying why, where they do not fit.
-  // `quic`: the flows are QUIC connections, which come from one source
-  // where the library does not name their peers (tls::quic_names_peers).
+  // `mode`: the flows' stack; those of a listener whose library does not
+  // name their peers (QUIC on OpenSSL 3.5) come from one source.
   virtual std::shared_ptr<void> reserve_flows(std::uint32_t count, const std::vector<std::string>& sources,
-                                              bool quic, std::string& busy) = 0;
+                                              Mode mode, std::string& busy) = 0;
   // The server's TLS context, for a kind whose server half does its own
   // handshakes (flows, on its event loops).
   virtual const tls::Context& tls_context() const = 0;
-  // The DTLS context, or null where this build has none.
-  virtual const tls::DtlsContext* dtls() const = 0;
+  // A stack's part of the server (its datagram context: DTLS's), or null
+  // where the stack has none.
+  virtual const stacks::ServerPart* stack_part(Mode mode) const = 0;
   virtual LiveSocket register_live(int fd) = 0;
   // True once the server is shutting down: waits end early.
   virtual bool stopping() = 0;

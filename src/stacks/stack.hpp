@@ -18,20 +18,26 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mode.hpp"
+#include "spec/spec.hpp"
 #include "spec/tls_policy.hpp"
 #include "tls/context.hpp"
 #include "tls/dtls.hpp"
 #include "tls/identity.hpp"
+#include "tls/tls_stream.hpp"
 #include "transport/deadline.hpp"
 #include "transport/stream.hpp"
 #include "transport/unique_fd.hpp"
+
+struct sockaddr_storage;
 
 namespace tlscmp::stacks {
 
@@ -52,17 +58,42 @@ struct DataTarget {
   int control_fd = -1;  // the test's control connection: a UDP stack connects beside it
 };
 
-// What a server's stacks are made from.
+// What a server's stacks are made from: its settings, and where it listens.
 struct ServerSetup {
   tls::Identity identity;
   spec::TlsPolicy policy;
   std::string client_ca_file;
   bool require_client_cert = false;
   tls::Resumption resumption = tls::Resumption::tickets;
+  // The server's context for TLS over TCP (the key types and suites a test
+  // asks for are added to it as they come); it outlives every part.
+  const tls::Context* tls = nullptr;
+  // The server's TCP port and address (a stack with a listener of its own
+  // binds the same over UDP); `dual_stack`: an IPv6 socket that serves IPv4 too.
+  std::string address;
+  std::uint16_t port = 0;
+  bool dual_stack = false;
 };
 
-// A stack's part of a server, made once at its start: its contexts, and
-// the TCP connections it takes by their first byte.
+// A stack's own listener, beside the server's TCP port (QUIC's, on the same
+// port over UDP): a thread of the server's takes its connections, each
+// counted under the caps as a TCP connection is, and serves the streams that
+// each connection's client opens.
+class Listener {
+ public:
+  virtual ~Listener() = default;
+  // Waits up to `wait` for a new connection: it (its handshake perhaps not
+  // yet done) and its peer's address in `peer` where the library names it
+  // (AF_UNSPEC where not); null if none came.
+  virtual std::unique_ptr<tls::TlsStream> accept(std::chrono::milliseconds wait, sockaddr_storage& peer) = 0;
+  // The caps' source of every peer the library does not name ("quic").
+  virtual const char* unnamed_source() const = 0;
+  // Whether the library names its connections' peers.
+  virtual bool names_peers() const = 0;
+};
+
+// A stack's part of a server, made once at its start: what it serves with,
+// the TCP connections it takes by their first byte, or a listener of its own.
 class ServerPart {
  public:
   virtual ~ServerPart() = default;
@@ -76,6 +107,10 @@ class ServerPart {
     (void)first;
     return nullptr;
   }
+  // Its own listener, or null.
+  virtual Listener* listener() { return nullptr; }
+  // The context its datagram sessions shake hands with (DTLS), or null.
+  virtual const tls::DtlsContext* datagram_context() const { return nullptr; }
 };
 
 struct Stack {
@@ -93,11 +128,21 @@ struct Stack {
   ClientContexts (*client_contexts)(const tls::ClientOptions& options) = nullptr;
   // Client: a data connection's socket, connected. Throws tlscmp::Error.
   UniqueFd (*open_socket)(const DataTarget& target) = nullptr;
+  // Client: the stream a connected socket is as this stack's, its
+  // handshake (Stream::handshake) not yet run; `tls` is the variant's
+  // context, `host` the name its certificate is checked against. Null: plain TCP.
+  std::unique_ptr<Stream> (*client_stream)(UniqueFd fd, const tls::Context* tls,
+                                           const std::string& host) = nullptr;
   // Client: the TLS settings it cannot hold, in one line that says why, or
   // "" (null: it holds them all).
   std::string (*refuse_policy)(const spec::TlsPolicy& policy) = nullptr;
-  // Server: its part, made once at the server's start. Null: none.
-  std::unique_ptr<ServerPart> (*server_part)(const ServerSetup& setup) = nullptr;
+  // Both sides: the fields of a test it cannot hold (-N, --record-size ...),
+  // why in one line, or "" (null: it holds them all).
+  std::string (*refuse_test)(const spec::Test& test) = nullptr;
+  // Server: its part, made once at the server's start (it logs, with
+  // `log`, what it leaves out). Null: none.
+  std::unique_ptr<ServerPart> (*server_part)(const ServerSetup& setup,
+                                             const std::function<void(const std::string&)>& log) = nullptr;
 };
 
 // Every stack, in the order of the table (stacks/table.cpp).
@@ -106,6 +151,28 @@ const Stack& stack_of(Mode mode);
 
 // Why this build cannot run `mode`, or "".
 std::string unavailable(Mode mode);
+
+// A connected socket as `mode`'s stream (plain TCP where its stack has no
+// stream of its own), its handshake not yet run.
+std::unique_ptr<Stream> client_stream(Mode mode, UniqueFd fd, const tls::Context* tls,
+                                      const std::string& host);
+
+// Every stack's part of a server, by mode (null where a stack has none).
+class ServerParts {
+ public:
+  ServerParts(const ServerSetup& setup, const std::function<void(const std::string&)>& log);
+  ServerPart* of(Mode mode) const;
+  // Why the server cannot serve `mode`'s tests, or "".
+  std::string refusal(Mode mode) const;
+  // A TCP connection by its first byte: the stream of the stack that
+  // claims it, or plain TCP.
+  std::unique_ptr<Stream> take(UniqueFd fd, std::byte first) const;
+  // The stacks with a listener of their own.
+  std::vector<std::pair<Mode, Listener*>> listeners() const;
+
+ private:
+  std::vector<std::pair<Mode, std::unique_ptr<ServerPart>>> parts_;
+};
 
 // One word of --mode's list: a stack's name, or a pair by its name ("both":
 // tcp,tls; "both-udp": udp,dtls); empty if it names none.

@@ -68,6 +68,46 @@ std::string mode_words() {
   return out;
 }
 
+std::unique_ptr<Stream> client_stream(Mode mode, UniqueFd fd, const tls::Context* tls,
+                                      const std::string& host) {
+  const Stack& stack = stack_of(mode);
+  if (stack.client_stream == nullptr) return std::make_unique<TcpStream>(std::move(fd));
+  return stack.client_stream(std::move(fd), tls, host);
+}
+
+ServerParts::ServerParts(const ServerSetup& setup, const std::function<void(const std::string&)>& log) {
+  for (const Stack* stack : kStacks) {
+    if (stack->server_part != nullptr) parts_.emplace_back(stack->mode, stack->server_part(setup, log));
+  }
+}
+
+ServerPart* ServerParts::of(Mode mode) const {
+  for (const auto& [m, part] : parts_) {
+    if (m == mode) return part.get();
+  }
+  return nullptr;
+}
+
+std::string ServerParts::refusal(Mode mode) const {
+  const ServerPart* part = of(mode);
+  return part != nullptr ? part->refusal() : std::string();
+}
+
+std::unique_ptr<Stream> ServerParts::take(UniqueFd fd, std::byte first) const {
+  for (const auto& [mode, part] : parts_) {
+    if (std::unique_ptr<Stream> stream = part->take(fd, first)) return stream;
+  }
+  return std::make_unique<TcpStream>(std::move(fd));
+}
+
+std::vector<std::pair<Mode, Listener*>> ServerParts::listeners() const {
+  std::vector<std::pair<Mode, Listener*>> out;
+  for (const auto& [mode, part] : parts_) {
+    if (Listener* listener = part->listener()) out.emplace_back(mode, listener);
+  }
+  return out;
+}
+
 UniqueFd open_tcp_socket(const DataTarget& target) {
   UniqueFd fd = connect_tcp(target.host, target.port, target.connect_by, target.bind_address);
   set_nodelay(fd.get(), true);  // until the transfer starts: no Nagle delay on the small setup messages

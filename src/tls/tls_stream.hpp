@@ -105,7 +105,7 @@ class TlsStream final : public Stream,
 
   // Runs the handshake within the deadline set by set_deadline().
   // On TransportErrc::tls_failure, error_detail() names the cause.
-  std::error_code handshake();
+  std::error_code handshake() override;
   SessionInfo session_info() const;
   VerifyFailure verify_failure() const;
   void note_verify_failure(VerifyDetail detail) override {

@@ -54,6 +54,10 @@ class Stream {
   virtual bool is_quic() const { return false; }
   // The stack it is of (mode.hpp's facts say what that can do).
   virtual Mode mode() const = 0;
+  // Its stack's handshake (TLS, QUIC), within the deadline set by
+  // set_deadline(); plain TCP has none. On TransportErrc::tls_failure,
+  // error_detail() names the cause.
+  virtual std::error_code handshake() { return {}; }
   // Waits up to `wait` for bytes to read (or the stream's end): true if
   // there are. poll(2) on the socket; a QUIC stream asks its library.
   virtual bool readable_within(std::chrono::nanoseconds wait, std::error_code& ec);

@@ -56,7 +56,9 @@ struct KindRun {
 TEST_CASE("the -J output keeps its key paths, one run of each kind") {
   const std::vector<KindRun> runs{
       {"bulk", {"-n", "1M", "-P", "2", "--bidir", "-i", "0.1", "--repeat", "1"}},
-      {"rr", {"--rr", "1/1", "-n", "200", "--repeat", "1"}},
+      // Long enough for /proc/stat to tick (10 ms) in each side's window:
+      // the host's CPU split is null for a run shorter than a tick.
+      {"rr", {"--rr", "1/1", "-n", "2000", "--repeat", "1"}},
       {"crr", {"--crr", "-n", "100", "--repeat", "1"}},
       {"datagram", {"--mode", "udp", "-n", "100", "-b", "1M", "-i", "0.1"}},
       {"handshakes", {"--handshakes", "5", "--repeat", "1"}},

@@ -49,7 +49,7 @@ std::string check_crr_counts(const PeerJudge& judge, const protocol::SideResult&
 // and kTLS on the server leaves them uncounted: no exact figure there.
 std::string check_crr_bytes(const PeerJudge& judge, const protocol::TestRequest& request,
                             const protocol::SideResult& client, const protocol::SideResult& server) {
-  if (request.mode != Mode::tcp || client.failed > 0 || server.failed > 0) return {};
+  if (is_encrypted(request.mode) || client.failed > 0 || server.failed > 0) return {};
   const std::uint64_t count = client.connections;
   const std::uint64_t request_wire =
       protocol::kPreambleBytes + protocol::kCookieBytes + request.test.rr.request_bytes;

@@ -77,7 +77,7 @@ std::string one_connection(const Plan& plan, Connector& c, tls::Session& session
   const std::int64_t start = measure::now_ns();
   std::error_code ec;
   const char* where = "connect";
-  const bool quic = plan.variant.mode == Mode::quic;
+  const bool quic = facts(plan.variant.mode).over_udp;
   // QUIC: a connected UDP socket, no round trip; its handshake is the connection's.
   UniqueFd fd = quic ? connect_udp(plan.to, plan.from ? &*plan.from : nullptr, ec)
                      : connect_to(plan.to, plan.from ? &*plan.from : nullptr,

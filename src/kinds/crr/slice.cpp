@@ -47,15 +47,15 @@ std::vector<session::Variant> variants(const session::ClientConfig& config,
                                        std::vector<std::string>& /*notes*/) {
   std::vector<session::Variant> variants;
   for (Mode mode : config.modes) {
-    if (mode == Mode::tls) {
+    if (facts(mode).tls_over_tcp) {
       add_tls_variants(config, tls_config, variants);
     } else {
       variants.push_back(mode_variant(mode, tls_config));
-      // QUIC resumes a TLS 1.3 session from a ticket as TLS does (no early
-      // data in OpenSSL's QUIC): quic-resumed beside quic.
-      if (mode == Mode::quic && !config.test.crr.compare_key_types && !config.test.compare_groups) {
+      // A stack with a TLS handshake resumes a session from a ticket as TLS
+      // does (QUIC: no early data in OpenSSL's): quic-resumed beside quic.
+      if (is_tls_stream(mode) && !config.test.crr.compare_key_types && !config.test.compare_groups) {
         session::Variant resumed = mode_variant(mode, tls_config);
-        resumed.label = "quic-resumed";
+        resumed.label = std::string(to_string(mode)) + "-resumed";
         resumed.resume = true;
         variants.push_back(std::move(resumed));
       }
@@ -128,6 +128,7 @@ void serve_connection(std::unique_ptr<Stream>& stream, session::PendingTests& pe
 
 const KindSlice kCrrKind{
     .kind = TestKind::crr,
+    .over_udp_streams = true,
     .flag = "--crr",
     .flags_are_for = "--crr runs",
     .takes = "--crr takes --rr, -t, -n, -P, --close, --repeat, --warmup and the TLS flags",

@@ -344,7 +344,7 @@ DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, const tls::
   const InterruptWatch::Guard control_guard(interrupt, control.native_handle());
   const protocol::TestRequest request = session::test_request(config, mode);
   const protocol::TestAccept accept = start_test(control, request, timeouts, environment);
-  const std::size_t ports = mode == Mode::dtls ? request.test.streams : 1;
+  const std::size_t ports = is_encrypted(mode) ? request.test.streams : 1;  // DTLS: a session a sender
   if (accept.udp_ports.size() != ports)
     throw protocol::ProtocolError("the server's UDP ports do not match the senders");
 
@@ -361,10 +361,10 @@ DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, const tls::
   std::vector<Sender> senders(request.test.streams);
   int sndbuf_bytes = 0;
   for (std::uint32_t i = 0; i < senders.size(); ++i) {
-    senders[i].fd = connect_udp_beside(control.native_handle(), accept.udp_ports[mode == Mode::dtls ? i : 0]);
+    senders[i].fd = connect_udp_beside(control.native_handle(), accept.udp_ports[is_encrypted(mode) ? i : 0]);
     sndbuf_bytes = set_send_buffer(senders[i].fd.get(), config.test.sndbuf_bytes);
   }
-  if (mode == Mode::dtls) shake_hands(config, *dtls, accept, senders, run);
+  if (is_encrypted(mode)) shake_hands(config, *dtls, accept, senders, run);
   control.set_deadline(Deadline::after(timeouts.connect + timeouts.handshake));
   (void)receive<protocol::Ready>(control, "the receiver's ready");
 

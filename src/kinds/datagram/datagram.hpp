@@ -48,7 +48,7 @@ inline constexpr std::chrono::milliseconds kDrainQuiet{200};
 inline constexpr std::chrono::milliseconds kDrainLimit{2000};
 
 // Server: runs one datagram test whose request passed the server's caps
-// (a dtls test only where side.dtls() is not null). Returns the line to log;
+// (a dtls test only where its stack's part of the server has a datagram context). Returns the line to log;
 // throws tlscmp::Error.
 std::string serve_datagram_test(Stream& control, const protocol::TestRequest& request,
                                 session::ServerSide& side);

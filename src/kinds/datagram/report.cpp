@@ -116,7 +116,7 @@ std::string render_datagram_runs(const measure::Comparison& c) {
     out += fmt::format("; Udp RcvbufErrors on the server's host +{}", *last.rcvbuf_errors);
   out += "\n";
   for (const DatagramRun& run : c.or_empty<DatagramResults>().runs) {
-    if (run.mode != Mode::dtls) continue;
+    if (!is_encrypted(run.mode)) continue;
     out += fmt::format(
         "dtls: {} {} {}; cookie exchange {:.0f} us, handshake {:.0f} us (first ClientHello to "
         "Finished, mean per sender)\n",
@@ -153,7 +153,7 @@ ordered_json datagram_runs_json(const measure::Comparison& c) {
       one.update(sender_json(s));
       senders.push_back(one);
     }
-    const bool dtls = run.mode == Mode::dtls;
+    const bool dtls = is_encrypted(run.mode);
     ordered_json r = {{"variant", run.label()},      {"round", run.round},
                       {"warmup", run.warmup},        {"partial", run.partial},
                       {"mode", to_string(run.mode)}, {"datagram_bytes", c.parameters.test.chunk_bytes}};

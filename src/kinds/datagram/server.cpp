@@ -57,7 +57,7 @@ class Receiver {
         sockets_(sockets),
         senders_(request.test.streams),
         batch_(batch_size(request),
-               request.test.chunk_bytes + (request.mode == Mode::dtls ? tls::DtlsSession::kMaxOverhead : 0)),
+               request.test.chunk_bytes + (is_encrypted(request.mode) ? tls::DtlsSession::kMaxOverhead : 0)),
         plain_(protocol::kMaxDtlsDatagramBytes) {}
 
   // Takes one batch from every socket: true if any datagram came.
@@ -182,7 +182,7 @@ class Receiver {
     }
     const auto header = protocol::decode_datagram_header(plain);
     if (plain.size() != request_.test.chunk_bytes || !header || header->tag != tag_ ||
-        header->sender >= senders_.size() || (request_.mode == Mode::dtls && header->sender != socket)) {
+        header->sender >= senders_.size() || (is_encrypted(request_.mode) && header->sender != socket)) {
       ++foreign_;
       return;
     }
@@ -310,9 +310,10 @@ std::string serve_datagram_test(Stream& control, const protocol::TestRequest& re
   const RunClock clock;  // the run on this side, for judging the client's figures
   const ServerConfig& config = side.config();
   const Timeouts& timeouts = config.timeouts;
-  const tls::DtlsContext* dtls = side.dtls();
+  const stacks::ServerPart* part = side.stack_part(request.mode);
+  const tls::DtlsContext* dtls = part != nullptr ? part->datagram_context() : nullptr;
   protocol::TestAccept accept = side.acceptance({});
-  const bool is_dtls = request.mode == Mode::dtls;
+  const bool is_dtls = is_encrypted(request.mode);  // a DTLS session a sender, each on a port of its own
   if (is_dtls && dtls == nullptr) throw Error("no DTLS context");
   // One port for every udp sender, as the seed's receiver had; one per dtls sender, each a session.
   std::vector<ReceivingSocket> sockets(is_dtls ? request.test.streams : 1);

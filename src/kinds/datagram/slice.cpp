@@ -21,13 +21,9 @@ void notes(const session::ClientConfig& config, measure::Comparison& comparison)
   session::note_unpinned<DatagramResults>(comparison, config);
 }
 
-// dtls where this build has none; a rate below the server's --min-rate.
+// A rate below the server's --min-rate (a stack the server lacks, dtls in
+// a build without it, its part of the server refuses).
 std::string refusal(const protocol::TestRequest& request, const session::ServerSide& side) {
-  if (request.mode == Mode::dtls && side.dtls() == nullptr) {
-    std::string why;
-    tls::DtlsContext::available(why);
-    return why.empty() ? "this server has no DTLS" : why;
-  }
   const std::uint64_t min_rate = side.config().min_rate;
   if (request.test.datagram.rate_bps > 0 && request.test.datagram.rate_bps / 8 < min_rate) {
     return fmt::format(
@@ -54,7 +50,7 @@ void check(const spec::Test& t, Mode mode) {
   if ((t.datagram.packets == 0) == (t.duration_ms == 0))
     throw spec::Invalid("a datagram test sends -n datagrams per sender or for -t seconds: give one");
   const std::uint32_t largest =
-      mode == Mode::dtls ? protocol::kMaxDtlsDatagramBytes : protocol::kMaxUdpDatagramBytes;
+      is_encrypted(mode) ? protocol::kMaxDtlsDatagramBytes : protocol::kMaxUdpDatagramBytes;
   if (t.chunk_bytes < protocol::kDatagramHeaderBytes || t.chunk_bytes > largest) {
     throw spec::Invalid(fmt::format("-l {} is outside {}..{} bytes for {}", t.chunk_bytes,
                                     protocol::kDatagramHeaderBytes, largest, to_string(mode)));

@@ -60,7 +60,7 @@ FlowPlan client_plan(const session::ClientConfig& config, const session::Variant
   plan.request_bytes = config.test.rr.request_bytes;
   plan.response_bytes = config.test.rr.response_bytes;
   plan.tls = variant.tls ? &*variant.tls : nullptr;
-  plan.quic = variant.mode == Mode::quic;
+  plan.quic = facts(variant.mode).over_udp;
   plan.host = config.host.empty() ? "localhost" : config.host;
   plan.release_buffers = variant.release_buffers;
   plan.record_size = config.test.record_size;

@@ -216,7 +216,7 @@ std::string render_flows_header(const measure::TestParameters& p) {
                         ? fmt::format("open loop at {:g} transactions/s over all flows", p.test.rr.rate_tps)
                         : std::string("closed loop"));
   }
-  const bool quic = std::find(p.modes.begin(), p.modes.end(), Mode::quic) != p.modes.end();
+  const bool quic = std::any_of(p.modes.begin(), p.modes.end(), [](Mode m) { return facts(m).over_udp; });
   return fmt::format("many connections: {} {} on {} event loops at each end{}, {}, {} per run, {}{}\n",
                      p.test.flows.flows, work == spec::FlowWork::crr ? "connectors" : "flows",
                      p.test.flows.threads > 0 ? std::to_string(p.test.flows.threads) : std::string("a CPU's"),

@@ -99,8 +99,10 @@ FlowPlan server_plan(const protocol::TestRequest& request, session::ServerSide& 
   plan.chunk_bytes = request.test.chunk_bytes;
   plan.request_bytes = request.test.rr.request_bytes;
   plan.response_bytes = request.test.rr.response_bytes;
-  plan.tls = request.mode == Mode::tls ? &side.tls_context() : nullptr;
-  plan.quic = request.mode == Mode::quic;
+  // TLS over TCP shakes hands on the loops; a stack over UDP (QUIC) has its
+  // connections from the server's listener.
+  plan.tls = facts(request.mode).tls_over_tcp ? &side.tls_context() : nullptr;
+  plan.quic = facts(request.mode).over_udp;
   plan.release_buffers = request.release_buffers;
   plan.record_size = request.test.record_size;
   plan.sndbuf_bytes = request.test.sndbuf_bytes;
@@ -240,7 +242,7 @@ std::string serve_flows_test(Stream& control, const protocol::TestRequest& reque
   const std::uint32_t n = request.test.flows.flows;
   const spec::FlowWork work = request.test.flows.work;
   std::string busy;
-  const auto room = side.reserve_flows(n, request.flow_sources, request.mode == Mode::quic, busy);
+  const auto room = side.reserve_flows(n, request.flow_sources, request.mode, busy);
   if (!room) session::refuse_test(control, busy);
   measure::release_free_memory();
   const measure::MemoryReading before = measure::read_memory();

@@ -22,10 +22,13 @@ std::vector<session::Variant> variants(const session::ClientConfig& config,
   tls::ClientOptions options = tls_config;
   options.quic_event_loop = true;  // the loops run each QUIC connection's timers
   for (session::Variant& variant : common_variants(config, options, notes)) {
-    const bool plain_tls = held && variant.mode == Mode::tls && variant.label == "tls";
+    // TLS over TCP's own variant: its records' buffers are the library's to release.
+    const Mode mode = variant.mode;
+    const bool plain_tls = held && facts(mode).tls_over_tcp && variant.label == to_string(mode);
     out.push_back(std::move(variant));
     if (!plain_tls) continue;
-    out.emplace_back(Mode::tls, "tls-release", tls::Context::for_client(tls_config), std::nullopt);
+    out.emplace_back(mode, std::string(to_string(mode)) + "-release", tls::Context::for_client(tls_config),
+                     std::nullopt);
     out.back().release_buffers = true;
   }
   return out;
@@ -130,6 +133,7 @@ void check_flows_test(const spec::Test& t, Mode) {
 
 const KindSlice kFlowsKind{
     .kind = TestKind::flows,
+    .over_udp_streams = true,
     .flag = "--flows",
     .flags_are_for = "many-connection tests (--flows N, with --rr or --crr, or bulk)",
     .takes =

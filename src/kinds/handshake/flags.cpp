@@ -35,7 +35,7 @@ void configure_handshake(const SharedFlags& flags, session::ClientConfig& c) {
     throw UsageError(
         "-A pins the data threads of bulk, --rr, --crr and datagram runs; handshake tests have none");
   }
-  if (std::find(c.modes.begin(), c.modes.end(), Mode::quic) != c.modes.end()) {
+  if (std::any_of(c.modes.begin(), c.modes.end(), [](Mode m) { return facts(m).over_udp; })) {
     throw UsageError(fmt::format(
         "{} times TLS handshakes over TCP, not QUIC's: time those with --crr --mode quic (each connection's "
         "handshake apart), or leave quic out of --mode",

@@ -50,7 +50,7 @@ void check(const spec::Test& t, Mode mode) {
   if (t.handshake.handshakes == 0 && !t.compare_groups)
     throw spec::Invalid("a handshake test needs --handshakes N");
   if (t.duration_ms != 0) throw spec::Invalid("a handshake test makes --handshakes N; it takes no -t");
-  if (mode != Mode::tls) throw spec::Invalid("a handshake test needs TLS");
+  if (!facts(mode).tls_over_tcp) throw spec::Invalid("a handshake test needs TLS");
 }
 
 // A test that check passes, every field of its part off its default.

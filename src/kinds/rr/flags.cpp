@@ -49,7 +49,7 @@ void configure_rr(const SharedFlags& flags, session::ClientConfig& c) {
   if (c.test.compare_groups) refuse("--compare-groups");
   configure_transactions(flags, c, "transactions", "connections");
   if (c.test.rr.stream_per_tx) {
-    if (std::find(c.modes.begin(), c.modes.end(), Mode::quic) == c.modes.end())
+    if (std::none_of(c.modes.begin(), c.modes.end(), [](Mode m) { return facts(m).streams; }))
       throw UsageError("--stream-per-tx: streams are QUIC's, and --mode has no quic; add quic to --mode");
     if (c.test.rr.rate_tps > 0)
       throw UsageError("--stream-per-tx takes closed loops alone (not built for --rate yet); leave one out");

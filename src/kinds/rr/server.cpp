@@ -44,7 +44,7 @@ std::string describe_test(const protocol::TestRequest& request, const std::vecto
   std::string text = fmt::format("{} {} transactions on {} connection{} in {:.3f} s", what, transactions,
                                  mine.size(), mine.size() == 1 ? "" : "s", seconds);
   if (request.test.rr.rate_tps > 0) text += fmt::format(", open loop at {:g}/s", request.test.rr.rate_tps);
-  if (request.test.rr.stream_per_tx && request.mode == Mode::quic) text += ", a stream per transaction";
+  if (request.test.rr.stream_per_tx && facts(request.mode).streams) text += ", a stream per transaction";
   if (!tls_description.empty()) text += ", " + tls_description;
   return text;
 }
@@ -103,7 +103,7 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
   const auto reserved = reserve_data_connections(control, request, side);
   // --stream-per-tx: a QUIC connection's streams after its first are its transactions'.
   const auto ticket =
-      side.open_ticket(request.test.streams, 0, request.test.rr.stream_per_tx && request.mode == Mode::quic);
+      side.open_ticket(request.test.streams, 0, request.test.rr.stream_per_tx && facts(request.mode).streams);
   session::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
   std::vector<std::unique_ptr<Stream>> data = await_data_connections(control, request, side, *ticket);
 

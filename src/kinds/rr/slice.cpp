@@ -59,6 +59,7 @@ spec::Test example() {
 
 const KindSlice kRrKind{
     .kind = TestKind::rr,
+    .over_udp_streams = true,
     .flag = "--rr",
     .flags_are_for = "request/response tests (--rr REQ/RESP)",
     .takes =

@@ -101,7 +101,7 @@ void split_runs(std::vector<StreamRun>& runs, const std::map<int, const StreamRu
                 bool client_sends) {
   for (StreamRun& run : runs) {
     const auto base = baseline.find(run.round);
-    if (run.mode != Mode::tls || run.warmup || run.partial || base == baseline.end()) continue;
+    if (!facts(run.mode).tls_over_tcp || run.warmup || run.partial || base == baseline.end()) continue;
     run.client_split = split_run(run, *base->second, /*client_side=*/true, client_sends);
     run.server_split = split_run(run, *base->second, /*client_side=*/false, !client_sends);
   }

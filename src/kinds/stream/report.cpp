@@ -221,7 +221,8 @@ ordered_json to_json(const StreamRun& run, const measure::TestParameters& parame
           {"cipher", tls_or_null(run.tls.cipher, run.mode)},
           {"group", tls_or_null(run.tls.group, run.mode)},
           {"certificate_key_type", tls_or_null(run.tls.certificate_key_type, run.mode)},
-          {"record_size", run.mode == Mode::tls ? ordered_json(run.tls.record_size) : ordered_json(nullptr)},
+          {"record_size",
+           facts(run.mode).tls_over_tcp ? ordered_json(run.tls.record_size) : ordered_json(nullptr)},
           {"client_certificate_key_type", run.tls.client_certificate_key_type.empty()
                                               ? ordered_json(nullptr)
                                               : ordered_json(run.tls.client_certificate_key_type)},

@@ -83,6 +83,7 @@ spec::Test example() {
 
 const KindSlice kStreamKind{
     .kind = TestKind::stream,
+    .over_udp_streams = true,
     .flags_are_for = "bulk runs",
     .add_flags = add_stream_flags,
     .configure = configure_stream,

@@ -64,7 +64,8 @@ void compute_stream_statistics(const Comparison& comparison, StreamResults& resu
     results.stats.back().over_tls = over_twin(runs, own_runs_by_round(results.runs, counts), us_per_byte);
     add_cost_splits(comparison.parameters, runs, base, results.stats.back());
   }
-  if (!comparison.parameters.test.stream.bidir && !base.empty() && base.begin()->second->mode == Mode::tcp) {
+  if (!comparison.parameters.test.stream.bidir && !base.empty() &&
+      !is_encrypted(base.begin()->second->mode)) {
     split_runs(results.runs, base,
                comparison.parameters.test.stream.direction == Direction::client_to_server);
   }

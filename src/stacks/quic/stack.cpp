@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "stacks/stack.hpp"
+#include "stacks/quic/quic.hpp"
 #include "tls/quic.hpp"
 
 namespace tlscmp::stacks {
@@ -18,6 +18,10 @@ std::string no_quic() {
 std::string quic_line() {
   const std::string why = no_quic();
   return fmt::format("quic: {}", why.empty() ? "yes" : fmt::format("no ({})", why));
+}
+
+std::unique_ptr<Stream> quic_client_stream(UniqueFd fd, const tls::Context* tls, const std::string& host) {
+  return tls->client_stream(std::move(fd), host);
 }
 
 ClientContexts quic_client(const tls::ClientOptions& options) {
@@ -36,6 +40,18 @@ std::string refuse_quic_policy(const spec::TlsPolicy& policy) {
   return {};
 }
 
+// What a test asks of TCP or of TLS records, which QUIC has none of.
+std::string refuse_quic_test(const spec::Test& test) {
+  if (test.stream.no_delay) return "-N sets TCP_NODELAY, and QUIC has no TCP";
+  if (test.stream.msg_size != 0) return "--msg-size and --framing frame TCP and TLS streams alone";
+  if (test.sndbuf_bytes != 0 || test.rcvbuf_bytes != 0)
+    return "-w sizes a TCP socket's buffers, and the server's QUIC connections share one UDP socket";
+  if (test.record_size != 0) return "--record-size caps TLS records, and QUIC sends packets of its own size";
+  if (test.crr.close == spec::Close::fin)
+    return "--close fin ends TCP connections with a FIN, and a QUIC connection ends with CONNECTION_CLOSE";
+  return {};
+}
+
 }  // namespace
 
 extern const Stack kQuicStack;
@@ -46,7 +62,10 @@ const Stack kQuicStack{
     .version_line = quic_line,
     .client_contexts = quic_client,
     .open_socket = open_udp_socket,
+    .client_stream = quic_client_stream,
     .refuse_policy = refuse_quic_policy,
+    .refuse_test = refuse_quic_test,
+    .server_part = quic_server,
 };
 
 }  // namespace tlscmp::stacks
