@@ -41,7 +41,7 @@ std::unique_ptr<Stream> connect(const session::ClientConfig& config, const tls::
   const session::Timeouts& timeouts = config.timeouts;
   const std::int64_t start_ns = measure::now_ns();
   std::unique_ptr<Stream> stream =
-      stacks::client_stream(mode, open_socket(config, mode, control_fd), tls, config.host);
+      stacks::client_stream(mode, open_socket(config, mode, control_fd), tls, {config.host, {}, {}});
   stream->set_deadline(Deadline::after(timeouts.handshake));
   if (const std::error_code ec = stream->handshake()) {
     const tls::TlsStream* tls_stream = stream->tls();

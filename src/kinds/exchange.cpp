@@ -99,7 +99,7 @@ RrSideResult on_connection(Stream& stream, std::chrono::milliseconds idle_timeou
 // stream each (`holder`, tls/quic_transactions.hpp); else the connection.
 Stream& transactions_on(Stream& connection, bool stream_per_tx, const tls::QuicTransactions::Shape& shape,
                         std::optional<tls::QuicTransactions>& holder) {
-  if (!stream_per_tx || !connection.is_quic()) return connection;
+  if (!stream_per_tx || !facts(connection.mode()).streams) return connection;
   holder.emplace(*connection.tls(), shape);
   return *holder;
 }

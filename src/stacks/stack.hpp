@@ -58,6 +58,15 @@ struct DataTarget {
   int control_fd = -1;  // the test's control connection: a UDP stack connects beside it
 };
 
+// How a client connection dials the server: the host its certificate is
+// checked against, the session it offers to resume, the name it sends
+// (SNI) where not the host's.
+struct Dial {
+  std::string host;
+  tls::Session resume;
+  std::string server_name;
+};
+
 // What a server's stacks are made from: its settings, and where it listens.
 struct ServerSetup {
   tls::Identity identity;
@@ -107,6 +116,13 @@ class ServerPart {
     (void)first;
     return nullptr;
   }
+  // A TCP connection known to be this stack's (a flow, whose header came in
+  // the clear): its stream, its handshake not yet run; null (`fd` left as
+  // it was) for plain TCP.
+  virtual std::unique_ptr<Stream> wrap(UniqueFd& fd) const {
+    (void)fd;
+    return nullptr;
+  }
   // Its own listener, or null.
   virtual Listener* listener() { return nullptr; }
   // The context its datagram sessions shake hands with (DTLS), or null.
@@ -130,9 +146,8 @@ struct Stack {
   UniqueFd (*open_socket)(const DataTarget& target) = nullptr;
   // Client: the stream a connected socket is as this stack's, its
   // handshake (Stream::handshake) not yet run; `tls` is the variant's
-  // context, `host` the name its certificate is checked against. Null: plain TCP.
-  std::unique_ptr<Stream> (*client_stream)(UniqueFd fd, const tls::Context* tls,
-                                           const std::string& host) = nullptr;
+  // context. Null: plain TCP.
+  std::unique_ptr<Stream> (*client_stream)(UniqueFd fd, const tls::Context* tls, const Dial& dial) = nullptr;
   // Client: the TLS settings it cannot hold, in one line that says why, or
   // "" (null: it holds them all).
   std::string (*refuse_policy)(const spec::TlsPolicy& policy) = nullptr;
@@ -154,8 +169,7 @@ std::string unavailable(Mode mode);
 
 // A connected socket as `mode`'s stream (plain TCP where its stack has no
 // stream of its own), its handshake not yet run.
-std::unique_ptr<Stream> client_stream(Mode mode, UniqueFd fd, const tls::Context* tls,
-                                      const std::string& host);
+std::unique_ptr<Stream> client_stream(Mode mode, UniqueFd fd, const tls::Context* tls, const Dial& dial);
 
 // Every stack's part of a server, by mode (null where a stack has none).
 class ServerParts {

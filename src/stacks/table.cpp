@@ -68,11 +68,10 @@ std::string mode_words() {
   return out;
 }
 
-std::unique_ptr<Stream> client_stream(Mode mode, UniqueFd fd, const tls::Context* tls,
-                                      const std::string& host) {
+std::unique_ptr<Stream> client_stream(Mode mode, UniqueFd fd, const tls::Context* tls, const Dial& dial) {
   const Stack& stack = stack_of(mode);
   if (stack.client_stream == nullptr) return std::make_unique<TcpStream>(std::move(fd));
-  return stack.client_stream(std::move(fd), tls, host);
+  return stack.client_stream(std::move(fd), tls, dial);
 }
 
 ServerParts::ServerParts(const ServerSetup& setup, const std::function<void(const std::string&)>& log) {

@@ -43,7 +43,6 @@ class QuicTransactions final : public Stream {
   bool has_buffered() const override;
   TlsStream* tls() override { return &base_; }
   const TlsStream* tls() const override { return &base_; }
-  bool is_quic() const override { return true; }
   Mode mode() const override { return Mode::quic; }
   bool readable_within(std::chrono::nanoseconds wait, std::error_code& ec) override;
   // How many transaction streams this side opened or took.

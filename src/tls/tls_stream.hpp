@@ -154,7 +154,6 @@ class TlsStream final : public Stream,
   bool has_buffered() const override;
   TlsStream* tls() override { return this; }
   const TlsStream* tls() const override { return this; }
-  bool is_quic() const override { return quic_; }
   Mode mode() const override { return quic_ ? Mode::quic : Mode::tls; }
   bool readable_within(std::chrono::nanoseconds wait, std::error_code& ec) override;
   // A QUIC connection's streams, each a TlsStream of its own that keeps the

@@ -50,8 +50,6 @@ class Stream {
   virtual tls::TlsStream* tls() { return nullptr; }
   virtual const tls::TlsStream* tls() const { return nullptr; }
   bool is_tls() const { return tls() != nullptr; }
-  // A QUIC connection's stream (a TLS one too: tls() has its session).
-  virtual bool is_quic() const { return false; }
   // The stack it is of (mode.hpp's facts say what that can do).
   virtual Mode mode() const = 0;
   // Its stack's handshake (TLS, QUIC), within the deadline set by

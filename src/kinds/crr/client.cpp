@@ -21,6 +21,7 @@
 #include "measure/latency.hpp"
 #include "session/control.hpp"
 #include "session/interrupt.hpp"
+#include "stacks/stack.hpp"
 #include "transport/datagram.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
@@ -86,20 +87,14 @@ std::string one_connection(const Plan& plan, Connector& c, tls::Session& session
   if (!fd.valid()) return fmt::format("{}: {}", where, describe(ec));
   const std::int64_t connected = measure::now_ns();
 
-  std::unique_ptr<Stream> stream;
-  tls::TlsStream* tls_stream = nullptr;
   const bool offered = plan.variant.resume && static_cast<bool>(session);
-  if (is_tls_stream(plan.variant.mode)) {
-    auto s = plan.tls->client_stream(std::move(fd), plan.config.host, offered ? session : tls::Session{},
-                                     plan.server_name);
-    s->set_deadline(Deadline::after(t.handshake));
-    if (const std::error_code failed = s->handshake())
-      return fmt::format("handshake: {}", describe(failed, s->error_detail()));
-    tls_stream = s.get();
-    stream = std::move(s);
-  } else {
-    stream = std::make_unique<TcpStream>(std::move(fd));
-  }
+  std::unique_ptr<Stream> stream =
+      stacks::client_stream(plan.variant.mode, std::move(fd), plan.tls,
+                            {plan.config.host, offered ? session : tls::Session{}, plan.server_name});
+  stream->set_deadline(Deadline::after(t.handshake));
+  if (const std::error_code failed = stream->handshake())
+    return fmt::format("handshake: {}", describe(failed, stream->error_detail()));
+  tls::TlsStream* tls_stream = stream->tls();
   const std::int64_t shaken = measure::now_ns();
 
   const Deadline idle = Deadline::after(t.idle);

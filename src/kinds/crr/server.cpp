@@ -147,7 +147,7 @@ void serve_crr_connection(Stream& stream, session::PendingTests& pending, double
   const std::uint64_t header = protocol::kPreambleBytes + cookie.size();
   std::uint64_t received = header + tally->request_bytes();
   std::uint64_t sent = tally->response_bytes();
-  if (tls::TlsStream* tls = stream.tls(); tls != nullptr && stream.is_quic()) {
+  if (tls::TlsStream* tls = stream.tls(); tls != nullptr && facts(stream.mode()).over_udp) {
     // QUIC: the response acknowledged before the connection goes (a rapid
     // close would drop what is still in flight), or the client's close. Its bytes on the wire are
     // not this connection's to count: the server's QUIC socket is shared.

@@ -59,6 +59,7 @@ FlowPlan client_plan(const session::ClientConfig& config, const session::Variant
   plan.reset_close = config.test.crr.close == spec::Close::reset;
   plan.request_bytes = config.test.rr.request_bytes;
   plan.response_bytes = config.test.rr.response_bytes;
+  plan.mode = variant.mode;
   plan.tls = variant.tls ? &*variant.tls : nullptr;
   plan.quic = facts(variant.mode).over_udp;
   plan.host = config.host.empty() ? "localhost" : config.host;

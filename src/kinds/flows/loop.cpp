@@ -163,18 +163,9 @@ void FlowLoop::take_adopted() {
       continue;
     }
     set_socket_buffers(socket.get(), plan_.sndbuf_bytes, plan_.rcvbuf_bytes);
-    if (plan_.tls != nullptr) {
-      f.stream = plan_.tls->server_stream(std::move(socket));
-      f.stream->tls()->use_library_buffers();
-      if (plan_.release_buffers) f.stream->tls()->release_buffers();  // the handshake's buffers too
-      f.stream->enter_event_loop_phase();
-      f.state = Flow::State::handshaking;
-      step_handshake(f, now);
-    } else {
-      f.stream = std::make_unique<TcpStream>(std::move(socket));
-      f.stream->enter_event_loop_phase();
-      on_established(f, now);
-    }
+    f.stream = plan_.part != nullptr ? plan_.part->wrap(socket) : nullptr;
+    if (!f.stream) f.stream = std::make_unique<TcpStream>(std::move(socket));
+    start_handshake(f, now);
   }
 }
 
@@ -277,7 +268,7 @@ void FlowLoop::start_quic(Flow& flow, std::int64_t now) {
   if (plan_.work == spec::FlowWork::crr) tally_.connect.add(measure::ns_to_us(flow.since_ns - now));
   flow.state = Flow::State::handshaking;
   try {
-    flow.stream = plan_.tls->client_stream(std::move(flow.socket), plan_.host);
+    flow.stream = stacks::client_stream(plan_.mode, std::move(flow.socket), plan_.tls, {plan_.host, {}, {}});
   } catch (const Error& e) {
     return fail(flow, e.what());
   }
@@ -312,25 +303,33 @@ void FlowLoop::step_connect(Flow& flow, std::int64_t now) {
     return fail(flow, fmt::format("sending the flow's header: {}", std::strerror(errno)));
   }
   flow.since_ns = flow.progress_ns = now;
-  if (plan_.tls == nullptr) {
-    flow.stream = std::make_unique<TcpStream>(std::move(flow.socket));
-    flow.stream->enter_event_loop_phase();
-    return on_established(flow, now);
+  flow.stream = stacks::client_stream(plan_.mode, std::move(flow.socket), plan_.tls, {plan_.host, {}, {}});
+  start_handshake(flow, now);
+}
+
+// A flow's stream over TCP, made: its stack's handshake on the loop (TLS
+// keeps its records in the library's buffers, released where asked from
+// the handshake on), or established at once where its stack has none.
+void FlowLoop::start_handshake(Flow& flow, std::int64_t now) {
+  if (tls::TlsStream* tls = flow.stream->tls()) {
+    tls->use_library_buffers();
+    if (plan_.release_buffers) tls->release_buffers();  // the handshake's buffers too
   }
-  flow.stream = plan_.tls->client_stream(std::move(flow.socket), plan_.host);
-  flow.stream->tls()->use_library_buffers();
-  if (plan_.release_buffers) flow.stream->tls()->release_buffers();  // the handshake's buffers too
   flow.stream->enter_event_loop_phase();
+  if (*facts(plan_.mode).handshake == '\0') return on_established(flow, now);
   flow.state = Flow::State::handshaking;
   step_handshake(flow, now);
 }
 
 void FlowLoop::step_handshake(Flow& flow, std::int64_t now) {
-  tls::TlsStream& tls = *flow.stream->tls();
-  const std::error_code ec = tls.handshake();
+  const std::error_code ec = flow.stream->handshake();
   if (ec == TransportErrc::would_block) return want(flow, epoll_events(flow.stream->wanted_events()));
-  if (ec) return fail(flow, fmt::format("TLS handshake: {}", describe(ec, flow.stream->error_detail())));
-  if (plan_.record_size != 0) tls.set_max_record_size(plan_.record_size);
+  if (ec) {
+    return fail(flow, fmt::format("{} handshake: {}", facts(plan_.mode).handshake,
+                                  describe(ec, flow.stream->error_detail())));
+  }
+  if (tls::TlsStream* tls = flow.stream->tls(); tls != nullptr && plan_.record_size != 0)
+    tls->set_max_record_size(plan_.record_size);
   if (plan_.quic && !send_quic_header(flow)) return;
   on_established(flow, now);
 }

@@ -36,6 +36,7 @@
 #include "measure/results.hpp"
 #include "protocol/messages.hpp"
 #include "spec/spec.hpp"
+#include "stacks/stack.hpp"
 #include "tls/context.hpp"
 #include "tls/quic.hpp"
 #include "transport/poller.hpp"
@@ -57,7 +58,9 @@ struct FlowPlan {
   int cpu = -1;             // -A: the CPU this side's loops run on; -1: any
   std::uint64_t request_bytes = 1;
   std::uint64_t response_bytes = 1;
-  const tls::Context* tls = nullptr;  // null: plain TCP
+  Mode mode = Mode::tcp;                     // the flows' stack
+  const tls::Context* tls = nullptr;         // client: the variant's context; null: none
+  const stacks::ServerPart* part = nullptr;  // server: the stack's part, which makes its streams
   // QUIC: the client's connections over UDP sockets of their own (`tls` made
   // with quic_event_loop, the loop running their timers); the server's come
   // established, streams of its listener's connections (adopt with a stream).
@@ -163,6 +166,7 @@ class FlowLoop {
   bool send_quic_header(Flow& flow);
   void step(Flow& flow, std::int64_t now);
   void step_connect(Flow& flow, std::int64_t now);
+  void start_handshake(Flow& flow, std::int64_t now);
   void step_handshake(Flow& flow, std::int64_t now);
   void on_established(Flow& flow, std::int64_t now);
   void drive(Flow& flow, std::int64_t now);

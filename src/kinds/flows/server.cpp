@@ -101,7 +101,8 @@ FlowPlan server_plan(const protocol::TestRequest& request, session::ServerSide& 
   plan.response_bytes = request.test.rr.response_bytes;
   // TLS over TCP shakes hands on the loops; a stack over UDP (QUIC) has its
   // connections from the server's listener.
-  plan.tls = facts(request.mode).tls_over_tcp ? &side.tls_context() : nullptr;
+  plan.mode = request.mode;
+  plan.part = side.stack_part(request.mode);
   plan.quic = facts(request.mode).over_udp;
   plan.release_buffers = request.release_buffers;
   plan.record_size = request.test.record_size;
@@ -230,8 +231,9 @@ void serve_flow_connection(std::unique_ptr<Stream>& stream, session::PendingTest
   if (sink == nullptr) throw protocol::ProtocolError("flow connection for an unknown or finished test");
   // A TCP connection goes to its loop as a socket (TLS starts there); a
   // QUIC stream, its handshake done, as itself.
-  const std::string refused = stream->is_quic() ? sink->take(info.stream, std::move(stream))
-                                                : sink->take(info.stream, stream->release_socket());
+  const std::string refused = facts(stream->mode()).over_udp
+                                  ? sink->take(info.stream, std::move(stream))
+                                  : sink->take(info.stream, stream->release_socket());
   if (!refused.empty()) throw protocol::ProtocolError(refused);
   cpu_mark = measure::thread_cpu_s();
 }

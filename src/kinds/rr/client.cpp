@@ -253,7 +253,7 @@ RrRun run_rr_test(const session::ClientConfig& config, const tls::Context* tls, 
       fds.push_back(stream->native_handle());
     std::vector<RunFacts> facts = run_data_threads(
         fds, config.client_cpu, [&](std::size_t i) { mine[i] = run_rr_client(*data.streams[i], specs[i]); },
-        data.streams.front()->is_quic());
+        tlscmp::facts(data.streams.front()->mode()).over_udp);
     take_facts(mine, std::move(facts));
     for (std::size_t i = 0; i < mine.size(); ++i) {
       if (const tls::TlsStream* t = std::as_const(*data.streams[i]).tls())

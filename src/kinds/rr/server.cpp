@@ -130,7 +130,7 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
     take_facts(mine, run_data_threads(
                          fds, request.server_cpu,
                          [&](std::size_t i) { mine[i] = run_rr_server(*data[i], specs[i]); },
-                         data.front()->is_quic(), port_of(*data.front())));
+                         facts(data.front()->mode()).over_udp, port_of(*data.front())));
     live.clear();  // before the sockets close
   }
   data.clear();

@@ -33,7 +33,7 @@ std::vector<protocol::SideResult> run_streams(const std::vector<StreamWork>& wor
   std::vector<int> fds;
   for (const StreamWork& w : work)
     fds.push_back(w.stream->native_handle());
-  const bool quic = !work.empty() && work.front().stream->is_quic();
+  const bool quic = !work.empty() && facts(work.front().stream->mode()).over_udp;
   std::vector<RunFacts> facts = run_data_threads(
       fds, cpu, [&](std::size_t i) { results[i] = run_one(work[i]); }, quic,
       work.empty() ? nullptr : port_of(*work.front().stream));

@@ -20,8 +20,8 @@ std::string quic_line() {
   return fmt::format("quic: {}", why.empty() ? "yes" : fmt::format("no ({})", why));
 }
 
-std::unique_ptr<Stream> quic_client_stream(UniqueFd fd, const tls::Context* tls, const std::string& host) {
-  return tls->client_stream(std::move(fd), host);
+std::unique_ptr<Stream> quic_client_stream(UniqueFd fd, const tls::Context* tls, const Dial& dial) {
+  return tls->client_stream(std::move(fd), dial.host, dial.resume, dial.server_name);
 }
 
 ClientContexts quic_client(const tls::ClientOptions& options) {

@@ -13,8 +13,8 @@ ClientContexts tls_client(const tls::ClientOptions& options) {
   return {tls::Context::for_client(options), std::nullopt};
 }
 
-std::unique_ptr<Stream> tls_client_stream(UniqueFd fd, const tls::Context* tls, const std::string& host) {
-  return tls->client_stream(std::move(fd), host);
+std::unique_ptr<Stream> tls_client_stream(UniqueFd fd, const tls::Context* tls, const Dial& dial) {
+  return tls->client_stream(std::move(fd), dial.host, dial.resume, dial.server_name);
 }
 
 // The server's TLS connections: those on its TCP port that start with a
@@ -23,9 +23,9 @@ class TlsPart final : public ServerPart {
  public:
   explicit TlsPart(const tls::Context& context) : context_(context) {}
   std::unique_ptr<Stream> take(UniqueFd& fd, std::byte first) override {
-    if (first != kTlsHandshakeRecord) return nullptr;
-    return context_.server_stream(std::move(fd));
+    return first == kTlsHandshakeRecord ? wrap(fd) : nullptr;
   }
+  std::unique_ptr<Stream> wrap(UniqueFd& fd) const override { return context_.server_stream(std::move(fd)); }
 
  private:
   const tls::Context& context_;
