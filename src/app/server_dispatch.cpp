@@ -95,23 +95,18 @@ class Server::Side final : public session::ServerSide {
     return LiveSocket([live]() mutable { live.reset(); });
   }
   bool stopping() override { return server_.stopping(); }
-  void record(const std::vector<protocol::SideResult>& mine,
-              const std::vector<protocol::SideResult>& theirs) override {
-    for (const protocol::SideResult& r : mine) {
+  void record(const std::vector<protocol::KindResult>& mine,
+              const std::vector<protocol::KindResult>& theirs) override {
+    for (const protocol::KindResult& r : mine) {
       mine_.push_back(protocol::body_text(r));
-      failed_ = failed_ || !r.error.empty();
+      failed_ = failed_ || !r.error().empty();
     }
-    for (const protocol::SideResult& r : theirs) {
+    for (const protocol::KindResult& r : theirs) {
       theirs_.push_back(protocol::body_text(r));
-      failed_ = failed_ || !r.error.empty();
+      failed_ = failed_ || !r.error().empty();
     }
     // The client's results never came: the exchange failed.
     failed_ = failed_ || theirs.size() < mine.size();
-  }
-  void record(const protocol::KindResult& mine, const protocol::KindResult& theirs) override {
-    mine_.push_back(protocol::body_text(mine));
-    theirs_.push_back(protocol::body_text(theirs));
-    failed_ = failed_ || !mine.error().empty() || !theirs.error().empty();
   }
   // The results recorded, each a JSON object's text.
   const std::vector<std::string>& mine() const { return mine_; }

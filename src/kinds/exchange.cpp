@@ -492,9 +492,9 @@ void take_facts(std::vector<RrSideResult>& results, std::vector<RunFacts> facts)
   }
 }
 
-protocol::SideResult to_side_result(const RrSideResult& result, Role role, std::uint32_t connection,
-                                    std::int64_t earliest_ns) {
-  protocol::SideResult side;
+SideResult to_side_result(const RrSideResult& result, Role role, std::uint32_t connection,
+                          std::int64_t earliest_ns) {
+  SideResult side;
   side.role = role;
   side.stream = connection;
   side.messages = result.transactions;

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "kinds/side_result.hpp"
 #include "measure/latency.hpp"
 #include "measure/results.hpp"
 #include "protocol/messages.hpp"
@@ -110,8 +111,8 @@ struct RrSideResult {
 // What one connection's side measured, as it goes to the other side in
 // a side_result: `messages` the transactions, `bytes` the bytes received,
 // `offset_us` from `earliest_ns`, the earliest start on this side.
-protocol::SideResult to_side_result(const RrSideResult& result, Role role, std::uint32_t connection,
-                                    std::int64_t earliest_ns);
+SideResult to_side_result(const RrSideResult& result, Role role, std::uint32_t connection,
+                          std::int64_t earliest_ns);
 
 // Each connection's facts, as its data thread saw them (run_data_threads),
 // with its transaction streams.

@@ -245,6 +245,11 @@ void check_host(const session::ClientConfig& config);
 // Throws protocol::ProtocolError.
 void check_request(const protocol::TestRequest& request);
 
+// A kind's result read back as its kind reads it (each field held to its
+// range): throws protocol::ProtocolError where it does not hold, or its
+// type is no kind's. For the fuzzer, which meets every message a peer sends.
+void check_result(const protocol::KindResult& result);
+
 // The table: every kind, in TestKind order.
 std::span<const KindSlice* const> all_kinds();
 const KindSlice& slice_of(TestKind kind);

@@ -40,15 +40,16 @@ std::string PeerJudge::check_cpu(double user_s, double system_s, std::uint32_t t
       "cpu_user_s + cpu_system_s", part);
 }
 
-std::string check_intervals(const PeerJudge& judge, const protocol::SideResult& theirs) {
-  if (theirs.interval_bytes.empty()) return {};
-  const std::uint64_t sum =
-      std::accumulate(theirs.interval_bytes.begin(), theirs.interval_bytes.end(), std::uint64_t{0});
-  const double last_end_us = theirs.interval_end_us.back();
+std::string check_intervals(const PeerJudge& judge, const SideResult& theirs) {
+  if (theirs.intervals.empty()) return {};
+  std::uint64_t sum = 0;
+  for (const ByteInterval& i : theirs.intervals)
+    sum += i.bytes;
+  const double last_end_us = theirs.intervals.back().end_us;
   if (sum == theirs.bytes && last_end_us <= judge.allowed_us()) return {};
   return judge.disagree(
-      fmt::format("{} intervals of {} bytes in all, the last ending at {:.0f} us",
-                  theirs.interval_bytes.size(), sum, last_end_us),
+      fmt::format("{} intervals of {} bytes in all, the last ending at {:.0f} us", theirs.intervals.size(),
+                  sum, last_end_us),
       fmt::format("they must add up to the {} bytes it reports, within the {:.0f} us the run took on {}",
                   theirs.bytes, judge.wall_us(), judge.here()),
       "intervals", theirs.stream);

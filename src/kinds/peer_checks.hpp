@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "kinds/side_result.hpp"
 #include "measure/clock.hpp"
 #include "protocol/messages.hpp"
 
@@ -93,6 +94,6 @@ inline bool bytes_are_pieces(std::uint64_t bytes, std::uint64_t count, std::uint
 
 // Receiver intervals (-i) of a stream-like side: they add up to its
 // `bytes` and end within the run. "" when they do.
-std::string check_intervals(const PeerJudge& judge, const protocol::SideResult& theirs);
+std::string check_intervals(const PeerJudge& judge, const SideResult& theirs);
 
 }  // namespace tlscmp::kinds

@@ -87,6 +87,19 @@ void check_host(const session::ClientConfig& config) {
   if (kind.check_host != nullptr) kind.check_host(config);
 }
 
+void check_result(const protocol::KindResult& r) {
+  if (r.type == SideResult::kWireType) {
+    (void)protocol::read_result<SideResult>(r);
+  } else if (r.type == FlowsResult::kWireType) {
+    (void)protocol::read_result<FlowsResult>(r);
+  } else if (r.type == DatagramResult::kWireType) {
+    (void)protocol::read_result<DatagramResult>(r);
+  } else {
+    throw protocol::ProtocolError(
+        fmt::format("bad control message: no kind has results of type '{}'", r.type));
+  }
+}
+
 void check_request(const protocol::TestRequest& m) {
   using protocol::ProtocolError;
   try {

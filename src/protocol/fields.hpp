@@ -102,6 +102,11 @@ class FieldWriter {
   void field_if(bool when, const char* key, const T& value) {
     out[key] = when ? value_of(value) : Json(nullptr);
   }
+  // A field added after the message's first release, written as any other.
+  template <typename T>
+  void later(const char* key, const T& value, double most, double least = 0) {
+    field(key, value, most, least);
+  }
 
   template <typename T>
   static Json written(const T& t) {
@@ -195,6 +200,12 @@ class FieldReader {
   template <typename T>
   void field_if(bool /*when*/, const char* key, T& value) {
     if (in_.contains(key) && !in_[key].is_null()) field(key, value);
+  }
+  // A field added after the message's first release: absent (an older
+  // peer's) leaves it as it was.
+  template <typename T>
+  void later(const char* key, T& value, double most, double least = 0) {
+    if (in_.contains(key)) field(key, value, most, least);
   }
 
   template <typename T>

@@ -167,102 +167,6 @@ json to_json(const Refusal& m) {
   return {{"type", "refusal"}, {"reason", m.reason}};
 }
 
-json optional_json(const std::optional<std::uint64_t>& value) {
-  return value ? json(*value) : json(nullptr);
-}
-
-template <typename T>
-json optional_object(const std::optional<T>& t) {
-  return t ? FieldWriter<json>::written(*t) : json(nullptr);
-}
-
-// A calibration (absent from older peers, null for TCP: none), through its walk.
-template <typename T>
-std::optional<T> get_object(const json& object, const char* key) {
-  std::optional<T> out;
-  FieldReader(object).object(key, out);
-  return out;
-}
-
-json to_json(const SideResult& m) {
-  json intervals = json::array();
-  for (std::size_t i = 0; i < m.interval_end_us.size() && i < m.interval_bytes.size(); ++i) {
-    intervals.push_back(json::array({m.interval_end_us[i], m.interval_bytes[i]}));
-  }
-  return {{"type", "side_result"},
-          {"role", to_string(m.role)},
-          {"bytes", m.bytes},
-          {"elapsed_us", m.elapsed_us},
-          {"cpu_user_s", m.cpu_user_s},
-          {"cpu_system_s", m.cpu_system_s},
-          {"sndbuf_bytes", m.sndbuf_bytes},
-          {"rcvbuf_bytes", m.rcvbuf_bytes},
-          {"mss_bytes", m.mss_bytes},
-          {"congestion", m.congestion},
-          {"ktls_send", m.ktls_send},
-          {"ktls_receive", m.ktls_receive},
-          {"tls_bytes", m.tls_bytes},
-          {"read_calls", optional_json(m.read_calls)},
-          {"write_calls", optional_json(m.write_calls)},
-          {"calibration", optional_object(m.calibration)},
-          {"transaction_calibration", optional_object(m.transaction_calibration)},
-          {"messages", m.messages},
-          {"payload_bytes", m.payload_bytes},
-          {"stream", m.stream},
-          {"connections", m.connections},
-          {"resumed", m.resumed},
-          {"failed", m.failed},
-          {"wire_bytes_sent", m.wire_bytes_sent},
-          {"offset_us", m.offset_us},
-          {"intervals", intervals},
-          {"facts", facts_json(m.facts)},
-          {"error", m.error}};
-}
-
-// The "intervals" list of `object`: at most kMaxIntervals items, each
-// [end_us, then `Counts` unsigned counts] (`shape` names it in errors), ends
-// increasing. Hands each to take(end_us, counts).
-template <std::size_t Counts, typename Take>
-void for_each_interval(const json& object, const char* shape, Take take) {
-  const json& list = field(object, "intervals");
-  if (!list.is_array()) bad("'intervals' is not an array");
-  if (list.size() > kMaxIntervals) bad(fmt::format("more than {} intervals", kMaxIntervals));
-  double previous_end = 0;
-  for (const json& item : list) {
-    bool well_formed = item.is_array() && item.size() == Counts + 1 && item[0].is_number();
-    for (std::size_t k = 1; well_formed && k <= Counts; ++k)
-      well_formed = item[k].is_number_unsigned();
-    if (!well_formed) bad(fmt::format("an interval is not {}", shape));
-    const auto end_us = item[0].get<double>();
-    if (!std::isfinite(end_us) || end_us < previous_end || end_us > kMaxElapsedUs)
-      bad("interval ends out of order");
-    previous_end = end_us;
-    std::array<std::uint64_t, Counts> counts{};
-    for (std::size_t k = 0; k < Counts; ++k)
-      counts[k] = item[k + 1].template get<std::uint64_t>();
-    take(end_us, counts);
-  }
-}
-
-// [[end_us, bytes], ...]: bytes adding up to no more than the side's total.
-void get_intervals(const json& object, SideResult& m) {
-  std::uint64_t sum = 0;
-  for_each_interval<1>(object, "[end_us, bytes]", [&](double end_us, const std::array<std::uint64_t, 1>& c) {
-    if (c[0] > kMaxTestBytes - sum) bad("interval bytes add up to too many");
-    sum += c[0];
-    m.interval_end_us.push_back(end_us);
-    m.interval_bytes.push_back(c[0]);
-  });
-  if (sum > m.bytes) bad("interval bytes add up to more than 'bytes'");
-}
-
-// A count that may be none: absent or null.
-std::optional<std::uint64_t> get_optional_uint(const json& j, const char* name, std::uint64_t max) {
-  if (!j.contains(name) || j[name].is_null()) return std::nullopt;
-  return get_uint(j, name, 0, max);
-}
-
-constexpr std::array kRoles{Role::sender, Role::receiver};
 constexpr auto kMaxInt = static_cast<std::uint64_t>(std::numeric_limits<int>::max());
 
 // One field of a request's test, held to its range; an enum by its name.
@@ -384,43 +288,12 @@ Message decode_object(const json& j) {
     }
     return reply;
   }
-  if (type.ends_with("_result") && type != "side_result") {
+  if (type.ends_with("_result")) {
     KindResult result{type, j};
     result.fields.erase("type");
     return result;
   }
   if (type == "refusal") return Refusal{get_string(j, "reason")};
-  if (type == "side_result") {
-    SideResult m;
-    m.role = get_enum(j, "role", kRoles);
-    m.bytes = get_uint(j, "bytes", 0, kMaxTestBytes);
-    m.elapsed_us = get_double(j, "elapsed_us", kMaxElapsedUs);
-    m.cpu_user_s = get_double(j, "cpu_user_s", kMaxElapsedUs / 1e6);
-    m.cpu_system_s = get_double(j, "cpu_system_s", kMaxElapsedUs / 1e6);
-    m.sndbuf_bytes = static_cast<int>(get_uint(j, "sndbuf_bytes", 0, kMaxInt));
-    m.rcvbuf_bytes = static_cast<int>(get_uint(j, "rcvbuf_bytes", 0, kMaxInt));
-    m.mss_bytes = static_cast<int>(get_uint(j, "mss_bytes", 0, kMaxInt));
-    m.congestion = get_string(j, "congestion");
-    m.ktls_send = get_bool(j, "ktls_send");
-    m.ktls_receive = get_bool(j, "ktls_receive");
-    m.tls_bytes = get_uint(j, "tls_bytes", 0, 2 * kMaxTestBytes);
-    m.read_calls = get_optional_uint(j, "read_calls", kMaxTestBytes);
-    m.write_calls = get_optional_uint(j, "write_calls", kMaxTestBytes);
-    m.calibration = get_object<measure::TlsCalibration>(j, "calibration");
-    m.transaction_calibration = get_object<measure::TransactionCalibration>(j, "transaction_calibration");
-    m.messages = get_uint(j, "messages", 0, kMaxTestBytes);
-    m.payload_bytes = get_uint(j, "payload_bytes", 0, kMaxTestBytes);
-    m.stream = static_cast<std::uint32_t>(get_uint(j, "stream", 0, kMaxStreams - 1));
-    m.connections = get_uint_or(j, "connections", 0, 0, kMaxTransactions);
-    m.resumed = get_uint_or(j, "resumed", 0, 0, m.connections);
-    m.failed = get_uint_or(j, "failed", 0, 0, kMaxTransactions);
-    m.wire_bytes_sent = get_uint_or(j, "wire_bytes_sent", 0, 0, 2 * kMaxTestBytes);
-    m.offset_us = get_double(j, "offset_us", kMaxElapsedUs);
-    get_intervals(j, m);
-    m.facts = get_facts(j);
-    m.error = get_string(j, "error");
-    return m;
-  }
   bad(fmt::format("unknown type '{}'", type));
 }
 

@@ -154,54 +154,6 @@ struct Refusal {
   std::string reason;
 };
 
-// Either side -> the other, after the transfer: what this side measured.
-struct SideResult {
-  Role role = Role::receiver;
-  std::uint64_t bytes = 0;  // payload bytes this side sent (sender) or received (receiver)
-  // Receiver: from sending "go" to holding the last byte. Sender: from
-  // receiving "go" to the last write returning. Microseconds.
-  double elapsed_us = 0;
-  double cpu_user_s = 0;      // user CPU seconds this side spent in that window
-  double cpu_system_s = 0;    // system CPU seconds this side spent in that window
-  int sndbuf_bytes = 0;       // SO_SNDBUF the kernel applied on this side
-  int rcvbuf_bytes = 0;       // SO_RCVBUF the kernel applied on this side
-  int mss_bytes = 0;          // TCP_MAXSEG of the data connection on this side
-  std::string congestion;     // TCP_CONGESTION on this side, "cubic"
-  bool ktls_send = false;     // TLS: the kernel encrypted what this side sent
-  bool ktls_receive = false;  // TLS: the kernel decrypted what this side received
-  // TLS: record bytes this side wrote (sender) or read (receiver) in the transfer.
-  std::uint64_t tls_bytes = 0;
-  // The data thread's read and write system calls in the window, where the
-  // kernel counts them (/proc/thread-self/io).
-  std::optional<std::uint64_t> read_calls, write_calls;
-  // TLS: this side's host calibrated for the run's suite, chunk and record.
-  std::optional<measure::TlsCalibration> calibration;
-  // TLS rr and crr: this side's host calibrated for the run's suite and sizes.
-  std::optional<measure::TransactionCalibration> transaction_calibration;
-  std::uint64_t messages = 0;       // with msg_size: messages this side sent, or received whole
-  std::uint64_t payload_bytes = 0;  // with msg_size: the messages' bytes, headers not counted
-  std::uint32_t stream = 0;         // which data connection, 0..streams-1
-  // crr: connections this side completed, those of them resumed (TLS), and
-  // those that failed; `bytes` is then TCP payload bytes received (TLS
-  // records and all) and wire_bytes_sent those sent.
-  // (cpu_user_s is then the threads' CPU total, user and system, cpu_system_s 0.)
-  std::uint64_t connections = 0;
-  std::uint64_t resumed = 0;
-  std::uint64_t failed = 0;
-  std::uint64_t wire_bytes_sent = 0;
-  // When this stream's window began, from the earliest window of any stream on
-  // this side, in microseconds of this side's clock.
-  double offset_us = 0;
-  std::int64_t window_start_ns = 0;  // local only, never sent: this side's monotonic clock
-  // Receiver only, with interval_ms: bytes per interval. Interval i ends at
-  // end_us[i] (from go); the last one ends with the transfer.
-  std::vector<double> interval_end_us;
-  std::vector<std::uint64_t> interval_bytes;
-  // TCP_INFO at the transfer's end, the host's CPU split, the data thread's CPUs (optional).
-  RunFacts facts;
-  std::string error;  // empty, or why this side's part of the test failed
-};
-
 // The name (SNI) under which a server offers its certificate of `key_type`.
 inline std::string key_type_server_name(const std::string& key_type) {
   return key_type + ".key-type.tlscmp.invalid";
@@ -211,8 +163,7 @@ inline std::string key_type_server_name(const std::string& key_type) {
 // connection than kMinRrSpacingUs. Returns why in one line, or "".
 std::string rr_schedule_problem(double rate_tps, std::uint32_t streams);
 
-using Message =
-    std::variant<TestRequest, TestAccept, Refusal, SideResult, Ready, KindResult, ClockRequest, ClockReply>;
+using Message = std::variant<TestRequest, TestAccept, Refusal, Ready, KindResult, ClockRequest, ClockReply>;
 
 // What a preamble says; the version may be another than ours.
 struct PreambleInfo {

@@ -86,12 +86,21 @@ class ServerSide {
   virtual bool stopping() = 0;
   // What the test measured, this side's and the client's as it sent them
   // (empty where it never came), for server --results.
-  virtual void record(const std::vector<protocol::SideResult>& mine,
-                      const std::vector<protocol::SideResult>& theirs) = 0;
-  virtual void record(const protocol::KindResult& mine, const protocol::KindResult& theirs) = 0;
+  // A peer's results that never came are missing from `theirs`.
+  virtual void record(const std::vector<protocol::KindResult>& mine,
+                      const std::vector<protocol::KindResult>& theirs) = 0;
+  template <protocol::KindResultType T>
+  void record(const std::vector<T>& mine, const std::vector<T>& theirs) {
+    std::vector<protocol::KindResult> m, t;
+    for (const T& r : mine)
+      m.push_back(protocol::kind_result(r));
+    for (const T& r : theirs)
+      t.push_back(protocol::kind_result(r));
+    record(m, t);
+  }
   template <protocol::KindResultType T>
   void record(const T& mine, const T& theirs) {
-    record(protocol::kind_result(mine), protocol::kind_result(theirs));
+    record({protocol::kind_result(mine)}, {protocol::kind_result(theirs)});
   }
 
  protected:

@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "kinds/side_result.hpp"
 #include "protocol/messages.hpp"
 #include "session/control.hpp"
 #include "tls/context.hpp"
@@ -89,9 +90,9 @@ class HandDrivenTest {
   }
 
   // The server's account of the test.
-  protocol::SideResult server_result() {
+  kinds::SideResult server_result() {
     started_.control.set_deadline(Deadline::after(timeout_));
-    return session::receive<protocol::SideResult>(started_.control, "the server's result");
+    return session::receive<kinds::SideResult>(started_.control, "the server's result");
   }
 
   int data_fd() const { return data_->native_handle(); }

@@ -9,6 +9,7 @@
 
 #include "e2e/e2e.hpp"
 #include "e2e/hand_started.hpp"
+#include "kinds/side_result.hpp"
 #include "kinds/stream/transfer.hpp"
 #include "protocol/messages.hpp"
 #include "session/control.hpp"
@@ -204,7 +205,7 @@ TEST_CASE("hostile and broken peers: the server survives, serves the next client
       t.open_data();
       t.send_payload(2 << 20);
       t.reset_data();
-      const protocol::SideResult r = t.server_result();
+      const kinds::SideResult r = t.server_result();
       CHECK_FALSE(r.error.empty());
       CHECK(r.bytes < (8u << 20));
     }
@@ -216,7 +217,7 @@ TEST_CASE("hostile and broken peers: the server survives, serves the next client
       t.open_data();
       t.send_payload(2 << 20);
       ::shutdown(t.data_fd(), SHUT_WR);  // a TCP FIN; in TLS without close_notify
-      const protocol::SideResult r = t.server_result();
+      const kinds::SideResult r = t.server_result();
       CHECK(r.bytes == (2u << 20));
       CHECK(r.error.find(mode == Mode::tls
                              ? "without close_notify"

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "e2e/e2e.hpp"
+#include "kinds/side_result.hpp"
 #include "protocol/messages.hpp"
 #include "session/control.hpp"
 #include "support/skip.hpp"
@@ -85,9 +86,9 @@ class HeldTest {
     INFO(what);
     REQUIRE_FALSE(ec);
   }
-  protocol::SideResult server_result() {
+  kinds::SideResult server_result() {
     control_.set_deadline(Deadline::after(std::chrono::seconds(20)));
-    return session::receive<protocol::SideResult>(control_, "the server's result");
+    return session::receive<kinds::SideResult>(control_, "the server's result");
   }
 
  private:
@@ -319,7 +320,7 @@ TEST_CASE("a running test that trickles is ended at --min-rate, and the server s
     data.write_all({reinterpret_cast<const std::byte*>(trickle.data()), trickle.size()}, ec);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  const protocol::SideResult result = test.server_result();
+  const kinds::SideResult result = test.server_result();
   CHECK(result.error.find("the peer moved less than 10 KiB a second over 1 s (this server's --min-rate)") !=
         std::string::npos);
   CHECK(server.process().wait_for_log("--min-rate"));

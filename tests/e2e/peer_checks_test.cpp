@@ -16,6 +16,7 @@
 #include "e2e/e2e.hpp"
 #include "e2e/hand_started.hpp"
 #include "kinds/datagram/wire.hpp"
+#include "kinds/side_result.hpp"
 #include "protocol/datagram.hpp"
 #include "protocol/messages.hpp"
 #include "session/control.hpp"
@@ -26,8 +27,8 @@
 
 using namespace tlscmp;
 using namespace tlscmp::test;
+using kinds::SideResult;
 using nlohmann::json;
-using protocol::SideResult;
 
 namespace {
 

@@ -1,6 +1,7 @@
 // libFuzzer target for everything a peer's bytes meet first: the connection
 // preamble, the frame length, the control-message decoder and the datagram
-// header, and a test request's check against its kind. Whatever it is
+// header, a test request's check against its kind, and a kind's result read
+// back by its kind. Whatever it is
 // fed, decoding and the check either succeed or throw ProtocolError; a message that
 // decodes must encode and decode again to the same frame.
 
@@ -39,6 +40,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (again != frame) std::abort();  // the round trip must be stable
     // A test request is then held to its kind, as the server holds every one.
     if (const auto* request = std::get_if<TestRequest>(&message)) tlscmp::kinds::check_request(*request);
+    // A kind's result is read back by its kind's walk, as the other side reads it.
+    if (const auto* result = std::get_if<KindResult>(&message)) tlscmp::kinds::check_result(*result);
   } catch (const ProtocolError&) {
   }
   return 0;

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include "kinds/side_result.hpp"
 #include "measure/host.hpp"
 #include "measure/memory.hpp"
 #include "protocol/messages.hpp"
@@ -76,11 +77,11 @@ TEST_CASE("QUIC's UDP facts cross the wire and merge over connections") {
   REQUIRE(all.host_udp);
   CHECK(all.host_udp->in_datagrams == 30);  // one host: not added up
 
-  protocol::SideResult side;
+  kinds::SideResult side;
   side.facts = all;
-  const std::vector<std::byte> frame = protocol::encode(protocol::Message{side});
-  const protocol::SideResult back =
-      std::get<protocol::SideResult>(protocol::decode(std::span(frame).subspan(protocol::kFrameHeaderBytes)));
+  const std::vector<std::byte> frame = protocol::encode(protocol::kind_result(side));
+  const kinds::SideResult back = protocol::read_result<kinds::SideResult>(std::get<protocol::KindResult>(
+      protocol::decode(std::span(frame).subspan(protocol::kFrameHeaderBytes))));
   REQUIRE(back.facts.udp_path);
   CHECK(back.facts.udp_path->bytes_sent == 37000);
   CHECK(back.facts.udp_path->largest_sent == 1350);
@@ -114,11 +115,11 @@ TEST_CASE("a QUIC server's port counts: what they moved by over the run, its con
 
   RunFacts server;
   server.udp_path = run;
-  protocol::SideResult side;
+  kinds::SideResult side;
   side.facts = merge_facts({server, RunFacts{}});  // the first stream's alone: counted once
-  const std::vector<std::byte> frame = protocol::encode(protocol::Message{side});
-  const protocol::SideResult back =
-      std::get<protocol::SideResult>(protocol::decode(std::span(frame).subspan(protocol::kFrameHeaderBytes)));
+  const std::vector<std::byte> frame = protocol::encode(protocol::kind_result(side));
+  const kinds::SideResult back = protocol::read_result<kinds::SideResult>(std::get<protocol::KindResult>(
+      protocol::decode(std::span(frame).subspan(protocol::kFrameHeaderBytes))));
   REQUIRE(back.facts.udp_path);
   CHECK(back.facts.udp_path->datagrams_received == 1000);
   CHECK(back.facts.udp_path->port_connections == 3u);

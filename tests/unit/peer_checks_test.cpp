@@ -15,7 +15,6 @@
 
 using namespace tlscmp;
 using namespace tlscmp::kinds;
-using protocol::SideResult;
 
 namespace {
 
@@ -147,10 +146,9 @@ TEST_CASE("stream: the sender's bytes, messages and payload are the receiver's, 
 
   // -i: a receiver's intervals add up to its bytes.
   SideResult with_intervals = receiver;
-  with_intervals.interval_end_us = {5e5, 1.1e6};
-  with_intervals.interval_bytes = {kBytes / 2, kBytes / 2};
+  with_intervals.intervals = {{5e5, kBytes / 2}, {1.1e6, kBytes / 2}};
   CHECK(check_peer_stream(server, sender, with_intervals).empty());
-  with_intervals.interval_bytes.back() -= 1;
+  with_intervals.intervals.back().bytes -= 1;
   CHECK(has(check_peer_stream(server, sender, with_intervals), "(server_results intervals)"));
 }
 

@@ -8,6 +8,7 @@
 
 #include "kinds/flows/wire.hpp"
 #include "kinds/kind.hpp"
+#include "kinds/side_result.hpp"
 #include "protocol/messages.hpp"
 
 using namespace tlscmp;
@@ -35,6 +36,11 @@ T round_trip(const T& message) {
 template <typename T>
 T result_round_trip(const T& result) {
   return read_result<T>(round_trip(kind_result(result)));
+}
+
+// A side result as a side reads the other's bytes.
+kinds::SideResult side_of(const std::string& text) {
+  return read_result<kinds::SideResult>(std::get<KindResult>(decode(bytes_of(text))));
 }
 
 // The JSON body the encoder writes for `message`.
@@ -113,7 +119,7 @@ TEST_CASE("every message survives encoding and decoding") {
 
   CHECK(round_trip(Refusal{"too big"}).reason == "too big");
 
-  SideResult side;
+  kinds::SideResult side;
   side.role = Role::sender;
   side.bytes = 12345;
   side.elapsed_us = 678.5;
@@ -124,8 +130,7 @@ TEST_CASE("every message survives encoding and decoding") {
   side.mss_bytes = 1448;
   side.congestion = "bbr";
   side.ktls_send = true;
-  side.interval_end_us = {1000.5, 2000};
-  side.interval_bytes = {12000, 345};
+  side.intervals = {{1000.5, 12000}, {2000, 345}};
   side.error = "reset";
   side.facts.tcp = TcpInfo{};
   side.facts.tcp->total_retrans = 3;
@@ -140,7 +145,7 @@ TEST_CASE("every message survives encoding and decoding") {
   side.facts.host_cpu->ticks = 40;
   side.facts.cpu_samples = {{0, 3}, {5, 9}};
   side.facts.pinned_cpu = 5;
-  const SideResult s = round_trip(side);
+  const kinds::SideResult s = result_round_trip(side);
   REQUIRE(s.facts.tcp);
   CHECK(s.facts.tcp->total_retrans == 3);
   CHECK(s.facts.tcp->bytes_retrans == 4344);
@@ -157,8 +162,11 @@ TEST_CASE("every message survives encoding and decoding") {
   CHECK(s.congestion == "bbr");
   CHECK(s.ktls_send);
   CHECK_FALSE(s.ktls_receive);
-  CHECK(s.interval_end_us == std::vector<double>{1000.5, 2000});
-  CHECK(s.interval_bytes == std::vector<std::uint64_t>{12000, 345});
+  REQUIRE(s.intervals.size() == 2);
+  CHECK(s.intervals[0].end_us == 1000.5);
+  CHECK(s.intervals[0].bytes == 12000);
+  CHECK(s.intervals[1].end_us == 2000);
+  CHECK(s.intervals[1].bytes == 345);
   CHECK(s.role == Role::sender);
   CHECK(s.bytes == 12345);
   CHECK(s.elapsed_us == doctest::Approx(678.5));
@@ -277,10 +285,17 @@ TEST_CASE("malformed bodies are refused") {
       R"({"type":"refusal","reason":"x","extra":[[[[[[[[[[]]]]]]]]]]})",
       "\xff\xfe{}",
   };
+  // As a side takes a message: a kind's result is then read by its kind.
+  const auto take = [](const char* body) {
+    const Message m = decode(bytes_of(body));
+    if (const auto* result = std::get_if<KindResult>(&m)) kinds::check_result(*result);
+  };
   for (const char* body : bodies) {
     CAPTURE(body);
-    CHECK_THROWS_AS(decode(bytes_of(body)), ProtocolError);
+    CHECK_THROWS_AS(take(body), ProtocolError);
   }
+  CHECK_THROWS_WITH_AS(take(R"({"type":"launch_result"})"), doctest::Contains("no kind has results of type"),
+                       ProtocolError);
 }
 
 TEST_CASE("a test runs for a byte count or for a time, never both or neither") {
@@ -401,23 +416,23 @@ TEST_CASE("a request names its kind, and fields of another kind are refused") {
 
 TEST_CASE("interval lists are checked") {
   auto result = [](const std::string& intervals) {
-    SideResult side;
+    kinds::SideResult side;
     side.bytes = 100;
     side.elapsed_us = 10;
-    nlohmann::json j = with_fields(side);
+    nlohmann::json j = with_fields(kind_result(side));
     j["intervals"] = nlohmann::json::parse(intervals);
     return j.dump();
   };
-  CHECK(std::get<SideResult>(decode(bytes_of(result("[[5,60],[10,40]]")))).interval_bytes.size() == 2);
+  CHECK(side_of(result("[[5,60],[10,40]]")).intervals.size() == 2);
   for (const char* bad : {"{}", "[[5]]", "[[5,60,1]]", "[5,60]", "[[10,60],[5,40]]", "[[5,-1]]", "[[5,101]]",
                           "[[5,60],[10,41]]", R"([["5",60]])", "[[1e300,1]]"}) {
     CAPTURE(bad);
-    CHECK_THROWS_AS(decode(bytes_of(result(bad))), ProtocolError);
+    CHECK_THROWS_AS(side_of(result(bad)), ProtocolError);
   }
   std::string many = "[";
   for (std::size_t i = 0; i <= kMaxIntervals; ++i)
     many += std::string(i ? "," : "") + "[1,0]";
-  CHECK_THROWS_WITH_AS(decode(bytes_of(result(many + "]"))), doctest::Contains("intervals"), ProtocolError);
+  CHECK_THROWS_WITH_AS(side_of(result(many + "]")), doctest::Contains("intervals"), ProtocolError);
 }
 
 TEST_CASE("strings are bounded") {
@@ -451,19 +466,19 @@ TEST_CASE("cookies print as lower-case hex") {
 TEST_CASE("a side result from a peer without facts has none, and one with them keeps them") {
   const std::string head =
       R"({"type":"side_result","role":"sender","bytes":1,"elapsed_us":1,"cpu_user_s":0,"cpu_system_s":0,"sndbuf_bytes":0,"rcvbuf_bytes":0,"mss_bytes":0,"congestion":"","ktls_send":false,"ktls_receive":false,"tls_bytes":0,"messages":0,"payload_bytes":0,"stream":0,"offset_us":0,"intervals":[],)";
-  const auto without = std::get<SideResult>(decode(bytes_of(head + R"("error":""})")));
+  const auto without = side_of(head + R"("error":""})");
   CHECK_FALSE(without.facts.tcp);
   CHECK(without.facts.cpu_samples.empty());
-  const auto with = std::get<SideResult>(decode(bytes_of(
+  const auto with = side_of(
       head +
-      R"("facts":{"tcp_info":null,"host_cpu":{"user":1,"system":2,"irq":0,"softirq":0,"steal":0,"idle":97,"ticks":100},"cpu_samples":[[1,4]],"pinned_cpu":1},"error":""})")));
+      R"("facts":{"tcp_info":null,"host_cpu":{"user":1,"system":2,"irq":0,"softirq":0,"steal":0,"idle":97,"ticks":100},"cpu_samples":[[1,4]],"pinned_cpu":1},"error":""})");
   CHECK(with.facts.host_cpu->idle == 97);
   CHECK(with.facts.main_cpu() == 1);
   CHECK(with.facts.pinned_cpu == 1);
 }
 
 TEST_CASE("an rr or crr side's calibration survives encoding, and one out of bounds is refused") {
-  SideResult side;
+  kinds::SideResult side;
   side.role = Role::receiver;
   measure::TransactionCalibration c;
   c.suite = "TLS_AES_128_GCM_SHA256";
@@ -476,7 +491,7 @@ TEST_CASE("an rr or crr side's calibration survives encoding, and one out of bou
   c.client_tls_us = 2;
   c.server_tls_us = 3;
   side.transaction_calibration = c;
-  const SideResult rr = round_trip(side);
+  const kinds::SideResult rr = result_round_trip(side);
   REQUIRE(rr.transaction_calibration);
   CHECK(rr.transaction_calibration->response_bytes == 1u << 20);
   CHECK(rr.transaction_calibration->server_crypto_us == doctest::Approx(0.75));
@@ -487,21 +502,21 @@ TEST_CASE("an rr or crr side's calibration survives encoding, and one out of bou
   c.client_handshake_us = 700;
   c.server_handshake_us = 1500;
   side.transaction_calibration = c;
-  const SideResult crr = round_trip(side);
+  const kinds::SideResult crr = result_round_trip(side);
   REQUIRE(crr.transaction_calibration);
   CHECK(crr.transaction_calibration->resumed);
   CHECK(crr.transaction_calibration->key_type == "rsa-2048");
   CHECK(*crr.transaction_calibration->server_handshake_us == doctest::Approx(1500));
-  CHECK_FALSE(round_trip(SideResult{}).transaction_calibration);  // TCP: none
+  CHECK_FALSE(result_round_trip(kinds::SideResult{}).transaction_calibration);  // TCP: none
 
   // A figure below zero or past a hundred seconds, or a size of 0, is refused.
   const std::vector<std::pair<const char*, nlohmann::json>> bad{
       {"client_tls_us", -1}, {"server_handshake_us", 1e9}, {"request_bytes", 0}, {"resumed", "yes"}};
   for (const auto& [key, value] : bad) {
     CAPTURE(key);
-    nlohmann::json j = with_fields(side);
+    nlohmann::json j = with_fields(kind_result(side));
     j["transaction_calibration"][key] = value;
-    CHECK_THROWS_AS(decode(bytes_of(j.dump())), ProtocolError);
+    CHECK_THROWS_AS(side_of(j.dump()), ProtocolError);
   }
 }
 

@@ -13,8 +13,7 @@ std::string crr_tally(std::uint64_t done, std::uint64_t failed, const char* done
 }
 
 // The counts of completed, failed and resumed connections, both sides'.
-std::string check_crr_counts(const PeerJudge& judge, const protocol::SideResult& client,
-                             const protocol::SideResult& server) {
+std::string check_crr_counts(const PeerJudge& judge, const SideResult& client, const SideResult& server) {
   const bool peer_is_server = judge.peer() == Peer::server;
   const char* here = judge.here();
   if (client.connections > server.connections) {
@@ -48,7 +47,7 @@ std::string check_crr_counts(const PeerJudge& judge, const protocol::SideResult&
 // and each response exactly once. TLS counts records, handshakes and all,
 // and kTLS on the server leaves them uncounted: no exact figure there.
 std::string check_crr_bytes(const PeerJudge& judge, const protocol::TestRequest& request,
-                            const protocol::SideResult& client, const protocol::SideResult& server) {
+                            const SideResult& client, const SideResult& server) {
   if (is_encrypted(request.mode) || client.failed > 0 || server.failed > 0) return {};
   const std::uint64_t count = client.connections;
   const std::uint64_t request_wire =
@@ -78,10 +77,10 @@ std::string check_crr_bytes(const PeerJudge& judge, const protocol::TestRequest&
 }  // namespace
 
 std::string check_peer_count(const PeerJudge& judge, const protocol::TestRequest& request,
-                             const protocol::SideResult& mine, const protocol::SideResult& theirs) {
+                             const SideResult& mine, const SideResult& theirs) {
   const bool peer_is_server = judge.peer() == Peer::server;
-  const protocol::SideResult& client = peer_is_server ? mine : theirs;
-  const protocol::SideResult& server = peer_is_server ? theirs : mine;
+  const SideResult& client = peer_is_server ? mine : theirs;
+  const SideResult& server = peer_is_server ? theirs : mine;
   if (std::string line = check_crr_counts(judge, client, server); !line.empty()) return line;
   if (std::string line = check_crr_bytes(judge, request, client, server); !line.empty()) return line;
   if (std::string line = judge.check_window(

@@ -222,14 +222,13 @@ void aggregate(CrrRun& run, const std::vector<Connector>& connectors, std::int64
 // This side's count as it goes to the server: every connection tried, the
 // first ones for a session included (the server served them as any).
 // `primed` is set to how many of those completed.
-protocol::SideResult client_count(const CrrRun& run, const std::vector<Connector>& connectors,
-                                  std::uint64_t& primed) {
+SideResult client_count(const CrrRun& run, const std::vector<Connector>& connectors, std::uint64_t& primed) {
   std::uint64_t primed_failed = 0;
   for (const Connector& c : connectors) {
     primed += c.primed;
     primed_failed += c.primed_failed;
   }
-  protocol::SideResult mine;
+  SideResult mine;
   mine.role = Role::sender;
   mine.connections = run.connections + primed;
   mine.resumed = run.resumed;
@@ -320,10 +319,10 @@ CrrRun run_crr_test(const session::ClientConfig& config, const tls::Context* tls
   // The counts both ways; the server's account first, as it may explain the
   // connections that failed here (--max-duration, say).
   std::uint64_t primed = 0;
-  const protocol::SideResult mine = client_count(run, connectors, primed);
+  const SideResult mine = client_count(run, connectors, primed);
   control.set_deadline(Deadline::after(timeouts.control));
   session::send_message(control, mine, "the client's connection count");
-  const auto theirs = session::receive<protocol::SideResult>(control, "the server's connection count");
+  const auto theirs = session::receive<SideResult>(control, "the server's connection count");
   if (!theirs.error.empty()) throw Error("the server: " + theirs.error);
   const auto stopped = std::find_if(connectors.begin(), connectors.end(),
                                     [](const Connector& c) { return !c.stopped.empty(); });

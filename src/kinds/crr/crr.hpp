@@ -83,7 +83,7 @@ std::string serve_crr_test(Stream& control, const protocol::TestRequest& request
 // Returns the line naming the first figure that disagrees
 // (kinds/peer_checks.hpp), or "".
 std::string check_peer_count(const PeerJudge& judge, const protocol::TestRequest& request,
-                             const protocol::SideResult& mine, const protocol::SideResult& theirs);
+                             const SideResult& mine, const SideResult& theirs);
 
 // Reports (report.cpp).
 // The header line: sizes, connectors, amount, rounds and how connections close.

@@ -182,8 +182,8 @@ namespace {
 // The server's log line for a crr test: its counts, or the client's figure
 // that disagreed with them.
 std::string describe_crr_test(const protocol::TestRequest& request, const CrrTally::Totals& totals,
-                              const protocol::SideResult& theirs, double elapsed_us,
-                              const std::string& stopped, const std::string& disagreement) {
+                              const SideResult& theirs, double elapsed_us, const std::string& stopped,
+                              const std::string& disagreement) {
   const std::string what = fmt::format("crr {} {}/{}", to_string(request.mode), request.test.rr.request_bytes,
                                        request.test.rr.response_bytes);
   if (!disagreement.empty()) {
@@ -278,12 +278,12 @@ std::string serve_crr_test(Stream& control, const protocol::TestRequest& request
     }
   }
   control.set_deadline(Deadline::after(t.control));
-  const auto theirs = session::receive<protocol::SideResult>(control, "the client's connection count");
+  const auto theirs = session::receive<SideResult>(control, "the client's connection count");
   tally->close();
   // The last connections' threads may still be adding theirs.
   const CrrTally::Totals totals = tally->settle(Deadline::after(t.control));
   const double elapsed_us = measure::ns_to_us(measure::now_ns() - start_ns);
-  protocol::SideResult mine;
+  SideResult mine;
   mine.role = Role::receiver;
   mine.connections = totals.connections;
   mine.resumed = totals.resumed;
@@ -302,7 +302,7 @@ std::string serve_crr_test(Stream& control, const protocol::TestRequest& request
     mine.error = disagreement;
   }
   session::send_message(control, mine, "the server's connection count");
-  side.record({mine}, {theirs});
+  side.record(mine, theirs);
 
   return describe_crr_test(request, totals, theirs, elapsed_us, stopped, disagreement);
 }

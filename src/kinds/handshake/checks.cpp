@@ -6,8 +6,7 @@
 
 namespace tlscmp::kinds {
 
-std::string check_peer_handshakes(const PeerJudge& judge, const protocol::SideResult& mine,
-                                  const protocol::SideResult& theirs) {
+std::string check_peer_handshakes(const PeerJudge& judge, const SideResult& mine, const SideResult& theirs) {
   if (theirs.bytes == mine.bytes) return {};
   const bool peer_is_server = judge.peer() == Peer::server;
   return judge.disagree(

@@ -117,12 +117,12 @@ HandshakeTest run_handshake_test(const ClientConfig& config, int count, const tl
   }
   if (interrupt.interrupted()) throw Error("interrupted");
 
-  protocol::SideResult mine;
+  SideResult mine;
   mine.role = Role::sender;
   mine.bytes = made;
   control.set_deadline(Deadline::after(timeouts.control));
   send_message(control, mine, "the handshake count");
-  const auto theirs = receive<protocol::SideResult>(control, "the server's handshake count");
+  const auto theirs = receive<SideResult>(control, "the server's handshake count");
   if (!theirs.error.empty()) throw Error("the server: " + theirs.error);
   if (const std::string line = check_peer_handshakes(PeerJudge(Peer::server, /*wall_us=*/0), mine, theirs);
       !line.empty())

@@ -73,8 +73,7 @@ std::string serve_handshake_test(Stream& control, const protocol::TestRequest& r
 // served, and no other. Returns the line naming the figure when they
 // differ (kinds/peer_checks.hpp), or "". A count alone: the judge's clock
 // is not read.
-std::string check_peer_handshakes(const PeerJudge& judge, const protocol::SideResult& mine,
-                                  const protocol::SideResult& theirs);
+std::string check_peer_handshakes(const PeerJudge& judge, const SideResult& mine, const SideResult& theirs);
 
 // Reports (report.cpp).
 // The handshakes' table, or --compare-groups' tables, for render_text.

@@ -75,8 +75,8 @@ std::string serve_handshake_test(Stream& control, const protocol::TestRequest& r
     }
   }
   control.set_deadline(Deadline::after(t.control));
-  const auto theirs = session::receive<protocol::SideResult>(control, "the client's handshake count");
-  protocol::SideResult mine;
+  const auto theirs = session::receive<SideResult>(control, "the client's handshake count");
+  SideResult mine;
   mine.role = Role::receiver;
   mine.bytes = ticket->probes();
   // The client's count, judged here: a disagreement fails the test on both sides.
@@ -84,7 +84,7 @@ std::string serve_handshake_test(Stream& control, const protocol::TestRequest& r
     mine.error = check_peer_handshakes(PeerJudge(Peer::client, /*wall_us=*/0), mine, theirs);
   control.set_deadline(Deadline::after(t.control));
   session::send_message(control, mine, "the server's handshake count");
-  side.record({mine}, {theirs});
+  side.record(mine, theirs);
   if (!mine.error.empty()) return "tls handshake test failed: " + mine.error;
   return fmt::format("tls handshake test: {} of {} connections served{}", mine.bytes, connections,
                      theirs.error.empty() ? "" : ", client: " + theirs.error);

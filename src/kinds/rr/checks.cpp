@@ -7,7 +7,7 @@
 namespace tlscmp::kinds {
 
 std::string check_peer_connection(const PeerJudge& judge, const protocol::TestRequest& request,
-                                  const protocol::SideResult& mine, const protocol::SideResult& theirs) {
+                                  const SideResult& mine, const SideResult& theirs) {
   const std::uint32_t part = theirs.stream;
   // The client counts responses taken whole, the server requests answered;
   // each receives `size` bytes a transaction.

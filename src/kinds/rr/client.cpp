@@ -147,20 +147,20 @@ std::vector<RrClientSpec> client_specs(const session::ClientConfig& config,
 // This side's results to the server, the server's back, one per connection.
 // After a failure here, the server gets a short grace, and this side's
 // failure is the error if the exchange fails.
-std::vector<protocol::SideResult> trade_results(Stream& control, const std::vector<RrSideResult>& mine,
-                                                const std::vector<protocol::SideResult>& my_sides,
-                                                const session::Timeouts& timeouts) {
+std::vector<SideResult> trade_results(Stream& control, const std::vector<RrSideResult>& mine,
+                                      const std::vector<SideResult>& my_sides,
+                                      const session::Timeouts& timeouts) {
   const auto connections = static_cast<std::uint32_t>(mine.size());
   const auto failed_here =
       std::find_if(mine.begin(), mine.end(), [](const RrSideResult& r) { return !r.error.empty(); });
   control.set_deadline(Deadline::after(
       failed_here == mine.end() ? timeouts.control : std::min(timeouts.control, session::kResultGrace)));
-  std::vector<protocol::SideResult> theirs;
+  std::vector<SideResult> theirs;
   try {
-    for (const protocol::SideResult& side : my_sides)
+    for (const SideResult& side : my_sides)
       session::send_message(control, side, "the client's result");
     for (std::uint32_t i = 0; i < connections; ++i) {
-      theirs.push_back(session::receive<protocol::SideResult>(control, "the server's result"));
+      theirs.push_back(session::receive<SideResult>(control, "the server's result"));
       if (theirs.back().stream != i || theirs.back().role != Role::receiver) {
         throw protocol::ProtocolError("the server's results do not match the connections");
       }
@@ -177,8 +177,8 @@ std::vector<protocol::SideResult> trade_results(Stream& control, const std::vect
 // explains the closed connection this side saw. Then each connection's
 // failure here, the server's figures against this side's, and its CPU.
 void judge_server(const protocol::TestRequest& request, const std::vector<RrSideResult>& mine,
-                  const std::vector<protocol::SideResult>& my_sides,
-                  const std::vector<protocol::SideResult>& theirs, double wall_us, RrRun& run) {
+                  const std::vector<SideResult>& my_sides, const std::vector<SideResult>& theirs,
+                  double wall_us, RrRun& run) {
   const auto connections = static_cast<std::uint32_t>(mine.size());
   for (std::uint32_t i = 0; i < connections; ++i) {
     if (!theirs[i].error.empty()) throw Error(connection_failure(theirs[i].error, "server", i, connections));
@@ -197,7 +197,7 @@ void judge_server(const protocol::TestRequest& request, const std::vector<RrSide
 // TLS in user space: this host's calibration for the suite and sizes, and
 // the server's, which came with its results.
 void add_calibrations(RrRun& run, const std::string& suite, const spec::Test& test,
-                      const protocol::SideResult& theirs) {
+                      const SideResult& theirs) {
   if (suite.empty()) return;
   run.client.transaction_calibration = transaction_calibration_for(suite, transaction_shape(test));
   run.server.transaction_calibration = theirs.transaction_calibration;
@@ -273,10 +273,10 @@ RrRun run_rr_test(const session::ClientConfig& config, const tls::Context* tls, 
     return run;
   }
 
-  std::vector<protocol::SideResult> my_sides;
+  std::vector<SideResult> my_sides;
   for (std::uint32_t i = 0; i < connections; ++i)
     my_sides.push_back(to_side_result(mine[i], Role::sender, i, go_ns));
-  const std::vector<protocol::SideResult> theirs = trade_results(control, mine, my_sides, timeouts);
+  const std::vector<SideResult> theirs = trade_results(control, mine, my_sides, timeouts);
   judge_server(request, mine, my_sides, theirs, clock.elapsed_us(), run);
   run.server.facts = measure::merge_facts_of(theirs);
   session::await_close(control, timeouts.control);

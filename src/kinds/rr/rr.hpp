@@ -56,7 +56,7 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
 // more than that. Returns the line naming the first figure that disagrees
 // (kinds/peer_checks.hpp), or "".
 std::string check_peer_connection(const PeerJudge& judge, const protocol::TestRequest& request,
-                                  const protocol::SideResult& mine, const protocol::SideResult& theirs);
+                                  const SideResult& mine, const SideResult& theirs);
 
 // Reports (report.cpp).
 // The header line: sizes, loop, connections, amount and rounds.

@@ -19,7 +19,7 @@ namespace {
 
 // The server's log line: what ran, and how it ended.
 std::string describe_test(const protocol::TestRequest& request, const std::vector<RrSideResult>& mine,
-                          const std::vector<protocol::SideResult>& theirs, const std::string& exchange_error,
+                          const std::vector<SideResult>& theirs, const std::string& exchange_error,
                           const std::string& tls_description) {
   const std::string what = fmt::format("rr {} {}/{}", to_string(request.mode), request.test.rr.request_bytes,
                                        request.test.rr.response_bytes);
@@ -53,8 +53,8 @@ std::string describe_test(const protocol::TestRequest& request, const std::vecto
 // disagrees is this side's error on its connection (in `mine` for the log,
 // in `my_sides` for the record), so that the test shows as failed.
 void judge_client_connections(const PeerJudge& judge, const protocol::TestRequest& request,
-                              std::vector<RrSideResult>& mine, std::vector<protocol::SideResult>& my_sides,
-                              const std::vector<protocol::SideResult>& theirs) {
+                              std::vector<RrSideResult>& mine, std::vector<SideResult>& my_sides,
+                              const std::vector<SideResult>& theirs) {
   const auto failed = [](const auto& r) { return !r.error.empty(); };
   if (theirs.empty() || std::any_of(mine.begin(), mine.end(), failed) ||
       std::any_of(theirs.begin(), theirs.end(), failed)) {
@@ -138,7 +138,7 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
   const std::optional<measure::TransactionCalibration> calibration =
       suite.empty() ? std::nullopt : transaction_calibration_for(suite, transaction_shape(request.test));
   const auto side_result = [&](std::uint32_t i, std::int64_t earliest) {
-    protocol::SideResult result = to_side_result(mine[i], Role::receiver, i, earliest);
+    SideResult result = to_side_result(mine[i], Role::receiver, i, earliest);
     result.transaction_calibration = calibration;
     return result;
   };
@@ -148,7 +148,7 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
   std::int64_t earliest = INT64_MAX;
   for (const RrSideResult& r : mine)
     earliest = std::min(earliest, r.start_ns);
-  std::vector<protocol::SideResult> theirs;
+  std::vector<SideResult> theirs;
   std::string exchange_error;
   const bool failed_here =
       std::any_of(mine.begin(), mine.end(), [](const RrSideResult& r) { return !r.error.empty(); });
@@ -159,7 +159,7 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
       session::send_message(control, side_result(i, earliest), "the server's result");
     }
     for (std::uint32_t i = 0; i < mine.size(); ++i) {
-      theirs.push_back(session::receive<protocol::SideResult>(control, "the client's result"));
+      theirs.push_back(session::receive<SideResult>(control, "the client's result"));
       if (theirs.back().stream != i || theirs.back().role != Role::sender) {
         throw protocol::ProtocolError("the client's results do not match the connections");
       }
@@ -168,7 +168,7 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
     theirs.clear();
     exchange_error = e.what();
   }
-  std::vector<protocol::SideResult> my_sides;
+  std::vector<SideResult> my_sides;
   for (std::uint32_t i = 0; i < mine.size(); ++i)
     my_sides.push_back(side_result(i, earliest));
   judge_client_connections(PeerJudge(Peer::client, clock.elapsed_us(), request.test.streams), request, mine,

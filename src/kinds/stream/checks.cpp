@@ -6,8 +6,7 @@
 
 namespace tlscmp::kinds {
 
-std::string check_peer_stream(const PeerJudge& judge, const protocol::SideResult& mine,
-                              const protocol::SideResult& theirs) {
+std::string check_peer_stream(const PeerJudge& judge, const SideResult& mine, const SideResult& theirs) {
   const std::uint32_t part = theirs.stream;
   const bool sending = theirs.role == Role::sender;
   const char* their_verb = sending ? "sending" : "receiving";

@@ -67,24 +67,24 @@ protocol::TestRequest TestRun::request() const {
 }
 
 // A failed stream, as one line: what happened, and on which side.
-std::string stream_failure(const protocol::SideResult& side, bool client_side, std::uint32_t streams) {
+std::string stream_failure(const SideResult& side, bool client_side, std::uint32_t streams) {
   return fmt::format("{} (the {}, {}{})", side.error, client_side ? "client" : "server",
                      side.role == Role::sender ? "sending" : "receiving",
                      streams > 1 ? fmt::format(", stream {}", side.stream) : "");
 }
 
-measure::SideCost side_cost(const protocol::SideResult& side) {
+measure::SideCost side_cost(const SideResult& side) {
   return {side.elapsed_us, side.cpu_user_s, side.cpu_system_s, side.sndbuf_bytes, side.rcvbuf_bytes,
           side.mss_bytes,  side.congestion, side.ktls_send,    side.ktls_receive, side.tls_bytes,
           side.facts,      side.read_calls, side.write_calls,  side.calibration,  std::nullopt};
 }
 
-std::vector<measure::Interval> intervals_of(const protocol::SideResult& receiver) {
+std::vector<measure::Interval> intervals_of(const SideResult& receiver) {
   std::vector<measure::Interval> intervals;
   double start_s = 0;
-  for (std::size_t i = 0; i < receiver.interval_end_us.size(); ++i) {
-    const double end_s = receiver.interval_end_us[i] / 1e6;
-    intervals.push_back({start_s, end_s, receiver.interval_bytes[i]});
+  for (const ByteInterval& i : receiver.intervals) {
+    const double end_s = i.end_us / 1e6;
+    intervals.push_back({start_s, end_s, i.bytes});
     start_s = end_s;
   }
   return intervals;
@@ -92,10 +92,10 @@ std::vector<measure::Interval> intervals_of(const protocol::SideResult& receiver
 
 // The window of the streams whose `role` side is `side`: from the earliest
 // start to the latest end among them, on that side's clock.
-double window_us(const std::vector<protocol::SideResult>& side, Role role) {
+double window_us(const std::vector<SideResult>& side, Role role) {
   double first = -1;
   double last = 0;
-  for (const protocol::SideResult& r : side) {
+  for (const SideResult& r : side) {
     if (r.role != role) continue;
     first = first < 0 ? r.offset_us : std::min(first, r.offset_us);
     last = std::max(last, r.offset_us + r.elapsed_us);
@@ -108,20 +108,20 @@ double window_us(const std::vector<protocol::SideResult>& side, Role role) {
 // the last byte; per side, CPU added up over its streams.
 // The receivers' intervals of the streams that go the way of stream 0, added
 // up period by period.
-std::vector<measure::Interval> summed_intervals(const std::vector<const protocol::SideResult*>& receivers,
+std::vector<measure::Interval> summed_intervals(const std::vector<const SideResult*>& receivers,
                                                 std::uint64_t interval_ms) {
   std::vector<std::vector<measure::Interval>> each;
-  for (const protocol::SideResult* r : receivers)
+  for (const SideResult* r : receivers)
     each.push_back(intervals_of(*r));
   return measure::sum_intervals(each, static_cast<double>(interval_ms) / 1e3);
 }
 
-void aggregate_streams(StreamRun& result, const std::vector<protocol::SideResult>& client,
-                       const std::vector<protocol::SideResult>& server, std::uint64_t interval_ms) {
-  std::vector<const protocol::SideResult*> forward_receivers;
+void aggregate_streams(StreamRun& result, const std::vector<SideResult>& client,
+                       const std::vector<SideResult>& server, std::uint64_t interval_ms) {
+  std::vector<const SideResult*> forward_receivers;
   for (std::size_t i = 0; i < client.size(); ++i) {
-    const protocol::SideResult& receiver = client[i].role == Role::receiver ? client[i] : server[i];
-    const protocol::SideResult& sender = client[i].role == Role::sender ? client[i] : server[i];
+    const SideResult& receiver = client[i].role == Role::receiver ? client[i] : server[i];
+    const SideResult& sender = client[i].role == Role::sender ? client[i] : server[i];
     result.bytes += receiver.bytes;
     result.messages += receiver.messages;
     result.payload_bytes += receiver.payload_bytes;
@@ -145,20 +145,19 @@ void aggregate_streams(StreamRun& result, const std::vector<protocol::SideResult
 // This side's results to the server, the server's back, one per stream.
 // After a failure here, the server gets a short grace, and this side's
 // failure is the error if the exchange fails.
-std::vector<protocol::SideResult> trade_results(Stream& control,
-                                                const std::vector<protocol::SideResult>& mine,
-                                                const Timeouts& timeouts) {
+std::vector<SideResult> trade_results(Stream& control, const std::vector<SideResult>& mine,
+                                      const Timeouts& timeouts) {
   const auto streams = static_cast<std::uint32_t>(mine.size());
   const auto failed_here =
-      std::find_if(mine.begin(), mine.end(), [](const protocol::SideResult& m) { return !m.error.empty(); });
+      std::find_if(mine.begin(), mine.end(), [](const SideResult& m) { return !m.error.empty(); });
   control.set_deadline(Deadline::after(failed_here == mine.end() ? timeouts.control
                                                                  : std::min(timeouts.control, kResultGrace)));
-  std::vector<protocol::SideResult> theirs;
+  std::vector<SideResult> theirs;
   try {
-    for (const protocol::SideResult& m : mine)
+    for (const SideResult& m : mine)
       send_message(control, m, "the client's result");
     for (std::uint32_t i = 0; i < streams; ++i) {
-      theirs.push_back(receive<protocol::SideResult>(control, "the server's result"));
+      theirs.push_back(receive<SideResult>(control, "the server's result"));
       if (theirs.back().stream != i || theirs.back().role == mine[i].role) {
         throw protocol::ProtocolError("the server's results do not match the streams");
       }
@@ -174,15 +173,14 @@ std::vector<protocol::SideResult> trade_results(Stream& control,
 // Stream by stream: the receiver's account of what failed comes first (it
 // saw what arrived), then the server's figures against this side's, and
 // nothing is silently lost.
-void judge_streams(const protocol::TestRequest& test, const std::vector<protocol::SideResult>& mine,
-                   const std::vector<protocol::SideResult>& theirs, double wall_us,
-                   std::chrono::milliseconds idle) {
+void judge_streams(const protocol::TestRequest& test, const std::vector<SideResult>& mine,
+                   const std::vector<SideResult>& theirs, double wall_us, std::chrono::milliseconds idle) {
   const auto streams = static_cast<std::uint32_t>(mine.size());
   const PeerJudge judge(Peer::server, wall_us, streams);
   const std::uint64_t expected = stream_bytes(transfer_spec(test, Role::sender, idle));
   for (std::uint32_t i = 0; i < streams; ++i) {
-    const protocol::SideResult& receiver = mine[i].role == Role::receiver ? mine[i] : theirs[i];
-    const protocol::SideResult& sender = mine[i].role == Role::sender ? mine[i] : theirs[i];
+    const SideResult& receiver = mine[i].role == Role::receiver ? mine[i] : theirs[i];
+    const SideResult& sender = mine[i].role == Role::sender ? mine[i] : theirs[i];
     for (const auto* side : {&receiver, &sender}) {
       if (!side->error.empty()) throw Error(stream_failure(*side, side == &mine[i], streams));
     }
@@ -213,7 +211,7 @@ StreamRun TestRun::run(measure::Environment& environment) {
   result.handshake_us = measure::summarize(connections.handshake_us).mean;
   if (data.front()->is_tls()) result.tls = tls_parameters(*data.front(), config_.test.record_size);
 
-  std::vector<protocol::SideResult> mine;
+  std::vector<SideResult> mine;
   {
     std::vector<std::unique_ptr<InterruptWatch::Guard>> guards;
     std::vector<StreamWork> work;
@@ -237,13 +235,13 @@ StreamRun TestRun::run(measure::Environment& environment) {
 
   if (interrupt_.interrupted()) {
     // Ctrl-C: what this side measured until then, marked partial.
-    const protocol::SideResult total = combine(mine);
+    const SideResult total = combine(mine);
     result.partial = true;
     result.bytes = total.bytes;
     (total.role == Role::receiver ? result.transfer_us : result.sender_us) = total.elapsed_us;
     result.client = side_cost(total);
-    std::vector<const protocol::SideResult*> receivers;
-    for (const protocol::SideResult& m : mine) {
+    std::vector<const SideResult*> receivers;
+    for (const SideResult& m : mine) {
       if (m.role == Role::receiver && m.role == mine.front().role) receivers.push_back(&m);
     }
     result.intervals = summed_intervals(receivers, test.test.interval_ms);
@@ -253,7 +251,7 @@ StreamRun TestRun::run(measure::Environment& environment) {
   // After a failure on this side (a stall, a reset) the server's result may
   // never come: the link may be dead, the server stopped. It gets a short
   // grace, then this side's own account stands.
-  const std::vector<protocol::SideResult> theirs = trade_results(control, mine, timeouts);
+  const std::vector<SideResult> theirs = trade_results(control, mine, timeouts);
   judge_streams(test, mine, theirs, clock.elapsed_us(), timeouts.idle);
   aggregate_streams(result, mine, theirs, test.test.interval_ms);
   session::await_close(control, timeouts.control);

@@ -24,9 +24,9 @@ using session::send_message;
 
 // The server's log line for one test. `client` is empty when the client's
 // result never came (the exchange failed with `exchange_error`).
-std::string describe_test(const protocol::TestRequest& request, const protocol::SideResult& server,
-                          const std::optional<protocol::SideResult>& client,
-                          const std::string& exchange_error, const std::string& tls_description) {
+std::string describe_test(const protocol::TestRequest& request, const SideResult& server,
+                          const std::optional<SideResult>& client, const std::string& exchange_error,
+                          const std::string& tls_description) {
   const std::string what =
       fmt::format("{} {}", to_string(request.mode), to_string(request.test.stream.direction));
   // Failures name the client's round too, as the client's own line does.
@@ -42,8 +42,8 @@ std::string describe_test(const protocol::TestRequest& request, const protocol::
     return fmt::format("{} after {} bytes {}: {}", failed, of,
                        server.role == Role::receiver ? "received" : "sent", exchange_error);
   }
-  const protocol::SideResult& receiver = server.role == Role::receiver ? server : *client;
-  const protocol::SideResult& sender = server.role == Role::sender ? server : *client;
+  const SideResult& receiver = server.role == Role::receiver ? server : *client;
+  const SideResult& sender = server.role == Role::sender ? server : *client;
   std::string text = fmt::format(
       "{} {} bytes in {:.0f} us ({:.1f} MB/s), sender {:.0f} us", what, receiver.bytes, receiver.elapsed_us,
       receiver.elapsed_us > 0 ? static_cast<double>(receiver.bytes) / receiver.elapsed_us : 0.0,
@@ -99,9 +99,9 @@ std::vector<std::shared_ptr<void>> reserve(Stream& control, const protocol::Test
 // The client's figures, where neither side failed: the first that
 // disagrees is this side's error on its stream, so that the test is logged
 // and recorded as failed.
-void judge_client_streams(const PeerJudge& judge, std::vector<protocol::SideResult>& mine,
-                          const std::vector<protocol::SideResult>& theirs) {
-  const auto failed = [](const protocol::SideResult& r) { return !r.error.empty(); };
+void judge_client_streams(const PeerJudge& judge, std::vector<SideResult>& mine,
+                          const std::vector<SideResult>& theirs) {
+  const auto failed = [](const SideResult& r) { return !r.error.empty(); };
   if (theirs.empty() || std::any_of(mine.begin(), mine.end(), failed) ||
       std::any_of(theirs.begin(), theirs.end(), failed)) {
     return;
@@ -117,14 +117,12 @@ void judge_client_streams(const PeerJudge& judge, std::vector<protocol::SideResu
 // A TLS test's calibration on this host, with each stream's result, where
 // every stream moved its bytes in user space (kTLS has no record layer here).
 void add_calibration(const protocol::TestRequest& request, const std::string& suite,
-                     std::vector<protocol::SideResult>& mine) {
-  const auto whole = [](const protocol::SideResult& r) {
-    return r.error.empty() && !r.ktls_send && !r.ktls_receive;
-  };
+                     std::vector<SideResult>& mine) {
+  const auto whole = [](const SideResult& r) { return r.error.empty() && !r.ktls_send && !r.ktls_receive; };
   if (suite.empty() || !std::all_of(mine.begin(), mine.end(), whole)) return;
   const std::optional<measure::TlsCalibration> calibration = calibration_for(
       suite, request.test.chunk_bytes, request.test.record_size, request.test.stream.read_size);
-  for (protocol::SideResult& result : mine)
+  for (SideResult& result : mine)
     result.calibration = calibration;
 }
 
@@ -141,7 +139,7 @@ std::string serve_stream_test(Stream& control, const protocol::TestRequest& requ
 
   std::vector<std::unique_ptr<Stream>> data = await_data_connections(control, request, side, ticket);
 
-  std::vector<protocol::SideResult> mine;
+  std::vector<SideResult> mine;
   std::string tls_description;
   std::string suite;  // TLS: as negotiated
   {
@@ -178,18 +176,18 @@ std::string serve_stream_test(Stream& control, const protocol::TestRequest& requ
   add_calibration(request, suite, mine);
 
   // Results both ways, stream by stream. A client that vanished is logged with what this side saw.
-  std::vector<protocol::SideResult> theirs;
+  std::vector<SideResult> theirs;
   std::string exchange_error;
   // After a failure here (a stall, say) the client's result may never come:
   // a short grace, then this side's account goes to the log.
   const bool failed_here =
-      std::any_of(mine.begin(), mine.end(), [](const protocol::SideResult& m) { return !m.error.empty(); });
+      std::any_of(mine.begin(), mine.end(), [](const SideResult& m) { return !m.error.empty(); });
   try {
     control.set_deadline(Deadline::after(failed_here ? std::min(t.control, kResultGrace) : t.control));
-    for (const protocol::SideResult& result : mine)
+    for (const SideResult& result : mine)
       send_message(control, result, "the server's result");
     for (std::size_t i = 0; i < mine.size(); ++i) {
-      theirs.push_back(receive<protocol::SideResult>(control, "the client's result"));
+      theirs.push_back(receive<SideResult>(control, "the client's result"));
       if (theirs.back().stream != i || theirs.back().role == mine[i].role) {
         throw protocol::ProtocolError("the client's results do not match the streams");
       }
@@ -200,8 +198,7 @@ std::string serve_stream_test(Stream& control, const protocol::TestRequest& requ
   }
   judge_client_streams(PeerJudge(Peer::client, clock.elapsed_us(), request.test.streams), mine, theirs);
   side.record(mine, theirs);
-  const std::optional<protocol::SideResult> client =
-      theirs.empty() ? std::nullopt : std::optional(combine(theirs));
+  const std::optional<SideResult> client = theirs.empty() ? std::nullopt : std::optional(combine(theirs));
   return fmt::format("{}{}", describe_test(request, combine(mine), client, exchange_error, tls_description),
                      mine.size() > 1 ? fmt::format(", {} streams{}", mine.size(),
                                                    request.test.stream.bidir ? " both ways" : "")

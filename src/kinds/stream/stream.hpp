@@ -54,8 +54,7 @@ std::string serve_stream_test(Stream& control, const protocol::TestRequest& requ
 // end within this side's clock of the run; its thread's CPU is no more than
 // that; its intervals (-i) add up to its bytes. Returns the line naming the
 // first figure that disagrees (kinds/peer_checks.hpp), or "".
-std::string check_peer_stream(const PeerJudge& judge, const protocol::SideResult& mine,
-                              const protocol::SideResult& theirs);
+std::string check_peer_stream(const PeerJudge& judge, const SideResult& mine, const SideResult& theirs);
 
 // Reports (report.cpp).
 // The header lines: -P, messages, the payload and the rounds.

@@ -12,10 +12,10 @@
 namespace tlscmp::kinds {
 namespace {
 
-protocol::SideResult run_one(const StreamWork& work) {
+SideResult run_one(const StreamWork& work) {
   const tls::TlsStream* tls = std::as_const(*work.stream).tls();
   const tls::SessionInfo before = tls != nullptr ? tls->session_info() : tls::SessionInfo{};
-  protocol::SideResult result = run_transfer(*work.stream, work.spec);
+  SideResult result = run_transfer(*work.stream, work.spec);
   if (tls != nullptr) add_tls_facts(result, *tls, before);
   return result;
 }
@@ -28,8 +28,8 @@ Role stream_role(Direction direction, bool bidir, std::uint32_t index, bool serv
   return client_sends != server_side ? Role::sender : Role::receiver;
 }
 
-std::vector<protocol::SideResult> run_streams(const std::vector<StreamWork>& work, int cpu) {
-  std::vector<protocol::SideResult> results(work.size());
+std::vector<SideResult> run_streams(const std::vector<StreamWork>& work, int cpu) {
+  std::vector<SideResult> results(work.size());
   std::vector<int> fds;
   for (const StreamWork& w : work)
     fds.push_back(w.stream->native_handle());
@@ -43,7 +43,7 @@ std::vector<protocol::SideResult> run_streams(const std::vector<StreamWork>& wor
     if (tls != nullptr && !results[i].facts.udp_path) results[i].facts.udp_path = tls->udp_path();
   }
   std::int64_t earliest = INT64_MAX;
-  for (const protocol::SideResult& r : results) {
+  for (const SideResult& r : results) {
     if (r.window_start_ns != 0) earliest = std::min(earliest, r.window_start_ns);
   }
   for (std::size_t i = 0; i < results.size(); ++i) {
@@ -66,16 +66,16 @@ std::optional<std::uint64_t> add_counts(const std::optional<std::uint64_t>& sum,
 
 }  // namespace
 
-protocol::SideResult combine(const std::vector<protocol::SideResult>& results) {
+SideResult combine(const std::vector<SideResult>& results) {
   if (results.empty()) return {};
   if (results.size() == 1) return results.front();
-  protocol::SideResult total = results.front();
+  SideResult total = results.front();
   total.bytes = total.messages = total.payload_bytes = total.tls_bytes = 0;
   total.cpu_user_s = total.cpu_system_s = total.elapsed_us = 0;
   total.read_calls = total.write_calls = 0;
   total.error.clear();
   total.facts = measure::merge_facts_of(results);
-  for (const protocol::SideResult& r : results) {
+  for (const SideResult& r : results) {
     total.bytes += r.bytes;
     total.messages += r.messages;
     total.payload_bytes += r.payload_bytes;

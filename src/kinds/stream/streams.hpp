@@ -23,12 +23,12 @@ struct StreamWork {
 // their results in order with `stream` and `offset_us` set, and the run's
 // facts (TCP_INFO, the host's CPU split, the threads' CPUs); TLS streams also
 // get kTLS facts and record bytes.
-std::vector<protocol::SideResult> run_streams(const std::vector<StreamWork>& work, int cpu);
+std::vector<SideResult> run_streams(const std::vector<StreamWork>& work, int cpu);
 
 // One side's streams as one result, for a log line: bytes and messages
 // added up, the window from the first stream's start to the last one's end,
 // CPU added up, the facts merged (measure::merge_facts), the first error
 // (naming its stream).
-protocol::SideResult combine(const std::vector<protocol::SideResult>& results);
+SideResult combine(const std::vector<SideResult>& results);
 
 }  // namespace tlscmp::kinds

@@ -55,13 +55,11 @@ class Clockwork {
                        std::chrono::duration<double>(limit_).count());
   }
 
-  void finish(std::int64_t end_ns, std::uint64_t total_bytes, protocol::SideResult& result) {
+  void finish(std::int64_t end_ns, std::uint64_t total_bytes, SideResult& result) {
     if (record_) {
       record_->finish(end_ns, total_bytes);
-      for (const measure::Interval& i : record_->intervals()) {
-        result.interval_end_us.push_back(i.end_s * 1e6);
-        result.interval_bytes.push_back(i.bytes);
-      }
+      for (const measure::Interval& i : record_->intervals())
+        result.intervals.push_back({i.end_s * 1e6, i.bytes});
     }
   }
 
@@ -87,8 +85,8 @@ struct WindowStart {
 
 // Closes a side's measurement window, opened at `start_ns` and `opened`
 // and ended at `end_ns`, with `bytes` moved; adds the socket settings.
-void close_window(protocol::SideResult& result, const Stream& stream, std::uint64_t bytes,
-                  std::int64_t start_ns, std::int64_t end_ns, const WindowStart& opened) {
+void close_window(SideResult& result, const Stream& stream, std::uint64_t bytes, std::int64_t start_ns,
+                  std::int64_t end_ns, const WindowStart& opened) {
   const measure::CpuTimes cpu = measure::thread_cpu_times() - opened.cpu;
   if (const std::optional<measure::IoCalls> io = measure::io_calls_since(opened.io)) {
     result.read_calls = io->reads;
@@ -132,8 +130,8 @@ std::string failure(const Stream& stream, const std::error_code& ec, const Trans
                      describe(ec, stream.error_detail()));
 }
 
-protocol::SideResult send_payload(Stream& stream, const TransferSpec& spec) {
-  protocol::SideResult result;
+SideResult send_payload(Stream& stream, const TransferSpec& spec) {
+  SideResult result;
   result.role = Role::sender;
   std::error_code ec;
   std::byte go{};
@@ -287,8 +285,8 @@ std::string ending_error(Stream& stream, std::error_code ec, const TransferSpec&
 
 }  // namespace
 
-protocol::SideResult receive_payload(Stream& stream, const TransferSpec& spec) {
-  protocol::SideResult result;
+SideResult receive_payload(Stream& stream, const TransferSpec& spec) {
+  SideResult result;
   result.role = Role::receiver;
   std::vector<std::byte> buffer(spec.read_size > 0 ? spec.read_size : spec.chunk_bytes);
   PayloadCheck check(spec);
@@ -366,8 +364,8 @@ std::uint64_t stream_bytes(const TransferSpec& spec) {
   return framing::stream_bytes(spec.framing, spec.msg_size, messages);
 }
 
-protocol::SideResult run_transfer(Stream& stream, const TransferSpec& spec) {
-  protocol::SideResult result;
+SideResult run_transfer(Stream& stream, const TransferSpec& spec) {
+  SideResult result;
   if (const std::error_code ec = stream.enter_transfer_phase(spec.idle_timeout, spec.min_rate)) {
     result.role = spec.role;
     result.error = fmt::format("cannot set the idle timeout: {}", ec.message());

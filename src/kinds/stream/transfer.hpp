@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "kinds/side_result.hpp"
 #include "measure/intervals.hpp"
 #include "protocol/messages.hpp"
 #include "transport/stream.hpp"
@@ -50,6 +51,6 @@ TransferSpec transfer_spec(const protocol::TestRequest& request, Role role,
 // Runs this side's part of the transfer on `stream`, starting right after the
 // ready byte. Never throws for network outcomes: a failure is reported in
 // SideResult::error, with the bytes moved until then.
-protocol::SideResult run_transfer(Stream& stream, const TransferSpec& spec);
+SideResult run_transfer(Stream& stream, const TransferSpec& spec);
 
 }  // namespace tlscmp::kinds
