@@ -1,13 +1,15 @@
 # The layers of src/, from the bottom, held by the build: a folder includes
 # only the folders below it, and the headers at src/'s top (the vocabulary)
 # none; a folder above kinds/ includes no kind's own folder, only the table
-# of kinds; inside kinds/, a kind includes no other kind's folder, and
-# inside stacks/ a stack no other stack's. Run as a
+# of kinds, and a folder above stacks/ no stack's own folder; inside kinds/,
+# a kind includes no other kind's folder, and inside stacks/ a stack no
+# other stack's. Run as a
 # script (cmake -DSRC=... -DSTAMP=... -P) by the build, on every change to a
 # source file under src/; a breach fails the build naming the line. docs/development.md says what each layer holds.
 set(layers transport framing spec measure render tls stacks protocol session kinds results report app cli)
 
 list(FIND layers kinds kinds_rank)
+list(FIND layers stacks stacks_rank)
 file(GLOB_RECURSE sources RELATIVE ${SRC} ${SRC}/*.hpp ${SRC}/*.cpp)
 set(breaches "")
 foreach(source IN LISTS sources)
@@ -48,6 +50,12 @@ foreach(source IN LISTS sources)
       else()
         string(APPEND breaches "\n  src/${source}: ${line}: the ${own_peer} ${peer} includes another ${peer}'s folder; move what both need to the ${peer}s' shared part (src/${folder}/*.hpp)")
       endif()
+      continue()
+    endif()
+    # Above stacks/, a stack is reached through the table (stacks/stack.hpp), never its folder.
+    if(rank GREATER stacks_rank AND line MATCHES "\"stacks/[a-z_]+/")
+      string(STRIP "${line}" line)
+      string(APPEND breaches "\n  src/${source}: ${line}: ${folder}/ reaches a stack through the table of stacks (stacks/stack.hpp), not its folder")
       continue()
     endif()
     # Above kinds/, a kind is reached through the table (kinds/kind.hpp), never its folder.

@@ -149,12 +149,12 @@ class Server {
   // A thread of its own takes a stack's listener's connections until the
   // server stops, and hands each to a thread (the caps as for a TCP connection).
   void listener_loop(Mode mode, stacks::Listener& listener);
-  void serve_listened(std::unique_ptr<tls::TlsStream> stream, Mode mode, const Peer& peer, bool budgeted);
+  void serve_listened(std::unique_ptr<Stream> stream, Mode mode, const Peer& peer, bool budgeted);
   // Serves each stream the client opens on a connection of a listener's
   // until its test has all its streams (or a kind served the stream itself,
   // or the connection ended); true if a kind took the stream, and with it
   // the connection (a --flows loop).
-  bool take_streams(const std::shared_ptr<tls::TlsStream>& connection, const Peer& peer, SetUpSlot& set_up,
+  bool take_streams(const std::shared_ptr<Stream>& connection, const Peer& peer, SetUpSlot& set_up,
                     double& cpu_mark, Deadline first);
   // What serve_stream did with a stream.
   struct Served {

@@ -24,7 +24,7 @@ void Server::start_stacks() {
 void Server::listener_loop(Mode mode, stacks::Listener& listener) {
   while (!accepting_stopped_) {
     sockaddr_storage address{};
-    std::unique_ptr<tls::TlsStream> stream = listener.accept(kListenerTick, address);
+    std::unique_ptr<Stream> stream = listener.accept(kListenerTick, address);
     if (!stream) continue;
     // Where the library does not name the peer (QUIC on OpenSSL 3.5), the
     // caps count every connection of the listener as from one source.
@@ -37,7 +37,7 @@ void Server::listener_loop(Mode mode, stacks::Listener& listener) {
       continue;  // the stream's end closes the connection
     }
     // std::function copies: the stream goes through a shared holder.
-    auto held = std::make_shared<std::unique_ptr<tls::TlsStream>>(std::move(stream));
+    auto held = std::make_shared<std::unique_ptr<Stream>>(std::move(stream));
     try {
       threads_.reap();
       threads_.spawn(
@@ -51,7 +51,7 @@ void Server::listener_loop(Mode mode, stacks::Listener& listener) {
   }
 }
 
-void Server::serve_listened(std::unique_ptr<tls::TlsStream> tls, Mode mode, const Peer& peer, bool budgeted) {
+void Server::serve_listened(std::unique_ptr<Stream> tls, Mode mode, const Peer& peer, bool budgeted) {
   Admitted admitted(*this, -1, peer.source, budgeted);
   SetUpSlot set_up(*this, peer.source, budgeted);
   double cpu_mark = measure::thread_cpu_s();
@@ -62,7 +62,7 @@ void Server::serve_listened(std::unique_ptr<tls::TlsStream> tls, Mode mode, cons
     if (const std::error_code ec = tls->handshake())
       throw Error(
           fmt::format("{} handshake failed: {}", facts(mode).handshake, describe(ec, tls->error_detail())));
-    const std::shared_ptr<tls::TlsStream> connection = std::move(tls);
+    const std::shared_ptr<Stream> connection = std::move(tls);
     // A stream a kind's event loop took (--flows) keeps the connection there.
     if (take_streams(connection, peer, set_up, cpu_mark, first)) return;
     // Its streams are out: the connection (and its place under the caps)
@@ -77,8 +77,8 @@ void Server::serve_listened(std::unique_ptr<tls::TlsStream> tls, Mode mode, cons
   }
 }
 
-bool Server::take_streams(const std::shared_ptr<tls::TlsStream>& connection, const Peer& peer,
-                          SetUpSlot& set_up, double& cpu_mark, Deadline first) {
+bool Server::take_streams(const std::shared_ptr<Stream>& connection, const Peer& peer, SetUpSlot& set_up,
+                          double& cpu_mark, Deadline first) {
   // Once a stream went to a test, the wait for more is short, to stop soon
   // after the test has all of its streams.
   constexpr std::chrono::milliseconds kMoreStreamsTick{20};

@@ -76,14 +76,13 @@ void open_all(DataConnections& data, const session::ClientConfig& config, const 
               const protocol::TestAccept& accept, std::uint32_t count, int control_fd) {
   const std::uint32_t per_connection =
       facts(mode).streams ? std::max<std::uint32_t>(1, config.quic_streams) : 1;
-  std::shared_ptr<tls::TlsStream> connection;
+  std::shared_ptr<Stream> connection;  // its streams keep it open
   double us = 0;
   for (std::uint32_t i = 0; i < count; ++i) {
     std::unique_ptr<Stream> stream;
     if (facts(mode).streams) {
       if (i % per_connection == 0) {
-        std::unique_ptr<Stream> made = connect(config, tls, mode, accept, control_fd, us);
-        connection.reset(static_cast<tls::TlsStream*>(made.release()));
+        connection = connect(config, tls, mode, accept, control_fd, us);
       }
       stream = connection->open_stream(i % per_connection == 0);
     } else {

@@ -11,9 +11,8 @@
 namespace tlscmp::kinds {
 
 std::function<std::optional<UdpPath>()> port_of(const Stream& stream) {
-  const tls::TlsStream* tls = stream.tls();
-  if (tls == nullptr || !tls->port_path()) return {};
-  return [tls] { return tls->port_path(); };
+  if (!stream.port_path()) return {};
+  return [&stream] { return stream.port_path(); };
 }
 
 std::vector<RunFacts> run_data_threads(const std::vector<int>& fds, int cpu,

@@ -26,7 +26,7 @@ std::function<std::optional<UdpPath>()> port_of(const Stream& stream);
 // all, and `pinned_cpu` where the pin held. A thread that cannot be pinned
 // works unpinned (the client notes it: the CPU was checked before the test).
 // With `watch_udp` (QUIC), each also has the host's UDP counters over them all.
-// With `port` (a QUIC server's port counts: tls::TlsStream::port_path), the
+// With `port` (a QUIC server's port counts: Stream::port_path), the
 // first one's udp_path is what they moved by over them all, so that the
 // side's facts added up count the port once.
 std::vector<RunFacts> run_data_threads(const std::vector<int>& fds, int cpu,

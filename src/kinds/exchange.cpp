@@ -11,7 +11,6 @@
 #include "measure/clock.hpp"
 #include "measure/cpu.hpp"
 #include "measure/payload.hpp"
-#include "tls/quic_transactions.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 
@@ -95,13 +94,14 @@ RrSideResult on_connection(Stream& stream, std::chrono::milliseconds idle_timeou
   return result;
 }
 
-// Where a connection's transactions go: over QUIC with --stream-per-tx, a
-// stream each (`holder`, tls/quic_transactions.hpp); else the connection.
-Stream& transactions_on(Stream& connection, bool stream_per_tx, const tls::QuicTransactions::Shape& shape,
-                        std::optional<tls::QuicTransactions>& holder) {
+// Where a connection's transactions go: with --stream-per-tx over a stack
+// with streams, a stream each (`holder`: Stream::stream_per_transaction);
+// else the connection.
+Stream& transactions_on(Stream& connection, bool stream_per_tx, const TransactionShape& shape,
+                        std::unique_ptr<Stream>& holder) {
   if (!stream_per_tx || !facts(connection.mode()).streams) return connection;
-  holder.emplace(*connection.tls(), shape);
-  return *holder;
+  holder = connection.stream_per_transaction(shape);
+  return holder ? *holder : connection;
 }
 
 // A transaction, on the boards that want it: the -i one and the live view's
@@ -386,7 +386,7 @@ std::vector<measure::RrInterval> RrIntervalBoard::intervals(std::int64_t end_ns)
 }
 
 RrSideResult run_rr_client(Stream& connection, const RrClientSpec& spec) {
-  std::optional<tls::QuicTransactions> per_tx;
+  std::unique_ptr<Stream> per_tx;
   Stream& stream = transactions_on(
       connection, spec.stream_per_tx,
       {true, spec.request_bytes, spec.response_bytes, spec.idle_timeout, /*min_rate=*/0}, per_tx);
@@ -398,7 +398,7 @@ RrSideResult run_rr_client(Stream& connection, const RrClientSpec& spec) {
     }
     if (r.error.empty()) finish_client(stream, r);
   });
-  if (per_tx) result.transaction_streams = per_tx->streams();
+  if (per_tx) result.transaction_streams = per_tx->streams_opened();
   return result;
 }
 
@@ -475,13 +475,13 @@ void serve_requests(Stream& stream, const RrServerSpec& spec, RrSideResult& resu
 }  // namespace
 
 RrSideResult run_rr_server(Stream& connection, const RrServerSpec& spec) {
-  std::optional<tls::QuicTransactions> per_tx;
+  std::unique_ptr<Stream> per_tx;
   Stream& stream = transactions_on(
       connection, spec.stream_per_tx,
       {false, spec.request_bytes, spec.response_bytes, spec.idle_timeout, spec.min_rate}, per_tx);
   RrSideResult result = on_connection(stream, spec.idle_timeout, spec.min_rate,
                                       [&](RrSideResult& r) { serve_requests(stream, spec, r); });
-  if (per_tx) result.transaction_streams = per_tx->streams();
+  if (per_tx) result.transaction_streams = per_tx->streams_opened();
   return result;
 }
 

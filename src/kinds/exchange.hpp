@@ -87,7 +87,7 @@ struct RrClientSpec {
   std::int64_t start_ns = 0;       // the first request's time (open loop: its scheduled time)
   std::int64_t stop_ns = 0;        // timed: no request starts (or is scheduled) at or after this
   double rate_tps = 0;             // this connection's rate; 0: closed loop
-  bool stream_per_tx = false;      // over QUIC: a stream per transaction (tls/quic_transactions.hpp)
+  bool stream_per_tx = false;      // a stream per transaction (Stream::stream_per_transaction)
   std::optional<std::uint64_t> verify_seed;
   std::chrono::milliseconds idle_timeout{30'000};
   RrIntervalBoard* intervals = nullptr;  // with -i
@@ -128,7 +128,7 @@ struct RrServerSpec {
   std::uint64_t request_bytes = 0;
   std::uint64_t response_bytes = 0;
   bool closed_loop = true;     // a request may not come before the last one's response has gone
-  bool stream_per_tx = false;  // over QUIC: a stream per transaction (tls/quic_transactions.hpp)
+  bool stream_per_tx = false;  // a stream per transaction (Stream::stream_per_transaction)
   std::optional<std::uint64_t> verify_seed;
   std::chrono::milliseconds idle_timeout{30'000};
   std::chrono::milliseconds max_duration{0};        // the server's --max-duration

@@ -94,11 +94,24 @@ class Listener {
   // Waits up to `wait` for a new connection: it (its handshake perhaps not
   // yet done) and its peer's address in `peer` where the library names it
   // (AF_UNSPEC where not); null if none came.
-  virtual std::unique_ptr<tls::TlsStream> accept(std::chrono::milliseconds wait, sockaddr_storage& peer) = 0;
+  virtual std::unique_ptr<Stream> accept(std::chrono::milliseconds wait, sockaddr_storage& peer) = 0;
   // The caps' source of every peer the library does not name ("quic").
   virtual const char* unnamed_source() const = 0;
   // Whether the library names its connections' peers.
   virtual bool names_peers() const = 0;
+};
+
+// Streams waited on together by one thread (a --flows loop), where their
+// library waits its own way (QUIC's streams of the server's listener).
+class StreamPollSet {
+ public:
+  virtual ~StreamPollSet() = default;
+  // From now on waits for `events` (POLLIN, POLLOUT) on `stream` under
+  // `tag`; 0: not at all.
+  virtual void set(std::uint32_t tag, Stream& stream, short events) = 0;
+  // Waits up to `limit` for any of them: the tags of those ready, valid
+  // until the next call.
+  virtual const std::vector<std::uint32_t>& wait(std::chrono::microseconds limit) = 0;
 };
 
 // A stack's part of a server, made once at its start: what it serves with,
@@ -127,6 +140,9 @@ class ServerPart {
   virtual Listener* listener() { return nullptr; }
   // The context its datagram sessions shake hands with (DTLS), or null.
   virtual const tls::DtlsContext* datagram_context() const { return nullptr; }
+  // A poll set for its listener's streams, where a loop cannot wait on
+  // their sockets (QUIC's share the listener's); null elsewhere.
+  virtual std::unique_ptr<StreamPollSet> poll_set() const { return nullptr; }
 };
 
 struct Stack {

@@ -19,7 +19,6 @@
 #include "error.hpp"
 #include "tls/context_setup.hpp"
 #include "tls/ossl_ptr.hpp"
-#include "tls/quic.hpp"
 #include "tls/ssl_compat.hpp"
 #include "transport/socket.hpp"
 
@@ -295,9 +294,10 @@ struct Context::ServerState {
 };
 
 Context Context::for_server(const ServerOptions& config) {
-  auto ctx = config.quic ? new_context(detail::quic_method(/*server=*/true), TLS1_3_VERSION, TLS1_3_VERSION)
-                         : new_context(TLS_server_method(), TLS1_2_VERSION, TLS1_3_VERSION);
-  if (config.quic) detail::set_up_quic_context(ctx.get(), /*server=*/true, /*event_loop=*/false);
+  const ContextShape* shape = config.shape;
+  auto ctx = shape != nullptr ? new_context(shape->method(/*server=*/true), TLS1_3_VERSION, TLS1_3_VERSION)
+                              : new_context(TLS_server_method(), TLS1_2_VERSION, TLS1_3_VERSION);
+  if (shape != nullptr) shape->set_up(ctx.get(), /*server=*/true, /*event_loop=*/false);
   use_identity(ctx.get(), config.identity);
   compat::accept_ed25519(ctx.get());  // client certificates may be Ed25519 too
   // Without a session ID context a server that verifies clients cannot
@@ -331,11 +331,11 @@ Context Context::for_server(const ServerOptions& config) {
       policy.groups += (policy.groups.empty() ? "" : ":") + group;
   }
   apply_policy(ctx.get(), policy);
-  if (!config.quic && policy.cipher.empty() &&
+  if (shape == nullptr && policy.cipher.empty() &&
       SSL_CTX_set_cipher_list(ctx.get(), detail::kServerTls12Ciphers) != 1)
     throw_tls_error("cannot set the server's TLS 1.2 suites");
   SSL_CTX_set_options(ctx.get(), SSL_OP_CIPHER_SERVER_PREFERENCE);
-  if (!config.quic) compat::set_read_ahead(ctx.get(), config.read_ahead_bytes);
+  if (shape == nullptr) compat::set_read_ahead(ctx.get(), config.read_ahead_bytes);
   Offer offer = describe_offer(ctx.get(), policy, /*server=*/true);
   offer.certificate_key_type = certificate_key_type(config.identity.certificate_chain_pem);
   // The state lives as long as any copy of this context, and the SSL_CTX's
@@ -359,7 +359,7 @@ Context Context::for_server(const ServerOptions& config) {
         return SSL_TLSEXT_ERR_OK;
       },
       state.get());
-  return Context(std::move(ctx), std::move(offer), {}, std::move(state), config.quic);
+  return Context(std::move(ctx), std::move(offer), {}, std::move(state));
 }
 
 void Context::add_server_name(const std::string& server_name, const Context& other) {
@@ -388,9 +388,10 @@ CipherGrant Context::grant_cipher(const std::string& cipher) const {
 }
 
 Context Context::for_client(const ClientOptions& config) {
-  auto ctx = config.quic ? new_context(detail::quic_method(/*server=*/false), TLS1_3_VERSION, TLS1_3_VERSION)
-                         : new_context(TLS_client_method(), TLS1_2_VERSION, TLS1_3_VERSION);
-  if (config.quic) detail::set_up_quic_context(ctx.get(), /*server=*/false, config.quic_event_loop);
+  const ContextShape* shape = config.shape;
+  auto ctx = shape != nullptr ? new_context(shape->method(/*server=*/false), TLS1_3_VERSION, TLS1_3_VERSION)
+                              : new_context(TLS_client_method(), TLS1_2_VERSION, TLS1_3_VERSION);
+  if (shape != nullptr) shape->set_up(ctx.get(), /*server=*/false, config.event_loop);
   detail::set_client_trust(ctx.get(), config);
   if (config.identity) use_identity(ctx.get(), *config.identity);
   compat::accept_ed25519(ctx.get());
@@ -414,20 +415,20 @@ Context Context::for_client(const ClientOptions& config) {
     return 1;  // we keep the reference
   });
   apply_policy(ctx.get(), config.policy);
-  // ALPN: QUIC's tlscmp; and a suite a tlscmp server does not offer by
+  // ALPN: the shape's (QUIC's tlscmp); and a suite a tlscmp server does not offer by
   // default asks for its grant (grant_cipher).
   std::string alpn;
   const auto add_protocol = [&alpn](std::string_view protocol) {
     alpn += static_cast<char>(protocol.size());
     alpn += protocol;
   };
-  if (config.quic) add_protocol(kQuicAlpn);
+  if (shape != nullptr && shape->alpn != nullptr) add_protocol(shape->alpn);
   if (!suites_outside_defaults(config.policy.cipher).empty())
     add_protocol(grant_protocol(config.policy.cipher));
   if (!alpn.empty() && SSL_CTX_set_alpn_protos(ctx.get(), reinterpret_cast<const unsigned char*>(alpn.data()),
                                                static_cast<unsigned>(alpn.size())) != 0)
     throw_tls_error("cannot set the client's ALPN list");
-  if (!config.quic) compat::set_read_ahead(ctx.get(), config.read_ahead_bytes);
+  if (shape == nullptr) compat::set_read_ahead(ctx.get(), config.read_ahead_bytes);
   Offer offer = describe_offer(ctx.get(), config.policy, /*server=*/false);
   std::string trust = "the system's trusted CAs";
   if (!config.ca_file.empty()) {
@@ -435,7 +436,7 @@ Context Context::for_client(const ClientOptions& config) {
   } else if (!config.ca_pem.empty()) {
     trust = "the embedded server's CA";
   }
-  return Context(std::move(ctx), std::move(offer), std::move(trust), nullptr, config.quic);
+  return Context(std::move(ctx), std::move(offer), std::move(trust), nullptr);
 }
 
 SSL* Context::new_server_ssl() const {
@@ -474,11 +475,7 @@ std::unique_ptr<TlsStream> Context::client_stream(UniqueFd fd, const std::string
                                                   const std::string& server_name) const {
   SSL* ssl = new_client_ssl(host, resume, server_name);
   auto stream = std::make_unique<TlsStream>(std::move(fd), ssl);
-  if (quic_) {
-    detail::attach_udp(ssl, stream->native_handle());
-  } else {
-    SSL_set_fd(ssl, stream->native_handle());
-  }
+  SSL_set_fd(ssl, stream->native_handle());
   stream->set_trust_description(trust_);
   return stream;
 }

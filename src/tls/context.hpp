@@ -13,12 +13,25 @@
 
 struct ssl_ctx_st;
 struct ssl_st;
+struct ssl_method_st;
 
 namespace tlscmp::tls {
 
 // Read-ahead buffer used unless told otherwise: the size with which the bare
 // loop in bench/tls-ceiling.c reaches its ceiling.
 inline constexpr std::size_t kDefaultReadAheadBytes = 256 * 1024;
+
+// A stack that runs its own transport under this library's TLS (QUIC,
+// stacks/quic/) and so makes its contexts its own way: the library's method
+// for a side (TLS 1.3 alone), what it sets on a new context (`event_loop`:
+// an event loop drives its connections, ClientOptions::event_loop), and the
+// ALPN protocol a client offers. Its connections' streams are the stack's
+// to make (Context::new_client_ssl, native()).
+struct ContextShape {
+  const ssl_method_st* (*method)(bool server) = nullptr;
+  void (*set_up)(ssl_ctx_st* ctx, bool server, bool event_loop) = nullptr;
+  const char* alpn = nullptr;
+};
 
 // What a server's TLS context is made of (the TLS library's options, not the
 // server's settings: those are session::ServerConfig).
@@ -29,7 +42,7 @@ struct ServerOptions {
   std::string client_ca_file;        // trust client certificates from these CAs
   bool require_client_cert = false;  // mutual TLS: refuse a client without a trusted certificate
   Resumption resumption = Resumption::tickets;
-  bool quic = false;  // QUIC connections (tls/quic.hpp): TLS 1.3, ALPN tlscmp, no read-ahead
+  const ContextShape* shape = nullptr;  // a stack's own (QUIC's): no read-ahead, no TLS 1.2 suites
 };
 
 // What a client's TLS context is made of: trust, policy and a client
@@ -40,11 +53,11 @@ struct ClientOptions {
   bool insecure = false;  // or verify nothing; neither set: the system's trust store
   std::size_t read_ahead_bytes = kDefaultReadAheadBytes;  // 0: off
   Policy policy;
-  std::optional<Identity> identity;  // a client certificate, for mutual TLS
-  bool quic = false;                 // QUIC connections (tls/quic.hpp) over UDP sockets
-  // With quic: no assist thread; an event loop drives each connection
-  // (TlsStream::quic_timeout, handle_quic_events), as --flows does.
-  bool quic_event_loop = false;
+  std::optional<Identity> identity;     // a client certificate, for mutual TLS
+  const ContextShape* shape = nullptr;  // a stack's own (QUIC's): no read-ahead
+  // With a shape: an event loop drives each connection (Stream::loop_timeout,
+  // handle_loop_events), as --flows does; no thread of the library's.
+  bool event_loop = false;
 };
 
 // A server's leave for one test to use a suite outside the server's
@@ -87,31 +100,32 @@ class Context {
 
   // What this context offers a peer.
   const Offer& offer() const { return offer_; }
-  // Whether its connections are QUIC ones (made with the options' quic).
-  bool quic() const { return quic_; }
 
- private:
-  friend class MemoryPair;    // its two connections are made as the streams' are
-  friend class QuicListener;  // its listener makes the server's connections
-  // A new connection of this context: a server's, or a client's that checks
-  // `host` and offers `resume` (client_stream's arguments). Throws tlscmp::Error.
-  ssl_st* new_server_ssl() const;
+  // For a stack with a shape of its own, which makes its connections'
+  // streams: a client's new connection that checks `host` and offers
+  // `resume` (client_stream's arguments; throws tlscmp::Error), what the
+  // server's chain must lead to in words, and the library's context.
   ssl_st* new_client_ssl(const std::string& host, const Session& resume,
                          const std::string& server_name) const;
+  const std::string& trust_description() const { return trust_; }
+  ssl_ctx_st* native() const { return ctx_.get(); }
+
+ private:
+  friend class MemoryPair;  // its two connections are made as the streams' are
+  // A server's new connection. Throws tlscmp::Error.
+  ssl_st* new_server_ssl() const;
 
   struct ServerState;
   Context(std::shared_ptr<ssl_ctx_st> ctx, Offer offer, std::string trust = {},
-          std::shared_ptr<ServerState> server = nullptr, bool quic = false)
+          std::shared_ptr<ServerState> server = nullptr)
       : ctx_(std::move(ctx)),
         offer_(std::move(offer)),
         trust_(std::move(trust)),
-        server_(std::move(server)),
-        quic_(quic) {}
+        server_(std::move(server)) {}
   std::shared_ptr<ssl_ctx_st> ctx_;
   Offer offer_;
   std::string trust_;                    // client: what the server's chain must lead to, in words
   std::shared_ptr<ServerState> server_;  // server: contexts by SNI name, granted ciphers
-  bool quic_ = false;
 };
 
 // True if this kernel offers the "tls" upper-layer protocol that kTLS needs;

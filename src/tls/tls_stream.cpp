@@ -10,7 +10,6 @@
 #include <cstdint>
 
 #include "tls/ossl_ptr.hpp"
-#include "tls/quic.hpp"
 #include "tls/ssl_compat.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
@@ -57,85 +56,21 @@ VerifyFailure classify_verify_result(long verify) {
 
 }  // namespace
 
-TlsStream::TlsStream(UniqueFd fd, ssl_st* ssl)
-    : Stream(std::move(fd)), ssl_(ssl), quic_(detail::is_quic(ssl)) {
+TlsStream::TlsStream(UniqueFd fd, ssl_st* ssl) : Stream(std::move(fd)), ssl_(ssl) {
   SSL_set_app_data(ssl_, static_cast<ConnectionEvents*>(this));  // for the contexts' callbacks
-  if (quic_) library_waits();
-}
-
-TlsStream::TlsStream(std::shared_ptr<TlsStream> connection, ssl_st* stream, bool reports_path)
-    : TlsStream(UniqueFd(), stream) {
-  watch_ = connection->watch_;
-  connection_ = std::move(connection);
-  reports_path_ = reports_path;
 }
 
 TlsStream::~TlsStream() {
-  if (quic_ && !connection_) detail::close_quic(ssl_);  // a stream's end is its FIN or its connection's
+  free_ssl();
+}
+
+void TlsStream::free_ssl() {
   SSL_free(ssl_);
-  if (watch_ && !connection_) watch_->connection_gone();
-}
-
-bool TlsStream::readable_within(std::chrono::nanoseconds wait, std::error_code& ec) {
-  if (!quic_) return Stream::readable_within(wait, ec);
-  if (SSL_has_pending(ssl_) == 1) return true;
-  wait = std::max(wait, std::chrono::nanoseconds::zero());
-  const int fd = connection_ ? connection_->native_handle() : native_handle();
-  if (fd < 0) {
-    return detail::wait_quic(ssl_, /*write=*/false, std::chrono::ceil<std::chrono::microseconds>(wait),
-                             watch_.get());
-  }
-  // OpenSSL's blocking waits count whole milliseconds (poll(2)) and spin
-  // through the last one: an open loop's waits for its next request took a
-  // whole core at 1,000 a second. A client's connection has its socket to
-  // itself, so the wait is on the socket (to the nanosecond), a millisecond
-  // at a time, each followed by a look that lets the library take what
-  // came. The library's assist thread runs the timers meanwhile; should it
-  // take a response off the socket first, the slice bounds the delay.
-  constexpr auto kSlice = std::chrono::milliseconds(1);
-  const auto until = std::chrono::steady_clock::now() + wait;
-  for (;;) {
-    if (detail::wait_quic(ssl_, /*write=*/false, std::chrono::microseconds::zero(), watch_.get()))
-      return true;
-    const auto left = until - std::chrono::steady_clock::now();
-    if (left.count() <= 0) return false;
-    std::error_code ignored;  // the look that follows says what the socket has
-    readable_fd_within(fd, std::min<std::chrono::nanoseconds>(left, kSlice), ignored);
-  }
-}
-
-std::unique_ptr<TlsStream> TlsStream::open_stream(bool reports_path) {
-  return std::make_unique<TlsStream>(shared_from_this(), detail::new_stream(ssl_), reports_path);
-}
-
-std::unique_ptr<TlsStream> TlsStream::accept_stream(std::chrono::milliseconds wait, bool& ended) {
-  SSL* stream = detail::accept_stream(ssl_, wait, ended, watch_.get());
-  if (stream == nullptr) return nullptr;
-  return std::make_unique<TlsStream>(shared_from_this(), stream, false);
-}
-
-std::unique_ptr<TlsStream> TlsStream::open_sibling() {
-  return connection_->open_stream(false);
-}
-
-std::unique_ptr<TlsStream> TlsStream::accept_sibling(std::chrono::milliseconds wait, bool& ended) {
-  ended = false;
-  if (SSL_has_pending(ssl_) == 1) return nullptr;
-  SSL* stream = detail::accept_stream(connection_->ssl_, wait, ended, watch_.get(), ssl_);
-  if (stream == nullptr) return nullptr;
-  return std::make_unique<TlsStream>(connection_, stream, false);
-}
-
-ssl_st* TlsStream::tls_ssl() const {
-  return connection_ ? connection_->ssl_ : ssl_;
+  ssl_ = nullptr;
 }
 
 std::error_code TlsStream::wait_for(short events) {
-  // In an event loop the loop waits, for QUIC too (on the client's socket,
-  // or a server's QuicPollSet).
-  if (!quic_ || in_event_loop()) return wait_ready(events);
-  if (detail::wait_quic(ssl_, events == POLLOUT, wait_limit(), watch_.get())) return {};
-  return nothing_came();
+  return wait_ready(events);
 }
 
 std::error_code TlsStream::handle_failure(int ret) {
@@ -295,17 +230,8 @@ std::size_t TlsStream::read_some(std::span<std::byte> buf, std::error_code& ec) 
 }
 
 std::size_t TlsStream::write_some(std::span<const std::byte> buf, std::error_code& ec) {
-  return write_maybe_last(buf, /*last=*/false, ec);
-}
-
-std::size_t TlsStream::write_last(std::span<const std::byte> buf, std::error_code& ec) {
-  return write_maybe_last(buf, /*last=*/true, ec);
-}
-
-std::size_t TlsStream::write_maybe_last(std::span<const std::byte> buf, bool last, std::error_code& ec) {
   for (;;) {
-    const int n = last ? detail::write_concluding(ssl_, buf.data(), clamp_len(buf.size()))
-                       : SSL_write(ssl_, buf.data(), clamp_len(buf.size()));
+    const int n = SSL_write(ssl_, buf.data(), clamp_len(buf.size()));
     if (n > 0) {
       if (!progressed(static_cast<std::size_t>(n))) {
         ec = TransportErrc::too_slow;
@@ -326,60 +252,7 @@ void TlsStream::send_close_notify(std::error_code& ec) {
   }
 }
 
-bool TlsStream::quic_wants_write() const {
-  return detail::net_write_desired(ssl_);
-}
-
-std::optional<std::chrono::microseconds> TlsStream::quic_timeout() const {
-  return detail::event_timeout(ssl_);
-}
-
-void TlsStream::handle_quic_events() {
-  detail::handle_events(ssl_);
-}
-
-std::uint64_t TlsStream::unacknowledged_bytes() const {
-  return detail::unacknowledged_bytes(ssl_);
-}
-
-std::optional<UdpPath> TlsStream::udp_path() const {
-  if (!quic_ || (connection_ && !reports_path_) || SSL_is_server(tls_ssl()) == 1) return std::nullopt;
-  return detail::udp_path(tls_ssl());
-}
-
-std::optional<UdpPath> TlsStream::port_path() const {
-  if (!quic_ || SSL_is_server(tls_ssl()) != 1) return std::nullopt;
-  std::optional<UdpPath> path = detail::udp_path(tls_ssl());  // the listener's counts: its port's
-  if (path && watch_) path->port_connections = static_cast<std::uint32_t>(std::max(watch_->live(), 0));
-  return path;
-}
-
 void TlsStream::shutdown_send(std::error_code& ec) {
-  if (quic_) {
-    // The stream's FIN; then, as TCP's kernel would after a close, the
-    // rest goes out and is acknowledged (retransmitted where lost) before
-    // the program turns to other things and stops driving the connection.
-    if (!detail::conclude_stream(ssl_)) {
-      ec = TransportErrc::reset;
-      return;
-    }
-    constexpr std::chrono::milliseconds kSlice{1};
-    std::uint64_t left = detail::unacknowledged_bytes(ssl_);
-    auto since = std::chrono::steady_clock::now();  // the last acknowledgement, or the last wait's start
-    while (left > 0) {
-      detail::wait_quic_events(ssl_, kSlice, watch_.get());
-      const std::uint64_t now_left = detail::unacknowledged_bytes(ssl_);
-      const auto now = std::chrono::steady_clock::now();
-      if (now_left < left) {
-        left = now_left;
-        since = now;
-      } else if (now - since >= std::max(wait_limit(), kSlice)) {
-        if ((ec = nothing_came())) return;
-        since = now;
-      }
-    }
-    return;
-  }
   send_close_notify(ec);
   if (ec) return;
   if (::shutdown(native_handle(), SHUT_WR) != 0) ec = {errno, std::system_category()};

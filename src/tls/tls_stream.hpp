@@ -15,12 +15,6 @@ struct ssl_session_st;
 
 namespace tlscmp::tls {
 
-namespace detail {
-class ListenerWatch;
-}
-class QuicListener;
-class QuicPollSet;
-
 // What the handshake settled on.
 struct SessionInfo {
   std::string version;                      // "TLSv1.3"
@@ -90,17 +84,13 @@ class ConnectionEvents {
 
 // TLS over a TCP socket. OpenSSL reads and writes the socket directly (a
 // socket BIO): no memory BIO pair, no extra copy, as in the bare ceiling loop.
-class TlsStream final : public Stream,
-                        public ConnectionEvents,
-                        public std::enable_shared_from_this<TlsStream> {
+// A stack that runs its own transport under the library's TLS (QUIC:
+// stacks/quic/) derives from it: how it waits, and which SSL object holds
+// the session, are its own.
+class TlsStream : public Stream, public ConnectionEvents {
  public:
   // Takes ownership of `ssl`, already bound to `fd` and set to its role.
   TlsStream(UniqueFd fd, ssl_st* ssl);
-  // A QUIC stream of `connection` (tls/quic.hpp), which it keeps open while
-  // it lives: its session, certificates and counts are the connection's;
-  // `reports_path`: udp_path() gives the connection's datagrams (one stream
-  // of each connection does, so that streams add up to connections).
-  TlsStream(std::shared_ptr<TlsStream> connection, ssl_st* stream, bool reports_path);
   ~TlsStream() override;
 
   // Runs the handshake within the deadline set by set_deadline().
@@ -119,6 +109,9 @@ class TlsStream final : public Stream,
   // Client side, after the handshake and a first read (which takes in TLS 1.3
   // session tickets): the session to resume next time, or an empty one.
   Session session() const;
+  // Whether the server gave this connection a session of its own (a ticket,
+  // or TLS 1.2's session on a full handshake), not just the one it resumed.
+  bool has_new_session() const { return static_cast<bool>(latest_session_); }
   void keep_session(Session session) override { latest_session_ = std::move(session); }
   void note_certificate_request() override { certificate_requested_ = true; }
   // Caps the plaintext of each record this side sends (512..16384 bytes).
@@ -154,64 +147,26 @@ class TlsStream final : public Stream,
   bool has_buffered() const override;
   TlsStream* tls() override { return this; }
   const TlsStream* tls() const override { return this; }
-  Mode mode() const override { return quic_ ? Mode::quic : Mode::tls; }
-  bool readable_within(std::chrono::nanoseconds wait, std::error_code& ec) override;
-  // A QUIC connection's streams, each a TlsStream of its own that keeps the
-  // connection open. The connection must be owned by a std::shared_ptr.
-  // Client, after the handshake: a new bidirectional stream; Error if the
-  // library will not open one. Server: the next stream the client opened,
-  // waiting up to `wait`; null if none came, with `ended` once the
-  // connection is over (closed, or timed out idle).
-  std::unique_ptr<TlsStream> open_stream(bool reports_path);
-  std::unique_ptr<TlsStream> accept_stream(std::chrono::milliseconds wait, bool& ended);
-  // On a QUIC stream: another stream of its connection. Client: a new one
-  // (open_stream). Server: the next the client opened, as accept_stream,
-  // waiting up to `wait`; null also, at once, when this stream has bytes to
-  // read (or its end).
-  std::unique_ptr<TlsStream> open_sibling();
-  std::unique_ptr<TlsStream> accept_sibling(std::chrono::milliseconds wait, bool& ended);
-  // As write_some, on a QUIC stream; once all of `buf` is written, the FIN
-  // goes with its last bytes, in the same packet.
-  std::size_t write_last(std::span<const std::byte> buf, std::error_code& ec);
-  // A QUIC client connection that an event loop drives (ClientOptions::
-  // quic_event_loop): whether the library has datagrams for the socket to
-  // take (the loop waits for POLLOUT too), and how soon its next timer is
-  // due (nullopt: none), when the loop runs its events (timers,
-  // retransmissions, acknowledgements).
-  bool quic_wants_write() const;
-  std::optional<std::chrono::microseconds> quic_timeout() const;
-  void handle_quic_events();
-  // Bytes written to a QUIC stream that the peer has not acknowledged yet.
-  std::uint64_t unacknowledged_bytes() const;
-  // A QUIC client connection's datagrams so far (tls/quic.hpp), from its
-  // reporting stream; else nullopt.
-  std::optional<UdpPath> udp_path() const;
-  // A QUIC server's stream: its port's datagrams so far, every connection's
-  // on the port (the listener's socket), with the connections it holds now
-  // as `port_connections`; else nullopt.
-  std::optional<UdpPath> port_path() const;
+  Mode mode() const override { return Mode::tls; }
 
- private:
-  std::size_t write_maybe_last(std::span<const std::byte> buf, bool last, std::error_code& ec);
+ protected:
+  ssl_st* ssl() const { return ssl_; }
+  // Frees the SSL object before the stream ends, for a derived stream that
+  // must let go of what the object held in order (QUIC: its listener's watch).
+  void free_ssl();
   // Turns a failed SSL_* call's result into an error code; for WANT_READ and
   // WANT_WRITE, waits and returns {} so that the caller retries.
   std::error_code handle_failure(int ret);
-  // Waits for POLLIN or POLLOUT: on the socket, or QUIC's way (SSL_poll).
-  std::error_code wait_for(short events);
+  // Waits for POLLIN or POLLOUT: on the socket (QUIC: its library's way).
+  virtual std::error_code wait_for(short events);
+  // The SSL object of the session (QUIC: a stream's connection's).
+  virtual ssl_st* tls_ssl() const { return ssl_; }
+
+ private:
   // What failed verification (X509_V_ERR_*), in words with names and dates.
   std::string explain_verify_failure(long verify) const;
 
-  // The SSL object of the session: the connection's, for a QUIC stream.
-  ssl_st* tls_ssl() const;
-
-  friend class QuicListener;  // its connections watch it (watch_)
-  friend class QuicPollSet;   // its waits watch the listener as the stream's would
-
   ssl_st* ssl_;
-  bool quic_;                                     // a QUIC connection or stream (tls/quic.hpp)
-  std::shared_ptr<TlsStream> connection_;         // a QUIC stream's connection
-  std::shared_ptr<detail::ListenerWatch> watch_;  // a server's QUIC connection's (and its streams')
-  bool reports_path_ = false;
   Session latest_session_;  // the newest resumable session the server gave us
   bool certificate_requested_ = false;
   std::uint32_t client_hello_bytes_ = 0;

@@ -3,11 +3,14 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <system_error>
 
 #include "mode.hpp"
+#include "run_facts.hpp"
 #include "transport/deadline.hpp"
 #include "transport/unique_fd.hpp"
 
@@ -16,6 +19,16 @@ namespace tlscmp {
 namespace tls {
 class TlsStream;
 }
+
+// A request/response test's shape, for a stream that gives each
+// transaction a stream of its own (Stream::stream_per_transaction).
+struct TransactionShape {
+  bool client = true;
+  std::uint64_t request_bytes = 0;
+  std::uint64_t response_bytes = 0;
+  std::chrono::milliseconds idle{30'000};  // each stream's idle timeout, as the test's
+  std::uint64_t min_rate = 0;              // and its minimum rate (the server's --min-rate)
+};
 
 // A connected byte stream: plain TCP or TLS, behind one interface.
 //
@@ -29,7 +42,7 @@ class TlsStream;
 // send with SO_SNDTIMEO of the whole idle timeout returns a partial count
 // when its time runs out and then waits a whole timeout again: a stalled
 // receiver would take up to twice the idle timeout to notice.)
-class Stream {
+class Stream : public std::enable_shared_from_this<Stream> {
  public:
   explicit Stream(UniqueFd fd) : fd_(std::move(fd)) {}
   virtual ~Stream() = default;
@@ -56,6 +69,51 @@ class Stream {
   // set_deadline(); plain TCP has none. On TransportErrc::tls_failure,
   // error_detail() names the cause.
   virtual std::error_code handshake() { return {}; }
+
+  // A connection that carries several streams (its stack's facts say
+  // `streams`: QUIC), each a Stream that keeps the connection open; the
+  // connection must be owned by a std::shared_ptr. Client, after the
+  // handshake: a new stream (throws tlscmp::Error if the library opens
+  // none), `reports_path` on one stream of each connection so that streams
+  // add up to connections (udp_path). Server: the next stream the client
+  // opened, waiting up to `wait`; null if none came, with `ended` once the
+  // connection is over. Null from a stream without streams.
+  virtual std::unique_ptr<Stream> open_stream(bool reports_path) {
+    (void)reports_path;
+    return nullptr;
+  }
+  virtual std::unique_ptr<Stream> accept_stream(std::chrono::milliseconds wait, bool& ended) {
+    (void)wait;
+    ended = true;
+    return nullptr;
+  }
+  // On a stream of such a connection: a stream that gives each transaction
+  // a stream of its own (as HTTP/3 does), this one carrying the test's
+  // start and end; null where it has no streams.
+  virtual std::unique_ptr<Stream> stream_per_transaction(const TransactionShape& shape) {
+    (void)shape;
+    return nullptr;
+  }
+  // Such a stream per transaction: how many transaction streams it opened
+  // or took; 0 for any other.
+  virtual std::uint64_t streams_opened() const { return 0; }
+  // A connection whose library keeps timers of its own (QUIC), driven from
+  // an event loop: whether the library has datagrams for the socket to take
+  // (the loop waits for POLLOUT too), how soon its next timer is due
+  // (nullopt: none), and one round of its events (timers, retransmissions,
+  // acknowledgements) when the loop runs them.
+  virtual bool loop_wants_write() const { return false; }
+  virtual std::optional<std::chrono::microseconds> loop_timeout() const { return std::nullopt; }
+  virtual void handle_loop_events() {}
+  // Bytes written that the peer has not acknowledged yet, where the stack
+  // tells (QUIC); 0 elsewhere (TCP's are the kernel's).
+  virtual std::uint64_t unacknowledged_bytes() const { return 0; }
+  // A connection over a UDP socket of its own: its datagrams so far, from
+  // its reporting stream; a server's stream of a listener: its port's
+  // datagrams so far, every connection's, with the connections it holds
+  // now; nullopt elsewhere.
+  virtual std::optional<UdpPath> udp_path() const { return std::nullopt; }
+  virtual std::optional<UdpPath> port_path() const { return std::nullopt; }
   // Waits up to `wait` for bytes to read (or the stream's end): true if
   // there are. poll(2) on the socket; a QUIC stream asks its library.
   virtual bool readable_within(std::chrono::nanoseconds wait, std::error_code& ec);

@@ -56,6 +56,13 @@ TEST_CASE("the layer check: a kind or a stack that includes another's folder fai
         r.err.find("src/stacks/stack.hpp: #include \"stacks/tls/tls.hpp\": the stacks' shared part reaches a "
                    "stack through the table") != std::string::npos);
   }
+  SUBCASE("a kind that reaches into a stack's folder rather than through the table") {
+    const ProcessResult r = check_layers(
+        {{"stacks/quic/quic.hpp", ""}, {"kinds/flows/loop.cpp", "#include \"stacks/quic/quic.hpp\"\n"}});
+    CHECK(r.exit_code != 0);
+    CHECK(r.err.find("kinds/ reaches a stack through the table of stacks (stacks/stack.hpp)") !=
+          std::string::npos);
+  }
   SUBCASE("a layer that includes one above it") {
     const ProcessResult r = check_layers({{"stacks/stack.hpp", "#include \"kinds/kind.hpp\"\n"}});
     CHECK(r.exit_code != 0);

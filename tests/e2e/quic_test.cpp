@@ -215,7 +215,12 @@ TEST_CASE("quic crr: a QUIC connection per transaction, each counted, its handsh
   const json& resumed = j["crr_runs"][2];
   CHECK(resumed["variant"] == "quic-resumed");
   CHECK(resumed["mode"] == "quic");
-  CHECK(resumed["resumed"] == 60);
+  // Every connection offered its connector's last ticket. The library's
+  // QUIC server refuses one now and then on a loaded host (OpenSSL 3.5: 5 of
+  // 25 runs under two busy loops refused 1 or 2 of 60, each with a fresh
+  // ticket); the counts add up either way.
+  CHECK(resumed["resumed"].get<int>() + resumed["resumption_refused"].get<int>() == 60);
+  CHECK(resumed["resumed"].get<int>() >= 50);
   CHECK(resumed["resumed_by"] == "ticket");
   CHECK(j["crr_summary"]["quic-resumed"].is_object());
 }

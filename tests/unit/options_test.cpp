@@ -5,8 +5,8 @@
 
 #include "cli/options.hpp"
 #include "error.hpp"
+#include "stacks/stack.hpp"
 #include "support/skip.hpp"
-#include "tls/quic.hpp"
 #include "transport/descriptors.hpp"
 
 using namespace tlscmp;
@@ -83,7 +83,7 @@ TEST_CASE("--mode takes a list of transports, the baseline first") {
   refused("tls,quick", "'quick' is no transport");
   refused("tcp,udp,tls", "one test runs one or the other");
   refused("quic,dtls", "one test runs one or the other");
-  if (tls::has_quic()) {
+  if (stacks::unavailable(Mode::quic).empty()) {
     CHECK(client({"--mode", "tcp,tls,quic"}).modes == std::vector<Mode>{Mode::tcp, Mode::tls, Mode::quic});
     CHECK(client({"--mode", "both,quic"}).modes == std::vector<Mode>{Mode::tcp, Mode::tls, Mode::quic});
   } else {

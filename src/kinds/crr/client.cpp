@@ -69,6 +69,25 @@ struct Plan {
   session::InterruptWatch& interrupt;
 };
 
+// A resumed variant's next session to offer: this connection's own ticket.
+// A TLS 1.3 ticket over TCP comes before the response; over QUIC it may come
+// in a later packet than the response, and a ticket offered twice may be
+// refused, so a connection waits a while for its own before it closes (as
+// a client that means to resume must). Where none came, the session it
+// resumed is offered again.
+void take_session(Stream& stream, tls::TlsStream& tls, tls::Session& session) {
+  constexpr std::chrono::milliseconds kTicketWait{1000};
+  if (facts(stream.mode()).over_udp) {
+    const Deadline until = Deadline::after(kTicketWait);
+    std::error_code ignored;
+    // Readable: the server's end came, and with it what it had to send.
+    while (!tls.has_new_session() && !until.expired() &&
+           !stream.readable_within(std::chrono::milliseconds(5), ignored)) {
+    }
+  }
+  if (tls.has_new_session() || !session) session = tls.session();
+}
+
 // One connection, from connect to close. Counted in `c` when `counted`.
 // Returns "" when it completed, else its failure's cause ("connect:
 // Connection refused"), which is also the key it is counted under.
@@ -115,8 +134,7 @@ std::string one_connection(const Plan& plan, Connector& c, tls::Session& session
   std::uint64_t sent = plan.head.size() + plan.request_rest;
   std::uint64_t received = plan.response_bytes;
   if (tls_stream != nullptr) {
-    if (plan.variant.resume)
-      session = tls_stream->session();  // with the ticket that came before the response
+    if (plan.variant.resume) take_session(*stream, *tls_stream, session);
     const bool resumed = tls_stream->resumed();
     if (counted && resumed) {
       ++c.resumed;

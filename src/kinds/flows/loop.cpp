@@ -23,7 +23,7 @@ using namespace loop_parts;
 FlowLoop::FlowLoop(const FlowPlan& plan)
     : plan_(plan), buffer_(plan.work == spec::FlowWork::stream ? plan.chunk_bytes : kBufferBytes) {
   poller_.add(wakeup_.fd(), EPOLLIN, kWakeTag);
-  if (plan.quic && !plan.client) quic_poll_ = std::make_unique<tls::QuicPollSet>();
+  if (plan.quic && !plan.client && plan.part != nullptr) quic_poll_ = plan.part->poll_set();
 }
 
 FlowLoop::~FlowLoop() {
@@ -139,7 +139,7 @@ void FlowLoop::run_quic_timers(std::int64_t now) {
     quic_timers_.erase(quic_timers_.begin());
     flow.timer_ns = 0;
     if (!flow.stream) continue;
-    flow.stream->tls()->handle_quic_events();
+    flow.stream->handle_loop_events();
     step(flow, measure::now_ns());
     // A flow that had nothing to try keeps its timers all the same.
     if (flow.stream && flow.timer_ns == 0 && flow.events != 0) want_quic(flow, flow.events);
@@ -239,7 +239,7 @@ void FlowLoop::step(Flow& flow, std::int64_t now) {
       // A QUIC client's stream that is through runs its connection's events
       // (what it sent still goes out and is acknowledged).
       if (plan_.quic && plan_.client && plan_.work == spec::FlowWork::stream && flow.stream) {
-        flow.stream->tls()->handle_quic_events();
+        flow.stream->handle_loop_events();
         watch_delivery(flow, now);
         return want_quic(flow, EPOLLIN);
       }
@@ -478,20 +478,21 @@ void FlowLoop::want(Flow& flow, std::uint32_t events) {
 // writer's buffer as responses feed a reader), and for room while the
 // library has datagrams waiting, and its connection's next timer is kept.
 void FlowLoop::want_quic(Flow& flow, std::uint32_t events) {
-  tls::TlsStream& tls = *flow.stream->tls();
+  Stream& stream = *flow.stream;
   if (!plan_.client) {
-    if (flow.events != events) quic_poll_->set(flow.slot, tls, (events & EPOLLOUT) != 0 ? POLLOUT : POLLIN);
+    if (flow.events != events)
+      quic_poll_->set(flow.slot, stream, (events & EPOLLOUT) != 0 ? POLLOUT : POLLIN);
     flow.events = events;
     return;
   }
-  const std::uint32_t wanted = EPOLLIN | (tls.quic_wants_write() ? EPOLLOUT : 0U);
+  const std::uint32_t wanted = EPOLLIN | (stream.loop_wants_write() ? EPOLLOUT : 0U);
   if (flow.events == 0) {
     poller_.add(flow.fd(), wanted, flow.slot);
   } else if (flow.events != wanted) {
     poller_.modify(flow.fd(), wanted, flow.slot);
   }
   flow.events = wanted;
-  const std::optional<std::chrono::microseconds> timeout = tls.quic_timeout();
+  const std::optional<std::chrono::microseconds> timeout = stream.loop_timeout();
   const std::int64_t due = timeout ? measure::now_ns() + timeout->count() * 1000 : 0;
   if (due == flow.timer_ns) return;
   if (flow.timer_ns != 0) quic_timers_.erase({flow.timer_ns, flow.slot});
@@ -502,7 +503,7 @@ void FlowLoop::want_quic(Flow& flow, std::uint32_t events) {
 void FlowLoop::unwatch(Flow& flow) {
   if (flow.timer_ns != 0) quic_timers_.erase({flow.timer_ns, flow.slot});
   flow.timer_ns = 0;
-  if (quic_poll_ && flow.events != 0 && flow.stream) quic_poll_->set(flow.slot, *flow.stream->tls(), 0);
+  if (quic_poll_ && flow.events != 0 && flow.stream) quic_poll_->set(flow.slot, *flow.stream, 0);
   if (!quic_poll_ && flow.events != 0 && flow.fd() >= 0) poller_.remove(flow.fd());
   flow.events = 0;
 }

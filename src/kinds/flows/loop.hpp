@@ -38,7 +38,6 @@
 #include "spec/spec.hpp"
 #include "stacks/stack.hpp"
 #include "tls/context.hpp"
-#include "tls/quic.hpp"
 #include "transport/poller.hpp"
 #include "transport/socket.hpp"
 #include "transport/stream.hpp"
@@ -62,7 +61,7 @@ struct FlowPlan {
   const tls::Context* tls = nullptr;         // client: the variant's context; null: none
   const stacks::ServerPart* part = nullptr;  // server: the stack's part, which makes its streams
   // QUIC: the client's connections over UDP sockets of their own (`tls` made
-  // with quic_event_loop, the loop running their timers); the server's come
+  // with event_loop, the loop running their timers); the server's come
   // established, streams of its listener's connections (adopt with a stream).
   bool quic = false;
   std::string host;               // client, TLS: the name the certificate must have
@@ -211,7 +210,7 @@ class FlowLoop {
       due_;
   // QUIC client: each connection's next timer (due, slot), soonest first.
   std::set<std::pair<std::int64_t, std::uint32_t>> quic_timers_;
-  std::unique_ptr<tls::QuicPollSet> quic_poll_;  // QUIC server: what the loop waits on
+  std::unique_ptr<stacks::StreamPollSet> quic_poll_;  // QUIC server: what the loop waits on (its part's)
   LoopTally tally_;
 
   struct Adopted {

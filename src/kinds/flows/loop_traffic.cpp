@@ -117,7 +117,7 @@ void FlowLoop::finish(Flow& flow) {
 // acknowledgement; progress while the count falls.
 void FlowLoop::watch_delivery(Flow& flow, std::int64_t now) {
   if (flow.unacknowledged == 0) return;
-  const std::uint64_t left = flow.stream->tls()->unacknowledged_bytes();
+  const std::uint64_t left = flow.stream->unacknowledged_bytes();
   if (left < flow.unacknowledged) flow.progress_ns = now;
   flow.unacknowledged = left;
   if (left == 0) finished_.fetch_add(1, std::memory_order_acq_rel);

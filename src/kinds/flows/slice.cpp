@@ -20,7 +20,7 @@ std::vector<session::Variant> variants(const session::ClientConfig& config,
   std::vector<session::Variant> out;
   const bool held = config.test.flows.work != spec::FlowWork::crr;
   tls::ClientOptions options = tls_config;
-  options.quic_event_loop = true;  // the loops run each QUIC connection's timers
+  options.event_loop = true;  // the loops run each QUIC connection's timers
   for (session::Variant& variant : common_variants(config, options, notes)) {
     // TLS over TCP's own variant: its records' buffers are the library's to release.
     const Mode mode = variant.mode;

@@ -255,10 +255,8 @@ RrRun run_rr_test(const session::ClientConfig& config, const tls::Context* tls, 
         fds, config.client_cpu, [&](std::size_t i) { mine[i] = run_rr_client(*data.streams[i], specs[i]); },
         tlscmp::facts(data.streams.front()->mode()).over_udp);
     take_facts(mine, std::move(facts));
-    for (std::size_t i = 0; i < mine.size(); ++i) {
-      if (const tls::TlsStream* t = std::as_const(*data.streams[i]).tls())
-        mine[i].facts.udp_path = t->udp_path();
-    }
+    for (std::size_t i = 0; i < mine.size(); ++i)
+      mine[i].facts.udp_path = data.streams[i]->udp_path();
   }
   const std::string suite = user_space_suite(*data.streams.front());  // calibrated once the run is over
   data.streams.clear();

@@ -46,7 +46,7 @@ void compute_rr_statistics(const Comparison& comparison, RrResults& results) {
     stats.p50_over_baseline = paired(p50);
     stats.p99_over_baseline = paired(p99);
     stats.transactions_per_s_over_tls = over_twin(runs, own_runs_by_round(results.runs, counts),
-                                                      [](const RrRun& r) { return r.transactions_per_s(); });
+                                                  [](const RrRun& r) { return r.transactions_per_s(); });
     add_unit_splits(
         runs, baseline_runs,
         [](const RrRun& r, const SideCost& side) { return r.cpu_us_per_transaction(side); },

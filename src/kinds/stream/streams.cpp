@@ -39,8 +39,7 @@ std::vector<SideResult> run_streams(const std::vector<StreamWork>& work, int cpu
       work.empty() ? nullptr : port_of(*work.front().stream));
   for (std::size_t i = 0; i < results.size(); ++i) {
     results[i].facts = std::move(facts[i]);
-    const tls::TlsStream* tls = std::as_const(*work[i].stream).tls();
-    if (tls != nullptr && !results[i].facts.udp_path) results[i].facts.udp_path = tls->udp_path();
+    if (!results[i].facts.udp_path) results[i].facts.udp_path = work[i].stream->udp_path();
   }
   std::int64_t earliest = INT64_MAX;
   for (const SideResult& r : results) {

@@ -1,18 +1,17 @@
 // QUIC v1 on the TLS library this build links, where it has QUIC (OpenSSL
-// 3.5 or newer: tls/quic.hpp): TLS 1.3 inside QUIC over UDP, to the
+// 3.5 or newer: quic.hpp): TLS 1.3 inside QUIC over UDP, to the
 // server's port over UDP, each data connection's bytes on QUIC streams.
 
 #include <fmt/format.h>
 
 #include "stacks/quic/quic.hpp"
-#include "tls/quic.hpp"
 
 namespace tlscmp::stacks {
 namespace {
 
 std::string no_quic() {
   std::string why;
-  return tls::has_quic(&why) ? std::string() : why;
+  return has_quic(&why) ? std::string() : why;
 }
 
 std::string quic_line() {
@@ -20,13 +19,13 @@ std::string quic_line() {
   return fmt::format("quic: {}", why.empty() ? "yes" : fmt::format("no ({})", why));
 }
 
-std::unique_ptr<Stream> quic_client_stream(UniqueFd fd, const tls::Context* tls, const Dial& dial) {
-  return tls->client_stream(std::move(fd), dial.host, dial.resume, dial.server_name);
+std::unique_ptr<Stream> quic_dial(UniqueFd fd, const tls::Context* tls, const Dial& dial) {
+  return quic_client_stream(*tls, std::move(fd), dial);
 }
 
 ClientContexts quic_client(const tls::ClientOptions& options) {
   tls::ClientOptions quic = options;
-  quic.quic = true;
+  quic.shape = &quic_shape();
   return {tls::Context::for_client(quic), std::nullopt};
 }
 
@@ -62,7 +61,7 @@ const Stack kQuicStack{
     .version_line = quic_line,
     .client_contexts = quic_client,
     .open_socket = open_udp_socket,
-    .client_stream = quic_client_stream,
+    .client_stream = quic_dial,
     .refuse_policy = refuse_quic_policy,
     .refuse_test = refuse_quic_test,
     .server_part = quic_server,

@@ -20,33 +20,27 @@
 #include <cstdint>
 #include <memory>
 
-#include "tls/tls_stream.hpp"
+#include "stacks/quic/quic_stream.hpp"
 
-namespace tlscmp::tls {
+namespace tlscmp::stacks {
 
 class QuicTransactions final : public Stream {
  public:
-  struct Shape {
-    bool client = true;
-    std::uint64_t request_bytes = 0;
-    std::uint64_t response_bytes = 0;
-    std::chrono::milliseconds idle{30'000};  // each stream's idle timeout, as the test's
-    std::uint64_t min_rate = 0;              // and its minimum rate (the server's --min-rate)
-  };
+  using Shape = TransactionShape;
   // `base`: a QUIC connection's first stream, which outlives this.
-  QuicTransactions(TlsStream& base, Shape shape);
+  QuicTransactions(QuicStream& base, Shape shape);
 
   std::size_t read_some(std::span<std::byte> buf, std::error_code& ec) override;
   std::size_t write_some(std::span<const std::byte> buf, std::error_code& ec) override;
   // The client's end, or the server's answer to it, on the first stream.
   void shutdown_send(std::error_code& ec) override;
   bool has_buffered() const override;
-  TlsStream* tls() override { return &base_; }
-  const TlsStream* tls() const override { return &base_; }
+  tls::TlsStream* tls() override { return &base_; }
+  const tls::TlsStream* tls() const override { return &base_; }
   Mode mode() const override { return Mode::quic; }
   bool readable_within(std::chrono::nanoseconds wait, std::error_code& ec) override;
   // How many transaction streams this side opened or took.
-  std::uint64_t streams() const { return streams_; }
+  std::uint64_t streams_opened() const override { return streams_; }
 
  private:
   // The server's next transaction stream, or none with `ec` (eof: the
@@ -61,15 +55,15 @@ class QuicTransactions final : public Stream {
   // The peer's message on the current stream is whole, and this side's too.
   bool done() const;
 
-  TlsStream& base_;
+  QuicStream& base_;
   Shape shape_;
   std::uint64_t out_bytes_;  // this side's message: the request (client) or the response
   std::uint64_t in_bytes_;   // the peer's
-  std::unique_ptr<TlsStream> current_;
+  std::unique_ptr<QuicStream> current_;
   std::uint64_t sent_ = 0;      // of this side's message on current_
   std::uint64_t received_ = 0;  // of the peer's message on current_
   std::uint64_t streams_ = 0;
   bool ended_ = false;  // the client ended the test: what follows is the first stream's
 };
 
-}  // namespace tlscmp::tls
+}  // namespace tlscmp::stacks

@@ -1,13 +1,13 @@
-#include "tls/quic_transactions.hpp"
+#include "stacks/quic/quic_transactions.hpp"
 
 #include <algorithm>
 
 #include "error.hpp"
 #include "transport/errors.hpp"
 
-namespace tlscmp::tls {
+namespace tlscmp::stacks {
 
-QuicTransactions::QuicTransactions(TlsStream& base, Shape shape)
+QuicTransactions::QuicTransactions(QuicStream& base, Shape shape)
     : Stream(UniqueFd()),
       base_(base),
       shape_(shape),
@@ -139,4 +139,4 @@ bool QuicTransactions::readable_within(std::chrono::nanoseconds wait, std::error
   return current_->readable_within(wait, ec);
 }
 
-}  // namespace tlscmp::tls
+}  // namespace tlscmp::stacks

@@ -1,0 +1,298 @@
+#include "stacks/quic/quic.hpp"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <fmt/format.h>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "error.hpp"
+#include "stacks/quic/quic_internal.hpp"
+
+namespace tlscmp::stacks {
+
+bool has_quic(std::string* why) {
+  if (TLSCMP_HAVE_QUIC) return true;
+  if (why != nullptr) {
+    *why = fmt::format("needs OpenSSL 3.5 or newer; this build has {}",
+                       compat::kBoringSsl ? tls::library_version() : tls::header_version());
+  }
+  return false;
+}
+
+bool quic_names_peers() {
+#if TLSCMP_HAVE_QUIC && OPENSSL_VERSION_NUMBER >= 0x40000000L
+  return true;
+#else
+  return false;
+#endif
+}
+
+namespace detail {
+
+void ListenerWatch::saw_incoming() {
+  {
+    std::lock_guard lock(mutex_);
+    incoming_.store(true, std::memory_order_release);
+  }
+  changed_.notify_all();
+}
+
+void ListenerWatch::connection_gone() {
+  {
+    std::lock_guard lock(mutex_);
+    live_.fetch_sub(1, std::memory_order_acq_rel);
+  }
+  changed_.notify_all();
+}
+
+void refuse_quic() {
+  std::string why;
+  has_quic(&why);
+  throw Error("quic: no (" + why + ")");
+}
+
+}  // namespace detail
+
+#if TLSCMP_HAVE_QUIC
+
+using detail::counted_datagrams;
+using detail::poll_watching;
+using detail::to_timeval;
+
+namespace {
+
+// The server's ALPN choice: tlscmp, or no connection (QUIC has no default).
+int select_alpn(SSL*, const unsigned char** out, unsigned char* out_len, const unsigned char* in,
+                unsigned int in_len, void*) {
+  static constexpr unsigned char kList[] = {6, 't', 'l', 's', 'c', 'm', 'p'};
+  unsigned char* chosen = nullptr;
+  if (SSL_select_next_proto(&chosen, out_len, kList, sizeof kList, in, in_len) != OPENSSL_NPN_NEGOTIATED)
+    return SSL_TLSEXT_ERR_ALERT_FATAL;
+  *out = chosen;
+  return SSL_TLSEXT_ERR_OK;
+}
+
+const SSL_METHOD* quic_method(bool server) {
+  return server ? OSSL_QUIC_server_method() : OSSL_QUIC_client_method();
+}
+
+void set_up_quic_context(SSL_CTX* ctx, bool server, bool event_loop) {
+  if (server) SSL_CTX_set_alpn_select_cb(ctx, select_alpn, nullptr);
+  // An event loop of many connections runs their timers itself: an assist
+  // thread a connection would be thousands of threads.
+  if (event_loop) {
+    if (SSL_CTX_set_domain_flags(ctx, SSL_DOMAIN_FLAG_MULTI_THREAD) != 1)
+      throw_tls_error("cannot set the QUIC domain's threading");
+    return;
+  }
+  // QUIC lives in user space: what TCP's kernel does while the program
+  // waits elsewhere (sending what a write left buffered, retransmitting,
+  // acknowledging) needs a thread. The library's assist thread handles the
+  // timers of every connection, whichever thread waits on it; blocking
+  // waits in SSL_poll, from many threads at once on a server.
+  if (SSL_CTX_set_domain_flags(ctx, SSL_DOMAIN_FLAG_THREAD_ASSISTED | SSL_DOMAIN_FLAG_BLOCKING) != 1)
+    throw_tls_error("cannot set the QUIC domain's threading");
+}
+
+}  // namespace
+
+const tls::ContextShape& quic_shape() {
+  static const tls::ContextShape shape{quic_method, set_up_quic_context, kQuicAlpn};
+  return shape;
+}
+
+std::unique_ptr<QuicStream> quic_client_stream(const tls::Context& context, UniqueFd udp, const Dial& dial) {
+  SSL* ssl = context.new_client_ssl(dial.host, dial.resume, dial.server_name);
+  auto stream = std::make_unique<QuicStream>(std::move(udp), ssl);
+  detail::attach_udp(ssl, stream->native_handle());
+  stream->set_trust_description(context.trust_description());
+  return stream;
+}
+
+QuicListener::QuicListener(const tls::Context& context, UniqueFd udp) : udp_(std::move(udp)) {
+  listener_ = SSL_new_listener(context.native(), 0);
+  if (listener_ == nullptr) throw_tls_error("cannot make a QUIC listener");
+  // Counted as a client's are: the port's datagrams, every connection's.
+  BIO* bio = counted_datagrams(udp_.get(), "the QUIC listener's");
+  SSL_set_bio(listener_, bio, bio);
+  if (SSL_set_blocking_mode(listener_, 0) != 1 || SSL_listen(listener_) != 1)
+    throw_tls_error("cannot listen for QUIC connections");
+  watch_ = std::make_shared<detail::ListenerWatch>(listener_);
+}
+
+QuicListener::~QuicListener() {
+  SSL_free(listener_);
+}
+
+SSL* QuicListener::next_connection(std::chrono::milliseconds wait) {
+  SSL* ssl = nullptr;
+  if (watch_->live() == 0) {
+    // Nothing else waits on the domain: this thread does, for the listener.
+    ssl = SSL_accept_connection(listener_, SSL_ACCEPT_CONNECTION_NO_BLOCK);
+    if (ssl == nullptr) {
+      SSL_POLL_ITEM item{};
+      item.desc = SSL_as_poll_descriptor(listener_);
+      item.events = SSL_POLL_EVENT_IC;
+      const timeval tv = to_timeval(wait);
+      std::size_t ready = 0;
+      SSL_poll(&item, 1, sizeof item, &tv, 0, &ready);
+      ERR_clear_error();
+      if (ready > 0) ssl = SSL_accept_connection(listener_, SSL_ACCEPT_CONNECTION_NO_BLOCK);
+    }
+  } else {
+    // The connections' waits watch the listener. Where none of them waits
+    // (each busy, or none waiting in the library), SSL_accept_connection
+    // runs the listener's events itself, every kWatchedCheck at the most.
+    constexpr std::chrono::milliseconds kWatchedCheck{20};
+    watch_->wait_incoming(std::min(wait, kWatchedCheck));
+    ssl = SSL_accept_connection(listener_, SSL_ACCEPT_CONNECTION_NO_BLOCK);
+    watch_->taken();
+  }
+  ERR_clear_error();
+  return ssl;
+}
+
+std::unique_ptr<QuicStream> QuicListener::accept(std::chrono::milliseconds wait, sockaddr_storage& peer) {
+  SSL* ssl = next_connection(wait);
+  if (ssl == nullptr) return nullptr;
+  std::memset(&peer, 0, sizeof peer);
+#if OPENSSL_VERSION_NUMBER >= 0x40000000L
+  // OpenSSL 4.0 names a QUIC connection's peer; 3.5 and 3.6 do not, and
+  // `peer` stays empty (AF_UNSPEC).
+  if (BIO_ADDR* address = BIO_ADDR_new()) {
+    if (SSL_get_peer_addr(ssl, address) == 1) {
+      const auto family = BIO_ADDR_family(address);
+      std::size_t length = 0;
+      if (family == AF_INET || family == AF_INET6) {
+        peer.ss_family = static_cast<sa_family_t>(family);
+        auto* in4 = reinterpret_cast<sockaddr_in*>(&peer);
+        auto* in6 = reinterpret_cast<sockaddr_in6*>(&peer);
+        void* raw =
+            family == AF_INET ? static_cast<void*>(&in4->sin_addr) : static_cast<void*>(&in6->sin6_addr);
+        BIO_ADDR_rawaddress(address, raw, &length);
+        const unsigned short port = BIO_ADDR_rawport(address);
+        (family == AF_INET ? in4->sin_port : in6->sin6_port) = port;
+      }
+    }
+    BIO_ADDR_free(address);
+  }
+#endif
+  SSL_set_blocking_mode(ssl, 0);
+  // The client's streams come one by one (TlsStream::accept_stream): none
+  // is the connection's default, each is taken as it comes.
+  if (SSL_set_default_stream_mode(ssl, SSL_DEFAULT_STREAM_MODE_NONE) != 1 ||
+      SSL_set_incoming_stream_policy(ssl, SSL_INCOMING_STREAM_POLICY_ACCEPT, 0) != 1) {
+    ERR_clear_error();
+    SSL_free(ssl);
+    return nullptr;
+  }
+  auto connection = std::make_unique<QuicStream>(UniqueFd(), ssl);
+  watch_->connection_born();
+  connection->watch_ = watch_;
+  return connection;
+}
+
+struct QuicPollSet::Items {
+  std::vector<SSL_POLL_ITEM> items;
+};
+
+QuicPollSet::QuicPollSet() : items_(std::make_unique<Items>()) {}
+QuicPollSet::~QuicPollSet() = default;
+
+void QuicPollSet::set(std::uint32_t tag, Stream& base, short events) {
+  auto& stream = static_cast<QuicStream&>(base);
+  if (position_.size() <= tag) position_.resize(tag + 1, UINT32_MAX);
+  std::uint32_t& at = position_[tag];
+  std::vector<SSL_POLL_ITEM>& items = items_->items;
+  if (events == 0) {
+    if (at == UINT32_MAX) return;
+    items[at] = items.back();  // the last item takes its place
+    tags_[at] = tags_.back();
+    position_[tags_[at]] = at;
+    items.pop_back();
+    tags_.pop_back();
+    at = UINT32_MAX;
+    return;
+  }
+  if (!watch_) watch_ = stream.watch_;
+  if (at == UINT32_MAX) {
+    at = static_cast<std::uint32_t>(items.size());
+    items.emplace_back();
+    tags_.push_back(tag);
+  }
+  SSL_POLL_ITEM& item = items[at];
+  item.desc = SSL_as_poll_descriptor(stream.ssl());
+  item.events = 0;
+  if ((events & POLLIN) != 0) item.events |= SSL_POLL_EVENT_R | SSL_POLL_EVENT_ER;
+  if ((events & POLLOUT) != 0) item.events |= SSL_POLL_EVENT_W | SSL_POLL_EVENT_EW;
+  item.revents = 0;
+}
+
+const std::vector<std::uint32_t>& QuicPollSet::wait(std::chrono::microseconds limit) {
+  ready_.clear();
+  std::vector<SSL_POLL_ITEM>& items = items_->items;
+  if (items.empty()) {
+    std::this_thread::sleep_for(limit);
+    return ready_;
+  }
+  poll_watching(items, limit, watch_.get());  // sets each item's revents
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (items[i].revents != 0) ready_.push_back(tags_[i]);
+  }
+  return ready_;
+}
+
+namespace detail {
+
+bool ListenerWatch::wait_incoming(std::chrono::milliseconds limit) {
+  std::unique_lock lock(mutex_);
+  const auto queued = [this] { return SSL_get_accept_connection_queue_len(listener_) > 0; };
+  changed_.wait_for(lock, limit, [&] { return incoming_.load() || live_.load() == 0 || queued(); });
+  return queued();
+}
+
+}  // namespace detail
+
+#else  // no QUIC in this build
+
+QuicListener::QuicListener(const tls::Context&, UniqueFd udp) : udp_(std::move(udp)) {
+  detail::refuse_quic();
+}
+QuicListener::~QuicListener() = default;
+std::unique_ptr<QuicStream> QuicListener::accept(std::chrono::milliseconds, sockaddr_storage&) {
+  detail::refuse_quic();
+}
+ssl_st* QuicListener::next_connection(std::chrono::milliseconds) {
+  detail::refuse_quic();
+}
+
+struct QuicPollSet::Items {};
+QuicPollSet::QuicPollSet() = default;
+QuicPollSet::~QuicPollSet() = default;
+void QuicPollSet::set(std::uint32_t, Stream&, short) {
+  detail::refuse_quic();
+}
+const std::vector<std::uint32_t>& QuicPollSet::wait(std::chrono::microseconds) {
+  detail::refuse_quic();
+}
+
+namespace detail {
+bool ListenerWatch::wait_incoming(std::chrono::milliseconds) {
+  refuse_quic();
+}
+}  // namespace detail
+
+const tls::ContextShape& quic_shape() {
+  detail::refuse_quic();
+}
+
+std::unique_ptr<QuicStream> quic_client_stream(const tls::Context&, UniqueFd, const Dial&) {
+  detail::refuse_quic();
+}
+
+#endif
+
+}  // namespace tlscmp::stacks
