@@ -215,32 +215,24 @@ std::string TlsStream::explain_verify_failure(long verify) const {
   }
 }
 
-std::size_t TlsStream::read_some(std::span<std::byte> buf, std::error_code& ec) {
-  for (;;) {
-    const int n = SSL_read(ssl_, buf.data(), clamp_len(buf.size()));
-    if (n > 0) {
-      if (!progressed(static_cast<std::size_t>(n))) {
-        ec = TransportErrc::too_slow;
-        return 0;
-      }
-      return static_cast<std::size_t>(n);
-    }
-    if ((ec = handle_failure(n))) return 0;
+std::size_t TlsStream::moved(int n, std::error_code& ec) {
+  if (n <= 0) {
+    ec = handle_failure(n);
+    return 0;
   }
+  if (!progressed(static_cast<std::size_t>(n))) {
+    ec = TransportErrc::too_slow;
+    return 0;
+  }
+  return static_cast<std::size_t>(n);
+}
+
+std::size_t TlsStream::read_some(std::span<std::byte> buf, std::error_code& ec) {
+  return retry_io([&] { return SSL_read(ssl_, buf.data(), clamp_len(buf.size())); }, ec);
 }
 
 std::size_t TlsStream::write_some(std::span<const std::byte> buf, std::error_code& ec) {
-  for (;;) {
-    const int n = SSL_write(ssl_, buf.data(), clamp_len(buf.size()));
-    if (n > 0) {
-      if (!progressed(static_cast<std::size_t>(n))) {
-        ec = TransportErrc::too_slow;
-        return 0;
-      }
-      return static_cast<std::size_t>(n);
-    }
-    if ((ec = handle_failure(n))) return 0;
-  }
+  return retry_io([&] { return SSL_write(ssl_, buf.data(), clamp_len(buf.size())); }, ec);
 }
 
 void TlsStream::send_close_notify(std::error_code& ec) {

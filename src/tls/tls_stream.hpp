@@ -157,12 +157,25 @@ class TlsStream : public Stream, public ConnectionEvents {
   // Turns a failed SSL_* call's result into an error code; for WANT_READ and
   // WANT_WRITE, waits and returns {} so that the caller retries.
   std::error_code handle_failure(int ret);
+  // A read or write: `call` (SSL_read, SSL_write or the like, returning
+  // bytes moved or a failure) until it moves bytes or fails for good; the
+  // bytes count as progress against the minimum rate.
+  template <typename Call>
+  std::size_t retry_io(Call call, std::error_code& ec) {
+    for (;;) {
+      const std::size_t n = moved(call(), ec);
+      if (n > 0 || ec) return n;
+    }
+  }
   // Waits for POLLIN or POLLOUT: on the socket (QUIC: its library's way).
   virtual std::error_code wait_for(short events);
   // The SSL object of the session (QUIC: a stream's connection's).
   virtual ssl_st* tls_ssl() const { return ssl_; }
 
  private:
+  // A call's result `n`: the bytes moved; or 0, with `ec` set where it
+  // failed for good (clear where it waited and the call should go again).
+  std::size_t moved(int n, std::error_code& ec);
   // What failed verification (X509_V_ERR_*), in words with names and dates.
   std::string explain_verify_failure(long verify) const;
 

@@ -101,17 +101,7 @@ std::unique_ptr<Stream> QuicStream::stream_per_transaction(const TransactionShap
 
 std::size_t QuicStream::write_last(std::span<const std::byte> buf, std::error_code& ec) {
   const int length = static_cast<int>(std::min<std::size_t>(buf.size(), INT_MAX));
-  for (;;) {
-    const int n = detail::write_concluding(ssl(), buf.data(), length);
-    if (n > 0) {
-      if (!progressed(static_cast<std::size_t>(n))) {
-        ec = TransportErrc::too_slow;
-        return 0;
-      }
-      return static_cast<std::size_t>(n);
-    }
-    if ((ec = handle_failure(n))) return 0;
-  }
+  return retry_io([&] { return detail::write_concluding(ssl(), buf.data(), length); }, ec);
 }
 
 void QuicStream::shutdown_send(std::error_code& ec) {
