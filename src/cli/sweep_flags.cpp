@@ -8,6 +8,16 @@
 namespace tlscmp::cli {
 namespace {
 
+// A kind's setting that a sweep takes lists of, by its name; null if none is.
+const kinds::SweepSetting* kind_setting(const std::string& name) {
+  for (const kinds::KindSlice* kind : kinds::all_kinds()) {
+    for (const kinds::SweepSetting& setting : kind->sweep_settings) {
+      if (name == setting.name) return &setting;
+    }
+  }
+  return nullptr;
+}
+
 // A swept setting's values, each parsed and checked as its flag would be,
 // and kept typed: the sweep applies them without parsing again.
 results::SweepAxis sweep_axis(const std::string& name, const std::vector<std::string>& texts) {
@@ -40,16 +50,8 @@ results::SweepAxis sweep_axis(const std::string& name, const std::vector<std::st
       apply = [f](session::ClientConfig& c) { c.test.stream.framing = f; };
     } else if (name == "cipher") {
       apply = [text](session::ClientConfig& c) { c.tls_policy.cipher = text; };
-    } else if (name == "rr") {
-      const auto [request, response] = parse_rr(text, flag);
-      apply = [request, response](session::ClientConfig& c) {
-        c.test.rr.request_bytes = request;
-        c.test.rr.response_bytes = response;
-      };
-    } else if (name == "flows") {
-      const auto n =
-          static_cast<std::uint32_t>(spec::parse_count(text, flag, 1, spec::kMaxFlows, "connections"));
-      apply = [n](session::ClientConfig& c) { c.test.flows.flows = n; };
+    } else if (const kinds::SweepSetting* setting = kind_setting(name)) {
+      apply = setting->value(text);
     } else {
       throw UsageError(fmt::format("cannot sweep '{}'", name));
     }
@@ -115,12 +117,11 @@ void add_sweep_command(CLI::App& app, SweepFlags& flags) {
   list("--rcvbuf", flags.rcvbufs, "SO_RCVBUF on both ends");
   list("--read-size", flags.read_sizes, "The receiver's read sizes");
   list("--cipher", flags.ciphers, "TLS suites or TLS 1.2 cipher lists");
-  list("--rr", flags.rr_sizes,
-       "Request/response sizes (1/1,64/1K,1K/16K,16K/1M): transactions instead of bulk runs, 10 s per run "
-       "unless -t or -n says otherwise");
-  list("--flows", flags.flows,
-       "Flow counts (1,10,100,1000,10000): many connections on event loops at each end, each making --rr "
-       "transactions (1/1 unless --rr says otherwise)");
+  // Each kind's settings, as its entry names them (--rr, --flows).
+  for (const kinds::KindSlice* kind : kinds::all_kinds()) {
+    for (const kinds::SweepSetting& setting : kind->sweep_settings)
+      list(("--" + std::string(setting.name)).c_str(), flags.kind_lists[setting.name], setting.help);
+  }
   cmd->add_option("--threads", c.test.flows.threads, "With --flows: event loops at each end")
       ->check(CLI::Range(1u, spec::kMaxFlowThreads));
   cmd->add_option("--out", flags.out, "Write PREFIX.csv and PREFIX.json")
@@ -134,19 +135,15 @@ void add_sweep_command(CLI::App& app, SweepFlags& flags) {
 SweepCommand to_sweep_command(const SweepFlags& sweep_flags, const std::string& command_line) {
   SweepCommand sweep;
   ClientFlags base_flags = sweep_flags.client;
-  // Swept rr sizes make every point an rr test: the base is one, with the first size.
-  if (!sweep_flags.rr_sizes.empty()) {
-    std::tie(base_flags.test.rr.request_bytes, base_flags.test.rr.response_bytes) =
-        parse_rr(sweep_flags.rr_sizes.front(), "--rr");
-    base_flags.ask(TestKind::rr);
-  }
-  // Swept flow counts make every point a flows test: the first count, and 1/1 unless --rr gave sizes.
-  if (!sweep_flags.flows.empty()) {
-    base_flags.test.flows.flows = static_cast<std::uint32_t>(
-        spec::parse_count(sweep_flags.flows.front(), "--flows", 1, spec::kMaxFlows, "connections"));
-    if (sweep_flags.rr_sizes.empty()) base_flags.test.rr = {1, 1, 0, 0};
-    base_flags.ask(TestKind::rr);
-    base_flags.ask(TestKind::flows);
+  // A kind's swept setting makes every point a test of its kind: the base
+  // is one, with the first value (in table order: rr's sizes before the
+  // flows that make transactions of them).
+  for (const kinds::KindSlice* kind : kinds::all_kinds()) {
+    for (const kinds::SweepSetting& setting : kind->sweep_settings) {
+      const auto given = sweep_flags.kind_lists.find(setting.name);
+      if (given != sweep_flags.kind_lists.end() && !given->second.empty())
+        setting.base(given->second.front(), base_flags);
+    }
   }
   sweep.config.base = to_client_command(base_flags).config;
   sweep.config.base.command_line = command_line;
@@ -155,12 +152,17 @@ SweepCommand to_sweep_command(const SweepFlags& sweep_flags, const std::string& 
   if (const std::string slow = slow_buffers_warning(sweep_flags); !slow.empty())
     sweep.warnings.push_back(slow);
   // The first axis given in this order makes the rows of the table.
-  const std::vector<std::pair<const char*, const std::vector<std::string>*>> lists{
+  std::vector<std::pair<const char*, const std::vector<std::string>*>> lists{
       {"msg-size", &sweep_flags.msg_sizes}, {"length", &sweep_flags.lengths},
       {"window", &sweep_flags.windows},     {"sndbuf", &sweep_flags.sndbufs},
       {"rcvbuf", &sweep_flags.rcvbufs},     {"read-size", &sweep_flags.read_sizes},
-      {"framing", &sweep_flags.framings},   {"cipher", &sweep_flags.ciphers},
-      {"rr", &sweep_flags.rr_sizes},        {"flows", &sweep_flags.flows}};
+      {"framing", &sweep_flags.framings},   {"cipher", &sweep_flags.ciphers}};
+  for (const kinds::KindSlice* kind : kinds::all_kinds()) {
+    for (const kinds::SweepSetting& setting : kind->sweep_settings) {
+      if (const auto given = sweep_flags.kind_lists.find(setting.name); given != sweep_flags.kind_lists.end())
+        lists.emplace_back(setting.name, &given->second);
+    }
+  }
   // A list of one is a setting like any other, not a column of the table.
   results::SweepConfig fixed;
   for (const auto& [name, texts] : lists) {

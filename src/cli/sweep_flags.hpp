@@ -3,6 +3,7 @@
 // tlscmp sweep's flags: a client's, with the swept settings as lists; and
 // the sweep they make, every point checked. Internal to cli/.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,8 +14,9 @@ namespace tlscmp::cli {
 // tlscmp sweep: what a client takes, with the swept settings as lists.
 struct SweepFlags {
   ClientFlags client;
-  std::vector<std::string> msg_sizes, lengths, framings, windows, sndbufs, rcvbufs, read_sizes, ciphers,
-      rr_sizes, flows;
+  std::vector<std::string> msg_sizes, lengths, framings, windows, sndbufs, rcvbufs, read_sizes, ciphers;
+  // Each kind's swept settings (its entry's sweep_settings), by name: --rr, --flows.
+  std::map<std::string, std::vector<std::string>> kind_lists;
   std::string out = "sweep";
 };
 

@@ -6,6 +6,7 @@
 // each kind's folder defines its entry beside its halves (slice.cpp).
 
 #include <array>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -92,6 +93,18 @@ struct SweepFigures {
   std::string ratio_cell;  // its ratio to the baseline, in a column of its own; "" where none
   // The CSV's columns it fills (of the kind's sweep_columns), by name; the rest stay empty.
   std::map<std::string, std::string> csv;
+};
+
+// A setting of a kind's that `tlscmp sweep` takes a list of (--rr
+// 1/1,64/1K): its flag's name (without the dashes) and help, what one value
+// does to a point's settings (parsed and checked as the flag would be:
+// throws UsageError), and what its first value makes of the sweep's base
+// settings (the kind asked, and what its tests need).
+struct SweepSetting {
+  const char* name;
+  const char* help;
+  std::function<void(session::ClientConfig&)> (*value)(const std::string& text);
+  void (*base)(const std::string& first, KindFlags& flags);
 };
 
 // A chart of a sweep on the report page (tlscmp report): a figure of each
@@ -225,6 +238,8 @@ struct KindSlice {
   std::vector<SweepFigures> (*sweep_figures)(const measure::Comparison& point) = nullptr;
   std::span<const char* const> sweep_columns = {};
   std::span<const SweepChart> sweep_charts = {};
+  // Its settings a sweep takes lists of, after the shared ones, in table order.
+  std::span<const SweepSetting> sweep_settings = {};
   // What compare and merge read back of its -J; none for a kind without runs.
   ResultRuns results{};
 };

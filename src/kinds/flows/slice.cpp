@@ -99,6 +99,28 @@ spec::Test example() {
   return t;
 }
 
+// tlscmp sweep --flows 1,10,100: each point a flows test of that many.
+std::function<void(session::ClientConfig&)> sweep_counts(const std::string& text) {
+  const auto n =
+      static_cast<std::uint32_t>(spec::parse_count(text, "--flows", 1, spec::kMaxFlows, "connections"));
+  return [n](session::ClientConfig& c) { c.test.flows.flows = n; };
+}
+
+// The first count, and transactions of 1/1 unless swept rr sizes gave theirs.
+void sweep_base(const std::string& first, KindFlags& flags) {
+  flags.test.flows.flows =
+      static_cast<std::uint32_t>(spec::parse_count(first, "--flows", 1, spec::kMaxFlows, "connections"));
+  if (!flags.asked[static_cast<std::size_t>(TestKind::rr)]) flags.test.rr = {1, 1, 0, 0};
+  flags.ask(TestKind::rr);
+  flags.ask(TestKind::flows);
+}
+
+constexpr SweepSetting kSweepSettings[] = {
+    {"flows",
+     "Flow counts (1,10,100,1000,10000): many connections on event loops at each end, each making --rr "
+     "transactions (1/1 unless --rr says otherwise)",
+     sweep_counts, sweep_base}};
+
 }  // namespace flows_entry
 }  // namespace
 
@@ -165,6 +187,7 @@ const KindSlice kFlowsKind{
     .sweep_figures = flows_sweep_figures,
     .sweep_columns = kTransactionsSweepColumns,
     .sweep_charts = kFlowsSweepCharts,
+    .sweep_settings = flows_entry::kSweepSettings,
     .results = {"flows", "flows_runs", "transactions", "transactions", flows_entry::kFigures, "flows",
                 "flows", "flows"},
 };

@@ -1,6 +1,7 @@
 // The request/response kind's entry in the table of kinds (kinds/kind.hpp).
 
 #include <fmt/format.h>
+#include <tuple>
 
 #include "kinds/rr/rr.hpp"
 #include "kinds/transactions.hpp"
@@ -54,6 +55,26 @@ spec::Test example() {
   t.duration_ms = 3000;
   return t;
 }
+// tlscmp sweep --rr 1/1,64/1K: each point an rr test of those sizes.
+std::function<void(session::ClientConfig&)> sweep_sizes(const std::string& text) {
+  const auto [request, response] = spec::parse_rr(text, "--rr");
+  return [request, response](session::ClientConfig& c) {
+    c.test.rr.request_bytes = request;
+    c.test.rr.response_bytes = response;
+  };
+}
+
+void sweep_base(const std::string& first, KindFlags& flags) {
+  std::tie(flags.test.rr.request_bytes, flags.test.rr.response_bytes) = spec::parse_rr(first, "--rr");
+  flags.ask(TestKind::rr);
+}
+
+constexpr SweepSetting kSweepSettings[] = {
+    {"rr",
+     "Request/response sizes (1/1,64/1K,1K/16K,16K/1M): transactions instead of bulk runs, 10 s per run "
+     "unless -t or -n says otherwise",
+     sweep_sizes, sweep_base}};
+
 }  // namespace rr_entry
 }  // namespace
 
@@ -85,6 +106,7 @@ const KindSlice kRrKind{
     .sweep_figures = rr_sweep_figures,
     .sweep_columns = kTransactionsSweepColumns,
     .sweep_charts = kRrSweepCharts,
+    .sweep_settings = rr_entry::kSweepSettings,
     .results = {"rr", "rr_runs", "transactions", "transactions", rr_entry::kFigures, "messages",
                 "transactions"},
 };
