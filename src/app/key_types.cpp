@@ -9,6 +9,7 @@
 #include "app/server.hpp"
 #include "error.hpp"
 #include "tls/identity.hpp"
+#include "tls/speed.hpp"
 
 namespace tlscmp::app {
 
@@ -29,6 +30,7 @@ void Server::prepare_key_type(const std::string& key_type) {
     if (host != "localhost" && host != "127.0.0.1" && host != "::1") hosts.push_back(host);
   }
   const tls::CertificateSet made = tls::generate_certificates(hosts, 1, *type, issuer_);
+  tls::keep_certificates(*type, made);  // the key type's calibration after a test uses it
   tls_.add_server_name(name, tls::Context::for_server({made.server, tls::kDefaultReadAheadBytes,
                                                        config_.tls_policy, config_.client_ca_file,
                                                        config_.require_client_cert, config_.resumption}));

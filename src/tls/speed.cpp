@@ -93,18 +93,33 @@ std::optional<SpeedSuite> find_speed_suite(const std::string& name) {
 
 namespace {
 
-// A certificate set of `key_type`, made once per process: an RSA 4096 key
-// takes a second or more to make.
+// The certificate sets made or kept, by key type: once per process, as an
+// RSA 4096 key takes a second or more to make. Never erased, so that a
+// reference to one holds.
+struct KeptCertificates {
+  std::mutex mutex;
+  std::map<KeyType, CertificateSet> sets;
+};
+KeptCertificates& kept_certificates() {
+  static KeptCertificates kept;
+  return kept;
+}
+
 const CertificateSet& certificates_of(KeyType key_type) {
-  static std::mutex mutex;
-  static std::map<KeyType, CertificateSet> made;
-  std::lock_guard lock(mutex);
-  auto it = made.find(key_type);
-  if (it == made.end()) it = made.emplace(key_type, generate_certificates({}, 1, key_type)).first;
+  KeptCertificates& kept = kept_certificates();
+  std::lock_guard lock(kept.mutex);
+  auto it = kept.sets.find(key_type);
+  if (it == kept.sets.end()) it = kept.sets.emplace(key_type, generate_certificates({}, 1, key_type)).first;
   return it->second;
 }
 
 }  // namespace
+
+void keep_certificates(KeyType key_type, const CertificateSet& set) {
+  KeptCertificates& kept = kept_certificates();
+  std::lock_guard lock(kept.mutex);
+  kept.sets.emplace(key_type, set);
+}
 
 SuiteContexts contexts_for_suite(const SpeedSuite& suite, std::optional<KeyType> key_type,
                                  const std::string& group) {

@@ -54,6 +54,12 @@ struct SuiteContexts {
 // know: its defaults). Certificates are made once per process and type.
 SuiteContexts contexts_for_suite(const SpeedSuite& suite, std::optional<KeyType> key_type = std::nullopt,
                                  const std::string& group = {});
+// A certificate set of `key_type` this process made anyway (a server's
+// certificate for --compare-key-types), kept for the contexts above where
+// none of that type is kept yet: a key of RSA 3072 bits or more takes a
+// second or more to make, and a server's calibration after a test is not to
+// make it again while the client waits for its figures.
+void keep_certificates(KeyType key_type, const CertificateSet& set);
 
 // What a bulk run's side calibrates with on this host: the AEAD of `suite`
 // at `shape.record_bytes`, and TLS in memory with the run's shape, about

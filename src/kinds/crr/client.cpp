@@ -340,6 +340,9 @@ CrrRun run_crr_test(const session::ClientConfig& config, const tls::Context* tls
   const SideResult mine = client_count(run, connectors, primed);
   control.set_deadline(Deadline::after(timeouts.control));
   session::send_message(control, mine, "the client's connection count");
+  // The server then waits up to a control timeout for its last connections
+  // to be counted, and calibrates: twice the timeout for its answer.
+  control.set_deadline(Deadline::after(2 * timeouts.control));
   const auto theirs = session::receive<SideResult>(control, "the server's connection count");
   if (!theirs.error.empty()) throw Error("the server: " + theirs.error);
   const auto stopped = std::find_if(connectors.begin(), connectors.end(),
