@@ -23,6 +23,7 @@
 #include "app/sweep.hpp"
 #include "cli/options.hpp"
 #include "error.hpp"
+#include "kinds/kind.hpp"
 #include "measure/clock.hpp"
 #include "report/compare.hpp"
 #include "report/html.hpp"
@@ -143,10 +144,8 @@ int run_sweep(const tlscmp::cli::SweepCommand& sweep) {
   print_warnings(sweep.warnings);
   std::unique_ptr<measure::TransferObserver> live;
   if (::isatty(STDERR_FILENO) != 0) {
-    const session::ClientConfig& base = sweep.config.base;
-    live = std::make_unique<report::ProgressBar>(stderr, base.test.stream.bytes * base.test.forward_streams(),
-                                                 static_cast<double>(base.test.duration().count()) / 1e3,
-                                                 base.test.rr.transactions);
+    const kinds::LiveGoal goal = kinds::live_goal(sweep.config.base.test);
+    live = std::make_unique<report::ProgressBar>(stderr, goal.bytes, goal.seconds, goal.transactions);
   }
   const std::vector<results::SweepPoint> points = app::run_sweep(sweep.config, live.get());
   print_stdout(report::render_sweep_markdown(points));
@@ -179,12 +178,11 @@ std::unique_ptr<tlscmp::measure::TransferObserver> live_view(const tlscmp::cli::
     if (config.test.interval().count() > 0) {
       live = std::make_unique<report::IntervalLines>(
           stdout, config.test.interval(),
-          config.test.stream.direction == Direction::client_to_server ? "sent" : "received");
+          kinds::direction_of(config.test) == Direction::client_to_server ? "sent" : "received");
     } else if (::isatty(STDERR_FILENO) != 0) {
       // The bar follows the streams that go the test's way, added up.
-      live = std::make_unique<report::ProgressBar>(
-          stderr, config.test.stream.bytes * config.test.forward_streams(),
-          static_cast<double>(config.test.duration().count()) / 1e3, config.test.rr.transactions);
+      const kinds::LiveGoal goal = kinds::live_goal(config.test);
+      live = std::make_unique<report::ProgressBar>(stderr, goal.bytes, goal.seconds, goal.transactions);
     }
   }
   return live;

@@ -213,7 +213,7 @@ class Server {
                                       std::string& busy);
   // The flows all many-connection tests together may hold: the descriptors
   // left beside --max-connections and a reserve.
-  int flows_room() const;
+  int flow_room() const;
   // What one source address may hold of --max-connections.
   int connection_share() const;
 
@@ -240,7 +240,7 @@ class Server {
   int shared_connections_ = 0;     // connections counted in the shared caps (not in a budget)
   int reserved_ = 0;               // every source's budgets together
   std::uint64_t memory_held_ = 0;  // the buffers running tests reserved (--max-memory)
-  int flows_held_ = 0;             // the flows running many-connection tests reserved
+  int held_flow_count_ = 0;        // the flows running many-connection tests reserved
   // What each source address holds, against its shares. A budget is room
   // that a source's running tests reserved for the connections they expect
   // (their data connections, a crr test's stream of connections): those

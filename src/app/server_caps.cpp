@@ -10,9 +10,9 @@ using namespace server_parts;
 
 std::string Server::cap_problem(const protocol::TestRequest& request) const {
   if (std::string why = stacks_->refusal(request.mode); !why.empty()) return why;
-  if (request.test.stream.bytes > config_.max_bytes) {
-    return fmt::format("the test asks for {} bytes; this server allows at most {} (--max-bytes)",
-                       request.test.stream.bytes, config_.max_bytes);
+  if (const std::uint64_t bytes = kinds::bytes_asked(request.test); bytes > config_.max_bytes) {
+    return fmt::format("the test asks for {} bytes; this server allows at most {} (--max-bytes)", bytes,
+                       config_.max_bytes);
   }
   if (std::chrono::milliseconds(request.test.duration_ms) > config_.max_duration) {
     return fmt::format("the test asks for {} s; this server allows at most {} s (--max-duration)",
@@ -63,7 +63,7 @@ std::shared_ptr<void> Server::reserve_connections(const std::string& source, std
   });
 }
 
-int Server::flows_room() const {
+int Server::flow_room() const {
   const std::uint64_t hard = descriptor_hard_limit();
   const std::uint64_t kept = kReservedDescriptors + static_cast<std::uint64_t>(config_.max_connections);
   return hard > kept ? static_cast<int>(std::min<std::uint64_t>(hard - kept, INT32_MAX)) : 0;
@@ -78,19 +78,19 @@ std::shared_ptr<void> Server::reserve_flows(const std::vector<std::string>& sour
         "this server holds at most {} flows a test (--max-flows); ask for fewer, or raise --max-flows on the "
         "server",
         config_.max_flows);
-  } else if (flows_held_ + count > flows_room()) {
+  } else if (held_flow_count_ + count > flow_room()) {
     busy = fmt::format(
         "server busy: the test needs {} flows, and running tests hold {} of the {} this server's open-file "
         "limit leaves beside --max-connections; try again when one ends, or raise the server's limit "
         "(ulimit -Hn, LimitNOFILE=)",
-        count, flows_held_, flows_room());
+        count, held_flow_count_, flow_room());
   }
   if (!busy.empty()) return nullptr;
   // Each source's share: the client spreads its flows over them in turn.
   const int share = (count + static_cast<int>(sources.size()) - 1) / static_cast<int>(sources.size());
   for (const std::string& source : sources)
     sources_[source].flow_budget += share;
-  flows_held_ += count;
+  held_flow_count_ += count;
   return std::shared_ptr<void>(reinterpret_cast<void*>(1), [this, sources, count, share](void*) {
     std::lock_guard released(mutex_);
     for (const std::string& source : sources) {
@@ -98,7 +98,7 @@ std::shared_ptr<void> Server::reserve_flows(const std::vector<std::string>& sour
       it->second.flow_budget -= share;
       forget_if_unused(it);
     }
-    flows_held_ -= count;
+    held_flow_count_ -= count;
   });
 }
 

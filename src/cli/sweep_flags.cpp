@@ -1,12 +1,31 @@
 #include "cli/sweep_flags.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <functional>
+#include <tuple>
 
 #include "error.hpp"
 
 namespace tlscmp::cli {
 namespace {
+
+// The settings every kind shares that a sweep takes lists of, with their
+// place among the kinds' (kinds::SweepSetting::order).
+struct SweepList {
+  const char* name;
+  const char* flags;
+  std::vector<std::string> SweepFlags::*values;
+  const char* help;
+  int order;
+};
+constexpr SweepList kSharedLists[] = {
+    {"length", "-l,--length", &SweepFlags::lengths, "Chunk sizes", 20},
+    {"window", "-w,--window", &SweepFlags::windows, "SO_SNDBUF and SO_RCVBUF on both ends", 30},
+    {"sndbuf", "--sndbuf", &SweepFlags::sndbufs, "SO_SNDBUF on both ends", 40},
+    {"rcvbuf", "--rcvbuf", &SweepFlags::rcvbufs, "SO_RCVBUF on both ends", 50},
+    {"cipher", "--cipher", &SweepFlags::ciphers, "TLS suites or TLS 1.2 cipher lists", 80},
+};
 
 // A kind's setting that a sweep takes lists of, by its name; null if none is.
 const kinds::SweepSetting* kind_setting(const std::string& name) {
@@ -25,16 +44,9 @@ results::SweepAxis sweep_axis(const std::string& name, const std::vector<std::st
   const std::string flag = "--" + name;
   for (const std::string& text : texts) {
     std::function<void(session::ClientConfig&)> apply;
-    if (name == "msg-size") {
-      const std::uint64_t n = parse_size(text, flag, 1, framing::kMaxMessageBytes);
-      apply = [n](session::ClientConfig& c) { c.test.stream.msg_size = n; };
-    } else if (name == "length" || name == "read-size") {
+    if (name == "length") {
       const auto n = static_cast<std::uint32_t>(parse_size(text, flag, 1, protocol::kMaxChunkBytes));
-      if (name == "length") {
-        apply = [n](session::ClientConfig& c) { c.test.chunk_bytes = n; };
-      } else {
-        apply = [n](session::ClientConfig& c) { c.test.stream.read_size = n; };
-      }
+      apply = [n](session::ClientConfig& c) { c.test.chunk_bytes = n; };
     } else if (name == "window" || name == "sndbuf" || name == "rcvbuf") {
       const auto n =
           static_cast<std::uint32_t>(parse_size(text, flag, 1024, protocol::kMaxSocketBufferBytes));
@@ -44,10 +56,6 @@ results::SweepAxis sweep_axis(const std::string& name, const std::vector<std::st
         if (send) c.test.sndbuf_bytes = n;
         if (receive) c.test.rcvbuf_bytes = n;
       };
-    } else if (name == "framing") {
-      if (text != "raw" && text != "len4") throw UsageError(fmt::format("--framing '{}': raw or len4", text));
-      const framing::Framing f = text == "len4" ? framing::Framing::len4 : framing::Framing::raw;
-      apply = [f](session::ClientConfig& c) { c.test.stream.framing = f; };
     } else if (name == "cipher") {
       apply = [text](session::ClientConfig& c) { c.tls_policy.cipher = text; };
     } else if (const kinds::SweepSetting* setting = kind_setting(name)) {
@@ -91,8 +99,6 @@ void add_sweep_command(CLI::App& app, SweepFlags& flags) {
   cmd->add_option("-t,--time", c.time_s, "Seconds per run instead of -n")
       ->check(NumberRange(0.001, kMaxSeconds))
       ->excludes(bytes);
-  cmd->add_flag_callback(
-      "-R,--reverse", [&c] { c.test.stream.direction = Direction::server_to_client; }, "The server sends");
   cmd->add_option("-P,--parallel", c.test.streams, "Parallel streams")
       ->check(CLI::Range(1, static_cast<int>(protocol::kMaxStreams)));
   cmd->add_option("--repeat", c.repeat, "Rounds per point (default 5)")->check(CLI::Range(1, kMaxRounds));
@@ -103,27 +109,20 @@ void add_sweep_command(CLI::App& app, SweepFlags& flags) {
   cmd->add_flag("--verify", c.test.verify, "Check every byte on the receiver");
   cmd->add_option("--html", c.html, "Also write a report page of the sweep to FILE (as tlscmp report makes)")
       ->type_name("FILE");
-  add_size(cmd, "--max-msg", c.test.stream.max_msg, "--max-msg", 1, framing::kMaxMessageBytes,
-           "The receiver refuses longer length prefixes")
-      ->default_str("1G");
-  const auto list = [&](const char* name, std::vector<std::string>& values, const char* what) {
+  // Each kind's flags a sweep takes as they are (-R, --threads).
+  for (const kinds::KindSlice* kind : kinds::all_kinds()) {
+    if (kind->add_sweep_flags != nullptr) kind->add_sweep_flags(*cmd, c);
+  }
+  const auto list = [&](const std::string& name, std::vector<std::string>& values, const char* what) {
     cmd->add_option(name, values, what)->delimiter(',')->type_name("LIST");
   };
-  list("--msg-size", flags.msg_sizes, "Message sizes, comma-separated (10,1K,1400,...)");
-  list("-l,--length", flags.lengths, "Chunk sizes");
-  list("--framing", flags.framings, "raw, len4, or both");
-  list("-w,--window", flags.windows, "SO_SNDBUF and SO_RCVBUF on both ends");
-  list("--sndbuf", flags.sndbufs, "SO_SNDBUF on both ends");
-  list("--rcvbuf", flags.rcvbufs, "SO_RCVBUF on both ends");
-  list("--read-size", flags.read_sizes, "The receiver's read sizes");
-  list("--cipher", flags.ciphers, "TLS suites or TLS 1.2 cipher lists");
-  // Each kind's settings, as its entry names them (--rr, --flows).
+  for (const SweepList& shared : kSharedLists)
+    list(shared.flags, flags.*shared.values, shared.help);
+  // Each kind's settings, as its entry names them (--msg-size, --rr, --flows).
   for (const kinds::KindSlice* kind : kinds::all_kinds()) {
     for (const kinds::SweepSetting& setting : kind->sweep_settings)
-      list(("--" + std::string(setting.name)).c_str(), flags.kind_lists[setting.name], setting.help);
+      list("--" + std::string(setting.name), flags.kind_lists[setting.name], setting.help);
   }
-  cmd->add_option("--threads", c.test.flows.threads, "With --flows: event loops at each end")
-      ->check(CLI::Range(1u, spec::kMaxFlowThreads));
   cmd->add_option("--out", flags.out, "Write PREFIX.csv and PREFIX.json")
       ->type_name("PREFIX")
       ->capture_default_str();
@@ -141,7 +140,7 @@ SweepCommand to_sweep_command(const SweepFlags& sweep_flags, const std::string& 
   for (const kinds::KindSlice* kind : kinds::all_kinds()) {
     for (const kinds::SweepSetting& setting : kind->sweep_settings) {
       const auto given = sweep_flags.kind_lists.find(setting.name);
-      if (given != sweep_flags.kind_lists.end() && !given->second.empty())
+      if (setting.base != nullptr && given != sweep_flags.kind_lists.end() && !given->second.empty())
         setting.base(given->second.front(), base_flags);
     }
   }
@@ -151,21 +150,21 @@ SweepCommand to_sweep_command(const SweepFlags& sweep_flags, const std::string& 
   sweep.html_path = sweep_flags.client.html;
   if (const std::string slow = slow_buffers_warning(sweep_flags); !slow.empty())
     sweep.warnings.push_back(slow);
-  // The first axis given in this order makes the rows of the table.
-  std::vector<std::pair<const char*, const std::vector<std::string>*>> lists{
-      {"msg-size", &sweep_flags.msg_sizes}, {"length", &sweep_flags.lengths},
-      {"window", &sweep_flags.windows},     {"sndbuf", &sweep_flags.sndbufs},
-      {"rcvbuf", &sweep_flags.rcvbufs},     {"read-size", &sweep_flags.read_sizes},
-      {"framing", &sweep_flags.framings},   {"cipher", &sweep_flags.ciphers}};
+  // The first axis given, in the order of the settings' `order`, makes the rows of the table.
+  std::vector<std::tuple<int, const char*, const std::vector<std::string>*>> lists;
+  for (const SweepList& shared : kSharedLists)
+    lists.emplace_back(shared.order, shared.name, &(sweep_flags.*shared.values));
   for (const kinds::KindSlice* kind : kinds::all_kinds()) {
     for (const kinds::SweepSetting& setting : kind->sweep_settings) {
       if (const auto given = sweep_flags.kind_lists.find(setting.name); given != sweep_flags.kind_lists.end())
-        lists.emplace_back(setting.name, &given->second);
+        lists.emplace_back(setting.order, setting.name, &given->second);
     }
   }
+  std::stable_sort(lists.begin(), lists.end(),
+                   [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
   // A list of one is a setting like any other, not a column of the table.
   results::SweepConfig fixed;
-  for (const auto& [name, texts] : lists) {
+  for (const auto& [order, name, texts] : lists) {
     if (texts->empty()) continue;
     results::SweepAxis axis = sweep_axis(name, *texts);
     (texts->size() == 1 ? fixed.axes : sweep.config.axes).push_back(std::move(axis));

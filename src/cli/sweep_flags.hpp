@@ -14,8 +14,9 @@ namespace tlscmp::cli {
 // tlscmp sweep: what a client takes, with the swept settings as lists.
 struct SweepFlags {
   ClientFlags client;
-  std::vector<std::string> msg_sizes, lengths, framings, windows, sndbufs, rcvbufs, read_sizes, ciphers;
-  // Each kind's swept settings (its entry's sweep_settings), by name: --rr, --flows.
+  std::vector<std::string> lengths, windows, sndbufs, rcvbufs, ciphers;
+  // Each kind's swept settings (its entry's sweep_settings), by name:
+  // --msg-size, --rr, --flows.
   std::map<std::string, std::vector<std::string>> kind_lists;
   std::string out = "sweep";
 };

@@ -98,13 +98,17 @@ struct SweepFigures {
 // A setting of a kind's that `tlscmp sweep` takes a list of (--rr
 // 1/1,64/1K): its flag's name (without the dashes) and help, what one value
 // does to a point's settings (parsed and checked as the flag would be:
-// throws UsageError), and what its first value makes of the sweep's base
-// settings (the kind asked, and what its tests need).
+// throws UsageError), what its first value makes of the sweep's base
+// settings (the kind asked, and what its tests need; may be null), and
+// where its list stands among the sweep's: the first list given, in this
+// order, makes the table's rows. The settings every kind shares are
+// cli/'s: -l 20, -w 30, --sndbuf 40, --rcvbuf 50, --cipher 80.
 struct SweepSetting {
   const char* name;
   const char* help;
   std::function<void(session::ClientConfig&)> (*value)(const std::string& text);
-  void (*base)(const std::string& first, KindFlags& flags);
+  void (*base)(const std::string& first, KindFlags& flags) = nullptr;
+  int order = 100;
 };
 
 // A chart of a sweep on the report page (tlscmp report): a figure of each
@@ -155,8 +159,15 @@ struct KindSlice {
   // --streams: its connections carry QUIC streams of their own (a test of
   // another kind opens a QUIC connection per unit of work).
   bool quic_streams = false;
-  // -B LIST: its connections spread over several source addresses.
+  // -B LIST: its connections spread over several source addresses (a
+  // request's `flow_sources`).
   bool several_sources = false;
+  // Its TLS variants may release their buffers while idle (tls-release: a
+  // request's `release_buffers`).
+  bool release_buffers = false;
+  // Its requests may name the server certificate's key type
+  // (--compare-key-types: a request's `key_type`).
+  bool key_types = false;
 
   // Client half. The variants of one round; null: common_variants
   // (kinds/variants.hpp): tcp, tls or --compare-ciphers' suites, udp, dtls.
@@ -240,6 +251,9 @@ struct KindSlice {
   std::span<const SweepChart> sweep_charts = {};
   // Its settings a sweep takes lists of, after the shared ones, in table order.
   std::span<const SweepSetting> sweep_settings = {};
+  // Its flags that `tlscmp sweep` takes as they are, one value for every
+  // point (may be null).
+  void (*add_sweep_flags)(CLI::App& cmd, KindFlags& flags) = nullptr;
   // What compare and merge read back of its -J; none for a kind without runs.
   ResultRuns results{};
 };
@@ -259,6 +273,21 @@ void check_host(const session::ClientConfig& config);
 // server holds every request it decodes to it, before anything else.
 // Throws protocol::ProtocolError.
 void check_request(const protocol::TestRequest& request);
+
+// What the layers above read of a test's settings without naming a kind's
+// part: the bytes it asks to move (bulk -n, of a bulk test or of its
+// flows), which the server's --max-bytes holds; which way its bytes go
+// (-R), for the header of its report; and what a live view counts toward
+// (the bytes of the streams that go the test's way, its seconds, its
+// transactions).
+std::uint64_t bytes_asked(const spec::Test& test);
+Direction direction_of(const spec::Test& test);
+struct LiveGoal {
+  std::uint64_t bytes = 0;
+  double seconds = 0;
+  std::uint64_t transactions = 0;
+};
+LiveGoal live_goal(const spec::Test& test);
 
 // A kind's result read back as its kind reads it (each field held to its
 // range): throws protocol::ProtocolError where it does not hold, or its

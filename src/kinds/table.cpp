@@ -107,8 +107,35 @@ void check_request(const protocol::TestRequest& m) {
   } catch (const spec::Invalid& e) {
     throw ProtocolError(e.what());
   }
-  if (!m.key_type.empty() && (m.test.kind != TestKind::crr || !facts(m.mode).tls_over_tcp))
-    throw ProtocolError("'key_type' is for crr tests over tls");
+  // The fields a request adds for some kinds, each the capability of the kind that has it.
+  const KindSlice& kind = slice_of(m.test.kind);
+  const auto refuse = [](const char* key, bool KindSlice::*has, const char* over) {
+    for (const KindSlice* slice : kTable) {
+      if (slice->*has)
+        throw ProtocolError(
+            fmt::format("bad control message: '{}' is for {} tests{}", key, to_string(slice->kind), over));
+    }
+    throw ProtocolError(fmt::format("bad control message: no kind takes '{}'", key));
+  };
+  if (!m.flow_sources.empty() && !kind.several_sources)
+    refuse("flow_sources", &KindSlice::several_sources, "");
+  const bool over_tls = facts(m.mode).tls_over_tcp;
+  if (m.release_buffers && (!kind.release_buffers || !over_tls))
+    refuse("release_buffers", &KindSlice::release_buffers, " over tls");
+  if (!m.key_type.empty() && (!kind.key_types || !over_tls))
+    refuse("key_type", &KindSlice::key_types, " over tls");
+}
+
+std::uint64_t bytes_asked(const spec::Test& test) {
+  return test.stream.bytes;
+}
+
+Direction direction_of(const spec::Test& test) {
+  return test.stream.direction;
+}
+
+LiveGoal live_goal(const spec::Test& test) {
+  return {test.stream.bytes * test.forward_streams(), test.duration_s(), test.rr.transactions};
 }
 
 const KindSlice* slice_of(protocol::ConnectionKind connection) {

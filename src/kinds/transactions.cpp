@@ -35,8 +35,18 @@ void check_transactions(const spec::Test& t, const char* flag) {
   }
 }
 
+std::string schedule_problem(double rate_tps, std::uint32_t streams) {
+  if (rate_tps <= 0 || streams == 0) return {};
+  const double spacing_us = 1e6 * streams / rate_tps;
+  if (spacing_us >= kMinRequestSpacingUs) return {};
+  return fmt::format(
+      "a rate of {:g} transactions/s over {} connection{} puts requests {:.3g} us apart on each; the "
+      "schedule keeps {:g} us at the least: lower the rate or add connections (-P)",
+      rate_tps, streams, streams == 1 ? "" : "s", spacing_us, kMinRequestSpacingUs);
+}
+
 std::string transactions_refusal(const protocol::TestRequest& request, const session::ServerSide&) {
-  const std::string problem = protocol::rr_schedule_problem(request.test.rr.rate_tps, request.test.streams);
+  const std::string problem = schedule_problem(request.test.rr.rate_tps, request.test.streams);
   return problem.empty() ? problem : "this server refuses " + problem;
 }
 

@@ -21,6 +21,14 @@ namespace tlscmp::kinds {
 // A test of transactions without -t or -n: 10 s of them.
 inline constexpr std::uint64_t kDefaultTransactionsMs = 10'000;
 
+// An open-loop test (--rate) sends each connection's requests at least this
+// far apart: a finer schedule is below what a thread's clock and sleeps keep.
+inline constexpr double kMinRequestSpacingUs = 1.0;
+
+// A schedule that cannot be kept: requests closer together on a connection
+// than kMinRequestSpacingUs. Returns why in one line, or "".
+std::string schedule_problem(double rate_tps, std::uint32_t streams);
+
 // -n as the number of `counted` (transactions, connections), at least one
 // for each of -P's `makers` (connections, connectors); without -t or -n,
 // kDefaultTransactionsMs; 3 rounds unless --repeat. Throws UsageError.
@@ -35,6 +43,29 @@ void check_transactions(const spec::Test& test, const char* flag);
 // Server: an open-loop schedule (--rate) its loops cannot keep, refused
 // before anything is set up; "" where none.
 std::string transactions_refusal(const protocol::TestRequest& request, const session::ServerSide& side);
+
+// --rate: where the runs fell short of the schedule, `who` ("the server or
+// the path", "the flows") could not keep up, and the latencies count the
+// backlog. A run's window ends with its last response, one latency after
+// the last request: the path's own round trip, which is no backlog, comes
+// off (its fastest transaction's). Otherwise a 2 s run over a 200 ms round
+// trip, every request sent and answered on time, would have fallen 10% short.
+template <typename Results>
+void note_rate_shortfall(measure::Comparison& comparison, const char* who) {
+  const Results* results = comparison.get<Results>();
+  const double rate = comparison.parameters.test.rr.rate_tps;
+  if (results == nullptr || rate <= 0) return;
+  for (const auto& run : results->runs) {
+    const double schedule_us = run.elapsed_us - run.latency.min;
+    if (run.partial || schedule_us <= 0 ||
+        static_cast<double>(run.transactions) / (schedule_us / 1e6) >= 0.95 * rate)
+      continue;
+    comparison.notes.push_back(fmt::format(
+        "{} round {} made {:.0f} of the {:g} transactions/s asked: {} fell behind the schedule, and the "
+        "latencies count the backlog",
+        run.label(), run.round, run.transactions_per_s(), rate, who));
+  }
+}
 
 // A sweep of tests of transactions: its table's title, its CSV columns
 // (after variant, mode and runs), and a variant's figures but the table's

@@ -5,14 +5,14 @@
 // in a static member template
 //
 //   template <typename Walk, typename Self> static void walk(Walk& w, Self& t) {
-//     w.field("flows", t.flows, spec::kMaxFlows);  // a number and its range
+//     w.field("connections", t.connections, kMaxConnections);  // a number and its range
 //     w.field("error", t.error);
 //   }
 //
 // and FieldWriter turns it into JSON (for the wire, or for -J), FieldReader
 // back, holding each field to its type and range as every message is held
 // (the checks below, shared with messages.cpp). A kind's result travels as a
-// KindResult: its type ("flows_result") and those fields; protocol/ frames
+// KindResult: its type (the kind's name for it) and those fields; protocol/ frames
 // it without knowing whose it is, and the kind reads it with read_result.
 
 #include <cstddef>

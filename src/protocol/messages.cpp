@@ -204,12 +204,12 @@ spec::Test decode_test(const json& j) {
 }
 
 // Addresses as inet_ntop writes them, so that the server's accounting by
-// source finds them; at most kMaxFlowSources, for flows tests alone.
+// source finds them; at most kMaxFlowSources (the kinds say whose tests
+// may have them: kinds::check_request).
 void get_flow_sources(const json& j, TestRequest& m) {
   constexpr std::size_t kMaxFlowSources = 1024;
   const json& list = j["flow_sources"];
   if (!list.is_array() || list.size() > kMaxFlowSources) bad("'flow_sources' is not a short array");
-  if (m.test.kind != TestKind::flows && !list.empty()) bad("'flow_sources' is for flows tests");
   for (const json& item : list) {
     if (!item.is_string()) bad("'flow_sources' holds something other than an address");
     const std::string text = item.get<std::string>();
@@ -241,11 +241,7 @@ TestRequest decode_test_request(const json& j) {
   if (j.contains("server_cpu") && !j["server_cpu"].is_null())
     m.server_cpu = static_cast<int>(get_uint(j, "server_cpu", 0, kMaxCpu));
   if (j.contains("flow_sources")) get_flow_sources(j, m);
-  if (j.contains("release_buffers")) {
-    m.release_buffers = get_bool(j, "release_buffers");
-    if (m.release_buffers && (m.test.kind != TestKind::flows || !facts(m.mode).tls_over_tcp))
-      bad("'release_buffers' is for flows tests over tls");
-  }
+  if (j.contains("release_buffers")) m.release_buffers = get_bool(j, "release_buffers");
   return m;
 }
 
@@ -416,16 +412,4 @@ std::string cookie_hex(const Cookie& cookie) {
     text += fmt::format("{:02x}", std::to_integer<unsigned>(b));
   return text;
 }
-
-std::string rr_schedule_problem(double rate_tps, std::uint32_t streams) {
-  if (rate_tps <= 0 || streams == 0) return {};
-  const double spacing_us = 1e6 * streams / rate_tps;
-  if (spacing_us >= kMinRrSpacingUs) return {};
-  return fmt::format(
-      "a rate of {:g} transactions/s over {} connection{} puts requests {:.3g} us apart on each; the "
-      "schedule "
-      "keeps {:g} us at the least: lower the rate or add connections (-P)",
-      rate_tps, streams, streams == 1 ? "" : "s", spacing_us, kMinRrSpacingUs);
-}
-
 }  // namespace tlscmp::protocol

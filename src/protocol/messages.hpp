@@ -31,8 +31,8 @@
 namespace tlscmp::protocol {
 
 // The control protocol's version, in every preamble: peers of another one are
-// refused in one line. 2: a test request names its kind ("kind"), and no
-// longer says "crr". 3: a request carries its test as spec/ describes it,
+// refused in one line. 2: a test request names its kind ("kind") in one
+// field of its own. 3: a request carries its test as spec/ describes it,
 // the shared part and its kind's part alone ("handshakes" is N, not 2N).
 inline constexpr std::uint8_t kVersion = 3;
 inline constexpr std::size_t kPreambleBytes = 8;
@@ -59,9 +59,6 @@ inline constexpr double kMaxElapsedUs = 1e13;  // about 4 months
 inline constexpr std::size_t kMaxIntervals = 20'000;
 inline constexpr std::uint32_t kMaxCpu = 8191;       // the highest CPU number -A may name
 inline constexpr std::size_t kStreamIndexBytes = 2;  // after the cookie on a data connection
-// An open-loop rr test sends each connection's requests at least this far
-// apart: a finer schedule is below what a thread's clock and sleeps keep.
-inline constexpr double kMinRrSpacingUs = 1.0;
 
 // Anything a peer sent that does not follow the protocol.
 class ProtocolError : public Error {
@@ -91,7 +88,7 @@ struct TestRequest {
   spec::Test test;  // the test as it is: its kind, the shared part and its kind's part on the wire
   Mode mode = Mode::tcp;
   std::uint64_t verify_seed = 0;  // with test.verify: the payload pattern's seed, fresh per comparison
-  // crr over TLS, --compare-key-types: the server certificate's key type
+  // TLS, a kind that compares key types: the server certificate's key type
   // ("ecdsa-p384", as tlscmp certs --key-type names them), made for the
   // test; the client asks for it by name (key_type_server_name). "": the
   // server's own certificate.
@@ -103,11 +100,11 @@ struct TestRequest {
   std::uint32_t round = 0;     // the client's round (1-based), for the log; 0: not said (optional)
   // -A CLIENT,SERVER: the CPU the server pins its data threads to; -1: none (optional).
   int server_cpu = -1;
-  // flows over TLS, the tls-release variant: both ends set
+  // TLS, a kind's variant that releases buffers: both ends set
   // SSL_MODE_RELEASE_BUFFERS (optional).
   bool release_buffers = false;
-  // flows: the client's source addresses (-B's list), where it spreads its
-  // flows over several; the server budgets their connections per address.
+  // A kind whose connections come from several sources: the client's
+  // addresses (-B's list); the server budgets their connections per address.
   // Empty: the control connection's (optional).
   std::vector<std::string> flow_sources;
 };
@@ -158,10 +155,6 @@ struct Refusal {
 inline std::string key_type_server_name(const std::string& key_type) {
   return key_type + ".key-type.tlscmp.invalid";
 }
-
-// An rr schedule that cannot be kept: requests closer together on a
-// connection than kMinRrSpacingUs. Returns why in one line, or "".
-std::string rr_schedule_problem(double rate_tps, std::uint32_t streams);
 
 using Message = std::variant<TestRequest, TestAccept, Refusal, Ready, KindResult, ClockRequest, ClockReply>;
 

@@ -27,7 +27,7 @@ std::string render_text(const measure::Comparison& c) {
 
 std::string render_text_header(const measure::TestParameters& p, const std::string& version) {
   std::string out;
-  out += fmt::format("tlscmp {}: {}, {}{}\n", version, describe_direction(p.test.stream.direction),
+  out += fmt::format("tlscmp {}: {}, {}{}\n", version, describe_direction(kinds::direction_of(p.test)),
                      host_port(p.host, p.port), p.embedded_server ? " (embedded server)" : "");
   const kinds::KindSlice& kind = kinds::slice_of(p.test.kind);
   if (kind.text_header != nullptr) out += kind.text_header(p);

@@ -20,7 +20,7 @@ struct CompareConfig {
 
 // One figure of one variant, in both results.
 struct ComparedFigure {
-  std::string kind;     // "bulk", "rr", "crr", "datagram"
+  std::string kind;     // the kind's label in its results (KindSlice::results)
   std::string variant;  // "tcp", "tls", "tls-resumed", a suite ...
   std::string figure;   // "MB/s", "transactions/s", "p99 latency us" ...
   measure::Change change;

@@ -19,7 +19,7 @@ struct MergeConfig {
 // One host's (one file's) figures for one kind and variant, over its runs that count.
 struct MergedHost {
   std::string host;  // the file's name without .json: Ansible names it after the inventory host
-  std::string kind;  // "bulk", "rr", "crr", "datagram"
+  std::string kind;  // the kind's label in its results (KindSlice::results)
   std::string variant;
   int runs = 0;
   double amount = 0;       // bytes (bulk), transactions (rr), connections (crr), datagrams received
@@ -50,11 +50,11 @@ struct ServerView {
   // flows), every kind's in the table's order.
   std::vector<std::pair<std::string, double>> amounts;
   // Kinds whose server results carry memory readings (the many-connection
-  // tests): by the kind's label ("flows"), then by variant (tcp, tls,
-  // tls-release), the server's memory per connection with every connection
-  // of a test established and idle (its RSS, and its heap, over its own
-  // before the test's first), the median over the tests; none without a
-  // reading. Tests that ran at once count each other's connections.
+  // tests): by the kind's label, then by variant (tcp, tls, ...), the
+  // server's memory per connection with every connection of a test
+  // established and idle (its RSS, and its heap, over its own before the
+  // test's first), the median over the tests; none without a reading.
+  // Tests that ran at once count each other's connections.
   struct Memory {
     std::optional<double> idle_bytes_per_connection;
     std::optional<double> idle_heap_bytes_per_connection;

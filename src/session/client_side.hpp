@@ -61,29 +61,6 @@ void keep_run(measure::Comparison& comparison, Run run, const std::string& label
   comparison.as<Results>().runs.push_back(std::move(run));
 }
 
-// --rate: where the runs fell short of the schedule, `who` ("the server or
-// the path", "the flows") could not keep up, and the latencies count the
-// backlog. A run's window ends with its last response, one latency after
-// the last request: the path's own round trip, which is no backlog, comes
-// off (its fastest transaction's). Otherwise a 2 s run over a 200 ms round
-// trip, every request sent and answered on time, would have fallen 10% short.
-template <typename Results>
-void note_rate_shortfall(measure::Comparison& comparison, const char* who) {
-  const Results* results = comparison.get<Results>();
-  const double rate = comparison.parameters.test.rr.rate_tps;
-  if (results == nullptr || rate <= 0) return;
-  for (const auto& run : results->runs) {
-    const double schedule_us = run.elapsed_us - run.latency.min;
-    if (run.partial || schedule_us <= 0 ||
-        static_cast<double>(run.transactions) / (schedule_us / 1e6) >= 0.95 * rate)
-      continue;
-    comparison.notes.push_back(fmt::format(
-        "{} round {} made {:.0f} of the {:g} transactions/s asked: {} fell behind the schedule, and the "
-        "latencies count the backlog",
-        run.label(), run.round, run.transactions_per_s(), rate, who));
-  }
-}
-
 // -A: a side whose data threads did not hold the pin (a server of an older
 // tlscmp ignores it; a CPU taken away since it was checked), once per side.
 template <typename Results>

@@ -75,7 +75,7 @@ inline constexpr double kMaxRateTps = 1e9;
 // Connections of one many-connection test: a data header's index holds them.
 inline constexpr std::uint32_t kMaxFlows = 65'535;
 inline constexpr std::uint32_t kMaxFlowThreads =
-    1024;  // the wire's limit; the schedule's is protocol's kMinRrSpacingUs
+    1024;  // the wire's limit; the schedule's is kinds' kMinRequestSpacingUs
 
 // How a crr client closes each connection: reset (SO_LINGER 0, no
 // TIME_WAIT) or fin (an orderly close; TIME_WAIT on the client).

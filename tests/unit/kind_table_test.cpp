@@ -6,6 +6,8 @@
 #include <set>
 
 #include "kinds/kind.hpp"
+#include "kinds/transactions.hpp"
+#include "protocol/messages.hpp"
 
 using namespace tlscmp;
 using namespace tlscmp::kinds;
@@ -69,4 +71,35 @@ TEST_CASE("compare and merge read every kind with runs through the table: a list
     CHECK(r.amount != nullptr);
   }
   CHECK(lists.contains("rr_runs"));
+}
+
+TEST_CASE("an open-loop schedule no thread can keep is refused: a request every 0.5 us") {
+  CHECK(schedule_problem(2e6, 1).find("lower the rate or add connections") != std::string::npos);
+  CHECK(schedule_problem(2e6, 2).empty());
+  CHECK(schedule_problem(0, 1).empty());
+}
+
+TEST_CASE("a request's fields for some kinds are refused for the others, naming the kind that takes them") {
+  protocol::TestRequest flows;
+  flows.mode = Mode::tls;
+  flows.test = slice_of(TestKind::flows).example();
+  flows.release_buffers = true;
+  flows.flow_sources = {"127.0.0.2", "127.0.0.3"};
+  CHECK_NOTHROW(check_request(flows));
+  flows.mode = Mode::tcp;
+  CHECK_THROWS_WITH_AS(check_request(flows),
+                       "bad control message: 'release_buffers' is for flows tests over tls",
+                       protocol::ProtocolError);
+
+  protocol::TestRequest rr;
+  rr.mode = Mode::tls;
+  rr.test = slice_of(TestKind::rr).example();
+  CHECK_NOTHROW(check_request(rr));
+  rr.flow_sources = {"127.0.0.2"};
+  CHECK_THROWS_WITH_AS(check_request(rr), "bad control message: 'flow_sources' is for flows tests",
+                       protocol::ProtocolError);
+  rr.flow_sources.clear();
+  rr.key_type = "ecdsa-p384";
+  CHECK_THROWS_WITH_AS(check_request(rr), "bad control message: 'key_type' is for crr tests over tls",
+                       protocol::ProtocolError);
 }

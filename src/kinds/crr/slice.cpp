@@ -134,6 +134,7 @@ const KindSlice kCrrKind{
     .takes = "--crr takes --rr, -t, -n, -P, --close, --repeat, --warmup and the TLS flags",
     .add_flags = add_crr_flags,
     .configure = configure_crr,
+    .key_types = true,
     .variants = crr_entry::variants,
     .run = crr_entry::run,
     .server_pin = false,

@@ -68,6 +68,11 @@ std::vector<CLI::Option*> add_flows_flags(CLI::App& cmd, KindFlags& flags) {
   };
 }
 
+void add_flows_sweep_flags(CLI::App& cmd, KindFlags& flags) {
+  cmd.add_option("--threads", flags.test.flows.threads, "With --flows: event loops at each end")
+      ->check(CLI::Range(1u, spec::kMaxFlowThreads));
+}
+
 namespace {
 
 // The work's own flags: bulk's -n bytes, or rr's and crr's sizes and -n
@@ -97,11 +102,11 @@ void configure_flow_work(const SharedFlags& flags, session::ClientConfig& c) {
     if (flags.time_s == 0)
       throw UsageError("--rate needs -t: an open-loop run goes for a time, not a count (-n)");
     const double spacing_us = 1e6 * flows / c.test.rr.rate_tps;
-    if (spacing_us < protocol::kMinRrSpacingUs) {
+    if (spacing_us < kMinRequestSpacingUs) {
       throw UsageError(
           fmt::format("--rate {:g}: {} flows would each have a request every {:.3g} us; the schedule "
                       "keeps {:g} us at the least: lower the rate or add flows",
-                      c.test.rr.rate_tps, flows, spacing_us, protocol::kMinRrSpacingUs));
+                      c.test.rr.rate_tps, flows, spacing_us, kMinRequestSpacingUs));
     }
   }
   if (c.test.rr.transactions != 0 && c.test.rr.transactions < flows) {

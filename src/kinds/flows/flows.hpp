@@ -67,6 +67,8 @@ std::uint32_t flow_threads(const spec::Test& test, int cpu);
 
 // Client flags (flags.cpp): --flows, which asks for the kind, and --threads.
 std::vector<CLI::Option*> add_flows_flags(CLI::App& command, KindFlags& flags);
+// tlscmp sweep's --threads, one value for every point.
+void add_flows_sweep_flags(CLI::App& command, KindFlags& flags);
 void configure_flows(const SharedFlags& flags, session::ClientConfig& config);
 // The client's host holds the flows: descriptors for them (the embedded
 // server's too), and source addresses' ports enough. Throws UsageError.

@@ -54,7 +54,7 @@ void notes(const session::ClientConfig& config, measure::Comparison& comparison)
                                              run.label(), run.round, run.failed_flows, run.flows,
                                              run.first_failure));
   }
-  session::note_rate_shortfall<FlowsResults>(comparison, "the flows");
+  note_rate_shortfall<FlowsResults>(comparison, "the flows");
   if (tls::releases_buffers_always() && config.test.flows.work != spec::FlowWork::crr) {
     comparison.notes.push_back(
         "tls-release: this TLS library releases an idle connection's buffers always, so it is tls again");
@@ -166,6 +166,7 @@ const KindSlice kFlowsKind{
     .configure = configure_flows,
     .check_host = check_flows_host,
     .several_sources = true,
+    .release_buffers = true,
     .variants = flows_entry::variants,
     .run = flows_entry::run,
     .notes = flows_entry::notes,
@@ -188,6 +189,7 @@ const KindSlice kFlowsKind{
     .sweep_columns = kTransactionsSweepColumns,
     .sweep_charts = kFlowsSweepCharts,
     .sweep_settings = flows_entry::kSweepSettings,
+    .add_sweep_flags = add_flows_sweep_flags,
     .results = {"flows", "flows_runs", "transactions", "transactions", flows_entry::kFigures, "flows",
                 "flows", "flows"},
 };

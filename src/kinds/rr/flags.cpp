@@ -61,8 +61,7 @@ void configure_rr(const SharedFlags& flags, session::ClientConfig& c) {
   if (c.test.rr.rate_tps > 0) {
     if (flags.time_s == 0)
       throw UsageError("--rate needs -t: an open-loop run goes for a time, not a count (-n)");
-    if (const std::string problem = protocol::rr_schedule_problem(c.test.rr.rate_tps, c.test.streams);
-        !problem.empty()) {
+    if (const std::string problem = schedule_problem(c.test.rr.rate_tps, c.test.streams); !problem.empty()) {
       throw UsageError("--rate: " + problem);
     }
   }

@@ -19,7 +19,7 @@ void run(const session::ClientRun& run, const session::Variant& variant, measure
 }
 
 void notes(const session::ClientConfig& config, measure::Comparison& comparison) {
-  session::note_rate_shortfall<RrResults>(comparison, "the server or the path");
+  note_rate_shortfall<RrResults>(comparison, "the server or the path");
   session::note_unpinned<RrResults>(comparison, config);
 }
 

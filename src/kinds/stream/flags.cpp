@@ -35,6 +35,43 @@ std::vector<CLI::Option*> add_stream_flags(CLI::App& cmd, KindFlags& flags) {
   };
 }
 
+namespace {
+
+std::function<void(session::ClientConfig&)> sweep_msg_size(const std::string& text) {
+  const std::uint64_t n = spec::parse_size(text, "--msg-size", 1, framing::kMaxMessageBytes);
+  return [n](session::ClientConfig& c) { c.test.stream.msg_size = n; };
+}
+
+std::function<void(session::ClientConfig&)> sweep_read_size(const std::string& text) {
+  const auto n = static_cast<std::uint32_t>(spec::parse_size(text, "--read-size", 1, spec::kMaxChunkBytes));
+  return [n](session::ClientConfig& c) { c.test.stream.read_size = n; };
+}
+
+std::function<void(session::ClientConfig&)> sweep_framing(const std::string& text) {
+  framing::Framing f{};
+  if (!spec::parse(text, f)) throw UsageError(fmt::format("--framing '{}': raw or len4", text));
+  return [f](session::ClientConfig& c) { c.test.stream.framing = f; };
+}
+
+constexpr SweepSetting kSweepSettings[] = {
+    {"msg-size", "Message sizes, comma-separated (10,1K,1400,...)", sweep_msg_size, nullptr, 10},
+    {"read-size", "The receiver's read sizes", sweep_read_size, nullptr, 60},
+    {"framing", "raw, len4, or both", sweep_framing, nullptr, 70},
+};
+
+}  // namespace
+
+const std::span<const SweepSetting> kStreamSweepSettings = kSweepSettings;
+
+void add_stream_sweep_flags(CLI::App& cmd, KindFlags& flags) {
+  spec::Stream& s = flags.test.stream;
+  cmd.add_flag_callback(
+      "-R,--reverse", [&s] { s.direction = Direction::server_to_client; }, "The server sends");
+  add_size(&cmd, "--max-msg", s.max_msg, "--max-msg", 1, framing::kMaxMessageBytes,
+           "The receiver refuses longer length prefixes")
+      ->default_str("1G");
+}
+
 void configure_stream(const SharedFlags& flags, session::ClientConfig& c) {
   if (flags.time_s == 0) {
     c.test.stream.bytes =

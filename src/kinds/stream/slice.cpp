@@ -105,6 +105,8 @@ const KindSlice kStreamKind{
     .sweep_figures = stream_sweep_figures,
     .sweep_columns = kStreamSweepColumns,
     .sweep_charts = kStreamSweepCharts,
+    .sweep_settings = kStreamSweepSettings,
+    .add_sweep_flags = add_stream_sweep_flags,
     .results = {"bulk", "runs", "bytes", "bytes", stream_entry::kFigures, "bytes", "bytes"},
 };
 

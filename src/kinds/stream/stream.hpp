@@ -79,6 +79,10 @@ std::string render_stream_csv(const measure::Comparison& comparison);
 // Client flags (flags.cpp): -R, --framing, --msg-size, --max-msg, --read-size, --bidir, -N; and -n as bytes.
 std::vector<CLI::Option*> add_stream_flags(CLI::App& command, KindFlags& flags);
 void configure_stream(const SharedFlags& flags, session::ClientConfig& config);
+// What tlscmp sweep takes of them: lists of --msg-size, --read-size and
+// --framing, and -R and --max-msg as they are.
+extern const std::span<const SweepSetting> kStreamSweepSettings;
+void add_stream_sweep_flags(CLI::App& cmd, KindFlags& flags);
 
 // The report page (html.cpp): its section of charts, and its headline's sentences of one result.
 std::string stream_html_section(render::Page& page);
