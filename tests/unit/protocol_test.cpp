@@ -64,7 +64,7 @@ std::array<std::byte, 4> header(std::uint32_t n) {
 
 }  // namespace
 
-TEST_CASE("every message survives encoding and decoding") {
+TEST_CASE("every control message survives encoding and decoding") {
   TestRequest request;
   request.server_cpu = 3;
   request.mode = Mode::tls;
@@ -118,7 +118,9 @@ TEST_CASE("every message survives encoding and decoding") {
   CHECK(a.tls_library == "OpenSSL 3.0.19");
 
   CHECK(round_trip(Refusal{"too big"}).reason == "too big");
+}
 
+TEST_CASE("a side result survives the field walk both ways") {
   kinds::SideResult side;
   side.role = Role::sender;
   side.bytes = 12345;
