@@ -512,14 +512,4 @@ std::vector<std::string> available_groups() {
   return groups;
 }
 
-bool kernel_has_tls_ulp(std::string& available) {
-  std::ifstream in("/proc/sys/net/ipv4/tcp_available_ulp");
-  std::getline(in, available);
-  std::istringstream words(available);
-  for (std::string w; words >> w;) {
-    if (w == "tls") return true;
-  }
-  return false;
-}
-
 }  // namespace tlscmp::tls

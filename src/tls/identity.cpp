@@ -23,40 +23,6 @@
 namespace tlscmp::tls {
 namespace {
 
-// A DNS name for a certificate: letters, digits, '-', '.' (and '*' for a
-// wildcard label), labels of 1..63 characters, 253 characters in all.
-bool is_dns_name(const std::string& host) {
-  if (host.empty() || host.size() > 253) return false;
-  std::size_t label = 0;
-  for (char c : host) {
-    if (c == '.') {
-      if (label == 0) return false;
-      label = 0;
-      continue;
-    }
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-                    c == '*' || c == '_';
-    if (!ok || ++label > 63) return false;
-  }
-  return label > 0;
-}
-
-// The form two spellings of one name share: an IP address as inet_ntop
-// writes it (::0001 is ::1), a DNS name in lower case.
-std::string canonical_name(const std::string& host) {
-  unsigned char address[sizeof(in6_addr)] = {};
-  char text[INET6_ADDRSTRLEN] = {};
-  for (const int family : {AF_INET, AF_INET6}) {
-    if (::inet_pton(family, host.c_str(), address) == 1 &&
-        ::inet_ntop(family, address, text, sizeof text) != nullptr)
-      return text;
-  }
-  std::string lower = host;
-  for (char& c : lower)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower;
-}
-
 PkeyPtr new_key(KeyType type) {
   PkeyPtr key(compat::generate_key(type));
   if (!key) throw_tls_error(fmt::format("cannot generate a {} key", to_string(type)));
@@ -149,61 +115,6 @@ X509Ptr leaf_of(const std::string& chain_pem) {
 }
 
 }  // namespace
-
-const char* to_string(KeyType type) {
-  switch (type) {
-    case KeyType::rsa_2048:
-      return "rsa-2048";
-    case KeyType::rsa_3072:
-      return "rsa-3072";
-    case KeyType::rsa_4096:
-      return "rsa-4096";
-    case KeyType::ecdsa_p256:
-      return "ecdsa-p256";
-    case KeyType::ecdsa_p384:
-      return "ecdsa-p384";
-    case KeyType::ed25519:
-      return "ed25519";
-  }
-  return "?";
-}
-
-std::vector<KeyType> all_key_types() {
-  return {KeyType::rsa_2048,   KeyType::rsa_3072,   KeyType::rsa_4096,
-          KeyType::ecdsa_p256, KeyType::ecdsa_p384, KeyType::ed25519};
-}
-
-std::optional<KeyType> parse_key_type(const std::string& text) {
-  for (KeyType type : all_key_types()) {
-    if (text == to_string(type)) return type;
-  }
-  return std::nullopt;
-}
-
-std::optional<KeyType> key_type_of_description(const std::string& description) {
-  static const std::pair<const char*, KeyType> kNames[] = {
-      {"RSA 2048", KeyType::rsa_2048},      {"RSA 3072", KeyType::rsa_3072},
-      {"RSA 4096", KeyType::rsa_4096},      {"ECDSA P-256", KeyType::ecdsa_p256},
-      {"ECDSA P-384", KeyType::ecdsa_p384}, {"Ed25519", KeyType::ed25519}};
-  for (const auto& [name, type] : kNames) {
-    if (description == name) return type;
-  }
-  return std::nullopt;
-}
-
-std::vector<std::string> server_certificate_names(const std::vector<std::string>& extra_hosts) {
-  std::vector<std::string> names{"localhost", "127.0.0.1", "::1"};
-  std::vector<std::string> seen{"localhost", "127.0.0.1", "::1"};
-  for (const std::string& host : extra_hosts) {
-    if (!is_ip_literal(host) && !is_dns_name(host))
-      throw UsageError(fmt::format("--host '{}' is neither a DNS name nor an IP address", host));
-    std::string canonical = canonical_name(host);
-    if (std::find(seen.begin(), seen.end(), canonical) != seen.end()) continue;
-    seen.push_back(std::move(canonical));
-    names.push_back(host);
-  }
-  return names;
-}
 
 CertificateSet generate_certificates(const std::vector<std::string>& extra_hosts, int validity_days,
                                      KeyType key_type, const std::optional<Identity>& given_ca) {
