@@ -20,6 +20,7 @@
 #include "tls/context_setup.hpp"
 #include "tls/ossl_ptr.hpp"
 #include "tls/ssl_compat.hpp"
+#include "tls/ssl_stream.hpp"
 #include "transport/socket.hpp"
 
 namespace tlscmp::tls {
@@ -468,13 +469,13 @@ SSL* Context::new_client_ssl(const std::string& host, const Session& resume,
 std::unique_ptr<TlsStream> Context::server_stream(UniqueFd fd) const {
   SSL* ssl = new_server_ssl();
   SSL_set_fd(ssl, fd.get());
-  return std::make_unique<TlsStream>(std::move(fd), ssl);
+  return std::make_unique<SslStream>(std::move(fd), ssl);
 }
 
 std::unique_ptr<TlsStream> Context::client_stream(UniqueFd fd, const std::string& host, const Session& resume,
                                                   const std::string& server_name) const {
   SSL* ssl = new_client_ssl(host, resume, server_name);
-  auto stream = std::make_unique<TlsStream>(std::move(fd), ssl);
+  auto stream = std::make_unique<SslStream>(std::move(fd), ssl);
   SSL_set_fd(ssl, stream->native_handle());
   stream->set_trust_description(trust_);
   return stream;

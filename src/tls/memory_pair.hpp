@@ -11,7 +11,7 @@
 #include <string>
 
 #include "tls/context.hpp"
-#include "tls/tls_stream.hpp"
+#include "tls/ssl_stream.hpp"
 
 struct bio_st;
 

@@ -13,7 +13,7 @@
 
 namespace tlscmp::stacks {
 
-QuicStream::QuicStream(UniqueFd fd, ssl_st* ssl) : TlsStream(std::move(fd), ssl) {
+QuicStream::QuicStream(UniqueFd fd, ssl_st* ssl) : SslStream(std::move(fd), ssl) {
   library_waits();
 }
 

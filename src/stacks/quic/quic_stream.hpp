@@ -1,7 +1,7 @@
 #pragma once
 
 // A QUIC connection, or one of its streams, as a Stream: the library's TLS
-// (tls::TlsStream) over QUIC's own transport. A connection carries its
+// (tls::SslStream) over QUIC's own transport. A connection carries its
 // bytes on its default stream, or opens (client) and takes (server)
 // streams of their own (Stream::open_stream, accept_stream), each of which
 // keeps the connection open; its session, certificates and counts are the
@@ -15,7 +15,7 @@
 #include <memory>
 #include <optional>
 
-#include "tls/tls_stream.hpp"
+#include "tls/ssl_stream.hpp"
 
 namespace tlscmp::stacks {
 
@@ -25,7 +25,7 @@ class ListenerWatch;
 class QuicListener;
 class QuicPollSet;
 
-class QuicStream final : public tls::TlsStream {
+class QuicStream final : public tls::SslStream {
  public:
   // Takes ownership of `ssl`, a QUIC connection: a client's on its UDP
   // socket `fd`, or a server's from its listener (no socket of its own).

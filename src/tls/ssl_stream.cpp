@@ -1,4 +1,4 @@
-#include "tls/tls_stream.hpp"
+#include "tls/ssl_stream.hpp"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -56,24 +56,24 @@ VerifyFailure classify_verify_result(long verify) {
 
 }  // namespace
 
-TlsStream::TlsStream(UniqueFd fd, ssl_st* ssl) : Stream(std::move(fd)), ssl_(ssl) {
+SslStream::SslStream(UniqueFd fd, ssl_st* ssl) : TlsStream(std::move(fd)), ssl_(ssl) {
   SSL_set_app_data(ssl_, static_cast<ConnectionEvents*>(this));  // for the contexts' callbacks
 }
 
-TlsStream::~TlsStream() {
+SslStream::~SslStream() {
   free_ssl();
 }
 
-void TlsStream::free_ssl() {
+void SslStream::free_ssl() {
   SSL_free(ssl_);
   ssl_ = nullptr;
 }
 
-std::error_code TlsStream::wait_for(short events) {
+std::error_code SslStream::wait_for(short events) {
   return wait_ready(events);
 }
 
-std::error_code TlsStream::handle_failure(int ret) {
+std::error_code SslStream::handle_failure(int ret) {
   const int err = SSL_get_error(ssl_, ret);
   switch (err) {
     case SSL_ERROR_WANT_READ:
@@ -114,25 +114,25 @@ bool releases_buffers_always() {
   return SSL_MODE_RELEASE_BUFFERS == 0;
 }
 
-void TlsStream::release_buffers() {
+void SslStream::release_buffers() {
   SSL_set_mode(ssl_, SSL_MODE_RELEASE_BUFFERS);
 }
 
-void TlsStream::use_library_buffers() {
+void SslStream::use_library_buffers() {
   compat::use_library_buffers(ssl_);
 }
 
-void TlsStream::count_hellos() {
+void SslStream::count_hellos() {
   SSL_set_msg_callback(ssl_, watch_handshake);
 }
 
-void TlsStream::note_handshake_message(unsigned type, std::size_t bytes) {
+void SslStream::note_handshake_message(unsigned type, std::size_t bytes) {
   const auto counted = static_cast<std::uint32_t>(std::min<std::size_t>(bytes, UINT32_MAX));
   if (type == SSL3_MT_CLIENT_HELLO) client_hello_bytes_ += counted;
   if (type == SSL3_MT_SERVER_HELLO) server_hello_bytes_ += counted;
 }
 
-std::error_code TlsStream::handshake() {
+std::error_code SslStream::handshake() {
   for (;;) {
     const int ret = SSL_do_handshake(ssl_);
     if (ret == 1) {
@@ -149,7 +149,7 @@ std::error_code TlsStream::handshake() {
   }
 }
 
-SessionInfo TlsStream::session_info() const {
+SessionInfo SslStream::session_info() const {
   SessionInfo info;
   SSL* ssl = tls_ssl();  // a QUIC stream's session is its connection's
   info.version = SSL_get_version(ssl);
@@ -176,26 +176,26 @@ Session Session::adopt(ssl_session_st* session) {
   return s;
 }
 
-Session TlsStream::session() const {
+Session SslStream::session() const {
   // In TLS 1.3 a session is resumable only once a ticket arrived, which the
   // new-session callback reports; SSL_get1_session is what TLS 1.2 has.
   return latest_session_ ? latest_session_ : Session::adopt(SSL_get1_session(tls_ssl()));
 }
 
-bool TlsStream::certificate_requested() const {
+bool SslStream::certificate_requested() const {
   return certificate_requested_;
 }
 
-void TlsStream::set_max_record_size(std::size_t bytes) {
+void SslStream::set_max_record_size(std::size_t bytes) {
   compat::set_max_send_fragment(ssl_, bytes);
 }
 
-VerifyFailure TlsStream::verify_failure() const {
+VerifyFailure SslStream::verify_failure() const {
   if ((SSL_get_verify_mode(tls_ssl()) & SSL_VERIFY_PEER) == 0) return VerifyFailure::none;
   return classify_verify_result(compat::verify_result(tls_ssl()));
 }
 
-std::string TlsStream::explain_verify_failure(long verify) const {
+std::string SslStream::explain_verify_failure(long verify) const {
   const VerifyDetail& d = verify_detail_;
   const std::string which = d.error == 0 || d.depth == 0
                                 ? std::string("the server's certificate")
@@ -215,7 +215,7 @@ std::string TlsStream::explain_verify_failure(long verify) const {
   }
 }
 
-std::size_t TlsStream::moved(int n, std::error_code& ec) {
+std::size_t SslStream::moved(int n, std::error_code& ec) {
   if (n <= 0) {
     ec = handle_failure(n);
     return 0;
@@ -227,15 +227,15 @@ std::size_t TlsStream::moved(int n, std::error_code& ec) {
   return static_cast<std::size_t>(n);
 }
 
-std::size_t TlsStream::read_some(std::span<std::byte> buf, std::error_code& ec) {
+std::size_t SslStream::read_some(std::span<std::byte> buf, std::error_code& ec) {
   return retry_io([&] { return SSL_read(ssl_, buf.data(), clamp_len(buf.size())); }, ec);
 }
 
-std::size_t TlsStream::write_some(std::span<const std::byte> buf, std::error_code& ec) {
+std::size_t SslStream::write_some(std::span<const std::byte> buf, std::error_code& ec) {
   return retry_io([&] { return SSL_write(ssl_, buf.data(), clamp_len(buf.size())); }, ec);
 }
 
-void TlsStream::send_close_notify(std::error_code& ec) {
+void SslStream::send_close_notify(std::error_code& ec) {
   for (;;) {
     // 0: our close_notify is out; we do not wait for the peer's.
     const int ret = SSL_shutdown(ssl_);
@@ -244,17 +244,17 @@ void TlsStream::send_close_notify(std::error_code& ec) {
   }
 }
 
-void TlsStream::shutdown_send(std::error_code& ec) {
+void SslStream::shutdown_send(std::error_code& ec) {
   send_close_notify(ec);
   if (ec) return;
   if (::shutdown(native_handle(), SHUT_WR) != 0) ec = {errno, std::system_category()};
 }
 
-bool TlsStream::resumed() const {
+bool SslStream::resumed() const {
   return SSL_session_reused(tls_ssl()) != 0;
 }
 
-const char* TlsStream::resumed_by() const {
+const char* SslStream::resumed_by() const {
   if (!resumed()) return "";
   // TLS 1.3 resumes from a ticket (a PSK) only; TLS 1.2 from a ticket when
   // the session offered had one, else from the server's session cache.
@@ -263,15 +263,15 @@ const char* TlsStream::resumed_by() const {
   return session != nullptr && SSL_SESSION_has_ticket(session) != 0 ? "ticket" : "session id";
 }
 
-std::uint64_t TlsStream::bytes_read() const {
+std::uint64_t SslStream::bytes_read() const {
   return BIO_number_read(SSL_get_rbio(tls_ssl()));
 }
 
-std::uint64_t TlsStream::bytes_written() const {
+std::uint64_t SslStream::bytes_written() const {
   return BIO_number_written(SSL_get_wbio(tls_ssl()));
 }
 
-bool TlsStream::has_buffered() const {
+bool SslStream::has_buffered() const {
   return SSL_has_pending(ssl_) == 1;
 }
 
