@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "stacks/stack.hpp"
+#include "tls/backend.hpp"
 #include "tls/context.hpp"
 #include "version.hpp"
 
@@ -58,15 +59,31 @@ std::string stacks_line() {
   return out;
 }
 
+// "OpenSSL 3.0.19 27 Jan 2026 (built with ... headers) from Debian's ...".
+std::string library_line(const tls::Backend& backend) {
+  std::string library = backend.library_version();
+  const std::string headers = backend.header_version();
+  if (!headers.empty() && headers != library) library += fmt::format(" (built with {} headers)", headers);
+  if (const std::string package = backend.library_package(); !package.empty()) library += " from " + package;
+  return library;
+}
+
+// Every backend module this program loaded, by name, and those that did not load.
+std::string backends_line() {
+  std::string out;
+  for (const tls::Backend* backend : tls::backends())
+    out += fmt::format("{}{}: {}", out.empty() ? "" : "; ", backend->name(), library_line(*backend));
+  for (const std::string& problem : tls::backend_problems())
+    out += fmt::format("; not loaded: {}", problem);
+  return out;
+}
+
 }  // namespace
 
 std::string build_description() {
-  std::string library = tls::library_version();
-  const std::string headers = tls::header_version();
-  if (!headers.empty() && headers != library) library += fmt::format(" (built with {} headers)", headers);
-  if (const std::string package = tls::library_package(); !package.empty()) library += " from " + package;
   std::string out = fmt::format("tlscmp {}\n", kVersion);  // CLI11 adds the last newline
-  out += fmt::format("TLS library: {}\n", library);
+  out += fmt::format("TLS library: {}\n", library_line(tls::default_backend()));
+  out += fmt::format("TLS backends: {}\n", backends_line());
   out += fmt::format("transports: {}\n", stacks_line());
   for (const stacks::Stack* stack : stacks::all_stacks()) {
     if (stack->version_line != nullptr) out += stack->version_line() + "\n";

@@ -1,6 +1,7 @@
 #include "cli/common_flags.hpp"
 
 #include "error.hpp"
+#include "tls/backend.hpp"
 
 namespace tlscmp::cli {
 namespace {
@@ -37,8 +38,22 @@ void add_timeout_flags(CLI::App* cmd, session::Timeouts& t) {
               "Seconds a transfer may go without any progress");
 }
 
+void add_tls_library_flag(CLI::App* cmd) {
+  cmd->add_option_function<std::string>(
+         "--tls-lib",
+         [](const std::string& name) {
+           std::string why;
+           if (!tls::choose_default_backend(name, why)) throw CLI::ValidationError("--tls-lib " + name, why);
+         },
+         "The TLS library to run TLS with: openssl (the default), or another backend tlscmp --version lists "
+         "(boringssl)")
+      ->type_name("NAME")
+      ->trigger_on_parse();
+}
+
 // --tls-version, --cipher, --groups and --ktls, the same on both sides.
 void add_tls_policy_flags(CLI::App* cmd, tls::Policy& policy, const char* whose) {
+  add_tls_library_flag(cmd);
   cmd->add_option("--tls-version", policy.version,
                   fmt::format("Only this TLS version for {}: 1.2 or 1.3", whose))
       ->check(CLI::IsMember({"1.2", "1.3"}));

@@ -56,6 +56,9 @@ std::chrono::milliseconds milliseconds_of(double seconds);
 CLI::Option* add_seconds(CLI::App* cmd, const std::string& names, std::chrono::milliseconds& target,
                          double min, double max, const std::string& what);
 void add_timeout_flags(CLI::App* cmd, session::Timeouts& t);
+// --tls-lib: the TLS library this process runs TLS with, chosen as it is
+// parsed (so that the flags checked against the library see it).
+void add_tls_library_flag(CLI::App* cmd);
 // --tls-version, --cipher, --groups and --ktls, the same on both sides.
 void add_tls_policy_flags(CLI::App* cmd, tls::Policy& policy, const char* whose);
 

@@ -88,6 +88,7 @@ void add_speed_command(CLI::App& app, SpeedFlags& flags) {
   CLI::App* cmd = app.add_subcommand(
       "speed",
       "Measure this host's TLS library in memory: AEAD, bulk TLS, handshakes, memory per connection");
+  add_tls_library_flag(cmd);
   cmd->add_option("--suites", flags.suites,
                   "Suites to measure (comma-separated); default: every one tlscmp offers")
       ->delimiter(',')

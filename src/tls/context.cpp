@@ -19,7 +19,9 @@
 #include "error.hpp"
 #include "tls/context_setup.hpp"
 #include "tls/ossl_ptr.hpp"
+#include "tls/ssl_backend.hpp"
 #include "tls/ssl_compat.hpp"
+#include "tls/ssl_context.hpp"
 #include "tls/ssl_stream.hpp"
 #include "transport/socket.hpp"
 
@@ -138,7 +140,7 @@ std::string unknown_groups_message(const std::string& list) {
     if (!compat::has_group(name.c_str())) unknown += (unknown.empty() ? "" : ", ") + name;
   }
   std::string have;
-  for (const std::string& group : available_groups())
+  for (const std::string& group : ssl::ssl_backend().available_groups())
     have += (have.empty() ? "" : ", ") + group;
   return fmt::format("--groups {}: {} has no key exchange group named {}; it has {}", list,
                      compat::library_version(), unknown.empty() ? list : unknown, have);
@@ -287,14 +289,14 @@ void apply_cipher_grant(SSL* ssl, const unsigned char* alpn, std::size_t bytes, 
 
 }  // namespace detail
 
-struct Context::ServerState {
+struct ssl::SslContext::ServerState {
   std::mutex mutex;
   std::map<std::string, std::shared_ptr<ssl_ctx_st>, std::less<>> contexts;  // by SNI name
   detail::CipherGrants grants;
   bool own_cipher = false;  // started with --cipher: its operator's limit, no grants
 };
 
-Context Context::for_server(const ServerOptions& config) {
+Context ssl::SslBackend::server_context(const ServerOptions& config) const {
   const ContextShape* shape = config.shape;
   auto ctx = shape != nullptr ? new_context(shape->method(/*server=*/true), TLS1_3_VERSION, TLS1_3_VERSION)
                               : new_context(TLS_server_method(), TLS1_2_VERSION, TLS1_3_VERSION);
@@ -341,7 +343,7 @@ Context Context::for_server(const ServerOptions& config) {
   offer.certificate_key_type = certificate_key_type(config.identity.certificate_chain_pem);
   // The state lives as long as any copy of this context, and the SSL_CTX's
   // connections end before the server that holds it (its threads are joined).
-  auto state = std::make_shared<ServerState>();
+  auto state = std::make_shared<ssl::SslContext::ServerState>();
   state->own_cipher = !policy.cipher.empty();
   compat::on_client_hello<detail::apply_cipher_grant>(ctx.get(), &state->grants);
   // Other certificates by the name a client asks for (add_server_name).
@@ -350,7 +352,7 @@ Context Context::for_server(const ServerOptions& config) {
       [](SSL* ssl, int*, void* arg) -> int {
         const char* name = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name);
         if (name == nullptr) return SSL_TLSEXT_ERR_OK;
-        auto* known = static_cast<ServerState*>(arg);
+        auto* known = static_cast<ssl::SslContext::ServerState*>(arg);
         std::shared_ptr<ssl_ctx_st> other;
         {
           std::lock_guard lock(known->mutex);
@@ -360,16 +362,17 @@ Context Context::for_server(const ServerOptions& config) {
         return SSL_TLSEXT_ERR_OK;
       },
       state.get());
-  return Context(std::move(ctx), std::move(offer), {}, std::move(state));
+  return Context(std::make_shared<ssl::SslContext>(std::move(ctx), std::move(state), std::string()), *this,
+                 std::move(offer));
 }
 
-void Context::add_server_name(const std::string& server_name, const Context& other) {
+void ssl::SslContext::add_server_name(const std::string& server_name, const ContextImpl& other) {
   if (!server_) throw Error("only a server's TLS context chooses certificates by name");
   std::lock_guard lock(server_->mutex);
-  server_->contexts[server_name] = other.ctx_;
+  server_->contexts[server_name] = static_cast<const SslContext&>(other).ctx_;
 }
 
-CipherGrant Context::grant_cipher(const std::string& cipher) const {
+CipherGrant ssl::SslContext::grant_cipher(const std::string& cipher) const {
   if (!server_ || server_->own_cipher || cipher.empty()) return {};
   std::string outside = suites_outside_defaults(cipher);
   if (outside.empty()) return {};
@@ -388,7 +391,7 @@ CipherGrant Context::grant_cipher(const std::string& cipher) const {
           })};
 }
 
-Context Context::for_client(const ClientOptions& config) {
+Context ssl::SslBackend::client_context(const ClientOptions& config) const {
   const ContextShape* shape = config.shape;
   auto ctx = shape != nullptr ? new_context(shape->method(/*server=*/false), TLS1_3_VERSION, TLS1_3_VERSION)
                               : new_context(TLS_client_method(), TLS1_2_VERSION, TLS1_3_VERSION);
@@ -412,7 +415,7 @@ Context Context::for_client(const ClientOptions& config) {
   SSL_CTX_sess_set_new_cb(ctx.get(), [](SSL* ssl, SSL_SESSION* session) -> int {
     auto* stream = static_cast<ConnectionEvents*>(SSL_get_app_data(ssl));
     if (stream == nullptr) return 0;
-    stream->keep_session(Session::adopt(session));
+    stream->keep_session(adopt_session(session));
     return 1;  // we keep the reference
   });
   apply_policy(ctx.get(), config.policy);
@@ -437,18 +440,19 @@ Context Context::for_client(const ClientOptions& config) {
   } else if (!config.ca_pem.empty()) {
     trust = "the embedded server's CA";
   }
-  return Context(std::move(ctx), std::move(offer), std::move(trust), nullptr);
+  auto impl = std::make_shared<ssl::SslContext>(std::move(ctx), nullptr, trust);
+  return Context(std::move(impl), *this, std::move(offer), std::move(trust));
 }
 
-SSL* Context::new_server_ssl() const {
+SSL* ssl::SslContext::new_server_ssl() const {
   SSL* ssl = SSL_new(ctx_.get());
   if (ssl == nullptr) throw_tls_error("cannot create a TLS connection");
   SSL_set_accept_state(ssl);
   return ssl;
 }
 
-SSL* Context::new_client_ssl(const std::string& host, const Session& resume,
-                             const std::string& server_name) const {
+SSL* ssl::SslContext::new_client_ssl(const std::string& host, const Session& resume,
+                                     const std::string& server_name) const {
   SSL* ssl = SSL_new(ctx_.get());
   if (ssl == nullptr) throw_tls_error("cannot create a TLS connection");
   SSL_set_connect_state(ssl);
@@ -459,21 +463,22 @@ SSL* Context::new_client_ssl(const std::string& host, const Session& resume,
     if (server_name.empty()) compat::set_server_name(ssl, host.c_str());  // SNI
   }
   if (!server_name.empty()) compat::set_server_name(ssl, server_name.c_str());
-  if (resume && SSL_set_session(ssl, resume.get()) != 1) {
+  if (resume && SSL_set_session(ssl, static_cast<SSL_SESSION*>(resume.get())) != 1) {
     SSL_free(ssl);
     throw_tls_error("cannot offer the saved session");
   }
   return ssl;
 }
 
-std::unique_ptr<TlsStream> Context::server_stream(UniqueFd fd) const {
+std::unique_ptr<TlsStream> ssl::SslContext::server_stream(UniqueFd fd) const {
   SSL* ssl = new_server_ssl();
   SSL_set_fd(ssl, fd.get());
   return std::make_unique<SslStream>(std::move(fd), ssl);
 }
 
-std::unique_ptr<TlsStream> Context::client_stream(UniqueFd fd, const std::string& host, const Session& resume,
-                                                  const std::string& server_name) const {
+std::unique_ptr<TlsStream> ssl::SslContext::client_stream(UniqueFd fd, const std::string& host,
+                                                          const Session& resume,
+                                                          const std::string& server_name) const {
   SSL* ssl = new_client_ssl(host, resume, server_name);
   auto stream = std::make_unique<SslStream>(std::move(fd), ssl);
   SSL_set_fd(ssl, stream->native_handle());
@@ -481,36 +486,11 @@ std::unique_ptr<TlsStream> Context::client_stream(UniqueFd fd, const std::string
   return stream;
 }
 
-std::string library_version() {
-  return compat::library_version();
-}
-
-std::string header_version() {
-  return compat::header_version();
-}
-
-std::string library_package() {
-#ifdef TLSCMP_BORINGSSL_PACKAGE
-  return TLSCMP_BORINGSSL_PACKAGE;
-#else
-  return {};
-#endif
-}
-
-bool has_dtls() {
-  return compat::kHaveDtls;
-}
-
-std::vector<std::string> known_groups() {
-  return {std::begin(compat::kKnownGroups), std::end(compat::kKnownGroups)};
-}
-
-std::vector<std::string> available_groups() {
-  std::vector<std::string> groups;
-  for (const char* group : compat::kKnownGroups) {
-    if (compat::has_group(group)) groups.emplace_back(group);
-  }
-  return groups;
+const ssl::SslContext& ssl::ssl_context(const Context& context) {
+  if (&context.backend() != &ssl_backend())
+    throw Error(
+        fmt::format("a {} context was handed to {}'s code", context.backend().name(), ssl_backend().name()));
+  return static_cast<const SslContext&>(context.impl());
 }
 
 }  // namespace tlscmp::tls

@@ -12,10 +12,11 @@
 #include "transport/unique_fd.hpp"
 
 struct ssl_ctx_st;
-struct ssl_st;
 struct ssl_method_st;
 
 namespace tlscmp::tls {
+
+class Backend;
 
 // Read-ahead buffer used unless told otherwise: the size with which the bare
 // loop in bench/tls-ceiling.c reaches its ceiling.
@@ -26,7 +27,7 @@ inline constexpr std::size_t kDefaultReadAheadBytes = 256 * 1024;
 // for a side (TLS 1.3 alone), what it sets on a new context (`event_loop`:
 // an event loop drives its connections, ClientOptions::event_loop), and the
 // ALPN protocol a client offers. Its connections' streams are the stack's
-// to make (Context::new_client_ssl, native()).
+// to make (SslContext::new_client_ssl, native(): tls/ssl_context.hpp).
 struct ContextShape {
   const ssl_method_st* (*method)(bool server) = nullptr;
   void (*set_up)(ssl_ctx_st* ctx, bool server, bool event_loop) = nullptr;
@@ -43,6 +44,7 @@ struct ServerOptions {
   bool require_client_cert = false;  // mutual TLS: refuse a client without a trusted certificate
   Resumption resumption = Resumption::tickets;
   const ContextShape* shape = nullptr;  // a stack's own (QUIC's): no read-ahead, no TLS 1.2 suites
+  const Backend* library = nullptr;     // the TLS library: null for the default (tls/backend.hpp)
 };
 
 // What a client's TLS context is made of: trust, policy and a client
@@ -58,6 +60,7 @@ struct ClientOptions {
   // With a shape: an event loop drives each connection (Stream::loop_timeout,
   // handle_loop_events), as --flows does; no thread of the library's.
   bool event_loop = false;
+  const Backend* library = nullptr;  // the TLS library: null for the default (tls/backend.hpp)
 };
 
 // A server's leave for one test to use a suite outside the server's
@@ -67,25 +70,46 @@ struct CipherGrant {
   std::shared_ptr<void> holder;  // while any copy lives, clients that ask for the suite get it
 };
 
+// What a library's context does (its backend's: tls/backend.hpp); Context
+// below holds one, with what is said of it in any library's words.
+class ContextImpl {
+ public:
+  virtual ~ContextImpl() = default;
+  virtual std::unique_ptr<TlsStream> server_stream(UniqueFd fd) const = 0;
+  virtual std::unique_ptr<TlsStream> client_stream(UniqueFd fd, const std::string& host,
+                                                   const Session& resume,
+                                                   const std::string& server_name) const = 0;
+  // `other` is of the same backend (Context::add_server_name checks).
+  virtual void add_server_name(const std::string& server_name, const ContextImpl& other) = 0;
+  virtual CipherGrant grant_cipher(const std::string& cipher) const = 0;
+};
+
 // One configured TLS context (certificates, trust, ciphers), shared by the
 // streams it makes. Copies share the same context. Throws tlscmp::Error
 // naming the cause when the configuration cannot be used.
 class Context {
  public:
+  // Made by the options' library (ServerOptions::library), or the default's.
   static Context for_server(const ServerOptions& config);
   static Context for_client(const ClientOptions& config);
+  // A backend's context: `trust` says what a client's server chain must lead to.
+  Context(std::shared_ptr<ContextImpl> impl, const Backend& backend, Offer offer, std::string trust = {})
+      : impl_(std::move(impl)), backend_(&backend), offer_(std::move(offer)), trust_(std::move(trust)) {}
 
   // Wrap a connected socket; TlsStream::handshake() then runs the handshake.
-  std::unique_ptr<TlsStream> server_stream(UniqueFd fd) const;
+  std::unique_ptr<TlsStream> server_stream(UniqueFd fd) const { return impl_->server_stream(std::move(fd)); }
   // `host` is checked against the server's certificate (DNS name or IP
   // address). With `resume`, the client offers that session for resumption.
   // `server_name`, if given, is the name sent (SNI) instead of `host`.
   // A QUIC context's `fd` is a UDP socket connected to the server.
   std::unique_ptr<TlsStream> client_stream(UniqueFd fd, const std::string& host, const Session& resume = {},
-                                           const std::string& server_name = {}) const;
+                                           const std::string& server_name = {}) const {
+    return impl_->client_stream(std::move(fd), host, resume, server_name);
+  }
   // Server: a client that asks for `server_name` (SNI) gets `other`'s
   // certificate and settings instead of this context's. Thread-safe; a
-  // name added later replaces the one before.
+  // name added later replaces the one before. Throws tlscmp::Error where
+  // `other` is another library's.
   void add_server_name(const std::string& server_name, const Context& other);
 
   // Server: lets the connections of clients whose --cipher is `cipher` use
@@ -96,36 +120,21 @@ class Context {
   // ClientHello (ALPN), as for_client arranges. Nothing is granted where the
   // cipher is within the defaults, where the server was given a --cipher of
   // its own (its operator's limit), or where the library cannot serve it.
-  CipherGrant grant_cipher(const std::string& cipher) const;
+  CipherGrant grant_cipher(const std::string& cipher) const { return impl_->grant_cipher(cipher); }
 
   // What this context offers a peer.
   const Offer& offer() const { return offer_; }
-
-  // For a stack with a shape of its own, which makes its connections'
-  // streams: a client's new connection that checks `host` and offers
-  // `resume` (client_stream's arguments; throws tlscmp::Error), what the
-  // server's chain must lead to in words, and the library's context.
-  ssl_st* new_client_ssl(const std::string& host, const Session& resume,
-                         const std::string& server_name) const;
+  // Client: what the server's chain must lead to, in words.
   const std::string& trust_description() const { return trust_; }
-  ssl_ctx_st* native() const { return ctx_.get(); }
+  // The library that made it, and its own context (for that library's code).
+  const Backend& backend() const { return *backend_; }
+  ContextImpl& impl() const { return *impl_; }
 
  private:
-  friend class MemoryPair;  // its two connections are made as the streams' are
-  // A server's new connection. Throws tlscmp::Error.
-  ssl_st* new_server_ssl() const;
-
-  struct ServerState;
-  Context(std::shared_ptr<ssl_ctx_st> ctx, Offer offer, std::string trust = {},
-          std::shared_ptr<ServerState> server = nullptr)
-      : ctx_(std::move(ctx)),
-        offer_(std::move(offer)),
-        trust_(std::move(trust)),
-        server_(std::move(server)) {}
-  std::shared_ptr<ssl_ctx_st> ctx_;
+  std::shared_ptr<ContextImpl> impl_;
+  const Backend* backend_;
   Offer offer_;
-  std::string trust_;                    // client: what the server's chain must lead to, in words
-  std::shared_ptr<ServerState> server_;  // server: contexts by SNI name, granted ciphers
+  std::string trust_;
 };
 
 // True if this kernel offers the "tls" upper-layer protocol that kTLS needs;

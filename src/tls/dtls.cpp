@@ -19,6 +19,7 @@
 #include "measure/clock.hpp"
 #include "tls/context_setup.hpp"
 #include "tls/ossl_ptr.hpp"
+#include "tls/ssl_backend.hpp"
 #include "tls/ssl_compat.hpp"
 #include "transport/socket.hpp"
 
@@ -26,15 +27,42 @@
 #include <openssl/evp.h>
 #endif
 
-namespace tlscmp::tls {
-
-DtlsSession::~DtlsSession() {
-  SSL_free(ssl_);  // frees the BIOs too; the socket is the caller's
-}
+namespace tlscmp::tls::ssl {
 
 #if TLSCMP_HAVE_DTLS
 
 namespace {
+
+// A DTLS session over an SSL object: the handshake on the socket, then
+// records sealed and opened through memory BIOs.
+class SslDtlsSession final : public DtlsSession {
+ public:
+  SslDtlsSession(SSL* ssl, int fd) : ssl_(ssl), fd_(fd) {}
+  ~SslDtlsSession() override { SSL_free(ssl_); }  // frees the BIOs too; the socket is the caller's
+  std::size_t seal(std::span<const std::byte> plain, std::span<std::byte> out) override;
+  std::optional<std::size_t> open(std::span<const std::byte> datagram, std::span<std::byte> out) override;
+  SSL* native() const { return ssl_; }
+  void use_memory();  // after the handshake
+
+ private:
+  void flush();  // sends what the library wrote (handshake retransmissions)
+
+  SSL* ssl_;
+  int fd_;  // the UDP socket, owned by the caller
+  BIO* in_ = nullptr;
+  BIO* out_ = nullptr;
+};
+
+class SslDtlsContext final : public DtlsContextImpl {
+ public:
+  explicit SslDtlsContext(std::shared_ptr<SSL_CTX> ctx) : ctx_(std::move(ctx)) {}
+  std::unique_ptr<DtlsSession> connect(int fd, const std::string& host, Deadline deadline,
+                                       DtlsHandshake& handshake) const override;
+  std::unique_ptr<DtlsSession> accept(int fd, Deadline deadline) const override;
+
+ private:
+  std::shared_ptr<SSL_CTX> ctx_;
+};
 
 constexpr std::size_t kCookieSecretBytes = 32;
 constexpr std::uint8_t kHelloVerifyRequest = 3;  // DTLS handshake message type (RFC 6347)
@@ -174,12 +202,12 @@ socklen_t to_sockaddr(const BIO_ADDR* address, sockaddr_storage& out) {
 
 }  // namespace
 
-bool DtlsContext::available(std::string& why) {
+bool dtls_available(std::string& why) {
   why.clear();
   return true;
 }
 
-DtlsContext DtlsContext::for_server(const Identity& identity) {
+DtlsContext dtls_server_context(const Identity& identity) {
   auto ctx = new_dtls_context(DTLS_server_method());
   detail::use_identity(ctx.get(), identity);
   if (SSL_CTX_set_cipher_list(ctx.get(), detail::kServerTls12Ciphers) != 1)
@@ -187,21 +215,21 @@ DtlsContext DtlsContext::for_server(const Identity& identity) {
   SSL_CTX_set_options(ctx.get(), SSL_OP_CIPHER_SERVER_PREFERENCE);
   SSL_CTX_set_cookie_generate_cb(ctx.get(), generate_cookie);
   SSL_CTX_set_cookie_verify_cb(ctx.get(), verify_cookie);
-  return DtlsContext(std::move(ctx));
+  return DtlsContext(std::make_shared<SslDtlsContext>(std::move(ctx)));
 }
 
-DtlsContext DtlsContext::for_client(const ClientOptions& config) {
+DtlsContext dtls_client_context(const ClientOptions& config) {
   auto ctx = new_dtls_context(DTLS_client_method());
   detail::set_client_trust(ctx.get(), config);
   if (config.identity) detail::use_identity(ctx.get(), *config.identity);
-  return DtlsContext(std::move(ctx));
+  return DtlsContext(std::make_shared<SslDtlsContext>(std::move(ctx)));
 }
 
-std::unique_ptr<DtlsSession> DtlsContext::connect(int fd, const std::string& host, Deadline deadline,
-                                                  DtlsHandshake& handshake) const {
+std::unique_ptr<DtlsSession> SslDtlsContext::connect(int fd, const std::string& host, Deadline deadline,
+                                                     DtlsHandshake& handshake) const {
   SSL* ssl = SSL_new(ctx_.get());
   if (ssl == nullptr) throw_tls_error("cannot create a DTLS session");
-  std::unique_ptr<DtlsSession> session(new DtlsSession(ssl, fd));
+  auto session = std::make_unique<SslDtlsSession>(ssl, fd);
   BIO* bio = BIO_new_dgram(fd, BIO_NOCLOSE);
   if (bio == nullptr) throw_tls_error("cannot create a datagram BIO");
   sockaddr_storage peer{};
@@ -231,10 +259,10 @@ std::unique_ptr<DtlsSession> DtlsContext::connect(int fd, const std::string& hos
   return session;
 }
 
-std::unique_ptr<DtlsSession> DtlsContext::accept(int fd, Deadline deadline) const {
+std::unique_ptr<DtlsSession> SslDtlsContext::accept(int fd, Deadline deadline) const {
   SSL* ssl = SSL_new(ctx_.get());
   if (ssl == nullptr) throw_tls_error("cannot create a DTLS session");
-  std::unique_ptr<DtlsSession> session(new DtlsSession(ssl, fd));
+  auto session = std::make_unique<SslDtlsSession>(ssl, fd);
   BIO* bio = BIO_new_dgram(fd, BIO_NOCLOSE);
   if (bio == nullptr) throw_tls_error("cannot create a datagram BIO");
   SSL_set_bio(ssl, bio, bio);
@@ -261,7 +289,7 @@ std::unique_ptr<DtlsSession> DtlsContext::accept(int fd, Deadline deadline) cons
   return session;
 }
 
-void DtlsSession::use_memory() {
+void SslDtlsSession::use_memory() {
   in_ = BIO_new(BIO_s_mem());
   out_ = BIO_new(BIO_s_mem());
   if (in_ == nullptr || out_ == nullptr) {
@@ -273,7 +301,7 @@ void DtlsSession::use_memory() {
   SSL_set_bio(ssl_, in_, out_);     // frees the datagram BIO
 }
 
-std::size_t DtlsSession::seal(std::span<const std::byte> plain, std::span<std::byte> out) {
+std::size_t SslDtlsSession::seal(std::span<const std::byte> plain, std::span<std::byte> out) {
   ERR_clear_error();
   if (SSL_write(ssl_, plain.data(), static_cast<int>(plain.size())) <= 0) {
     throw_tls_error("cannot seal a DTLS record");
@@ -283,7 +311,8 @@ std::size_t DtlsSession::seal(std::span<const std::byte> plain, std::span<std::b
   return static_cast<std::size_t>(BIO_read(out_, out.data(), static_cast<int>(pending)));
 }
 
-std::optional<std::size_t> DtlsSession::open(std::span<const std::byte> datagram, std::span<std::byte> out) {
+std::optional<std::size_t> SslDtlsSession::open(std::span<const std::byte> datagram,
+                                                std::span<std::byte> out) {
   if (datagram.empty()) return std::nullopt;
   BIO_write(in_, datagram.data(), static_cast<int>(datagram.size()));
   ERR_clear_error();
@@ -304,7 +333,7 @@ std::optional<std::size_t> DtlsSession::open(std::span<const std::byte> datagram
   return plain;
 }
 
-void DtlsSession::flush() {
+void SslDtlsSession::flush() {
   std::array<std::byte, 2048> chunk{};
   while (BIO_ctrl_pending(out_) > 0) {
     const int n = BIO_read(out_, chunk.data(), static_cast<int>(chunk.size()));
@@ -321,31 +350,17 @@ constexpr const char* kNoDtls =
     "(stateless cookie exchange)";
 }
 
-bool DtlsContext::available(std::string& why) {
+bool dtls_available(std::string& why) {
   why = kNoDtls;
   return false;
 }
-DtlsContext DtlsContext::for_server(const Identity&) {
+DtlsContext dtls_server_context(const Identity&) {
   throw Error(kNoDtls);
 }
-DtlsContext DtlsContext::for_client(const ClientOptions&) {
+DtlsContext dtls_client_context(const ClientOptions&) {
   throw Error(kNoDtls);
 }
-std::unique_ptr<DtlsSession> DtlsContext::connect(int, const std::string&, Deadline, DtlsHandshake&) const {
-  throw Error(kNoDtls);
-}
-std::unique_ptr<DtlsSession> DtlsContext::accept(int, Deadline) const {
-  throw Error(kNoDtls);
-}
-void DtlsSession::use_memory() {}
-std::size_t DtlsSession::seal(std::span<const std::byte>, std::span<std::byte>) {
-  throw Error(kNoDtls);
-}
-std::optional<std::size_t> DtlsSession::open(std::span<const std::byte>, std::span<std::byte>) {
-  throw Error(kNoDtls);
-}
-void DtlsSession::flush() {}
 
 #endif
 
-}  // namespace tlscmp::tls
+}  // namespace tlscmp::tls::ssl

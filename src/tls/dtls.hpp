@@ -15,10 +15,6 @@
 #include "tls/context.hpp"
 #include "transport/deadline.hpp"
 
-struct ssl_st;
-struct ssl_ctx_st;
-struct bio_st;
-
 namespace tlscmp::tls {
 
 // What the client's handshake took, on its clock.
@@ -31,56 +27,60 @@ struct DtlsHandshake {
   std::string group;              // key exchange group, "X25519"
 };
 
+// A DTLS session after its handshake (its backend's).
 class DtlsSession {
  public:
   // The most a record adds to its plaintext (header, explicit nonce, tag or MAC and padding).
   static constexpr std::size_t kMaxOverhead = 256;
 
-  ~DtlsSession();
+  DtlsSession() = default;
+  virtual ~DtlsSession() = default;
   DtlsSession(const DtlsSession&) = delete;
   DtlsSession& operator=(const DtlsSession&) = delete;
 
   // One plaintext datagram in, one record out in `out`: its size. Throws tlscmp::Error.
-  std::size_t seal(std::span<const std::byte> plain, std::span<std::byte> out);
+  virtual std::size_t seal(std::span<const std::byte> plain, std::span<std::byte> out) = 0;
   // One received datagram in, its plaintext in `out`: the plaintext's size;
   // nullopt when it held no authentic record (garbage, a replay, a
   // handshake retransmission, which is answered on the socket). Throws
   // tlscmp::Error when the session fails (an alert from the peer).
-  std::optional<std::size_t> open(std::span<const std::byte> datagram, std::span<std::byte> out);
+  virtual std::optional<std::size_t> open(std::span<const std::byte> datagram, std::span<std::byte> out) = 0;
+};
 
- private:
-  friend class DtlsContext;
-  DtlsSession(ssl_st* ssl, int fd) : ssl_(ssl), fd_(fd) {}
-  void use_memory();  // after the handshake
-  void flush();       // sends what the library wrote (handshake retransmissions)
-
-  ssl_st* ssl_;
-  int fd_;  // the UDP socket, owned by the caller
-  bio_st* in_ = nullptr;
-  bio_st* out_ = nullptr;
+// What a library's DTLS context does (DtlsContext's, below).
+class DtlsContextImpl {
+ public:
+  virtual ~DtlsContextImpl() = default;
+  virtual std::unique_ptr<DtlsSession> connect(int fd, const std::string& host, Deadline deadline,
+                                               DtlsHandshake& handshake) const = 0;
+  virtual std::unique_ptr<DtlsSession> accept(int fd, Deadline deadline) const = 0;
 };
 
 // A DTLS 1.2 context. Throws tlscmp::Error when the configuration cannot be used.
 class DtlsContext {
  public:
-  // False when this build cannot run DTLS tests; `why` then says why.
+  // False when the default library cannot run DTLS tests; `why` then says why.
   static bool available(std::string& why);
-  static DtlsContext for_server(const Identity& identity);
-  // Trust as for TLS: --ca, the embedded server's CA, --insecure or the system's store.
+  // By `library` (null: the default one).
+  static DtlsContext for_server(const Identity& identity, const Backend* library = nullptr);
+  // Trust as for TLS: --ca, the embedded server's CA, --insecure or the
+  // system's store; made by the options' library.
   static DtlsContext for_client(const ClientOptions& config);
+  explicit DtlsContext(std::shared_ptr<const DtlsContextImpl> impl) : impl_(std::move(impl)) {}
 
   // The client's handshake on `fd`, a UDP socket connected to the server;
   // `host` is checked against the server's certificate.
   std::unique_ptr<DtlsSession> connect(int fd, const std::string& host, Deadline deadline,
-                                       DtlsHandshake& handshake) const;
+                                       DtlsHandshake& handshake) const {
+    return impl_->connect(fd, host, deadline, handshake);
+  }
   // The server's side on `fd`, a bound, unconnected UDP socket: answers
   // ClientHellos with a cookie until one comes back with it, connects the
   // socket to that client and completes the handshake.
-  std::unique_ptr<DtlsSession> accept(int fd, Deadline deadline) const;
+  std::unique_ptr<DtlsSession> accept(int fd, Deadline deadline) const { return impl_->accept(fd, deadline); }
 
  private:
-  explicit DtlsContext(std::shared_ptr<ssl_ctx_st> ctx) : ctx_(std::move(ctx)) {}
-  std::shared_ptr<ssl_ctx_st> ctx_;
+  std::shared_ptr<const DtlsContextImpl> impl_;
 };
 
 }  // namespace tlscmp::tls

@@ -17,6 +17,7 @@
 
 #include "error.hpp"
 #include "tls/ossl_ptr.hpp"
+#include "tls/ssl_backend.hpp"
 #include "tls/ssl_compat.hpp"
 #include "transport/socket.hpp"
 
@@ -116,8 +117,9 @@ X509Ptr leaf_of(const std::string& chain_pem) {
 
 }  // namespace
 
-CertificateSet generate_certificates(const std::vector<std::string>& extra_hosts, int validity_days,
-                                     KeyType key_type, const std::optional<Identity>& given_ca) {
+CertificateSet ssl::SslBackend::generate_certificates(const std::vector<std::string>& extra_hosts,
+                                                      int validity_days, KeyType key_type,
+                                                      const std::optional<Identity>& given_ca) const {
   std::string alt_names;
   for (const std::string& host : server_certificate_names(extra_hosts))
     alt_names +=
@@ -150,7 +152,7 @@ CertificateSet generate_certificates(const std::vector<std::string>& extra_hosts
   return set;
 }
 
-Identity load_identity(const std::string& cert_file, const std::string& key_file) {
+Identity ssl::SslBackend::load_identity(const std::string& cert_file, const std::string& key_file) const {
   Identity id{read_file(cert_file, "certificate file"), read_file(key_file, "key file")};
   X509Ptr leaf = leaf_of(id.certificate_chain_pem);
   if (!leaf) throw Error(fmt::format("certificate file '{}' holds no PEM certificate", cert_file));
@@ -167,12 +169,12 @@ Identity load_identity(const std::string& cert_file, const std::string& key_file
   return id;
 }
 
-std::string certificate_key_type(const std::string& chain_pem) {
+std::string ssl::SslBackend::certificate_key_type(const std::string& chain_pem) const {
   X509Ptr leaf = leaf_of(chain_pem);
   return compat::certificate_key_type(leaf.get());
 }
 
-CertificateFacts certificate_facts(const std::string& chain_pem) {
+CertificateFacts ssl::SslBackend::certificate_facts(const std::string& chain_pem) const {
   CertificateFacts facts;
   X509Ptr leaf = leaf_of(chain_pem);
   if (!leaf) return facts;
@@ -189,7 +191,7 @@ CertificateFacts certificate_facts(const std::string& chain_pem) {
   return facts;
 }
 
-std::string certificate_fingerprint(const std::string& chain_pem) {
+std::string ssl::SslBackend::certificate_fingerprint(const std::string& chain_pem) const {
   X509Ptr leaf = leaf_of(chain_pem);
   if (!leaf) return {};
   unsigned char digest[EVP_MAX_MD_SIZE];

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "tls/ossl_ptr.hpp"
+#include "tls/ssl_context.hpp"
 
 namespace tlscmp::tls {
 namespace {
@@ -47,9 +48,9 @@ std::size_t MemoryPair::buffer_for(std::size_t chunk_bytes, std::size_t record_b
 
 MemoryPair::MemoryPair(const Context& client, const Context& server, std::size_t buffer_bytes,
                        const Session& resume) {
-  server_ = server.new_server_ssl();
+  server_ = ssl::ssl_context(server).new_server_ssl();
   try {
-    client_ = client.new_client_ssl("localhost", resume, {});
+    client_ = ssl::ssl_context(client).new_client_ssl("localhost", resume, {});
   } catch (...) {
     SSL_free(server_);
     throw;

@@ -14,6 +14,7 @@
 #include "error.hpp"
 #include "tls/context.hpp"
 #include "tls/identity.hpp"
+#include "tls/speed.hpp"
 #include "transport/socket.hpp"
 
 namespace tlscmp::tls {
@@ -118,6 +119,59 @@ bool kernel_has_tls_ulp(std::string& available) {
     if (w == "tls") return true;
   }
   return false;
+}
+
+// The key exchange groups tlscmp knows by name, in the order its tables show
+// them: classic elliptic curves, the hybrid and pure ML-KEM groups of
+// OpenSSL 3.5 (and newer BoringSSL), BoringSSL's earlier Kyber draft, and
+// the finite-field groups. Which of them a library has, it is asked.
+std::vector<std::string> known_groups() {
+  return {"X25519",
+          "P-256",
+          "P-384",
+          "P-521",
+          "X448",
+          "X25519MLKEM768",
+          "SecP256r1MLKEM768",
+          "SecP384r1MLKEM1024",
+          "MLKEM512",
+          "MLKEM768",
+          "MLKEM1024",
+          "X25519Kyber768Draft00",
+          "ffdhe2048",
+          "ffdhe3072",
+          "ffdhe4096",
+          "ffdhe6144",
+          "ffdhe8192"};
+}
+
+std::vector<SpeedSuite> speed_suites(KeyType key_type) {
+  const bool rsa =
+      key_type == KeyType::rsa_2048 || key_type == KeyType::rsa_3072 || key_type == KeyType::rsa_4096;
+  const std::string kx = rsa ? "ECDHE-RSA-" : "ECDHE-ECDSA-";
+  return {
+      {"TLS_AES_128_GCM_SHA256", "1.3", "AES-128-GCM"},
+      {"TLS_AES_256_GCM_SHA384", "1.3", "AES-256-GCM"},
+      {"TLS_CHACHA20_POLY1305_SHA256", "1.3", "ChaCha20-Poly1305"},
+      {kx + "AES128-GCM-SHA256", "1.2", "AES-128-GCM"},
+      {kx + "AES256-GCM-SHA384", "1.2", "AES-256-GCM"},
+      {kx + "CHACHA20-POLY1305", "1.2", "ChaCha20-Poly1305"},
+  };
+}
+
+std::vector<SpeedSuite> all_speed_suites() {
+  std::vector<SpeedSuite> all = speed_suites(KeyType::ecdsa_p256);
+  for (SpeedSuite& suite : speed_suites(KeyType::rsa_2048)) {
+    if (suite.version != "1.3") all.push_back(std::move(suite));  // TLS 1.3 suites name no key type
+  }
+  return all;
+}
+
+std::optional<SpeedSuite> find_speed_suite(const std::string& name) {
+  for (SpeedSuite& suite : all_speed_suites()) {
+    if (suite.name == name) return suite;
+  }
+  return std::nullopt;
 }
 
 }  // namespace tlscmp::tls

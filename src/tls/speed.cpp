@@ -13,6 +13,7 @@
 #include "measure/memory.hpp"
 #include "tls/memory_pair.hpp"
 #include "tls/ossl_ptr.hpp"
+#include "tls/ssl_backend.hpp"
 
 namespace tlscmp::tls {
 namespace {
@@ -62,35 +63,6 @@ std::pair<std::uint64_t, double> run_aead(compat::RecordAead& aead, bool tls13, 
 
 }  // namespace
 
-std::vector<SpeedSuite> speed_suites(KeyType key_type) {
-  const bool rsa =
-      key_type == KeyType::rsa_2048 || key_type == KeyType::rsa_3072 || key_type == KeyType::rsa_4096;
-  const std::string kx = rsa ? "ECDHE-RSA-" : "ECDHE-ECDSA-";
-  return {
-      {"TLS_AES_128_GCM_SHA256", "1.3", "AES-128-GCM"},
-      {"TLS_AES_256_GCM_SHA384", "1.3", "AES-256-GCM"},
-      {"TLS_CHACHA20_POLY1305_SHA256", "1.3", "ChaCha20-Poly1305"},
-      {kx + "AES128-GCM-SHA256", "1.2", "AES-128-GCM"},
-      {kx + "AES256-GCM-SHA384", "1.2", "AES-256-GCM"},
-      {kx + "CHACHA20-POLY1305", "1.2", "ChaCha20-Poly1305"},
-  };
-}
-
-std::vector<SpeedSuite> all_speed_suites() {
-  std::vector<SpeedSuite> all = speed_suites(KeyType::ecdsa_p256);
-  for (SpeedSuite& suite : speed_suites(KeyType::rsa_2048)) {
-    if (suite.version != "1.3") all.push_back(std::move(suite));  // TLS 1.3 suites name no key type
-  }
-  return all;
-}
-
-std::optional<SpeedSuite> find_speed_suite(const std::string& name) {
-  for (SpeedSuite& suite : all_speed_suites()) {
-    if (suite.name == name) return suite;
-  }
-  return std::nullopt;
-}
-
 namespace {
 
 // The certificate sets made or kept, by key type: once per process, as an
@@ -109,20 +81,22 @@ const CertificateSet& certificates_of(KeyType key_type) {
   KeptCertificates& kept = kept_certificates();
   std::lock_guard lock(kept.mutex);
   auto it = kept.sets.find(key_type);
-  if (it == kept.sets.end()) it = kept.sets.emplace(key_type, generate_certificates({}, 1, key_type)).first;
+  if (it == kept.sets.end())
+    it = kept.sets.emplace(key_type, ssl::ssl_backend().generate_certificates({}, 1, key_type, std::nullopt))
+             .first;
   return it->second;
 }
 
 }  // namespace
 
-void keep_certificates(KeyType key_type, const CertificateSet& set) {
+void ssl::SslBackend::keep_certificates(KeyType key_type, const CertificateSet& set) const {
   KeptCertificates& kept = kept_certificates();
   std::lock_guard lock(kept.mutex);
   kept.sets.emplace(key_type, set);
 }
 
-SuiteContexts contexts_for_suite(const SpeedSuite& suite, std::optional<KeyType> key_type,
-                                 const std::string& group) {
+SuiteContexts ssl::SslBackend::contexts_for_suite(const SpeedSuite& suite, std::optional<KeyType> key_type,
+                                                  const std::string& group) const {
   const bool rsa = suite.name.find("-RSA-") != std::string::npos;
   const CertificateSet& set =
       certificates_of(key_type.value_or(rsa ? KeyType::rsa_2048 : KeyType::ecdsa_p256));
@@ -137,7 +111,7 @@ SuiteContexts contexts_for_suite(const SpeedSuite& suite, std::optional<KeyType>
   std::optional<Context> client_context;
   while (!client_context) {
     try {
-      client_context = Context::for_client(client);
+      client_context = this->client_context(client);
     } catch (const Error& e) {
       if (!client.policy.groups.empty()) {
         client.policy.groups.clear();  // a group this library does not know: its defaults
@@ -149,15 +123,16 @@ SuiteContexts contexts_for_suite(const SpeedSuite& suite, std::optional<KeyType>
       }
     }
   }
-  return {*client_context, Context::for_server(server), refused};
+  return {*client_context, server_context(server), refused};
 }
 
-std::optional<measure::TlsCalibration> calibrate_bulk(const std::string& suite_name,
-                                                      const MemoryBulkShape& shape, double seconds) {
+std::optional<measure::TlsCalibration> ssl::SslBackend::calibrate_bulk(const std::string& suite_name,
+                                                                       const MemoryBulkShape& shape,
+                                                                       double seconds) const {
   const std::optional<SpeedSuite> suite = find_speed_suite(suite_name);
   if (!suite) return std::nullopt;
   const std::size_t record = shape.record_bytes != 0 ? shape.record_bytes : 16384;
-  const SuiteContexts contexts = contexts_for_suite(*suite);
+  const SuiteContexts contexts = contexts_for_suite(*suite, std::nullopt, {});
   measure::TlsCalibration out;
   out.suite = suite->name;
   out.aead = suite->aead;
@@ -261,9 +236,8 @@ class TransactionLoop {
 
 }  // namespace
 
-std::optional<measure::TransactionCalibration> calibrate_transactions(const std::string& suite_name,
-                                                                      const TransactionShape& shape,
-                                                                      double seconds) {
+std::optional<measure::TransactionCalibration> ssl::SslBackend::calibrate_transactions(
+    const std::string& suite_name, const TransactionShape& shape, double seconds) const {
   const std::optional<SpeedSuite> suite = find_speed_suite(suite_name);
   if (!suite) return std::nullopt;
   const std::size_t record = shape.record_bytes != 0 ? shape.record_bytes : 16384;
@@ -315,7 +289,8 @@ std::optional<measure::TransactionCalibration> calibrate_transactions(const std:
   return out;
 }
 
-measure::AeadFigure measure_aead(const SpeedSuite& suite, std::size_t payload_bytes, double seconds) {
+measure::AeadFigure ssl::SslBackend::measure_aead(const SpeedSuite& suite, std::size_t payload_bytes,
+                                                  double seconds) const {
   const bool tls13 = suite.version == "1.3";
   compat::RecordAead sealer(suite.aead, tls13, /*seal=*/true);
   compat::RecordAead opener(suite.aead, tls13, /*seal=*/false);
@@ -338,8 +313,9 @@ measure::AeadFigure measure_aead(const SpeedSuite& suite, std::size_t payload_by
   return figure;
 }
 
-measure::MemoryBulkFigure measure_memory_bulk(const Context& client, const Context& server,
-                                              const MemoryBulkShape& shape, double seconds) {
+measure::MemoryBulkFigure ssl::SslBackend::measure_memory_bulk(const Context& client, const Context& server,
+                                                               const MemoryBulkShape& shape,
+                                                               double seconds) const {
   MemoryPair pair(client, server, MemoryPair::buffer_for(shape.chunk_bytes, shape.record_bytes));
   SideSeconds handshake;
   pair.handshake(handshake);
@@ -371,8 +347,9 @@ measure::MemoryBulkFigure measure_memory_bulk(const Context& client, const Conte
   return figure;
 }
 
-measure::HandshakeFigure measure_handshakes(const Context& client, const Context& server, KeyType key_type,
-                                            bool resumed, double seconds) {
+measure::HandshakeFigure ssl::SslBackend::measure_handshakes(const Context& client, const Context& server,
+                                                             KeyType key_type, bool resumed,
+                                                             double seconds) const {
   constexpr std::size_t kBuffer = 64 * 1024;
   measure::HandshakeFigure figure;
   figure.key_type = to_string(key_type);
@@ -411,8 +388,9 @@ measure::HandshakeFigure measure_handshakes(const Context& client, const Context
   return figure;
 }
 
-measure::SessionMemoryFigure measure_session_memory(const Context& client, const Context& server,
-                                                    bool release, std::uint32_t sessions) {
+measure::SessionMemoryFigure ssl::SslBackend::measure_session_memory(const Context& client,
+                                                                     const Context& server, bool release,
+                                                                     std::uint32_t sessions) const {
   measure::SessionMemoryFigure figure;
   figure.released = release;
   figure.sessions = sessions;

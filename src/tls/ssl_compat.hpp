@@ -249,28 +249,6 @@ inline bool set_groups(SSL_CTX* ctx, const std::string& groups) {
 #endif
 }
 
-// The key exchange groups tlscmp knows by name, in the order its tables show
-// them: classic elliptic curves, the hybrid and pure ML-KEM groups of
-// OpenSSL 3.5 (and newer BoringSSL), BoringSSL's earlier Kyber draft, and
-// the finite-field groups. Which of them a library has, it is asked.
-inline constexpr const char* kKnownGroups[] = {"X25519",
-                                               "P-256",
-                                               "P-384",
-                                               "P-521",
-                                               "X448",
-                                               "X25519MLKEM768",
-                                               "SecP256r1MLKEM768",
-                                               "SecP384r1MLKEM1024",
-                                               "MLKEM512",
-                                               "MLKEM768",
-                                               "MLKEM1024",
-                                               "X25519Kyber768Draft00",
-                                               "ffdhe2048",
-                                               "ffdhe3072",
-                                               "ffdhe4096",
-                                               "ffdhe6144",
-                                               "ffdhe8192"};
-
 // Whether a context of this library accepts `group` by that name.
 inline bool has_group(const char* group) {
   const std::unique_ptr<SSL_CTX, void (*)(SSL_CTX*)> ctx(SSL_CTX_new(TLS_method()), SSL_CTX_free);

@@ -110,10 +110,6 @@ std::error_code SslStream::handle_failure(int ret) {
   }
 }
 
-bool releases_buffers_always() {
-  return SSL_MODE_RELEASE_BUFFERS == 0;
-}
-
 void SslStream::release_buffers() {
   SSL_set_mode(ssl_, SSL_MODE_RELEASE_BUFFERS);
 }
@@ -170,16 +166,16 @@ SessionInfo SslStream::session_info() const {
   return info;
 }
 
-Session Session::adopt(ssl_session_st* session) {
-  Session s;
-  if (session != nullptr) s.session_.reset(session, SSL_SESSION_free);
-  return s;
+Session adopt_session(ssl_session_st* session) {
+  if (session == nullptr) return {};
+  return Session(
+      std::shared_ptr<void>(session, [](void* p) { SSL_SESSION_free(static_cast<SSL_SESSION*>(p)); }));
 }
 
 Session SslStream::session() const {
   // In TLS 1.3 a session is resumable only once a ticket arrived, which the
   // new-session callback reports; SSL_get1_session is what TLS 1.2 has.
-  return latest_session_ ? latest_session_ : Session::adopt(SSL_get1_session(tls_ssl()));
+  return latest_session_ ? latest_session_ : adopt_session(SSL_get1_session(tls_ssl()));
 }
 
 bool SslStream::certificate_requested() const {

@@ -10,8 +10,12 @@
 #include "tls/tls_stream.hpp"
 
 struct ssl_st;
+struct ssl_session_st;
 
 namespace tlscmp::tls {
+
+// A Session holding `session` (one reference taken over); empty for null.
+Session adopt_session(ssl_session_st* session);
 
 // What a connection's TLS callbacks report to the object that owns it (the
 // SSL's app data): a TlsStream, or a side of a MemoryPair. The contexts'

@@ -10,8 +10,6 @@
 
 #include "transport/stream.hpp"
 
-struct ssl_session_st;
-
 namespace tlscmp::tls {
 
 // What the handshake settled on.
@@ -33,16 +31,18 @@ struct SessionInfo {
   std::uint32_t server_hello_bytes = 0;
 };
 
-// A saved TLS session, to resume with a later connection (a session ticket or ID).
+// A saved TLS session, to resume with a later connection (a session ticket
+// or ID): a handle on the library's own object, which only the backend that
+// made it reads (tls/backend.hpp).
 class Session {
  public:
   Session() = default;
-  explicit operator bool() const { return session_ != nullptr; }
-  ssl_session_st* get() const { return session_.get(); }
-  static Session adopt(ssl_session_st* session);  // takes one reference
+  explicit Session(std::shared_ptr<void> handle) : handle_(std::move(handle)) {}
+  explicit operator bool() const { return handle_ != nullptr; }
+  void* get() const { return handle_.get(); }
 
  private:
-  std::shared_ptr<ssl_session_st> session_;
+  std::shared_ptr<void> handle_;
 };
 
 // Why the peer's certificate was not accepted, if it was not.

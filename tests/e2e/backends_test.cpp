@@ -1,6 +1,9 @@
 // tlscmp built against one TLS library talking to tlscmp built against the
 // other: an OpenSSL client against a BoringSSL server, and the reverse.
 
+#include <algorithm>
+#include <sstream>
+
 #include "e2e/e2e.hpp"
 #include "support/skip.hpp"
 
@@ -61,4 +64,74 @@ TEST_CASE("a TLS 1.2 suite outside the server's defaults, granted across the two
     CHECK(j["runs"][0]["cipher"] == "ECDHE-ECDSA-AES128-SHA");
     CHECK(server.process().wait_for_log("serves TLS suites outside this server's defaults to this test"));
   }
+}
+
+// The names of the backends `binary --version` lists ("openssl", "boringssl").
+std::vector<std::string> backends_of(const std::string& binary) {
+  const ProcessResult r = run_process({binary, "--version"});
+  std::vector<std::string> names;
+  const std::size_t line = r.out.find("TLS backends: ");
+  if (line == std::string::npos) return names;
+  std::istringstream entries(r.out.substr(line + 14, r.out.find('\n', line) - line - 14));
+  for (std::string entry; std::getline(entries, entry, ';');) {
+    const std::size_t start = entry.find_first_not_of(' ');
+    if (start == std::string::npos || entry.compare(start, 11, "not loaded:") == 0) continue;
+    names.push_back(entry.substr(start, entry.find(':', start) - start));
+  }
+  return names;
+}
+
+TEST_CASE(
+    "one tlscmp holds both libraries: --tls-lib picks each side's, a client of one against a server of the "
+    "other") {
+  const std::vector<std::string> names = backends_of(tlscmp_binary());
+  if (std::ranges::find(names, "boringssl") == names.end() ||
+      std::ranges::find(names, "openssl") == names.end()) {
+    skip_unsupported(
+        "this binary holds one TLS backend (a build with -DTLSCMP_BORINGSSL_BINARY=ON holds both)");
+    return;
+  }
+  CHECK(names.front() == "openssl");  // the default first
+  TempDir certs;
+  REQUIRE(run_tlscmp({"certs", "--dir", certs.path().string()}).exit_code == 0);
+  for (const std::string server_lib : {"boringssl", "openssl"}) {
+    const std::string client_lib = server_lib == "openssl" ? "boringssl" : "openssl";
+    CAPTURE(server_lib);
+    ServerProcess server(
+        {"--cert", certs.file("server.pem"), "--key", certs.file("server.key"), "--tls-lib", server_lib});
+    const ProcessResult r =
+        run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--ca", certs.file("ca.pem"),
+                    "--tls-lib", client_lib, "--crr", "-n", "20", "--repeat", "1", "-J"});
+    INFO("stderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    const json j = json::parse(r.out);
+    const std::string client_library = j["environment"]["client"]["tls_library"];
+    const std::string server_library = j["environment"]["server"]["tls_library"];
+    CHECK(client_library.rfind(client_lib == "openssl" ? "OpenSSL" : "BoringSSL", 0) == 0);
+    CHECK(server_library.rfind(server_lib == "openssl" ? "OpenSSL" : "BoringSSL", 0) == 0);
+    CHECK(j["crr_summary"].size() > 0);
+  }
+  // The embedded server runs the same library as its client.
+  const ProcessResult embedded =
+      run_tlscmp({"client", "--tls-lib", "boringssl", "--mode", "tls", "-n", "1M", "--repeat", "1", "-J"});
+  REQUIRE(embedded.exit_code == 0);
+  const json j = json::parse(embedded.out);
+  CHECK(std::string(j["environment"]["server"]["tls_library"]).rfind("BoringSSL", 0) == 0);
+}
+
+TEST_CASE("--tls-lib of a library tlscmp has not, and no backend at all, are one line each") {
+  const ProcessResult wrong = run_tlscmp({"client", "--tls-lib", "nosuchssl", "-n", "1M"});
+  CHECK(wrong.exit_code == 2);
+  CHECK(wrong.err.find("--tls-lib nosuchssl") != std::string::npos);
+  CHECK(wrong.err.find("it has openssl") != std::string::npos);
+  CHECK(std::count(wrong.err.begin(), wrong.err.end(), '\n') == 1);
+  if (backends_of(tlscmp_binary()).size() < 2)
+    return;  // a binary linked with its one library loads no module
+  TempDir empty;
+  const ProcessResult none = run_process(
+      {"/usr/bin/env", "TLSCMP_BACKEND_DIR=" + empty.path().string(), tlscmp_binary(), "--version"});
+  CHECK(none.exit_code != 0);
+  CHECK(none.err.find("no TLS library") != std::string::npos);
+  CHECK(none.err.find("TLSCMP_BACKEND_DIR") != std::string::npos);
+  CHECK(std::count(none.err.begin(), none.err.end(), '\n') == 1);
 }

@@ -166,9 +166,10 @@ TEST_CASE("cmake --install to a prefix puts the binary, man page, completion, RE
   CAPTURE(r.out);
   CAPTURE(r.err);
   REQUIRE(r.exit_code == 0);
-  for (const char* file : {"bin/tlscmp", "share/man/man1/tlscmp.1.gz",
-                           "share/bash-completion/completions/tlscmp", "share/doc/tlscmp/README.md",
-                           "share/doc/tlscmp/docs/flags.md", "lib/systemd/system/tlscmp-server.service"}) {
+  for (const char* file :
+       {"bin/tlscmp", "share/man/man1/tlscmp.1.gz", "share/bash-completion/completions/tlscmp",
+        "share/doc/tlscmp/README.md", "share/doc/tlscmp/docs/flags.md",
+        "lib/systemd/system/tlscmp-server.service", "lib/tlscmp/tls-openssl.so"}) {
     CAPTURE(file);
     CHECK(std::filesystem::is_regular_file(dir.path() / file));
   }
@@ -178,4 +179,6 @@ TEST_CASE("cmake --install to a prefix puts the binary, man page, completion, RE
   const ProcessResult version = run_process({(dir.path() / "bin/tlscmp").string(), "--version"});
   CHECK(version.exit_code == 0);
   CHECK(version.out.rfind("tlscmp ", 0) == 0);
+  CHECK(version.out.find("TLS backends: openssl: OpenSSL") !=
+        std::string::npos);  // found from bin/../lib/tlscmp
 }

@@ -10,6 +10,8 @@
 
 #include "error.hpp"
 #include "stacks/quic/quic_internal.hpp"
+#include "tls/ssl_backend.hpp"
+#include "tls/ssl_context.hpp"
 
 namespace tlscmp::stacks {
 
@@ -17,7 +19,8 @@ bool has_quic(std::string* why) {
   if (TLSCMP_HAVE_QUIC) return true;
   if (why != nullptr) {
     *why = fmt::format("needs OpenSSL 3.5 or newer; this build has {}",
-                       compat::kBoringSsl ? tls::library_version() : tls::header_version());
+                       compat::kBoringSsl ? tls::ssl::ssl_backend().library_version()
+                                          : tls::ssl::ssl_backend().header_version());
   }
   return false;
 }
@@ -105,7 +108,7 @@ const tls::ContextShape& quic_shape() {
 }
 
 std::unique_ptr<QuicStream> quic_client_stream(const tls::Context& context, UniqueFd udp, const Dial& dial) {
-  SSL* ssl = context.new_client_ssl(dial.host, dial.resume, dial.server_name);
+  SSL* ssl = tls::ssl::ssl_context(context).new_client_ssl(dial.host, dial.resume, dial.server_name);
   auto stream = std::make_unique<QuicStream>(std::move(udp), ssl);
   detail::attach_udp(ssl, stream->native_handle());
   stream->set_trust_description(context.trust_description());
@@ -113,7 +116,7 @@ std::unique_ptr<QuicStream> quic_client_stream(const tls::Context& context, Uniq
 }
 
 QuicListener::QuicListener(const tls::Context& context, UniqueFd udp) : udp_(std::move(udp)) {
-  listener_ = SSL_new_listener(context.native(), 0);
+  listener_ = SSL_new_listener(tls::ssl::ssl_context(context).native(), 0);
   if (listener_ == nullptr) throw_tls_error("cannot make a QUIC listener");
   // Counted as a client's are: the port's datagrams, every connection's.
   BIO* bio = counted_datagrams(udp_.get(), "the QUIC listener's");
@@ -155,7 +158,7 @@ SSL* QuicListener::next_connection(std::chrono::milliseconds wait) {
   return ssl;
 }
 
-std::unique_ptr<QuicStream> QuicListener::accept(std::chrono::milliseconds wait, sockaddr_storage& peer) {
+std::unique_ptr<Stream> QuicListener::accept(std::chrono::milliseconds wait, sockaddr_storage& peer) {
   SSL* ssl = next_connection(wait);
   if (ssl == nullptr) return nullptr;
   std::memset(&peer, 0, sizeof peer);
@@ -262,7 +265,7 @@ QuicListener::QuicListener(const tls::Context&, UniqueFd udp) : udp_(std::move(u
   detail::refuse_quic();
 }
 QuicListener::~QuicListener() = default;
-std::unique_ptr<QuicStream> QuicListener::accept(std::chrono::milliseconds, sockaddr_storage&) {
+std::unique_ptr<Stream> QuicListener::accept(std::chrono::milliseconds, sockaddr_storage&) {
   detail::refuse_quic();
 }
 ssl_st* QuicListener::next_connection(std::chrono::milliseconds) {
@@ -295,4 +298,29 @@ std::unique_ptr<QuicStream> quic_client_stream(const tls::Context&, UniqueFd, co
 
 #endif
 
+namespace {
+
+// The table the library-free files of the stack reach QUIC by.
+class SslQuic final : public QuicLibrary {
+ public:
+  bool available(std::string* why) const override { return has_quic(why); }
+  bool names_peers() const override { return quic_names_peers(); }
+  const tls::ContextShape& shape() const override { return quic_shape(); }
+  std::unique_ptr<Stream> client_stream(const tls::Context& context, UniqueFd udp,
+                                        const Dial& dial) const override {
+    return quic_client_stream(context, std::move(udp), dial);
+  }
+  std::unique_ptr<QuicEndpoint> listen(const tls::Context& context, UniqueFd udp) const override {
+    return std::make_unique<QuicListener>(context, std::move(udp));
+  }
+  std::unique_ptr<StreamPollSet> poll_set() const override { return std::make_unique<QuicPollSet>(); }
+};
+
+}  // namespace
+
 }  // namespace tlscmp::stacks
+
+const void* tlscmp::tls::ssl::quic_library_entry() {
+  static const stacks::SslQuic quic;
+  return static_cast<const stacks::QuicLibrary*>(&quic);
+}

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "run_facts.hpp"
+#include "stacks/quic/quic_library.hpp"
 #include "stacks/quic/quic_stream.hpp"
 #include "stacks/stack.hpp"
 #include "tls/context.hpp"
@@ -136,12 +137,12 @@ std::unique_ptr<QuicStream> quic_client_stream(const tls::Context& context, Uniq
 // thread waits on it in SSL_poll, watching the listener as it does:
 // detail::ListenerWatch). Address validation (a Retry before any state is
 // kept for a new address) is on, as the library has it by default.
-class QuicListener {
+class QuicListener final : public QuicEndpoint {
  public:
   // `context`: a server Context made with quic_shape(). Takes `udp`, a
   // bound UDP socket. Throws tlscmp::Error.
   QuicListener(const tls::Context& context, UniqueFd udp);
-  ~QuicListener();
+  ~QuicListener() override;
   QuicListener(const QuicListener&) = delete;
   QuicListener& operator=(const QuicListener&) = delete;
 
@@ -149,7 +150,7 @@ class QuicListener {
   // perhaps not done yet (Stream::handshake() finishes it), and its peer's
   // address in `peer` where the library tells it (OpenSSL 4.0; with 3.5
   // `peer` is AF_UNSPEC); or null if none came.
-  std::unique_ptr<QuicStream> accept(std::chrono::milliseconds wait, sockaddr_storage& peer);
+  std::unique_ptr<Stream> accept(std::chrono::milliseconds wait, sockaddr_storage& peer) override;
   int native_handle() const { return udp_.get(); }
 
  private:
@@ -185,9 +186,5 @@ class QuicPollSet final : public StreamPollSet {
   std::vector<std::uint32_t> ready_;
   std::shared_ptr<detail::ListenerWatch> watch_;
 };
-
-// Its part of a server: the listener on the server's port over UDP (server.cpp).
-std::unique_ptr<ServerPart> quic_server(const ServerSetup& setup,
-                                        const std::function<void(const std::string&)>& log);
 
 }  // namespace tlscmp::stacks

@@ -9,7 +9,7 @@
 #include <boost/asio/ip/udp.hpp>
 #include <boost/asio/ip/v6_only.hpp>
 
-#include "stacks/quic/quic.hpp"
+#include "stacks/quic/quic_library.hpp"
 #include "transport/datagram.hpp"
 #include "transport/socket.hpp"
 
@@ -46,7 +46,8 @@ UniqueFd bind_quic_socket(const ServerSetup& setup) {
 class QuicPart final : public ServerPart, public Listener {
  public:
   QuicPart(const ServerSetup& setup, const std::function<void(const std::string&)>& log) {
-    if (!has_quic(&why_)) return;
+    quic_ = quic_library(&why_);
+    if (quic_ == nullptr) return;
     if (setup.policy.version == "1.2") {
       why_ = "its --tls-version 1.2 leaves QUIC out, which runs TLS 1.3";
       return;
@@ -54,8 +55,8 @@ class QuicPart final : public ServerPart, public Listener {
     try {
       context_.emplace(
           tls::Context::for_server({setup.identity, 0, setup.policy, setup.client_ca_file,
-                                    setup.require_client_cert, setup.resumption, &quic_shape()}));
-      listener_ = std::make_unique<QuicListener>(*context_, bind_quic_socket(setup));
+                                    setup.require_client_cert, setup.resumption, &quic_->shape()}));
+      listener_ = quic_->listen(*context_, bind_quic_socket(setup));
     } catch (const Error& e) {
       why_ = e.what();
       listener_.reset();
@@ -76,16 +77,17 @@ class QuicPart final : public ServerPart, public Listener {
   std::unique_ptr<Stream> accept(std::chrono::milliseconds wait, sockaddr_storage& peer) override {
     return listener_->accept(wait, peer);
   }
-  std::unique_ptr<StreamPollSet> poll_set() const override { return std::make_unique<QuicPollSet>(); }
+  std::unique_ptr<StreamPollSet> poll_set() const override { return quic_->poll_set(); }
   // Where the library does not name the peer (OpenSSL 3.5 and 3.6), the
   // caps count every QUIC connection as from one source.
   const char* unnamed_source() const override { return "quic"; }
-  bool names_peers() const override { return quic_names_peers(); }
+  bool names_peers() const override { return quic_->names_peers(); }
 
  private:
+  const QuicLibrary* quic_ = nullptr;
   std::string why_;
   std::optional<tls::Context> context_;  // the QUIC connections' TLS
-  std::unique_ptr<QuicListener> listener_;
+  std::unique_ptr<QuicEndpoint> listener_;
 };
 
 }  // namespace

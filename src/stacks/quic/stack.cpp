@@ -4,14 +4,28 @@
 
 #include <fmt/format.h>
 
-#include "stacks/quic/quic.hpp"
+#include "error.hpp"
+
+#include "stacks/quic/quic_library.hpp"
+#include "tls/backend.hpp"
 
 namespace tlscmp::stacks {
+
+const QuicLibrary* quic_library(std::string* why) {
+  const tls::Backend& backend = tls::default_backend();
+  const auto* quic = static_cast<const QuicLibrary*>(backend.stack_library("quic"));
+  if (quic == nullptr) {
+    if (why != nullptr) *why = fmt::format("{} has no QUIC of its own", backend.library_version());
+    return nullptr;
+  }
+  return quic->available(why) ? quic : nullptr;
+}
+
 namespace {
 
 std::string no_quic() {
   std::string why;
-  return has_quic(&why) ? std::string() : why;
+  return quic_library(&why) != nullptr ? std::string() : why;
 }
 
 std::string quic_line() {
@@ -20,12 +34,16 @@ std::string quic_line() {
 }
 
 std::unique_ptr<Stream> quic_dial(UniqueFd fd, const tls::Context* tls, const Dial& dial) {
-  return quic_client_stream(*tls, std::move(fd), dial);
+  const QuicLibrary* quic = quic_library();
+  if (quic == nullptr) throw Error(fmt::format("quic: no ({})", no_quic()));
+  return quic->client_stream(*tls, std::move(fd), dial);
 }
 
 ClientContexts quic_client(const tls::ClientOptions& options) {
+  const QuicLibrary* library = quic_library();
+  if (library == nullptr) throw Error(fmt::format("quic: no ({})", no_quic()));
   tls::ClientOptions quic = options;
-  quic.shape = &quic_shape();
+  quic.shape = &library->shape();
   return {tls::Context::for_client(quic), std::nullopt};
 }
 
