@@ -9,7 +9,9 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 
@@ -121,6 +123,11 @@ bool choose_default_backend(std::string_view name, std::string& why) {
   std::vector<std::string> names;
   for (const Backend* backend : backends())
     names.emplace_back(backend->name());
+  if (name.find(',') != std::string_view::npos) {
+    why = fmt::format("one library a side for now (several in one run are to come): give one of {}",
+                      fmt::join(names, ", "));
+    return false;
+  }
   why =
       fmt::format("this tlscmp has no {} backend; it has {} (tlscmp --version lists them{})", name,
                   fmt::join(names, ", "), backend_problems().empty() ? "" : ", and those that did not load");
@@ -129,7 +136,9 @@ bool choose_default_backend(std::string_view name, std::string& why) {
 
 const Backend* find_backend(std::string_view name) {
   for (const Backend* backend : backends()) {
-    if (name == backend->name()) return backend;
+    const std::string_view own = backend->name();
+    const auto same = [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; };
+    if (std::ranges::equal(name, own, same)) return backend;  // "BoringSSL" as "boringssl"
   }
   return nullptr;
 }

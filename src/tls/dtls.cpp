@@ -346,8 +346,8 @@ void SslDtlsSession::flush() {
 
 namespace {
 constexpr const char* kNoDtls =
-    "DTLS tests need OpenSSL: this tlscmp is built with BoringSSL, which has no DTLSv1_listen "
-    "(stateless cookie exchange)";
+    "DTLS tests need OpenSSL (--tls-lib openssl): BoringSSL has no DTLSv1_listen (stateless cookie "
+    "exchange)";
 }
 
 bool dtls_available(std::string& why) {
