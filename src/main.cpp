@@ -259,7 +259,7 @@ int run_client_command(const tlscmp::cli::ClientCommand& client) {
 int run_speed(const tlscmp::cli::SpeedCommand& command) {
   using namespace tlscmp;
   const bool terminal = ::isatty(STDERR_FILENO) != 0;
-  const measure::SpeedResults results =
+  const std::vector<measure::SpeedResults> results =
       app::run_speed(command.config, [terminal](const std::string& figure, int number, int figures) {
         if (terminal) fmt::print(stderr, "\r\033[Kspeed: {} ({}/{})", figure, number, figures);
       });

@@ -8,6 +8,7 @@
 
 #include "error.hpp"
 #include "measure/memory.hpp"
+#include "tls/backend.hpp"
 #include "tls/context.hpp"
 #include "tls/speed.hpp"
 
@@ -23,24 +24,29 @@ struct ContextPair {
 
 class Contexts {
  public:
+  explicit Contexts(const tls::Backend& backend) : backend_(backend) {}
   // The contexts for `key_type`, a client that offers `policy` (the server
   // offers its defaults, as `tlscmp server` does).
   ContextPair make(tls::KeyType key_type, const tls::Policy& policy) {
     const tls::CertificateSet& set = certificates(key_type);
     tls::ServerOptions server;
     server.identity = set.server;
+    server.library = &backend_;
     tls::ClientOptions client;
     client.ca_pem = set.ca.certificate_chain_pem;
     client.policy = policy;
+    client.library = &backend_;
     return {tls::Context::for_server(server), tls::Context::for_client(client)};
   }
 
  private:
   const tls::CertificateSet& certificates(tls::KeyType key_type) {
     auto it = made_.find(key_type);
-    if (it == made_.end()) it = made_.emplace(key_type, tls::generate_certificates({}, 1, key_type)).first;
+    if (it == made_.end())
+      it = made_.emplace(key_type, backend_.generate_certificates({}, 1, key_type, std::nullopt)).first;
     return it->second;
   }
+  const tls::Backend& backend_;
   std::map<tls::KeyType, tls::CertificateSet> made_;
 };
 
@@ -58,16 +64,18 @@ struct Steps {
   const SpeedProgress& progress;
   int total = 0;
   int done = 0;
+  std::string library;  // where several are measured: the one being measured
   void next(const std::string& figure) {
-    if (progress) progress(figure, ++done, total);
+    if (progress) progress(library.empty() ? figure : library + ": " + figure, ++done, total);
   }
 };
 
-void run_aead_figures(const SpeedConfig& config, Steps& steps, measure::SpeedResults& out) {
+void run_aead_figures(const SpeedConfig& config, const tls::Backend& backend, Steps& steps,
+                      measure::SpeedResults& out) {
   for (const tls::SpeedSuite& suite : chosen_suites(config)) {
     for (std::uint32_t size : config.sizes) {
       steps.next(fmt::format("AEAD {} {} B", suite.name, size));
-      out.aead.push_back(tls::measure_aead(suite, size, config.seconds));
+      out.aead.push_back(backend.measure_aead(suite, size, config.seconds));
     }
   }
 }
@@ -75,9 +83,10 @@ void run_aead_figures(const SpeedConfig& config, Steps& steps, measure::SpeedRes
 // Bulk in memory with `suite`. A library that lets no client choose its
 // TLS 1.3 suite (BoringSSL) is measured with what it chooses, where that is
 // the suite; otherwise a note says what it chose.
-void run_bulk_figure(const SpeedConfig& config, const tls::SpeedSuite& suite, measure::SpeedResults& out) {
-  const tls::SuiteContexts contexts = tls::contexts_for_suite(suite);
-  measure::MemoryBulkFigure figure = tls::measure_memory_bulk(
+void run_bulk_figure(const SpeedConfig& config, const tls::Backend& backend, const tls::SpeedSuite& suite,
+                     measure::SpeedResults& out) {
+  const tls::SuiteContexts contexts = backend.contexts_for_suite(suite, std::nullopt, {});
+  measure::MemoryBulkFigure figure = backend.measure_memory_bulk(
       contexts.client, contexts.server, {config.chunk_bytes, config.record_bytes, 0}, config.seconds);
   if (figure.suite == suite.name) {
     out.bulk.push_back(std::move(figure));
@@ -88,11 +97,12 @@ void run_bulk_figure(const SpeedConfig& config, const tls::SpeedSuite& suite, me
   }
 }
 
-void run_bulk_figures(const SpeedConfig& config, Steps& steps, measure::SpeedResults& out) {
+void run_bulk_figures(const SpeedConfig& config, const tls::Backend& backend, Steps& steps,
+                      measure::SpeedResults& out) {
   for (const tls::SpeedSuite& suite : chosen_suites(config)) {
     steps.next(fmt::format("bulk in memory {}", suite.name));
     try {
-      run_bulk_figure(config, suite, out);
+      run_bulk_figure(config, backend, suite, out);
     } catch (const Error& e) {
       out.notes.push_back(fmt::format("bulk in memory: {}: {}", suite.name, e.what()));
     }
@@ -113,18 +123,18 @@ std::vector<tls::KeyType> chosen_key_types(const SpeedConfig& config) {
   return config.key_types.empty() ? tls::all_key_types() : config.key_types;
 }
 
-std::vector<std::string> chosen_groups(const SpeedConfig& config) {
-  return config.groups.empty() ? tls::available_groups() : config.groups;
+std::vector<std::string> chosen_groups(const SpeedConfig& config, const tls::Backend& backend) {
+  return config.groups.empty() ? backend.available_groups() : config.groups;
 }
 
-void run_handshake_figures(const SpeedConfig& config, Contexts& contexts, Steps& steps,
-                           measure::SpeedResults& out) {
+void run_handshake_figures(const SpeedConfig& config, const tls::Backend& backend, Contexts& contexts,
+                           Steps& steps, measure::SpeedResults& out) {
   const std::vector<tls::KeyType> key_types = chosen_key_types(config);
   for (tls::KeyType key_type : key_types)
     run_handshake_figure(contexts, key_type, {}, config.seconds, steps, out);
   // The groups with the key type given first, or the one `tlscmp certs` makes.
   const tls::KeyType group_key = config.key_types.empty() ? tls::KeyType::ecdsa_p256 : key_types.front();
-  for (const std::string& group : chosen_groups(config)) {
+  for (const std::string& group : chosen_groups(config, backend)) {
     const bool measured = std::any_of(out.handshakes.begin(), out.handshakes.end(), [&](const auto& f) {
       return f.group == group && f.key_type == tls::to_string(group_key);
     });
@@ -154,25 +164,40 @@ void run_memory_figures(const SpeedConfig& config, Contexts& contexts, Steps& st
   }
 }
 
-}  // namespace
-
-measure::SpeedResults run_speed(const SpeedConfig& config, const SpeedProgress& progress) {
+// Every figure for one library.
+measure::SpeedResults run_library(const SpeedConfig& config, const tls::Backend& backend, Steps& steps) {
   measure::SpeedResults out;
-  out.tls_library = tls::library_version();
+  out.library = backend.name();
+  out.tls_library = backend.library_version();
   out.seconds_per_figure = config.seconds;
-  const auto suites = static_cast<int>(chosen_suites(config).size());
-  const auto handshake_rows =
-      static_cast<int>(chosen_key_types(config).size() + chosen_groups(config).size());
-  Steps steps{progress};
-  steps.total = (config.aead ? suites * static_cast<int>(config.sizes.size()) : 0) +
-                (config.bulk ? suites : 0) + (config.handshakes ? 2 * handshake_rows : 0) +
-                (config.memory ? 2 : 0);
-  Contexts contexts;
-  if (config.aead) run_aead_figures(config, steps, out);
-  if (config.bulk) run_bulk_figures(config, steps, out);
-  if (config.handshakes) run_handshake_figures(config, contexts, steps, out);
+  Contexts contexts(backend);
+  if (config.aead) run_aead_figures(config, backend, steps, out);
+  if (config.bulk) run_bulk_figures(config, backend, steps, out);
+  if (config.handshakes) run_handshake_figures(config, backend, contexts, steps, out);
   if (config.memory) run_memory_figures(config, contexts, steps, out);
   return out;
+}
+
+}  // namespace
+
+std::vector<measure::SpeedResults> run_speed(const SpeedConfig& config, const SpeedProgress& progress) {
+  std::vector<const tls::Backend*> libraries = config.libraries;
+  if (libraries.empty()) libraries.push_back(&tls::default_backend());
+  const auto suites = static_cast<int>(chosen_suites(config).size());
+  Steps steps{progress, 0, 0, {}};
+  for (const tls::Backend* backend : libraries) {
+    const auto handshake_rows =
+        static_cast<int>(chosen_key_types(config).size() + chosen_groups(config, *backend).size());
+    steps.total += (config.aead ? suites * static_cast<int>(config.sizes.size()) : 0) +
+                   (config.bulk ? suites : 0) + (config.handshakes ? 2 * handshake_rows : 0) +
+                   (config.memory ? 2 : 0);
+  }
+  std::vector<measure::SpeedResults> results;
+  for (const tls::Backend* backend : libraries) {
+    steps.library = libraries.size() > 1 ? backend->name() : "";
+    results.push_back(run_library(config, *backend, steps));
+  }
+  return results;
 }
 
 }  // namespace tlscmp::app

@@ -11,10 +11,16 @@
 #include "measure/speed.hpp"
 #include "tls/identity.hpp"
 
+namespace tlscmp::tls {
+class Backend;
+}
+
 namespace tlscmp::app {
 
 // What to measure; each list empty means all this build has.
 struct SpeedConfig {
+  std::vector<const tls::Backend*> libraries;  // --tls-lib, measured one after another
+
   std::vector<std::string> suites;                      // suite names (tls::speed_suites())
   std::vector<std::uint32_t> sizes{1024, 4096, 16384};  // AEAD record payloads
   std::vector<tls::KeyType> key_types;                  // handshakes per key type, with the default group
@@ -29,8 +35,9 @@ struct SpeedConfig {
 // Called before each figure: what it is, and how many of how many.
 using SpeedProgress = std::function<void(const std::string& figure, int number, int figures)>;
 
-// Runs every figure `config` asks for; what this library cannot measure (a
-// suite BoringSSL does not let a client choose) is a note. Throws tlscmp::Error.
-measure::SpeedResults run_speed(const SpeedConfig& config, const SpeedProgress& progress);
+// Runs every figure `config` asks for, for each of its libraries (none: the
+// default), in order; what a library cannot measure (a suite BoringSSL does
+// not let a client choose) is a note. Throws tlscmp::Error.
+std::vector<measure::SpeedResults> run_speed(const SpeedConfig& config, const SpeedProgress& progress);
 
 }  // namespace tlscmp::app

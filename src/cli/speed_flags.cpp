@@ -7,6 +7,7 @@
 
 #include "cli/common_flags.hpp"
 #include "error.hpp"
+#include "tls/backend.hpp"
 #include "tls/context.hpp"
 #include "tls/speed.hpp"
 
@@ -54,12 +55,40 @@ std::vector<tls::KeyType> checked_key_types(const std::vector<std::string>& give
   return types;
 }
 
-std::vector<std::string> checked_groups(const std::vector<std::string>& given) {
-  const std::vector<std::string> available = tls::available_groups();
+// The backends --tls-lib names (a list, or `all`), each once, in the order given; the default where none.
+std::vector<const tls::Backend*> checked_libraries(const std::vector<std::string>& given) {
+  std::vector<const tls::Backend*> chosen;
+  std::vector<std::string> held;
+  for (const tls::Backend* backend : tls::backends())
+    held.emplace_back(backend->name());
+  for (const std::string& name : given) {
+    if (name == "all") {
+      for (const tls::Backend* backend : tls::backends())
+        if (std::ranges::find(chosen, backend) == chosen.end()) chosen.push_back(backend);
+      continue;
+    }
+    const tls::Backend* backend = tls::find_backend(name);
+    if (backend == nullptr)
+      throw UsageError(fmt::format("--tls-lib {}: this tlscmp has no {} backend; give some of {}, or all",
+                                   name, name, joined(held)));
+    if (std::ranges::find(chosen, backend) == chosen.end()) chosen.push_back(backend);
+  }
+  if (chosen.empty()) chosen.push_back(&tls::default_backend());
+  return chosen;
+}
+
+// Groups any of the chosen libraries has; one some of them lack is a note
+// for those when it runs.
+std::vector<std::string> checked_groups(const std::vector<std::string>& given,
+                                        const std::vector<const tls::Backend*>& libraries) {
+  std::vector<std::string> available;
+  for (const tls::Backend* backend : libraries)
+    for (const std::string& group : backend->available_groups())
+      if (std::ranges::find(available, group) == available.end()) available.push_back(group);
   for (const std::string& group : given) {
     if (std::find(available.begin(), available.end(), group) == available.end()) {
       throw UsageError(fmt::format("--groups {}: not a group this TLS library ({}) offers; give some of {}",
-                                   group, tls::library_version(), joined(available)));
+                                   group, libraries.front()->library_version(), joined(available)));
     }
   }
   return given;
@@ -88,7 +117,11 @@ void add_speed_command(CLI::App& app, SpeedFlags& flags) {
   CLI::App* cmd = app.add_subcommand(
       "speed",
       "Measure this host's TLS library in memory: AEAD, bulk TLS, handshakes, memory per connection");
-  add_tls_library_flag(cmd);
+  cmd->add_option("--tls-lib", flags.libraries,
+                  "The TLS libraries to measure, one after another (comma-separated, or all): openssl (the "
+                  "default), and the other backends tlscmp --version lists")
+      ->delimiter(',')
+      ->type_name("LIST");
   cmd->add_option("--suites", flags.suites,
                   "Suites to measure (comma-separated); default: every one tlscmp offers")
       ->delimiter(',')
@@ -133,7 +166,8 @@ SpeedCommand to_speed_command(const SpeedFlags& flags) {
       config.sizes.push_back(static_cast<std::uint32_t>(parse_size(size, "--sizes", 1, 16384)));
   }
   config.key_types = checked_key_types(flags.key_types);
-  config.groups = checked_groups(flags.groups);
+  config.libraries = checked_libraries(flags.libraries);
+  config.groups = checked_groups(flags.groups, config.libraries);
   config.chunk_bytes = static_cast<std::uint32_t>(parse_size(flags.chunk, "-l", 1, 16 * 1024 * 1024));
   if (!flags.record_size.empty())
     config.record_bytes =

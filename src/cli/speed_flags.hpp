@@ -11,7 +11,7 @@
 namespace tlscmp::cli {
 
 struct SpeedFlags {
-  std::vector<std::string> suites, sizes, key_types, groups, parts;
+  std::vector<std::string> libraries, suites, sizes, key_types, groups, parts;
   std::string chunk = "64K";
   std::string record_size;
   std::uint32_t sessions = 200;

@@ -215,6 +215,7 @@ struct RunSplit {
 
 // Everything one `tlscmp speed` measured.
 struct SpeedResults {
+  std::string library;      // the backend measured, as --tls-lib names it: "openssl"
   std::string tls_library;  // "OpenSSL 3.0.19 27 Jan 2026"
   double seconds_per_figure = 0;
   std::vector<AeadFigure> aead;

@@ -1,6 +1,7 @@
 #include "report/speed.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -107,9 +108,7 @@ std::string memory_table(const std::vector<measure::SessionMemoryFigure>& figure
   return out;
 }
 
-}  // namespace
-
-std::string render_speed_text(const measure::SpeedResults& r) {
+std::string library_text(const measure::SpeedResults& r) {
   std::string out = fmt::format("tlscmp speed: {}, {:g} s per figure\n", r.tls_library, r.seconds_per_figure);
   if (!r.aead.empty()) out += "\n" + aead_table(r.aead);
   if (!r.bulk.empty()) out += "\n" + bulk_table(r.bulk);
@@ -121,8 +120,9 @@ std::string render_speed_text(const measure::SpeedResults& r) {
   return out;
 }
 
-std::string render_speed_json(const measure::SpeedResults& r) {
+ordered_json library_json(const measure::SpeedResults& r) {
   ordered_json out;
+  out["library"] = r.library;
   out["tls_library"] = r.tls_library;
   out["seconds_per_figure"] = r.seconds_per_figure;
   out["aead"] = ordered_json::array();
@@ -179,6 +179,83 @@ std::string render_speed_json(const measure::SpeedResults& r) {
                              {"server_bytes_per_session", render::value_or_null(f.server_bytes)}});
   }
   out["notes"] = r.notes;
+  return out;
+}
+
+// `r`'s figure over `first`'s where both have it ("1.25x"), else none.
+std::optional<double> ratio(std::optional<double> mine, std::optional<double> first) {
+  if (!mine || !first || *first <= 0) return std::nullopt;
+  return *mine / *first;
+}
+
+std::optional<double> bulk_rate(const measure::SpeedResults& r, const std::string& suite) {
+  for (const auto& f : r.bulk)
+    if (f.suite == suite) return f.writer_bytes_per_s();
+  return std::nullopt;
+}
+
+std::optional<double> handshake_rate(const measure::SpeedResults& r, const measure::HandshakeFigure& like) {
+  for (const auto& f : r.handshakes)
+    if (f.key_type == like.key_type && f.group == like.group && f.resumed == like.resumed) return f.per_s();
+  return std::nullopt;
+}
+
+std::optional<double> idle_bytes(const measure::SpeedResults& r) {
+  for (const auto& f : r.memory)
+    if (!f.released) return f.server_bytes;
+  return std::nullopt;
+}
+
+// "boringssl: 1.27x openssl's bulk in memory (TLS_AES_128_GCM_SHA256), 1.47x
+// its full handshakes and 2.05x its resumed ones (ecdsa-p256, X25519), 9.6
+// KiB per idle session on the server against 47.1".
+std::string against_first(const measure::SpeedResults& r, const measure::SpeedResults& first) {
+  std::vector<std::string> parts;
+  for (const auto& f : first.bulk) {
+    if (const auto x = ratio(bulk_rate(r, f.suite), f.writer_bytes_per_s())) {
+      parts.push_back(fmt::format("{:.2f}x {}'s bulk in memory ({})", *x, first.library, f.suite));
+      break;
+    }
+  }
+  for (const auto& f : first.handshakes) {
+    if (f.resumed) continue;
+    measure::HandshakeFigure resumed = f;
+    resumed.resumed = true;
+    const auto full = ratio(handshake_rate(r, f), f.per_s());
+    const auto again = ratio(handshake_rate(r, resumed), handshake_rate(first, resumed));
+    if (!full) continue;
+    parts.push_back(fmt::format("{:.2f}x {} full handshakes{} ({}, {})", *full,
+                                parts.empty() ? fmt::format("{}'s", first.library) : std::string("its"),
+                                again ? fmt::format(" and {:.2f}x its resumed ones", *again) : "", f.key_type,
+                                f.group));
+    break;
+  }
+  if (const auto mine = idle_bytes(r), theirs = idle_bytes(first); mine && theirs)
+    parts.push_back(fmt::format("{} KiB per idle session on the server against {} KiB", kib_text(mine),
+                                kib_text(theirs)));
+  if (parts.empty()) return fmt::format("{}: no figure {} has too", r.library, first.library);
+  return fmt::format("{}: {}", r.library, fmt::join(parts, ", "));
+}
+
+}  // namespace
+
+std::string render_speed_text(const std::vector<measure::SpeedResults>& results) {
+  if (results.size() == 1) return library_text(results.front());
+  std::vector<std::string> sections;
+  for (const measure::SpeedResults& r : results)
+    sections.push_back(library_text(r));
+  std::string out = fmt::format("{}\nside by side, each against the first:\n", fmt::join(sections, "\n"));
+  for (std::size_t i = 1; i < results.size(); ++i)
+    out += fmt::format("{}\n", against_first(results[i], results.front()));
+  return out;
+}
+
+std::string render_speed_json(const std::vector<measure::SpeedResults>& results) {
+  if (results.size() == 1) return library_json(results.front()).dump(2) + "\n";
+  ordered_json out;
+  out["libraries"] = ordered_json::array();
+  for (const measure::SpeedResults& r : results)
+    out["libraries"].push_back(library_json(r));
   return out.dump(2) + "\n";
 }
 

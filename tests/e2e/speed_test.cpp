@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "e2e.hpp"
+#include "support/skip.hpp"
 
 using namespace tlscmp::test;
 using nlohmann::json;
@@ -134,7 +135,50 @@ TEST_CASE("tlscmp speed: mistakes are one line and exit 2") {
                                {{"--time", "0"}, 2, "--time"},
                                {{"--record-size", "100"}, 2, "--record-size"},
                                {{"-l", "0"}, 2, "-l"},
+                               {{"--tls-lib", "nosuchssl"}, 2, "--tls-lib nosuchssl: this tlscmp has no"},
                            });
+}
+
+TEST_CASE("tlscmp speed --tls-lib: each library's figures from one process, and a line against the first") {
+  const ProcessResult version = run_tlscmp({"--version"});
+  if (version.out.find("boringssl: BoringSSL") == std::string::npos ||
+      version.out.find("openssl: OpenSSL") == std::string::npos) {
+    skip_unsupported(
+        "this binary holds one TLS backend (a build with -DTLSCMP_BORINGSSL_BINARY=ON holds both)");
+    return;
+  }
+  const std::vector<std::string> args{"--tls-lib",   "openssl,boringssl",
+                                      "--time",      "0.02",
+                                      "--suites",    "TLS_AES_256_GCM_SHA384",
+                                      "--sizes",     "16K",
+                                      "--key-types", "ecdsa-p256",
+                                      "--groups",    "X25519",
+                                      "--sessions",  "20"};
+  const json j = speed_json(args);
+  REQUIRE(j["libraries"].size() == 2);
+  CHECK(j["libraries"][0]["library"] == "openssl");
+  CHECK(j["libraries"][1]["library"] == "boringssl");
+  CHECK(std::string(j["libraries"][0]["tls_library"]).rfind("OpenSSL", 0) == 0);
+  CHECK(std::string(j["libraries"][1]["tls_library"]).rfind("BoringSSL", 0) == 0);
+  for (const json& library : j["libraries"]) {
+    CAPTURE(library["library"]);
+    REQUIRE(library["aead"].size() == 1);  // one suite at one size, sealed and opened
+    CHECK(library["aead"][0]["seal_mbytes_per_s"].get<double>() > 0);
+    CHECK(library["handshakes"].size() == 2);  // full and resumed
+    CHECK(library["memory"].size() == 2);
+  }
+  // BoringSSL chooses its own TLS 1.3 suite: its bulk row is a note where it is not the one asked for.
+  CHECK(j["libraries"][0]["bulk"].size() == 1);
+  std::vector<std::string> text_args{"speed"};
+  text_args.insert(text_args.end(), args.begin(), args.end());
+  const ProcessResult text = run_tlscmp(text_args, std::chrono::seconds(120));
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("tlscmp speed: OpenSSL") != std::string::npos);
+  CHECK(text.out.find("tlscmp speed: BoringSSL") != std::string::npos);
+  const std::size_t line = text.out.find("side by side, each against the first:\nboringssl: ");
+  REQUIRE(line != std::string::npos);
+  CHECK(text.out.find("x openssl's full handshakes and ", line) != std::string::npos);
+  CHECK(text.out.find("KiB per idle session on the server against ", line) != std::string::npos);
 }
 
 namespace {
