@@ -81,6 +81,9 @@ Loaded load_modules() {
   return loaded;
 }
 
+// The backend --tls-lib chose; null: the first loaded.
+std::atomic<const Backend*> chosen_backend{nullptr};
+
 const Loaded& loaded() {
   static const Loaded modules = [] {
     if (tlscmp_tls_backend_v1 != nullptr) return Loaded{{tlscmp_tls_backend_v1()}, {}, {}};
@@ -106,9 +109,6 @@ std::span<const Backend* const> backends() {
 std::span<const std::string> backend_problems() {
   return loaded().problems;
 }
-
-// The backend --tls-lib chose; null: the first loaded.
-std::atomic<const Backend*> chosen_backend{nullptr};
 
 const Backend& default_backend() {
   if (const Backend* chosen = chosen_backend.load()) return *chosen;
