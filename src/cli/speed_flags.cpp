@@ -58,9 +58,6 @@ std::vector<tls::KeyType> checked_key_types(const std::vector<std::string>& give
 // The backends --tls-lib names (a list, or `all`), each once, in the order given; the default where none.
 std::vector<const tls::Backend*> checked_libraries(const std::vector<std::string>& given) {
   std::vector<const tls::Backend*> chosen;
-  std::vector<std::string> held;
-  for (const tls::Backend* backend : tls::backends())
-    held.emplace_back(backend->name());
   for (const std::string& name : given) {
     if (name == "all") {
       for (const tls::Backend* backend : tls::backends())
@@ -70,7 +67,7 @@ std::vector<const tls::Backend*> checked_libraries(const std::vector<std::string
     const tls::Backend* backend = tls::find_backend(name);
     if (backend == nullptr)
       throw UsageError(fmt::format("--tls-lib {}: this tlscmp has no {} backend; give some of {}, or all",
-                                   name, name, joined(held)));
+                                   name, name, joined(tls::backend_names())));
     if (std::ranges::find(chosen, backend) == chosen.end()) chosen.push_back(backend);
   }
   if (chosen.empty()) chosen.push_back(&tls::default_backend());

@@ -84,6 +84,8 @@ class Backend {
 // run uses unless told otherwise): the modules of tls/backends.cpp, or the
 // one a program was linked with. Throws tlscmp::Error where there is none.
 std::span<const Backend* const> backends();
+// Their names, as --tls-lib takes them, the default first.
+std::vector<std::string> backend_names();
 // The modules that were there but did not load: "PATH: why".
 std::span<const std::string> backend_problems();
 const Backend& default_backend();

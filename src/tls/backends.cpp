@@ -106,6 +106,13 @@ std::span<const Backend* const> backends() {
   return modules.backends;
 }
 
+std::vector<std::string> backend_names() {
+  std::vector<std::string> names;
+  for (const Backend* backend : backends())
+    names.emplace_back(backend->name());
+  return names;
+}
+
 std::span<const std::string> backend_problems() {
   return loaded().problems;
 }
@@ -120,9 +127,7 @@ bool choose_default_backend(std::string_view name, std::string& why) {
     chosen_backend = backend;
     return true;
   }
-  std::vector<std::string> names;
-  for (const Backend* backend : backends())
-    names.emplace_back(backend->name());
+  const std::vector<std::string> names = backend_names();
   if (name.find(',') != std::string_view::npos) {
     why = fmt::format("one library a side for now (several in one run are to come): give one of {}",
                       fmt::join(names, ", "));

@@ -202,12 +202,12 @@ socklen_t to_sockaddr(const BIO_ADDR* address, sockaddr_storage& out) {
 
 }  // namespace
 
-bool dtls_available(std::string& why) {
+bool SslBackend::dtls_available(std::string& why) const {
   why.clear();
   return true;
 }
 
-DtlsContext dtls_server_context(const Identity& identity) {
+DtlsContext SslBackend::dtls_server_context(const Identity& identity) const {
   auto ctx = new_dtls_context(DTLS_server_method());
   detail::use_identity(ctx.get(), identity);
   if (SSL_CTX_set_cipher_list(ctx.get(), detail::kServerTls12Ciphers) != 1)
@@ -218,7 +218,7 @@ DtlsContext dtls_server_context(const Identity& identity) {
   return DtlsContext(std::make_shared<SslDtlsContext>(std::move(ctx)));
 }
 
-DtlsContext dtls_client_context(const ClientOptions& config) {
+DtlsContext SslBackend::dtls_client_context(const ClientOptions& config) const {
   auto ctx = new_dtls_context(DTLS_client_method());
   detail::set_client_trust(ctx.get(), config);
   if (config.identity) detail::use_identity(ctx.get(), *config.identity);
@@ -350,14 +350,14 @@ constexpr const char* kNoDtls =
     "exchange)";
 }
 
-bool dtls_available(std::string& why) {
+bool SslBackend::dtls_available(std::string& why) const {
   why = kNoDtls;
   return false;
 }
-DtlsContext dtls_server_context(const Identity&) {
+DtlsContext SslBackend::dtls_server_context(const Identity&) const {
   throw Error(kNoDtls);
 }
-DtlsContext dtls_client_context(const ClientOptions&) {
+DtlsContext SslBackend::dtls_client_context(const ClientOptions&) const {
   throw Error(kNoDtls);
 }
 

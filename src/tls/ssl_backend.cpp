@@ -40,18 +40,6 @@ bool SslBackend::releases_buffers_always() const {
   return SSL_MODE_RELEASE_BUFFERS == 0;
 }
 
-bool SslBackend::dtls_available(std::string& why) const {
-  return ssl::dtls_available(why);
-}
-
-DtlsContext SslBackend::dtls_server_context(const Identity& identity) const {
-  return ssl::dtls_server_context(identity);
-}
-
-DtlsContext SslBackend::dtls_client_context(const ClientOptions& options) const {
-  return ssl::dtls_client_context(options);
-}
-
 const void* SslBackend::stack_library(std::string_view stack) const {
   return stack == "quic" ? quic_library_entry() : nullptr;
 }

@@ -55,11 +55,6 @@ class SslBackend final : public Backend {
 // This library's backend, the one instance.
 const SslBackend& ssl_backend();
 
-// DTLS (dtls.cpp), which the backend's functions of the same names call.
-bool dtls_available(std::string& why);
-DtlsContext dtls_server_context(const Identity& identity);
-DtlsContext dtls_client_context(const ClientOptions& options);
-
 // QUIC's table, built with this library (stacks/quic/quic.cpp: a
 // stacks::QuicLibrary, whose builds without QUIC refuse).
 const void* quic_library_entry();

@@ -114,6 +114,21 @@ inline bool await_data_connection(std::uint16_t port) {
   return tcp_sockets_at(port, "01") >= 4;
 }
 
+// The names of the backends `binary --version` lists ("openssl", "boringssl").
+inline std::vector<std::string> tls_backends_of(const std::string& binary) {
+  const ProcessResult r = run_process({binary, "--version"});
+  std::vector<std::string> names;
+  const std::size_t line = r.out.find("TLS backends: ");
+  if (line == std::string::npos) return names;
+  std::istringstream entries(r.out.substr(line + 14, r.out.find('\n', line) - line - 14));
+  for (std::string entry; std::getline(entries, entry, ';');) {
+    const std::size_t start = entry.find_first_not_of(' ');
+    if (start == std::string::npos || entry.compare(start, 11, "not loaded:") == 0) continue;
+    names.push_back(entry.substr(start, entry.find(':', start) - start));
+  }
+  return names;
+}
+
 inline bool is_one_line(const std::string& text) {
   return !text.empty() && text.find('\n') == text.size() - 1;
 }

@@ -33,17 +33,21 @@ std::string quic_line() {
   return fmt::format("quic: {}", why.empty() ? "yes" : fmt::format("no ({})", why));
 }
 
+// The library's QUIC, or tlscmp::Error saying why there is none.
+const QuicLibrary& quic_or_refuse() {
+  std::string why;
+  const QuicLibrary* quic = quic_library(&why);
+  if (quic == nullptr) throw Error(fmt::format("quic: no ({})", why));
+  return *quic;
+}
+
 std::unique_ptr<Stream> quic_dial(UniqueFd fd, const tls::Context* tls, const Dial& dial) {
-  const QuicLibrary* quic = quic_library();
-  if (quic == nullptr) throw Error(fmt::format("quic: no ({})", no_quic()));
-  return quic->client_stream(*tls, std::move(fd), dial);
+  return quic_or_refuse().client_stream(*tls, std::move(fd), dial);
 }
 
 ClientContexts quic_client(const tls::ClientOptions& options) {
-  const QuicLibrary* library = quic_library();
-  if (library == nullptr) throw Error(fmt::format("quic: no ({})", no_quic()));
   tls::ClientOptions quic = options;
-  quic.shape = &library->shape();
+  quic.shape = &quic_or_refuse().shape();
   return {tls::Context::for_client(quic), std::nullopt};
 }
 
