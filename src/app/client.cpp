@@ -3,6 +3,7 @@
 #include <sys/random.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -18,6 +19,7 @@
 #include "measure/environment.hpp"
 #include "session/control.hpp"
 #include "session/interrupt.hpp"
+#include "tls/backend.hpp"
 #include "tls/context.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
@@ -137,10 +139,14 @@ measure::TestParameters parameters_of(const session::ClientConfig& config) {
   return p;
 }
 
-// This host's half of the environment.
-void note_client_host(measure::Environment& environment) {
+// This host's half of the environment: its libraries, those of --tls-lib ("; " between them).
+void note_client_host(measure::Environment& environment, const std::vector<std::string>& libraries) {
   environment.client_version = kVersion;
-  environment.client_tls_library = tls::library_version();
+  std::vector<std::string> versions;
+  for (const std::string& name : libraries)
+    versions.push_back(tls::find_backend(name)->library_version());
+  environment.client_tls_library =
+      versions.empty() ? tls::library_version() : fmt::format("{}", fmt::join(versions, "; "));
   environment.client_cpu_model = measure::cpu_model();
   environment.client_cpu_features = measure::cpu_crypto_features();
   environment.client_kernel = measure::kernel_description();
@@ -220,7 +226,7 @@ measure::Comparison run_client(const session::ClientConfig& config, measure::Tra
   measure::Comparison comparison;
   comparison.parameters = parameters_of(config);
   measure::TestParameters& parameters = comparison.parameters;
-  note_client_host(comparison.environment);
+  note_client_host(comparison.environment, config.tls_policy.libraries);
 
   std::optional<EmbeddedServer> embedded;
   tls::ClientOptions tls_config = client_tls_config(config);
@@ -237,15 +243,23 @@ measure::Comparison run_client(const session::ClientConfig& config, measure::Tra
   }
 
   const kinds::KindSlice& kind = kinds::slice_of(config.test.kind);
-  std::vector<session::Variant> variants = kind.variants != nullptr
-                                               ? kind.variants(config, tls_config, comparison.notes)
-                                               : kinds::common_variants(config, tls_config, comparison.notes);
+  std::vector<session::Variant> variants =
+      kinds::library_variants(kind, config, tls_config, comparison.notes);
   for (const session::Variant& v : variants)
     parameters.variants.push_back(v.label);
   session::ClientConfig target = config;  // with the server actually used
   target.host = parameters.host;
   target.port = parameters.port;
   if (kind.run_whole != nullptr) {
+    // A kind that runs itself (--handshakes, --compare-groups) runs the first library.
+    if (!config.tls_policy.libraries.empty()) {
+      tls_config.server_library = config.tls_policy.server_library.empty()
+                                      ? config.tls_policy.libraries.front()
+                                      : config.tls_policy.server_library;
+      if (config.tls_policy.libraries.size() > 1)
+        comparison.notes.push_back(fmt::format("--tls-lib: this test runs the first library alone, {}",
+                                               config.tls_policy.libraries.front()));
+    }
     kind.run_whole(target, tls_config, interrupt, comparison);
     return comparison;
   }

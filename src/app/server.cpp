@@ -12,8 +12,8 @@ Server::Server(const session::ServerConfig& config, const tls::Identity& identit
                std::optional<tls::Identity> issuer)
     : config_(config),
       log_(log),
-      tls_(tls::Context::for_server({identity, tls::kDefaultReadAheadBytes, config.tls_policy,
-                                     config.client_ca_file, config.require_client_cert, config.resumption})),
+      tls_(tls::ServerOptions{identity, tls::kDefaultReadAheadBytes, config.tls_policy, config.client_ca_file,
+                              config.require_client_cert, config.resumption}),
       identity_(identity),
       issuer_(std::move(issuer)),
       listener_(),
@@ -161,15 +161,18 @@ void Server::SetUpSlot::release() {
   server_.forget_if_unused(it);
 }
 
-protocol::TestAccept Server::accept_message(const protocol::Cookie& cookie) const {
+protocol::TestAccept Server::accept_message(const protocol::Cookie& cookie,
+                                            const std::string& library) const {
   protocol::TestAccept accept;
   accept.cookie = cookie;
   accept.server_version = kVersion;
-  accept.tls_library = tls::library_version();
+  const tls::Context& context = tls_.of(library);  // made when the test's request was checked
+  accept.tls_library = context.backend().library_version();
+  accept.tls_library_name = context.backend().name();
   accept.cpu_model = measure::cpu_model();
   accept.cpu_features = measure::cpu_crypto_features();
   accept.kernel = measure::kernel_description();
-  const tls::Offer& offer = tls_.offer();
+  const tls::Offer& offer = context.offer();
   accept.tls_versions = offer.versions;
   accept.tls_ciphers = offer.ciphers;
   accept.tls_groups = offer.groups;

@@ -23,6 +23,7 @@
 #include "session/pending_tests.hpp"
 #include "stacks/stack.hpp"
 #include "tls/context.hpp"
+#include "tls/server_contexts.hpp"
 #include "transport/unique_fd.hpp"
 
 namespace tlscmp::app {
@@ -201,7 +202,7 @@ class Server {
   void run_io();
   void finish_running_tests();
   bool stopping();
-  protocol::TestAccept accept_message(const protocol::Cookie& cookie) const;
+  protocol::TestAccept accept_message(const protocol::Cookie& cookie, const std::string& library) const;
   // See session::ServerSide::prepare_key_type (key_types.cpp).
   void prepare_key_type(const std::string& key_type);
   // See session::ServerSide::reserve_connections and reserve_memory.
@@ -219,7 +220,7 @@ class Server {
 
   session::ServerConfig config_;
   Logger& log_;
-  tls::Context tls_;
+  tls::ServerContexts tls_;  // a context per library its tests ask for
   tls::Identity identity_;
   std::optional<tls::Identity> issuer_;
   std::mutex key_types_mutex_;                 // one certificate made at a time

@@ -58,7 +58,8 @@ Server::Admitted::~Admitted() {
 // What the kinds' server halves get of this server (kinds/server_side.hpp).
 class Server::Side final : public session::ServerSide {
  public:
-  Side(Server& server, std::string source) : server_(server), source_(std::move(source)) {}
+  Side(Server& server, std::string source, std::string library)
+      : server_(server), source_(std::move(source)), library_(std::move(library)) {}
   const std::string& source() const { return source_; }
   std::shared_ptr<void> reserve_connections(std::uint32_t count, std::string& busy) override {
     return server_.reserve_connections(source_, count, busy);
@@ -68,7 +69,7 @@ class Server::Side final : public session::ServerSide {
   }
   const session::ServerConfig& config() const override { return server_.config_; }
   protocol::TestAccept acceptance(const protocol::Cookie& cookie) const override {
-    return server_.accept_message(cookie);
+    return server_.accept_message(cookie, library_);
   }
   std::unique_ptr<session::PendingTests::Ticket> open_ticket(std::uint32_t streams, std::uint64_t handshakes,
                                                              bool keeps_connections) override {
@@ -88,7 +89,6 @@ class Server::Side final : public session::ServerSide {
       return server_.reserve_flows({listener->unnamed_source()}, count, busy);
     return server_.reserve_flows(sources.empty() ? std::vector<std::string>{source_} : sources, count, busy);
   }
-  const tls::Context& tls_context() const override { return server_.tls_; }
   const stacks::ServerPart* stack_part(Mode mode) const override { return server_.stacks_->of(mode); }
   LiveSocket register_live(int fd) override {
     auto live = std::make_shared<LiveFd>(server_, fd);
@@ -117,6 +117,7 @@ class Server::Side final : public session::ServerSide {
  private:
   Server& server_;
   std::string source_;
+  std::string library_;  // the request's TLS library ("": the server's default)
   std::vector<std::string> mine_;
   std::vector<std::string> theirs_;
   bool failed_ = false;
@@ -153,7 +154,7 @@ void Server::serve_control(Stream& control, const Peer& peer, SetUpSlot& set_up)
   } catch (const protocol::ProtocolError& e) {
     refuse_undecoded(e.what());
   }
-  Side side(*this, peer.source);
+  Side side(*this, peer.source, request.tls_library);
   bool written = false;
   // A refused test's line is written before the client hears the refusal, so
   // that whoever reads the results file after the client has exited finds it.
@@ -182,8 +183,15 @@ void Server::serve_test(Stream& control, const protocol::TestRequest& request, S
   const RunningTest running(*this, peer.source);
   if (!running.busy().empty()) refuse(running.busy());
   set_up.release();  // a running test now, counted as one: no longer against --max-pending
+  // The library the test asks for, its context made now: one this server lacks is refused.
+  const tls::Context* library = nullptr;
+  try {
+    library = &tls_.of(request.tls_library);
+  } catch (const Error& e) {
+    refuse(e.what());
+  }
   // A client's --cipher outside this server's defaults is served to its test alone, and said.
-  const tls::CipherGrant grant = tls_.grant_cipher(request.cipher);
+  const tls::CipherGrant grant = library->grant_cipher(request.cipher);
   if (!grant.suites.empty()) {
     log_.line(fmt::format(
         "{} serves TLS suites outside this server's defaults to this test, as its client asked (--cipher {})",
@@ -191,7 +199,8 @@ void Server::serve_test(Stream& control, const protocol::TestRequest& request, S
   }
   // Each kind's server half runs the test and returns its log line.
   const std::string line = kind.serve(control, request, side);
-  log_.line(fmt::format("{} {}", peer.address, line));
+  log_.line(fmt::format("{} {}{}", peer.address, line,
+                        request.tls_library.empty() ? "" : fmt::format(" (TLS by {})", request.tls_library)));
   // The outcome is what the results say, as the line does: a transfer that
   // failed on either side is no success because its half returned.
   write_result(peer, request, side, side.failed() ? "failed" : "ok", line);

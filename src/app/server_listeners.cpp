@@ -17,7 +17,8 @@ void Server::start_stacks() {
                             &tls_,
                             local_endpoint_.address().to_string(),
                             local_endpoint_.port(),
-                            local_endpoint_.protocol() == tcp::v6() && config_.bind_address.empty()};
+                            local_endpoint_.protocol() == tcp::v6() && config_.bind_address.empty(),
+                            config_.preamble_timeout};
   stacks_.emplace(setup, [this](const std::string& line) { log_.line(line); });
 }
 

@@ -399,6 +399,7 @@ void add_rounds_and_output_flags(CLI::App* cmd, ClientFlags& flags) {
 
 // TLS: the policy, client certificates, and the comparisons of suites and groups.
 void add_tls_flags(CLI::App* cmd, ClientFlags& flags) {
+  add_tls_libraries_flags(cmd, flags.tls_policy);
   add_tls_policy_flags(cmd, flags.tls_policy, "the client");
   cmd->add_flag("--compare-ciphers", flags.compare_ciphers,
                 "Run TLS once per suite (the TLS 1.3 suites, TLS 1.2 AES-GCM and ChaCha20) against TCP, in "

@@ -1,5 +1,9 @@
 #include "cli/common_flags.hpp"
 
+#include <fmt/ranges.h>
+#include <algorithm>
+#include <cctype>
+
 #include "error.hpp"
 #include "tls/backend.hpp"
 
@@ -51,9 +55,65 @@ void add_tls_library_flag(CLI::App* cmd) {
       ->trigger_on_parse();
 }
 
+std::vector<const tls::Backend*> checked_libraries(const std::vector<std::string>& given) {
+  std::vector<const tls::Backend*> chosen;
+  for (const std::string& name : given) {
+    if (name == "all") {
+      for (const tls::Backend* backend : tls::backends())
+        if (std::ranges::find(chosen, backend) == chosen.end()) chosen.push_back(backend);
+      continue;
+    }
+    const tls::Backend* backend = tls::find_backend(name);
+    if (backend == nullptr)
+      throw UsageError(fmt::format("--tls-lib {}: this tlscmp has no {} backend; give some of {}, or all",
+                                   name, name, fmt::join(tls::backend_names(), ", ")));
+    if (std::ranges::find(chosen, backend) == chosen.end()) chosen.push_back(backend);
+  }
+  if (chosen.empty()) chosen.push_back(&tls::default_backend());
+  return chosen;
+}
+
+void add_tls_libraries_flags(CLI::App* cmd, spec::TlsPolicy& policy) {
+  cmd->add_option_function<std::vector<std::string>>(
+         "--tls-lib",
+         [&policy](const std::vector<std::string>& names) {
+           std::vector<const tls::Backend*> chosen;
+           try {
+             chosen = checked_libraries(names);
+           } catch (const UsageError& e) {
+             throw CLI::ValidationError(e.what());
+           }
+           std::string why;
+           tls::choose_default_backend(chosen.front()->name(), why);
+           policy.libraries.clear();
+           for (const tls::Backend* backend : chosen)
+             policy.libraries.emplace_back(backend->name());
+         },
+         "The TLS libraries to run TLS with, comma-separated or all: each its own TLS variants beside tcp, "
+         "in the same rounds, the server shaking hands with the same one (--server-tls-lib: another); "
+         "openssl (the default) and the other backends tlscmp --version lists")
+      ->delimiter(',')
+      ->type_name("LIST")
+      ->trigger_on_parse();
+  cmd->add_option_function<std::string>(
+         "--server-tls-lib",
+         [&policy](const std::string& name) {
+           std::string lower;
+           for (const char c : name)
+             lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+           if (lower.empty() || lower.size() > 32 ||
+               lower.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
+             throw CLI::ValidationError("--server-tls-lib " + name,
+                                        "not a library's name (tlscmp --version on the server lists them)");
+           policy.server_library = lower;
+         },
+         "The TLS library the server shakes hands with in every TLS variant, for interop (a BoringSSL client "
+         "against an OpenSSL server); default: each variant's own (--tls-lib)")
+      ->type_name("NAME");
+}
+
 // --tls-version, --cipher, --groups and --ktls, the same on both sides.
 void add_tls_policy_flags(CLI::App* cmd, tls::Policy& policy, const char* whose) {
-  add_tls_library_flag(cmd);
   cmd->add_option("--tls-version", policy.version,
                   fmt::format("Only this TLS version for {}: 1.2 or 1.3", whose))
       ->check(CLI::IsMember({"1.2", "1.3"}));

@@ -12,11 +12,13 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "kinds/flags.hpp"
 #include "protocol/messages.hpp"
 #include "session/config.hpp"
 #include "spec/size.hpp"
+#include "tls/backend.hpp"
 #include "tls/policy.hpp"
 
 namespace tlscmp::cli {
@@ -59,6 +61,12 @@ void add_timeout_flags(CLI::App* cmd, session::Timeouts& t);
 // --tls-lib: the TLS library this process runs TLS with, chosen as it is
 // parsed (so that the flags checked against the library see it).
 void add_tls_library_flag(CLI::App* cmd);
+// The backends --tls-lib names (a list, or `all`), each once, in the order
+// given; the default where none. Throws UsageError naming those there are.
+std::vector<const tls::Backend*> checked_libraries(const std::vector<std::string>& given);
+// Client: --tls-lib LIST (each library its own TLS variants, the first the
+// process's default) and --server-tls-lib NAME, into `policy`.
+void add_tls_libraries_flags(CLI::App* cmd, spec::TlsPolicy& policy);
 // --tls-version, --cipher, --groups and --ktls, the same on both sides.
 void add_tls_policy_flags(CLI::App* cmd, tls::Policy& policy, const char* whose);
 

@@ -29,6 +29,7 @@ void add_listen_and_tls_flags(CLI::App* cmd, session::ServerConfig& config) {
          "that crr tests ask for (client --compare-key-types); without --cert the throwaway CA does")
       ->type_name("DIR")
       ->needs(cert);
+  add_tls_library_flag(cmd);
   add_tls_policy_flags(cmd, config.tls_policy, "TLS tests");
   CLI::Option* ca =
       cmd->add_option("--ca", config.client_ca_file, "Trust client certificates from these CAs (PEM)")

@@ -55,25 +55,6 @@ std::vector<tls::KeyType> checked_key_types(const std::vector<std::string>& give
   return types;
 }
 
-// The backends --tls-lib names (a list, or `all`), each once, in the order given; the default where none.
-std::vector<const tls::Backend*> checked_libraries(const std::vector<std::string>& given) {
-  std::vector<const tls::Backend*> chosen;
-  for (const std::string& name : given) {
-    if (name == "all") {
-      for (const tls::Backend* backend : tls::backends())
-        if (std::ranges::find(chosen, backend) == chosen.end()) chosen.push_back(backend);
-      continue;
-    }
-    const tls::Backend* backend = tls::find_backend(name);
-    if (backend == nullptr)
-      throw UsageError(fmt::format("--tls-lib {}: this tlscmp has no {} backend; give some of {}, or all",
-                                   name, name, joined(tls::backend_names())));
-    if (std::ranges::find(chosen, backend) == chosen.end()) chosen.push_back(backend);
-  }
-  if (chosen.empty()) chosen.push_back(&tls::default_backend());
-  return chosen;
-}
-
 // Groups any of the chosen libraries has; one some of them lack is a note
 // for those when it runs.
 std::vector<std::string> checked_groups(const std::vector<std::string>& given,

@@ -41,12 +41,13 @@ std::optional<Value> once_per_process(const Key& key, Make make) {
 
 }  // namespace
 
-std::optional<measure::TlsCalibration> calibration_for(const std::string& suite, std::uint32_t chunk_bytes,
-                                                       std::uint32_t record_bytes, std::uint32_t read_bytes) {
-  using Key = std::tuple<std::string, std::uint32_t, std::uint32_t, std::uint32_t>;
+std::optional<measure::TlsCalibration> calibration_for(const tls::Backend& library, const std::string& suite,
+                                                       std::uint32_t chunk_bytes, std::uint32_t record_bytes,
+                                                       std::uint32_t read_bytes) {
+  using Key = std::tuple<const tls::Backend*, std::string, std::uint32_t, std::uint32_t, std::uint32_t>;
   return once_per_process<Key, measure::TlsCalibration>(
-      Key{suite, chunk_bytes, record_bytes, read_bytes}, [&] {
-        return tls::calibrate_bulk(suite, {chunk_bytes, record_bytes, read_bytes}, kCalibrationSeconds);
+      Key{&library, suite, chunk_bytes, record_bytes, read_bytes}, [&] {
+        return library.calibrate_bulk(suite, {chunk_bytes, record_bytes, read_bytes}, kCalibrationSeconds);
       });
 }
 
@@ -75,10 +76,11 @@ tls::TransactionShape connection_shape(const spec::Test& test, const std::string
 }
 
 std::optional<measure::TransactionCalibration> transaction_calibration_for(
-    const std::string& suite, const tls::TransactionShape& shape) {
-  using Key =
-      std::tuple<std::string, std::uint64_t, std::uint64_t, std::size_t, std::string, std::string, bool>;
-  const Key key{suite,
+    const tls::Backend& library, const std::string& suite, const tls::TransactionShape& shape) {
+  using Key = std::tuple<const tls::Backend*, std::string, std::uint64_t, std::uint64_t, std::size_t,
+                         std::string, std::string, bool>;
+  const Key key{&library,
+                suite,
                 shape.request_bytes,
                 shape.response_bytes,
                 shape.record_bytes,
@@ -86,7 +88,7 @@ std::optional<measure::TransactionCalibration> transaction_calibration_for(
                 shape.group,
                 shape.resumed};
   return once_per_process<Key, measure::TransactionCalibration>(
-      key, [&] { return tls::calibrate_transactions(suite, shape, kCalibrationSeconds); });
+      key, [&] { return library.calibrate_transactions(suite, shape, kCalibrationSeconds); });
 }
 
 }  // namespace tlscmp::kinds

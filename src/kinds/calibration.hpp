@@ -11,15 +11,18 @@
 #include <string>
 
 #include "measure/speed.hpp"
+#include "protocol/messages.hpp"
 #include "spec/spec.hpp"
+#include "tls/backend.hpp"
 #include "tls/speed.hpp"
 #include "transport/stream.hpp"
 
 namespace tlscmp::kinds {
 
 // `record_bytes` and `read_bytes` 0: the library's 16 KiB, the chunk.
-std::optional<measure::TlsCalibration> calibration_for(const std::string& suite, std::uint32_t chunk_bytes,
-                                                       std::uint32_t record_bytes, std::uint32_t read_bytes);
+std::optional<measure::TlsCalibration> calibration_for(const tls::Backend& library, const std::string& suite,
+                                                       std::uint32_t chunk_bytes, std::uint32_t record_bytes,
+                                                       std::uint32_t read_bytes);
 
 // The suite of a TLS stream whose records this process makes, for its
 // calibration; "" for plain TCP and kernel TLS.
@@ -36,6 +39,11 @@ tls::TransactionShape connection_shape(const spec::Test& test, const std::string
 
 // An rr or crr run's: its sizes, record size and (crr) handshake.
 std::optional<measure::TransactionCalibration> transaction_calibration_for(
-    const std::string& suite, const tls::TransactionShape& shape);
+    const tls::Backend& library, const std::string& suite, const tls::TransactionShape& shape);
+
+// The library a server half's test shakes hands with: the request's, or the default.
+inline const tls::Backend& library_of(const protocol::TestRequest& request) {
+  return tls::backend_of(tls::find_backend(request.tls_library));
+}
 
 }  // namespace tlscmp::kinds

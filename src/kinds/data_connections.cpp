@@ -41,7 +41,8 @@ std::unique_ptr<Stream> connect(const session::ClientConfig& config, const tls::
   const session::Timeouts& timeouts = config.timeouts;
   const std::int64_t start_ns = measure::now_ns();
   std::unique_ptr<Stream> stream =
-      stacks::client_stream(mode, open_socket(config, mode, control_fd), tls, {config.host, {}, {}});
+      stacks::client_stream(mode, open_socket(config, mode, control_fd), tls,
+                            {config.host, {}, {}, tls != nullptr ? tls->server_library() : std::string()});
   stream->set_deadline(Deadline::after(timeouts.handshake));
   if (const std::error_code ec = stream->handshake()) {
     const tls::TlsStream* tls_stream = stream->tls();
@@ -137,7 +138,7 @@ measure::TlsParameters tls_parameters(const Stream& stream, std::uint32_t record
   if (tls == nullptr) return {};
   const tls::SessionInfo info = tls->session_info();
   return {info.version, info.cipher, info.group, info.certificate_key_type, info.client_certificate_key_type,
-          record_size};
+          record_size,  {},          {}};
 }
 
 std::shared_ptr<void> reserve_data_connections(Stream& control, const protocol::TestRequest& request,

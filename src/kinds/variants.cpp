@@ -1,11 +1,13 @@
 #include "kinds/variants.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <algorithm>
 #include <string_view>
 
 #include "kinds/kind.hpp"
 #include "stacks/stack.hpp"
+#include "tls/backend.hpp"
 
 namespace tlscmp::kinds {
 namespace {
@@ -70,6 +72,45 @@ std::vector<session::Variant> common_variants(const session::ClientConfig& confi
       variants.push_back(mode_variant(mode, tls_config));
     }
   }
+  return variants;
+}
+
+std::vector<session::Variant> library_variants(const KindSlice& kind, const session::ClientConfig& config,
+                                               const tls::ClientOptions& tls_config,
+                                               std::vector<std::string>& notes) {
+  const auto of_kind = [&](const session::ClientConfig& c, const tls::ClientOptions& o) {
+    return kind.variants != nullptr ? kind.variants(c, o, notes) : common_variants(c, o, notes);
+  };
+  const std::vector<std::string>& libraries = config.tls_policy.libraries;
+  if (libraries.empty()) return of_kind(config, tls_config);
+  // The other libraries run the TLS-over-TCP stacks (QUIC and DTLS stay the first's).
+  session::ClientConfig over_tcp = config;
+  std::erase_if(over_tcp.modes, [](Mode m) { return !facts(m).tls_over_tcp; });
+  std::vector<session::Variant> variants;
+  std::vector<std::string> said;  // which label runs which library, for the reader
+  for (std::size_t i = 0; i < libraries.size(); ++i) {
+    tls::ClientOptions options = tls_config;
+    options.library = tls::find_backend(libraries[i]);
+    options.server_library =
+        config.tls_policy.server_library.empty() ? libraries[i] : config.tls_policy.server_library;
+    if (i > 0 && over_tcp.modes.empty()) {
+      notes.push_back(
+          fmt::format("--tls-lib {}: left out, as no mode of this run is TLS over TCP", libraries[i]));
+      continue;
+    }
+    for (session::Variant& variant : of_kind(i == 0 ? config : over_tcp, options)) {
+      if (i > 0 && !facts(variant.mode).tls_over_tcp) continue;
+      if (i > 0) variant.label += " " + libraries[i];
+      variants.push_back(std::move(variant));
+    }
+    said.push_back(fmt::format("{}: {}{}", i == 0 ? "tls" : "tls " + libraries[i],
+                               options.library->library_version(),
+                               options.server_library == libraries[i]
+                                   ? " at both ends"
+                                   : fmt::format(" against the server's {}", options.server_library)));
+  }
+  if (libraries.size() > 1 || !config.tls_policy.server_library.empty())
+    notes.push_back(fmt::format("--tls-lib: {}", fmt::join(said, "; ")));
   return variants;
 }
 

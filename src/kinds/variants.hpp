@@ -12,6 +12,8 @@
 
 namespace tlscmp::kinds {
 
+struct KindSlice;
+
 // The variant of one mode that is no TLS variant (tcp, udp, dtls), or the
 // plain tls one.
 session::Variant mode_variant(Mode mode, const tls::ClientOptions& tls_config);
@@ -21,6 +23,16 @@ session::Variant mode_variant(Mode mode, const tls::ClientOptions& tls_config);
 std::vector<session::Variant> common_variants(const session::ClientConfig& config,
                                               const tls::ClientOptions& tls_config,
                                               std::vector<std::string>& notes);
+
+// What one round runs with --tls-lib's libraries: the kind's variants
+// (`kind.variants`, or common_variants) with the first library, then the
+// TLS-over-TCP ones again with each other library, labelled with its name
+// ("tls boringssl"), all asking the server for their own library (or
+// --server-tls-lib's). Without --tls-lib: the kind's variants, the server's
+// default library unnamed.
+std::vector<session::Variant> library_variants(const KindSlice& kind, const session::ClientConfig& config,
+                                               const tls::ClientOptions& tls_config,
+                                               std::vector<std::string>& notes);
 
 // One TLS handshake per TLS variant before the first measured run (not
 // timed, not counted), so that a TLS setting that cannot work fails in

@@ -64,6 +64,10 @@ struct TlsParameters {
   std::string certificate_key_type;         // server certificate key, "ECDSA P-256"
   std::string client_certificate_key_type;  // mutual TLS: the client certificate's key, else ""
   std::uint32_t record_size = 0;            // the sender's largest record plaintext; 0: 16384
+  // The libraries at each end as --tls-lib names them ("openssl"): the
+  // client's; the server's where the client asked for one ("": its default).
+  std::string library;
+  std::string server_library;
 };
 
 // What every kind's run has, whatever it measured: its place in the
@@ -111,7 +115,8 @@ struct Environment {
   std::string client_cpu_features;
   std::string client_kernel;
   std::string server_version;
-  std::string server_tls_library;
+  std::string server_tls_library;                 // several, "; " between them (server_tls_libraries)
+  std::vector<std::string> server_tls_libraries;  // those the server's TLS runs used, in order
   std::string server_cpu_model;
   std::string server_cpu_features;
   std::string server_kernel;

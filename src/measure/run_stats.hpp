@@ -75,7 +75,9 @@ std::map<std::pair<Mode, int>, const Run*> own_runs_by_round(const std::vector<R
 }
 
 // A variant's runs over the same round's run of its stack's twin, by
-// `figure`: none where its stack has no twin, or no round ran the twin.
+// `figure`; or, for a variant of another TLS library than its mode's own
+// variant (--tls-lib: "tls boringssl" against "tls", the first library's),
+// over that run. None where neither is, or no round ran it.
 template <typename Run, typename Figure>
 std::optional<PairedRatio> over_twin(const std::vector<const Run*>& runs,
                                      const std::map<std::pair<Mode, int>, const Run*>& own, Figure figure) {
@@ -83,7 +85,10 @@ std::optional<PairedRatio> over_twin(const std::vector<const Run*>& runs,
   for (const Run* run : runs) {
     const Mode twin = facts(run->mode).twin;
     const auto t = own.find({twin, run->round});
-    if (twin == run->mode || t == own.end() || !(figure(*t->second) > 0)) continue;
+    if (t == own.end() || !(figure(*t->second) > 0)) continue;
+    if (twin == run->mode && (run->tls.library.empty() || t->second->tls.library.empty() ||
+                              run->tls.library == t->second->tls.library))
+      continue;
     ratios.push_back(figure(*run) / figure(*t->second));
   }
   return paired(ratios);

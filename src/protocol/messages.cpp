@@ -122,6 +122,7 @@ json to_json(const TestRequest& m) {
   j["server_cpu"] = m.server_cpu >= 0 ? json(m.server_cpu) : json(nullptr);
   if (m.release_buffers) j["release_buffers"] = true;
   if (!m.flow_sources.empty()) j["flow_sources"] = m.flow_sources;
+  if (!m.tls_library.empty()) j["tls_library"] = m.tls_library;
   return j;
 }
 
@@ -130,6 +131,7 @@ json to_json(const TestAccept& m) {
           {"cookie", cookie_hex(m.cookie)},
           {"server_version", m.server_version},
           {"tls_library", m.tls_library},
+          {"tls_library_name", m.tls_library_name},
           {"cpu_model", m.cpu_model},
           {"cpu_features", m.cpu_features},
           {"kernel", m.kernel},
@@ -242,6 +244,14 @@ TestRequest decode_test_request(const json& j) {
     m.server_cpu = static_cast<int>(get_uint(j, "server_cpu", 0, kMaxCpu));
   if (j.contains("flow_sources")) get_flow_sources(j, m);
   if (j.contains("release_buffers")) m.release_buffers = get_bool(j, "release_buffers");
+  if (j.contains("tls_library")) {
+    m.tls_library = get_string(j, "tls_library");
+    if (m.tls_library.empty() || m.tls_library.size() > 32 ||
+        m.tls_library.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos) {
+      bad("'tls_library' is not a TLS library's name");
+    }
+    if (!facts(m.mode).tls_over_tcp) bad("'tls_library' is for tls tests");
+  }
   return m;
 }
 
@@ -253,6 +263,7 @@ Message decode_object(const json& j) {
     m.cookie = get_cookie(j, "cookie");
     m.server_version = get_string(j, "server_version");
     m.tls_library = get_string(j, "tls_library");
+    if (j.contains("tls_library_name")) m.tls_library_name = get_string(j, "tls_library_name");
     m.cpu_model = get_string(j, "cpu_model");
     m.cpu_features = get_string(j, "cpu_features");
     m.kernel = get_string(j, "kernel");

@@ -107,16 +107,23 @@ struct TestRequest {
   // addresses (-B's list); the server budgets their connections per address.
   // Empty: the control connection's (optional).
   std::vector<std::string> flow_sources;
+  // TLS over TCP: the library the server shakes hands with, as --tls-lib
+  // names it ("boringssl"); the test's connections that the server tells by
+  // their first byte name it too (stacks/tls/). "": the server's default
+  // (optional).
+  std::string tls_library;
 };
 
 // server -> client: the test is accepted; open the data connection with this cookie.
 struct TestAccept {
   Cookie cookie{};
   std::string server_version;  // tlscmp version of the server
-  std::string tls_library;     // e.g. "OpenSSL 3.0.19 27 Jan 2026"
-  std::string cpu_model;       // of the server's host
-  std::string cpu_features;    // crypto-relevant CPU flags of the server's host, "aes avx2 sha_ni vaes"
-  std::string kernel;          // of the server's host, "Linux 6.1.0 x86_64"
+  std::string tls_library;     // e.g. "OpenSSL 3.0.19 27 Jan 2026": the test's, where the request named one
+  std::string
+      tls_library_name;   // that library as --tls-lib names it, "openssl" (optional: "" from an older server)
+  std::string cpu_model;  // of the server's host
+  std::string cpu_features;  // crypto-relevant CPU flags of the server's host, "aes avx2 sha_ni vaes"
+  std::string kernel;        // of the server's host, "Linux 6.1.0 x86_64"
   // What the server's TLS accepts, for messages naming both sides' offers.
   std::string tls_versions;          // "TLSv1.2 TLSv1.3"
   std::string tls_ciphers;           // colon-separated

@@ -78,6 +78,10 @@ nlohmann::ordered_json ratio_json(const std::optional<measure::PairedRatio>& rat
 nlohmann::ordered_json latency_json(const measure::LatencySummary& latency);
 // A TLS fact of a run: null for plain TCP, so that every run has the same fields.
 nlohmann::ordered_json tls_or_null(const std::string& value, Mode mode);
+// A text a run may not have ("" where not): it, or null.
+inline nlohmann::ordered_json text_or_null(const std::string& value) {
+  return value.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(value);
+}
 // A figure a run may not have: its value, or null, so that every run has the same fields.
 template <typename T>
 nlohmann::ordered_json value_or_null(const std::optional<T>& value) {

@@ -58,6 +58,8 @@ nlohmann::ordered_json test_json(const measure::TestParameters& p) {
   out["cipher"] = p.tls_policy.cipher;
   out["groups"] = p.tls_policy.groups;
   out["ktls"] = p.tls_policy.ktls;
+  out["tls_libraries"] = p.tls_policy.libraries;
+  out["server_tls_library"] = p.tls_policy.server_library;
   out["quic_streams"] = p.quic_streams;
   out["client_certificate"] = p.client_certificate;
   out["kind"] = to_string(p.test.kind);

@@ -10,11 +10,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "measure/results.hpp"
 #include "session/config.hpp"
 #include "session/interrupt.hpp"
+#include "tls/backend.hpp"
 #include "tls/context.hpp"
 #include "tls/dtls.hpp"
 
@@ -40,6 +42,14 @@ struct Variant {
   bool release_buffers = false;  // flows: tls-release, SSL_MODE_RELEASE_BUFFERS at both ends
 };
 
+// The TLS libraries a variant's runs shake hands with, as --tls-lib names
+// them: its context's, and the one it asks the server for ("": the server's
+// default). Neither where it has no TLS context.
+inline std::pair<std::string, std::string> libraries_of(const Variant& variant) {
+  if (!variant.tls) return {};
+  return {variant.tls->backend().name(), variant.tls->server_library()};
+}
+
 // One run of a variant: where it stands in the rounds, and what it runs with.
 struct ClientRun {
   const ClientConfig& target;  // with the server actually used
@@ -50,11 +60,12 @@ struct ClientRun {
   bool warmup = false;
 };
 
-// A run's place in the comparison: its label, round and warm-up flag; a
-// run Ctrl-C cut short (partial) ends the comparison.
+// A run's place in the comparison: its label, round and warm-up flag, its
+// libraries; a run Ctrl-C cut short (partial) ends the comparison.
 template <typename Results, typename Run>
-void keep_run(measure::Comparison& comparison, Run run, const std::string& label, const ClientRun& where) {
-  run.variant = label;
+void keep_run(measure::Comparison& comparison, Run run, const Variant& variant, const ClientRun& where) {
+  run.variant = variant.label;
+  std::tie(run.tls.library, run.tls.server_library) = libraries_of(variant);
   run.round = where.round;
   run.warmup = where.warmup;
   comparison.interrupted = run.partial;

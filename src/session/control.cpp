@@ -4,6 +4,7 @@
 #include <array>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <vector>
 
 #include "measure/clock.hpp"
@@ -105,6 +106,18 @@ protocol::PreambleInfo receive_preamble(Stream& stream, const char* what) {
 
 // Starts a test on its control connection: sends the request, returns the
 // server's answer and notes the server's environment.
+namespace {
+
+// The libraries the server's TLS runs used, in order of first use ("; "
+// between them); until a TLS run, the server's default.
+void note_server_library(measure::Environment& environment, const std::string& library, bool encrypted) {
+  std::vector<std::string>& used = environment.server_tls_libraries;
+  if (encrypted && std::find(used.begin(), used.end(), library) == used.end()) used.push_back(library);
+  environment.server_tls_library = used.empty() ? library : fmt::format("{}", fmt::join(used, "; "));
+}
+
+}  // namespace
+
 protocol::TestAccept start_test(TcpStream& control, const protocol::TestRequest& request,
                                 const Timeouts& timeouts, measure::Environment& environment) {
   set_nodelay(control.native_handle(), true);
@@ -114,9 +127,15 @@ protocol::TestAccept start_test(TcpStream& control, const protocol::TestRequest&
   // The server's preamble comes first: a server of another protocol version says which.
   receive_server_preamble(control, timeouts.control);
   protocol::TestAccept accept = receive<protocol::TestAccept>(control, "the server's answer");
+  if (!request.tls_library.empty() && accept.tls_library_name != request.tls_library) {
+    throw Error(fmt::format(
+        "the server serves this test with {}, not the {} asked for: a run that names the server's TLS "
+        "library (--tls-lib, --server-tls-lib) needs a server of tlscmp {} or later",
+        accept.tls_library, request.tls_library, kVersion));
+  }
   // The server's half of the environment, as it reported itself.
   environment.server_version = accept.server_version;
-  environment.server_tls_library = accept.tls_library;
+  note_server_library(environment, accept.tls_library, is_encrypted(request.mode));
   environment.server_cpu_model = accept.cpu_model;
   environment.server_cpu_features = accept.cpu_features;
   environment.server_kernel = accept.kernel;
@@ -162,13 +181,14 @@ protocol::ClockReply ask_server(const ClientConfig& config) {
   return exchange_clock(config, sent, received);
 }
 
-protocol::TestRequest test_request(const ClientConfig& config, Mode mode) {
+protocol::TestRequest test_request(const ClientConfig& config, Mode mode, const tls::Context* tls) {
   protocol::TestRequest r;
   r.test = config.test;
   r.mode = mode;
   r.client_version = kVersion;
   r.server_cpu = config.server_cpu;
   if (facts(mode).tls_over_tcp) r.cipher = config.tls_policy.cipher;
+  if (facts(mode).tls_over_tcp && tls != nullptr) r.tls_library = tls->server_library();
   return r;
 }
 

@@ -8,6 +8,7 @@
 #include "measure/results.hpp"
 #include "protocol/messages.hpp"
 #include "session/config.hpp"
+#include "tls/context.hpp"
 #include "transport/stream.hpp"
 
 namespace tlscmp::session {
@@ -61,7 +62,8 @@ protocol::ClockReply ask_server(const ClientConfig& config);
 // The test a client asks for when it runs `mode` with `config`: the one
 // description that both halves read (the server from the wire). Stream and
 // datagram kinds; the kind's own fields (a seed, the round) are added by it.
-protocol::TestRequest test_request(const ClientConfig& config, Mode mode);
+// `tls`: the variant's TLS context, whose server library the request names.
+protocol::TestRequest test_request(const ClientConfig& config, Mode mode, const tls::Context* tls);
 
 // The client's start of a test on its control connection: sends the
 // preamble and the request, checks the server's preamble, returns the

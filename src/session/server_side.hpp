@@ -75,9 +75,6 @@ class ServerSide {
   // name their peers (QUIC on OpenSSL 3.5) come from one source.
   virtual std::shared_ptr<void> reserve_flows(std::uint32_t count, const std::vector<std::string>& sources,
                                               Mode mode, std::string& busy) = 0;
-  // The server's TLS context, for a kind whose server half does its own
-  // handshakes (flows, on its event loops).
-  virtual const tls::Context& tls_context() const = 0;
   // A stack's part of the server (its datagram context: DTLS's), or null
   // where the stack has none.
   virtual const stacks::ServerPart* stack_part(Mode mode) const = 0;

@@ -5,6 +5,7 @@
 // (tls::Policy) to set up the library; nothing here knows the library.
 
 #include <string>
+#include <vector>
 
 namespace tlscmp::spec {
 
@@ -14,6 +15,11 @@ struct TlsPolicy {
   std::string cipher;   // TLS 1.3 suite names (TLS_*) or a TLS 1.2 cipher list
   std::string groups;   // key exchange groups, colon-separated: "X25519:P-256"
   bool ktls = false;    // ask the library to hand the record layer to the kernel
+  // Client: --tls-lib's libraries as it names them ("openssl"), in the
+  // order of each round's TLS variants; the first is the process's default.
+  // Empty: the default alone, and the server's own default (none named).
+  std::vector<std::string> libraries;
+  std::string server_library;  // client: --server-tls-lib; "": each variant's own
 };
 
 }  // namespace tlscmp::spec

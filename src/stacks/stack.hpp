@@ -23,6 +23,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -32,6 +33,7 @@
 #include "tls/context.hpp"
 #include "tls/dtls.hpp"
 #include "tls/identity.hpp"
+#include "tls/server_contexts.hpp"
 #include "tls/tls_stream.hpp"
 #include "transport/deadline.hpp"
 #include "transport/stream.hpp"
@@ -65,6 +67,11 @@ struct Dial {
   std::string host;
   tls::Session resume;
   std::string server_name;
+  // Where the server tells the connection by its first byte (a data or crr
+  // connection, not a flow, whose header comes first): the library the
+  // server is to shake hands with, named in the clear before the handshake
+  // (the context's ClientOptions::server_library); "": the server's default.
+  std::string library;
 };
 
 // What a server's stacks are made from: its settings, and where it listens.
@@ -74,14 +81,17 @@ struct ServerSetup {
   std::string client_ca_file;
   bool require_client_cert = false;
   tls::Resumption resumption = tls::Resumption::tickets;
-  // The server's context for TLS over TCP (the key types and suites a test
-  // asks for are added to it as they come); it outlives every part.
-  const tls::Context* tls = nullptr;
+  // The server's contexts for TLS over TCP, one per library (the key types
+  // and suites a test asks for are added to them as they come); they
+  // outlive every part.
+  const tls::ServerContexts* tls = nullptr;
   // The server's TCP port and address (a stack with a listener of its own
   // binds the same over UDP); `dual_stack`: an IPv6 socket that serves IPv4 too.
   std::string address;
   std::uint16_t port = 0;
   bool dual_stack = false;
+  // How long a connection that names its TLS library may take to name it.
+  std::chrono::milliseconds preamble_timeout{2'000};
 };
 
 // A stack's own listener, beside the server's TCP port (QUIC's, on the same
@@ -130,10 +140,12 @@ class ServerPart {
     return nullptr;
   }
   // A TCP connection known to be this stack's (a flow, whose header came in
-  // the clear): its stream, its handshake not yet run; null (`fd` left as
-  // it was) for plain TCP.
-  virtual std::unique_ptr<Stream> wrap(UniqueFd& fd) const {
+  // the clear): its stream on the TLS library named `library` ("": the
+  // server's default), its handshake not yet run; null (`fd` left as it
+  // was) for plain TCP. Throws tlscmp::Error for a library it lacks.
+  virtual std::unique_ptr<Stream> wrap(UniqueFd& fd, std::string_view library) const {
     (void)fd;
+    (void)library;
     return nullptr;
   }
   // Its own listener, or null.

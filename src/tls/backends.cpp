@@ -153,7 +153,9 @@ Context Context::for_server(const ServerOptions& config) {
 }
 
 Context Context::for_client(const ClientOptions& config) {
-  return backend_of(config.library).client_context(config);
+  Context made = backend_of(config.library).client_context(config);
+  made.server_library_ = config.server_library;
+  return made;
 }
 
 void Context::add_server_name(const std::string& server_name, const Context& other) {

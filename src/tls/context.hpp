@@ -61,6 +61,10 @@ struct ClientOptions {
   // handle_loop_events), as --flows does; no thread of the library's.
   bool event_loop = false;
   const Backend* library = nullptr;  // the TLS library: null for the default (tls/backend.hpp)
+  // The library the server is asked to shake hands with (--tls-lib's name,
+  // "openssl"), named in the test request and before each ClientHello that
+  // the server tells by its first byte; "": the server's own default.
+  std::string server_library;
 };
 
 // A server's leave for one test to use a suite outside the server's
@@ -129,12 +133,15 @@ class Context {
   // The library that made it, and its own context (for that library's code).
   const Backend& backend() const { return *backend_; }
   ContextImpl& impl() const { return *impl_; }
+  // Client: ClientOptions::server_library.
+  const std::string& server_library() const { return server_library_; }
 
  private:
   std::shared_ptr<ContextImpl> impl_;
   const Backend* backend_;
   Offer offer_;
   std::string trust_;
+  std::string server_library_;
 };
 
 // True if this kernel offers the "tls" upper-layer protocol that kTLS needs;

@@ -66,27 +66,47 @@ TEST_CASE("a TLS 1.2 suite outside the server's defaults, granted across the two
   }
 }
 
-TEST_CASE(
-    "one tlscmp holds both libraries: --tls-lib picks each side's, a client of one against a server of the "
-    "other") {
+namespace {
+
+// The binary's backends, or none (a skip said) where it lacks OpenSSL or BoringSSL.
+bool holds_both_libraries() {
   const std::vector<std::string> names = tls_backends_of(tlscmp_binary());
-  if (std::ranges::find(names, "boringssl") == names.end() ||
-      std::ranges::find(names, "openssl") == names.end()) {
-    skip_unsupported(
-        "this binary holds one TLS backend (a build with -DTLSCMP_BORINGSSL_BINARY=ON holds both)");
-    return;
+  if (std::ranges::find(names, "boringssl") != names.end() &&
+      std::ranges::find(names, "openssl") != names.end())
+    return true;
+  skip_unsupported(
+      "this binary holds one TLS backend (a build with -DTLSCMP_BORINGSSL_BINARY=ON holds both)");
+  return false;
+}
+
+// The runs of one variant.
+std::vector<json> runs_of(const json& runs, const std::string& variant) {
+  std::vector<json> out;
+  for (const json& run : runs) {
+    if (run["variant"] == variant) out.push_back(run);
   }
-  CHECK(names.front() == "openssl");  // the default first
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "one tlscmp holds both libraries: --server-tls-lib sets the server's apart from the client's, a client "
+    "of "
+    "one against a server of the other") {
+  if (!holds_both_libraries()) return;
+  CHECK(tls_backends_of(tlscmp_binary()).front() == "openssl");  // the default first
   TempDir certs;
   REQUIRE(run_tlscmp({"certs", "--dir", certs.path().string()}).exit_code == 0);
   for (const std::string server_lib : {"boringssl", "openssl"}) {
     const std::string client_lib = server_lib == "openssl" ? "boringssl" : "openssl";
     CAPTURE(server_lib);
+    // The server's own default is the other library: the request's name wins.
     ServerProcess server(
-        {"--cert", certs.file("server.pem"), "--key", certs.file("server.key"), "--tls-lib", server_lib});
-    const ProcessResult r =
-        run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--ca", certs.file("ca.pem"),
-                    "--tls-lib", client_lib, "--crr", "-n", "20", "--repeat", "1", "-J"});
+        {"--cert", certs.file("server.pem"), "--key", certs.file("server.key"), "--tls-lib", client_lib});
+    const ProcessResult r = run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--ca",
+                                        certs.file("ca.pem"), "--tls-lib", client_lib, "--server-tls-lib",
+                                        server_lib, "--crr", "-n", "20", "--repeat", "1", "-J"});
     INFO("stderr: " << r.err);
     REQUIRE(r.exit_code == 0);
     const json j = json::parse(r.out);
@@ -94,7 +114,12 @@ TEST_CASE(
     const std::string server_library = j["environment"]["server"]["tls_library"];
     CHECK(client_library.rfind(client_lib == "openssl" ? "OpenSSL" : "BoringSSL", 0) == 0);
     CHECK(server_library.rfind(server_lib == "openssl" ? "OpenSSL" : "BoringSSL", 0) == 0);
-    CHECK(j["crr_summary"].size() > 0);
+    for (const json& run : runs_of(j["crr_runs"], "tls-resumed")) {
+      CHECK(run["tls_library"] == client_lib);
+      CHECK(run["server_tls_library"] == server_lib);
+      CHECK(run["resumed"].get<int>() > 0);
+    }
+    CHECK(server.process().wait_for_log("(TLS by " + server_lib + ")"));
   }
   // The embedded server runs the same library as its client; the name may
   // be spelled as the library spells itself.
@@ -105,16 +130,114 @@ TEST_CASE(
   CHECK(std::string(j["environment"]["server"]["tls_library"]).rfind("BoringSSL", 0) == 0);
 }
 
-TEST_CASE("--tls-lib of a library tlscmp has not, and no backend at all, are one line each") {
+TEST_CASE("--tls-lib openssl,boringssl: each kind runs each library's TLS variants beside tcp, in one run") {
+  if (!holds_both_libraries()) return;
+  TempDir certs;
+  REQUIRE(run_tlscmp({"certs", "--dir", certs.path().string()}).exit_code == 0);
+  ServerProcess server({"--cert", certs.file("server.pem"), "--key", certs.file("server.key")});
+  const std::vector<std::string> base{"client",    "127.0.0.1",
+                                      "-p",        server.port_text(),
+                                      "--ca",      certs.file("ca.pem"),
+                                      "--tls-lib", "openssl,boringssl",
+                                      "--repeat",  "2",
+                                      "-J"};
+  struct Kind {
+    std::vector<std::string> args;
+    const char* runs;
+    std::vector<std::string> variants;
+  };
+  const std::vector<Kind> kinds{
+      {{"-n", "2M", "--verify"}, "runs", {"tcp", "tls", "tls boringssl"}},
+      {{"--rr", "512/2K", "-n", "300"}, "rr_runs", {"tcp", "tls", "tls boringssl"}},
+      {{"--crr", "-n", "30"},
+       "crr_runs",
+       {"tcp", "tls", "tls-resumed", "tls boringssl", "tls-resumed boringssl"}},
+      {{"--flows", "20", "--rr", "1/1", "-n", "400"},
+       "flows_runs",
+       {"tcp", "tls", "tls-release", "tls boringssl", "tls-release boringssl"}},
+  };
+  for (const Kind& kind : kinds) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), kind.args.begin(), kind.args.end());
+    CAPTURE(kind.runs);
+    const ProcessResult r = run_tlscmp(args);
+    INFO("stderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    const json j = json::parse(r.out);
+    CHECK(j["test"]["tls_libraries"] == json({"openssl", "boringssl"}));
+    for (const std::string& variant : kind.variants) {
+      CAPTURE(variant);
+      const std::vector<json> runs = runs_of(j[kind.runs], variant);
+      CHECK(runs.size() == 2);
+      const bool other = variant.find(" boringssl") != std::string::npos;
+      for (const json& run : runs) {
+        if (variant == "tcp") {
+          CHECK(run["tls_library"].is_null());
+          continue;
+        }
+        CHECK(run["tls_library"] == (other ? "boringssl" : "openssl"));
+        CHECK(run["server_tls_library"] == run["tls_library"]);
+      }
+    }
+    // Several rounds of each: both libraries served by one server, each named in its log.
+    CHECK(server.process().wait_for_log("(TLS by boringssl)"));
+  }
+}
+
+TEST_CASE("--tls-lib: the bulk and rr summaries hold each other library to the first") {
+  if (!holds_both_libraries()) return;
+  const ProcessResult r =
+      run_tlscmp({"client", "--tls-lib", "boringssl,openssl", "--mode", "both", "-n", "2M", "--repeat", "2"});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("tls openssl/tls transfer time, paired by round") != std::string::npos);
+  CHECK(r.out.find("--tls-lib: tls: BoringSSL") != std::string::npos);
+  CHECK(r.out.find("tls openssl: OpenSSL") != std::string::npos);
+  const ProcessResult json_run = run_tlscmp(
+      {"client", "--tls-lib", "boringssl,openssl", "--rr", "1K/1K", "-n", "200", "--repeat", "2", "-J"});
+  REQUIRE(json_run.exit_code == 0);
+  const json j = json::parse(json_run.out);
+  CHECK(j["rr_summary"]["tls openssl"]["over_tls"]["transactions_per_s"]["median"].get<double>() > 0);
+  CHECK(j["rr_summary"]["tls"]["over_tls"].is_null());
+}
+
+TEST_CASE("the interop matrix: every client library against every server library, TLS 1.2 and 1.3, resumed") {
+  if (!holds_both_libraries()) return;
+  for (const std::string client_lib : {"openssl", "boringssl"}) {
+    for (const std::string server_lib : {"openssl", "boringssl"}) {
+      for (const std::string version : {"1.2", "1.3"}) {
+        CAPTURE(client_lib);
+        CAPTURE(server_lib);
+        CAPTURE(version);
+        const ProcessResult r =
+            run_tlscmp({"client", "--tls-lib", client_lib, "--server-tls-lib", server_lib, "--tls-version",
+                        version, "--mode", "tls", "--crr", "-n", "20", "--repeat", "1", "-J"});
+        INFO("stderr: " << r.err);
+        REQUIRE(r.exit_code == 0);
+        const json j = json::parse(r.out);
+        const std::vector<json> resumed = runs_of(j["crr_runs"], "tls-resumed");
+        REQUIRE(resumed.size() == 1);
+        CHECK(resumed.front()["tls_version"] == "TLSv" + version);
+        CHECK(resumed.front()["tls_library"] == client_lib);
+        CHECK(resumed.front()["server_tls_library"] == server_lib);
+        CHECK(resumed.front()["resumed"].get<int>() >= 19);  // all but the first
+      }
+    }
+  }
+}
+
+TEST_CASE("--tls-lib and --server-tls-lib mistakes are one line each") {
   const std::vector<std::string> names = tls_backends_of(tlscmp_binary());
   REQUIRE(!names.empty());
   const ProcessResult wrong = run_tlscmp({"client", "--tls-lib", "nosuchssl", "-n", "1M"});
   expect_failure(wrong, 2, "--tls-lib nosuchssl");
-  CHECK(wrong.err.find("it has " + names.front()) != std::string::npos);
-  const ProcessResult list =
-      run_tlscmp({"client", "--tls-lib", names.front() + "," + names.front(), "-n", "1M"});
-  CHECK(list.exit_code == 2);
-  CHECK(list.err.find("one library a side") != std::string::npos);
+  CHECK(wrong.err.find("give some of " + names.front()) != std::string::npos);
+  const ProcessResult server_wrong = run_tlscmp({"client", "--tls-lib", names.front(), "--server-tls-lib",
+                                                 "nosuchssl", "--mode", "tls", "-n", "1M", "--repeat", "1"});
+  expect_failure(server_wrong, 1, "this server holds no TLS library 'nosuchssl'");
+  CHECK(server_wrong.err.find("it has " + names.front()) != std::string::npos);
+  const ProcessResult malformed = run_tlscmp({"client", "--server-tls-lib", "open ssl", "-n", "1M"});
+  expect_failure(malformed, 2, "--server-tls-lib open ssl");
   if (names.size() < 2) return;  // a binary linked with its one library loads no module
   TempDir empty;
   const ProcessResult none = run_process(

@@ -294,7 +294,7 @@ measure::Comparison datagram_sample() {
       run.handshake_us = 1200;
       run.cookie_us = 150;
       run.cookie_exchanged = true;
-      run.tls = {"DTLSv1.2", "ECDHE-ECDSA-AES256-GCM-SHA384", "X25519", "", "", 0};
+      run.tls = {"DTLSv1.2", "ECDHE-ECDSA-AES256-GCM-SHA384", "X25519", "", "", 0, {}, {}};
     }
     c.as<kinds::DatagramResults>().runs.push_back(run);
   }

@@ -29,7 +29,7 @@ Comparison sample() {
   StreamRun tls = tcp;
   tls.mode = Mode::tls;
   tls.transfer_us = 1500;
-  tls.tls = {"TLSv1.3", "TLS_AES_128_GCM_SHA256", "x25519", "ECDSA P-256", "", 0};
+  tls.tls = {"TLSv1.3", "TLS_AES_128_GCM_SHA256", "x25519", "ECDSA P-256", "", 0, "openssl", {}};
   c.as<kinds::StreamResults>().runs = {tcp, tls};
   compute_statistics(c);
   return c;

@@ -109,7 +109,8 @@ std::string one_connection(const Plan& plan, Connector& c, tls::Session& session
   const bool offered = plan.variant.resume && static_cast<bool>(session);
   std::unique_ptr<Stream> stream =
       stacks::client_stream(plan.variant.mode, std::move(fd), plan.tls,
-                            {plan.config.host, offered ? session : tls::Session{}, plan.server_name});
+                            {plan.config.host, offered ? session : tls::Session{}, plan.server_name,
+                             plan.tls != nullptr ? plan.tls->server_library() : std::string()});
   stream->set_deadline(Deadline::after(t.handshake));
   if (const std::error_code failed = stream->handshake())
     return fmt::format("handshake: {}", describe(failed, stream->error_detail()));
@@ -296,7 +297,7 @@ CrrRun run_crr_test(const session::ClientConfig& config, const tls::Context* tls
   TcpStream control(
       connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address));
   const session::InterruptWatch::Guard control_guard(interrupt, control.native_handle());
-  protocol::TestRequest request = session::test_request(config, variant.mode);
+  protocol::TestRequest request = session::test_request(config, variant.mode, tls);
   request.round = static_cast<std::uint32_t>(round);
   request.key_type = variant.key_type;
   const protocol::TestAccept accept = session::start_test(control, request, timeouts, environment);
@@ -362,7 +363,7 @@ CrrRun run_crr_test(const session::ClientConfig& config, const tls::Context* tls
   // This host's calibration; the server's came with its count.
   if (!run.tls.cipher.empty()) {
     run.client.transaction_calibration = transaction_calibration_for(
-        run.tls.cipher,
+        tls->backend(), run.tls.cipher,
         connection_shape(request.test, run.tls.certificate_key_type, run.tls.group, variant.resume));
     run.server.transaction_calibration = theirs.transaction_calibration;
   }

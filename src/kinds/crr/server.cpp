@@ -212,7 +212,7 @@ std::optional<measure::TransactionCalibration> calibrate_here(const protocol::Te
                                                               const CrrTally::Totals& totals) {
   const std::optional<tls::SessionInfo> info = tally.tls();
   if (!info || totals.connections == 0) return std::nullopt;
-  return transaction_calibration_for(info->cipher,
+  return transaction_calibration_for(library_of(request), info->cipher,
                                      connection_shape(request.test, info->certificate_key_type, info->group,
                                                       2 * totals.resumed > totals.connections));
 }

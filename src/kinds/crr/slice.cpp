@@ -70,7 +70,7 @@ void run(const session::ClientRun& run, const session::Variant& variant, measure
       comparison,
       run_crr_test(run.target, tls, {variant.mode, variant.resume, variant.key_type}, run.interrupt,
                    run.round, comparison.environment),
-      variant.label, run);
+      variant, run);
 }
 
 std::string text_runs(const measure::Comparison& c) {

@@ -342,7 +342,7 @@ DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, const tls::
   TcpStream control(
       connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address));
   const InterruptWatch::Guard control_guard(interrupt, control.native_handle());
-  const protocol::TestRequest request = session::test_request(config, mode);
+  const protocol::TestRequest request = session::test_request(config, mode, nullptr);
   const protocol::TestAccept accept = start_test(control, request, timeouts, environment);
   const std::size_t ports = is_encrypted(mode) ? request.test.streams : 1;  // DTLS: a session a sender
   if (accept.udp_ports.size() != ports)

@@ -14,7 +14,7 @@ void run(const session::ClientRun& run, const session::Variant& variant, measure
   DatagramRun result = run_datagram_test(run.target, variant.mode, variant.dtls ? &*variant.dtls : nullptr,
                                          run.interrupt, comparison.environment);
   result.partial = run.interrupt.interrupted();  // the senders stopped early
-  session::keep_run<DatagramResults>(comparison, std::move(result), variant.label, run);
+  session::keep_run<DatagramResults>(comparison, std::move(result), variant, run);
 }
 
 void notes(const session::ClientConfig& config, measure::Comparison& comparison) {

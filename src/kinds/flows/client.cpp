@@ -233,7 +233,8 @@ FlowsRun run_flows_test(const session::ClientRun& where, const session::Variant&
   TcpStream control(
       connect_tcp(config.host, config.port, Deadline::after(config.timeouts.connect), config.bind_address));
   const session::InterruptWatch::Guard control_guard(where.interrupt, control.native_handle());
-  protocol::TestRequest request = session::test_request(config, variant.mode);
+  protocol::TestRequest request =
+      session::test_request(config, variant.mode, variant.tls ? &*variant.tls : nullptr);
   request.round = static_cast<std::uint32_t>(where.round);
   request.release_buffers = variant.release_buffers;
   request.flow_sources = config.source_addresses;

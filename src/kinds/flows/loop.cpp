@@ -163,7 +163,7 @@ void FlowLoop::take_adopted() {
       continue;
     }
     set_socket_buffers(socket.get(), plan_.sndbuf_bytes, plan_.rcvbuf_bytes);
-    f.stream = plan_.part != nullptr ? plan_.part->wrap(socket) : nullptr;
+    f.stream = plan_.part != nullptr ? plan_.part->wrap(socket, plan_.library) : nullptr;
     if (!f.stream) f.stream = std::make_unique<TcpStream>(std::move(socket));
     start_handshake(f, now);
   }
@@ -268,7 +268,8 @@ void FlowLoop::start_quic(Flow& flow, std::int64_t now) {
   if (plan_.work == spec::FlowWork::crr) tally_.connect.add(measure::ns_to_us(flow.since_ns - now));
   flow.state = Flow::State::handshaking;
   try {
-    flow.stream = stacks::client_stream(plan_.mode, std::move(flow.socket), plan_.tls, {plan_.host, {}, {}});
+    flow.stream =
+        stacks::client_stream(plan_.mode, std::move(flow.socket), plan_.tls, {plan_.host, {}, {}, {}});
   } catch (const Error& e) {
     return fail(flow, e.what());
   }
@@ -303,7 +304,8 @@ void FlowLoop::step_connect(Flow& flow, std::int64_t now) {
     return fail(flow, fmt::format("sending the flow's header: {}", std::strerror(errno)));
   }
   flow.since_ns = flow.progress_ns = now;
-  flow.stream = stacks::client_stream(plan_.mode, std::move(flow.socket), plan_.tls, {plan_.host, {}, {}});
+  flow.stream =
+      stacks::client_stream(plan_.mode, std::move(flow.socket), plan_.tls, {plan_.host, {}, {}, {}});
   start_handshake(flow, now);
 }
 

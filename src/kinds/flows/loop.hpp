@@ -66,6 +66,7 @@ struct FlowPlan {
   bool quic = false;
   std::string host;               // client, TLS: the name the certificate must have
   bool release_buffers = false;   // SSL_MODE_RELEASE_BUFFERS
+  std::string library;            // server: the TLS library its flows shake hands with ("": the default)
   std::uint32_t record_size = 0;  // the largest record this side sends; 0: the library's
   std::uint32_t sndbuf_bytes = 0;
   std::uint32_t rcvbuf_bytes = 0;

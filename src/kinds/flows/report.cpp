@@ -22,6 +22,7 @@ using render::ratio_text;
 using render::round_label;
 using render::rounds_text;
 using render::summary_json;
+using render::text_or_null;
 using render::tls_or_null;
 
 namespace {
@@ -91,6 +92,8 @@ ordered_json run_json(const FlowsRun& run, const measure::TestParameters& p) {
       {"tls_version", tls_or_null(run.tls.version, run.mode)},
       {"cipher", tls_or_null(run.tls.cipher, run.mode)},
       {"group", tls_or_null(run.tls.group, run.mode)},
+      {"tls_library", text_or_null(run.tls.library)},
+      {"server_tls_library", text_or_null(run.tls.server_library)},
       {"certificate_key_type", tls_or_null(run.tls.certificate_key_type, run.mode)},
       {"client", side_json(run, run.client, run.client_threads, run.client_memory)},
       // An interrupted run never heard the server's account.
@@ -114,15 +117,18 @@ std::string or_dash(bool known, double value, const char* format) {
 std::string render_runs_table(const measure::Comparison& c, const FlowsResults& flows) {
   const FlowUnits& u = flow_units(c.parameters.test.flows.work);
   const bool stream = c.parameters.test.flows.work == spec::FlowWork::stream;
+  std::size_t width = 11;  // the variants' labels: "tls-release boringssl" (--tls-lib)
+  for (const FlowsRun& run : flows.runs)
+    width = std::max(width, run.label().size());
   std::string out =
-      fmt::format("\n{:>5} {:<11} {:>6} {:>9} {:>12} {:>10} {:>9} {:>9} {:>19} {:>17} {:>8} {:>21} {:>15}\n",
-                  "round", "mode", "flows", "flows/s", u.count_key, u.rate_label, "p50_us", "p99_us",
+      fmt::format("\n{:>5} {:<{}} {:>6} {:>9} {:>12} {:>10} {:>9} {:>9} {:>19} {:>17} {:>8} {:>21} {:>15}\n",
+                  "round", "mode", width, "flows", "flows/s", u.count_key, u.rate_label, "p50_us", "p99_us",
                   u.cpu_label, "flow min/max", "fairness", "KiB/conn idle cli/srv", "heap cli/srv");
   for (const FlowsRun& run : flows.runs) {
     const bool crr = run.work == spec::FlowWork::crr;
     out += fmt::format(
-        "{:>5} {:<11} {:>6} {:>9} {:>12} {:>10.1f} {:>9} {:>9} {:>19} {:>17} {:>8.3f} {:>21} {:>15}\n",
-        round_label(run), run.label(), run.flows, or_dash(!crr, run.flows_per_s(), "{:.0f}"),
+        "{:>5} {:<{}} {:>6} {:>9} {:>12} {:>10.1f} {:>9} {:>9} {:>19} {:>17} {:>8.3f} {:>21} {:>15}\n",
+        round_label(run), run.label(), width, run.flows, or_dash(!crr, run.flows_per_s(), "{:.0f}"),
         flow_amount(run, static_cast<double>(run.transactions)), run.transactions_per_s() * u.rate_scale,
         or_dash(!stream, run.latency.p50, "{:.1f}"), or_dash(!stream, run.latency.p99, "{:.1f}"),
         fmt::format("{:.2f} / {}", run.cpu_us_per_transaction(run.client) * u.cpu_scale,

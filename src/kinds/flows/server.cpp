@@ -105,6 +105,7 @@ FlowPlan server_plan(const protocol::TestRequest& request, session::ServerSide& 
   plan.part = side.stack_part(request.mode);
   plan.quic = facts(request.mode).over_udp;
   plan.release_buffers = request.release_buffers;
+  plan.library = request.tls_library;
   plan.record_size = request.test.record_size;
   plan.sndbuf_bytes = request.test.sndbuf_bytes;
   plan.rcvbuf_bytes = request.test.rcvbuf_bytes;

@@ -2,10 +2,12 @@
 // with its own variants: tcp, tls and tls-release.
 
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "kinds/flows/flows.hpp"
 #include "kinds/transactions.hpp"
 #include "kinds/variants.hpp"
+#include "tls/backend.hpp"
 #include "tls/tls_stream.hpp"
 
 namespace tlscmp::kinds {
@@ -35,8 +37,8 @@ std::vector<session::Variant> variants(const session::ClientConfig& config,
 }
 
 void run(const session::ClientRun& run, const session::Variant& variant, measure::Comparison& comparison) {
-  session::keep_run<FlowsResults>(comparison, run_flows_test(run, variant, comparison.environment),
-                                  variant.label, run);
+  session::keep_run<FlowsResults>(comparison, run_flows_test(run, variant, comparison.environment), variant,
+                                  run);
 }
 
 // Flows that failed during the traffic: counted in the run, named here.
@@ -55,9 +57,16 @@ void notes(const session::ClientConfig& config, measure::Comparison& comparison)
                                              run.first_failure));
   }
   note_rate_shortfall<FlowsResults>(comparison, "the flows");
-  if (tls::releases_buffers_always() && config.test.flows.work != spec::FlowWork::crr) {
+  if (config.test.flows.work == spec::FlowWork::crr) return;
+  const std::vector<std::string>& libraries = config.tls_policy.libraries;
+  for (std::size_t i = 0; i < std::max<std::size_t>(libraries.size(), 1); ++i) {
+    const tls::Backend& library =
+        libraries.empty() ? tls::default_backend() : *tls::find_backend(libraries[i]);
+    if (!library.releases_buffers_always()) continue;
+    const std::string suffix = i == 0 ? std::string() : " " + libraries[i];
     comparison.notes.push_back(
-        "tls-release: this TLS library releases an idle connection's buffers always, so it is tls again");
+        fmt::format("tls-release{}: {} releases an idle connection's buffers always, so it is tls{} again",
+                    suffix, library.library_version(), suffix));
   }
 }
 

@@ -9,6 +9,7 @@
 #include "measure/clock.hpp"
 #include "session/control.hpp"
 #include "session/interrupt.hpp"
+#include "stacks/stack.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 #include "version.hpp"
@@ -37,7 +38,10 @@ tls::Session time_one_handshake(const ClientConfig& config, const tls::Context& 
   const InterruptWatch::Guard guard(interrupt, fd.get());
   set_nodelay(fd.get(), true);
   const std::int64_t connected_ns = measure::now_ns();
-  auto stream = tls.client_stream(std::move(fd), config.host, offer);
+  // Through the TLS stack: the library the server is asked for is named first, as for data connections.
+  const std::unique_ptr<Stream> owner =
+      stacks::client_stream(Mode::tls, std::move(fd), &tls, {config.host, offer, {}, tls.server_library()});
+  tls::TlsStream* stream = owner->tls();
   stream->count_hellos();
   stream->set_deadline(Deadline::after(timeouts.handshake));
   if (const std::error_code ec = stream->handshake()) {
@@ -70,12 +74,9 @@ tls::Session time_one_handshake(const ClientConfig& config, const tls::Context& 
   const tls::SessionInfo info = stream->session_info();
   if (info.resumed) ++samples.resumed;
   if (kind == 0) {
-    results.tls = {info.version,
-                   info.cipher,
-                   info.group,
-                   info.certificate_key_type,
-                   info.client_certificate_key_type,
-                   0};
+    results.tls = {
+        info.version, info.cipher, info.group, info.certificate_key_type, info.client_certificate_key_type, 0,
+        {},           {}};
   }
   return kind == 0 ? stream->session() : tls::Session{};
 }
@@ -100,6 +101,7 @@ HandshakeTest run_handshake_test(const ClientConfig& config, int count, const tl
   request.test.handshake.handshakes = static_cast<std::uint32_t>(count);
   request.mode = Mode::tls;
   request.cipher = config.tls_policy.cipher;
+  request.tls_library = tls.server_library();
   request.client_version = kVersion;
   const protocol::TestAccept accept = start_test(control, request, timeouts, environment);
 

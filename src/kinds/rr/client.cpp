@@ -196,10 +196,11 @@ void judge_server(const protocol::TestRequest& request, const std::vector<RrSide
 
 // TLS in user space: this host's calibration for the suite and sizes, and
 // the server's, which came with its results.
-void add_calibrations(RrRun& run, const std::string& suite, const spec::Test& test,
+void add_calibrations(RrRun& run, const tls::Context* tls, const std::string& suite, const spec::Test& test,
                       const SideResult& theirs) {
-  if (suite.empty()) return;
-  run.client.transaction_calibration = transaction_calibration_for(suite, transaction_shape(test));
+  if (suite.empty() || tls == nullptr) return;
+  run.client.transaction_calibration =
+      transaction_calibration_for(tls->backend(), suite, transaction_shape(test));
   run.server.transaction_calibration = theirs.transaction_calibration;
 }
 
@@ -213,7 +214,7 @@ RrRun run_rr_test(const session::ClientConfig& config, const tls::Context* tls, 
   TcpStream control(
       connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address));
   const session::InterruptWatch::Guard control_guard(interrupt, control.native_handle());
-  protocol::TestRequest request = session::test_request(config, mode);
+  protocol::TestRequest request = session::test_request(config, mode, tls);
   request.verify_seed = verify_seed;
   request.round = static_cast<std::uint32_t>(round);
   const protocol::TestAccept accept = session::start_test(control, request, timeouts, environment);
@@ -278,7 +279,7 @@ RrRun run_rr_test(const session::ClientConfig& config, const tls::Context* tls, 
   judge_server(request, mine, my_sides, theirs, clock.elapsed_us(), run);
   run.server.facts = measure::merge_facts_of(theirs);
   session::await_close(control, timeouts.control);
-  add_calibrations(run, suite, request.test, theirs.front());
+  add_calibrations(run, tls, suite, request.test, theirs.front());
   return run;
 }
 

@@ -26,6 +26,7 @@ using render::render_notable;
 using render::round_label;
 using render::rounds_text;
 using render::summary_json;
+using render::text_or_null;
 using render::tls_or_null;
 
 namespace {
@@ -76,6 +77,8 @@ ordered_json run_json(const RrRun& run, const measure::TestParameters& p) {
           {"tls_version", tls_or_null(run.tls.version, run.mode)},
           {"cipher", tls_or_null(run.tls.cipher, run.mode)},
           {"group", tls_or_null(run.tls.group, run.mode)},
+          {"tls_library", text_or_null(run.tls.library)},
+          {"server_tls_library", text_or_null(run.tls.server_library)},
           {"certificate_key_type", tls_or_null(run.tls.certificate_key_type, run.mode)},
           {"client", side_json(run, run.client)},
           // An interrupted run never heard the server's account.

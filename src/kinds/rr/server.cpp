@@ -136,7 +136,9 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
   data.clear();
   // This host's calibration, once per process and shape, with each result.
   const std::optional<measure::TransactionCalibration> calibration =
-      suite.empty() ? std::nullopt : transaction_calibration_for(suite, transaction_shape(request.test));
+      suite.empty()
+          ? std::nullopt
+          : transaction_calibration_for(library_of(request), suite, transaction_shape(request.test));
   const auto side_result = [&](std::uint32_t i, std::int64_t earliest) {
     SideResult result = to_side_result(mine[i], Role::receiver, i, earliest);
     result.transaction_calibration = calibration;

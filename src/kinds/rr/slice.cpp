@@ -15,7 +15,7 @@ void run(const session::ClientRun& run, const session::Variant& variant, measure
   session::keep_run<RrResults>(comparison,
                                run_rr_test(run.target, tls, variant.mode, run.interrupt, run.observer,
                                            run.seed, run.round, comparison.environment),
-                               variant.label, run);
+                               variant, run);
 }
 
 void notes(const session::ClientConfig& config, measure::Comparison& comparison) {

@@ -60,7 +60,7 @@ class TestRun {
 };
 
 protocol::TestRequest TestRun::request() const {
-  protocol::TestRequest request = session::test_request(config_, mode_);
+  protocol::TestRequest request = session::test_request(config_, mode_, tls_);
   request.verify_seed = verify_seed_;
   request.round = static_cast<std::uint32_t>(round_);
   return request;
@@ -258,7 +258,7 @@ StreamRun TestRun::run(measure::Environment& environment) {
   // TLS in user space: this host's calibration for the suite and shape (the
   // server's came with its results).
   if (!result.tls.cipher.empty() && !result.client.ktls_send && !result.client.ktls_receive) {
-    result.client.calibration = calibration_for(result.tls.cipher, test.test.chunk_bytes,
+    result.client.calibration = calibration_for(tls_->backend(), result.tls.cipher, test.test.chunk_bytes,
                                                 test.test.record_size, test.test.stream.read_size);
   }
   return result;

@@ -23,6 +23,7 @@ using render::render_notable;
 using render::round_label;
 using render::rounds_text;
 using render::summary_json;
+using render::text_or_null;
 using render::tls_or_null;
 
 namespace {
@@ -73,16 +74,19 @@ std::string render_runs(const measure::Comparison& c, const StreamResults& strea
   out += fmt::format("sockets (last run): client {}; server {}\n", describe_socket(last.client),
                      describe_socket(last.server));
 
-  out += fmt::format("\n{:>5} {:<4} {:>13} {:>12} {:>12} {:>12} {:>9}  {}\n", "round", "mode", "bytes",
-                     "transfer_us", "sender_us", "handshake_us", "MB/s", "tls");
+  std::size_t width = 4;  // the variants' labels: "tls boringssl" beside "tls" (--tls-lib)
+  for (const auto& run : streams.runs)
+    width = std::max(width, run.label().size());
+  out += fmt::format("\n{:>5} {:<{}} {:>13} {:>12} {:>12} {:>12} {:>9}  {}\n", "round", "mode", width,
+                     "bytes", "transfer_us", "sender_us", "handshake_us", "MB/s", "tls");
   for (const auto& run : streams.runs) {
     std::string per_stream;
     for (const StreamResult& s : run.streams) {
       per_stream += fmt::format("{}{} {}{:.1f}", per_stream.empty() ? "" : ", ", s.index,
                                 s.direction == p.test.stream.direction ? "" : "(back) ", s.mbytes_per_s());
     }
-    out += fmt::format("{:>5} {:<4} {:>13} {:>12.0f} {:>12.0f} {:>12.0f} {:>9.1f}  {}\n", round_label(run),
-                       to_string(run.mode), run.bytes, run.transfer_us, run.sender_us, run.handshake_us,
+    out += fmt::format("{:>5} {:<{}} {:>13} {:>12.0f} {:>12.0f} {:>12.0f} {:>9.1f}  {}\n", round_label(run),
+                       run.label(), width, run.bytes, run.transfer_us, run.sender_us, run.handshake_us,
                        run.mbytes_per_s(), tls_column(run));
     if (!per_stream.empty()) out += fmt::format("{:>5} streams, MB/s each: {}\n", "", per_stream);
   }
@@ -220,6 +224,8 @@ ordered_json to_json(const StreamRun& run, const measure::TestParameters& parame
           {"tls_version", tls_or_null(run.tls.version, run.mode)},
           {"cipher", tls_or_null(run.tls.cipher, run.mode)},
           {"group", tls_or_null(run.tls.group, run.mode)},
+          {"tls_library", text_or_null(run.tls.library)},
+          {"server_tls_library", text_or_null(run.tls.server_library)},
           {"certificate_key_type", tls_or_null(run.tls.certificate_key_type, run.mode)},
           {"record_size",
            facts(run.mode).tls_over_tcp ? ordered_json(run.tls.record_size) : ordered_json(nullptr)},

@@ -120,8 +120,9 @@ void add_calibration(const protocol::TestRequest& request, const std::string& su
                      std::vector<SideResult>& mine) {
   const auto whole = [](const SideResult& r) { return r.error.empty() && !r.ktls_send && !r.ktls_receive; };
   if (suite.empty() || !std::all_of(mine.begin(), mine.end(), whole)) return;
-  const std::optional<measure::TlsCalibration> calibration = calibration_for(
-      suite, request.test.chunk_bytes, request.test.record_size, request.test.stream.read_size);
+  const std::optional<measure::TlsCalibration> calibration =
+      calibration_for(library_of(request), suite, request.test.chunk_bytes, request.test.record_size,
+                      request.test.stream.read_size);
   for (SideResult& result : mine)
     result.calibration = calibration;
 }

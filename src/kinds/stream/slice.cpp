@@ -14,7 +14,7 @@ void run(const session::ClientRun& run, const session::Variant& variant, measure
   session::keep_run<StreamResults>(comparison,
                                    run_stream_test(run.target, tls, variant.mode, run.interrupt, run.observer,
                                                    run.seed, run.round, comparison.environment),
-                                   variant.label, run);
+                                   variant, run);
 }
 
 // -w/--sndbuf/--rcvbuf: what the kernel applied, where it is not what was asked.
