@@ -346,7 +346,8 @@ void SslDtlsSession::flush() {
 
 namespace {
 constexpr const char* kNoDtls =
-    "DTLS tests need OpenSSL (--tls-lib openssl): BoringSSL has no DTLSv1_listen (stateless cookie "
+    "DTLS tests need OpenSSL (--tls-lib openssl, or openssl first in its list): BoringSSL has no "
+    "DTLSv1_listen (stateless cookie "
     "exchange)";
 }
 

@@ -30,8 +30,9 @@ const Context& ServerContexts::of(std::string_view name) const {
   if (name.empty()) return *primary_;
   const Backend* library = find_backend(name);
   if (library == nullptr) {
-    throw Error(fmt::format("this server holds no TLS library '{}' (it has {}): ask for one of those", name,
-                            fmt::join(backend_names(), ", ")));
+    throw Error(fmt::format(
+        "this server holds no TLS library '{}' (it has {}): name one of those (--tls-lib, --server-tls-lib)",
+        name, fmt::join(backend_names(), ", ")));
   }
   std::lock_guard lock(mutex_);
   auto it = made_.find(library);
