@@ -56,7 +56,6 @@ class Backend {
   // In memory (tls/speed.hpp).
   virtual SuiteContexts contexts_for_suite(const SpeedSuite& suite, std::optional<KeyType> key_type,
                                            const std::string& group) const = 0;
-  virtual void keep_certificates(KeyType key_type, const CertificateSet& set) const = 0;
   virtual std::optional<measure::TlsCalibration> calibrate_bulk(const std::string& suite,
                                                                 const MemoryBulkShape& shape,
                                                                 double seconds) const = 0;

@@ -228,10 +228,6 @@ SuiteContexts contexts_for_suite(const SpeedSuite& suite, std::optional<KeyType>
   return default_backend().contexts_for_suite(suite, key_type, group);
 }
 
-void keep_certificates(KeyType key_type, const CertificateSet& set) {
-  default_backend().keep_certificates(key_type, set);
-}
-
 std::optional<measure::TlsCalibration> calibrate_bulk(const std::string& suite, const MemoryBulkShape& shape,
                                                       double seconds) {
   return default_backend().calibrate_bulk(suite, shape, seconds);

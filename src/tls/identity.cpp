@@ -100,14 +100,6 @@ Identity issue(const std::string& common_name, const std::string& extended_key_u
   return Identity{to_pem(cert.get()), to_pem(key.get())};
 }
 
-std::string read_file(const std::string& path, const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("cannot read {} '{}': {}", what, path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 X509Ptr leaf_of(const std::string& chain_pem) {
   BioPtr bio = memory_bio(chain_pem);
   X509Ptr leaf(PEM_read_bio_X509(bio.get(), nullptr, no_passphrase, nullptr));
@@ -153,7 +145,7 @@ CertificateSet ssl::SslBackend::generate_certificates(const std::vector<std::str
 }
 
 Identity ssl::SslBackend::load_identity(const std::string& cert_file, const std::string& key_file) const {
-  Identity id{read_file(cert_file, "certificate file"), read_file(key_file, "key file")};
+  Identity id{read_text_file(cert_file, "certificate file"), read_text_file(key_file, "key file")};
   X509Ptr leaf = leaf_of(id.certificate_chain_pem);
   if (!leaf) throw Error(fmt::format("certificate file '{}' holds no PEM certificate", cert_file));
   BioPtr bio = memory_bio(id.private_key_pem);

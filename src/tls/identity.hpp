@@ -48,6 +48,9 @@ CertificateSet generate_certificates(const std::vector<std::string>& extra_hosts
 // Reads a PEM certificate chain and a PEM private key from files and checks
 // that they belong together. Throws tlscmp::Error naming the file and cause.
 Identity load_identity(const std::string& cert_file, const std::string& key_file);
+// A file's text, for a backend's load_identity; throws tlscmp::Error
+// "cannot read `what` 'path': why".
+std::string read_text_file(const std::string& path, const char* what);
 
 // "ECDSA P-256", "RSA 2048", "Ed25519" for the leaf certificate of `chain_pem`.
 std::string certificate_key_type(const std::string& chain_pem);

@@ -8,10 +8,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "error.hpp"
+#include "tls/backend.hpp"
 #include "tls/context.hpp"
 #include "tls/identity.hpp"
 #include "tls/speed.hpp"
@@ -172,6 +177,48 @@ std::optional<SpeedSuite> find_speed_suite(const std::string& name) {
     if (suite.name == name) return suite;
   }
   return std::nullopt;
+}
+
+namespace {
+
+struct KeptCertificates {
+  std::mutex mutex;
+  std::map<KeyType, CertificateSet> sets;
+};
+KeptCertificates& kept() {
+  static KeptCertificates sets;
+  return sets;
+}
+
+}  // namespace
+
+void keep_certificates(KeyType key_type, const CertificateSet& set) {
+  std::lock_guard lock(kept().mutex);
+  kept().sets.emplace(key_type, set);
+}
+
+const CertificateSet& kept_certificates(KeyType key_type, const Backend& maker) {
+  KeptCertificates& k = kept();
+  std::lock_guard lock(k.mutex);
+  auto it = k.sets.find(key_type);
+  if (it == k.sets.end())
+    it = k.sets.emplace(key_type, maker.generate_certificates({}, 1, key_type, std::nullopt)).first;
+  return it->second;
+}
+
+std::vector<std::uint8_t> record_aad(bool tls13, std::size_t sealed, std::size_t plain) {
+  const auto high = [](std::size_t n) { return static_cast<std::uint8_t>(n >> 8); };
+  const auto low = [](std::size_t n) { return static_cast<std::uint8_t>(n); };
+  if (tls13) return {0x17, 0x03, 0x03, high(sealed), low(sealed)};
+  return {0, 0, 0, 0, 0, 0, 0, 1, 0x17, 0x03, 0x03, high(plain), low(plain)};
+}
+
+std::string read_text_file(const std::string& path, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("cannot read {} '{}': {}", what, path, std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace tlscmp::tls

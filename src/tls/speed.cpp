@@ -28,15 +28,6 @@ double seconds_between(Clock::time_point start, Clock::time_point end) {
   return std::chrono::duration<double>(end - start).count();
 }
 
-// The additional data of a record of `sealed` bytes: TLS 1.3's record
-// header, or TLS 1.2's sequence number, header and plaintext length.
-std::vector<std::uint8_t> record_aad(bool tls13, std::size_t sealed, std::size_t plain) {
-  const auto high = [](std::size_t n) { return static_cast<std::uint8_t>(n >> 8); };
-  const auto low = [](std::size_t n) { return static_cast<std::uint8_t>(n); };
-  if (tls13) return {0x17, 0x03, 0x03, high(sealed), low(sealed)};
-  return {0, 0, 0, 0, 0, 0, 0, 1, 0x17, 0x03, 0x03, high(plain), low(plain)};
-}
-
 // Records of `payload` sealed one after another, numbered from 0 (or one
 // record, number 0, opened again and again) until `seconds` pass: the
 // records done, and the seconds.
@@ -63,43 +54,11 @@ std::pair<std::uint64_t, double> run_aead(compat::RecordAead& aead, bool tls13, 
 
 }  // namespace
 
-namespace {
-
-// The certificate sets made or kept, by key type: once per process, as an
-// RSA 4096 key takes a second or more to make. Never erased, so that a
-// reference to one holds.
-struct KeptCertificates {
-  std::mutex mutex;
-  std::map<KeyType, CertificateSet> sets;
-};
-KeptCertificates& kept_certificates() {
-  static KeptCertificates kept;
-  return kept;
-}
-
-const CertificateSet& certificates_of(KeyType key_type) {
-  KeptCertificates& kept = kept_certificates();
-  std::lock_guard lock(kept.mutex);
-  auto it = kept.sets.find(key_type);
-  if (it == kept.sets.end())
-    it = kept.sets.emplace(key_type, ssl::ssl_backend().generate_certificates({}, 1, key_type, std::nullopt))
-             .first;
-  return it->second;
-}
-
-}  // namespace
-
-void ssl::SslBackend::keep_certificates(KeyType key_type, const CertificateSet& set) const {
-  KeptCertificates& kept = kept_certificates();
-  std::lock_guard lock(kept.mutex);
-  kept.sets.emplace(key_type, set);
-}
-
 SuiteContexts ssl::SslBackend::contexts_for_suite(const SpeedSuite& suite, std::optional<KeyType> key_type,
                                                   const std::string& group) const {
   const bool rsa = suite.name.find("-RSA-") != std::string::npos;
   const CertificateSet& set =
-      certificates_of(key_type.value_or(rsa ? KeyType::rsa_2048 : KeyType::ecdsa_p256));
+      kept_certificates(key_type.value_or(rsa ? KeyType::rsa_2048 : KeyType::ecdsa_p256), *this);
   ServerOptions server;
   server.identity = set.server;
   ClientOptions client;

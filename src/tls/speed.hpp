@@ -6,6 +6,7 @@
 // splits TLS's extra CPU with them.
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,8 @@
 #include "tls/context.hpp"
 
 namespace tlscmp::tls {
+
+class Backend;
 
 // A suite tlscmp offers, and the AEAD its records are sealed with.
 struct SpeedSuite {
@@ -60,6 +63,16 @@ SuiteContexts contexts_for_suite(const SpeedSuite& suite, std::optional<KeyType>
 // second or more to make, and a server's calibration after a test is not to
 // make it again while the client waits for its figures.
 void keep_certificates(KeyType key_type, const CertificateSet& set);
+// The certificate set of `key_type` kept (by keep_certificates, or made
+// before), else one `maker` makes now and keeps: once per process, for
+// every backend (certificates are PEM, whichever library made them). Never
+// erased, so that the reference holds.
+const CertificateSet& kept_certificates(KeyType key_type, const Backend& maker);
+
+// The additional data a record layer seals a record of `sealed` bytes with:
+// TLS 1.3's record header, or TLS 1.2's sequence number (1), header and
+// plaintext length; what each backend's AEAD figure seals with.
+std::vector<std::uint8_t> record_aad(bool tls13, std::size_t sealed, std::size_t plain);
 
 // What a bulk run's side calibrates with on this host: the AEAD of `suite`
 // at `shape.record_bytes`, and TLS in memory with the run's shape, about

@@ -34,7 +34,6 @@ class SslBackend final : public Backend {
 
   SuiteContexts contexts_for_suite(const SpeedSuite& suite, std::optional<KeyType> key_type,
                                    const std::string& group) const override;
-  void keep_certificates(KeyType key_type, const CertificateSet& set) const override;
   std::optional<measure::TlsCalibration> calibrate_bulk(const std::string& suite,
                                                         const MemoryBulkShape& shape,
                                                         double seconds) const override;
