@@ -130,31 +130,25 @@ TEST_CASE(
   CHECK(std::string(j["environment"]["server"]["tls_library"]).rfind("BoringSSL", 0) == 0);
 }
 
-TEST_CASE("--tls-lib openssl,boringssl: each kind runs each library's TLS variants beside tcp, in one run") {
+TEST_CASE("--tls-lib all: each kind runs each library's TLS variants beside tcp, in one run") {
   if (!holds_both_libraries()) return;
+  const std::vector<std::string> libraries = tls_backends_of(tlscmp_binary());  // the default first
   TempDir certs;
   REQUIRE(run_tlscmp({"certs", "--dir", certs.path().string()}).exit_code == 0);
   ServerProcess server({"--cert", certs.file("server.pem"), "--key", certs.file("server.key")});
-  const std::vector<std::string> base{"client",    "127.0.0.1",
-                                      "-p",        server.port_text(),
-                                      "--ca",      certs.file("ca.pem"),
-                                      "--tls-lib", "openssl,boringssl",
-                                      "--repeat",  "2",
-                                      "-J"};
+  const std::vector<std::string> base{
+      "client",   "127.0.0.1", "-p", server.port_text(), "--ca", certs.file("ca.pem"), "--tls-lib", "all",
+      "--repeat", "2",         "-J"};
   struct Kind {
     std::vector<std::string> args;
     const char* runs;
-    std::vector<std::string> variants;
+    std::vector<std::string> tls_variants;
   };
   const std::vector<Kind> kinds{
-      {{"-n", "2M", "--verify"}, "runs", {"tcp", "tls", "tls boringssl"}},
-      {{"--rr", "512/2K", "-n", "300"}, "rr_runs", {"tcp", "tls", "tls boringssl"}},
-      {{"--crr", "-n", "30"},
-       "crr_runs",
-       {"tcp", "tls", "tls-resumed", "tls boringssl", "tls-resumed boringssl"}},
-      {{"--flows", "20", "--rr", "1/1", "-n", "400"},
-       "flows_runs",
-       {"tcp", "tls", "tls-release", "tls boringssl", "tls-release boringssl"}},
+      {{"-n", "2M", "--verify"}, "runs", {"tls"}},
+      {{"--rr", "512/2K", "-n", "300"}, "rr_runs", {"tls"}},
+      {{"--crr", "-n", "30"}, "crr_runs", {"tls", "tls-resumed"}},
+      {{"--flows", "20", "--rr", "1/1", "-n", "400"}, "flows_runs", {"tls", "tls-release"}},
   };
   for (const Kind& kind : kinds) {
     std::vector<std::string> args = base;
@@ -164,23 +158,24 @@ TEST_CASE("--tls-lib openssl,boringssl: each kind runs each library's TLS varian
     INFO("stderr: " << r.err);
     REQUIRE(r.exit_code == 0);
     const json j = json::parse(r.out);
-    CHECK(j["test"]["tls_libraries"] == json({"openssl", "boringssl"}));
-    for (const std::string& variant : kind.variants) {
-      CAPTURE(variant);
-      const std::vector<json> runs = runs_of(j[kind.runs], variant);
-      CHECK(runs.size() == 2);
-      const bool other = variant.find(" boringssl") != std::string::npos;
-      for (const json& run : runs) {
-        if (variant == "tcp") {
-          CHECK(run["tls_library"].is_null());
-          continue;
+    CHECK(j["test"]["tls_libraries"] == json(libraries));
+    CHECK(runs_of(j[kind.runs], "tcp").size() == 2);
+    for (std::size_t i = 0; i < libraries.size(); ++i) {
+      for (const std::string& base_variant : kind.tls_variants) {
+        // The first library's variants keep their labels; the others' carry the library's name.
+        const std::string variant = i == 0 ? base_variant : base_variant + " " + libraries[i];
+        CAPTURE(variant);
+        const std::vector<json> runs = runs_of(j[kind.runs], variant);
+        CHECK(runs.size() == 2);
+        for (const json& run : runs) {
+          CHECK(run["tls_library"] == libraries[i]);
+          CHECK(run["server_tls_library"] == libraries[i]);
+          CHECK(run["tls_version"] == "TLSv1.3");
         }
-        CHECK(run["tls_library"] == (other ? "boringssl" : "openssl"));
-        CHECK(run["server_tls_library"] == run["tls_library"]);
       }
+      // One server serves every library, each named in its log.
+      CHECK(server.process().wait_for_log("(TLS by " + libraries[i] + ")"));
     }
-    // Several rounds of each: both libraries served by one server, each named in its log.
-    CHECK(server.process().wait_for_log("(TLS by boringssl)"));
   }
 }
 
@@ -203,8 +198,9 @@ TEST_CASE("--tls-lib: the bulk and rr summaries hold each other library to the f
 
 TEST_CASE("the interop matrix: every client library against every server library, TLS 1.2 and 1.3, resumed") {
   if (!holds_both_libraries()) return;
-  for (const std::string client_lib : {"openssl", "boringssl"}) {
-    for (const std::string server_lib : {"openssl", "boringssl"}) {
+  const std::vector<std::string> libraries = tls_backends_of(tlscmp_binary());
+  for (const std::string& client_lib : libraries) {
+    for (const std::string& server_lib : libraries) {
       for (const std::string version : {"1.2", "1.3"}) {
         CAPTURE(client_lib);
         CAPTURE(server_lib);
@@ -221,9 +217,49 @@ TEST_CASE("the interop matrix: every client library against every server library
         CHECK(resumed.front()["tls_library"] == client_lib);
         CHECK(resumed.front()["server_tls_library"] == server_lib);
         CHECK(resumed.front()["resumed"].get<int>() >= 19);  // all but the first
+        CHECK(resumed.front()["resumed_by"] == "ticket");
       }
     }
   }
+}
+
+TEST_CASE(
+    "GnuTLS: what it cannot do is refused in one line naming it; its certificates verify across libraries") {
+  const std::vector<std::string> names = tls_backends_of(tlscmp_binary());
+  if (std::ranges::find(names, "gnutls") == names.end()) {
+    skip_unsupported("this binary holds no GnuTLS backend (libgnutls28-dev was not there at build time)");
+    return;
+  }
+  struct Mistake {
+    std::vector<std::string> args;
+    const char* says;
+  };
+  const std::vector<Mistake> mistakes{
+      {{"--cipher", "ECDHE-ECDSA-AES128-SHA"}, "GnuTLS (tlscmp's gnutls backend) takes the TLS 1.3 suites"},
+      {{"--ktls"}, "--ktls: GnuTLS turns kernel TLS on in its system configuration"},
+      {{"--groups", "X25519MLKEM768"}, "GnuTLS 3."},
+  };
+  for (const Mistake& m : mistakes) {
+    std::vector<std::string> args{"client", "--tls-lib", "gnutls",   "--mode", "tls",
+                                  "-n",     "1M",        "--repeat", "1"};
+    args.insert(args.end(), m.args.begin(), m.args.end());
+    const ProcessResult r = run_tlscmp(args);
+    if (std::string(m.says) == "GnuTLS 3." && r.exit_code == 0)
+      continue;  // a GnuTLS with ML-KEM (Debian 13's)
+    expect_failure(r, 1, m.says);
+  }
+  expect_failure(run_tlscmp({"client", "--tls-lib", "gnutls", "--mode", "dtls", "-n", "1M"}), 2,
+                 "tlscmp's GnuTLS backend has no DTLS yet");
+  // With GnuTLS first, the embedded server's throwaway CA and certificate are GnuTLS's
+  // making: OpenSSL's client (the second variant) verifies them as GnuTLS's does.
+  const ProcessResult r = run_tlscmp(
+      {"client", "--tls-lib", "gnutls,openssl", "--mode", "tls", "--crr", "-n", "20", "--repeat", "1", "-J"});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(runs_of(j["crr_runs"], "tls openssl").size() == 1);
+  CHECK(runs_of(j["crr_runs"], "tls-resumed openssl").front()["resumed"].get<int>() >= 19);
+  CHECK(runs_of(j["crr_runs"], "tls").front()["certificate_key_type"] == "ECDSA P-256");
 }
 
 TEST_CASE("--tls-lib and --server-tls-lib mistakes are one line each") {
