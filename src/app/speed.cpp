@@ -85,8 +85,8 @@ void run_aead_figures(const SpeedConfig& config, const tls::Backend& backend, St
 // the suite; otherwise a note says what it chose.
 void run_bulk_figure(const SpeedConfig& config, const tls::Backend& backend, const tls::SpeedSuite& suite,
                      measure::SpeedResults& out) {
-  const tls::SuiteContexts contexts = backend.contexts_for_suite(suite, std::nullopt, {});
-  measure::MemoryBulkFigure figure = backend.measure_memory_bulk(
+  const tls::SuiteContexts contexts = tls::contexts_for_suite(backend, suite, std::nullopt, {});
+  measure::MemoryBulkFigure figure = tls::measure_memory_bulk(
       contexts.client, contexts.server, {config.chunk_bytes, config.record_bytes, 0}, config.seconds);
   if (figure.suite == suite.name) {
     out.bulk.push_back(std::move(figure));

@@ -45,10 +45,10 @@ std::optional<measure::TlsCalibration> calibration_for(const tls::Backend& libra
                                                        std::uint32_t chunk_bytes, std::uint32_t record_bytes,
                                                        std::uint32_t read_bytes) {
   using Key = std::tuple<const tls::Backend*, std::string, std::uint32_t, std::uint32_t, std::uint32_t>;
-  return once_per_process<Key, measure::TlsCalibration>(
-      Key{&library, suite, chunk_bytes, record_bytes, read_bytes}, [&] {
-        return library.calibrate_bulk(suite, {chunk_bytes, record_bytes, read_bytes}, kCalibrationSeconds);
-      });
+  return once_per_process<
+      Key, measure::TlsCalibration>(Key{&library, suite, chunk_bytes, record_bytes, read_bytes}, [&] {
+    return tls::calibrate_bulk(library, suite, {chunk_bytes, record_bytes, read_bytes}, kCalibrationSeconds);
+  });
 }
 
 std::string user_space_suite(const Stream& stream) {
@@ -88,7 +88,7 @@ std::optional<measure::TransactionCalibration> transaction_calibration_for(
                 shape.group,
                 shape.resumed};
   return once_per_process<Key, measure::TransactionCalibration>(
-      key, [&] { return library.calibrate_transactions(suite, shape, kCalibrationSeconds); });
+      key, [&] { return tls::calibrate_transactions(library, suite, shape, kCalibrationSeconds); });
 }
 
 }  // namespace tlscmp::kinds

@@ -9,6 +9,7 @@
 // libraries whose symbols clash (docs/development.md).
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -18,6 +19,7 @@
 #include "tls/context.hpp"
 #include "tls/dtls.hpp"
 #include "tls/identity.hpp"
+#include "tls/memory.hpp"
 #include "tls/speed.hpp"
 
 namespace tlscmp::tls {
@@ -53,25 +55,17 @@ class Backend {
   virtual CertificateFacts certificate_facts(const std::string& chain_pem) const = 0;
   virtual std::string certificate_fingerprint(const std::string& chain_pem) const = 0;
 
-  // In memory (tls/speed.hpp).
-  virtual SuiteContexts contexts_for_suite(const SpeedSuite& suite, std::optional<KeyType> key_type,
-                                           const std::string& group) const = 0;
-  virtual std::optional<measure::TlsCalibration> calibrate_bulk(const std::string& suite,
-                                                                const MemoryBulkShape& shape,
-                                                                double seconds) const = 0;
-  virtual std::optional<measure::TransactionCalibration> calibrate_transactions(const std::string& suite,
-                                                                                const TransactionShape& shape,
-                                                                                double seconds) const = 0;
+  // In memory (tls/speed.hpp, tls/memory.hpp): the AEAD of a suite as the
+  // record layer calls it, and two connections joined in memory, over which
+  // the core measures bulk, transactions, handshakes and idle sessions.
   virtual measure::AeadFigure measure_aead(const SpeedSuite& suite, std::size_t payload_bytes,
                                            double seconds) const = 0;
-  virtual measure::MemoryBulkFigure measure_memory_bulk(const Context& client, const Context& server,
-                                                        const MemoryBulkShape& shape,
-                                                        double seconds) const = 0;
-  virtual measure::HandshakeFigure measure_handshakes(const Context& client, const Context& server,
-                                                      KeyType key_type, bool resumed,
-                                                      double seconds) const = 0;
-  virtual measure::SessionMemoryFigure measure_session_memory(const Context& client, const Context& server,
-                                                              bool release, std::uint32_t sessions) const = 0;
+  // A client of `client` and a server of `server` (both this backend's)
+  // joined in memory with `buffer_bytes` each way, the client offering
+  // `resume`: what the measures of tls/speed.hpp drive. Throws tlscmp::Error.
+  virtual std::unique_ptr<MemoryPairImpl> memory_pair(const Context& client, const Context& server,
+                                                      std::size_t buffer_bytes,
+                                                      const Session& resume) const = 0;
 
   // A stack that runs on this library with a table of its own, which that
   // stack's folder reads ("quic": stacks/quic/quic_library.hpp); null where

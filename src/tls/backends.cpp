@@ -223,39 +223,8 @@ std::string certificate_fingerprint(const std::string& chain_pem) {
   return default_backend().certificate_fingerprint(chain_pem);
 }
 
-SuiteContexts contexts_for_suite(const SpeedSuite& suite, std::optional<KeyType> key_type,
-                                 const std::string& group) {
-  return default_backend().contexts_for_suite(suite, key_type, group);
-}
-
-std::optional<measure::TlsCalibration> calibrate_bulk(const std::string& suite, const MemoryBulkShape& shape,
-                                                      double seconds) {
-  return default_backend().calibrate_bulk(suite, shape, seconds);
-}
-
-std::optional<measure::TransactionCalibration> calibrate_transactions(const std::string& suite,
-                                                                      const TransactionShape& shape,
-                                                                      double seconds) {
-  return default_backend().calibrate_transactions(suite, shape, seconds);
-}
-
 measure::AeadFigure measure_aead(const SpeedSuite& suite, std::size_t payload_bytes, double seconds) {
   return default_backend().measure_aead(suite, payload_bytes, seconds);
-}
-
-measure::MemoryBulkFigure measure_memory_bulk(const Context& client, const Context& server,
-                                              const MemoryBulkShape& shape, double seconds) {
-  return client.backend().measure_memory_bulk(client, server, shape, seconds);
-}
-
-measure::HandshakeFigure measure_handshakes(const Context& client, const Context& server, KeyType key_type,
-                                            bool resumed, double seconds) {
-  return client.backend().measure_handshakes(client, server, key_type, resumed, seconds);
-}
-
-measure::SessionMemoryFigure measure_session_memory(const Context& client, const Context& server,
-                                                    bool release, std::uint32_t sessions) {
-  return client.backend().measure_session_memory(client, server, release, sessions);
 }
 
 }  // namespace tlscmp::tls

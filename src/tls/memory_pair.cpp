@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "tls/ossl_ptr.hpp"
+#include "tls/ssl_backend.hpp"
 #include "tls/ssl_context.hpp"
 
 namespace tlscmp::tls {
@@ -37,14 +38,6 @@ bool step_handshake(SSL* ssl, const char* side, double& spent) {
 }
 
 }  // namespace
-
-std::size_t MemoryPair::buffer_for(std::size_t chunk_bytes, std::size_t record_bytes) {
-  const std::size_t record = record_bytes == 0 ? 16384 : record_bytes;
-  const std::size_t records = chunk_bytes / record + 2;
-  // A record's header, explicit nonce, tag and content type take under 64
-  // bytes; the handshake's flights (a certificate chain, tickets) under 64 KiB.
-  return std::max<std::size_t>(chunk_bytes + records * 64, 64 * 1024);
-}
 
 MemoryPair::MemoryPair(const Context& client, const Context& server, std::size_t buffer_bytes,
                        const Session& resume) {
@@ -190,6 +183,12 @@ std::uint64_t MemoryPair::client_bytes_written() const {
 
 std::uint64_t MemoryPair::server_bytes_written() const {
   return BIO_number_written(server_bio_);
+}
+
+std::unique_ptr<MemoryPairImpl> ssl::SslBackend::memory_pair(const Context& client, const Context& server,
+                                                             std::size_t buffer_bytes,
+                                                             const Session& resume) const {
+  return std::make_unique<MemoryPair>(client, server, buffer_bytes, resume);
 }
 
 }  // namespace tlscmp::tls

@@ -55,7 +55,8 @@ struct SuiteContexts {
 // With `key_type`, the certificate is of that type; with `group`, the
 // client offers that key exchange group alone (one the library does not
 // know: its defaults). Certificates are made once per process and type.
-SuiteContexts contexts_for_suite(const SpeedSuite& suite, std::optional<KeyType> key_type = std::nullopt,
+SuiteContexts contexts_for_suite(const Backend& backend, const SpeedSuite& suite,
+                                 std::optional<KeyType> key_type = std::nullopt,
                                  const std::string& group = {});
 // A certificate set of `key_type` this process made anyway (a server's
 // certificate for --compare-key-types), kept for the contexts above where
@@ -78,8 +79,8 @@ std::vector<std::uint8_t> record_aad(bool tls13, std::size_t sealed, std::size_t
 // at `shape.record_bytes`, and TLS in memory with the run's shape, about
 // `seconds` each, the best of five tries. None where the suite is not one tlscmp speed knows, or
 // the library will not negotiate it in memory.
-std::optional<measure::TlsCalibration> calibrate_bulk(const std::string& suite, const MemoryBulkShape& shape,
-                                                      double seconds);
+std::optional<measure::TlsCalibration> calibrate_bulk(const Backend& backend, const std::string& suite,
+                                                      const MemoryBulkShape& shape, double seconds);
 
 // What an rr or crr run's side calibrates with: its transactions' sizes,
 // its records' largest plaintext (0: 16 KiB), and for crr a handshake with
@@ -99,7 +100,8 @@ struct TransactionShape {
 // tries (fewer where slow handshakes take the time of five). Messages over
 // 1 MiB are timed in memory at 1 MiB and scaled by their size. None where the suite is not one tlscmp speed
 // knows, or the library will not negotiate it in memory.
-std::optional<measure::TransactionCalibration> calibrate_transactions(const std::string& suite,
+std::optional<measure::TransactionCalibration> calibrate_transactions(const Backend& backend,
+                                                                      const std::string& suite,
                                                                       const TransactionShape& shape,
                                                                       double seconds);
 

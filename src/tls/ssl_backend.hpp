@@ -32,22 +32,10 @@ class SslBackend final : public Backend {
   CertificateFacts certificate_facts(const std::string& chain_pem) const override;
   std::string certificate_fingerprint(const std::string& chain_pem) const override;
 
-  SuiteContexts contexts_for_suite(const SpeedSuite& suite, std::optional<KeyType> key_type,
-                                   const std::string& group) const override;
-  std::optional<measure::TlsCalibration> calibrate_bulk(const std::string& suite,
-                                                        const MemoryBulkShape& shape,
-                                                        double seconds) const override;
-  std::optional<measure::TransactionCalibration> calibrate_transactions(const std::string& suite,
-                                                                        const TransactionShape& shape,
-                                                                        double seconds) const override;
   measure::AeadFigure measure_aead(const SpeedSuite& suite, std::size_t payload_bytes,
                                    double seconds) const override;
-  measure::MemoryBulkFigure measure_memory_bulk(const Context& client, const Context& server,
-                                                const MemoryBulkShape& shape, double seconds) const override;
-  measure::HandshakeFigure measure_handshakes(const Context& client, const Context& server, KeyType key_type,
-                                              bool resumed, double seconds) const override;
-  measure::SessionMemoryFigure measure_session_memory(const Context& client, const Context& server,
-                                                      bool release, std::uint32_t sessions) const override;
+  std::unique_ptr<MemoryPairImpl> memory_pair(const Context& client, const Context& server,
+                                              std::size_t buffer_bytes, const Session& resume) const override;
   const void* stack_library(std::string_view stack) const override;
 };
 

@@ -260,6 +260,16 @@ TEST_CASE(
   CHECK(runs_of(j["crr_runs"], "tls openssl").size() == 1);
   CHECK(runs_of(j["crr_runs"], "tls-resumed openssl").front()["resumed"].get<int>() >= 19);
   CHECK(runs_of(j["crr_runs"], "tls").front()["certificate_key_type"] == "ECDSA P-256");
+  // Each side's calibration is GnuTLS's own (its memory pair): a bulk run has its split.
+  const ProcessResult bulk =
+      run_tlscmp({"client", "--tls-lib", "gnutls", "--mode", "both", "-n", "8M", "--repeat", "1", "-J"});
+  REQUIRE(bulk.exit_code == 0);
+  const json b = json::parse(bulk.out);
+  const std::vector<json> tls_runs = runs_of(b["runs"], "tls");
+  REQUIRE(tls_runs.size() == 1);
+  CHECK(tls_runs.front()["tls_library"] == "gnutls");
+  CHECK(tls_runs.front()["client"]["calibration"]["suite"] == tls_runs.front()["cipher"]);
+  CHECK(tls_runs.front()["server"]["calibration"]["writer_s_per_gib"].get<double>() > 0);
 }
 
 TEST_CASE("--tls-lib and --server-tls-lib mistakes are one line each") {

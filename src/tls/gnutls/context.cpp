@@ -117,7 +117,7 @@ class GnutlsContext final : public ContextImpl {
   }
   ~GnutlsContext() override { gnutls_priority_deinit(client_priority_); }
 
-  std::unique_ptr<TlsStream> server_stream(UniqueFd fd) const override {
+  gnutls_session_t new_server_session() const {
     ServerState& s = *server_;
     gnutls_session_t session = nullptr;
     const unsigned flags =
@@ -138,22 +138,32 @@ class GnutlsContext final : public ContextImpl {
       gnutls_certificate_server_set_request(
           session, s.require_client_cert ? GNUTLS_CERT_REQUIRE : GNUTLS_CERT_REQUEST);
     gnutls_handshake_set_post_client_hello_function(session, choose_by_name);
-    return make_stream(std::move(fd), session, true, {});
+    return session;
+  }
+
+  ClientSession new_client_session(const std::string& host, const SavedSession* offered,
+                                   const std::string& server_name) const {
+    ClientSession made;
+    check(gnutls_init(&made.session, GNUTLS_CLIENT | GNUTLS_NONBLOCK), "cannot make a GnuTLS session");
+    gnutls_priority_set(made.session, client_priority_);
+    gnutls_credentials_set(made.session, GNUTLS_CRD_CERTIFICATE, client_credentials_.get());
+    const std::string& sni = server_name.empty() ? host : server_name;
+    if (!sni.empty() && (!server_name.empty() || !is_ip_literal(host)))
+      gnutls_server_name_set(made.session, GNUTLS_NAME_DNS, sni.data(), sni.size());
+    if (verify_) made.verify_target = verify_host(made.session, host);
+    if (offered != nullptr) gnutls_session_set_data(made.session, offered->data.data(), offered->data.size());
+    return made;
+  }
+
+  std::unique_ptr<TlsStream> server_stream(UniqueFd fd) const override {
+    return make_stream(std::move(fd), new_server_session(), true, {});
   }
 
   std::unique_ptr<TlsStream> client_stream(UniqueFd fd, const std::string& host, const Session& resume,
                                            const std::string& server_name) const override {
-    gnutls_session_t session = nullptr;
-    check(gnutls_init(&session, GNUTLS_CLIENT | GNUTLS_NONBLOCK), "cannot make a GnuTLS session");
-    gnutls_priority_set(session, client_priority_);
-    gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, client_credentials_.get());
-    const std::string& sni = server_name.empty() ? host : server_name;
-    if (!sni.empty() && (!server_name.empty() || !is_ip_literal(host)))
-      gnutls_server_name_set(session, GNUTLS_NAME_DNS, sni.data(), sni.size());
-    if (verify_) verify_host(session, host);
     const auto* offered = static_cast<const SavedSession*>(resume.get());
-    if (offered != nullptr) gnutls_session_set_data(session, offered->data.data(), offered->data.size());
-    return make_stream(std::move(fd), session, false, trust_, offered);
+    ClientSession made = new_client_session(host, offered, server_name);
+    return make_stream(std::move(fd), made.session, false, trust_, offered, std::move(made.verify_target));
   }
 
   void add_server_name(const std::string& server_name, const ContextImpl& other) override {
@@ -167,22 +177,29 @@ class GnutlsContext final : public ContextImpl {
   CipherGrant grant_cipher(const std::string&) const override { return {}; }
 
  private:
-  static void verify_host(gnutls_session_t session, const std::string& host) {
-    std::array<unsigned char, 16> raw{};
-    const bool v4 = ::inet_pton(AF_INET, host.c_str(), raw.data()) == 1;
-    const bool v6 = !v4 && ::inet_pton(AF_INET6, host.c_str(), raw.data()) == 1;
+  // What the session checks the certificate against, which it points to.
+  struct VerifyTarget {
+    std::string host;
+    std::array<unsigned char, 16> address{};
+    std::array<gnutls_typed_vdata_st, 2> data{};
+  };
+  static std::shared_ptr<void> verify_host(gnutls_session_t session, const std::string& host) {
+    auto target = std::make_shared<VerifyTarget>();
+    target->host = host;
+    const bool v4 = ::inet_pton(AF_INET, host.c_str(), target->address.data()) == 1;
+    const bool v6 = !v4 && ::inet_pton(AF_INET6, host.c_str(), target->address.data()) == 1;
     if (!v4 && !v6) {
-      gnutls_session_set_verify_cert(session, host.c_str(), 0);
-      return;
+      gnutls_session_set_verify_cert(session, target->host.c_str(), 0);
+      return target;
     }
     // The address, and the purpose that gnutls_session_set_verify_cert adds for a name.
-    std::array<gnutls_typed_vdata_st, 2> data{};
-    data[0].type = GNUTLS_DT_IP_ADDRESS;
-    data[0].data = raw.data();
-    data[0].size = v4 ? 4 : 16;
-    data[1].type = GNUTLS_DT_KEY_PURPOSE_OID;
-    data[1].data = reinterpret_cast<unsigned char*>(const_cast<char*>(GNUTLS_KP_TLS_WWW_SERVER));
-    gnutls_session_set_verify_cert2(session, data.data(), 2, 0);
+    target->data[0].type = GNUTLS_DT_IP_ADDRESS;
+    target->data[0].data = target->address.data();
+    target->data[0].size = v4 ? 4 : 16;
+    target->data[1].type = GNUTLS_DT_KEY_PURPOSE_OID;
+    target->data[1].data = reinterpret_cast<unsigned char*>(const_cast<char*>(GNUTLS_KP_TLS_WWW_SERVER));
+    gnutls_session_set_verify_cert2(session, target->data.data(), 2, 0);
+    return target;
   }
 
   std::shared_ptr<ServerState> server_;
@@ -204,7 +221,21 @@ Offer describe(const Policy& policy, const std::string& priority, bool server) {
   return offer;
 }
 
+const GnutlsContext& gnutls_context(const Context& context) {
+  if (&context.backend() != &gnutls_backend())
+    throw Error(fmt::format("a {} context was handed to GnuTLS's code", context.backend().name()));
+  return static_cast<const GnutlsContext&>(context.impl());
+}
+
 }  // namespace
+
+gnutls_session_t new_server_session(const Context& context) {
+  return gnutls_context(context).new_server_session();
+}
+
+ClientSession new_client_session(const Context& context, const std::string& host, const Session& resume) {
+  return gnutls_context(context).new_client_session(host, static_cast<const SavedSession*>(resume.get()), {});
+}
 
 Context GnutlsBackend::server_context(const ServerOptions& options) const {
   if (options.shape != nullptr) throw Error("GnuTLS runs no stack of its own transport (QUIC) in tlscmp");

@@ -60,9 +60,29 @@ struct SavedSession {
   bool ticket = false;
 };
 
+// "TLSv1.3", "TLSv1.2" for a session's version, as OpenSSL names them.
+std::string version_name(gnutls_session_t session);
+// A client's session to resume next time (TLS 1.3: once a ticket came);
+// `offered_ticket`: the session it resumed came with one.
+Session saved_session(gnutls_session_t session, bool offered_ticket);
+
+// A new session of a context of this backend (throws for another's): a
+// server's, or a client's for `host` offering `resume`.
+gnutls_session_t new_server_session(const Context& context);
+// A client's session, with what it checks the server's certificate against:
+// GnuTLS keeps pointers to the name or address it is given
+// (gnutls_session_set_verify_cert), so they are to live as long as the session.
+struct ClientSession {
+  gnutls_session_t session = nullptr;
+  std::shared_ptr<void> verify_target;
+};
+ClientSession new_client_session(const Context& context, const std::string& host, const Session& resume);
+
 // The TLS stream over a TCP socket; a client's offers `offered` (or nothing).
+// `keep`: what lives as long as the session (a client's verify target).
 std::unique_ptr<TlsStream> make_stream(UniqueFd fd, gnutls_session_t session, bool server, std::string trust,
-                                       const SavedSession* offered = nullptr);
+                                       const SavedSession* offered = nullptr,
+                                       std::shared_ptr<void> keep = {});
 
 class GnutlsBackend final : public Backend {
  public:
@@ -87,22 +107,10 @@ class GnutlsBackend final : public Backend {
   CertificateFacts certificate_facts(const std::string& chain_pem) const override;
   std::string certificate_fingerprint(const std::string& chain_pem) const override;
 
-  SuiteContexts contexts_for_suite(const SpeedSuite& suite, std::optional<KeyType> key_type,
-                                   const std::string& group) const override;
-  std::optional<measure::TlsCalibration> calibrate_bulk(const std::string& suite,
-                                                        const MemoryBulkShape& shape,
-                                                        double seconds) const override;
-  std::optional<measure::TransactionCalibration> calibrate_transactions(const std::string& suite,
-                                                                        const TransactionShape& shape,
-                                                                        double seconds) const override;
   measure::AeadFigure measure_aead(const SpeedSuite& suite, std::size_t payload_bytes,
                                    double seconds) const override;
-  measure::MemoryBulkFigure measure_memory_bulk(const Context& client, const Context& server,
-                                                const MemoryBulkShape& shape, double seconds) const override;
-  measure::HandshakeFigure measure_handshakes(const Context& client, const Context& server, KeyType key_type,
-                                              bool resumed, double seconds) const override;
-  measure::SessionMemoryFigure measure_session_memory(const Context& client, const Context& server,
-                                                      bool release, std::uint32_t sessions) const override;
+  std::unique_ptr<MemoryPairImpl> memory_pair(const Context& client, const Context& server,
+                                              std::size_t buffer_bytes, const Session& resume) const override;
   const void* stack_library(std::string_view) const override { return nullptr; }
 };
 

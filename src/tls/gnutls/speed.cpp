@@ -1,17 +1,11 @@
-// GnuTLS in memory: the AEAD of each suite as its record layer calls it
-// (gnutls_aead_cipher_encrypt with each record's nonce and additional
-// data), and the contexts of a suite. Bulk, handshakes and session memory
-// in memory need a memory pair of GnuTLS's (push and pull functions over
-// buffers), which this backend has not yet: they say so, and a run's
-// calibration is none (its text says there is no split).
+// GnuTLS's AEAD figure: each suite's cipher as its record layer calls it
+// (gnutls_aead_cipher_encrypt with each record's nonce and additional data).
 
 #include <fmt/format.h>
 #include <gnutls/crypto.h>
 
 #include <array>
 #include <chrono>
-#include <map>
-#include <mutex>
 
 #include "error.hpp"
 #include "tls/gnutls/gnutls.hpp"
@@ -76,13 +70,6 @@ std::pair<std::uint64_t, double> run_aead(Aead& aead, bool seal, const std::vect
   return {records, std::chrono::duration<double>(now - start).count()};
 }
 
-[[noreturn]] void not_in_memory(const char* what) {
-  throw Error(
-      fmt::format("tlscmp's GnuTLS backend cannot measure {} in memory yet (the AEAD it can: --parts "
-                  "aead); OpenSSL and BoringSSL can",
-                  what));
-}
-
 }  // namespace
 
 measure::AeadFigure GnutlsBackend::measure_aead(const SpeedSuite& suite, std::size_t payload_bytes,
@@ -104,47 +91,6 @@ measure::AeadFigure GnutlsBackend::measure_aead(const SpeedSuite& suite, std::si
   figure.seal_bytes_per_s = static_cast<double>(sealed_records * payload_bytes) / seal_s;
   figure.open_bytes_per_s = static_cast<double>(opened_records * payload_bytes) / open_s;
   return figure;
-}
-
-SuiteContexts GnutlsBackend::contexts_for_suite(const SpeedSuite& suite, std::optional<KeyType> key_type,
-                                                const std::string& group) const {
-  const bool rsa = suite.name.find("-RSA-") != std::string::npos;
-  const KeyType type = key_type.value_or(rsa ? KeyType::rsa_2048 : KeyType::ecdsa_p256);
-  const CertificateSet& set = kept_certificates(type, *this);
-  ServerOptions server;
-  server.identity = set.server;
-  ClientOptions client;
-  client.ca_pem = set.ca.certificate_chain_pem;
-  client.policy.version = suite.version;
-  client.policy.cipher = suite.name;
-  if (!group_priority(group).empty()) client.policy.groups = group;  // one GnuTLS lacks: its defaults
-  return {client_context(client), server_context(server), {}};
-}
-
-std::optional<measure::TlsCalibration> GnutlsBackend::calibrate_bulk(const std::string&,
-                                                                     const MemoryBulkShape&, double) const {
-  return std::nullopt;  // no memory pair yet: the run says it has no split
-}
-
-std::optional<measure::TransactionCalibration> GnutlsBackend::calibrate_transactions(const std::string&,
-                                                                                     const TransactionShape&,
-                                                                                     double) const {
-  return std::nullopt;
-}
-
-measure::MemoryBulkFigure GnutlsBackend::measure_memory_bulk(const Context&, const Context&,
-                                                             const MemoryBulkShape&, double) const {
-  not_in_memory("bulk TLS");
-}
-
-measure::HandshakeFigure GnutlsBackend::measure_handshakes(const Context&, const Context&, KeyType, bool,
-                                                           double) const {
-  not_in_memory("handshakes");
-}
-
-measure::SessionMemoryFigure GnutlsBackend::measure_session_memory(const Context&, const Context&, bool,
-                                                                   std::uint32_t) const {
-  not_in_memory("the memory of idle sessions");
 }
 
 }  // namespace tlscmp::tls::gnutls

@@ -19,8 +19,10 @@ namespace {
 
 class GnutlsStream final : public TlsStream {
  public:
-  GnutlsStream(UniqueFd fd, gnutls_session_t session, bool server, std::string trust, bool offered_ticket)
+  GnutlsStream(UniqueFd fd, gnutls_session_t session, bool server, std::string trust, bool offered_ticket,
+               std::shared_ptr<void> keep)
       : TlsStream(std::move(fd)),
+        keep_(std::move(keep)),
         session_(session),
         server_(server),
         offered_ticket_(offered_ticket),
@@ -75,6 +77,7 @@ class GnutlsStream final : public TlsStream {
   std::size_t moved(ssize_t n, std::error_code& ec);
   std::string explain_verify_failure() const;
 
+  std::shared_ptr<void> keep_;  // what the session points to: it goes after the session
   gnutls_session_t session_;
   bool server_;
   bool offered_ticket_;  // a client's: the session it offered came with a ticket
@@ -224,8 +227,7 @@ std::string certificate_key(const gnutls_datum_t* der) {
 
 SessionInfo GnutlsStream::session_info() const {
   SessionInfo info;
-  const gnutls_protocol_t version = gnutls_protocol_get_version(session_);
-  info.version = version == GNUTLS_TLS1_3 ? "TLSv1.3" : version == GNUTLS_TLS1_2 ? "TLSv1.2" : "?";
+  info.version = version_name(session_);
   info.cipher = suite_name(session_);
   info.group = group_name(gnutls_group_get(session_));
   unsigned peers = 0;
@@ -250,18 +252,7 @@ const char* GnutlsStream::resumed_by() const {
 }
 
 Session GnutlsStream::session() const {
-  // TLS 1.3: resumable once a ticket came (with a read after the handshake).
-  if (gnutls_protocol_get_version(session_) == GNUTLS_TLS1_3 &&
-      (gnutls_session_get_flags(session_) & GNUTLS_SFLAGS_SESSION_TICKET) == 0)
-    return {};
-  gnutls_datum_t data{};
-  if (gnutls_session_get_data2(session_, &data) < 0) return {};
-  auto held = std::make_shared<SavedSession>();
-  held->data.assign(data.data, data.data + data.size);
-  held->ticket = (gnutls_session_get_flags(session_) & GNUTLS_SFLAGS_SESSION_TICKET) != 0 ||
-                 (resumed() && offered_ticket_);
-  gnutls_free(data.data);
-  return Session(std::move(held));
+  return saved_session(session_, offered_ticket_);
 }
 
 VerifyFailure GnutlsStream::verify_failure() const {
@@ -300,10 +291,27 @@ std::string GnutlsStream::explain_verify_failure() const {
 
 }  // namespace
 
+std::string version_name(gnutls_session_t session) {
+  const gnutls_protocol_t version = gnutls_protocol_get_version(session);
+  return version == GNUTLS_TLS1_3 ? "TLSv1.3" : version == GNUTLS_TLS1_2 ? "TLSv1.2" : "?";
+}
+
+Session saved_session(gnutls_session_t session, bool offered_ticket) {
+  const bool ticket = (gnutls_session_get_flags(session) & GNUTLS_SFLAGS_SESSION_TICKET) != 0;
+  if (gnutls_protocol_get_version(session) == GNUTLS_TLS1_3 && !ticket) return {};
+  gnutls_datum_t data{};
+  if (gnutls_session_get_data2(session, &data) < 0) return {};
+  auto held = std::make_shared<SavedSession>();
+  held->data.assign(data.data, data.data + data.size);
+  held->ticket = ticket || (gnutls_session_is_resumed(session) != 0 && offered_ticket);
+  gnutls_free(data.data);
+  return Session(std::move(held));
+}
+
 std::unique_ptr<TlsStream> make_stream(UniqueFd fd, gnutls_session_t session, bool server, std::string trust,
-                                       const SavedSession* offered) {
+                                       const SavedSession* offered, std::shared_ptr<void> keep) {
   return std::make_unique<GnutlsStream>(std::move(fd), session, server, std::move(trust),
-                                        offered != nullptr && offered->ticket);
+                                        offered != nullptr && offered->ticket, std::move(keep));
 }
 
 }  // namespace tlscmp::tls::gnutls
