@@ -98,14 +98,16 @@ TEST_CASE("quic bulk: every byte arrives, each way and on each connection, besid
       }
       // The server's port over its run: nearly all of the client's datagrams
       // (its handshake's and any that came before the server's threads began
-      // are not in it), with the one connection it held.
+      // are not in it), with the one connection it held, and at most the
+      // round before's still closing (seen once in a loaded trixie chroot).
       const json& port = run["server"]["facts"]["udp"]["path"];
       CHECK(port["datagrams_received"].get<std::uint64_t>() <= path["datagrams_sent"].get<std::uint64_t>());
       CHECK(port["datagrams_received"].get<std::uint64_t>() * 4 >=
             path["datagrams_sent"].get<std::uint64_t>() * 3);
       CHECK(port["bytes_received"].get<std::uint64_t>() * 4 >= 3 * 4 * 1024 * 1024);
       CHECK(port["datagrams_sent"].get<std::uint64_t>() > 0);  // acknowledgements
-      CHECK(port["port_connections"] == 1);
+      CHECK(port["port_connections"].get<int>() >= 1);
+      CHECK(port["port_connections"].get<int>() <= 2);
       CHECK(path["port_connections"].is_null());  // the client's own connection
     } else {
       CHECK(run["client"]["facts"]["udp"].is_null());
