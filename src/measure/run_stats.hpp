@@ -62,33 +62,45 @@ inline std::optional<PairedRatio> paired(const std::vector<double>& ratios) {
   return PairedRatio{summarize(ratios), bootstrap_median_ci(ratios)};
 }
 
-// (mode, round) -> that round's run of the mode's own variant (the one
-// labelled with the mode's name), of the runs that count: what a stack with
-// a twin (ModeFacts::twin: quic's is tls) is held to beside the baseline.
+// (label, round) -> that round's run of each variant, of the runs that
+// count: what a run is held to beside the baseline (over_twin).
 template <typename Run, typename Counts>
-std::map<std::pair<Mode, int>, const Run*> own_runs_by_round(const std::vector<Run>& runs, Counts counts) {
-  std::map<std::pair<Mode, int>, const Run*> own;
+std::map<std::pair<std::string, int>, const Run*> own_runs_by_round(const std::vector<Run>& runs,
+                                                                    Counts counts) {
+  std::map<std::pair<std::string, int>, const Run*> own;
   for (const Run& run : runs) {
-    if (counts(run) && run.label() == to_string(run.mode)) own[{run.mode, run.round}] = &run;
+    if (counts(run)) own[{run.label(), run.round}] = &run;
   }
   return own;
 }
 
-// A variant's runs over the same round's run of its stack's twin, by
-// `figure`; or, for a variant of another TLS library than its mode's own
-// variant (--tls-lib: "tls boringssl" against "tls", the first library's),
-// over that run. None where neither is, or no round ran it.
+// The variant a run is held to beside the baseline: its stack's twin's own
+// variant (ModeFacts::twin: quic's is "tls"); or, for a variant of another
+// TLS library than the first (--tls-lib: "tls-resumed boringssl"), the
+// first library's variant of the same label ("tls-resumed"); "" for none.
+template <typename Run>
+std::string twin_label(const Run& run) {
+  const Mode twin = facts(run.mode).twin;
+  if (twin != run.mode) return to_string(twin);
+  const std::string label = run.label();
+  const std::string suffix = " " + run.tls.library;
+  if (run.tls.library.empty() || label.size() <= suffix.size() ||
+      label.compare(label.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return {};
+  return label.substr(0, label.size() - suffix.size());
+}
+
+// A variant's runs over the same round's run of its twin (twin_label), by
+// `figure`: none where it has none, or no round ran it.
 template <typename Run, typename Figure>
 std::optional<PairedRatio> over_twin(const std::vector<const Run*>& runs,
-                                     const std::map<std::pair<Mode, int>, const Run*>& own, Figure figure) {
+                                     const std::map<std::pair<std::string, int>, const Run*>& own,
+                                     Figure figure) {
   std::vector<double> ratios;
   for (const Run* run : runs) {
-    const Mode twin = facts(run->mode).twin;
-    const auto t = own.find({twin, run->round});
+    const std::string twin = twin_label(*run);
+    const auto t = twin.empty() ? own.end() : own.find({twin, run->round});
     if (t == own.end() || !(figure(*t->second) > 0)) continue;
-    if (twin == run->mode && (run->tls.library.empty() || t->second->tls.library.empty() ||
-                              run->tls.library == t->second->tls.library))
-      continue;
     ratios.push_back(figure(*run) / figure(*t->second));
   }
   return paired(ratios);

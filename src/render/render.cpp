@@ -59,6 +59,11 @@ std::string ratio_text(const std::optional<measure::PairedRatio>& r) {
   return fmt::format("{:.2f}x", r->ratio.median);
 }
 
+std::string pairs_text(std::size_t pairs) {
+  return fmt::format("({} pair{}{})", pairs, pairs == 1 ? "" : "s",
+                     pairs == 1 ? "; --repeat for an interval" : ", bootstrap");
+}
+
 std::string ratio_sentence(const char* what, const std::optional<measure::PairedRatio>& r) {
   if (!r) return "";
   std::string text = fmt::format("{} {:.2f}x", what, r->ratio.median);

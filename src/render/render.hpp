@@ -40,6 +40,8 @@ std::string ci_method();
 std::string ratio_text(const std::optional<measure::PairedRatio>& ratio);
 // "connections/s 0.58x (95% CI 0.55x - 0.60x)", or "" where there is none.
 std::string ratio_sentence(const char* what, const std::optional<measure::PairedRatio>& ratio);
+// "(2 pairs, bootstrap)": how many rounds a paired ratio has.
+std::string pairs_text(std::size_t pairs);
 
 // A figure for people: at most four significant digits, thousands grouped
 // with commas ("2,221", "5.123", "0.04512", "123,500"); "-" for none (NaN).

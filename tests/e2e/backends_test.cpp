@@ -179,7 +179,7 @@ TEST_CASE("--tls-lib all: each kind runs each library's TLS variants beside tcp,
   }
 }
 
-TEST_CASE("--tls-lib: the bulk and rr summaries hold each other library to the first") {
+TEST_CASE("--tls-lib: every kind's summary holds each other library to the first") {
   if (!holds_both_libraries()) return;
   const ProcessResult r =
       run_tlscmp({"client", "--tls-lib", "boringssl,openssl", "--mode", "both", "-n", "2M", "--repeat", "2"});
@@ -194,6 +194,20 @@ TEST_CASE("--tls-lib: the bulk and rr summaries hold each other library to the f
   const json j = json::parse(json_run.out);
   CHECK(j["rr_summary"]["tls openssl"]["over_tls"]["transactions_per_s"]["median"].get<double>() > 0);
   CHECK(j["rr_summary"]["tls"]["over_tls"].is_null());
+  // crr and flows: each variant of the other library over the first's of the same label.
+  const ProcessResult crr =
+      run_tlscmp({"client", "--tls-lib", "boringssl,openssl", "--crr", "-n", "30", "--repeat", "2", "-J"});
+  REQUIRE(crr.exit_code == 0);
+  const json c = json::parse(crr.out);
+  for (const char* variant : {"tls openssl", "tls-resumed openssl"})
+    CHECK(c["crr_summary"][variant]["over_first_library"]["connections_per_s"]["count"] == 2);
+  CHECK(c["crr_summary"]["tls-resumed"]["over_first_library"].is_null());
+  const ProcessResult flows = run_tlscmp({"client", "--tls-lib", "boringssl,openssl", "--flows", "10", "--rr",
+                                          "1/1", "-n", "200", "--repeat", "2", "-J"});
+  REQUIRE(flows.exit_code == 0);
+  const json f = json::parse(flows.out);
+  for (const char* variant : {"tls openssl", "tls-release openssl"})
+    CHECK(f["flows_summary"][variant]["over_first_library"]["transactions_per_s"]["count"] == 2);
 }
 
 TEST_CASE("the interop matrix: every client library against every server library, TLS 1.2 and 1.3, resumed") {

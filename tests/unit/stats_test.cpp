@@ -4,6 +4,7 @@
 
 #include "kinds/stream/results.hpp"
 #include "measure/results.hpp"
+#include "measure/run_stats.hpp"
 #include "measure/stats.hpp"
 
 using namespace tlscmp;
@@ -93,6 +94,34 @@ TEST_CASE("statistics per mode, and TLS/TCP ratios paired by round") {
   CHECK(headline(c)->ratio.median == doctest::Approx(2));
   CHECK(headline(c)->ratio.max == doctest::Approx(2.5));
   CHECK_FALSE(c.as<kinds::StreamResults>().stats[0].over_baseline.has_value());  // tcp is the baseline
+}
+
+TEST_CASE("--tls-lib: another library's variant is paired with the first library's of the same label") {
+  Comparison c;
+  c.parameters.modes = {Mode::tcp, Mode::tls};
+  c.parameters.variants = {"tcp", "tls", "tls boringssl"};
+  auto& runs = c.as<kinds::StreamResults>().runs;
+  for (int round = 1; round <= 2; ++round) {
+    // Round 2 is slow for every variant: paired, boringssl's ratio to tls stays 0.8.
+    const double slow = round == 2 ? 10 : 1;
+    runs.push_back(run(round, Mode::tcp, 100 * slow));
+    runs.push_back(run(round, Mode::tls, 250 * slow));
+    runs.back().variant = "tls";
+    runs.back().tls.library = "openssl";
+    runs.push_back(run(round, Mode::tls, 200 * slow));
+    runs.back().variant = "tls boringssl";
+    runs.back().tls.library = "boringssl";
+  }
+  compute_statistics(c);
+  const auto& stats = c.as<kinds::StreamResults>().stats;
+  REQUIRE(stats.size() == 3);
+  CHECK_FALSE(stats[1].over_tls.has_value());  // the first library's own
+  REQUIRE(stats[2].over_tls.has_value());
+  CHECK(stats[2].over_tls->ratio.count == 2);
+  CHECK(stats[2].over_tls->ratio.median == doctest::Approx(0.8));
+  CHECK(stats[2].over_baseline->ratio.median == doctest::Approx(2));
+  CHECK(measure::twin_label(runs[2]) == "tls");
+  CHECK(measure::twin_label(runs[1]).empty());
 }
 
 TEST_CASE("the first mode is the baseline: --mode tls,tcp gives tcp's ratio to tls") {

@@ -18,6 +18,7 @@ using render::facts_json;
 using render::facts_runs;
 using render::format_bytes;
 using render::latency_json;
+using render::pairs_text;
 using render::ratio_json;
 using render::ratio_sentence;
 using render::ratio_text;
@@ -194,6 +195,13 @@ std::string render_crr_stats(const measure::TestParameters& p, const CrrResults&
                        ratio_sentence("connections/s", s.connections_per_s_over_baseline),
                        ratio_sentence("p50 connection time", s.total_p50_over_baseline), resumption);
   }
+  for (const CrrStats& s : crr.stats) {
+    if (!s.connections_per_s_over_tls) continue;
+    out +=
+        fmt::format("\n{}/{}, paired by round {}: {}\n", s.variant, s.variant.substr(0, s.variant.rfind(' ')),
+                    pairs_text(s.connections_per_s_over_tls->ratio.count),
+                    ratio_sentence("connections/s", s.connections_per_s_over_tls));
+  }
   return out;
 }
 
@@ -260,7 +268,11 @@ ordered_json crr_summary_json(const measure::Comparison& c) {
         {"client_cpu_us_per_connection", summary_json(s.client_cpu_us_per_connection)},
         {"server_cpu_us_per_connection", summary_json(s.server_cpu_us_per_connection)},
         {"cost_split", unit_split_json(s.client_split, s.server_split)},
-        {modes.over_key(), over_baseline}};
+        {modes.over_key(), over_baseline},
+        {"over_first_library",
+         s.connections_per_s_over_tls
+             ? ordered_json{{"connections_per_s", ratio_json(s.connections_per_s_over_tls)}}
+             : ordered_json(nullptr)}};
   }
   summary[modes.headline_key()] = headline;
   return summary;

@@ -69,6 +69,9 @@ struct CrrStats {
   // p50 (> 1: longer).
   std::optional<PairedRatio> connections_per_s_over_baseline;
   std::optional<PairedRatio> total_p50_over_baseline;
+  // A variant of another TLS library (--tls-lib) over the first library's
+  // of the same label, paired by round: connections/s.
+  std::optional<PairedRatio> connections_per_s_over_tls;
   // A TLS variant against TCP: where each side's extra CPU per connection
   // goes (measure/cost_split.hpp); none where a side did not calibrate.
   std::optional<UnitSplit> client_split;

@@ -49,6 +49,8 @@ void compute_crr_statistics(const Comparison& comparison, CrrResults& results) {
         summarize_field(runs, [](const CrrRun& r) { return r.cpu_us_per_connection(r.server); });
     stats.connections_per_s_over_baseline = paired(rate);
     stats.total_p50_over_baseline = paired(p50);
+    stats.connections_per_s_over_tls = over_twin(runs, own_runs_by_round(results.runs, counts),
+                                                 [](const CrrRun& r) { return r.connections_per_s(); });
     add_unit_splits(
         runs, baseline_runs,
         [](const CrrRun& r, const SideCost& side) { return r.cpu_us_per_connection(side); },

@@ -87,6 +87,9 @@ struct FlowsStats {
   std::optional<Summary> server_idle_heap;
   std::optional<PairedRatio> transactions_per_s_over_baseline;
   std::optional<PairedRatio> p50_over_baseline;
+  // A variant of another TLS library (--tls-lib) over the first library's
+  // of the same label, paired by round: transactions/s (or MB/s).
+  std::optional<PairedRatio> transactions_per_s_over_tls;
 };
 
 // Many-connection runs (--flows) and their statistics.

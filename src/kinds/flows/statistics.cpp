@@ -62,6 +62,8 @@ void compute_flows_statistics(const Comparison& comparison, FlowsResults& result
         summarize_known(runs, [](const FlowsRun& r) { return r.server_memory.idle_heap; });
     stats.transactions_per_s_over_baseline = paired(tps);
     stats.p50_over_baseline = paired(p50);
+    stats.transactions_per_s_over_tls = over_twin(runs, own_runs_by_round(results.runs, counts),
+                                                  [](const FlowsRun& r) { return r.transactions_per_s(); });
     results.stats.push_back(std::move(stats));
   }
   results.headline =

@@ -19,6 +19,7 @@ using render::facts_json;
 using render::facts_runs;
 using render::format_bytes;
 using render::latency_json;
+using render::pairs_text;
 using render::ratio_json;
 using render::ratio_sentence;
 using render::ratio_text;
@@ -85,12 +86,6 @@ ordered_json run_json(const RrRun& run, const measure::TestParameters& p) {
           {"server", run.partial ? ordered_json(nullptr) : side_json(run, run.server)},
           {"per_connection", connections},
           {"intervals", intervals}};
-}
-
-// "(2 pairs, bootstrap)": how many rounds a paired ratio has.
-std::string pairs_text(std::size_t pairs) {
-  return fmt::format("({} pair{}{})", pairs, pairs == 1 ? "" : "s",
-                     pairs == 1 ? "; --repeat for an interval" : ", bootstrap");
 }
 
 // Each variant's ratios to the baseline, paired by round; and quic's to tls.
