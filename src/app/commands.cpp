@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include "app/server.hpp"
 #include "error.hpp"
 #include "measure/environment.hpp"
+#include "tls/backend.hpp"
 #include "tls/context.hpp"
 #include "tls/identity.hpp"
 #include "version.hpp"
@@ -147,9 +149,14 @@ void run_server(const session::ServerConfig& config) {
                     "clients must use --insecure",
                     tls::certificate_fingerprint(identity.certificate_chain_pem)));
   }
-  log.line(fmt::format("tlscmp {} listening on {} (plain TCP and TLS), {}, {} certificate", kVersion,
+  // Every library it holds serves the clients that name it (--tls-lib); the default, those that do not.
+  const std::vector<std::string> libraries = tls::backend_names();
+  log.line(fmt::format("tlscmp {} listening on {} (plain TCP and TLS), {}, {} certificate{}", kVersion,
                        server.listen_address(), tls::library_version(),
-                       tls::certificate_key_type(identity.certificate_chain_pem)));
+                       tls::certificate_key_type(identity.certificate_chain_pem),
+                       libraries.size() > 1 ? fmt::format("; TLS libraries for clients that name one: {}",
+                                                          fmt::join(libraries, ", "))
+                                            : std::string()));
   if (!throwaway) log_certificate(log, identity, config.cert_file);
   server.run();
   log.line("stopped");

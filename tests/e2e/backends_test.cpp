@@ -136,6 +136,11 @@ TEST_CASE("--tls-lib all: each kind runs each library's TLS variants beside tcp,
   TempDir certs;
   REQUIRE(run_tlscmp({"certs", "--dir", certs.path().string()}).exit_code == 0);
   ServerProcess server({"--cert", certs.file("server.pem"), "--key", certs.file("server.key")});
+  // Its first line names every library it serves to a client that names one.
+  std::string held;
+  for (const std::string& library : libraries)
+    held += (held.empty() ? "" : ", ") + library;
+  CHECK(server.process().wait_for_log("TLS libraries for clients that name one: " + held));
   const std::vector<std::string> base{
       "client",   "127.0.0.1", "-p", server.port_text(), "--ca", certs.file("ca.pem"), "--tls-lib", "all",
       "--repeat", "2",         "-J"};
