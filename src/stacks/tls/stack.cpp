@@ -69,7 +69,11 @@ std::string named_library(int fd, std::chrono::milliseconds wait) {
       want = 2 + length;
     }
   }
-  return {got.data() + 2, want - 2};
+  std::string name(got.data() + 2, want - 2);
+  // A name as --tls-lib takes it: nothing else reaches the log.
+  if (name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
+    throw Error("a connection named a TLS library with bytes no library's name has");
+  return name;
 }
 
 // The server's TLS connections: those on its TCP port that start with a
