@@ -64,7 +64,8 @@ std::string aead_table(const std::vector<measure::AeadFigure>& figures) {
 
 std::string bulk_table(const std::vector<measure::MemoryBulkFigure>& figures) {
   std::string out =
-      "Bulk TLS in memory (two connections joined in memory, one thread), each side's time in its own calls:\n"
+      "Bulk TLS in memory (two connections joined in memory, one thread), each side's time in its own "
+      "calls:\n"
       "suite                          version  chunk    record   writer MB/s  reader MB/s  writer s/GiB  "
       "reader s/GiB\n";
   for (const auto& f : figures) {

@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "tls/ossl_ptr.hpp"
-#include "tls/ssl_compat.hpp"
 #include "tls/ssl_backend.hpp"
+#include "tls/ssl_compat.hpp"
 
 namespace tlscmp::tls {
 namespace {

@@ -95,6 +95,14 @@ std::string describe_tls(const Stream& stream) {
   return fmt::format("{} {} {}", info.version, info.cipher, info.group);
 }
 
+// This host's calibration of the test's transactions on its library and
+// `suite` (none for plain TCP, or kTLS: no suite in user space).
+std::optional<measure::TransactionCalibration> rr_calibration(const protocol::TestRequest& request,
+                                                              const std::string& suite) {
+  if (suite.empty()) return std::nullopt;
+  return transaction_calibration_for(library_of(request), suite, transaction_shape(request.test));
+}
+
 }  // namespace
 
 std::string serve_rr_test(Stream& control, const protocol::TestRequest& request, session::ServerSide& side) {
@@ -135,10 +143,7 @@ std::string serve_rr_test(Stream& control, const protocol::TestRequest& request,
   }
   data.clear();
   // This host's calibration, once per process and shape, with each result.
-  const std::optional<measure::TransactionCalibration> calibration =
-      suite.empty()
-          ? std::nullopt
-          : transaction_calibration_for(library_of(request), suite, transaction_shape(request.test));
+  const std::optional<measure::TransactionCalibration> calibration = rr_calibration(request, suite);
   const auto side_result = [&](std::uint32_t i, std::int64_t earliest) {
     SideResult result = to_side_result(mine[i], Role::receiver, i, earliest);
     result.transaction_calibration = calibration;
