@@ -38,7 +38,9 @@ class Backend {
   virtual std::vector<std::string> available_groups() const = 0;
   virtual bool releases_buffers_always() const = 0;
 
-  // Contexts (Context::for_server, for_client), whose streams it makes.
+  // Contexts, whose streams it makes, through Context::for_server and
+  // for_client alone: a server's options always name its groups (every one
+  // the library has, where none were given).
   virtual Context server_context(const ServerOptions& options) const = 0;
   virtual Context client_context(const ClientOptions& options) const = 0;
 

@@ -149,7 +149,15 @@ const Backend* find_backend(std::string_view name) {
 }
 
 Context Context::for_server(const ServerOptions& config) {
-  return backend_of(config.library).server_context(config);
+  const Backend& backend = backend_of(config.library);
+  if (!config.policy.groups.empty()) return backend.server_context(config);
+  // A test server takes every key exchange group its library has, not just
+  // the library's default few, so that a client may try any of them
+  // (--groups, --compare-groups). Which one is used, the client decides: it
+  // sends its key shares in its own order.
+  ServerOptions every_group = config;
+  every_group.policy.groups = fmt::format("{}", fmt::join(backend.available_groups(), ":"));
+  return backend.server_context(every_group);
 }
 
 Context Context::for_client(const ClientOptions& config) {

@@ -324,15 +324,7 @@ Context ssl::SslBackend::server_context(const ServerOptions& config) const {
   } else if (config.require_client_cert) {
     throw Error("--require-client-cert needs --ca FILE with the CAs to trust client certificates from");
   }
-  // A test server takes every key exchange group its library has, not just
-  // the library's default few, so that a client may try any of them
-  // (--groups, --compare-groups). Which one is used, the client decides: it
-  // sends its key shares in its own order.
-  Policy policy = config.policy;
-  if (policy.groups.empty()) {
-    for (const std::string& group : available_groups())
-      policy.groups += (policy.groups.empty() ? "" : ":") + group;
-  }
+  const Policy& policy = config.policy;  // every group the library has (Context::for_server)
   apply_policy(ctx.get(), policy);
   if (shape == nullptr && policy.cipher.empty() &&
       SSL_CTX_set_cipher_list(ctx.get(), detail::kServerTls12Ciphers) != 1)

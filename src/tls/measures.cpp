@@ -56,6 +56,7 @@ SuiteContexts contexts_for_suite(const Backend& backend, const SpeedSuite& suite
       kept_certificates(key_type.value_or(rsa ? KeyType::rsa_2048 : KeyType::ecdsa_p256), backend);
   ServerOptions server;
   server.identity = set.server;
+  server.library = &backend;
   ClientOptions client;
   client.ca_pem = set.ca.certificate_chain_pem;
   client.policy.version = suite.version;
@@ -77,7 +78,7 @@ SuiteContexts contexts_for_suite(const Backend& backend, const SpeedSuite& suite
       }
     }
   }
-  return {*client_context, backend.server_context(server), refused};
+  return {*client_context, Context::for_server(server), refused};
 }
 
 std::optional<measure::TlsCalibration> calibrate_bulk(const Backend& backend, const std::string& suite_name,

@@ -250,13 +250,8 @@ Context GnutlsBackend::server_context(const ServerOptions& options) const {
   } else if (options.require_client_cert) {
     throw Error("--require-client-cert needs --ca FILE with the CAs to trust client certificates from");
   }
-  // A test server takes every group its library has: the client chooses.
-  Policy policy = options.policy;
-  if (policy.groups.empty()) {
-    for (const std::string& group : available_groups())
-      policy.groups += (policy.groups.empty() ? "" : ":") + group;
-  }
-  state->priority_text = priority_of(policy, /*server=*/true);
+  // Every group GnuTLS has, where none were given (Context::for_server).
+  state->priority_text = priority_of(options.policy, /*server=*/true);
   check(gnutls_priority_init(&state->priority, state->priority_text.c_str(), nullptr),
         fmt::format("GnuTLS refused the priority '{}'", state->priority_text));
   state->resumption = options.resumption;
