@@ -101,8 +101,7 @@ void add_tls_libraries_flags(CLI::App* cmd, spec::TlsPolicy& policy) {
            std::string lower;
            for (const char c : name)
              lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-           if (lower.empty() || lower.size() > 32 ||
-               lower.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
+           if (!spec::is_library_name(lower))
              throw CLI::ValidationError("--server-tls-lib " + name,
                                         "not a library's name (tlscmp --version on the server lists them)");
            policy.server_library = lower;

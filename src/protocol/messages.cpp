@@ -14,6 +14,7 @@
 
 #include "byte_order.hpp"
 #include "protocol/fields.hpp"
+#include "spec/tls_policy.hpp"
 
 namespace tlscmp::protocol {
 namespace {
@@ -246,10 +247,7 @@ TestRequest decode_test_request(const json& j) {
   if (j.contains("release_buffers")) m.release_buffers = get_bool(j, "release_buffers");
   if (j.contains("tls_library")) {
     m.tls_library = get_string(j, "tls_library");
-    if (m.tls_library.empty() || m.tls_library.size() > 32 ||
-        m.tls_library.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos) {
-      bad("'tls_library' is not a TLS library's name");
-    }
+    if (!spec::is_library_name(m.tls_library)) bad("'tls_library' is not a TLS library's name");
     if (!facts(m.mode).tls_over_tcp) bad("'tls_library' is for tls tests");
   }
   return m;

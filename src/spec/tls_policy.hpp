@@ -4,10 +4,22 @@
 // for (and its result records), and of a server's settings. tls/ reads it
 // (tls::Policy) to set up the library; nothing here knows the library.
 
+#include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tlscmp::spec {
+
+// What can name a TLS library, as --tls-lib names its backends ("openssl"):
+// 1 to kLongestLibraryName bytes of lower-case letters, digits and '-'.
+// --server-tls-lib, a test request's library and the name a connection sends
+// before its ClientHello are held to it.
+inline constexpr std::size_t kLongestLibraryName = 32;
+inline bool is_library_name(std::string_view text) {
+  return !text.empty() && text.size() <= kLongestLibraryName &&
+         text.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") == std::string_view::npos;
+}
 
 // Each empty field means the library's default.
 struct TlsPolicy {

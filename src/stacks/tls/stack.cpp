@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "error.hpp"
+#include "spec/tls_policy.hpp"
 #include "stacks/stack.hpp"
 #include "transport/socket.hpp"
 
@@ -21,16 +22,15 @@ namespace {
 
 constexpr std::byte kTlsHandshakeRecord{0x16};  // the first byte of every TLS ClientHello
 constexpr std::byte kLibraryNamed{0x01};        // then a length byte and the library's name
-constexpr std::size_t kLongestLibraryName = 32;
 
 ClientContexts tls_client(const tls::ClientOptions& options) {
   return {tls::Context::for_client(options), std::nullopt};
 }
 
 void name_library(int fd, const std::string& library) {
-  if (library.empty() || library.size() > kLongestLibraryName)
-    throw Error(
-        fmt::format("a TLS library's name must be 1 to {} bytes: '{}'", kLongestLibraryName, library));
+  if (!spec::is_library_name(library))
+    throw Error(fmt::format("a TLS library's name is 1 to {} bytes of a-z, 0-9 and '-', not '{}'",
+                            spec::kLongestLibraryName, library));
   std::string named(1, static_cast<char>(kLibraryNamed));
   named += static_cast<char>(library.size());
   named += library;
@@ -50,7 +50,7 @@ std::unique_ptr<Stream> tls_client_stream(UniqueFd fd, const tls::Context* tls, 
 // Reads what follows kLibraryNamed: the name, within `wait`.
 std::string named_library(int fd, std::chrono::milliseconds wait) {
   const Deadline deadline = Deadline::after(wait);
-  std::array<char, 2 + kLongestLibraryName> got{};
+  std::array<char, 2 + spec::kLongestLibraryName> got{};
   std::size_t have = 0;
   std::size_t want = 2;
   while (have < want) {
@@ -63,15 +63,15 @@ std::string named_library(int fd, std::chrono::milliseconds wait) {
     have += n > 0 ? static_cast<std::size_t>(n) : 0;
     if (have >= 2 && want == 2) {
       const auto length = static_cast<unsigned char>(got[1]);
-      if (length == 0 || length > kLongestLibraryName)
+      if (length == 0 || length > spec::kLongestLibraryName)
         throw Error(fmt::format("a connection named a TLS library of {} bytes (1 to {} are names)", length,
-                                kLongestLibraryName));
+                                spec::kLongestLibraryName));
       want = 2 + length;
     }
   }
   std::string name(got.data() + 2, want - 2);
   // A name as --tls-lib takes it: nothing else reaches the log.
-  if (name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
+  if (!spec::is_library_name(name))
     throw Error("a connection named a TLS library with bytes no library's name has");
   return name;
 }
