@@ -6,6 +6,15 @@
 #include "error.hpp"
 
 namespace tlscmp::tls {
+namespace {
+
+// A context of `options` made by `library`.
+Context made_by(const Backend& library, ServerOptions options) {
+  options.library = &library;
+  return Context::for_server(options);
+}
+
+}  // namespace
 
 ServerContexts::ServerContexts(ServerOptions options) : options_(std::move(options)) {
   const Backend& first = backend_of(options_.library);
@@ -15,14 +24,9 @@ ServerContexts::ServerContexts(ServerOptions options) : options_(std::move(optio
 }
 
 Context ServerContexts::make(const Backend& library) const {
-  ServerOptions options = options_;
-  options.library = &library;
-  Context context = Context::for_server(options);
-  for (const auto& [name, named] : names_) {
-    ServerOptions of_name = named;
-    of_name.library = &library;
-    context.add_server_name(name, Context::for_server(of_name));
-  }
+  Context context = made_by(library, options_);
+  for (const auto& [name, named] : names_)
+    context.add_server_name(name, made_by(library, named));
   return context;
 }
 
@@ -42,11 +46,8 @@ const Context& ServerContexts::of(std::string_view name) const {
 
 void ServerContexts::add_server_name(const std::string& server_name, const ServerOptions& options) {
   std::lock_guard lock(mutex_);
-  for (auto& [library, context] : made_) {
-    ServerOptions of_name = options;
-    of_name.library = library;
-    context->add_server_name(server_name, Context::for_server(of_name));
-  }
+  for (auto& [library, context] : made_)
+    context->add_server_name(server_name, made_by(*library, options));
   names_.emplace_back(server_name, options);
 }
 

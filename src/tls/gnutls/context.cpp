@@ -4,10 +4,8 @@
 
 #include <arpa/inet.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <array>
-#include <cerrno>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -26,12 +24,16 @@ void use_identity(gnutls_certificate_credentials_t credentials, const Identity& 
         "cannot use the certificate and key under GnuTLS");
 }
 
+// Trusts the CAs of `pem`; `what` names them in errors ("the given CA").
+void trust_pem(gnutls_certificate_credentials_t credentials, const std::string& pem,
+               const std::string& what) {
+  const gnutls_datum_t text = datum(pem);
+  if (check(gnutls_certificate_set_x509_trust_mem(credentials, &text, GNUTLS_X509_FMT_PEM), what) == 0)
+    throw Error(fmt::format("{} holds no usable PEM certificate", what));
+}
+
 void trust_file(gnutls_certificate_credentials_t credentials, const std::string& file, const char* what) {
-  if (::access(file.c_str(), R_OK) != 0)
-    throw Error(fmt::format("cannot read {} '{}': {}", what, file, std::strerror(errno)));
-  if (check(gnutls_certificate_set_x509_trust_file(credentials, file.c_str(), GNUTLS_X509_FMT_PEM),
-            fmt::format("{} '{}'", what, file)) == 0)
-    throw Error(fmt::format("{} '{}' holds no usable PEM certificate", what, file));
+  trust_pem(credentials, read_text_file(file, what), fmt::format("{} '{}'", what, file));
 }
 
 // What a server's sessions share: its key for tickets, its cache of TLS 1.2
@@ -270,10 +272,7 @@ Context GnutlsBackend::client_context(const ClientOptions& options) const {
       trust_file(credentials.get(), options.ca_file, "CA file");
       trust = fmt::format("the CA in {}", options.ca_file);
     } else if (!options.ca_pem.empty()) {
-      const gnutls_datum_t pem = datum(options.ca_pem);
-      if (check(gnutls_certificate_set_x509_trust_mem(credentials.get(), &pem, GNUTLS_X509_FMT_PEM),
-                "the given CA") == 0)
-        throw Error("the given CA holds no PEM certificate");
+      trust_pem(credentials.get(), options.ca_pem, "the given CA");
       trust = "the embedded server's CA";
     } else {
       check(gnutls_certificate_set_x509_system_trust(credentials.get()),

@@ -60,8 +60,10 @@ struct SavedSession {
   bool ticket = false;
 };
 
-// "TLSv1.3", "TLSv1.2" for a session's version, as OpenSSL names them.
-std::string version_name(gnutls_session_t session);
+// What a session's handshake settled on (version and suite as OpenSSL
+// names them, the group, each side's certificate key, whether it resumed),
+// as `server` or client sees it; the byte counts are its transport's to add.
+SessionInfo session_facts(gnutls_session_t session, bool server);
 // A client's session to resume next time (TLS 1.3: once a ticket came);
 // `offered_ticket`: the session it resumed came with one.
 Session saved_session(gnutls_session_t session, bool offered_ticket);

@@ -205,14 +205,7 @@ void GnutlsMemoryPair::move(End& writer, End& reader, std::span<const std::byte>
 }
 
 SessionInfo GnutlsMemoryPair::client_info() const {
-  SessionInfo info;
-  info.version = version_name(client_.session);
-  info.cipher = suite_name(client_.session);
-  info.group = group_name(gnutls_group_get(client_.session));
-  unsigned peers = 0;
-  const gnutls_datum_t* peer = gnutls_certificate_get_peers(client_.session, &peers);
-  if (peers > 0) info.certificate_key_type = key_description(der_certificate(peer[0]).get());
-  info.resumed = gnutls_session_is_resumed(client_.session) != 0;
+  SessionInfo info = session_facts(client_.session, /*server=*/false);
   info.bytes_written = to_server_.written;
   info.bytes_read = to_client_.written;
   return info;

@@ -69,6 +69,9 @@ class GnutlsStream final : public TlsStream {
   static ssize_t push(gnutls_transport_ptr_t self, const giovec_t* iov, int count);
   static ssize_t pull(gnutls_transport_ptr_t self, void* data, std::size_t size);
   static int pull_timeout(gnutls_transport_ptr_t self, unsigned int ms);
+  // A send or recv's result `n` for GnuTLS: the bytes, added to `bytes`; or
+  // -1, with its errno kept and handed to GnuTLS.
+  ssize_t counted(ssize_t n, std::uint64_t& bytes);
   static int watch_hellos(gnutls_session_t session, unsigned int type, unsigned when, unsigned int incoming,
                           const gnutls_datum_t* message);
   // A failed call's result as an error; {} where it waited and the call should go again.
@@ -94,25 +97,21 @@ ssize_t GnutlsStream::push(gnutls_transport_ptr_t self, const giovec_t* iov, int
   msghdr message{};
   message.msg_iov = const_cast<iovec*>(reinterpret_cast<const iovec*>(iov));
   message.msg_iovlen = static_cast<std::size_t>(count);
-  const ssize_t n = ::sendmsg(stream->native_handle(), &message, MSG_NOSIGNAL);
-  if (n < 0) {
-    stream->last_errno_ = errno;
-    gnutls_transport_set_errno(stream->session_, errno);
-    return -1;
-  }
-  stream->bytes_written_ += static_cast<std::uint64_t>(n);
-  return n;
+  return stream->counted(::sendmsg(stream->native_handle(), &message, MSG_NOSIGNAL), stream->bytes_written_);
 }
 
 ssize_t GnutlsStream::pull(gnutls_transport_ptr_t self, void* data, std::size_t size) {
   auto* stream = static_cast<GnutlsStream*>(self);
-  const ssize_t n = ::recv(stream->native_handle(), data, size, 0);
+  return stream->counted(::recv(stream->native_handle(), data, size, 0), stream->bytes_read_);
+}
+
+ssize_t GnutlsStream::counted(ssize_t n, std::uint64_t& bytes) {
   if (n < 0) {
-    stream->last_errno_ = errno;
-    gnutls_transport_set_errno(stream->session_, errno);
+    last_errno_ = errno;
+    gnutls_transport_set_errno(session_, errno);
     return -1;
   }
-  stream->bytes_read_ += static_cast<std::uint64_t>(n);
+  bytes += static_cast<std::uint64_t>(n);
   return n;
 }
 
@@ -226,17 +225,7 @@ std::string certificate_key(const gnutls_datum_t* der) {
 }
 
 SessionInfo GnutlsStream::session_info() const {
-  SessionInfo info;
-  info.version = version_name(session_);
-  info.cipher = suite_name(session_);
-  info.group = group_name(gnutls_group_get(session_));
-  unsigned peers = 0;
-  const gnutls_datum_t* peer = gnutls_certificate_get_peers(session_, &peers);
-  const std::string peer_key = certificate_key(peers > 0 ? peer : nullptr);
-  const std::string own_key = certificate_key(gnutls_certificate_get_ours(session_));
-  info.certificate_key_type = server_ ? own_key : peer_key;
-  info.client_certificate_key_type = server_ ? peer_key : own_key;
-  info.resumed = resumed();
+  SessionInfo info = session_facts(session_, server_);
   info.bytes_read = bytes_read_;
   info.bytes_written = bytes_written_;
   info.client_hello_bytes = client_hello_bytes_;
@@ -291,9 +280,20 @@ std::string GnutlsStream::explain_verify_failure() const {
 
 }  // namespace
 
-std::string version_name(gnutls_session_t session) {
+SessionInfo session_facts(gnutls_session_t session, bool server) {
+  SessionInfo info;
   const gnutls_protocol_t version = gnutls_protocol_get_version(session);
-  return version == GNUTLS_TLS1_3 ? "TLSv1.3" : version == GNUTLS_TLS1_2 ? "TLSv1.2" : "?";
+  info.version = version == GNUTLS_TLS1_3 ? "TLSv1.3" : version == GNUTLS_TLS1_2 ? "TLSv1.2" : "?";
+  info.cipher = suite_name(session);
+  info.group = group_name(gnutls_group_get(session));
+  unsigned peers = 0;
+  const gnutls_datum_t* peer = gnutls_certificate_get_peers(session, &peers);
+  const std::string peer_key = certificate_key(peers > 0 ? peer : nullptr);
+  const std::string own_key = certificate_key(gnutls_certificate_get_ours(session));
+  info.certificate_key_type = server ? own_key : peer_key;
+  info.client_certificate_key_type = server ? peer_key : own_key;
+  info.resumed = gnutls_session_is_resumed(session) != 0;
+  return info;
 }
 
 Session saved_session(gnutls_session_t session, bool offered_ticket) {
