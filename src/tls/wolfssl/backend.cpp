@@ -1,0 +1,66 @@
+// wolfSSL's facts, what it lacks here, and the entry the core finds the
+// module by (tls/backends.cpp).
+
+#include <fmt/format.h>
+#include <wolfssl/version.h>
+#include <wolfssl/wolfcrypt/error-crypt.h>
+
+#include "error.hpp"
+#include "tls/wolfssl/wolfssl.hpp"
+
+namespace tlscmp::tls::wolfssl {
+
+std::string reason(int code) {
+  const char* text = wolfSSL_ERR_reason_error_string(static_cast<unsigned long>(code));
+  return text != nullptr ? text : fmt::format("wolfSSL error {}", code);
+}
+
+void check(int ret, const std::string& what) {
+  if (ret == WOLFSSL_SUCCESS) return;
+  throw Error(ret < 0 ? fmt::format("{}: {}", what, reason(ret)) : fmt::format("{}: wolfSSL refused", what));
+}
+
+// Once, before any other call. No wolfSSL_Cleanup at exit: a server's
+// threads may still be in the library while the process ends.
+WolfsslBackend::WolfsslBackend() {
+  wolfSSL_Init();
+}
+
+std::string WolfsslBackend::library_version() const {
+  return fmt::format("wolfSSL {}", wolfSSL_lib_version());
+}
+
+std::string WolfsslBackend::header_version() const {
+  return fmt::format("wolfSSL {}", LIBWOLFSSL_VERSION_STRING);
+}
+
+bool WolfsslBackend::dtls_available(std::string& why) const {
+  why =
+      "tlscmp's wolfSSL backend has no DTLS yet (Debian's wolfSSL has DTLS 1.2: to come); DTLS tests need "
+      "OpenSSL (--tls-lib openssl, or openssl first in its list)";
+  return false;
+}
+
+DtlsContext WolfsslBackend::dtls_server_context(const Identity&) const {
+  std::string why;
+  dtls_available(why);
+  throw Error(why);
+}
+
+DtlsContext WolfsslBackend::dtls_client_context(const ClientOptions&) const {
+  std::string why;
+  dtls_available(why);
+  throw Error(why);
+}
+
+const WolfsslBackend& wolfssl_backend() {
+  static const WolfsslBackend backend;
+  return backend;
+}
+
+}  // namespace tlscmp::tls::wolfssl
+
+// The entry the core finds a backend by (tls/backends.cpp).
+extern "C" const tlscmp::tls::Backend* tlscmp_tls_backend_v1() {
+  return &tlscmp::tls::wolfssl::wolfssl_backend();
+}
