@@ -251,15 +251,7 @@ measure::Comparison run_client(const session::ClientConfig& config, measure::Tra
   target.host = parameters.host;
   target.port = parameters.port;
   if (kind.run_whole != nullptr) {
-    // A kind that runs itself (--handshakes, --compare-groups) runs the first library.
-    if (!config.tls_policy.libraries.empty()) {
-      tls_config.server_library = config.tls_policy.server_library.empty()
-                                      ? config.tls_policy.libraries.front()
-                                      : config.tls_policy.server_library;
-      if (config.tls_policy.libraries.size() > 1)
-        comparison.notes.push_back(fmt::format("--tls-lib: this test runs the first library alone, {}",
-                                               config.tls_policy.libraries.front()));
-    }
+    // A kind that runs itself (--handshakes, --compare-groups) runs --tls-lib's libraries its own way.
     kind.run_whole(target, tls_config, interrupt, comparison);
     return comparison;
   }

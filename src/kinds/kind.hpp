@@ -179,7 +179,8 @@ struct KindSlice {
   void (*run)(const session::ClientRun& run, const session::Variant& variant,
               measure::Comparison& comparison) = nullptr;
   // A kind without rounds (handshake): the whole test, into the comparison,
-  // its failure in comparison.error.
+  // its failure in comparison.error; with each of --tls-lib's libraries
+  // (kinds/variants.hpp's library_options).
   void (*run_whole)(const session::ClientConfig& target, const tls::ClientOptions& tls_config,
                     session::InterruptWatch& interrupt, measure::Comparison& comparison) = nullptr;
   // One TLS handshake with `tls` against the target, as a test of its own,

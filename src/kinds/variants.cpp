@@ -75,6 +75,19 @@ std::vector<session::Variant> common_variants(const session::ClientConfig& confi
   return variants;
 }
 
+std::vector<tls::ClientOptions> library_options(const session::ClientConfig& config,
+                                                const tls::ClientOptions& tls_config) {
+  std::vector<tls::ClientOptions> out;
+  for (const std::string& library : config.tls_policy.libraries) {
+    tls::ClientOptions& options = out.emplace_back(tls_config);
+    options.library = tls::find_backend(library);
+    options.server_library =
+        config.tls_policy.server_library.empty() ? library : config.tls_policy.server_library;
+  }
+  if (out.empty()) out.push_back(tls_config);
+  return out;
+}
+
 std::vector<session::Variant> library_variants(const KindSlice& kind, const session::ClientConfig& config,
                                                const tls::ClientOptions& tls_config,
                                                std::vector<std::string>& notes) {
@@ -88,11 +101,9 @@ std::vector<session::Variant> library_variants(const KindSlice& kind, const sess
   std::erase_if(over_tcp.modes, [](Mode m) { return !facts(m).tls_over_tcp; });
   std::vector<session::Variant> variants;
   std::vector<std::string> said;  // which label runs which library, for the reader
+  const std::vector<tls::ClientOptions> each = library_options(config, tls_config);
   for (std::size_t i = 0; i < libraries.size(); ++i) {
-    tls::ClientOptions options = tls_config;
-    options.library = tls::find_backend(libraries[i]);
-    options.server_library =
-        config.tls_policy.server_library.empty() ? libraries[i] : config.tls_policy.server_library;
+    const tls::ClientOptions& options = each[i];
     if (i > 0 && over_tcp.modes.empty()) {
       notes.push_back(
           fmt::format("--tls-lib {}: left out, as no mode of this run is TLS over TCP", libraries[i]));

@@ -24,6 +24,12 @@ std::vector<session::Variant> common_variants(const session::ClientConfig& confi
                                               const tls::ClientOptions& tls_config,
                                               std::vector<std::string>& notes);
 
+// --tls-lib's libraries as client options, the first first: each with its
+// backend and the library the server is asked for (its own, or
+// --server-tls-lib's). Without --tls-lib: `tls_config` alone, unchanged.
+std::vector<tls::ClientOptions> library_options(const session::ClientConfig& config,
+                                                const tls::ClientOptions& tls_config);
+
 // What one round runs with --tls-lib's libraries: the kind's variants
 // (`kind.variants`, or common_variants) with the first library, then the
 // TLS-over-TCP ones again with each other library, labelled with its name

@@ -215,6 +215,41 @@ TEST_CASE("--tls-lib: every kind's summary holds each other library to the first
     CHECK(f["flows_summary"][variant]["over_first_library"]["transactions_per_s"]["count"] == 2);
 }
 
+TEST_CASE("--tls-lib: --handshakes and --compare-groups run each library, each other over the first") {
+  if (!holds_both_libraries()) return;
+  const ProcessResult r =
+      run_tlscmp({"client", "--tls-lib", "openssl,boringssl", "--handshakes", "10", "-J"});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["handshakes"]["tls_library"] == "openssl");
+  REQUIRE(j["handshakes_libraries"].size() == 2);
+  const json& other = j["handshakes_libraries"][1];
+  CHECK(other["tls_library"] == "boringssl");
+  CHECK(other["full"]["count"] == 10);  // in parts, library after library, all of N
+  CHECK(other["resumed"]["resumed"] == 10);
+  CHECK(other["over_first_library"]["full_per_second"].get<double>() > 0);
+  CHECK(j["handshakes_libraries"][0]["over_first_library"].is_null());
+  const ProcessResult text = run_tlscmp({"client", "--tls-lib", "openssl,boringssl", "--handshakes", "4"});
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("boringssl: 4 full and 4 resumed handshakes") != std::string::npos);
+  CHECK(text.out.find("boringssl: ") != std::string::npos);
+  CHECK(text.out.find("x openssl's full handshakes a second") != std::string::npos);
+  // --compare-groups: each library's groups, each row over its own library's X25519.
+  const ProcessResult groups = run_tlscmp({"client", "--tls-lib", "openssl,boringssl", "--compare-groups",
+                                           "--handshakes", "2", "--repeat", "1", "-J"});
+  INFO("stderr: " << groups.err);
+  REQUIRE(groups.exit_code == 0);
+  const json g = json::parse(groups.out);
+  int boringssl_rows = 0;
+  for (const json& row : g["groups"]) {
+    if (row["tls_library"] != "boringssl") continue;
+    ++boringssl_rows;
+    if (row["group"] == "X25519") CHECK(row["vs_x25519"]["full_per_second"].get<double>() == 1.0);
+  }
+  CHECK(boringssl_rows >= 3);  // X25519 and P-256/384/521 at least
+}
+
 TEST_CASE("the interop matrix: every client library against every server library, TLS 1.2 and 1.3, resumed") {
   if (!holds_both_libraries()) return;
   const std::vector<std::string> libraries = tls_backends_of(tlscmp_binary());

@@ -10,6 +10,7 @@
 #include "session/control.hpp"
 #include "session/interrupt.hpp"
 #include "stacks/stack.hpp"
+#include "tls/backend.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
 #include "version.hpp"
@@ -133,38 +134,79 @@ HandshakeTest run_handshake_test(const ClientConfig& config, int count, const tl
   return results;
 }
 
-// --compare-groups: the handshake test with each key exchange group this
-// library has, alone, group after group within each round. A group the
-// server refuses is a row with its error; the others go on.
-void run_group_comparison(const ClientConfig& config, const tls::ClientOptions& tls_config,
-                          InterruptWatch& interrupt, measure::Comparison& comparison) {
-  struct Entry {
-    std::string group;
-    tls::Context context;
-    HandshakeTest samples;
-    std::string error;
-  };
-  GroupResults& results = comparison.as<GroupResults>();
-  const std::vector<std::string> available = tls::available_groups();
-  std::vector<Entry> entries;
+namespace {
+
+// --compare-groups: one library's group, its context and what it measured.
+struct GroupEntry {
+  std::string group;
+  std::string library;  // --tls-lib's name; "" without it
+  tls::Context context;
+  HandshakeTest samples;
+  std::string error;
+};
+
+// The groups of one library of --tls-lib (or the default's), each a context of its own.
+void add_group_entries(const ClientConfig& config, const tls::ClientOptions& options,
+                       std::vector<GroupEntry>& entries, measure::Comparison& comparison) {
+  const tls::Backend& backend = tls::backend_of(options.library);
+  const std::string library = config.tls_policy.libraries.empty() ? "" : backend.name();
+  const std::vector<std::string> available = backend.available_groups();
   std::string lacking;
   for (const std::string& group : tls::known_groups()) {
     if (std::find(available.begin(), available.end(), group) == available.end()) {
       lacking += (lacking.empty() ? "" : ", ") + group;
       continue;
     }
-    tls::ClientOptions one = tls_config;
+    tls::ClientOptions one = options;
     one.policy.groups = group;
-    entries.push_back({group, tls::Context::for_client(one), {}, {}});
+    entries.push_back({group, library, tls::Context::for_client(one), {}, {}});
   }
   if (!lacking.empty())
-    comparison.notes.push_back(fmt::format("{} has no {}: left out", tls::library_version(), lacking));
+    comparison.notes.push_back(fmt::format("{} has no {}: left out", backend.library_version(), lacking));
+}
+
+// Each entry's rows into the comparison; a note names the groups cut short.
+void keep_group_rows(const ClientConfig& config, int per_round, const std::vector<GroupEntry>& entries,
+                     measure::Comparison& comparison) {
+  GroupResults& results = comparison.as<GroupResults>();
+  std::string cut_short;
+  for (const GroupEntry& entry : entries) {
+    const std::size_t made = entry.samples.kinds[0].handshake_us.size();
+    const std::string name = entry.library.empty() ? entry.group : entry.group + " " + entry.library;
+    if (entry.error.empty() && made < static_cast<std::size_t>(per_round * config.rounds))
+      cut_short += fmt::format("{}{} ({})", cut_short.empty() ? "" : ", ", name, made);
+    GroupHandshakes row{entry.group, entry.library, std::nullopt, entry.error};
+    if (entry.error.empty() && !entry.samples.kinds[0].handshake_us.empty()) {
+      row.results = HandshakeResults{per_round * config.rounds, entry.samples.kinds[0].summarize(),
+                                     entry.samples.kinds[1].summarize(), entry.samples.tls};
+      row.results->tls.library = entry.library;
+    }
+    results.groups.push_back(std::move(row));
+  }
+  if (!cut_short.empty()) {
+    comparison.notes.push_back(
+        fmt::format("a group stops a round after {} s, so these made fewer full handshakes than asked: {}",
+                    std::chrono::duration<double>(kGroupBudgetPerRound).count(), cut_short));
+  }
+}
+
+}  // namespace
+
+// --compare-groups: the handshake test with each key exchange group each
+// library has, alone, group after group and library after library within
+// each round. A group the server refuses is a row with its error; the
+// others go on.
+void run_group_comparison(const ClientConfig& config, const std::vector<tls::ClientOptions>& libraries,
+                          InterruptWatch& interrupt, measure::Comparison& comparison) {
+  std::vector<GroupEntry> entries;
+  for (const tls::ClientOptions& options : libraries)
+    add_group_entries(config, options, entries, comparison);
   const int per_round = config.test.handshake.handshakes > 0
                             ? static_cast<int>(config.test.handshake.handshakes)
                             : kGroupHandshakesPerRound;
   const int total_rounds = config.warmup_rounds + config.rounds;
   for (int r = 0; r < total_rounds && !comparison.interrupted; ++r) {
-    for (Entry& entry : entries) {
+    for (GroupEntry& entry : entries) {
       if (!entry.error.empty()) continue;  // it failed once: the server or the version cannot do it
       try {
         const HandshakeTest test = run_handshake_test(config, per_round, entry.context, interrupt,
@@ -182,22 +224,34 @@ void run_group_comparison(const ClientConfig& config, const tls::ClientOptions& 
       }
     }
   }
-  std::string cut_short;
-  for (const Entry& entry : entries) {
-    const std::size_t made = entry.samples.kinds[0].handshake_us.size();
-    if (entry.error.empty() && made < static_cast<std::size_t>(per_round * config.rounds))
-      cut_short += fmt::format("{}{} ({})", cut_short.empty() ? "" : ", ", entry.group, made);
-    GroupHandshakes row{entry.group, std::nullopt, entry.error};
-    if (entry.error.empty() && !entry.samples.kinds[0].handshake_us.empty()) {
-      row.results = HandshakeResults{per_round * config.rounds, entry.samples.kinds[0].summarize(),
-                                     entry.samples.kinds[1].summarize(), entry.samples.tls};
+  keep_group_rows(config, per_round, entries, comparison);
+}
+
+void run_library_handshakes(const ClientConfig& config, const std::vector<tls::ClientOptions>& libraries,
+                            InterruptWatch& interrupt, measure::Comparison& comparison) {
+  const auto count = static_cast<int>(config.test.handshake.handshakes);
+  std::vector<tls::Context> contexts;
+  for (const tls::ClientOptions& options : libraries)
+    contexts.push_back(tls::Context::for_client(options));
+  // One library: one test. Several: in parts, library after library, so
+  // that none has the host's quieter or busier minute to itself.
+  const int parts = libraries.size() > 1 ? std::min(count, kLibraryParts) : 1;
+  std::vector<HandshakeTest> tests(libraries.size());
+  for (int part = 0; part < parts; ++part) {
+    const int n = count * (part + 1) / parts - count * part / parts;
+    for (std::size_t i = 0; i < libraries.size() && n > 0; ++i) {
+      const HandshakeTest test =
+          run_handshake_test(config, n, contexts[i], interrupt, comparison.environment);
+      for (int kind = 0; kind < 2; ++kind)
+        tests[i].kinds[kind].add(test.kinds[kind]);
+      tests[i].tls = test.tls;
     }
-    results.groups.push_back(std::move(row));
   }
-  if (!cut_short.empty()) {
-    comparison.notes.push_back(
-        fmt::format("a group stops a round after {} s, so these made fewer full handshakes than asked: {}",
-                    std::chrono::duration<double>(kGroupBudgetPerRound).count(), cut_short));
+  HandshakeLibraries& results = comparison.as<HandshakeLibraries>();
+  for (std::size_t i = 0; i < libraries.size(); ++i) {
+    HandshakeResults& one = results.libraries.emplace_back(
+        HandshakeResults{count, tests[i].kinds[0].summarize(), tests[i].kinds[1].summarize(), tests[i].tls});
+    one.tls.library = config.tls_policy.libraries.empty() ? "" : contexts[i].backend().name();
   }
 }
 

@@ -46,6 +46,8 @@ struct HandshakeTest {
 // of a second per handshake) are measured with fewer handshakes, not for minutes.
 inline constexpr int kGroupHandshakesPerRound = 20;
 inline constexpr std::chrono::milliseconds kGroupBudgetPerRound{1000};
+// --handshakes with several libraries: each library's N in this many parts.
+inline constexpr int kLibraryParts = 5;
 
 // Client: `count` full handshakes and `count` resumed ones, alternating. With
 // a `budget`, no new pair starts once that much time has gone (one pair at
@@ -54,10 +56,18 @@ HandshakeTest run_handshake_test(const session::ClientConfig& config, int count,
                                  session::InterruptWatch& interrupt, measure::Environment& environment,
                                  std::chrono::milliseconds budget = {});
 
-// Client: --compare-groups, every group the library has, round by round,
-// into the comparison's GroupResults (and its notes).
-void run_group_comparison(const session::ClientConfig& config, const tls::ClientOptions& tls_config,
+// Client: --compare-groups, every group each library has (--tls-lib's, as
+// kinds/variants.hpp's library_options gives them), round by round, into
+// the comparison's GroupResults (and its notes).
+void run_group_comparison(const session::ClientConfig& config,
+                          const std::vector<tls::ClientOptions>& libraries,
                           session::InterruptWatch& interrupt, measure::Comparison& comparison);
+
+// Client: --handshakes N with each library, N/5 at a time, library after
+// library, into the comparison's HandshakeLibraries.
+void run_library_handshakes(const session::ClientConfig& config,
+                            const std::vector<tls::ClientOptions>& libraries,
+                            session::InterruptWatch& interrupt, measure::Comparison& comparison);
 
 // Server: one handshake connection, its TLS handshake done: counted against
 // its test's ticket, answered with one byte, closed cleanly (the test's

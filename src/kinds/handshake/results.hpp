@@ -40,12 +40,20 @@ struct HandshakeResults {
   int requested = 0;  // N
   HandshakeStats full;
   HandshakeStats resumed;
-  TlsParameters tls;  // of the last full handshake
+  TlsParameters tls;  // of the last full handshake; tls.library: --tls-lib's name ("" without it)
 };
 
-// --compare-groups: handshake tests with one key exchange group each.
+// --handshakes: one library's results each, --tls-lib's first first (one
+// without --tls-lib).
+struct HandshakeLibraries {
+  std::vector<HandshakeResults> libraries;
+};
+
+// --compare-groups: handshake tests with one key exchange group each (and
+// one library: --tls-lib's name, "" without it).
 struct GroupHandshakes {
-  std::string group;                        // as --groups takes it: "X25519MLKEM768"
+  std::string group;  // as --groups takes it: "X25519MLKEM768"
+  std::string library;
   std::optional<HandshakeResults> results;  // none when its handshakes failed
   std::string error;                        // why, e.g. the server does not have the group
 };
@@ -60,8 +68,10 @@ struct GroupRatios {
   double server_hello_bytes = 0;
 };
 
-// The X25519 row's results, the baseline of the ratios; nullptr if it has none.
-const HandshakeResults* group_baseline(const std::vector<GroupHandshakes>& groups);
+// The X25519 row's results of `library`, the baseline of its rows' ratios;
+// nullptr if it has none.
+const HandshakeResults* group_baseline(const std::vector<GroupHandshakes>& groups,
+                                       const std::string& library);
 
 GroupRatios group_ratios(const HandshakeResults& group, const HandshakeResults& x25519);
 

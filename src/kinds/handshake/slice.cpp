@@ -3,6 +3,7 @@
 // by one.
 
 #include "kinds/handshake/handshake.hpp"
+#include "kinds/variants.hpp"
 #include "measure/cpu.hpp"
 
 namespace tlscmp::kinds {
@@ -12,18 +13,15 @@ namespace handshake_entry {
 void run_whole(const session::ClientConfig& target, const tls::ClientOptions& tls_config,
                session::InterruptWatch& interrupt, measure::Comparison& comparison) {
   measure::TestParameters& parameters = comparison.parameters;
-  if (target.test.compare_groups) {
-    if (parameters.test.handshake.handshakes == 0)
-      parameters.test.handshake.handshakes = kGroupHandshakesPerRound;
-    run_group_comparison(target, tls_config, interrupt, comparison);
-    return;
-  }
-  const auto count = static_cast<int>(target.test.handshake.handshakes);
   try {
-    const tls::Context tls = tls::Context::for_client(tls_config);
-    const HandshakeTest test = run_handshake_test(target, count, tls, interrupt, comparison.environment);
-    comparison.as<HandshakeResults>() =
-        HandshakeResults{count, test.kinds[0].summarize(), test.kinds[1].summarize(), test.tls};
+    const std::vector<tls::ClientOptions> libraries = library_options(target, tls_config);
+    if (target.test.compare_groups) {
+      if (parameters.test.handshake.handshakes == 0)
+        parameters.test.handshake.handshakes = kGroupHandshakesPerRound;
+      run_group_comparison(target, libraries, interrupt, comparison);
+      return;
+    }
+    run_library_handshakes(target, libraries, interrupt, comparison);
   } catch (const Error& e) {
     if (interrupt.interrupted()) {
       comparison.interrupted = true;

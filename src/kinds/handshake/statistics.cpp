@@ -27,9 +27,10 @@ HandshakeStats HandshakeSamples::summarize() const {
           measure::summarize(server_hello_bytes)};
 }
 
-const HandshakeResults* group_baseline(const std::vector<GroupHandshakes>& groups) {
+const HandshakeResults* group_baseline(const std::vector<GroupHandshakes>& groups,
+                                       const std::string& library) {
   for (const GroupHandshakes& g : groups) {
-    if (g.group == "X25519" && g.results) return &*g.results;
+    if (g.group == "X25519" && g.library == library && g.results) return &*g.results;
   }
   return nullptr;
 }
