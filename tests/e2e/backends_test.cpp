@@ -207,6 +207,13 @@ TEST_CASE("--tls-lib: every kind's summary holds each other library to the first
   for (const char* variant : {"tls openssl", "tls-resumed openssl"})
     CHECK(c["crr_summary"][variant]["over_first_library"]["connections_per_s"]["count"] == 2);
   CHECK(c["crr_summary"]["tls-resumed"]["over_first_library"].is_null());
+  // CSV: each row names its library, and the one it asked the server for.
+  const ProcessResult csv =
+      run_tlscmp({"client", "--tls-lib", "boringssl,openssl", "--crr", "-n", "10", "--repeat", "1", "--csv"});
+  REQUIRE(csv.exit_code == 0);
+  CHECK(csv.out.find(",tls_library,server_tls_library,") != std::string::npos);
+  CHECK(csv.out.find(",openssl,openssl,") != std::string::npos);
+  CHECK(csv.out.find(",boringssl,boringssl,") != std::string::npos);
   const ProcessResult flows = run_tlscmp({"client", "--tls-lib", "boringssl,openssl", "--flows", "10", "--rr",
                                           "1/1", "-n", "200", "--repeat", "2", "-J"});
   REQUIRE(flows.exit_code == 0);

@@ -287,6 +287,7 @@ std::string render_crr_csv(const measure::Comparison& c) {
       "handshake_p50_us,handshake_p99_us,response_p50_us,response_p99_us,total_p50_us,total_p99_us,total_max_"
       "us,"
       "bytes_sent_per_connection,bytes_received_per_connection,tls_version,cipher,group,certificate_key_type,"
+      "tls_library,server_tls_library,"
       "client_cpu_us_per_connection,server_cpu_us_per_connection,time_wait_before,time_wait_after," +
       std::string(kCalibrationCsvColumns) + "\n";
   const auto count = [](const std::optional<std::uint64_t>& v) {
@@ -303,9 +304,9 @@ std::string render_crr_csv(const measure::Comparison& c) {
                        run.response.p50, run.response.p99, run.total.p50, run.total.p99, run.total.max,
                        run.bytes_sent, run.bytes_received);
     out += fmt::format(
-        "{},{},{},{},{:.3f},{},{},{},{}\n", csv_field(run.tls.version), csv_field(run.tls.cipher),
-        csv_field(run.tls.group), csv_field(run.tls.certificate_key_type),
-        run.cpu_us_per_connection(run.client),
+        "{},{},{},{},{},{},{:.3f},{},{},{},{}\n", csv_field(run.tls.version), csv_field(run.tls.cipher),
+        csv_field(run.tls.group), csv_field(run.tls.certificate_key_type), csv_field(run.tls.library),
+        csv_field(run.tls.server_library), run.cpu_us_per_connection(run.client),
         run.partial ? std::string() : fmt::format("{:.3f}", run.cpu_us_per_connection(run.server)),
         count(run.time_wait_before), count(run.time_wait_after), calibration_csv(run.client, run.server));
   }

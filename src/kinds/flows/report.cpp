@@ -393,7 +393,7 @@ std::string render_flows_csv(const measure::Comparison& c) {
       "us,"
       "flow_min,flow_p50,flow_max,fairness,failed_flows,client_cpu_s,server_cpu_s,client_idle_rss_bytes,"
       "client_after_rss_bytes,server_idle_rss_bytes,server_after_rss_bytes,client_idle_tcp_bytes,"
-      "server_idle_tcp_bytes,tls_version,cipher,group\n";
+      "server_idle_tcp_bytes,tls_version,cipher,group,tls_library,server_tls_library\n";
   const auto opt = [](const std::optional<double>& v) {
     return v ? fmt::format("{:.1f}", *v) : std::string();
   };
@@ -408,11 +408,11 @@ std::string render_flows_csv(const measure::Comparison& c) {
                              r.latency.max);
     out += fmt::format("{:g},{:g},{:g},{:.4f},{},{:.6f},{:.6f},", r.flow_min, r.flow_p50, r.flow_max,
                        r.fairness, r.failed_flows, r.client.cpu_s(), r.server.cpu_s());
-    out += fmt::format("{},{},{},{},{},{},{},{},{}\n", opt(r.client_memory.idle_rss),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", opt(r.client_memory.idle_rss),
                        opt(r.client_memory.after_rss), opt(r.server_memory.idle_rss),
                        opt(r.server_memory.after_rss), opt(r.client_memory.idle_tcp),
                        opt(r.server_memory.idle_tcp), csv_field(r.tls.version), csv_field(r.tls.cipher),
-                       csv_field(r.tls.group));
+                       csv_field(r.tls.group), csv_field(r.tls.library), csv_field(r.tls.server_library));
   }
   return out;
 }

@@ -246,7 +246,8 @@ std::string render_rr_csv(const measure::Comparison& c) {
       "variant,round,warmup,partial,mode,request_bytes,response_bytes,connections,rate_tps,connection,"
       "transactions,elapsed_us,transactions_per_s,handshake_us,latency_min_us,latency_p50_us,latency_p90_us,"
       "latency_p99_us,latency_p999_us,latency_max_us,latency_mean_us,tls_version,cipher,group,"
-      "certificate_key_type,client_cpu_user_s,client_cpu_system_s,client_cpu_us_per_transaction,"
+      "certificate_key_type,tls_library,server_tls_library,client_cpu_user_s,client_cpu_system_s,client_cpu_"
+      "us_per_transaction,"
       "server_cpu_user_s,server_cpu_system_s,server_cpu_us_per_transaction,client_tls_library,"
       "server_tls_library,client_cpu_model,server_cpu_model," +
       std::string(kCalibrationCsvColumns) + "\n";
@@ -268,18 +269,18 @@ std::string render_rr_csv(const measure::Comparison& c) {
       out +=
           fmt::format(
               fmt::runtime(head(run, std::to_string(k.index), k.transactions, k.elapsed_us, k.latency)), "") +
-          std::string(14 + 1 + kCalibrationCsvCommas, ',') + "\n";
+          std::string(16 + 1 + kCalibrationCsvCommas, ',') + "\n";
     }
-    out +=
-        fmt::format(fmt::runtime(head(run, "all", run.transactions, run.elapsed_us, run.latency)),
-                    fmt::format("{:.3f}", run.handshake_us)) +
-        fmt::format(",{},{},{},{},{:.6f},{:.6f},{:.3f},{:.6f},{:.6f},{:.3f},{},{},{},{},{}\n",
-                    csv_field(run.tls.version), csv_field(run.tls.cipher), csv_field(run.tls.group),
-                    csv_field(run.tls.certificate_key_type), run.client.cpu_user_s, run.client.cpu_system_s,
-                    run.cpu_us_per_transaction(run.client), run.server.cpu_user_s, run.server.cpu_system_s,
-                    run.cpu_us_per_transaction(run.server), csv_field(e.client_tls_library),
-                    csv_field(e.server_tls_library), csv_field(e.client_cpu_model),
-                    csv_field(e.server_cpu_model), calibration_csv(run.client, run.server));
+    out += fmt::format(fmt::runtime(head(run, "all", run.transactions, run.elapsed_us, run.latency)),
+                       fmt::format("{:.3f}", run.handshake_us)) +
+           fmt::format(",{},{},{},{},{},{},{:.6f},{:.6f},{:.3f},{:.6f},{:.6f},{:.3f},{},{},{},{},{}\n",
+                       csv_field(run.tls.version), csv_field(run.tls.cipher), csv_field(run.tls.group),
+                       csv_field(run.tls.certificate_key_type), csv_field(run.tls.library),
+                       csv_field(run.tls.server_library), run.client.cpu_user_s, run.client.cpu_system_s,
+                       run.cpu_us_per_transaction(run.client), run.server.cpu_user_s, run.server.cpu_system_s,
+                       run.cpu_us_per_transaction(run.server), csv_field(e.client_tls_library),
+                       csv_field(e.server_tls_library), csv_field(e.client_cpu_model),
+                       csv_field(e.server_cpu_model), calibration_csv(run.client, run.server));
   }
   return out;
 }

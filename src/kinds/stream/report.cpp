@@ -393,7 +393,8 @@ std::string render_stream_csv(const measure::Comparison& c) {
   std::string out =
       "variant,round,warmup,partial,mode,direction,bytes,chunk_bytes,transfer_us,sender_us,handshake_us,"
       "mbytes_per_s,messages,payload_bytes,messages_per_s,"
-      "tls_version,cipher,group,certificate_key_type,client_certificate_key_type,record_size";
+      "tls_version,cipher,group,certificate_key_type,client_certificate_key_type,record_size,tls_library,"
+      "server_tls_library";
   for (const char* side : {"client", "server"}) {
     for (const char* column : kSideColumns)
       out += fmt::format(",{}_{}", side, column);
@@ -404,13 +405,15 @@ std::string render_stream_csv(const measure::Comparison& c) {
   for (const StreamRun& run : c.or_empty<StreamResults>().runs) {
     out += fmt::format(
         "{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{:.1f},{},{},{},{},{},{},{},{},{},{},{},{}"
-        "\n",
+        ",{},"
+        "{}\n",
         csv_field(run.label()), run.round, run.warmup ? 1 : 0, run.partial ? 1 : 0, to_string(run.mode),
         to_string(c.parameters.test.stream.direction), run.bytes, c.parameters.test.chunk_bytes,
         run.transfer_us, run.sender_us, run.handshake_us, run.mbytes_per_s(), run.messages, run.payload_bytes,
         run.messages_per_s(), csv_field(run.tls.version), csv_field(run.tls.cipher), csv_field(run.tls.group),
         csv_field(run.tls.certificate_key_type), csv_field(run.tls.client_certificate_key_type),
-        run.tls.record_size, side_fields(run.client, run.bytes), side_fields(run.server, run.bytes),
+        run.tls.record_size, csv_field(run.tls.library), csv_field(run.tls.server_library),
+        side_fields(run.client, run.bytes), side_fields(run.server, run.bytes),
         csv_field(e.client_tls_library), csv_field(e.server_tls_library), csv_field(e.client_cpu_model),
         csv_field(e.server_cpu_model));
   }
