@@ -11,6 +11,7 @@
 #include "render/page.hpp"
 #include "render/svg.hpp"
 #include "results/result_file.hpp"
+#include "spec/tls_policy.hpp"
 
 namespace tlscmp::report {
 namespace {
@@ -40,11 +41,15 @@ class Page : public render::Page {
           for (const auto& [k, v] : object(point, "settings").items())
             setting +=
                 (setting.empty() ? "" : " ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
-          if (point.contains("comparison")) results_.push_back({label, setting, &point["comparison"]});
+          if (point.contains("comparison")) {
+            results_.push_back({label, setting, &point["comparison"]});
+            add_libraries(point["comparison"]);
+          }
         }
         sweeps_.push_back(&in);
       } else {
         results_.push_back({label, "", &in.json});
+        add_libraries(in.json);
       }
     }
   }
@@ -65,7 +70,7 @@ class Page : public render::Page {
   std::string chart(svg::Chart c) override {
     c.id = fmt::format("chart-{}", ++charts_);
     for (svg::Series& s : c.series) {
-      if (!s.key.empty() && !s.colour) s.colour = colour_for(s.key);
+      if (!s.key.empty() && !s.colour) style(s);
     }
     return svg::render(c);
   }
@@ -251,6 +256,36 @@ pre {{ background: #f4f4f4; padding: .5rem; white-space: pre-wrap; word-break: b
   std::size_t colour_for(const std::string& key) {
     return colours_.emplace(key, colours_.size()).first->second;
   }
+  // --tls-lib's libraries of the page's results, the first result's first.
+  std::vector<std::string> libraries_;
+  void add_libraries(const json& result) {
+    for (const json& name : list(object(result, "test"), "tls_libraries")) {
+      if (name.is_string() && std::find(libraries_.begin(), libraries_.end(), name) == libraries_.end())
+        libraries_.push_back(name.get<std::string>());
+    }
+  }
+  // A series' colour and marker. With several TLS libraries on the page, a
+  // TLS variant's colour is its library's ("tls-resumed boringssl":
+  // boringssl's; "tls-resumed": the first library's) and its marker the
+  // variant's kind (tls, tls-resumed, tls-release), the same on every
+  // chart; tcp and the other transports keep their own colours.
+  void style(svg::Series& s) {
+    const std::size_t space = s.key.rfind(' ');
+    std::string library = space != std::string::npos && spec::is_library_name(s.key.substr(space + 1))
+                              ? s.key.substr(space + 1)
+                              : std::string();
+    const std::string kind = library.empty() ? s.key : s.key.substr(0, space);
+    if (library.empty() && (kind.starts_with("tls") || kind.starts_with("TLS")) && !libraries_.empty())
+      library = libraries_.front();
+    const auto at = std::find(libraries_.begin(), libraries_.end(), library);
+    if (libraries_.size() < 2 || at == libraries_.end()) {
+      s.colour = colour_for(s.key);
+      return;
+    }
+    s.colour = 1 + static_cast<std::size_t>(at - libraries_.begin());  // tcp keeps 0
+    if (!s.shape) s.shape = shapes_.emplace(kind, shapes_.size()).first->second;
+  }
+  std::map<std::string, std::size_t> shapes_{{"tls", 0}, {"tls-resumed", 1}, {"tls-release", 2}};
   std::vector<const ReportInput*> sweeps_;
   int charts_ = 0;
 };

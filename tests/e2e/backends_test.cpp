@@ -2,6 +2,10 @@
 // other: an OpenSSL client against a BoringSSL server, and the reverse.
 
 #include <algorithm>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include "e2e/e2e.hpp"
@@ -255,6 +259,30 @@ TEST_CASE("--tls-lib: --handshakes and --compare-groups run each library, each o
     if (row["group"] == "X25519") CHECK(row["vs_x25519"]["full_per_second"].get<double>() == 1.0);
   }
   CHECK(boringssl_rows >= 3);  // X25519 and P-256/384/521 at least
+}
+
+TEST_CASE("--tls-lib on the report page: a colour per library on every chart, a marker per variant kind") {
+  if (!holds_both_libraries()) return;
+  TempDir dir;
+  const ProcessResult r = run_tlscmp({"client", "--tls-lib", "openssl,boringssl", "--crr", "-n", "10",
+                                      "--repeat", "2", "--html", dir.file("page.html")});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  std::ifstream in(dir.file("page.html"));
+  const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Each legend entry: its marker's colour, and the series' name.
+  std::map<std::string, std::set<std::string>> colours;
+  const std::regex entry(R"re(<li><svg[^>]*><[a-z]+ [^>]*fill="(#[0-9A-Fa-f]{6})"/></svg> ([^<]+)</li>)re");
+  for (auto it = std::sregex_iterator(page.begin(), page.end(), entry); it != std::sregex_iterator(); ++it)
+    colours[(*it)[2]].insert((*it)[1]);
+  REQUIRE(colours.count("tls boringssl") == 1);
+  REQUIRE(colours.count("tls-resumed boringssl") == 1);
+  REQUIRE(colours.count("tls") == 1);
+  CHECK(colours["tls boringssl"].size() == 1);  // the same on every chart
+  CHECK(colours["tls boringssl"] == colours["tls-resumed boringssl"]);
+  CHECK(colours["tls"] == colours["tls-resumed"]);
+  CHECK(colours["tls"] != colours["tls boringssl"]);
+  CHECK(colours["tcp"] != colours["tls"]);
 }
 
 TEST_CASE("the interop matrix: every client library against every server library, TLS 1.2 and 1.3, resumed") {
