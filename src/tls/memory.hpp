@@ -6,13 +6,48 @@
 // pair, tls/memory_pair.hpp; GnuTLS's over push and pull functions); the
 // measures of tls/speed.hpp are the core's, over any backend's pair.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
+#include <vector>
 
 #include "tls/tls_stream.hpp"
 
 namespace tlscmp::tls {
+
+// The bytes one side of a memory pair wrote that the other has not read
+// yet, for a backend whose pair joins its two through callbacks of its own
+// (GnuTLS's push and pull, wolfSSL's I/O callbacks).
+class MemoryPipe {
+ public:
+  explicit MemoryPipe(std::size_t capacity) { bytes_.reserve(capacity); }
+  void write(const void* data, std::size_t size) {
+    const auto* from = static_cast<const unsigned char*>(data);
+    bytes_.insert(bytes_.end(), from, from + size);
+    written_ += size;
+  }
+  // Up to `size` bytes into `data`: how many; 0 where none wait.
+  std::size_t read(void* data, std::size_t size) {
+    const std::size_t n = std::min(ready(), size);
+    std::memcpy(data, bytes_.data() + taken_, n);
+    taken_ += n;
+    if (taken_ == bytes_.size()) {
+      bytes_.clear();  // keeps its capacity: no allocation once warm
+      taken_ = 0;
+    }
+    return n;
+  }
+  std::size_t ready() const { return bytes_.size() - taken_; }
+  // All the side ever wrote.
+  std::uint64_t written() const { return written_; }
+
+ private:
+  std::vector<unsigned char> bytes_;
+  std::size_t taken_ = 0;
+  std::uint64_t written_ = 0;
+};
 
 // Seconds each side spent in its TLS library calls, added up.
 struct SideSeconds {

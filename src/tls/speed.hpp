@@ -7,6 +7,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,6 +71,26 @@ void keep_certificates(KeyType key_type, const CertificateSet& set);
 // every backend (certificates are PEM, whichever library made them). Never
 // erased, so that the reference holds.
 const CertificateSet& kept_certificates(KeyType key_type, const Backend& maker);
+
+// One AEAD keyed as a backend's record layer keys it, sealing or opening
+// one record at a time as its record layer does: what each backend's AEAD
+// figure times (Backend::measure_aead, through aead_figure below).
+class RecordSealer {
+ public:
+  static constexpr std::size_t kTagBytes = 16;
+  virtual ~RecordSealer() = default;
+  // Seals `plain` into `sealed` (the ciphertext, then the tag), or opens
+  // `sealed` back into `plain`, as record `sequence` (its number in the
+  // nonce) with additional data `aad`. Throws tlscmp::Error.
+  virtual void apply(bool seal, std::uint64_t sequence, const std::vector<std::uint8_t>& aad,
+                     std::vector<std::uint8_t>& plain, std::vector<std::uint8_t>& sealed) = 0;
+};
+// `suite`'s AEAD figure at `payload_bytes` a record, about `seconds` each
+// way: records sealed one after another, numbered from 0, by one sealer;
+// then record 0, sealed by a fresh one, opened again and again by a third.
+// `make(seal)` makes each (a new key schedule, as a connection has).
+measure::AeadFigure aead_figure(const SpeedSuite& suite, std::size_t payload_bytes, double seconds,
+                                const std::function<std::unique_ptr<RecordSealer>(bool seal)>& make);
 
 // The additional data a record layer seals a record of `sealed` bytes with:
 // TLS 1.3's record header, or TLS 1.2's sequence number (1), header and

@@ -23,58 +23,38 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// The bytes one side wrote that the other has not read yet.
-struct Pipe {
-  std::vector<unsigned char> bytes;
-  std::size_t taken = 0;
-  std::uint64_t written = 0;  // all the side ever wrote
-};
-
 // One session and the pipes it writes to and reads from.
 struct End {
   gnutls_session_t session = nullptr;
-  Pipe* in = nullptr;
-  Pipe* out = nullptr;
+  MemoryPipe* in = nullptr;
+  MemoryPipe* out = nullptr;
   const char* name = "";
 };
 
 ssize_t push(gnutls_transport_ptr_t self, const void* data, std::size_t size) {
-  Pipe& out = *static_cast<End*>(self)->out;
-  const auto* bytes = static_cast<const unsigned char*>(data);
-  out.bytes.insert(out.bytes.end(), bytes, bytes + size);
-  out.written += size;
+  static_cast<End*>(self)->out->write(data, size);
   return static_cast<ssize_t>(size);
 }
 
 ssize_t pull(gnutls_transport_ptr_t self, void* data, std::size_t size) {
   End& end = *static_cast<End*>(self);
-  Pipe& in = *end.in;
-  const std::size_t ready = in.bytes.size() - in.taken;
-  if (ready == 0) {
+  const std::size_t n = end.in->read(data, size);
+  if (n == 0) {
     gnutls_transport_set_errno(end.session, EAGAIN);
     return -1;
-  }
-  const std::size_t n = std::min(ready, size);
-  std::memcpy(data, in.bytes.data() + in.taken, n);
-  in.taken += n;
-  if (in.taken == in.bytes.size()) {
-    in.bytes.clear();  // keeps its capacity: no allocation once warm
-    in.taken = 0;
   }
   return static_cast<ssize_t>(n);
 }
 
 int pull_timeout(gnutls_transport_ptr_t self, unsigned int) {
-  const Pipe& in = *static_cast<End*>(self)->in;
-  return in.bytes.size() > in.taken ? 1 : 0;
+  return static_cast<End*>(self)->in->ready() > 0 ? 1 : 0;
 }
 
 class GnutlsMemoryPair final : public MemoryPairImpl {
  public:
   GnutlsMemoryPair(const Context& client, const Context& server, std::size_t buffer_bytes,
-                   const Session& resume) {
-    to_server_.bytes.reserve(buffer_bytes);
-    to_client_.bytes.reserve(buffer_bytes);
+                   const Session& resume)
+      : to_server_(buffer_bytes), to_client_(buffer_bytes) {
     server_ = {new_server_session(server), &to_server_, &to_client_, "server"};
     try {
       ClientSession made = new_client_session(client, "localhost", resume);
@@ -118,8 +98,8 @@ class GnutlsMemoryPair final : public MemoryPairImpl {
   }
   SessionInfo client_info() const override;
   Session session() const override;
-  std::uint64_t client_bytes_written() const override { return to_server_.written; }
-  std::uint64_t server_bytes_written() const override { return to_client_.written; }
+  std::uint64_t client_bytes_written() const override { return to_server_.written(); }
+  std::uint64_t server_bytes_written() const override { return to_client_.written(); }
   void free_client() override { free(client_); }
   void free_server() override { free(server_); }
 
@@ -135,8 +115,8 @@ class GnutlsMemoryPair final : public MemoryPairImpl {
                    double& writer_s, double& reader_s, std::uint64_t& reads);
 
   std::shared_ptr<void> verify_target_;  // what the client's session points to: it goes last
-  Pipe to_server_;
-  Pipe to_client_;
+  MemoryPipe to_server_;
+  MemoryPipe to_client_;
   End client_;
   End server_;
   bool offered_ticket_ = false;
@@ -193,7 +173,7 @@ void GnutlsMemoryPair::move(End& writer, End& reader, std::span<const std::byte>
     ++reads;
     if (n > 0) {
       left -= static_cast<std::size_t>(n);
-    } else if (n == GNUTLS_E_AGAIN && reader.in->bytes.size() > reader.in->taken) {
+    } else if (n == GNUTLS_E_AGAIN && reader.in->ready() > 0) {
       continue;  // a post-handshake message (a TLS 1.3 ticket) went first
     } else if (n == 0 || gnutls_error_is_fatal(static_cast<int>(n)) != 0 || n == GNUTLS_E_AGAIN) {
       reader_s += seconds_since(start);
@@ -206,8 +186,8 @@ void GnutlsMemoryPair::move(End& writer, End& reader, std::span<const std::byte>
 
 SessionInfo GnutlsMemoryPair::client_info() const {
   SessionInfo info = session_facts(client_.session, /*server=*/false);
-  info.bytes_written = to_server_.written;
-  info.bytes_read = to_client_.written;
+  info.bytes_written = to_server_.written();
+  info.bytes_read = to_client_.written();
   return info;
 }
 

@@ -22,49 +22,30 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// The bytes one side wrote that the other has not read yet.
-struct Pipe {
-  std::vector<unsigned char> bytes;
-  std::size_t taken = 0;
-  std::uint64_t written = 0;  // all the side ever wrote
-};
-
 // One connection and the pipes it writes to and reads from.
 struct End {
   WOLFSSL* ssl = nullptr;
-  Pipe* in = nullptr;
-  Pipe* out = nullptr;
+  MemoryPipe* in = nullptr;
+  MemoryPipe* out = nullptr;
   const char* name = "";
   bool server = false;
 };
 
 int push(WOLFSSL*, char* data, int size, void* self) {
-  Pipe& out = *static_cast<End*>(self)->out;
-  out.bytes.insert(out.bytes.end(), data, data + size);
-  out.written += static_cast<std::uint64_t>(size);
+  static_cast<End*>(self)->out->write(data, static_cast<std::size_t>(size));
   return size;
 }
 
 int pull(WOLFSSL*, char* data, int size, void* self) {
-  Pipe& in = *static_cast<End*>(self)->in;
-  const std::size_t ready = in.bytes.size() - in.taken;
-  if (ready == 0) return WOLFSSL_CBIO_ERR_WANT_READ;
-  const std::size_t n = std::min(ready, static_cast<std::size_t>(size));
-  std::memcpy(data, in.bytes.data() + in.taken, n);
-  in.taken += n;
-  if (in.taken == in.bytes.size()) {
-    in.bytes.clear();  // keeps its capacity: no allocation once warm
-    in.taken = 0;
-  }
-  return static_cast<int>(n);
+  const std::size_t n = static_cast<End*>(self)->in->read(data, static_cast<std::size_t>(size));
+  return n == 0 ? WOLFSSL_CBIO_ERR_WANT_READ : static_cast<int>(n);
 }
 
 class WolfsslMemoryPair final : public MemoryPairImpl {
  public:
   WolfsslMemoryPair(const Context& client, const Context& server, std::size_t buffer_bytes,
-                    const Session& resume) {
-    to_server_.bytes.reserve(buffer_bytes);
-    to_client_.bytes.reserve(buffer_bytes);
+                    const Session& resume)
+      : to_server_(buffer_bytes), to_client_(buffer_bytes) {
     server_ = {new_server_ssl(server), &to_server_, &to_client_, "server", true};
     try {
       client_ = {new_client_ssl(client, "localhost", resume), &to_client_, &to_server_, "client", false};
@@ -108,8 +89,8 @@ class WolfsslMemoryPair final : public MemoryPairImpl {
   }
   SessionInfo client_info() const override;
   Session session() const override { return saved_session(client_.ssl, offered_ticket_); }
-  std::uint64_t client_bytes_written() const override { return to_server_.written; }
-  std::uint64_t server_bytes_written() const override { return to_client_.written; }
+  std::uint64_t client_bytes_written() const override { return to_server_.written(); }
+  std::uint64_t server_bytes_written() const override { return to_client_.written(); }
   void free_client() override { free(client_); }
   void free_server() override { free(server_); }
 
@@ -124,8 +105,8 @@ class WolfsslMemoryPair final : public MemoryPairImpl {
   static void move(End& writer, End& reader, std::span<const std::byte> data, std::span<std::byte> sink,
                    double& writer_s, double& reader_s, std::uint64_t& reads);
 
-  Pipe to_server_;
-  Pipe to_client_;
+  MemoryPipe to_server_;
+  MemoryPipe to_client_;
   End client_;
   End server_;
   bool offered_ticket_ = false;
@@ -179,7 +160,7 @@ void WolfsslMemoryPair::move(End& writer, End& reader, std::span<const std::byte
       continue;
     }
     const int error = wolfSSL_get_error(reader.ssl, n);
-    if (error == WOLFSSL_ERROR_WANT_READ && reader.in->bytes.size() > reader.in->taken)
+    if (error == WOLFSSL_ERROR_WANT_READ && reader.in->ready() > 0)
       continue;  // a post-handshake message (a TLS 1.3 ticket) went first
     reader_s += seconds_since(start);
     throw Error(fmt::format("the in-memory {} could not read: {}", reader.name, reason(error)));
@@ -189,8 +170,8 @@ void WolfsslMemoryPair::move(End& writer, End& reader, std::span<const std::byte
 
 SessionInfo WolfsslMemoryPair::client_info() const {
   SessionInfo info = session_facts(client_.ssl, /*server=*/false);
-  info.bytes_written = to_server_.written;
-  info.bytes_read = to_client_.written;
+  info.bytes_written = to_server_.written();
+  info.bytes_read = to_client_.written();
   return info;
 }
 
