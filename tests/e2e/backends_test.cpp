@@ -359,6 +359,9 @@ TEST_CASE(
   CHECK(tls_runs.front()["tls_library"] == "gnutls");
   CHECK(tls_runs.front()["client"]["calibration"]["suite"] == tls_runs.front()["cipher"]);
   CHECK(tls_runs.front()["server"]["calibration"]["writer_s_per_gib"].get<double>() > 0);
+  // Its system calls are counted as OpenSSL's are (writev and read, as /proc/thread-self/io sees them).
+  CHECK(tls_runs.front()["server"]["read_calls"].get<double>() > 0);
+  CHECK(tls_runs.front()["client"]["write_calls"].get<double>() > 0);
 }
 
 TEST_CASE("--tls-lib and --server-tls-lib mistakes are one line each") {

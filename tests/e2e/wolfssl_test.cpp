@@ -81,6 +81,9 @@ TEST_CASE("wolfSSL first: its certificates verify under OpenSSL, and each kind r
   CHECK(tls_runs.front()["bytes"] == 8 << 20);
   CHECK(tls_runs.front()["client"]["calibration"]["suite"] == tls_runs.front()["cipher"]);
   CHECK(tls_runs.front()["server"]["calibration"]["writer_s_per_gib"].get<double>() > 0);
+  // Its system calls are counted as OpenSSL's are (read and write, as its socket BIO makes them).
+  CHECK(tls_runs.front()["server"]["read_calls"].get<double>() > 0);
+  CHECK(tls_runs.front()["client"]["write_calls"].get<double>() > 0);
   const ProcessResult flows = run_tlscmp({"client", "--tls-lib", "openssl,wolfssl", "--flows", "20", "--rr",
                                           "1/1", "-n", "400", "--repeat", "1", "-J"});
   INFO("stderr: " << flows.err);

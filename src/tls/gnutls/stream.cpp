@@ -1,11 +1,12 @@
 // The TLS stream over GnuTLS: gnutls_session_t on a TCP socket, through
-// push and pull functions of our own (send/recv, counting the record bytes
+// push and pull functions of our own (writev/read, counting the record bytes
 // each way, as OpenSSL's socket BIO counts them).
 
 #include <fmt/format.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -94,15 +95,15 @@ class GnutlsStream final : public TlsStream {
 
 ssize_t GnutlsStream::push(gnutls_transport_ptr_t self, const giovec_t* iov, int count) {
   auto* stream = static_cast<GnutlsStream*>(self);
-  msghdr message{};
-  message.msg_iov = const_cast<iovec*>(reinterpret_cast<const iovec*>(iov));
-  message.msg_iovlen = static_cast<std::size_t>(count);
-  return stream->counted(::sendmsg(stream->native_handle(), &message, MSG_NOSIGNAL), stream->bytes_written_);
+  // writev and read, as OpenSSL's socket BIO writes and reads: the run's
+  // count of each side's system calls (/proc/thread-self/io) sees them.
+  return stream->counted(::writev(stream->native_handle(), reinterpret_cast<const iovec*>(iov), count),
+                         stream->bytes_written_);
 }
 
 ssize_t GnutlsStream::pull(gnutls_transport_ptr_t self, void* data, std::size_t size) {
   auto* stream = static_cast<GnutlsStream*>(self);
-  return stream->counted(::recv(stream->native_handle(), data, size, 0), stream->bytes_read_);
+  return stream->counted(::read(stream->native_handle(), data, size), stream->bytes_read_);
 }
 
 ssize_t GnutlsStream::counted(ssize_t n, std::uint64_t& bytes) {
