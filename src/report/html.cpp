@@ -259,9 +259,11 @@ pre {{ background: #f4f4f4; padding: .5rem; white-space: pre-wrap; word-break: b
   // --tls-lib's libraries of the page's results, the first result's first.
   std::vector<std::string> libraries_;
   void add_libraries(const json& result) {
-    for (const json& name : list(object(result, "test"), "tls_libraries")) {
-      if (name.is_string() && std::find(libraries_.begin(), libraries_.end(), name) == libraries_.end())
-        libraries_.push_back(name.get<std::string>());
+    for (const json& entry : list(object(result, "test"), "tls_libraries")) {
+      if (!entry.is_string()) continue;
+      const std::string name = entry.get<std::string>();
+      if (std::find(libraries_.begin(), libraries_.end(), name) == libraries_.end())
+        libraries_.push_back(name);
     }
   }
   // A series' colour and marker. With several TLS libraries on the page, a
