@@ -161,6 +161,7 @@ std::string key_description(WOLFSSL_X509* x509) {
 CertificateSet WolfsslBackend::generate_certificates(const std::vector<std::string>& extra_hosts,
                                                      int validity_days, KeyType key_type,
                                                      const std::optional<Identity>& given_ca) const {
+  on_this_thread();
   Random random;
   std::unique_ptr<WcKey> ca_key;
   Der ca;

@@ -7,6 +7,7 @@
 #include <wolfssl/wolfcrypt/asn.h>
 
 #include "error.hpp"
+#include "tls/wolfssl/wolfssl.hpp"
 
 namespace tlscmp::tls::wolfssl {
 
@@ -35,6 +36,7 @@ void WcKey::init(int type) {
 }
 
 std::unique_ptr<WcKey> WcKey::generate(KeyType type, Random& random) {
+  on_this_thread();
   auto key = std::make_unique<WcKey>();
   int ret = 0;
   switch (type) {

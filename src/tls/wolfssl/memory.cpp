@@ -123,6 +123,7 @@ bool WolfsslMemoryPair::step(End& end, double& spent) {
 }
 
 void WolfsslMemoryPair::handshake(SideSeconds& spent) {
+  on_this_thread();
   bool client_done = false;
   bool server_done = false;
   for (int i = 0; i < 64 && !(client_done && server_done); ++i) {

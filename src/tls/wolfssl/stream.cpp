@@ -223,6 +223,7 @@ std::error_code WolfsslStream::failure(int ret) {
 }
 
 std::error_code WolfsslStream::handshake() {
+  on_this_thread();
   for (;;) {
     const int ret = server_ ? wolfSSL_accept(ssl_) : wolfSSL_connect(ssl_);
     if (ret == WOLFSSL_SUCCESS) {

@@ -23,6 +23,9 @@ namespace tlscmp::tls::wolfssl {
 void check(int ret, const std::string& what);
 // wolfSSL's words for an error code.
 std::string reason(int code);
+// Before wolfCrypt's ECC runs in a thread (a handshake, a key): what the
+// thread keeps of it is freed as the thread ends.
+void on_this_thread();
 
 // Owners of wolfSSL's objects.
 struct CtxDeleter {
