@@ -296,7 +296,7 @@ TEST_CASE("the interop matrix: every client library against every server library
         CAPTURE(version);
         const ProcessResult r =
             run_tlscmp({"client", "--tls-lib", client_lib, "--server-tls-lib", server_lib, "--tls-version",
-                        version, "--mode", "tls", "--crr", "-n", "20", "--repeat", "1", "-J"});
+                        version, "--mode", "tls", "--crr", "-n", "10", "--repeat", "1", "-J"});
         INFO("stderr: " << r.err);
         REQUIRE(r.exit_code == 0);
         const json j = json::parse(r.out);
@@ -310,10 +310,10 @@ TEST_CASE("the interop matrix: every client library against every server library
             j["environment"]["server"]["tls_library"].get<std::string>().find("wolfSSL 5.7") != std::string::npos) {
           // Debian 13's OpenSSL 3.5 client against its wolfSSL 5.7.2 server resumes
           // every other TLS 1.2 session (docs/tls.md); every other client resumes all.
-          CHECK(count >= 9);
-          CHECK(resumed.front()["resumption_refused"].get<int>() + count == 20);
+          CHECK(count >= 4);
+          CHECK(resumed.front()["resumption_refused"].get<int>() + count == 10);
         } else {
-          CHECK(count >= 19);  // all but the first
+          CHECK(count >= 9);  // all but the first
         }
         CHECK(resumed.front()["resumed_by"] == "ticket");
       }
