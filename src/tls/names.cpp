@@ -221,4 +221,19 @@ std::string read_text_file(const std::string& path, const char* what) {
   return text.str();
 }
 
+std::string verify_failure_text(VerifyFailure failure, const std::string& trust) {
+  switch (failure) {
+    case VerifyFailure::expired:
+      return "the server's certificate has expired: the server needs a new one";
+    case VerifyFailure::not_yet_valid:
+      return "the server's certificate is not valid yet: check the clocks of both hosts";
+    case VerifyFailure::untrusted:
+      return fmt::format("the server's chain does not lead to {}", trust.empty() ? "a trusted CA" : trust);
+    case VerifyFailure::name_mismatch:
+      return "the server's certificate does not name the host asked for";
+    default:
+      return {};
+  }
+}
+
 }  // namespace tlscmp::tls

@@ -59,6 +59,11 @@ struct VerifyDetail {
   std::string not_after;
 };
 
+// What a client says when the server's certificate failed for `failure`
+// (its chain must lead to `trust`, in words); "" for none and for other,
+// which each library words itself.
+std::string verify_failure_text(VerifyFailure failure, const std::string& trust);
+
 // Whether this TLS library releases idle connections' buffers whatever the
 // mode (BoringSSL), so that release_buffers() changes nothing.
 bool releases_buffers_always();

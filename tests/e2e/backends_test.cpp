@@ -307,7 +307,8 @@ TEST_CASE("the interop matrix: every client library against every server library
         CHECK(resumed.front()["server_tls_library"] == server_lib);
         const int count = resumed.front()["resumed"].get<int>();
         if (client_lib == "openssl" && server_lib == "wolfssl" && version == "1.2" &&
-            j["environment"]["server"]["tls_library"].get<std::string>().find("wolfSSL 5.7") != std::string::npos) {
+            j["environment"]["server"]["tls_library"].get<std::string>().find("wolfSSL 5.7") !=
+                std::string::npos) {
           // Debian 13's OpenSSL 3.5 client against its wolfSSL 5.7.2 server resumes
           // every other TLS 1.2 session (docs/tls.md); every other client resumes all.
           CHECK(count >= 4);
@@ -322,7 +323,8 @@ TEST_CASE("the interop matrix: every client library against every server library
 }
 
 TEST_CASE(
-    "GnuTLS: what it cannot do is refused in one line naming it, and its certificates verify across libraries") {
+    "GnuTLS: what it cannot do is refused in one line naming it, and its certificates verify across "
+    "libraries") {
   const std::vector<std::string> names = tls_backends_of(tlscmp_binary());
   if (std::ranges::find(names, "gnutls") == names.end()) {
     skip_unsupported("this binary holds no GnuTLS backend (libgnutls28-dev was not there at build time)");

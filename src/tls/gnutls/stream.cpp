@@ -257,26 +257,14 @@ VerifyFailure GnutlsStream::verify_failure() const {
 }
 
 std::string GnutlsStream::explain_verify_failure() const {
-  switch (verify_failure()) {
-    case VerifyFailure::expired:
-      return "the server's certificate has expired: the server needs a new one";
-    case VerifyFailure::not_yet_valid:
-      return "the server's certificate is not valid yet: check the clocks of both hosts";
-    case VerifyFailure::untrusted:
-      return fmt::format("the server's chain does not lead to {}", trust_.empty() ? "a trusted CA" : trust_);
-    case VerifyFailure::name_mismatch:
-      return "the server's certificate does not name the host asked for";
-    default: {
-      gnutls_datum_t text{};
-      if (gnutls_certificate_verification_status_print(gnutls_session_get_verify_cert_status(session_),
-                                                       GNUTLS_CRT_X509, &text, 0) < 0)
-        return "certificate verification failed";
-      std::string out =
-          fmt::format("certificate verification failed: {}", reinterpret_cast<char*>(text.data));
-      gnutls_free(text.data);
-      return out;
-    }
-  }
+  if (std::string text = verify_failure_text(verify_failure(), trust_); !text.empty()) return text;
+  gnutls_datum_t text{};
+  if (gnutls_certificate_verification_status_print(gnutls_session_get_verify_cert_status(session_),
+                                                   GNUTLS_CRT_X509, &text, 0) < 0)
+    return "certificate verification failed";
+  std::string out = fmt::format("certificate verification failed: {}", reinterpret_cast<char*>(text.data));
+  gnutls_free(text.data);
+  return out;
 }
 
 }  // namespace

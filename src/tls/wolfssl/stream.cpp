@@ -335,18 +335,8 @@ VerifyFailure WolfsslStream::verify_failure() const {
 }
 
 std::string WolfsslStream::explain_verify_failure() const {
-  switch (verify_failure()) {
-    case VerifyFailure::expired:
-      return "the server's certificate has expired: the server needs a new one";
-    case VerifyFailure::not_yet_valid:
-      return "the server's certificate is not valid yet: check the clocks of both hosts";
-    case VerifyFailure::untrusted:
-      return fmt::format("the server's chain does not lead to {}", trust_.empty() ? "a trusted CA" : trust_);
-    case VerifyFailure::name_mismatch:
-      return "the server's certificate does not name the host asked for";
-    default:
-      return fmt::format("certificate verification failed: {}", reason(verify_error_));
-  }
+  if (std::string text = verify_failure_text(verify_failure(), trust_); !text.empty()) return text;
+  return fmt::format("certificate verification failed: {}", reason(verify_error_));
 }
 
 }  // namespace
