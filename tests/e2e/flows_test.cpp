@@ -4,6 +4,7 @@
 // what cannot run, each in one line.
 
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -17,6 +18,7 @@
 using namespace tlscmp::test;
 using nlohmann::json;
 namespace protocol = tlscmp::protocol;
+namespace kinds = tlscmp::kinds;
 
 namespace {
 
