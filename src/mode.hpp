@@ -31,16 +31,17 @@ struct ModeFacts {
                           // released buffers; and the TCP connections that try a TLS variant before a run
   bool streams;           // several streams on one connection (--streams, --stream-per-tx)
   bool over_udp;          // its connections are UDP ones beside the control connection
+  bool per_library;       // runs on each --tls-lib library (a variant each), its request naming the library
   Mode baseline;          // the plain twin its ratios are against; itself for a plain stack
   Mode twin;              // another stack its runs are held to beside the baseline (quic: tls); itself: none
 };
 
 inline constexpr ModeFacts kModeFacts[] = {
-    {Mode::tcp, "tcp", "", false, false, false, false, false, false, Mode::tcp, Mode::tcp},
-    {Mode::tls, "tls", "TLS", false, true, true, true, false, false, Mode::tcp, Mode::tls},
-    {Mode::udp, "udp", "", true, false, false, false, false, false, Mode::udp, Mode::udp},
-    {Mode::dtls, "dtls", "DTLS", true, true, false, false, false, false, Mode::udp, Mode::dtls},
-    {Mode::quic, "quic", "QUIC", false, true, true, false, true, true, Mode::tcp, Mode::tls},
+    {Mode::tcp, "tcp", "", false, false, false, false, false, false, false, Mode::tcp, Mode::tcp},
+    {Mode::tls, "tls", "TLS", false, true, true, true, false, false, true, Mode::tcp, Mode::tls},
+    {Mode::udp, "udp", "", true, false, false, false, false, false, false, Mode::udp, Mode::udp},
+    {Mode::dtls, "dtls", "DTLS", true, true, false, false, false, false, true, Mode::udp, Mode::dtls},
+    {Mode::quic, "quic", "QUIC", false, true, true, false, true, true, false, Mode::tcp, Mode::tls},
 };
 
 inline constexpr std::array kAllModes = [] {

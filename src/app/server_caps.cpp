@@ -9,7 +9,7 @@ namespace tlscmp::app {
 using namespace server_parts;
 
 std::string Server::cap_problem(const protocol::TestRequest& request) const {
-  if (std::string why = stacks_->refusal(request.mode); !why.empty()) return why;
+  if (std::string why = stacks_->refusal(request.mode, request.tls_library); !why.empty()) return why;
   if (const std::uint64_t bytes = kinds::bytes_asked(request.test); bytes > config_.max_bytes) {
     return fmt::format("the test asks for {} bytes; this server allows at most {} (--max-bytes)", bytes,
                        config_.max_bytes);

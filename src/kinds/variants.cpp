@@ -88,6 +88,26 @@ std::vector<tls::ClientOptions> library_options(const session::ClientConfig& con
   return out;
 }
 
+namespace {
+
+// The modes of `config` that another library than the first runs
+// (ModeFacts::per_library), each it cannot run (its stack's
+// refuse_library) left out with a note.
+session::ClientConfig modes_of_library(const session::ClientConfig& config, const tls::Backend& library,
+                                       const std::string& name, std::vector<std::string>& notes) {
+  session::ClientConfig each = config;
+  std::erase_if(each.modes, [&](Mode mode) {
+    if (!facts(mode).per_library) return true;
+    const stacks::Stack& stack = stacks::stack_of(mode);
+    const std::string why = stack.refuse_library != nullptr ? stack.refuse_library(library) : std::string();
+    if (!why.empty()) notes.push_back(fmt::format("{} {} left out: {}", to_string(mode), name, why));
+    return !why.empty();
+  });
+  return each;
+}
+
+}  // namespace
+
 std::vector<session::Variant> library_variants(const KindSlice& kind, const session::ClientConfig& config,
                                                const tls::ClientOptions& tls_config,
                                                std::vector<std::string>& notes) {
@@ -96,26 +116,27 @@ std::vector<session::Variant> library_variants(const KindSlice& kind, const sess
   };
   const std::vector<std::string>& libraries = config.tls_policy.libraries;
   if (libraries.empty()) return of_kind(config, tls_config);
-  // The other libraries run the TLS-over-TCP stacks (QUIC and DTLS stay the first's).
-  session::ClientConfig over_tcp = config;
-  std::erase_if(over_tcp.modes, [](Mode m) { return !facts(m).tls_over_tcp; });
   std::vector<session::Variant> variants;
   std::vector<std::string> said;  // which label runs which library, for the reader
   const std::vector<tls::ClientOptions> each = library_options(config, tls_config);
   for (std::size_t i = 0; i < libraries.size(); ++i) {
     const tls::ClientOptions& options = each[i];
-    if (i > 0 && over_tcp.modes.empty()) {
-      notes.push_back(
-          fmt::format("--tls-lib {}: left out, as no mode of this run is TLS over TCP", libraries[i]));
+    // The other libraries run the stacks that run on each (TLS over TCP,
+    // DTLS where the library has it; QUIC stays the first's).
+    const session::ClientConfig mine =
+        i == 0 ? config : modes_of_library(config, *options.library, libraries[i], notes);
+    const auto per_library = [](Mode m) { return facts(m).per_library; };
+    if (i > 0 && std::ranges::none_of(mine.modes, per_library)) {
+      if (std::ranges::none_of(config.modes, per_library))  // else a note said why
+        notes.push_back(fmt::format("--tls-lib {}: left out, as no mode of this run runs on it", libraries[i]));
       continue;
     }
-    for (session::Variant& variant : of_kind(i == 0 ? config : over_tcp, options)) {
-      if (i > 0 && !facts(variant.mode).tls_over_tcp) continue;
+    for (session::Variant& variant : of_kind(mine, options)) {
+      if (i > 0 && !facts(variant.mode).per_library) continue;
       if (i > 0) variant.label += " " + libraries[i];
       variants.push_back(std::move(variant));
     }
-    said.push_back(fmt::format("{}: {}{}", i == 0 ? "tls" : "tls " + libraries[i],
-                               options.library->library_version(),
+    said.push_back(fmt::format("{}: {}{}", i == 0 ? "tls" : "tls " + libraries[i], options.library->library_version(),
                                options.server_library == libraries[i]
                                    ? " at both ends"
                                    : fmt::format(" against the server's {}", options.server_library)));

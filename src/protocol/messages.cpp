@@ -248,7 +248,7 @@ TestRequest decode_test_request(const json& j) {
   if (j.contains("tls_library")) {
     m.tls_library = get_string(j, "tls_library");
     if (!spec::is_library_name(m.tls_library)) bad("'tls_library' is not a TLS library's name");
-    if (!facts(m.mode).tls_over_tcp) bad("'tls_library' is for tls tests");
+    if (!facts(m.mode).per_library) bad("'tls_library' is for tls and dtls tests");
   }
   return m;
 }

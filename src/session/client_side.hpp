@@ -43,11 +43,12 @@ struct Variant {
 };
 
 // The TLS libraries a variant's runs shake hands with, as --tls-lib names
-// them: its context's, and the one it asks the server for ("": the server's
-// default). Neither where it has no TLS context.
+// them: its context's (TLS or DTLS), and the one it asks the server for
+// ("": the server's default). Neither where it has no such context.
 inline std::pair<std::string, std::string> libraries_of(const Variant& variant) {
-  if (!variant.tls) return {};
-  return {variant.tls->backend().name(), variant.tls->server_library()};
+  if (variant.tls) return {variant.tls->backend().name(), variant.tls->server_library()};
+  if (variant.dtls) return {variant.dtls->backend().name(), variant.dtls->server_library()};
+  return {};
 }
 
 // One run of a variant: where it stands in the rounds, and what it runs with.

@@ -129,8 +129,12 @@ class StreamPollSet {
 class ServerPart {
  public:
   virtual ~ServerPart() = default;
-  // Why the server cannot serve this stack's tests ("" where it can).
-  virtual std::string refusal() const { return {}; }
+  // Why the server cannot serve this stack's tests on the TLS library named
+  // `library` ("": its default), or "" where it can.
+  virtual std::string refusal(std::string_view library) const {
+    (void)library;
+    return {};
+  }
   // A TCP connection on the server's port whose first byte is `first`: the
   // stream it is as this stack's (its handshake not yet run), or null if it
   // is not this stack's.
@@ -150,8 +154,13 @@ class ServerPart {
   }
   // Its own listener, or null.
   virtual Listener* listener() { return nullptr; }
-  // The context its datagram sessions shake hands with (DTLS), or null.
-  virtual const tls::DtlsContext* datagram_context() const { return nullptr; }
+  // The context its datagram sessions shake hands with (DTLS) on the
+  // library named `library` ("": the default), made on first use, or null.
+  // Throws tlscmp::Error for a library it lacks (refusal says why first).
+  virtual const tls::DtlsContext* datagram_context(std::string_view library) const {
+    (void)library;
+    return nullptr;
+  }
   // A poll set for its listener's streams, where a loop cannot wait on
   // their sockets (QUIC's share the listener's); null elsewhere.
   virtual std::unique_ptr<StreamPollSet> poll_set() const { return nullptr; }
@@ -179,6 +188,9 @@ struct Stack {
   // Client: the TLS settings it cannot hold, in one line that says why, or
   // "" (null: it holds them all).
   std::string (*refuse_policy)(const spec::TlsPolicy& policy) = nullptr;
+  // Client: why a stack that runs on each library (ModeFacts::per_library)
+  // cannot run on `library`, or "". Null: every library runs it.
+  std::string (*refuse_library)(const tls::Backend& library) = nullptr;
   // Both sides: the fields of a test it cannot hold (-N, --record-size ...),
   // why in one line, or "" (null: it holds them all).
   std::string (*refuse_test)(const spec::Test& test) = nullptr;
@@ -204,8 +216,9 @@ class ServerParts {
  public:
   ServerParts(const ServerSetup& setup, const std::function<void(const std::string&)>& log);
   ServerPart* of(Mode mode) const;
-  // Why the server cannot serve `mode`'s tests, or "".
-  std::string refusal(Mode mode) const;
+  // Why the server cannot serve `mode`'s tests on the library named
+  // `library` ("": its default), or "".
+  std::string refusal(Mode mode, std::string_view library = {}) const;
   // A TCP connection by its first byte: the stream of the stack that
   // claims it, or plain TCP.
   std::unique_ptr<Stream> take(UniqueFd fd, std::byte first) const;

@@ -87,9 +87,9 @@ ServerPart* ServerParts::of(Mode mode) const {
   return nullptr;
 }
 
-std::string ServerParts::refusal(Mode mode) const {
+std::string ServerParts::refusal(Mode mode, std::string_view library) const {
   const ServerPart* part = of(mode);
-  return part != nullptr ? part->refusal() : std::string();
+  return part != nullptr ? part->refusal(library) : std::string();
 }
 
 std::unique_ptr<Stream> ServerParts::take(UniqueFd fd, std::byte first) const {

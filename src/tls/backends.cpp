@@ -173,8 +173,8 @@ void Context::add_server_name(const std::string& server_name, const Context& oth
   impl_->add_server_name(server_name, *other.impl_);
 }
 
-bool DtlsContext::available(std::string& why) {
-  return default_backend().dtls_available(why);
+bool DtlsContext::available(std::string& why, const Backend* library) {
+  return backend_of(library).dtls_available(why);
 }
 
 DtlsContext DtlsContext::for_server(const Identity& identity, const Backend* library) {
@@ -182,7 +182,9 @@ DtlsContext DtlsContext::for_server(const Identity& identity, const Backend* lib
 }
 
 DtlsContext DtlsContext::for_client(const ClientOptions& config) {
-  return backend_of(config.library).dtls_client_context(config);
+  DtlsContext made = backend_of(config.library).dtls_client_context(config);
+  made.server_library_ = config.server_library;
+  return made;
 }
 
 std::string library_version() {

@@ -55,7 +55,8 @@ class SslDtlsSession final : public DtlsSession {
 
 class SslDtlsContext final : public DtlsContextImpl {
  public:
-  explicit SslDtlsContext(std::shared_ptr<SSL_CTX> ctx) : ctx_(std::move(ctx)) {}
+  SslDtlsContext(std::shared_ptr<SSL_CTX> ctx, const Backend& backend)
+      : DtlsContextImpl(backend), ctx_(std::move(ctx)) {}
   std::unique_ptr<DtlsSession> connect(int fd, const std::string& host, Deadline deadline,
                                        DtlsHandshake& handshake) const override;
   std::unique_ptr<DtlsSession> accept(int fd, Deadline deadline) const override;
@@ -215,14 +216,14 @@ DtlsContext SslBackend::dtls_server_context(const Identity& identity) const {
   SSL_CTX_set_options(ctx.get(), SSL_OP_CIPHER_SERVER_PREFERENCE);
   SSL_CTX_set_cookie_generate_cb(ctx.get(), generate_cookie);
   SSL_CTX_set_cookie_verify_cb(ctx.get(), verify_cookie);
-  return DtlsContext(std::make_shared<SslDtlsContext>(std::move(ctx)));
+  return DtlsContext(std::make_shared<SslDtlsContext>(std::move(ctx), *this));
 }
 
 DtlsContext SslBackend::dtls_client_context(const ClientOptions& config) const {
   auto ctx = new_dtls_context(DTLS_client_method());
   detail::set_client_trust(ctx.get(), config);
   if (config.identity) detail::use_identity(ctx.get(), *config.identity);
-  return DtlsContext(std::make_shared<SslDtlsContext>(std::move(ctx)));
+  return DtlsContext(std::make_shared<SslDtlsContext>(std::move(ctx), *this));
 }
 
 std::unique_ptr<DtlsSession> SslDtlsContext::connect(int fd, const std::string& host, Deadline deadline,
@@ -346,9 +347,8 @@ void SslDtlsSession::flush() {
 
 namespace {
 constexpr const char* kNoDtls =
-    "DTLS tests need OpenSSL (--tls-lib openssl, or openssl first in its list): BoringSSL has no "
-    "DTLSv1_listen (stateless cookie "
-    "exchange)";
+    "BoringSSL has no DTLS server tlscmp can use (no DTLSv1_listen, its stateless cookie exchange): run "
+    "dtls on another library (--tls-lib openssl, gnutls or wolfssl, or one of them first in its list)";
 }
 
 bool SslBackend::dtls_available(std::string& why) const {

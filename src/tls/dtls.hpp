@@ -50,23 +50,35 @@ class DtlsSession {
 // What a library's DTLS context does (DtlsContext's, below).
 class DtlsContextImpl {
  public:
+  explicit DtlsContextImpl(const Backend& backend) : backend_(&backend) {}
   virtual ~DtlsContextImpl() = default;
+  const Backend& backend() const { return *backend_; }
   virtual std::unique_ptr<DtlsSession> connect(int fd, const std::string& host, Deadline deadline,
                                                DtlsHandshake& handshake) const = 0;
   virtual std::unique_ptr<DtlsSession> accept(int fd, Deadline deadline) const = 0;
+
+ private:
+  const Backend* backend_;  // the library that made it
 };
 
 // A DTLS 1.2 context. Throws tlscmp::Error when the configuration cannot be used.
 class DtlsContext {
  public:
-  // False when the default library cannot run DTLS tests; `why` then says why.
-  static bool available(std::string& why);
+  // False when `library` (null: the default one) cannot run DTLS tests;
+  // `why` then says why, naming the library.
+  static bool available(std::string& why, const Backend* library = nullptr);
   // By `library` (null: the default one).
   static DtlsContext for_server(const Identity& identity, const Backend* library = nullptr);
   // Trust as for TLS: --ca, the embedded server's CA, --insecure or the
-  // system's store; made by the options' library.
+  // system's store; made by the options' library, asking the server for
+  // ClientOptions::server_library.
   static DtlsContext for_client(const ClientOptions& config);
   explicit DtlsContext(std::shared_ptr<const DtlsContextImpl> impl) : impl_(std::move(impl)) {}
+
+  // The library whose context this is.
+  const Backend& backend() const { return impl_->backend(); }
+  // Client: ClientOptions::server_library ("": the server's default).
+  const std::string& server_library() const { return server_library_; }
 
   // The client's handshake on `fd`, a UDP socket connected to the server;
   // `host` is checked against the server's certificate.
@@ -81,6 +93,19 @@ class DtlsContext {
 
  private:
   std::shared_ptr<const DtlsContextImpl> impl_;
+  std::string server_library_;
 };
+
+// DTLS 1.2's record and handshake headers (RFC 6347 4.1, 4.2.2), for the
+// backends that watch their datagrams themselves.
+inline constexpr std::size_t kDtlsRecordHeaderBytes = 13;
+inline constexpr std::size_t kDtlsHandshakeHeaderBytes = 12;
+
+// Whether a datagram is the server's HelloVerifyRequest (its cookie): a
+// handshake record (22) whose first message is of type 3, in the clear.
+inline bool is_hello_verify_request(std::span<const std::byte> datagram) {
+  return datagram.size() > kDtlsRecordHeaderBytes && datagram[0] == std::byte{22} &&
+         datagram[kDtlsRecordHeaderBytes] == std::byte{3};
+}
 
 }  // namespace tlscmp::tls

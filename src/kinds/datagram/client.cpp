@@ -224,11 +224,13 @@ void send_all(Sender& sender, std::uint32_t index, const SendPlan& plan, const I
 
 // The hint that goes with a failed DTLS handshake.
 std::string dtls_hint(const std::string& reason, const std::string& host) {
+  // OpenSSL's words, then those every other library's failure is put in (tls::verify_failure_text).
   if (reason.find("unable to get local issuer") != std::string::npos ||
-      reason.find("self-signed") != std::string::npos || reason.find("self signed") != std::string::npos) {
+      reason.find("self-signed") != std::string::npos || reason.find("self signed") != std::string::npos ||
+      reason.find("chain does not lead to") != std::string::npos) {
     return " (trust the server's CA with --ca FILE, or skip verification with --insecure)";
   }
-  if (reason.find("mismatch") != std::string::npos) {
+  if (reason.find("mismatch") != std::string::npos || reason.find("does not name the host") != std::string::npos) {
     return fmt::format(" (the server's certificate does not name '{}'; see tlscmp certs --host)", host);
   }
   return {};
@@ -342,7 +344,8 @@ DatagramRun run_datagram_test(const ClientConfig& config, Mode mode, const tls::
   TcpStream control(
       connect_tcp(config.host, config.port, Deadline::after(timeouts.connect), config.bind_address));
   const InterruptWatch::Guard control_guard(interrupt, control.native_handle());
-  const protocol::TestRequest request = session::test_request(config, mode, nullptr);
+  protocol::TestRequest request = session::test_request(config, mode, nullptr);
+  if (dtls != nullptr) request.tls_library = dtls->server_library();  // "": the server's default
   const protocol::TestAccept accept = start_test(control, request, timeouts, environment);
   const std::size_t ports = is_encrypted(mode) ? request.test.streams : 1;  // DTLS: a session a sender
   if (accept.udp_ports.size() != ports)

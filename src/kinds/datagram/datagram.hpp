@@ -74,7 +74,8 @@ std::string check_peer_datagrams(const PeerJudge& judge, const protocol::TestReq
 std::string render_datagram_runs(const measure::Comparison& comparison);
 // "datagram_runs": one object per run.
 nlohmann::ordered_json datagram_runs_json(const measure::Comparison& comparison);
-// "datagram_summary": medians per mode, and DTLS over UDP.
+// "datagram_summary": medians per variant (each other library's dtls over
+// the first's too), and DTLS over UDP.
 nlohmann::ordered_json datagram_summary_json(const measure::Comparison& comparison);
 // A header line and one row per run (and sender, with -P > 1).
 std::string render_datagram_csv(const measure::Comparison& comparison);

@@ -4,6 +4,7 @@
 #include "kinds/datagram/datagram.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "render/facts.hpp"
 #include "render/render.hpp"
@@ -53,11 +54,47 @@ ordered_json sender_json(const DatagramSender& s) {
           {"received_per_s", per_second(s.received, s.receiver_us)}};
 }
 
-const DatagramStats* stats_of(const measure::Comparison& c, const std::string& mode) {
+const DatagramStats* stats_of(const measure::Comparison& c, const std::string& variant) {
   for (const DatagramStats& s : c.or_empty<DatagramResults>().stats) {
-    if (to_string(s.mode) == mode) return &s;
+    if (s.variant == variant) return &s;
   }
   return nullptr;
+}
+
+// Each dtls variant's handshake, once: what it settled on and how long it took.
+std::string handshake_lines(const DatagramResults& results) {
+  std::string out;
+  std::vector<std::string> said;
+  for (const DatagramRun& run : results.runs) {
+    if (!is_encrypted(run.mode) || std::find(said.begin(), said.end(), run.label()) != said.end()) continue;
+    said.push_back(run.label());
+    out += fmt::format(
+        "{}: {} {} {}; cookie exchange {:.0f} us, handshake {:.0f} us (first ClientHello to "
+        "Finished, mean per sender)\n",
+        run.label(), run.tls.version, run.tls.cipher, run.tls.group, run.cookie_us, run.handshake_us);
+  }
+  return out;
+}
+
+// The medians of each variant, and each other library's dtls over the first's.
+std::string stats_lines(const DatagramResults& results) {
+  std::size_t width = 4;
+  for (const DatagramStats& s : results.stats)
+    width = std::max(width, s.variant.size());
+  std::string out = fmt::format("\n{:<{}} {:>4} {:>12} {:>12} {:>8}\n", "variant", width, "runs", "received/s",
+                                "sent/s", "loss");
+  for (const DatagramStats& s : results.stats) {
+    out += fmt::format("{:<{}} {:>4} {:>12.0f} {:>12.0f} {:>7.2f}%\n", s.variant, width, s.received_per_s.count,
+                       s.received_per_s.median, s.sent_per_s.median, s.loss_percent.median);
+  }
+  out += "(medians)\n";
+  for (const DatagramStats& s : results.stats) {
+    if (!s.received_per_s_over_first_library) continue;
+    out += fmt::format("{}/{}, paired by round {}: {}\n", s.variant, s.variant.substr(0, s.variant.rfind(' ')),
+                       render::pairs_text(s.received_per_s_over_first_library->ratio.count),
+                       render::ratio_sentence("datagrams received/s", s.received_per_s_over_first_library));
+  }
+  return out;
 }
 
 // The modes the ratio names: udp and dtls, unless two others were asked for.
@@ -115,23 +152,9 @@ std::string render_datagram_runs(const measure::Comparison& c) {
   if (last.rcvbuf_errors)
     out += fmt::format("; Udp RcvbufErrors on the server's host +{}", *last.rcvbuf_errors);
   out += "\n";
-  for (const DatagramRun& run : c.or_empty<DatagramResults>().runs) {
-    if (!is_encrypted(run.mode)) continue;
-    out += fmt::format(
-        "dtls: {} {} {}; cookie exchange {:.0f} us, handshake {:.0f} us (first ClientHello to "
-        "Finished, mean per sender)\n",
-        run.tls.version, run.tls.cipher, run.tls.group, run.cookie_us, run.handshake_us);
-    break;
-  }
-  if (!c.or_empty<DatagramResults>().stats.empty() && p.rounds > 1) {
-    out += fmt::format("\n{:<4} {:>4} {:>12} {:>12} {:>8}\n", "mode", "runs", "received/s", "sent/s", "loss");
-    for (const DatagramStats& s : c.or_empty<DatagramResults>().stats) {
-      out += fmt::format("{:<4} {:>4} {:>12.0f} {:>12.0f} {:>7.2f}%\n", to_string(s.mode),
-                         s.received_per_s.count, s.received_per_s.median, s.sent_per_s.median,
-                         s.loss_percent.median);
-    }
-    out += "(medians)\n";
-  }
+  out += handshake_lines(c.or_empty<DatagramResults>());
+  if (!c.or_empty<DatagramResults>().stats.empty() && p.rounds > 1)
+    out += stats_lines(c.or_empty<DatagramResults>());
   const render::ComparedModes modes = compared_modes(c);
   const auto* base = stats_of(c, modes.baseline);
   const auto* other = stats_of(c, modes.other);
@@ -168,6 +191,8 @@ ordered_json datagram_runs_json(const measure::Comparison& c) {
         {"tls_version", dtls ? ordered_json(run.tls.version) : ordered_json(nullptr)},
         {"cipher", dtls ? ordered_json(run.tls.cipher) : ordered_json(nullptr)},
         {"group", dtls ? ordered_json(run.tls.group) : ordered_json(nullptr)},
+        {"tls_library", render::text_or_null(run.tls.library)},
+        {"server_tls_library", render::text_or_null(run.tls.server_library)},
         {"client",
          {{"cpu_user_s", run.client.cpu_user_s},
           {"cpu_system_s", run.client.cpu_system_s},
@@ -199,10 +224,16 @@ ordered_json datagram_runs_json(const measure::Comparison& c) {
 ordered_json datagram_summary_json(const measure::Comparison& c) {
   ordered_json summary = json::object();
   for (const DatagramStats& s : c.or_empty<DatagramResults>().stats) {
-    summary[to_string(s.mode)] = {{"runs", s.received_per_s.count},
-                                  {"received_per_s", summary_json(s.received_per_s)},
-                                  {"sent_per_s", summary_json(s.sent_per_s)},
-                                  {"loss_percent", summary_json(s.loss_percent)}};
+    summary[s.variant] = {{"mode", to_string(s.mode)},
+                          {"runs", s.received_per_s.count},
+                          {"received_per_s", summary_json(s.received_per_s)},
+                          {"sent_per_s", summary_json(s.sent_per_s)},
+                          {"loss_percent", summary_json(s.loss_percent)},
+                          {"over_first_library",
+                           s.received_per_s_over_first_library
+                               ? ordered_json{{"received_per_s",
+                                               render::ratio_json(s.received_per_s_over_first_library)}}
+                               : ordered_json(nullptr)}};
   }
   const render::ComparedModes modes = compared_modes(c);
   const auto* base = stats_of(c, modes.baseline);
@@ -219,12 +250,13 @@ std::string render_datagram_csv(const measure::Comparison& c) {
       "variant,round,warmup,partial,mode,sender,datagram_bytes,sent,received,lost,loss_percent,reordered,"
       "duplicates,sender_us,receiver_us,sent_per_s,received_per_s,kernel_drops,foreign,rcvbuf_errors,"
       "handshake_us,"
-      "cookie_us,tls_version,cipher,client_cpu_s,server_cpu_s,client_sndbuf_bytes,server_rcvbuf_bytes\n";
+      "cookie_us,tls_version,cipher,client_cpu_s,server_cpu_s,client_sndbuf_bytes,server_rcvbuf_bytes,"
+      "tls_library,server_tls_library\n";
   for (const DatagramRun& run : c.or_empty<DatagramResults>().runs) {
     auto line = [&](const std::string& sender, const DatagramSender& s, bool total) {
       out += fmt::format(
           "{},{},{},{},{},{},{},{},{},{},{:.4f},{},{},{:.3f},{:.3f},{:.1f},{:.1f},{},{},{},{:.3f},{:.3f},{},{"
-          "},{:.6f},{:.6f},{},{}\n",
+          "},{:.6f},{:.6f},{},{},{},{}\n",
           csv_field(run.label()), run.round, run.warmup ? 1 : 0, run.partial ? 1 : 0, to_string(run.mode),
           sender, c.parameters.test.chunk_bytes, s.sent, s.received, s.lost(), s.loss_percent(), s.reordered,
           s.duplicates, s.sender_us, s.receiver_us, per_second(s.sent, s.sender_us),
@@ -232,7 +264,8 @@ std::string render_datagram_csv(const measure::Comparison& c) {
           total ? std::to_string(run.foreign) : "",
           total && run.rcvbuf_errors ? std::to_string(*run.rcvbuf_errors) : "", run.handshake_us,
           run.cookie_us, csv_field(run.tls.version), csv_field(run.tls.cipher), run.client.cpu_s(),
-          run.server.cpu_s(), run.client.sndbuf_bytes, run.server.rcvbuf_bytes);
+          run.server.cpu_s(), run.client.sndbuf_bytes, run.server.rcvbuf_bytes, csv_field(run.tls.library),
+          csv_field(run.tls.server_library));
     };
     if (run.senders.size() > 1) {
       for (const DatagramSender& s : run.senders)

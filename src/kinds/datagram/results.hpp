@@ -70,18 +70,22 @@ struct DatagramRun : RunHeader {
   }
 };
 
-// Medians over a datagram mode's runs.
+// Medians over a datagram variant's runs.
 struct DatagramStats {
   Mode mode = Mode::udp;
+  std::string variant;  // "dtls", "dtls gnutls" (--tls-lib)
   Summary received_per_s;
   Summary sent_per_s;
   Summary loss_percent;
+  // Another --tls-lib library's dtls: datagrams received per second over
+  // the first library's in the same round.
+  std::optional<PairedRatio> received_per_s_over_first_library;
 };
 
 // Datagram runs (udp, dtls) and their statistics.
 struct DatagramResults {
   std::vector<DatagramRun> runs;
-  std::vector<DatagramStats> stats;  // one per datagram mode that has runs
+  std::vector<DatagramStats> stats;  // one per variant that has runs
 };
 
 // Its statistics, per variant with the ratios to the baseline, and its

@@ -311,7 +311,8 @@ std::string serve_datagram_test(Stream& control, const protocol::TestRequest& re
   const ServerConfig& config = side.config();
   const Timeouts& timeouts = config.timeouts;
   const stacks::ServerPart* part = side.stack_part(request.mode);
-  const tls::DtlsContext* dtls = part != nullptr ? part->datagram_context() : nullptr;
+  const tls::DtlsContext* dtls =
+      part != nullptr && is_encrypted(request.mode) ? part->datagram_context(request.tls_library) : nullptr;
   protocol::TestAccept accept = side.acceptance({});
   const bool is_dtls = is_encrypted(request.mode);  // a DTLS session a sender, each on a port of its own
   if (is_dtls && dtls == nullptr) throw Error("no DTLS context");

@@ -1,10 +1,15 @@
-// DTLS 1.2 over UDP, on the TLS library this build links (tls/dtls.hpp):
-// the datagram kind's encrypted twin of udp. The BoringSSL build has none
-// (its library lacks DTLSv1_listen, which tlscmp's DTLS server needs).
+// DTLS 1.2 over UDP (tls/dtls.hpp): the datagram kind's encrypted twin of
+// udp, on each TLS library that has it (BoringSSL lacks DTLSv1_listen,
+// which tlscmp's DTLS server needs). The test request names the library,
+// as a TLS one does; the server makes each library's context on first use.
 
 #include <fmt/format.h>
+#include <map>
+#include <mutex>
 
+#include "error.hpp"
 #include "stacks/stack.hpp"
+#include "tls/backend.hpp"
 
 namespace tlscmp::stacks {
 namespace {
@@ -25,26 +30,46 @@ ClientContexts dtls_client(const tls::ClientOptions& options) {
   return {std::nullopt, tls::DtlsContext::for_client(options)};
 }
 
-// The server's DTLS context, where this build has DTLS; the datagram kind's
-// receiver shakes hands with it.
+std::string library_without_dtls(const tls::Backend& library) {
+  std::string why;
+  return tls::DtlsContext::available(why, &library) ? std::string() : why;
+}
+
+// The server's DTLS contexts, one per library a test asks for, made on
+// first use from the server's identity; the datagram kind's receiver
+// shakes hands with them. The library is found by its name as TLS's is
+// (the server's TLS contexts name those it has).
 class DtlsPart final : public ServerPart {
  public:
-  explicit DtlsPart(const tls::Identity& identity) {
-    if (tls::DtlsContext::available(why_)) context_.emplace(tls::DtlsContext::for_server(identity));
+  explicit DtlsPart(const ServerSetup& setup) : identity_(setup.identity), tls_(*setup.tls) {}
+  std::string refusal(std::string_view library) const override {
+    try {
+      std::string why;
+      if (tls::DtlsContext::available(why, &tls_.of(library).backend())) return {};
+      return why.empty() ? "this server has no DTLS" : why;
+    } catch (const Error& e) {
+      return e.what();
+    }
   }
-  std::string refusal() const override {
-    return context_ ? std::string() : why_.empty() ? "this server has no DTLS" : why_;
+  const tls::DtlsContext* datagram_context(std::string_view library) const override {
+    const tls::Backend& backend = tls_.of(library).backend();
+    const std::lock_guard lock(mutex_);
+    auto made = made_.find(&backend);
+    if (made == made_.end())
+      made = made_.emplace(&backend, tls::DtlsContext::for_server(identity_, &backend)).first;
+    return &made->second;
   }
-  const tls::DtlsContext* datagram_context() const override { return context_ ? &*context_ : nullptr; }
 
  private:
-  std::string why_;
-  std::optional<tls::DtlsContext> context_;
+  tls::Identity identity_;
+  const tls::ServerContexts& tls_;
+  mutable std::mutex mutex_;  // guards made_
+  mutable std::map<const tls::Backend*, tls::DtlsContext> made_;
 };
 
 std::unique_ptr<ServerPart> dtls_server(const ServerSetup& setup,
                                         const std::function<void(const std::string&)>&) {
-  return std::make_unique<DtlsPart>(setup.identity);
+  return std::make_unique<DtlsPart>(setup);
 }
 
 }  // namespace
@@ -56,6 +81,7 @@ const Stack kDtlsStack{
     .described = "DTLS 1.2",
     .version_line = dtls_line,
     .client_contexts = dtls_client,
+    .refuse_library = library_without_dtls,
     .server_part = dtls_server,
 };
 

@@ -65,7 +65,7 @@ class QuicPart final : public ServerPart, public Listener {
     }
   }
 
-  std::string refusal() const override {
+  std::string refusal(std::string_view) const override {
     if (listener_) return {};
     return fmt::format(
         "this server has no QUIC ({}); leave quic out of --mode, or run a server built with OpenSSL 3.5 or "

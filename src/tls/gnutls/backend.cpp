@@ -27,25 +27,6 @@ std::string GnutlsBackend::header_version() const {
   return fmt::format("GnuTLS {}", GNUTLS_VERSION);
 }
 
-bool GnutlsBackend::dtls_available(std::string& why) const {
-  why =
-      "tlscmp's GnuTLS backend has no DTLS yet (GnuTLS has DTLS 1.2: to come); DTLS tests need OpenSSL "
-      "(--tls-lib openssl, or openssl first in its list)";
-  return false;
-}
-
-DtlsContext GnutlsBackend::dtls_server_context(const Identity&) const {
-  std::string why;
-  dtls_available(why);
-  throw Error(why);
-}
-
-DtlsContext GnutlsBackend::dtls_client_context(const ClientOptions&) const {
-  std::string why;
-  dtls_available(why);
-  throw Error(why);
-}
-
 const GnutlsBackend& gnutls_backend() {
   static const GnutlsBackend backend;
   return backend;

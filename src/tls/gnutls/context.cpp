@@ -107,6 +107,61 @@ int verify_client(gnutls_session_t session) {
                                                                                : 0;
 }
 
+// What a session checks the certificate against, which it points to.
+struct VerifyTarget {
+  std::string host;
+  std::array<unsigned char, 16> address{};
+  std::array<gnutls_typed_vdata_st, 2> data{};
+};
+
+}  // namespace
+
+std::shared_ptr<void> verify_host(gnutls_session_t session, const std::string& host) {
+  auto target = std::make_shared<VerifyTarget>();
+  target->host = host;
+  const bool v4 = ::inet_pton(AF_INET, host.c_str(), target->address.data()) == 1;
+  const bool v6 = !v4 && ::inet_pton(AF_INET6, host.c_str(), target->address.data()) == 1;
+  if (!v4 && !v6) {
+    gnutls_session_set_verify_cert(session, target->host.c_str(), 0);
+    return target;
+  }
+  // The address, and the purpose that gnutls_session_set_verify_cert adds for a name.
+  target->data[0].type = GNUTLS_DT_IP_ADDRESS;
+  target->data[0].data = target->address.data();
+  target->data[0].size = v4 ? 4 : 16;
+  target->data[1].type = GNUTLS_DT_KEY_PURPOSE_OID;
+  target->data[1].data = reinterpret_cast<unsigned char*>(const_cast<char*>(GNUTLS_KP_TLS_WWW_SERVER));
+  gnutls_session_set_verify_cert2(session, target->data.data(), 2, 0);
+  return target;
+}
+
+Credentials identity_credentials(const Identity& identity) {
+  Credentials credentials = new_credentials();
+  use_identity(credentials.get(), identity);
+  return credentials;
+}
+
+Credentials client_credentials(const ClientOptions& options, std::string& trust) {
+  Credentials credentials = new_credentials();
+  trust = "the system's trusted CAs";
+  if (!options.insecure) {
+    if (!options.ca_file.empty()) {
+      trust_file(credentials.get(), options.ca_file, "CA file");
+      trust = fmt::format("the CA in {}", options.ca_file);
+    } else if (!options.ca_pem.empty()) {
+      trust_pem(credentials.get(), options.ca_pem, "the given CA");
+      trust = "the embedded server's CA";
+    } else {
+      check(gnutls_certificate_set_x509_system_trust(credentials.get()),
+            "cannot load the system's trusted certificates");
+    }
+  }
+  if (options.identity) use_identity(credentials.get(), *options.identity);
+  return credentials;
+}
+
+namespace {
+
 class GnutlsContext final : public ContextImpl {
  public:
   // A server's.
@@ -179,31 +234,6 @@ class GnutlsContext final : public ContextImpl {
   CipherGrant grant_cipher(const std::string&) const override { return {}; }
 
  private:
-  // What the session checks the certificate against, which it points to.
-  struct VerifyTarget {
-    std::string host;
-    std::array<unsigned char, 16> address{};
-    std::array<gnutls_typed_vdata_st, 2> data{};
-  };
-  static std::shared_ptr<void> verify_host(gnutls_session_t session, const std::string& host) {
-    auto target = std::make_shared<VerifyTarget>();
-    target->host = host;
-    const bool v4 = ::inet_pton(AF_INET, host.c_str(), target->address.data()) == 1;
-    const bool v6 = !v4 && ::inet_pton(AF_INET6, host.c_str(), target->address.data()) == 1;
-    if (!v4 && !v6) {
-      gnutls_session_set_verify_cert(session, target->host.c_str(), 0);
-      return target;
-    }
-    // The address, and the purpose that gnutls_session_set_verify_cert adds for a name.
-    target->data[0].type = GNUTLS_DT_IP_ADDRESS;
-    target->data[0].data = target->address.data();
-    target->data[0].size = v4 ? 4 : 16;
-    target->data[1].type = GNUTLS_DT_KEY_PURPOSE_OID;
-    target->data[1].data = reinterpret_cast<unsigned char*>(const_cast<char*>(GNUTLS_KP_TLS_WWW_SERVER));
-    gnutls_session_set_verify_cert2(session, target->data.data(), 2, 0);
-    return target;
-  }
-
   std::shared_ptr<ServerState> server_;
   Credentials client_credentials_;
   gnutls_priority_t client_priority_ = nullptr;
@@ -242,8 +272,7 @@ ClientSession new_client_session(const Context& context, const std::string& host
 Context GnutlsBackend::server_context(const ServerOptions& options) const {
   if (options.shape != nullptr) throw Error("GnuTLS runs no stack of its own transport (QUIC) in tlscmp");
   auto state = std::make_shared<ServerState>();
-  state->credentials = new_credentials();
-  use_identity(state->credentials.get(), options.identity);
+  state->credentials = identity_credentials(options.identity);
   if (!options.client_ca_file.empty()) {
     trust_file(state->credentials.get(), options.client_ca_file, "client CA file");
     gnutls_certificate_set_verify_function(state->credentials.get(), verify_client);
@@ -265,21 +294,8 @@ Context GnutlsBackend::server_context(const ServerOptions& options) const {
 
 Context GnutlsBackend::client_context(const ClientOptions& options) const {
   if (options.shape != nullptr) throw Error("GnuTLS runs no stack of its own transport (QUIC) in tlscmp");
-  Credentials credentials = new_credentials();
-  std::string trust = "the system's trusted CAs";
-  if (!options.insecure) {
-    if (!options.ca_file.empty()) {
-      trust_file(credentials.get(), options.ca_file, "CA file");
-      trust = fmt::format("the CA in {}", options.ca_file);
-    } else if (!options.ca_pem.empty()) {
-      trust_pem(credentials.get(), options.ca_pem, "the given CA");
-      trust = "the embedded server's CA";
-    } else {
-      check(gnutls_certificate_set_x509_system_trust(credentials.get()),
-            "cannot load the system's trusted certificates");
-    }
-  }
-  if (options.identity) use_identity(credentials.get(), *options.identity);
+  std::string trust;
+  Credentials credentials = client_credentials(options, trust);
   const std::string priority = priority_of(options.policy, /*server=*/false);
   Offer offer = describe(options.policy, priority, false);
   auto impl = std::make_shared<GnutlsContext>(std::move(credentials), priority, !options.insecure, trust);

@@ -80,6 +80,16 @@ struct ClientSession {
 };
 ClientSession new_client_session(const Context& context, const std::string& host, const Session& resume);
 
+// Credentials of a server's identity; of a client's trust (--ca, the
+// embedded server's CA, the system's, none with --insecure) and identity,
+// `trust` set to what the server's chain must lead to, in words. Throw.
+Credentials identity_credentials(const Identity& identity);
+Credentials client_credentials(const ClientOptions& options, std::string& trust);
+// Has `session` check the server's certificate against `host` (a name or an
+// address); what it returns holds what the session points to, and is to
+// live as long as the session.
+std::shared_ptr<void> verify_host(gnutls_session_t session, const std::string& host);
+
 // The TLS stream over a TCP socket; a client's offers `offered` (or nothing).
 // `keep`: what lives as long as the session (a client's verify target).
 std::unique_ptr<TlsStream> make_stream(UniqueFd fd, gnutls_session_t session, bool server, std::string trust,
