@@ -128,7 +128,8 @@ std::vector<session::Variant> library_variants(const KindSlice& kind, const sess
     const auto per_library = [](Mode m) { return facts(m).per_library; };
     if (i > 0 && std::ranges::none_of(mine.modes, per_library)) {
       if (std::ranges::none_of(config.modes, per_library))  // else a note said why
-        notes.push_back(fmt::format("--tls-lib {}: left out, as no mode of this run runs on it", libraries[i]));
+        notes.push_back(
+            fmt::format("--tls-lib {}: left out, as no mode of this run runs on it", libraries[i]));
       continue;
     }
     for (session::Variant& variant : of_kind(mine, options)) {
@@ -136,7 +137,8 @@ std::vector<session::Variant> library_variants(const KindSlice& kind, const sess
       if (i > 0) variant.label += " " + libraries[i];
       variants.push_back(std::move(variant));
     }
-    said.push_back(fmt::format("{}: {}{}", i == 0 ? "tls" : "tls " + libraries[i], options.library->library_version(),
+    said.push_back(fmt::format("{}: {}{}", i == 0 ? "tls" : "tls " + libraries[i],
+                               options.library->library_version(),
                                options.server_library == libraries[i]
                                    ? " at both ends"
                                    : fmt::format(" against the server's {}", options.server_library)));

@@ -40,6 +40,8 @@ class DtlsSession {
 
   // One plaintext datagram in, one record out in `out`: its size. Throws tlscmp::Error.
   virtual std::size_t seal(std::span<const std::byte> plain, std::span<std::byte> out) = 0;
+  // The most plaintext seal takes in one datagram (a library's own limit).
+  virtual std::size_t largest_plaintext() const { return std::size_t{16384}; }
   // One received datagram in, its plaintext in `out`: the plaintext's size;
   // nullopt when it held no authentic record (garbage, a replay, a
   // handshake retransmission, which is answered on the socket). Throws

@@ -230,7 +230,8 @@ std::string dtls_hint(const std::string& reason, const std::string& host) {
       reason.find("chain does not lead to") != std::string::npos) {
     return " (trust the server's CA with --ca FILE, or skip verification with --insecure)";
   }
-  if (reason.find("mismatch") != std::string::npos || reason.find("does not name the host") != std::string::npos) {
+  if (reason.find("mismatch") != std::string::npos ||
+      reason.find("does not name the host") != std::string::npos) {
     return fmt::format(" (the server's certificate does not name '{}'; see tlscmp certs --host)", host);
   }
   return {};
@@ -248,6 +249,10 @@ void shake_hands(const ClientConfig& config, const tls::DtlsContext& dtls, const
     } catch (const Error& e) {
       throw Error(fmt::format("{} sender {}: {}{}", host_port(config.host, accept.udp_ports[i]), i, e.what(),
                               dtls_hint(e.what(), config.host)));
+    }
+    if (const std::size_t most = s.session->largest_plaintext(); config.test.chunk_bytes > most) {
+      throw Error(fmt::format("-l {}: {} seals at most {} bytes in one DTLS datagram; give -l {} or less",
+                              config.test.chunk_bytes, dtls.backend().library_version(), most, most));
     }
     run.handshake_us += s.handshake.handshake_us / static_cast<double>(senders.size());
     run.cookie_us += s.handshake.cookie_us / static_cast<double>(senders.size());

@@ -81,18 +81,20 @@ std::string stats_lines(const DatagramResults& results) {
   std::size_t width = 4;
   for (const DatagramStats& s : results.stats)
     width = std::max(width, s.variant.size());
-  std::string out = fmt::format("\n{:<{}} {:>4} {:>12} {:>12} {:>8}\n", "variant", width, "runs", "received/s",
-                                "sent/s", "loss");
+  std::string out = fmt::format("\n{:<{}} {:>4} {:>12} {:>12} {:>8}\n", "variant", width, "runs",
+                                "received/s", "sent/s", "loss");
   for (const DatagramStats& s : results.stats) {
-    out += fmt::format("{:<{}} {:>4} {:>12.0f} {:>12.0f} {:>7.2f}%\n", s.variant, width, s.received_per_s.count,
-                       s.received_per_s.median, s.sent_per_s.median, s.loss_percent.median);
+    out +=
+        fmt::format("{:<{}} {:>4} {:>12.0f} {:>12.0f} {:>7.2f}%\n", s.variant, width, s.received_per_s.count,
+                    s.received_per_s.median, s.sent_per_s.median, s.loss_percent.median);
   }
   out += "(medians)\n";
   for (const DatagramStats& s : results.stats) {
     if (!s.received_per_s_over_first_library) continue;
-    out += fmt::format("{}/{}, paired by round {}: {}\n", s.variant, s.variant.substr(0, s.variant.rfind(' ')),
-                       render::pairs_text(s.received_per_s_over_first_library->ratio.count),
-                       render::ratio_sentence("datagrams received/s", s.received_per_s_over_first_library));
+    out +=
+        fmt::format("{}/{}, paired by round {}: {}\n", s.variant, s.variant.substr(0, s.variant.rfind(' ')),
+                    render::pairs_text(s.received_per_s_over_first_library->ratio.count),
+                    render::ratio_sentence("datagrams received/s", s.received_per_s_over_first_library));
   }
   return out;
 }
@@ -224,16 +226,16 @@ ordered_json datagram_runs_json(const measure::Comparison& c) {
 ordered_json datagram_summary_json(const measure::Comparison& c) {
   ordered_json summary = json::object();
   for (const DatagramStats& s : c.or_empty<DatagramResults>().stats) {
-    summary[s.variant] = {{"mode", to_string(s.mode)},
-                          {"runs", s.received_per_s.count},
-                          {"received_per_s", summary_json(s.received_per_s)},
-                          {"sent_per_s", summary_json(s.sent_per_s)},
-                          {"loss_percent", summary_json(s.loss_percent)},
-                          {"over_first_library",
-                           s.received_per_s_over_first_library
-                               ? ordered_json{{"received_per_s",
-                                               render::ratio_json(s.received_per_s_over_first_library)}}
-                               : ordered_json(nullptr)}};
+    summary[s.variant] = {
+        {"mode", to_string(s.mode)},
+        {"runs", s.received_per_s.count},
+        {"received_per_s", summary_json(s.received_per_s)},
+        {"sent_per_s", summary_json(s.sent_per_s)},
+        {"loss_percent", summary_json(s.loss_percent)},
+        {"over_first_library",
+         s.received_per_s_over_first_library
+             ? ordered_json{{"received_per_s", render::ratio_json(s.received_per_s_over_first_library)}}
+             : ordered_json(nullptr)}};
   }
   const render::ComparedModes modes = compared_modes(c);
   const auto* base = stats_of(c, modes.baseline);

@@ -21,10 +21,11 @@ void compute_datagram_statistics(const Comparison& comparison, DatagramResults& 
     }
     if (runs.empty()) continue;
     const auto received_per_s = [](const DatagramRun& r) { return r.received_per_s(); };
-    results.stats.push_back({runs.front()->mode, variant, summarize_field(runs, received_per_s),
-                             summarize_field(runs, [](const DatagramRun& r) { return r.sent_per_s(); }),
-                             summarize_field(runs, [](const DatagramRun& r) { return r.total.loss_percent(); }),
-                             over_twin(runs, own_runs_by_round(results.runs, counts), received_per_s)});
+    results.stats.push_back(
+        {runs.front()->mode, variant, summarize_field(runs, received_per_s),
+         summarize_field(runs, [](const DatagramRun& r) { return r.sent_per_s(); }),
+         summarize_field(runs, [](const DatagramRun& r) { return r.total.loss_percent(); }),
+         over_twin(runs, own_runs_by_round(results.runs, counts), received_per_s)});
   }
 }
 

@@ -41,7 +41,7 @@ constexpr const char* kServerPriority =
 struct Transport {
   int fd = -1;
   bool in_memory = false;
-  std::span<const std::byte> in;  // the datagram to open, until read
+  std::span<const std::byte> in;          // the datagram to open, until read
   std::vector<std::byte>* out = nullptr;  // while sealing: where the record goes
   std::int64_t hello_verify_ns = 0;       // client: when the server's cookie came
 };
@@ -102,8 +102,8 @@ struct CookieReply {
 
 ssize_t send_cookie(gnutls_transport_ptr_t ptr, const void* data, std::size_t size) {
   const auto* to = static_cast<const CookieReply*>(ptr);
-  return ::sendto(to->fd, data, size, MSG_DONTWAIT | MSG_NOSIGNAL, reinterpret_cast<const sockaddr*>(to->peer),
-                  to->length);
+  return ::sendto(to->fd, data, size, MSG_DONTWAIT | MSG_NOSIGNAL,
+                  reinterpret_cast<const sockaddr*>(to->peer), to->length);
 }
 
 // Why a handshake failed, in the words the TLS streams use.
@@ -126,12 +126,13 @@ std::string dtls_failure(gnutls_session_t session, int rc, const std::string& tr
 
 // Drives the handshake with GnuTLS's retransmission timer until it is done.
 void run_dtls_handshake(gnutls_session_t session, int fd, Deadline deadline, const char* who,
-                   const std::string& trust) {
+                        const std::string& trust) {
   for (;;) {
     const int rc = gnutls_handshake(session);
     if (rc == GNUTLS_E_SUCCESS) return;
     if (gnutls_error_is_fatal(rc) != 0)
-      throw Error(fmt::format("DTLS handshake with the {} failed: {}", who, dtls_failure(session, rc, trust)));
+      throw Error(
+          fmt::format("DTLS handshake with the {} failed: {}", who, dtls_failure(session, rc, trust)));
     if (deadline.expired()) throw Error(fmt::format("DTLS handshake with the {} timed out", who));
     const auto ms = std::chrono::milliseconds(gnutls_dtls_get_timeout(session));
     (void)wait_fd(fd, POLLIN, Deadline::earlier(deadline, Deadline::after(ms)));
@@ -184,7 +185,7 @@ class GnutlsDtlsSession final : public DtlsSession {
 
 // The client's figures of its handshake.
 void note_dtls_session(gnutls_session_t session, std::int64_t start_ns, std::int64_t end_ns,
-                  std::int64_t hello_verify_ns, DtlsHandshake& handshake) {
+                       std::int64_t hello_verify_ns, DtlsHandshake& handshake) {
   handshake.cookie_exchanged = hello_verify_ns != 0;
   handshake.cookie_us = hello_verify_ns != 0 ? measure::ns_to_us(hello_verify_ns - start_ns) : 0;
   handshake.handshake_us = measure::ns_to_us(end_ns - start_ns);
@@ -197,7 +198,10 @@ class GnutlsDtlsContext final : public DtlsContextImpl {
  public:
   // A client's.
   GnutlsDtlsContext(const Backend& backend, Credentials credentials, bool verify, std::string trust)
-      : DtlsContextImpl(backend), credentials_(std::move(credentials)), verify_(verify), trust_(std::move(trust)) {
+      : DtlsContextImpl(backend),
+        credentials_(std::move(credentials)),
+        verify_(verify),
+        trust_(std::move(trust)) {
     init_priority(kClientPriority);
   }
   // A server's.
@@ -219,7 +223,8 @@ class GnutlsDtlsContext final : public DtlsContextImpl {
 
  private:
   void init_priority(const char* text) {
-    check(gnutls_priority_init(&priority_, text, nullptr), fmt::format("GnuTLS refused the priority '{}'", text));
+    check(gnutls_priority_init(&priority_, text, nullptr),
+          fmt::format("GnuTLS refused the priority '{}'", text));
   }
   // Answers ClientHellos without the cookie with one, until one has it:
   // its sender's address in `peer`, the datagram left on the socket.
@@ -242,7 +247,8 @@ std::unique_ptr<DtlsSession> GnutlsDtlsContext::connect(int fd, const std::strin
   check(gnutls_priority_set(session, priority_), "cannot set the DTLS priority");
   check(gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, credentials_.get()),
         "cannot set the DTLS credentials");
-  if (!host.empty() && !is_ip_literal(host)) gnutls_server_name_set(session, GNUTLS_NAME_DNS, host.data(), host.size());
+  if (!host.empty() && !is_ip_literal(host))
+    gnutls_server_name_set(session, GNUTLS_NAME_DNS, host.data(), host.size());
   if (verify_) made->keep() = verify_host(session, host);
   use_transport(session, made->transport());
   const std::int64_t start_ns = measure::now_ns();
@@ -306,7 +312,8 @@ DtlsContext GnutlsBackend::dtls_server_context(const Identity& identity) const {
 DtlsContext GnutlsBackend::dtls_client_context(const ClientOptions& options) const {
   std::string trust;
   Credentials credentials = client_credentials(options, trust);
-  return DtlsContext(std::make_shared<GnutlsDtlsContext>(*this, std::move(credentials), !options.insecure, trust));
+  return DtlsContext(
+      std::make_shared<GnutlsDtlsContext>(*this, std::move(credentials), !options.insecure, trust));
 }
 
 }  // namespace tlscmp::tls::gnutls

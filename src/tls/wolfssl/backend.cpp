@@ -35,25 +35,6 @@ std::string WolfsslBackend::header_version() const {
   return fmt::format("wolfSSL {}", LIBWOLFSSL_VERSION_STRING);
 }
 
-bool WolfsslBackend::dtls_available(std::string& why) const {
-  why =
-      "tlscmp's wolfSSL backend has no DTLS yet (Debian's wolfSSL has DTLS 1.2: to come); DTLS tests need "
-      "OpenSSL (--tls-lib openssl, or openssl first in its list)";
-  return false;
-}
-
-DtlsContext WolfsslBackend::dtls_server_context(const Identity&) const {
-  std::string why;
-  dtls_available(why);
-  throw Error(why);
-}
-
-DtlsContext WolfsslBackend::dtls_client_context(const ClientOptions&) const {
-  std::string why;
-  dtls_available(why);
-  throw Error(why);
-}
-
 namespace {
 
 // wolfCrypt's fixed-point ECC cache (FP_ECC in Debian's build) is each

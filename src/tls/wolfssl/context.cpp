@@ -34,18 +34,6 @@ Ctx new_ctx(const std::string& version, bool server) {
   return ctx;
 }
 
-void use_identity(WOLFSSL_CTX* ctx, const Identity& identity) {
-  const std::string& chain = identity.certificate_chain_pem;
-  const std::string& key = identity.private_key_pem;
-  check(wolfSSL_CTX_use_certificate_chain_buffer_format(
-            ctx, reinterpret_cast<const unsigned char*>(chain.data()), pem_size(chain), WOLFSSL_FILETYPE_PEM),
-        "cannot use the certificate under wolfSSL");
-  check(wolfSSL_CTX_use_PrivateKey_buffer(ctx, reinterpret_cast<const unsigned char*>(key.data()),
-                                          pem_size(key), WOLFSSL_FILETYPE_PEM),
-        "cannot use the private key under wolfSSL");
-  check(wolfSSL_CTX_check_private_key(ctx), "the key does not match the certificate under wolfSSL");
-}
-
 // Trusts the CAs of `pem`; `what` names them in errors ("the given CA").
 void trust_pem(WOLFSSL_CTX* ctx, const std::string& pem, const std::string& what) {
   check(wolfSSL_CTX_load_verify_buffer(ctx, reinterpret_cast<const unsigned char*>(pem.data()), pem_size(pem),
@@ -117,12 +105,11 @@ class WolfsslContext final : public ContextImpl {
     if (!sni.empty() && (!server_name.empty() || !is_ip_literal(host)))
       wolfSSL_UseSNI(ssl, WOLFSSL_SNI_HOST_NAME, sni.data(), static_cast<word16>(sni.size()));
     if (verify_) {
-      const int ret = is_ip_literal(host)
-                          ? wolfSSL_X509_VERIFY_PARAM_set1_ip_asc(wolfSSL_get0_param(ssl), host.c_str())
-                          : wolfSSL_check_domain_name(ssl, host.c_str());
-      if (ret != WOLFSSL_SUCCESS) {
+      try {
+        check_server_host(ssl, host);
+      } catch (const Error&) {
         wolfSSL_free(ssl);
-        throw Error(fmt::format("wolfSSL cannot check the server's certificate for '{}'", host));
+        throw;
       }
     }
     if (offered != nullptr) wolfSSL_set_session(ssl, offered->session.get());
@@ -187,6 +174,45 @@ void use_resumption(WOLFSSL_CTX* ctx, Resumption resumption) {
 
 }  // namespace
 
+void use_identity(WOLFSSL_CTX* ctx, const Identity& identity) {
+  const std::string& chain = identity.certificate_chain_pem;
+  const std::string& key = identity.private_key_pem;
+  check(wolfSSL_CTX_use_certificate_chain_buffer_format(
+            ctx, reinterpret_cast<const unsigned char*>(chain.data()), pem_size(chain), WOLFSSL_FILETYPE_PEM),
+        "cannot use the certificate under wolfSSL");
+  check(wolfSSL_CTX_use_PrivateKey_buffer(ctx, reinterpret_cast<const unsigned char*>(key.data()),
+                                          pem_size(key), WOLFSSL_FILETYPE_PEM),
+        "cannot use the private key under wolfSSL");
+  check(wolfSSL_CTX_check_private_key(ctx), "the key does not match the certificate under wolfSSL");
+}
+
+void use_client_trust(WOLFSSL_CTX* ctx, const ClientOptions& options, std::string& trust) {
+  trust = "the system's trusted CAs";
+  if (options.insecure) {
+    wolfSSL_CTX_set_verify(ctx, WOLFSSL_VERIFY_NONE, nullptr);
+  } else {
+    if (!options.ca_file.empty()) {
+      trust_file(ctx, options.ca_file, "CA file");
+      trust = fmt::format("the CA in {}", options.ca_file);
+    } else if (!options.ca_pem.empty()) {
+      trust_pem(ctx, options.ca_pem, "the given CA");
+      trust = "the embedded server's CA";
+    } else {
+      check(wolfSSL_CTX_load_system_CA_certs(ctx), "cannot load the system's trusted certificates");
+    }
+    wolfSSL_CTX_set_verify(ctx, WOLFSSL_VERIFY_PEER, nullptr);
+  }
+  if (options.identity) use_identity(ctx, *options.identity);
+}
+
+void check_server_host(WOLFSSL* ssl, const std::string& host) {
+  const int ret = is_ip_literal(host)
+                      ? wolfSSL_X509_VERIFY_PARAM_set1_ip_asc(wolfSSL_get0_param(ssl), host.c_str())
+                      : wolfSSL_check_domain_name(ssl, host.c_str());
+  if (ret != WOLFSSL_SUCCESS)
+    throw Error(fmt::format("wolfSSL cannot check the server's certificate for '{}'", host));
+}
+
 WOLFSSL* new_server_ssl(const Context& context) {
   return wolfssl_context(context).new_server_ssl();
 }
@@ -227,22 +253,8 @@ Context WolfsslBackend::client_context(const ClientOptions& options) const {
   std::string version;
   const std::string cipher_list = cipher_list_of(options.policy, /*server=*/false, version);
   Ctx ctx = new_ctx(version, false);
-  std::string trust = "the system's trusted CAs";
-  if (options.insecure) {
-    wolfSSL_CTX_set_verify(ctx.get(), WOLFSSL_VERIFY_NONE, nullptr);
-  } else {
-    if (!options.ca_file.empty()) {
-      trust_file(ctx.get(), options.ca_file, "CA file");
-      trust = fmt::format("the CA in {}", options.ca_file);
-    } else if (!options.ca_pem.empty()) {
-      trust_pem(ctx.get(), options.ca_pem, "the given CA");
-      trust = "the embedded server's CA";
-    } else {
-      check(wolfSSL_CTX_load_system_CA_certs(ctx.get()), "cannot load the system's trusted certificates");
-    }
-    wolfSSL_CTX_set_verify(ctx.get(), WOLFSSL_VERIFY_PEER, nullptr);
-  }
-  if (options.identity) use_identity(ctx.get(), *options.identity);
+  std::string trust;
+  use_client_trust(ctx.get(), options, trust);
   use_policy(ctx.get(), options.policy, cipher_list, false);
   check(wolfSSL_CTX_UseSessionTicket(ctx.get()), "cannot ask for TLS 1.2 session tickets under wolfSSL");
   Offer offer = describe(options.policy, version, cipher_list);

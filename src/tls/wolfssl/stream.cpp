@@ -60,6 +60,51 @@ class HelloLog {
   std::string bytes_;
 };
 
+}  // namespace
+
+bool is_verify_error(int error) {
+  switch (error) {
+    case ASN_AFTER_DATE_E:
+    case ASN_BEFORE_DATE_E:
+    case ASN_NO_SIGNER_E:
+    case ASN_SIG_CONFIRM_E:
+    case ASN_SELF_SIGNED_E:
+    case DOMAIN_NAME_MISMATCH:
+    case IPADDR_MISMATCH:
+    case VERIFY_CERT_ERROR:
+      return true;
+    default:
+      return false;
+  }
+}
+
+VerifyFailure verify_failure_of(int error) {
+  switch (error) {
+    case 0:
+      return VerifyFailure::none;
+    case ASN_AFTER_DATE_E:
+      return VerifyFailure::expired;
+    case ASN_BEFORE_DATE_E:
+      return VerifyFailure::not_yet_valid;
+    case DOMAIN_NAME_MISMATCH:
+    case IPADDR_MISMATCH:
+      return VerifyFailure::name_mismatch;
+    case ASN_NO_SIGNER_E:
+    case ASN_SIG_CONFIRM_E:
+    case ASN_SELF_SIGNED_E:
+      return VerifyFailure::untrusted;
+    default:
+      return VerifyFailure::other;
+  }
+}
+
+std::string verify_failure_detail(int error, const std::string& trust) {
+  if (std::string text = verify_failure_text(verify_failure_of(error), trust); !text.empty()) return text;
+  return fmt::format("certificate verification failed: {}", reason(error));
+}
+
+namespace {
+
 class WolfsslStream final : public TlsStream {
  public:
   WolfsslStream(UniqueFd fd, WOLFSSL* ssl, bool server, std::string trust, bool offered_ticket)
@@ -178,22 +223,6 @@ void WolfsslStream::watch_messages(int write_p, int, int content_type, const voi
   auto* stream = static_cast<WolfsslStream*>(self);
   const unsigned char type = *static_cast<const unsigned char*>(buf);
   if (type == kCertificateRequest && write_p == 0) stream->certificate_requested_ = true;
-}
-
-bool is_verify_error(int error) {
-  switch (error) {
-    case ASN_AFTER_DATE_E:
-    case ASN_BEFORE_DATE_E:
-    case ASN_NO_SIGNER_E:
-    case ASN_SIG_CONFIRM_E:
-    case ASN_SELF_SIGNED_E:
-    case DOMAIN_NAME_MISMATCH:
-    case IPADDR_MISMATCH:
-    case VERIFY_CERT_ERROR:
-      return true;
-    default:
-      return false;
-  }
 }
 
 std::error_code WolfsslStream::failure(int ret) {
@@ -315,28 +344,11 @@ const char* WolfsslStream::resumed_by() const {
 }
 
 VerifyFailure WolfsslStream::verify_failure() const {
-  switch (verify_error_) {
-    case 0:
-      return VerifyFailure::none;
-    case ASN_AFTER_DATE_E:
-      return VerifyFailure::expired;
-    case ASN_BEFORE_DATE_E:
-      return VerifyFailure::not_yet_valid;
-    case DOMAIN_NAME_MISMATCH:
-    case IPADDR_MISMATCH:
-      return VerifyFailure::name_mismatch;
-    case ASN_NO_SIGNER_E:
-    case ASN_SIG_CONFIRM_E:
-    case ASN_SELF_SIGNED_E:
-      return VerifyFailure::untrusted;
-    default:
-      return VerifyFailure::other;
-  }
+  return verify_failure_of(verify_error_);
 }
 
 std::string WolfsslStream::explain_verify_failure() const {
-  if (std::string text = verify_failure_text(verify_failure(), trust_); !text.empty()) return text;
-  return fmt::format("certificate verification failed: {}", reason(verify_error_));
+  return verify_failure_detail(verify_error_, trust_);
 }
 
 }  // namespace

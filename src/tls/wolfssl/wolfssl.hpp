@@ -70,6 +70,22 @@ WOLFSSL* new_server_ssl(const Context& context);
 WOLFSSL* new_client_ssl(const Context& context, const std::string& host, const Session& resume,
                         const std::string& server_name = {});
 
+// A certificate check that failed (wolfSSL_get_error's code): whether it
+// is one, what kind, and in words, against `trust` (what the chain was to
+// lead to).
+bool is_verify_error(int error);
+VerifyFailure verify_failure_of(int error);
+std::string verify_failure_detail(int error, const std::string& trust);
+
+// A context's own certificate and key; a client's trust (--ca, the embedded
+// server's CA, the system's, none with --insecure) and identity, `trust`
+// set to what the server's chain must lead to, in words. Throw.
+void use_identity(WOLFSSL_CTX* ctx, const Identity& identity);
+void use_client_trust(WOLFSSL_CTX* ctx, const ClientOptions& options, std::string& trust);
+// Has `ssl` check the server's certificate against `host` (a name or an
+// address). Throws.
+void check_server_host(WOLFSSL* ssl, const std::string& host);
+
 // The TLS stream over a TCP socket; a client's offers `offered` (or nothing).
 std::unique_ptr<TlsStream> make_stream(UniqueFd fd, WOLFSSL* ssl, bool server, std::string trust,
                                        const SavedSession* offered = nullptr);
