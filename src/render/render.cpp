@@ -28,6 +28,12 @@ ordered_json ratio_json(const std::optional<measure::PairedRatio>& r) {
   return ratio_json(r->ratio, r->ci);
 }
 
+ordered_json over_twin_json(Mode mode, const std::string& variant, const char* figure,
+                            const std::optional<measure::PairedRatio>& ratio) {
+  if (!ratio) return nullptr;
+  return {{"variant", twin_of(mode, variant)}, {figure, ratio_json(ratio)}};
+}
+
 ordered_json latency_json(const measure::LatencySummary& l) {
   return {{"min", l.min},   {"p50", l.p50}, {"p90", l.p90},  {"p99", l.p99},
           {"p999", l.p999}, {"max", l.max}, {"mean", l.mean}};

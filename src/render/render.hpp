@@ -76,6 +76,20 @@ nlohmann::ordered_json ratio_json(const measure::Summary& ratios,
                                   const std::optional<measure::Interval95>& ci);
 // A paired ratio (rr, crr) with its interval; null where there is none.
 nlohmann::ordered_json ratio_json(const std::optional<measure::PairedRatio>& ratio);
+// The variant a variant's runs are held to beside the baseline (its twin,
+// measure/run_stats.hpp): its mode's twin's ("tls" for quic), or for
+// another --tls-lib library's variant the first library's of the same
+// label ("tls-resumed" for "tls-resumed gnutls").
+inline std::string twin_of(Mode mode, const std::string& variant) {
+  if (facts(mode).twin != mode) return to_string(facts(mode).twin);
+  return variant.substr(0, variant.rfind(' '));
+}
+// A variant's figure over its twin's, paired by round, as JSON's
+// `over_twin`: {"variant": the twin, `figure`: the ratio}; null where it
+// has none. Its own key, apart from the baseline's ("over_tcp"), which is
+// "over_tls" when tls is the baseline.
+nlohmann::ordered_json over_twin_json(Mode mode, const std::string& variant, const char* figure,
+                                      const std::optional<measure::PairedRatio>& ratio);
 // {min, p50, p90, p99, p999, max, mean} of a latency distribution, in microseconds.
 nlohmann::ordered_json latency_json(const measure::LatencySummary& latency);
 // A TLS fact of a run: null for plain TCP, so that every run has the same fields.

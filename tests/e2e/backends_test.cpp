@@ -201,16 +201,19 @@ TEST_CASE("--tls-lib: every kind's summary holds each other library to the first
       {"client", "--tls-lib", "boringssl,openssl", "--rr", "1K/1K", "-n", "200", "--repeat", "2", "-J"});
   REQUIRE(json_run.exit_code == 0);
   const json j = json::parse(json_run.out);
-  CHECK(j["rr_summary"]["tls openssl"]["over_tls"]["transactions_per_s"]["median"].get<double>() > 0);
-  CHECK(j["rr_summary"]["tls"]["over_tls"].is_null());
+  CHECK(j["rr_summary"]["tls openssl"]["over_twin"]["transactions_per_s"]["median"].get<double>() > 0);
+  CHECK(j["rr_summary"]["tls"]["over_twin"].is_null());
   // crr and flows: each variant of the other library over the first's of the same label.
   const ProcessResult crr =
       run_tlscmp({"client", "--tls-lib", "boringssl,openssl", "--crr", "-n", "30", "--repeat", "2", "-J"});
   REQUIRE(crr.exit_code == 0);
   const json c = json::parse(crr.out);
-  for (const char* variant : {"tls openssl", "tls-resumed openssl"})
-    CHECK(c["crr_summary"][variant]["over_first_library"]["connections_per_s"]["count"] == 2);
-  CHECK(c["crr_summary"]["tls-resumed"]["over_first_library"].is_null());
+  for (const char* variant : {"tls openssl", "tls-resumed openssl"}) {
+    CHECK(c["crr_summary"][variant]["over_twin"]["connections_per_s"]["count"] == 2);
+    CHECK(c["crr_summary"][variant]["over_twin"]["variant"] ==
+          std::string(variant).substr(0, std::string(variant).find(' ')));
+  }
+  CHECK(c["crr_summary"]["tls-resumed"]["over_twin"].is_null());
   // CSV: each row names its library, and the one it asked the server for.
   const ProcessResult csv =
       run_tlscmp({"client", "--tls-lib", "boringssl,openssl", "--crr", "-n", "10", "--repeat", "1", "--csv"});
@@ -223,7 +226,7 @@ TEST_CASE("--tls-lib: every kind's summary holds each other library to the first
   REQUIRE(flows.exit_code == 0);
   const json f = json::parse(flows.out);
   for (const char* variant : {"tls openssl", "tls-release openssl"})
-    CHECK(f["flows_summary"][variant]["over_first_library"]["transactions_per_s"]["count"] == 2);
+    CHECK(f["flows_summary"][variant]["over_twin"]["transactions_per_s"]["count"] == 2);
 }
 
 TEST_CASE("--tls-lib: --handshakes and --compare-groups run each library, each other over the first") {
@@ -314,10 +317,11 @@ TEST_CASE(
       CHECK(run["cookie_exchanged"] == true);
       CHECK(run["received"].get<int>() > 0);
     }
-    const json& over = j["datagram_summary"][variant]["over_first_library"];
+    const json& over = j["datagram_summary"][variant]["over_twin"];
     if (i == 0) {
       CHECK(over.is_null());
     } else {
+      CHECK(over["variant"] == "dtls");
       CHECK(over["received_per_s"]["count"] == 2);
     }
   }

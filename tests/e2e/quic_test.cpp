@@ -115,9 +115,9 @@ TEST_CASE("quic bulk: every byte arrives, each way and on each connection, besid
   }
   // Against tcp, as every mode is, and against tls too: both paired by round.
   CHECK(j["summary"]["quic"]["over_tcp_transfer_time"]["count"] == 2);
-  CHECK(j["summary"]["quic"]["over_tls_transfer_time"]["count"] == 2);
-  CHECK(j["summary"]["quic"]["over_tls_transfer_time"]["median"].get<double>() > 0);
-  CHECK(j["summary"]["tls"]["over_tls_transfer_time"].is_null());
+  CHECK(j["summary"]["quic"]["over_twin"]["transfer_time"]["count"] == 2);
+  CHECK(j["summary"]["quic"]["over_twin"]["transfer_time"]["median"].get<double>() > 0);
+  CHECK(j["summary"]["tls"]["over_twin"].is_null());
 
   const json back = client_json({"--mode", "quic", "-n", "1M", "-P", "3", "-R", "--verify", "--repeat", "1"});
   REQUIRE(back["runs"].size() == 1);
@@ -154,7 +154,7 @@ TEST_CASE("quic rr: every transaction is counted, on one connection and on sever
   }
   CHECK(j["rr_runs"][1]["mode"] == "quic");
   CHECK(j["rr_summary"]["quic"]["over_tcp"]["transactions_per_s"]["count"] == 1);
-  CHECK(j["rr_summary"]["quic"]["over_tls"].is_null());  // no tls run to pair with
+  CHECK(j["rr_summary"]["quic"]["over_twin"].is_null());  // no tls run to pair with
   CHECK(j["rr_runs"][1]["tls_version"] == "QUICv1");
   // A datagram a request at least: 400 transactions of 100 bytes.
   CHECK(j["rr_runs"][1]["client"]["facts"]["udp"]["path"]["datagrams_sent"].get<std::uint64_t>() >= 400);

@@ -197,10 +197,9 @@ std::string render_crr_stats(const measure::TestParameters& p, const CrrResults&
   }
   for (const CrrStats& s : crr.stats) {
     if (!s.connections_per_s_over_tls) continue;
-    out +=
-        fmt::format("\n{}/{}, paired by round {}: {}\n", s.variant, s.variant.substr(0, s.variant.rfind(' ')),
-                    pairs_text(s.connections_per_s_over_tls->ratio.count),
-                    ratio_sentence("connections/s", s.connections_per_s_over_tls));
+    out += fmt::format("\n{}/{}, paired by round {}: {}\n", s.variant, render::twin_of(s.mode, s.variant),
+                       pairs_text(s.connections_per_s_over_tls->ratio.count),
+                       ratio_sentence("connections/s", s.connections_per_s_over_tls));
   }
   return out;
 }
@@ -269,10 +268,8 @@ ordered_json crr_summary_json(const measure::Comparison& c) {
         {"server_cpu_us_per_connection", summary_json(s.server_cpu_us_per_connection)},
         {"cost_split", unit_split_json(s.client_split, s.server_split)},
         {modes.over_key(), over_baseline},
-        {"over_first_library",
-         s.connections_per_s_over_tls
-             ? ordered_json{{"connections_per_s", ratio_json(s.connections_per_s_over_tls)}}
-             : ordered_json(nullptr)}};
+        {"over_twin",
+         render::over_twin_json(s.mode, s.variant, "connections_per_s", s.connections_per_s_over_tls)}};
   }
   summary[modes.headline_key()] = headline;
   return summary;

@@ -91,10 +91,9 @@ std::string stats_lines(const DatagramResults& results) {
   out += "(medians)\n";
   for (const DatagramStats& s : results.stats) {
     if (!s.received_per_s_over_first_library) continue;
-    out +=
-        fmt::format("{}/{}, paired by round {}: {}\n", s.variant, s.variant.substr(0, s.variant.rfind(' ')),
-                    render::pairs_text(s.received_per_s_over_first_library->ratio.count),
-                    render::ratio_sentence("datagrams received/s", s.received_per_s_over_first_library));
+    out += fmt::format("{}/{}, paired by round {}: {}\n", s.variant, render::twin_of(s.mode, s.variant),
+                       render::pairs_text(s.received_per_s_over_first_library->ratio.count),
+                       render::ratio_sentence("datagrams received/s", s.received_per_s_over_first_library));
   }
   return out;
 }
@@ -226,16 +225,13 @@ ordered_json datagram_runs_json(const measure::Comparison& c) {
 ordered_json datagram_summary_json(const measure::Comparison& c) {
   ordered_json summary = json::object();
   for (const DatagramStats& s : c.or_empty<DatagramResults>().stats) {
-    summary[s.variant] = {
-        {"mode", to_string(s.mode)},
-        {"runs", s.received_per_s.count},
-        {"received_per_s", summary_json(s.received_per_s)},
-        {"sent_per_s", summary_json(s.sent_per_s)},
-        {"loss_percent", summary_json(s.loss_percent)},
-        {"over_first_library",
-         s.received_per_s_over_first_library
-             ? ordered_json{{"received_per_s", render::ratio_json(s.received_per_s_over_first_library)}}
-             : ordered_json(nullptr)}};
+    summary[s.variant] = {{"mode", to_string(s.mode)},
+                          {"runs", s.received_per_s.count},
+                          {"received_per_s", summary_json(s.received_per_s)},
+                          {"sent_per_s", summary_json(s.sent_per_s)},
+                          {"loss_percent", summary_json(s.loss_percent)},
+                          {"over_twin", render::over_twin_json(s.mode, s.variant, "received_per_s",
+                                                               s.received_per_s_over_first_library)}};
   }
   const render::ComparedModes modes = compared_modes(c);
   const auto* base = stats_of(c, modes.baseline);

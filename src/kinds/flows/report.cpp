@@ -277,10 +277,9 @@ std::string render_flows_runs(const measure::Comparison& c) {
   }
   for (const FlowsStats& s : flows.stats) {
     if (!s.transactions_per_s_over_tls) continue;
-    out +=
-        fmt::format("\n{}/{}, paired by round {}: {}\n", s.variant, s.variant.substr(0, s.variant.rfind(' ')),
-                    pairs_text(s.transactions_per_s_over_tls->ratio.count),
-                    ratio_sentence(u.rate_name, s.transactions_per_s_over_tls));
+    out += fmt::format("\n{}/{}, paired by round {}: {}\n", s.variant, render::twin_of(s.mode, s.variant),
+                       pairs_text(s.transactions_per_s_over_tls->ratio.count),
+                       ratio_sentence(u.rate_name, s.transactions_per_s_over_tls));
   }
   return out;
 }
@@ -358,28 +357,25 @@ ordered_json flows_summary_json(const measure::Comparison& c) {
                        {"ci_method", ci_method()}};
       if (s.variant == flows->headline) headline = over_baseline;
     }
-    summary[s.variant] = {
-        {"mode", to_string(s.mode)},
-        {"work", to_string(work)},
-        {"runs", s.transactions_per_s.count},
-        {u.rate_key, summary_json(scaled(s.transactions_per_s, u.rate_scale))},
-        {"p50_us", unless(stream, s.p50_us)},
-        {"p99_us", unless(stream, s.p99_us)},
-        {"flows_per_s", unless(work == spec::FlowWork::crr, s.flows_per_s)},
-        {std::string("client_") + u.cpu_key,
-         summary_json(scaled(s.client_cpu_us_per_transaction, u.cpu_scale))},
-        {std::string("server_") + u.cpu_key,
-         summary_json(scaled(s.server_cpu_us_per_transaction, u.cpu_scale))},
-        {"client_idle_bytes_per_connection", optional_summary(s.client_idle_rss)},
-        {"server_idle_bytes_per_connection", optional_summary(s.server_idle_rss)},
-        {"server_idle_tcp_bytes_per_connection", optional_summary(s.server_idle_tcp)},
-        {"client_idle_heap_bytes_per_connection", optional_summary(s.client_idle_heap)},
-        {"server_idle_heap_bytes_per_connection", optional_summary(s.server_idle_heap)},
-        {modes.over_key(), over_baseline},
-        {"over_first_library",
-         s.transactions_per_s_over_tls
-             ? ordered_json{{"transactions_per_s", ratio_json(s.transactions_per_s_over_tls)}}
-             : ordered_json(nullptr)}};
+    summary[s.variant] = {{"mode", to_string(s.mode)},
+                          {"work", to_string(work)},
+                          {"runs", s.transactions_per_s.count},
+                          {u.rate_key, summary_json(scaled(s.transactions_per_s, u.rate_scale))},
+                          {"p50_us", unless(stream, s.p50_us)},
+                          {"p99_us", unless(stream, s.p99_us)},
+                          {"flows_per_s", unless(work == spec::FlowWork::crr, s.flows_per_s)},
+                          {std::string("client_") + u.cpu_key,
+                           summary_json(scaled(s.client_cpu_us_per_transaction, u.cpu_scale))},
+                          {std::string("server_") + u.cpu_key,
+                           summary_json(scaled(s.server_cpu_us_per_transaction, u.cpu_scale))},
+                          {"client_idle_bytes_per_connection", optional_summary(s.client_idle_rss)},
+                          {"server_idle_bytes_per_connection", optional_summary(s.server_idle_rss)},
+                          {"server_idle_tcp_bytes_per_connection", optional_summary(s.server_idle_tcp)},
+                          {"client_idle_heap_bytes_per_connection", optional_summary(s.client_idle_heap)},
+                          {"server_idle_heap_bytes_per_connection", optional_summary(s.server_idle_heap)},
+                          {modes.over_key(), over_baseline},
+                          {"over_twin", render::over_twin_json(s.mode, s.variant, "transactions_per_s",
+                                                               s.transactions_per_s_over_tls)}};
   }
   summary[modes.headline_key()] = headline;
   return summary;

@@ -104,7 +104,7 @@ std::string render_paired_ratios(const render::ComparedModes& modes, const RrRes
   }
   for (const RrStats& s : rr.stats) {
     if (!s.transactions_per_s_over_tls) continue;
-    out += fmt::format("\n{}/tls, paired by round {}: {}\n", s.variant,
+    out += fmt::format("\n{}/{}, paired by round {}: {}\n", s.variant, render::twin_of(s.mode, s.variant),
                        pairs_text(s.transactions_per_s_over_tls->ratio.count),
                        ratio_sentence("transactions/s", s.transactions_per_s_over_tls));
   }
@@ -221,20 +221,17 @@ ordered_json rr_summary_json(const measure::Comparison& c) {
                        {"ci_method", ci_method()}};
       if (s.variant == rr->headline) headline = over_baseline;
     }
-    summary[s.variant] = {
-        {"mode", to_string(s.mode)},
-        {"runs", s.transactions_per_s.count},
-        {"transactions_per_s", summary_json(s.transactions_per_s)},
-        {"p50_us", summary_json(s.p50_us)},
-        {"p99_us", summary_json(s.p99_us)},
-        {"client_cpu_us_per_transaction", summary_json(s.client_cpu_us_per_transaction)},
-        {"server_cpu_us_per_transaction", summary_json(s.server_cpu_us_per_transaction)},
-        {"cost_split", unit_split_json(s.client_split, s.server_split)},
-        {modes.over_key(), over_baseline},
-        {"over_tls", s.transactions_per_s_over_tls
-                         ? ordered_json{{"transactions_per_s", ratio_json(s.transactions_per_s_over_tls)},
-                                        {"ci_method", ci_method()}}
-                         : ordered_json(nullptr)}};
+    summary[s.variant] = {{"mode", to_string(s.mode)},
+                          {"runs", s.transactions_per_s.count},
+                          {"transactions_per_s", summary_json(s.transactions_per_s)},
+                          {"p50_us", summary_json(s.p50_us)},
+                          {"p99_us", summary_json(s.p99_us)},
+                          {"client_cpu_us_per_transaction", summary_json(s.client_cpu_us_per_transaction)},
+                          {"server_cpu_us_per_transaction", summary_json(s.server_cpu_us_per_transaction)},
+                          {"cost_split", unit_split_json(s.client_split, s.server_split)},
+                          {modes.over_key(), over_baseline},
+                          {"over_twin", render::over_twin_json(s.mode, s.variant, "transactions_per_s",
+                                                               s.transactions_per_s_over_tls)}};
   }
   summary[modes.headline_key()] = headline;
   return summary;

@@ -339,7 +339,8 @@ std::string render_stream_headline(const measure::Comparison& c) {
   for (const StreamStats& s : streams->stats) {
     if (!s.over_tls) continue;
     const measure::Summary& r = s.over_tls->ratio;
-    out += fmt::format("{}/tls transfer time, paired by round: median {:.2f}x", s.variant, r.median);
+    out += fmt::format("{}/{} transfer time, paired by round: median {:.2f}x", s.variant,
+                       render::twin_of(s.mode, s.variant), r.median);
     if (s.over_tls->ci)
       out += fmt::format(", 95% CI {:.2f}x - {:.2f}x", s.over_tls->ci->low, s.over_tls->ci->high);
     out +=
@@ -372,7 +373,7 @@ void add_stream_json(const measure::Comparison& c, nlohmann::ordered_json& out) 
         {"client_core_share", to_json(stats.client_core_share)},
         {"server_core_share", to_json(stats.server_core_share)},
         {modes.over_key() + "_transfer_time", ratio_json(stats.over_baseline)},
-        {"over_tls_transfer_time", ratio_json(stats.over_tls)},
+        {"over_twin", render::over_twin_json(stats.mode, stats.variant, "transfer_time", stats.over_tls)},
         {"cost_split", stats.client_split || stats.server_split
                            ? ordered_json{{"client", cost_split_json(stats.client_split)},
                                           {"server", cost_split_json(stats.server_split)}}
