@@ -28,6 +28,20 @@ ordered_json ratio_json(const std::optional<measure::PairedRatio>& r) {
   return ratio_json(r->ratio, r->ci);
 }
 
+std::string library_line(const std::string& library, const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& part : parts) {
+    if (part.empty()) continue;
+    out += (out.empty() ? "" : "; ") + part;
+  }
+  return out.empty() ? std::string() : fmt::format("{}: {}\n", library, out);
+}
+
+std::string against_first(double mine, double first, const std::string& whose, const char* what) {
+  if (!(mine > 0) || !(first > 0)) return {};
+  return fmt::format("{:.2f}x {} {}", mine / first, whose, what);
+}
+
 ordered_json over_twin_json(Mode mode, const std::string& variant, const char* figure,
                             const std::optional<measure::PairedRatio>& ratio) {
   if (!ratio) return nullptr;

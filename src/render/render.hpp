@@ -7,10 +7,12 @@
 // socket or a clock.
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "measure/results.hpp"
 #include "measure/stats.hpp"
@@ -90,6 +92,29 @@ inline std::string twin_of(Mode mode, const std::string& variant) {
 // "over_tls" when tls is the baseline.
 nlohmann::ordered_json over_twin_json(Mode mode, const std::string& variant, const char* figure,
                                       const std::optional<measure::PairedRatio>& ratio);
+// Another --tls-lib library's variant among a kind's statistics ("tls
+// gnutls", with `libraries` the run's list): that library's name in
+// `library`, and the statistics of the first library's variant of the same
+// label; null for any other variant.
+template <typename Stats>
+const Stats* first_library_twin(const std::vector<Stats>& stats, const Stats& s,
+                                const std::vector<std::string>& libraries, std::string& library) {
+  const std::size_t space = s.variant.rfind(' ');
+  if (libraries.size() < 2 || space == std::string::npos) return nullptr;
+  library = s.variant.substr(space + 1);
+  if (std::find(libraries.begin() + 1, libraries.end(), library) == libraries.end()) return nullptr;
+  for (const Stats& t : stats) {
+    if (t.variant == s.variant.substr(0, space)) return &t;
+  }
+  return nullptr;
+}
+// A library's summary line: "wolfssl: 0.08x openssl's bulk rate; ...",
+// each part a figure of it against the first library's ("" parts left out).
+std::string library_line(const std::string& library, const std::vector<std::string>& parts);
+// "{ratio}x {whose} {what}" of two medians ("0.08x openssl's bulk rate",
+// "9.38x its client CPU per GiB"), or "" where either is not above zero.
+std::string against_first(double mine, double first, const std::string& whose, const char* what);
+
 // {min, p50, p90, p99, p999, max, mean} of a latency distribution, in microseconds.
 nlohmann::ordered_json latency_json(const measure::LatencySummary& latency);
 // A TLS fact of a run: null for plain TCP, so that every run has the same fields.

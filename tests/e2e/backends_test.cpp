@@ -197,6 +197,10 @@ TEST_CASE("--tls-lib: every kind's summary holds each other library to the first
   CHECK(r.out.find("tls openssl/tls transfer time, paired by round") != std::string::npos);
   CHECK(r.out.find("--tls-lib: tls: BoringSSL") != std::string::npos);
   CHECK(r.out.find("tls openssl: OpenSSL") != std::string::npos);
+  // Each other library's line in words: its figures over the first's.
+  CHECK(r.out.find("\nopenssl: ") != std::string::npos);
+  CHECK(r.out.find("x boringssl's bulk rate (MB/s); ") != std::string::npos);
+  CHECK(r.out.find("x its server CPU per GiB") != std::string::npos);
   const ProcessResult json_run = run_tlscmp(
       {"client", "--tls-lib", "boringssl,openssl", "--rr", "1K/1K", "-n", "200", "--repeat", "2", "-J"});
   REQUIRE(json_run.exit_code == 0);
@@ -221,6 +225,11 @@ TEST_CASE("--tls-lib: every kind's summary holds each other library to the first
   CHECK(csv.out.find(",tls_library,server_tls_library,") != std::string::npos);
   CHECK(csv.out.find(",openssl,openssl,") != std::string::npos);
   CHECK(csv.out.find(",boringssl,boringssl,") != std::string::npos);
+  const ProcessResult crr_text =
+      run_tlscmp({"client", "--tls-lib", "boringssl,openssl", "--crr", "-n", "10", "--repeat", "1"});
+  REQUIRE(crr_text.exit_code == 0);
+  CHECK(crr_text.out.find("\nopenssl: ") != std::string::npos);
+  CHECK(crr_text.out.find("x boringssl's connections/s (tls-resumed); ") != std::string::npos);
   const ProcessResult flows = run_tlscmp({"client", "--tls-lib", "boringssl,openssl", "--flows", "10", "--rr",
                                           "1/1", "-n", "200", "--repeat", "2", "-J"});
   REQUIRE(flows.exit_code == 0);

@@ -77,7 +77,7 @@ std::string handshake_lines(const DatagramResults& results) {
 }
 
 // The medians of each variant, and each other library's dtls over the first's.
-std::string stats_lines(const DatagramResults& results) {
+std::string stats_lines(const DatagramResults& results, const std::vector<std::string>& libraries) {
   std::size_t width = 4;
   for (const DatagramStats& s : results.stats)
     width = std::max(width, s.variant.size());
@@ -89,6 +89,15 @@ std::string stats_lines(const DatagramResults& results) {
                     s.received_per_s.median, s.sent_per_s.median, s.loss_percent.median);
   }
   out += "(medians)\n";
+  for (const DatagramStats& s : results.stats) {
+    std::string library;
+    const DatagramStats* first = render::first_library_twin(results.stats, s, libraries, library);
+    if (first == nullptr) continue;
+    out += render::library_line(
+        library, {render::against_first(s.received_per_s.median, first->received_per_s.median,
+                                        libraries[0] + "'s", "DTLS datagrams received/s"),
+                  render::against_first(s.loss_percent.median, first->loss_percent.median, "its", "loss")});
+  }
   for (const DatagramStats& s : results.stats) {
     if (!s.received_per_s_over_first_library) continue;
     out += fmt::format("{}/{}, paired by round {}: {}\n", s.variant, render::twin_of(s.mode, s.variant),
@@ -155,7 +164,7 @@ std::string render_datagram_runs(const measure::Comparison& c) {
   out += "\n";
   out += handshake_lines(c.or_empty<DatagramResults>());
   if (!c.or_empty<DatagramResults>().stats.empty() && p.rounds > 1)
-    out += stats_lines(c.or_empty<DatagramResults>());
+    out += stats_lines(c.or_empty<DatagramResults>(), p.tls_policy.libraries);
   const render::ComparedModes modes = compared_modes(c);
   const auto* base = stats_of(c, modes.baseline);
   const auto* other = stats_of(c, modes.other);

@@ -286,9 +286,36 @@ std::string render_flows_runs(const measure::Comparison& c) {
 
 // "1000 flows: TLS holds 35.6 KiB per connection on the server (tls-release
 // 19.5 KiB), TCP 0.8 KiB; 0.75x the transactions/s; the heap in use: ...".
+// Each other --tls-lib library's line: its rate over the first's, and
+// each side's heap per idle connection against the first's.
+std::string library_lines(const std::vector<std::string>& libraries, const std::vector<FlowsStats>& stats,
+                          const char* rate) {
+  std::string out;
+  const auto heap = [&](const std::optional<measure::Summary>& mine,
+                        const std::optional<measure::Summary>& first, const char* side) {
+    if (!mine || !first) return std::string();
+    return fmt::format("{:.1f} KiB of heap per idle connection on the {} against {}'s {:.1f}",
+                       mine->median / 1024, side, libraries[0], first->median / 1024);
+  };
+  for (const FlowsStats& s : stats) {
+    std::string library;
+    const FlowsStats* first = render::first_library_twin(stats, s, libraries, library);
+    if (first == nullptr) continue;
+    const std::string what = fmt::format("{} ({})", rate, first->variant);
+    out += render::library_line(
+        library, {render::against_first(s.transactions_per_s.median, first->transactions_per_s.median,
+                                        libraries[0] + "'s", what.c_str()),
+                  heap(s.client_idle_heap, first->client_idle_heap, "client"),
+                  heap(s.server_idle_heap, first->server_idle_heap, "server")});
+  }
+  return out;
+}
+
 std::string render_flows_headline(const measure::Comparison& c) {
   const FlowsResults& flows = c.or_empty<FlowsResults>();
   if (flows.stats.empty()) return {};
+  const std::string libraries = library_lines(c.parameters.tls_policy.libraries, flows.stats,
+                                              flow_units(c.parameters.test.flows.work).rate_name);
   const auto at = [](const std::optional<measure::Summary>& s) {
     return s ? fmt::format("{:.1f} KiB", s->median / 1024) : std::string("unknown");
   };
@@ -315,14 +342,15 @@ std::string render_flows_headline(const measure::Comparison& c) {
           ? fmt::format("; {:.2f}x the {}", lead->transactions_per_s_over_baseline->ratio.median, rate)
           : std::string();
   if (c.parameters.test.flows.work == spec::FlowWork::crr) {  // no flow is held, no memory per connection
-    return ratio.empty() ? std::string()
-                         : fmt::format("\n{} connectors, a connection per transaction: {}{}\n",
+    return ratio.empty() ? libraries
+                         : fmt::format("\n{} connectors, a connection per transaction: {}{}\n{}",
                                        c.parameters.test.flows.flows, render::upper_variant(lead->variant),
-                                       ratio.substr(1));
+                                       ratio.substr(1), libraries);
   }
-  return fmt::format("\n{} flows: {} holds {} per connection on the server{}{}{}; the heap in use: {}\n",
+  return fmt::format("\n{} flows: {} holds {} per connection on the server{}{}{}; the heap in use: {}\n{}",
                      c.parameters.test.flows.flows, render::upper_variant(lead->variant),
-                     at(lead->server_idle_rss), beside.empty() ? "" : " (" + beside + ")", rest, ratio, heap);
+                     at(lead->server_idle_rss), beside.empty() ? "" : " (" + beside + ")", rest, ratio, heap,
+                     libraries);
 }
 
 ordered_json flows_runs_json(const measure::Comparison& c) {

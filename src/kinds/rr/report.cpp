@@ -89,7 +89,8 @@ ordered_json run_json(const RrRun& run, const measure::TestParameters& p) {
 }
 
 // Each variant's ratios to the baseline, paired by round; and quic's to tls.
-std::string render_paired_ratios(const render::ComparedModes& modes, const RrResults& rr) {
+std::string render_paired_ratios(const render::ComparedModes& modes, const RrResults& rr,
+                                 const std::vector<std::string>& libraries) {
   std::string out;
   const std::string title = modes.title();  // "TLS/TCP"
   for (const RrStats& s : rr.stats) {
@@ -101,6 +102,22 @@ std::string render_paired_ratios(const render::ComparedModes& modes, const RrRes
                        ratio_sentence("transactions/s", s.transactions_per_s_over_baseline),
                        ratio_sentence("p50 latency", s.p50_over_baseline),
                        ratio_sentence("p99 latency", s.p99_over_baseline));
+  }
+  out += libraries.size() > 1 ? "\n" : "";
+  for (const RrStats& s : rr.stats) {
+    std::string library;
+    const RrStats* first = render::first_library_twin(rr.stats, s, libraries, library);
+    if (first == nullptr) continue;
+    out += render::library_line(
+        library, {render::against_first(s.transactions_per_s.median, first->transactions_per_s.median,
+                                        libraries[0] + "'s", "transactions/s"),
+                  render::against_first(s.p99_us.median, first->p99_us.median, "its", "p99 latency"),
+                  render::against_first(s.client_cpu_us_per_transaction.median,
+                                        first->client_cpu_us_per_transaction.median, "its",
+                                        "client CPU per transaction"),
+                  render::against_first(s.server_cpu_us_per_transaction.median,
+                                        first->server_cpu_us_per_transaction.median, "its",
+                                        "server CPU per transaction")});
   }
   for (const RrStats& s : rr.stats) {
     if (!s.transactions_per_s_over_tls) continue;
@@ -191,7 +208,7 @@ std::string render_rr_runs(const measure::Comparison& c) {
                                          ratio_text(s.p50_over_baseline), ratio_text(s.p99_over_baseline)));
   }
   out += "(medians over the rounds)\n";
-  out += render_paired_ratios(modes, rr);
+  out += render_paired_ratios(modes, rr, c.parameters.tls_policy.libraries);
   for (const RrStats& s : rr.stats)
     out += render_unit_split(c.environment, s.variant, s.client_split, s.server_split, "transaction");
   return out;
