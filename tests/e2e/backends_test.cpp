@@ -253,8 +253,17 @@ TEST_CASE("--tls-lib: --handshakes and --compare-groups run each library, each o
   CHECK(other["resumed"]["resumed"] == 10);
   CHECK(other["over_first_library"]["full_per_second"].get<double>() > 0);
   CHECK(j["handshakes_libraries"][0]["over_first_library"].is_null());
-  const ProcessResult text = run_tlscmp({"client", "--tls-lib", "openssl,boringssl", "--handshakes", "4"});
+  TempDir dir;
+  const ProcessResult text = run_tlscmp(
+      {"client", "--tls-lib", "openssl,boringssl", "--handshakes", "4", "--html", dir.file("page.html")});
   REQUIRE(text.exit_code == 0);
+  {
+    // The page's handshake chart has each library's full and resumed handshakes.
+    std::ifstream in(dir.file("page.html"));
+    const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(page.find(">full boringssl<") != std::string::npos);
+    CHECK(page.find(">resumed boringssl<") != std::string::npos);
+  }
   CHECK(text.out.find("boringssl: 4 full and 4 resumed handshakes") != std::string::npos);
   CHECK(text.out.find("boringssl: ") != std::string::npos);
   CHECK(text.out.find("x openssl's full handshakes a second") != std::string::npos);

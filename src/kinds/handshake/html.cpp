@@ -19,13 +19,28 @@ std::string handshake_html_section(render::Page& page) {
   c.y_log = true;
   const std::string chart = page.summary_chart(std::move(c), "handshake", [](const json& result) {
     Page::NamedSummaries out;
+    // Another --tls-lib library's rows carry its name, as its variants' do ("full boringssl").
+    const json& libraries = object(object(result, "test"), "tls_libraries");
+    const std::string first =
+        libraries.is_array() && !libraries.empty() ? libraries.front().get<std::string>() : "";
+    const auto suffix = [&](const json& row) {
+      const std::string library = str(row, "tls_library");
+      return library.empty() || library == first ? std::string() : " " + library;
+    };
     for (const json& group : list(result, "groups")) {
-      out.emplace_back(str(group, "group") + " full", &object(object(group, "full"), "handshake_us"));
-      out.emplace_back(str(group, "group") + " resumed", &object(object(group, "resumed"), "handshake_us"));
+      const std::string name = str(group, "group");
+      out.emplace_back(name + " full" + suffix(group), &object(object(group, "full"), "handshake_us"));
+      out.emplace_back(name + " resumed" + suffix(group), &object(object(group, "resumed"), "handshake_us"));
     }
-    const json& handshakes = object(result, "handshakes");
-    out.emplace_back("full", &object(object(handshakes, "full"), "handshake_us"));
-    out.emplace_back("resumed", &object(object(handshakes, "resumed"), "handshake_us"));
+    std::vector<const json*> rows;  // each library's, or the one library's
+    for (const json& handshakes : list(result, "handshakes_libraries"))
+      rows.push_back(&handshakes);
+    if (rows.empty()) rows.push_back(&object(result, "handshakes"));
+    for (const json* handshakes : rows) {
+      out.emplace_back("full" + suffix(*handshakes), &object(object(*handshakes, "full"), "handshake_us"));
+      out.emplace_back("resumed" + suffix(*handshakes),
+                       &object(object(*handshakes, "resumed"), "handshake_us"));
+    }
     return out;
   });
   return chart.empty() ? chart : R"(<section id="handshakes"><h2>Handshakes</h2>)" + chart + "</section>";
