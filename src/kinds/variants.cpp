@@ -137,7 +137,7 @@ std::vector<session::Variant> library_variants(const KindSlice& kind, const sess
       if (i > 0) variant.label += " " + libraries[i];
       variants.push_back(std::move(variant));
     }
-    said.push_back(fmt::format("{}: {}{}", i == 0 ? "tls" : "tls " + libraries[i],
+    said.push_back(fmt::format("{}{}: {}{}", libraries[i], i == 0 ? " (the variants without a suffix)" : "",
                                options.library->library_version(),
                                options.server_library == libraries[i]
                                    ? " at both ends"

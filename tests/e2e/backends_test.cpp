@@ -195,8 +195,8 @@ TEST_CASE("--tls-lib: every kind's summary holds each other library to the first
   INFO("stderr: " << r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("tls openssl/tls transfer time, paired by round") != std::string::npos);
-  CHECK(r.out.find("--tls-lib: tls: BoringSSL") != std::string::npos);
-  CHECK(r.out.find("tls openssl: OpenSSL") != std::string::npos);
+  CHECK(r.out.find("--tls-lib: boringssl (the variants without a suffix): BoringSSL") != std::string::npos);
+  CHECK(r.out.find("; openssl: OpenSSL") != std::string::npos);
   // Each other library's line in words: its figures over the first's.
   CHECK(r.out.find("\nopenssl: ") != std::string::npos);
   CHECK(r.out.find("x boringssl's bulk rate (MB/s); ") != std::string::npos);
