@@ -183,7 +183,7 @@ DtlsContext DtlsContext::for_server(const Identity& identity, const Backend* lib
 
 DtlsContext DtlsContext::for_client(const ClientOptions& config) {
   DtlsContext made = backend_of(config.library).dtls_client_context(config);
-  made.server_library_ = config.server_library;
+  made.made_ = std::make_shared<const Made>(Made{made.made_->impl, config.server_library});
   return made;
 }
 

@@ -75,27 +75,35 @@ class DtlsContext {
   // system's store; made by the options' library, asking the server for
   // ClientOptions::server_library.
   static DtlsContext for_client(const ClientOptions& config);
-  explicit DtlsContext(std::shared_ptr<const DtlsContextImpl> impl) : impl_(std::move(impl)) {}
+  explicit DtlsContext(std::shared_ptr<const DtlsContextImpl> impl)
+      : made_(std::make_shared<const Made>(Made{std::move(impl), {}})) {}
 
   // The library whose context this is.
-  const Backend& backend() const { return impl_->backend(); }
+  const Backend& backend() const { return made_->impl->backend(); }
   // Client: ClientOptions::server_library ("": the server's default).
-  const std::string& server_library() const { return server_library_; }
+  const std::string& server_library() const { return made_->server_library; }
 
   // The client's handshake on `fd`, a UDP socket connected to the server;
   // `host` is checked against the server's certificate.
   std::unique_ptr<DtlsSession> connect(int fd, const std::string& host, Deadline deadline,
                                        DtlsHandshake& handshake) const {
-    return impl_->connect(fd, host, deadline, handshake);
+    return made_->impl->connect(fd, host, deadline, handshake);
   }
   // The server's side on `fd`, a bound, unconnected UDP socket: answers
   // ClientHellos with a cookie until one comes back with it, connects the
   // socket to that client and completes the handshake.
-  std::unique_ptr<DtlsSession> accept(int fd, Deadline deadline) const { return impl_->accept(fd, deadline); }
+  std::unique_ptr<DtlsSession> accept(int fd, Deadline deadline) const {
+    return made_->impl->accept(fd, deadline);
+  }
 
  private:
-  std::shared_ptr<const DtlsContextImpl> impl_;
-  std::string server_library_;
+  // One member, shared: GCC 12 and 14 warn (maybe-uninitialized, wrongly)
+  // where an optional<DtlsContext> of several members is made empty.
+  struct Made {
+    std::shared_ptr<const DtlsContextImpl> impl;
+    std::string server_library;
+  };
+  std::shared_ptr<const Made> made_;
 };
 
 // DTLS 1.2's record and handshake headers (RFC 6347 4.1, 4.2.2), for the

@@ -337,7 +337,12 @@ void garbage_around_dtls(const std::string& library) {
   const auto received = session::receive<kinds::DatagramResult>(control, "the receiver's count");
   REQUIRE(received.senders.size() == 1);
   CHECK(received.senders[0].packets == 20);
-  CHECK(received.foreign == 2);  // the garbage and the replay, which DTLS itself discards
+  // The garbage is set apart; the replay too where the library's replay
+  // window discards it (OpenSSL, GnuTLS, wolfSSL 5.5), else tlscmp's own
+  // count finds it a duplicate (wolfSSL 5.7.2 hands it back).
+  CHECK(received.foreign >= 1);
+  CHECK(received.foreign + received.senders[0].duplicates == 2);
+  if (library.empty() || library == "gnutls") CHECK(received.foreign == 2);
 }
 
 }  // namespace
