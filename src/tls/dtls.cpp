@@ -66,7 +66,6 @@ class SslDtlsContext final : public DtlsContextImpl {
 };
 
 constexpr std::size_t kCookieSecretBytes = 32;
-constexpr std::uint8_t kHelloVerifyRequest = 3;  // DTLS handshake message type (RFC 6347)
 
 // The key of the cookie MAC: random, one per process.
 const std::array<unsigned char, kCookieSecretBytes>& cookie_secret() {
@@ -176,7 +175,7 @@ struct HandshakeClock {
 void watch_messages(int write_p, int, int content_type, const void* buf, std::size_t len, SSL*, void* arg) {
   auto* clock = static_cast<HandshakeClock*>(arg);
   if (write_p == 0 && content_type == SSL3_RT_HANDSHAKE && len > 0 &&
-      *static_cast<const unsigned char*>(buf) == kHelloVerifyRequest && clock->cookie_ns == 0) {
+      *static_cast<const std::byte*>(buf) == kDtlsHelloVerifyRequest && clock->cookie_ns == 0) {
     clock->cookie_ns = measure::now_ns();
   }
 }
@@ -252,9 +251,7 @@ std::unique_ptr<DtlsSession> SslDtlsContext::connect(int fd, const std::string& 
   run_handshake(ssl, fd, deadline, "server");
   const std::int64_t end_ns = measure::now_ns();
   SSL_set_msg_callback(ssl, nullptr);
-  handshake.cookie_exchanged = clock.cookie_ns != 0;
-  handshake.cookie_us = clock.cookie_ns != 0 ? measure::ns_to_us(clock.cookie_ns - clock.start_ns) : 0;
-  handshake.handshake_us = measure::ns_to_us(end_ns - clock.start_ns);
+  handshake.set_times(clock.start_ns, clock.cookie_ns, end_ns);
   note_session(ssl, handshake);
   session->use_memory();
   return session;

@@ -7,11 +7,13 @@
 // (sendmmsg, recvmmsg) and the library only seals and opens records.
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 
+#include "measure/clock.hpp"
 #include "tls/context.hpp"
 #include "transport/deadline.hpp"
 
@@ -25,6 +27,14 @@ struct DtlsHandshake {
   std::string version;            // "DTLSv1.2"
   std::string cipher;             // "ECDHE-ECDSA-AES256-GCM-SHA384"
   std::string group;              // key exchange group, "X25519"
+
+  // The times, from the client's clock: its first ClientHello at `start_ns`,
+  // the HelloVerifyRequest at `cookie_ns` (0: none came), the end at `end_ns`.
+  void set_times(std::int64_t start_ns, std::int64_t cookie_ns, std::int64_t end_ns) {
+    cookie_exchanged = cookie_ns != 0;
+    cookie_us = cookie_ns != 0 ? measure::ns_to_us(cookie_ns - start_ns) : 0;
+    handshake_us = measure::ns_to_us(end_ns - start_ns);
+  }
 };
 
 // A DTLS session after its handshake (its backend's).
@@ -111,11 +121,20 @@ class DtlsContext {
 inline constexpr std::size_t kDtlsRecordHeaderBytes = 13;
 inline constexpr std::size_t kDtlsHandshakeHeaderBytes = 12;
 
-// Whether a datagram is the server's HelloVerifyRequest (its cookie): a
-// handshake record (22) whose first message is of type 3, in the clear.
+inline constexpr std::byte kDtlsClientHello{1};
+inline constexpr std::byte kDtlsServerHello{2};
+inline constexpr std::byte kDtlsHelloVerifyRequest{3};
+
+// Whether a datagram is a handshake record (22) whose first message, in the
+// clear, is of `type`.
+inline bool starts_with_handshake_message(std::span<const std::byte> datagram, std::byte type) {
+  return datagram.size() > kDtlsRecordHeaderBytes + kDtlsHandshakeHeaderBytes &&
+         datagram[0] == std::byte{22} && datagram[kDtlsRecordHeaderBytes] == type;
+}
+
+// Whether a datagram is the server's HelloVerifyRequest (its cookie).
 inline bool is_hello_verify_request(std::span<const std::byte> datagram) {
-  return datagram.size() > kDtlsRecordHeaderBytes && datagram[0] == std::byte{22} &&
-         datagram[kDtlsRecordHeaderBytes] == std::byte{3};
+  return starts_with_handshake_message(datagram, kDtlsHelloVerifyRequest);
 }
 
 }  // namespace tlscmp::tls

@@ -109,14 +109,7 @@ ssize_t send_cookie(gnutls_transport_ptr_t ptr, const void* data, std::size_t si
 // Why a handshake failed, in the words the TLS streams use.
 std::string dtls_failure(gnutls_session_t session, int rc, const std::string& trust) {
   if (rc == GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR || rc == GNUTLS_E_CERTIFICATE_ERROR) {
-    const unsigned status = gnutls_session_get_verify_cert_status(session);
-    VerifyFailure kind = VerifyFailure::other;
-    if ((status & GNUTLS_CERT_EXPIRED) != 0) kind = VerifyFailure::expired;
-    if ((status & GNUTLS_CERT_NOT_ACTIVATED) != 0) kind = VerifyFailure::not_yet_valid;
-    if ((status & GNUTLS_CERT_UNEXPECTED_OWNER) != 0) kind = VerifyFailure::name_mismatch;
-    if ((status & (GNUTLS_CERT_SIGNER_NOT_FOUND | GNUTLS_CERT_SIGNATURE_FAILURE)) != 0)
-      kind = VerifyFailure::untrusted;
-    const std::string text = verify_failure_text(kind, trust);
+    const std::string text = verify_failure_text(verify_failure_of(session), trust);
     return fmt::format("certificate verify failed: {}", text.empty() ? gnutls_strerror(rc) : text);
   }
   if (rc == GNUTLS_E_FATAL_ALERT_RECEIVED)
@@ -186,9 +179,7 @@ class GnutlsDtlsSession final : public DtlsSession {
 // The client's figures of its handshake.
 void note_dtls_session(gnutls_session_t session, std::int64_t start_ns, std::int64_t end_ns,
                        std::int64_t hello_verify_ns, DtlsHandshake& handshake) {
-  handshake.cookie_exchanged = hello_verify_ns != 0;
-  handshake.cookie_us = hello_verify_ns != 0 ? measure::ns_to_us(hello_verify_ns - start_ns) : 0;
-  handshake.handshake_us = measure::ns_to_us(end_ns - start_ns);
+  handshake.set_times(start_ns, hello_verify_ns, end_ns);
   handshake.version = "DTLSv1.2";
   handshake.cipher = suite_name(session);
   handshake.group = group_name(gnutls_group_get(session));
@@ -226,6 +217,19 @@ class GnutlsDtlsContext final : public DtlsContextImpl {
     check(gnutls_priority_init(&priority_, text, nullptr),
           fmt::format("GnuTLS refused the priority '{}'", text));
   }
+  // A session of this context on `fd`, as `side` (GNUTLS_CLIENT or _SERVER),
+  // its transport the session's own.
+  std::unique_ptr<GnutlsDtlsSession> start(int fd, unsigned side) const {
+    auto made = std::make_unique<GnutlsDtlsSession>(fd);
+    gnutls_session_t& session = made->native();
+    check(gnutls_init(&session, side | GNUTLS_DATAGRAM | GNUTLS_NONBLOCK),
+          "cannot make a GnuTLS DTLS session");
+    check(gnutls_priority_set(session, priority_), "cannot set the DTLS priority");
+    check(gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, credentials_.get()),
+          "cannot set the DTLS credentials");
+    use_transport(session, made->transport());
+    return made;
+  }
   // Answers ClientHellos without the cookie with one, until one has it:
   // its sender's address in `peer`, the datagram left on the socket.
   gnutls_dtls_prestate_st await_cookie(int fd, Deadline deadline, sockaddr_storage& peer,
@@ -240,17 +244,11 @@ class GnutlsDtlsContext final : public DtlsContextImpl {
 
 std::unique_ptr<DtlsSession> GnutlsDtlsContext::connect(int fd, const std::string& host, Deadline deadline,
                                                         DtlsHandshake& handshake) const {
-  auto made = std::make_unique<GnutlsDtlsSession>(fd);
-  gnutls_session_t& session = made->native();
-  check(gnutls_init(&session, GNUTLS_CLIENT | GNUTLS_DATAGRAM | GNUTLS_NONBLOCK),
-        "cannot make a GnuTLS DTLS session");
-  check(gnutls_priority_set(session, priority_), "cannot set the DTLS priority");
-  check(gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, credentials_.get()),
-        "cannot set the DTLS credentials");
+  auto made = start(fd, GNUTLS_CLIENT);
+  gnutls_session_t session = made->native();
   if (!host.empty() && !is_ip_literal(host))
     gnutls_server_name_set(session, GNUTLS_NAME_DNS, host.data(), host.size());
   if (verify_) made->keep() = verify_host(session, host);
-  use_transport(session, made->transport());
   const std::int64_t start_ns = measure::now_ns();
   run_dtls_handshake(session, fd, deadline, "server", trust_);
   note_dtls_session(session, start_ns, measure::now_ns(), made->transport().hello_verify_ns, handshake);
@@ -284,15 +282,9 @@ std::unique_ptr<DtlsSession> GnutlsDtlsContext::accept(int fd, Deadline deadline
   gnutls_dtls_prestate_st prestate = await_cookie(fd, deadline, peer, peer_length);
   if (::connect(fd, reinterpret_cast<const sockaddr*>(&peer), peer_length) != 0)
     throw Error(fmt::format("cannot connect the DTLS socket to its client: {}", std::strerror(errno)));
-  auto made = std::make_unique<GnutlsDtlsSession>(fd);
-  gnutls_session_t& session = made->native();
-  check(gnutls_init(&session, GNUTLS_SERVER | GNUTLS_DATAGRAM | GNUTLS_NONBLOCK),
-        "cannot make a GnuTLS DTLS session");
-  check(gnutls_priority_set(session, priority_), "cannot set the DTLS priority");
-  check(gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, credentials_.get()),
-        "cannot set the DTLS credentials");
+  auto made = start(fd, GNUTLS_SERVER);
+  gnutls_session_t session = made->native();
   gnutls_dtls_prestate_set(session, &prestate);
-  use_transport(session, made->transport());
   run_dtls_handshake(session, fd, deadline, "client", {});
   made->use_memory();
   return made;

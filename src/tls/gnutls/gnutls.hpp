@@ -60,6 +60,9 @@ struct SavedSession {
   bool ticket = false;
 };
 
+// What kind of failure the session's check of the peer's certificate found.
+VerifyFailure verify_failure_of(gnutls_session_t session);
+
 // What a session's handshake settled on (version and suite as OpenSSL
 // names them, the group, each side's certificate key, whether it resumed),
 // as `server` or client sees it; the byte counts are its transport's to add.

@@ -246,14 +246,7 @@ Session GnutlsStream::session() const {
 }
 
 VerifyFailure GnutlsStream::verify_failure() const {
-  const unsigned status = gnutls_session_get_verify_cert_status(session_);
-  if (status == 0) return VerifyFailure::none;
-  if ((status & GNUTLS_CERT_EXPIRED) != 0) return VerifyFailure::expired;
-  if ((status & GNUTLS_CERT_NOT_ACTIVATED) != 0) return VerifyFailure::not_yet_valid;
-  if ((status & GNUTLS_CERT_UNEXPECTED_OWNER) != 0) return VerifyFailure::name_mismatch;
-  if ((status & (GNUTLS_CERT_SIGNER_NOT_FOUND | GNUTLS_CERT_SIGNATURE_FAILURE)) != 0)
-    return VerifyFailure::untrusted;
-  return VerifyFailure::other;
+  return verify_failure_of(session_);
 }
 
 std::string GnutlsStream::explain_verify_failure() const {
@@ -268,6 +261,17 @@ std::string GnutlsStream::explain_verify_failure() const {
 }
 
 }  // namespace
+
+VerifyFailure verify_failure_of(gnutls_session_t session) {
+  const unsigned status = gnutls_session_get_verify_cert_status(session);
+  if (status == 0) return VerifyFailure::none;
+  if ((status & GNUTLS_CERT_EXPIRED) != 0) return VerifyFailure::expired;
+  if ((status & GNUTLS_CERT_NOT_ACTIVATED) != 0) return VerifyFailure::not_yet_valid;
+  if ((status & GNUTLS_CERT_UNEXPECTED_OWNER) != 0) return VerifyFailure::name_mismatch;
+  if ((status & (GNUTLS_CERT_SIGNER_NOT_FOUND | GNUTLS_CERT_SIGNATURE_FAILURE)) != 0)
+    return VerifyFailure::untrusted;
+  return VerifyFailure::other;
+}
 
 SessionInfo session_facts(gnutls_session_t session, bool server) {
   SessionInfo info;

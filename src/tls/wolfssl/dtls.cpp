@@ -29,15 +29,6 @@ constexpr const char* kDtlsServerSuites =
     "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:"
     "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
 
-constexpr std::byte kDtlsClientHello{1};
-constexpr std::byte kDtlsServerHello{2};
-
-// Whether a datagram is a handshake record whose first message is of `type`.
-bool starts_with_message(std::span<const std::byte> datagram, std::byte type) {
-  return datagram.size() > kDtlsRecordHeaderBytes + kDtlsHandshakeHeaderBytes &&
-         datagram[0] == std::byte{22} && datagram[kDtlsRecordHeaderBytes] == type;
-}
-
 // A connection's I/O: the UDP socket during the handshake (the server's
 // unconnected until its client is known); then one datagram in or one
 // record out at a time, in memory, and what the library sends of itself
@@ -63,7 +54,7 @@ int receive_unconnected(WOLFSSL* ssl, DatagramIo& io, char* buf, int size) {
   if (n < 0) return errno == EAGAIN || errno == EINTR ? WOLFSSL_CBIO_ERR_WANT_READ : WOLFSSL_CBIO_ERR_GENERAL;
   const std::span<const std::byte> datagram{reinterpret_cast<const std::byte*>(buf),
                                             static_cast<std::size_t>(n)};
-  if (!starts_with_message(datagram, kDtlsClientHello)) return WOLFSSL_CBIO_ERR_WANT_READ;
+  if (!starts_with_handshake_message(datagram, kDtlsClientHello)) return WOLFSSL_CBIO_ERR_WANT_READ;
   wolfSSL_dtls_set_peer(ssl, &io.peer, io.peer_length);
   return static_cast<int>(n);
 }
@@ -98,7 +89,7 @@ int dtls_send(WOLFSSL*, char* buf, int size, void* ctx) {
   // its ServerHello: that client has proved its address, and the socket is
   // its alone from now on (as DTLSv1_listen leaves OpenSSL's).
   if (!io.connected &&
-      starts_with_message({reinterpret_cast<const std::byte*>(buf), bytes}, kDtlsServerHello)) {
+      starts_with_handshake_message({reinterpret_cast<const std::byte*>(buf), bytes}, kDtlsServerHello)) {
     if (::connect(io.fd, reinterpret_cast<const sockaddr*>(&io.peer), io.peer_length) != 0)
       return WOLFSSL_CBIO_ERR_GENERAL;
     io.connected = true;
@@ -211,11 +202,7 @@ class WolfsslDtlsContext final : public DtlsContextImpl {
     if (verify_) check_server_host(ssl, host);
     const std::int64_t start_ns = measure::now_ns();
     made->handshake(false, deadline, trust_);
-    const std::int64_t end_ns = measure::now_ns();
-    const std::int64_t cookie_ns = made->io().hello_verify_ns;
-    handshake.cookie_exchanged = cookie_ns != 0;
-    handshake.cookie_us = cookie_ns != 0 ? measure::ns_to_us(cookie_ns - start_ns) : 0;
-    handshake.handshake_us = measure::ns_to_us(end_ns - start_ns);
+    handshake.set_times(start_ns, made->io().hello_verify_ns, measure::now_ns());
     handshake.version = "DTLSv1.2";
     handshake.cipher = suite_name(wolfSSL_get_cipher_name(ssl));
     handshake.group = group_name(wolfSSL_get_curve_name(ssl));
