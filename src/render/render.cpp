@@ -37,7 +37,7 @@ std::string library_line(const std::string& library, const std::vector<std::stri
   return out.empty() ? std::string() : fmt::format("{}: {}\n", library, out);
 }
 
-std::string against_first(double mine, double first, const std::string& whose, const char* what) {
+std::string against_first(double mine, double first, const std::string& whose, const std::string& what) {
   if (!(mine > 0) || !(first > 0)) return {};
   return fmt::format("{:.2f}x {} {}", mine / first, whose, what);
 }

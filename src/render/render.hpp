@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -113,7 +114,42 @@ const Stats* first_library_twin(const std::vector<Stats>& stats, const Stats& s,
 std::string library_line(const std::string& library, const std::vector<std::string>& parts);
 // "{ratio}x {whose} {what}" of two medians ("0.08x openssl's bulk rate",
 // "9.38x its client CPU per GiB"), or "" where either is not above zero.
-std::string against_first(double mine, double first, const std::string& whose, const char* what);
+std::string against_first(double mine, double first, const std::string& whose, const std::string& what);
+
+// A figure of a kind's statistics on its library lines: the member, its words.
+template <typename Stats>
+struct LibraryFigure {
+  measure::Summary Stats::*summary;
+  std::string what;
+};
+// Each other --tls-lib library's line (library_line), each of `figures`'
+// medians against the first library's variant of the same label, the first
+// figure naming that library ("gnutls: 0.67x openssl's bulk rate (MB/s);
+// 0.86x its client CPU per GiB"), and naming the variant too with
+// `name_variant` ("connections/s (tls-resumed)", where a library has
+// several); `more` adds a kind's own parts after them.
+template <typename Stats>
+std::string library_lines(const std::vector<Stats>& stats, const std::vector<std::string>& libraries,
+                          const std::vector<LibraryFigure<Stats>>& figures, bool name_variant = false,
+                          const std::function<void(const Stats& mine, const Stats& first,
+                                                   std::vector<std::string>& parts)>& more = {}) {
+  std::string out;
+  for (const Stats& s : stats) {
+    std::string library;
+    const Stats* first = first_library_twin(stats, s, libraries, library);
+    if (first == nullptr) continue;
+    std::vector<std::string> parts;
+    for (std::size_t i = 0; i < figures.size(); ++i) {
+      const LibraryFigure<Stats>& f = figures[i];
+      parts.push_back(against_first((s.*f.summary).median, (first->*f.summary).median,
+                                    i == 0 ? libraries.front() + "'s" : "its",
+                                    i == 0 && name_variant ? f.what + " (" + first->variant + ")" : f.what));
+    }
+    if (more) more(s, *first, parts);
+    out += library_line(library, parts);
+  }
+  return out;
+}
 
 // {min, p50, p90, p99, p999, max, mean} of a latency distribution, in microseconds.
 nlohmann::ordered_json latency_json(const measure::LatencySummary& latency);

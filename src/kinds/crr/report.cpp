@@ -154,28 +154,6 @@ std::string render_crr_run_lines(const measure::Comparison& c, const CrrResults&
 }
 
 // The statistics of each variant over the rounds, and each other variant's ratios to the baseline's.
-// Each other --tls-lib library's line: its connections/s and CPU per
-// connection over the first's, each variant (full, resumed) apart.
-std::string library_lines(const std::vector<std::string>& libraries, const std::vector<CrrStats>& stats) {
-  std::string out;
-  for (const CrrStats& s : stats) {
-    std::string library;
-    const CrrStats* first = render::first_library_twin(stats, s, libraries, library);
-    if (first == nullptr) continue;
-    const std::string what = fmt::format("connections/s ({})", first->variant);
-    out += render::library_line(
-        library, {render::against_first(s.connections_per_s.median, first->connections_per_s.median,
-                                        libraries[0] + "'s", what.c_str()),
-                  render::against_first(s.client_cpu_us_per_connection.median,
-                                        first->client_cpu_us_per_connection.median, "its",
-                                        "client CPU per connection"),
-                  render::against_first(s.server_cpu_us_per_connection.median,
-                                        first->server_cpu_us_per_connection.median, "its",
-                                        "server CPU per connection")});
-  }
-  return out.empty() ? out : "\n" + out;
-}
-
 std::string render_crr_stats(const measure::TestParameters& p, const CrrResults& crr, std::size_t width) {
   std::string out;
   const render::ComparedModes modes = render::compared_modes(p, Mode::tcp, Mode::tls);
@@ -223,7 +201,15 @@ std::string render_crr_stats(const measure::TestParameters& p, const CrrResults&
                        pairs_text(s.connections_per_s_over_tls->ratio.count),
                        ratio_sentence("connections/s", s.connections_per_s_over_tls));
   }
-  return out + library_lines(p.tls_policy.libraries, crr.stats);
+  // Each other --tls-lib library's line: its connections/s and CPU per
+  // connection over the first's, each variant (full, resumed) apart.
+  const std::string libraries = render::library_lines<CrrStats>(
+      crr.stats, p.tls_policy.libraries,
+      {{&CrrStats::connections_per_s, "connections/s"},
+       {&CrrStats::client_cpu_us_per_connection, "client CPU per connection"},
+       {&CrrStats::server_cpu_us_per_connection, "server CPU per connection"}},
+      /*name_variant=*/true);
+  return out + (libraries.empty() ? libraries : "\n" + libraries);
 }
 
 }  // namespace

@@ -89,15 +89,9 @@ std::string stats_lines(const DatagramResults& results, const std::vector<std::s
                     s.received_per_s.median, s.sent_per_s.median, s.loss_percent.median);
   }
   out += "(medians)\n";
-  for (const DatagramStats& s : results.stats) {
-    std::string library;
-    const DatagramStats* first = render::first_library_twin(results.stats, s, libraries, library);
-    if (first == nullptr) continue;
-    out += render::library_line(
-        library, {render::against_first(s.received_per_s.median, first->received_per_s.median,
-                                        libraries[0] + "'s", "DTLS datagrams received/s"),
-                  render::against_first(s.loss_percent.median, first->loss_percent.median, "its", "loss")});
-  }
+  out += render::library_lines<DatagramStats>(results.stats, libraries,
+                                              {{&DatagramStats::received_per_s, "DTLS datagrams received/s"},
+                                               {&DatagramStats::loss_percent, "loss"}});
   for (const DatagramStats& s : results.stats) {
     if (!s.received_per_s_over_first_library) continue;
     out += fmt::format("{}/{}, paired by round {}: {}\n", s.variant, render::twin_of(s.mode, s.variant),

@@ -290,25 +290,18 @@ std::string render_flows_runs(const measure::Comparison& c) {
 // each side's heap per idle connection against the first's.
 std::string library_lines(const std::vector<std::string>& libraries, const std::vector<FlowsStats>& stats,
                           const char* rate) {
-  std::string out;
   const auto heap = [&](const std::optional<measure::Summary>& mine,
                         const std::optional<measure::Summary>& first, const char* side) {
     if (!mine || !first) return std::string();
     return fmt::format("{:.1f} KiB of heap per idle connection on the {} against {}'s {:.1f}",
                        mine->median / 1024, side, libraries[0], first->median / 1024);
   };
-  for (const FlowsStats& s : stats) {
-    std::string library;
-    const FlowsStats* first = render::first_library_twin(stats, s, libraries, library);
-    if (first == nullptr) continue;
-    const std::string what = fmt::format("{} ({})", rate, first->variant);
-    out += render::library_line(
-        library, {render::against_first(s.transactions_per_s.median, first->transactions_per_s.median,
-                                        libraries[0] + "'s", what.c_str()),
-                  heap(s.client_idle_heap, first->client_idle_heap, "client"),
-                  heap(s.server_idle_heap, first->server_idle_heap, "server")});
-  }
-  return out;
+  return render::library_lines<FlowsStats>(
+      stats, libraries, {{&FlowsStats::transactions_per_s, rate}}, /*name_variant=*/true,
+      [&](const FlowsStats& s, const FlowsStats& first, std::vector<std::string>& parts) {
+        parts.push_back(heap(s.client_idle_heap, first.client_idle_heap, "client"));
+        parts.push_back(heap(s.server_idle_heap, first.server_idle_heap, "server"));
+      });
 }
 
 std::string render_flows_headline(const measure::Comparison& c) {

@@ -104,21 +104,12 @@ std::string render_paired_ratios(const render::ComparedModes& modes, const RrRes
                        ratio_sentence("p99 latency", s.p99_over_baseline));
   }
   out += libraries.size() > 1 ? "\n" : "";
-  for (const RrStats& s : rr.stats) {
-    std::string library;
-    const RrStats* first = render::first_library_twin(rr.stats, s, libraries, library);
-    if (first == nullptr) continue;
-    out += render::library_line(
-        library, {render::against_first(s.transactions_per_s.median, first->transactions_per_s.median,
-                                        libraries[0] + "'s", "transactions/s"),
-                  render::against_first(s.p99_us.median, first->p99_us.median, "its", "p99 latency"),
-                  render::against_first(s.client_cpu_us_per_transaction.median,
-                                        first->client_cpu_us_per_transaction.median, "its",
-                                        "client CPU per transaction"),
-                  render::against_first(s.server_cpu_us_per_transaction.median,
-                                        first->server_cpu_us_per_transaction.median, "its",
-                                        "server CPU per transaction")});
-  }
+  out += render::library_lines<RrStats>(
+      rr.stats, libraries,
+      {{&RrStats::transactions_per_s, "transactions/s"},
+       {&RrStats::p99_us, "p99 latency"},
+       {&RrStats::client_cpu_us_per_transaction, "client CPU per transaction"},
+       {&RrStats::server_cpu_us_per_transaction, "server CPU per transaction"}});
   for (const RrStats& s : rr.stats) {
     if (!s.transactions_per_s_over_tls) continue;
     out += fmt::format("\n{}/{}, paired by round {}: {}\n", s.variant, render::twin_of(s.mode, s.variant),

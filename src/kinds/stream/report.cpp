@@ -331,24 +331,6 @@ std::string render_stream_runs(const measure::Comparison& c) {
   return out;
 }
 
-// Each other --tls-lib library's line: its bulk rate and CPU per GiB over the first's.
-std::string library_lines(const std::vector<std::string>& libraries, const std::vector<StreamStats>& stats) {
-  std::string out;
-  for (const StreamStats& s : stats) {
-    std::string library;
-    const StreamStats* first = render::first_library_twin(stats, s, libraries, library);
-    if (first == nullptr) continue;
-    out += render::library_line(
-        library, {render::against_first(s.mbytes_per_s.median, first->mbytes_per_s.median,
-                                        libraries[0] + "'s", "bulk rate (MB/s)"),
-                  render::against_first(s.client_cpu_s_per_gib.median, first->client_cpu_s_per_gib.median,
-                                        "its", "client CPU per GiB"),
-                  render::against_first(s.server_cpu_s_per_gib.median, first->server_cpu_s_per_gib.median,
-                                        "its", "server CPU per GiB")});
-  }
-  return out;
-}
-
 std::string render_stream_headline(const measure::Comparison& c) {
   const StreamResults* streams = c.get<StreamResults>();
   const StreamStats* headline = streams != nullptr ? headline_stats(*streams) : nullptr;
@@ -364,8 +346,12 @@ std::string render_stream_headline(const measure::Comparison& c) {
     out +=
         fmt::format(" ({} pair{})\n", r.count, r.count == 1 ? "; --repeat for an interval" : "s; bootstrap");
   }
-  return out + library_lines(c.parameters.tls_policy.libraries, streams->stats) +
-         render_cost_split(c, *headline);
+  // Each other --tls-lib library's line: its bulk rate and CPU per GiB over the first's.
+  out += render::library_lines<StreamStats>(streams->stats, c.parameters.tls_policy.libraries,
+                                            {{&StreamStats::mbytes_per_s, "bulk rate (MB/s)"},
+                                             {&StreamStats::client_cpu_s_per_gib, "client CPU per GiB"},
+                                             {&StreamStats::server_cpu_s_per_gib, "server CPU per GiB"}});
+  return out + render_cost_split(c, *headline);
 }
 
 void add_stream_json(const measure::Comparison& c, nlohmann::ordered_json& out) {
