@@ -175,6 +175,7 @@ void use_resumption(WOLFSSL_CTX* ctx, Resumption resumption) {
 }  // namespace
 
 void use_identity(WOLFSSL_CTX* ctx, const Identity& identity) {
+  on_this_thread();  // the key check multiplies on the curve: this thread's ECC cache
   const std::string& chain = identity.certificate_chain_pem;
   const std::string& key = identity.private_key_pem;
   check(wolfSSL_CTX_use_certificate_chain_buffer_format(
@@ -184,6 +185,10 @@ void use_identity(WOLFSSL_CTX* ctx, const Identity& identity) {
                                           pem_size(key), WOLFSSL_FILETYPE_PEM),
         "cannot use the private key under wolfSSL");
   check(wolfSSL_CTX_check_private_key(ctx), "the key does not match the certificate under wolfSSL");
+  // wolfSSL makes the context's X509 of its certificate on first asking, unlocked:
+  // made here, before the threads that share the context ask for it (session_facts).
+  check(wolfSSL_CTX_get0_certificate(ctx) != nullptr ? WOLFSSL_SUCCESS : 0,
+        "cannot read the certificate back under wolfSSL");
 }
 
 void use_client_trust(WOLFSSL_CTX* ctx, const ClientOptions& options, std::string& trust) {
