@@ -9,7 +9,15 @@ using namespace server_parts;
 
 Server::Served Server::serve_stream(std::unique_ptr<Stream>& stream, const Peer& peer, SetUpSlot& set_up,
                                     double& cpu_mark) {
-  const protocol::PreambleInfo preamble = session::receive_preamble(*stream);
+  const protocol::Preamble first = session::read_preamble(*stream);
+  for (const kinds::KindSlice* kind : kinds::all_kinds()) {
+    if (kind->claims == nullptr || !kind->claims(first)) continue;
+    // Another protocol's client (HTTP's): no test to set up, served as long as it keeps the connection.
+    set_up.release();
+    log_.line(fmt::format("{} {}", peer.address, kind->serve_foreign(*stream, first, config_)));
+    return {};
+  }
+  const protocol::PreambleInfo preamble = protocol::parse_preamble(first);
   if (preamble.version != protocol::kVersion && preamble.kind == protocol::ConnectionKind::control) {
     // Answer with our own preamble, so that the client can say which versions differ.
     std::error_code ignored;

@@ -219,6 +219,15 @@ struct KindSlice {
   std::optional<protocol::ConnectionKind> connection = std::nullopt;
   void (*serve_connection)(std::unique_ptr<Stream>& stream, session::PendingTests& pending,
                            double& cpu_mark) = nullptr;
+  // Connections of another protocol on tlscmp's port, which any of its
+  // clients may open (HTTP: h2load loads the server): whether the first
+  // bytes of a connection, where tlscmp's preamble would be, begin this
+  // kind's protocol, and its server half of such a connection, those bytes
+  // first, within the server's timeouts; it returns the line to log and
+  // throws nothing. Both null for a kind without one.
+  bool (*claims)(std::span<const std::byte> first) = nullptr;
+  std::string (*serve_foreign)(Stream& stream, std::span<const std::byte> first,
+                               const session::ServerConfig& config) = nullptr;
 
   // Reports: pure functions of the comparison (render/ has the pieces they
   // share; report/ lays them out). Each may be null. Text: the header lines

@@ -11,6 +11,7 @@
 #include "kinds/datagram/datagram.hpp"
 #include "kinds/flows/flows.hpp"
 #include "kinds/handshake/handshake.hpp"
+#include "kinds/http/http.hpp"
 #include "kinds/kind.hpp"
 #include "kinds/rr/rr.hpp"
 #include "kinds/stream/stream.hpp"
@@ -20,8 +21,8 @@ namespace tlscmp::kinds {
 namespace {
 
 // In TestKind order.
-constexpr std::array<const KindSlice*, 6> kTable{&kStreamKind, &kHandshakeKind, &kDatagramKind,
-                                                 &kRrKind,     &kCrrKind,       &kFlowsKind};
+constexpr std::array<const KindSlice*, 7> kTable{&kStreamKind, &kHandshakeKind, &kDatagramKind, &kRrKind,
+                                                 &kCrrKind,    &kFlowsKind,     &kHttpKind};
 
 }  // namespace
 

@@ -96,12 +96,16 @@ void send_preamble(Stream& stream, protocol::ConnectionKind kind) {
   if (ec) io_failure(stream, ec, "sending", "the connection preamble");
 }
 
-protocol::PreambleInfo receive_preamble(Stream& stream, const char* what) {
+protocol::Preamble read_preamble(Stream& stream, const char* what) {
   protocol::Preamble preamble{};
   std::error_code ec;
   stream.read_exact(preamble, ec);
   if (ec) io_failure(stream, ec, "receiving", what);
-  return protocol::parse_preamble(preamble);
+  return preamble;
+}
+
+protocol::PreambleInfo receive_preamble(Stream& stream, const char* what) {
+  return protocol::parse_preamble(read_preamble(stream, what));
 }
 
 // Starts a test on its control connection: sends the request, returns the

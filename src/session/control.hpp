@@ -84,5 +84,9 @@ void send_preamble(Stream& stream, protocol::ConnectionKind kind);
 // tlscmp's. The version is not judged here: see protocol::check_version.
 // `what` names the exchange for messages ("the server's answer").
 protocol::PreambleInfo receive_preamble(Stream& stream, const char* what = "the connection preamble");
+// Its bytes as they came, whatever they are: the server's dispatch reads
+// them so, as another protocol's first bytes may stand in their place (a
+// kind's `claims`, kinds/kind.hpp). Throws Error as receive_preamble does.
+protocol::Preamble read_preamble(Stream& stream, const char* what = "the connection preamble");
 
 }  // namespace tlscmp::session

@@ -48,23 +48,9 @@ std::optional<Field> field_of_flag(const std::string& flag) {
 }
 
 std::optional<TestKind> kind_of(Part part) {
-  switch (part) {
-    case Part::stream:
-      return TestKind::stream;
-    case Part::handshake:
-      return TestKind::handshake;
-    case Part::datagram:
-      return TestKind::datagram;
-    case Part::rr:
-      return TestKind::rr;
-    case Part::crr:
-      return TestKind::crr;
-    case Part::flows:
-      return TestKind::flows;
-    case Part::shared:
-      break;
-  }
-  return std::nullopt;
+  // Each kind's part follows the shared one in TestKind's order (spec.hpp).
+  if (part == Part::shared) return std::nullopt;
+  return kAllKinds.at(static_cast<std::size_t>(part) - 1);
 }
 
 bool parse(const std::string& text, Direction& value) {

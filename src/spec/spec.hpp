@@ -26,10 +26,11 @@ namespace tlscmp {
 // kind, and nothing infers it from other fields.
 //   stream: bulk bytes (-n, -t, -P, --bidir); handshake: --handshakes and
 //   --compare-groups alone; datagram: --mode udp or dtls; rr: --rr; crr: --crr;
-//   flows: --flows N, many connections on a few event loops at each end.
-enum class TestKind : std::uint8_t { stream, handshake, datagram, rr, crr, flows };
-inline constexpr std::array kAllKinds{TestKind::stream, TestKind::handshake, TestKind::datagram,
-                                      TestKind::rr,     TestKind::crr,       TestKind::flows};
+//   flows: --flows N, many connections on a few event loops at each end;
+//   http: --http 1.1|2, HTTP requests and responses of the rr sizes.
+enum class TestKind : std::uint8_t { stream, handshake, datagram, rr, crr, flows, http };
+inline constexpr std::array kAllKinds{TestKind::stream, TestKind::handshake, TestKind::datagram, TestKind::rr,
+                                      TestKind::crr,    TestKind::flows,     TestKind::http};
 
 inline const char* to_string(TestKind kind) {
   switch (kind) {
@@ -43,6 +44,8 @@ inline const char* to_string(TestKind kind) {
       return "crr";
     case TestKind::flows:
       return "flows";
+    case TestKind::http:
+      return "http";
     case TestKind::stream:
       break;
   }
@@ -69,6 +72,7 @@ inline constexpr std::uint32_t kMaxSocketBufferBytes = 1u << 30;
 inline constexpr std::uint32_t kMaxStreams = 128;
 inline constexpr std::uint64_t kMaxPackets = std::uint64_t{1} << 40;  // per sender, in a datagram test
 inline constexpr std::uint64_t kMaxRateBps = std::uint64_t{1} << 50;  // bits per second, per sender
+inline constexpr std::uint32_t kMaxHttpStreams = 1024;  // HTTP/2 streams in flight on a connection
 inline constexpr std::uint64_t kMaxRrBytes = std::uint64_t{1} << 30;  // an rr request or response: 1 GiB
 inline constexpr std::uint64_t kMaxTransactions = std::uint64_t{1} << 40;
 inline constexpr double kMaxRateTps = 1e9;
@@ -165,6 +169,16 @@ struct Flows {
   bool operator==(const Flows&) const = default;
 };
 
+// HTTP requests (kind http) of the rr part's sizes and counts, on each of
+// `streams` connections: HTTP/1.1 keep-alive, one request at a time, or
+// HTTP/2 with `http_streams` requests in flight on each connection.
+struct Http {
+  std::uint32_t version = 0;  // 1: HTTP/1.1, 2: HTTP/2
+  std::uint32_t streams = 1;  // HTTP/2: concurrent streams per connection (--streams)
+
+  bool operator==(const Http&) const = default;
+};
+
 struct Test {
   TestKind kind = TestKind::stream;
   // Shared: each kind's checks say which of these it takes.
@@ -183,6 +197,7 @@ struct Test {
   Rr rr;
   Crr crr;
   Flows flows;
+  Http http;
 
   std::chrono::milliseconds duration() const { return std::chrono::milliseconds(duration_ms); }
   std::chrono::milliseconds interval() const { return std::chrono::milliseconds(interval_ms); }
@@ -195,7 +210,8 @@ struct Test {
 };
 
 // Which part of a test a field is in.
-enum class Part : std::uint8_t { shared, stream, handshake, datagram, rr, crr, flows };
+// A kind's own part is the one of its name, in the order of TestKind.
+enum class Part : std::uint8_t { shared, stream, handshake, datagram, rr, crr, flows, http };
 inline const char* to_string(Part part) {
   switch (part) {
     case Part::stream:
@@ -210,6 +226,8 @@ inline const char* to_string(Part part) {
       return "crr";
     case Part::flows:
       return "flows";
+    case Part::http:
+      return "http";
     case Part::shared:
       break;
   }
@@ -217,7 +235,7 @@ inline const char* to_string(Part part) {
 }
 
 // Whether a test of `kind` reads `part`: the shared part and its own; crr
-// rr's too, and flows the parts of the work its flows do (stream, rr, crr).
+// and http rr's too, and flows the parts of the work its flows do (stream, rr, crr).
 inline bool reads(TestKind kind, Part part) {
   switch (part) {
     case Part::shared:
@@ -229,11 +247,13 @@ inline bool reads(TestKind kind, Part part) {
     case Part::datagram:
       return kind == TestKind::datagram;
     case Part::rr:
-      return is_request_response(kind) || kind == TestKind::flows;
+      return is_request_response(kind) || kind == TestKind::flows || kind == TestKind::http;
     case Part::crr:
       return kind == TestKind::crr || kind == TestKind::flows;
     case Part::flows:
       return kind == TestKind::flows;
+    case Part::http:
+      return kind == TestKind::http;
   }
   return false;
 }
@@ -296,6 +316,8 @@ void for_each_field_of(Visit&& visit, T&... t) {
   visit(Field{"flow_work", "--flows", Part::flows}, t.flows.work...);
   visit(Field{"flows", "--flows", Part::flows, 1, n(kMaxFlows)}, t.flows.flows...);
   visit(Field{"flow_threads", "--threads", Part::flows, 0, n(kMaxFlowThreads)}, t.flows.threads...);
+  visit(Field{"http_version", "--http", Part::http, 1, 2}, t.http.version...);
+  visit(Field{"http_streams", "--streams", Part::http, 1, n(kMaxHttpStreams)}, t.http.streams...);
 }
 
 // visit(field, value) for every field of `test`.

@@ -5,6 +5,7 @@
 
 #include "kinds/rr/rr.hpp"
 #include "kinds/transactions.hpp"
+#include "spec/size.hpp"
 
 namespace tlscmp::kinds {
 namespace {

@@ -9,6 +9,7 @@
 #include <boost/asio/ip/udp.hpp>
 #include <boost/asio/ip/v6_only.hpp>
 
+#include "error.hpp"
 #include "stacks/quic/quic_library.hpp"
 #include "transport/datagram.hpp"
 #include "transport/socket.hpp"

@@ -1,0 +1,110 @@
+// One HTTP connection's side, around its version's exchange (h1.cpp,
+// h2.cpp): the transfer phase's idle timeout, the thread's CPU and the bytes
+// TCP carried over it; and the paths that name a response's size.
+
+#include <linux/tcp.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <fmt/format.h>
+#include <charconv>
+
+#include "kinds/http/http.hpp"
+#include "measure/clock.hpp"
+#include "measure/cpu.hpp"
+#include "transport/errors.hpp"
+#include "transport/socket.hpp"
+
+namespace tlscmp::kinds {
+namespace {
+
+// The bytes TCP has carried out (acknowledged) and in over the connection's
+// life; zeros where the kernel does not say (not TCP).
+std::pair<std::uint64_t, std::uint64_t> tcp_bytes(int fd) {
+  struct tcp_info info {};
+  socklen_t size = sizeof info;
+  if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &size) != 0 ||
+      size < offsetof(struct tcp_info, tcpi_bytes_received) + sizeof info.tcpi_bytes_received)
+    return {0, 0};
+  return {info.tcpi_bytes_acked, info.tcpi_bytes_received};
+}
+
+// `exchange` in the transfer phase, with this thread's CPU and the wire's
+// bytes over it in `result`.
+template <typename Exchange>
+HttpSideResult on_connection(Stream& stream, std::chrono::milliseconds idle, Exchange exchange) {
+  HttpSideResult result;
+  if (const std::error_code ec = stream.enter_transfer_phase(idle)) {
+    result.error = fmt::format("cannot set the idle timeout: {}", ec.message());
+    return result;
+  }
+  const auto [sent_before, received_before] = tcp_bytes(stream.native_handle());
+  const measure::CpuTimes cpu_start = measure::thread_cpu_times();
+  result.start_ns = result.end_ns = measure::now_ns();
+  exchange(result);
+  const measure::CpuTimes cpu = measure::thread_cpu_times() - cpu_start;
+  result.cpu_user_s = cpu.user_s;
+  result.cpu_system_s = cpu.system_s;
+  const auto [sent_after, received_after] = tcp_bytes(stream.native_handle());
+  result.wire_sent = sent_after - sent_before;
+  result.wire_received = received_after - received_before;
+  return result;
+}
+
+// The client's end after its last response: its sending direction closed,
+// and nothing more from the server but its own end (HTTP/2: its last
+// frames, a GOAWAY or window updates, may come first).
+void end_exchange(Stream& stream, bool frames_may_follow, HttpSideResult& result) {
+  std::error_code ec;
+  stream.shutdown_send(ec);
+  std::byte extra[4096];
+  while (!ec) {
+    if (stream.read_some(extra, ec) > 0 && !frames_may_follow && result.error.empty())
+      result.error = "the server sent bytes after the last response";
+  }
+  if (ec != TransportErrc::eof && result.error.empty())
+    result.error = fmt::format("waiting for the server's end: {}", describe(ec, stream.error_detail()));
+}
+
+}  // namespace
+
+HttpSideResult run_http_client(Stream& stream, const HttpClientSpec& spec) {
+  return on_connection(stream, spec.idle_timeout, [&](HttpSideResult& result) {
+    if (spec.version == 2) {
+      h2_client(stream, spec, result);
+    } else {
+      h1_client(stream, spec, result);
+    }
+    if (result.error.empty()) end_exchange(stream, spec.version == 2, result);
+  });
+}
+
+HttpSideResult run_http_server(Stream& stream, std::uint32_t version, std::chrono::milliseconds idle,
+                               std::span<const std::byte> first) {
+  return on_connection(stream, idle, [&](HttpSideResult& result) {
+    if (version == 2) {
+      h2_server(stream, first, result);
+    } else {
+      h1_server(stream, first, result);
+    }
+  });
+}
+
+std::string http_path(std::uint64_t response_bytes) {
+  return fmt::format("/{}", response_bytes);
+}
+
+std::optional<std::uint64_t> response_size_of(std::string_view path) {
+  if (path.empty() || path.front() != '/') return std::nullopt;
+  path.remove_prefix(1);
+  const std::size_t end = path.find_first_of("?#");
+  const std::string_view digits = path.substr(0, end);
+  std::uint64_t size = 0;
+  const auto [at, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), size);
+  if (digits.empty() || ec != std::errc() || at != digits.data() + digits.size() ||
+      size > kMaxHttpResponseBytes)
+    return std::nullopt;
+  return size;
+}
+
+}  // namespace tlscmp::kinds

@@ -1,0 +1,82 @@
+// The http kind's client flags (--http 1.1|2, which asks for it;
+// --request and --response SIZE), and what an HTTP test makes of the flags
+// every kind shares: -n counts requests over all connections, -t is 10 s
+// unless given, --streams is HTTP/2's requests in flight on a connection.
+
+#include <fmt/format.h>
+
+#include "kinds/flags.hpp"
+#include "kinds/http/http.hpp"
+#include "kinds/transactions.hpp"
+#include "spec/size.hpp"
+
+namespace tlscmp::kinds {
+
+namespace {
+constexpr std::uint64_t kDefaultResponseBytes = 4096;
+}
+
+std::vector<CLI::Option*> add_http_flags(CLI::App& cmd, KindFlags& flags) {
+  spec::Test& t = flags.test;
+  CLI::Option* http =
+      cmd.add_option_function<std::string>(
+             "--http",
+             [&flags, &t](const std::string& text) {
+               if (text == "1.1" || text == "1") {
+                 t.http.version = 1;
+               } else if (text == "2") {
+                 t.http.version = 2;
+               } else {
+                 throw UsageError(fmt::format(
+                     "--http {}: give 1.1 (HTTP/1.1, keep-alive) or 2 (HTTP/2, --streams in flight)", text));
+               }
+               if (t.rr.response_bytes == 0) t.rr.response_bytes = kDefaultResponseBytes;
+               flags.ask(TestKind::http);
+             },
+             "Instead of bulk runs: HTTP requests on each of -P connections, HTTP/1.1 kept alive or HTTP/2 "
+             "(--streams requests in flight), a GET of /RESP (4K unless --response) or a POST of --request "
+             "bytes; -t seconds (default 10) or -n requests in all")
+          ->type_name("1.1|2");
+  // The sizes are rr's fields, which --rr sets: given without --http, CLI11 says "--request requires --http".
+  return {
+      http,
+      cmd.add_option_function<std::string>(
+             "--request",
+             [&t](const std::string& text) {
+               t.rr.request_bytes = spec::parse_size(text, "--request", 0, spec::kMaxRrBytes);
+             },
+             "With --http: each request a POST of this many bytes of body (default 0: a GET)")
+          ->type_name("SIZE")
+          ->needs(http),
+      cmd.add_option_function<std::string>(
+             "--response",
+             [&t](const std::string& text) {
+               t.rr.response_bytes = spec::parse_size(text, "--response", 0, spec::kMaxRrBytes);
+             },
+             "With --http: each response this many bytes of body, the path asked for (/SIZE; default 4K)")
+          ->type_name("SIZE")
+          ->needs(http),
+  };
+}
+
+void configure_http(const SharedFlags& flags, session::ClientConfig& c) {
+  const auto refuse = [](const char* flag) {
+    throw UsageError(fmt::format("{} is for bulk runs; {}", flag, kHttpKind.takes));
+  };
+  if (c.test.stream.no_delay) throw UsageError("-N: http tests always set TCP_NODELAY; leave -N out");
+  if (!flags.length.empty()) refuse("-l");
+  if (c.test.compare_groups) refuse("--compare-groups");
+  if (c.test.rr.rate_tps > 0)
+    throw UsageError("--rate with --http: open-loop HTTP is not built yet; leave --rate out (closed loop)");
+  configure_transactions(flags, c, "requests", "connections");
+  // --streams: HTTP/2's requests in flight on each connection, not QUIC's streams.
+  if (c.quic_streams > 1 && c.test.http.version != 2)
+    throw UsageError(
+        fmt::format("--streams {}: requests in flight on a connection are HTTP/2's; add --http 2, "
+                    "or use -P for more HTTP/1.1 connections",
+                    c.quic_streams));
+  c.test.http.streams = c.quic_streams;
+  c.quic_streams = 1;
+}
+
+}  // namespace tlscmp::kinds

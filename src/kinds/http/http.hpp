@@ -1,0 +1,138 @@
+#pragma once
+
+// HTTP tests (--http 1.1|2; the workload most TLS carries, as h2load and
+// wrk load a web server): -P connections beside the control connection,
+// each on a thread of its own at both ends, carrying HTTP requests of the rr
+// part's sizes: a GET of /RESP where the request has no body, a POST of REQ
+// bytes to /RESP otherwise; the server answers each with RESP bytes of body.
+// HTTP/1.1 keeps each connection alive, a request at a time; HTTP/2 keeps
+// --streams requests in flight on each connection.
+//
+//   client                                   server
+//   test_request (http_version, rr sizes) -->
+//                <------------------------- test_accept (cookie)
+//   data connection per connection: preamble, cookie, index (TLS: after the
+//   handshake, which is timed on its own)
+//                <------------------------- 'R' on each, once all came
+//   HTTP on each connection (h1.cpp, h2.cpp) until the client has made its
+//   requests (-n) or its time is up (-t); then the client ends its sending
+//   direction (HTTP/2: GOAWAY first), the server answers with its own end
+//   side_result per connection ------------->  (messages: requests)
+//                <------------------------- side_result per connection
+
+#include <chrono>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kinds/exchange.hpp"
+#include "kinds/http/results.hpp"
+#include "kinds/kind.hpp"
+#include "kinds/peer_checks.hpp"
+#include "measure/latency.hpp"
+#include "protocol/messages.hpp"
+#include "session/config.hpp"
+#include "session/server_side.hpp"
+#include "tls/context.hpp"
+#include "transport/stream.hpp"
+
+namespace tlscmp::session {
+class InterruptWatch;
+}
+
+namespace tlscmp::kinds {
+
+// The caps a server holds each request to: its headers, all together, and
+// the response size a path may ask for.
+inline constexpr std::size_t kMaxHttpHeaderBytes = 16 * 1024;
+inline constexpr std::uint64_t kMaxHttpResponseBytes = spec::kMaxRrBytes;
+
+// "HTTP/1.1" or "HTTP/2", as a test's http_version (1 or 2) names it.
+inline const char* http_version_name(std::uint32_t version) {
+  return version == 2 ? "HTTP/2" : "HTTP/1.1";
+}
+
+// What one connection's client side does.
+struct HttpClientSpec {
+  std::uint32_t version = 1;  // 1: HTTP/1.1, 2: HTTP/2
+  std::string authority;      // the Host header: "host:port"
+  std::uint64_t request_bytes = 0;
+  std::uint64_t response_bytes = 0;
+  std::uint64_t requests = 0;  // on this connection; 0: until stop_ns
+  std::uint32_t streams = 1;   // HTTP/2: requests in flight
+  std::int64_t stop_ns = 0;    // timed: no request starts at or after this
+  std::chrono::milliseconds idle_timeout{30'000};
+};
+
+// What one connection's side measured: rr's figures (transactions are
+// requests, bytes_received the bodies' bytes, latency each request's send
+// to its response's last byte), each response's first byte, and the bytes
+// TCP carried each way over the exchange (headers, framing and TLS records
+// with the bodies).
+struct HttpSideResult : RrSideResult {
+  measure::LatencyHistogram first_byte;  // client: each request's send to its response's first byte
+  std::uint64_t wire_sent = 0;
+  std::uint64_t wire_received = 0;
+};
+
+// One connection's HTTP, client and server, by version (h1.cpp, h2.cpp).
+// Never throw for network or peer outcomes: a failure is in `error`, with
+// what was counted until then. `result` has its window and CPU set around
+// them (exchange.cpp's way) by run_http_client/run_http_server.
+void h1_client(Stream& stream, const HttpClientSpec& spec, HttpSideResult& result);
+void h2_client(Stream& stream, const HttpClientSpec& spec, HttpSideResult& result);
+// The server's take `first`, the bytes already read off the connection, before any more.
+void h1_server(Stream& stream, std::span<const std::byte> first, HttpSideResult& result);
+void h2_server(Stream& stream, std::span<const std::byte> first, HttpSideResult& result);
+
+HttpSideResult run_http_client(Stream& stream, const HttpClientSpec& spec);
+HttpSideResult run_http_server(Stream& stream, std::uint32_t version, std::chrono::milliseconds idle_timeout,
+                               std::span<const std::byte> first = {});
+
+// Any HTTP client on tlscmp's port (foreign.cpp): whether a connection's
+// first bytes are an HTTP/1.1 request's or HTTP/2's preface, and the
+// server's answers to it, for as long as the client keeps it.
+bool claims_http(std::span<const std::byte> first);
+std::string serve_foreign_http(Stream& stream, std::span<const std::byte> first,
+                               const session::ServerConfig& config);
+
+// A request's path: "/RESP", the body size the server answers with; and
+// that size read back from a path ("/4096", "/4096?x"), or none where the
+// path names no size the server may send.
+std::string http_path(std::uint64_t response_bytes);
+std::optional<std::uint64_t> response_size_of(std::string_view path);
+
+// Client: one run of `mode` (tcp, or tls with `tls`). Throws tlscmp::Error
+// naming what failed, on which side and connection.
+HttpRun run_http_test(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
+                      session::InterruptWatch& interrupt, int round, measure::Environment& environment);
+
+// Server: runs one http test whose request passed the server's caps.
+// Returns the line to log; throws tlscmp::Error.
+std::string serve_http_test(Stream& control, const protocol::TestRequest& request, session::ServerSide& side);
+
+// Both halves: the peer's result for one connection against this side's,
+// neither failed: as many requests answered as responses taken, each side's
+// body bytes its count times the size it receives, its window and CPU
+// within this side's clock. Returns the line naming the first figure that
+// disagrees, or "".
+std::string check_http_peer(const PeerJudge& judge, const protocol::TestRequest& request,
+                            const SideResult& mine, const SideResult& theirs);
+
+// Reports (report.cpp).
+std::string render_http_header(const measure::TestParameters& parameters);
+std::string render_http_runs(const measure::Comparison& comparison);
+nlohmann::ordered_json http_runs_json(const measure::Comparison& comparison);
+nlohmann::ordered_json http_summary_json(const measure::Comparison& comparison);
+std::string render_http_csv(const measure::Comparison& comparison);
+
+// Client flags (flags.cpp): --http, which asks for the kind.
+std::vector<CLI::Option*> add_http_flags(CLI::App& command, KindFlags& flags);
+void configure_http(const SharedFlags& flags, session::ClientConfig& config);
+
+// This kind's entry in the table of kinds (slice.cpp).
+extern const KindSlice kHttpKind;
+
+}  // namespace tlscmp::kinds

@@ -1,0 +1,104 @@
+// The http kind's entry in the table of kinds (kinds/kind.hpp).
+
+#include <fmt/format.h>
+
+#include "kinds/http/http.hpp"
+#include "kinds/transactions.hpp"
+#include "session/client_side.hpp"
+
+namespace tlscmp::kinds {
+namespace {
+namespace http_entry {
+
+void run(const session::ClientRun& run, const session::Variant& variant, measure::Comparison& comparison) {
+  const tls::Context* tls = variant.tls ? &*variant.tls : nullptr;
+  session::keep_run<HttpResults>(
+      comparison,
+      run_http_test(run.target, tls, variant.mode, run.interrupt, run.round, comparison.environment), variant,
+      run);
+}
+
+std::string text_runs(const measure::Comparison& c) {
+  return c.get<HttpResults>() != nullptr ? render_http_runs(c) : std::string();
+}
+
+// "http_runs" and "http_summary", in an http test's report alone.
+void json(const measure::Comparison& c, nlohmann::ordered_json& out) {
+  if (c.get<HttpResults>() == nullptr) return;
+  out["http_runs"] = http_runs_json(c);
+  out["http_summary"] = http_summary_json(c);
+}
+
+nlohmann::ordered_json last_run_json(const measure::Comparison& c) {
+  if (c.get<HttpResults>() == nullptr) return nullptr;
+  nlohmann::ordered_json runs = http_runs_json(c);
+  return runs.empty() ? nlohmann::ordered_json(nullptr) : runs.back();
+}
+
+std::string csv(const measure::Comparison& c) {
+  return c.get<HttpResults>() != nullptr ? render_http_csv(c) : std::string();
+}
+
+// What an HTTP test needs of its parts, over `mode`.
+void check(const spec::Test& t, Mode mode) {
+  if (t.http.version != 1 && t.http.version != 2) throw spec::Invalid("--http takes 1.1 or 2");
+  if (facts(mode).over_udp)
+    throw spec::Invalid(
+        fmt::format("--http runs over tcp and tls (HTTP/3 over {} is not built yet)", to_string(mode)));
+  if ((t.rr.transactions == 0) == (t.duration_ms == 0))
+    throw spec::Invalid("--http runs -n requests or for -t seconds: give one");
+  if (t.rr.rate_tps > 0) throw spec::Invalid("--rate with --http: open-loop HTTP is not built yet");
+  if (t.rr.transactions != 0 && t.rr.transactions < t.streams)
+    throw spec::Invalid(fmt::format("-n {}: fewer requests than connections (-P {}); each makes one at least",
+                                    t.rr.transactions, t.streams));
+  if (t.http.version == 1 && t.http.streams > 1)
+    throw spec::Invalid("--streams is HTTP/2's requests in flight; HTTP/1.1 makes one at a time (--http 2)");
+}
+
+spec::Test example() {
+  spec::Test t;
+  t.kind = TestKind::http;
+  t.streams = 2;
+  t.rr.request_bytes = 64;
+  t.rr.response_bytes = 4096;
+  t.rr.transactions = 100;
+  t.http = {2, 10};
+  return t;
+}
+
+constexpr RunFigure kFigures[] = {
+    {"requests/s", {"requests_per_s", nullptr}, true},
+    {"p50 latency us", {"latency_us", "p50"}, false},
+    {"p99 latency us", {"latency_us", "p99"}, false},
+    {"client CPU us/request", {"client", "cpu_us_per_request"}, false},
+    {"server CPU us/request", {"server", "cpu_us_per_request"}, false},
+};
+
+}  // namespace http_entry
+}  // namespace
+
+const KindSlice kHttpKind{
+    .kind = TestKind::http,
+    .flag = "--http",
+    .flags_are_for = "HTTP tests (--http 1.1|2)",
+    .takes =
+        "--http takes -t, -n, -P, --streams (HTTP/2), --request, --response, --repeat, --warmup and the TLS "
+        "flags",
+    .add_flags = add_http_flags,
+    .configure = configure_http,
+    .run = http_entry::run,
+    .refusal = transactions_refusal,
+    .check = http_entry::check,
+    .example = http_entry::example,
+    .serve = serve_http_test,
+    .claims = claims_http,
+    .serve_foreign = serve_foreign_http,
+    .text_header = render_http_header,
+    .text_runs = http_entry::text_runs,
+    .json = http_entry::json,
+    .last_run_json = http_entry::last_run_json,
+    .csv = http_entry::csv,
+    .results = {"http", "http_runs", "requests", "requests", http_entry::kFigures, "messages", "requests"},
+};
+
+}  // namespace tlscmp::kinds

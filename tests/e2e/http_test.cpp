@@ -1,0 +1,160 @@
+// HTTP tests (--http): exact request counts over HTTP/1.1 and HTTP/2, tcp
+// and tls, every figure the kind reports present; h2load (nghttp2) against
+// tlscmp's server; a malformed request and an oversized header answered in
+// one line each while the server keeps serving; mistakes refused.
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <regex>
+#include <string>
+
+using namespace std::string_literals;
+
+#include "e2e/e2e.hpp"
+#include "support/skip.hpp"
+
+using namespace tlscmp::test;
+using nlohmann::json;
+
+namespace {
+
+const json& run_of(const json& j, const std::string& variant) {
+  for (const json& run : j["http_runs"]) {
+    if (run["variant"] == variant) return run;
+  }
+  FAIL("no run of " << variant);
+  static const json none;
+  return none;
+}
+
+void check_counts(const json& j, std::uint64_t requests, std::uint64_t response_bytes) {
+  for (const char* variant : {"tcp", "tls"}) {
+    CAPTURE(variant);
+    const json& run = run_of(j, variant);
+    CHECK(run["requests"] == requests);
+    CHECK(run["requests_per_s"].get<double>() > 0);
+    CHECK(run["latency_us"]["p50"].get<double>() > 0);
+    CHECK(run["latency_us"]["p999"].get<double>() >= run["latency_us"]["p99"].get<double>());
+    CHECK(run["first_byte_us"]["p50"].get<double>() <= run["latency_us"]["p50"].get<double>() + 1);
+    // Headers, framing and (tls) records come on top of the bodies.
+    CHECK(run["wire_bytes_per_request"].get<double>() > static_cast<double>(response_bytes));
+    CHECK(run["server"]["cpu_us_per_request"].get<double>() > 0);
+    CHECK(run["client"]["cpu_us_per_request"].get<double>() > 0);
+    CHECK(run["fairness"].get<double>() > 0);
+  }
+  CHECK(run_of(j, "tls")["tls_version"].is_string());
+  CHECK(run_of(j, "tcp")["tls_version"].is_null());
+  CHECK(j["http_summary"]["tls"]["over_tcp"]["requests_per_s"]["median"].get<double>() > 0);
+  CHECK(j["rr_runs"].is_null());  // another kind's keys stay as they were
+}
+
+// h2load where Debian's nghttp2-client puts it.
+bool have_h2load() {
+  return ::access("/usr/bin/h2load", X_OK) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("--http 1.1 and 2: exact request counts over tcp and tls, every figure reported") {
+  SUBCASE("HTTP/1.1 GETs, one connection kept alive") {
+    const json j = client_json({"--http", "1.1", "-n", "300", "--repeat", "1"});
+    check_counts(j, 300, 4096);
+    CHECK(run_of(j, "tls")["http_version"] == "HTTP/1.1");
+  }
+  SUBCASE("HTTP/2, 3 connections, 8 streams each, POSTs with bodies") {
+    const json j = client_json({"--http", "2", "--streams", "8", "-P", "3", "--request", "1K", "--response",
+                                "2K", "-n", "301", "--repeat", "2"});
+    check_counts(j, 301, 2048);
+    CHECK(run_of(j, "tls")["streams_per_connection"] == 8);
+    CHECK(run_of(j, "tls")["connection_requests_per_s"].size() == 3);
+    CHECK(j["http_summary"]["tls"]["runs"] == 2);
+  }
+}
+
+TEST_CASE("--http against tlscmp's server apart, and its text and CSV") {
+  ServerProcess server;
+  const ProcessResult text = run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--insecure",
+                                         "--http", "2", "-n", "200", "--repeat", "1"});
+  INFO(text.err);
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("http: HTTP/2, GET /4096") != std::string::npos);
+  CHECK(std::regex_search(text.out, std::regex(R"(tls/tcp, paired by round .*: requests/s \d)")));
+  CHECK(server.process().wait_for_log("http HTTP/2 tls 0/4096 200 requests answered on 1 connection"));
+  const ProcessResult csv = run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--insecure",
+                                        "--http", "1.1", "-n", "50", "--repeat", "1", "--csv"});
+  REQUIRE(csv.exit_code == 0);
+  CHECK(csv.out.starts_with("variant,round,warmup,partial,mode,http_version"));
+  CHECK(csv.out.find("tls,1,0,0,tls,HTTP/1.1,0,4096,1,1,50,") != std::string::npos);
+}
+
+TEST_CASE("h2load loads tlscmp's server: HTTP/2 cleartext, HTTP/1.1, and HTTP/1.1 over TLS") {
+  if (!have_h2load()) {
+    skip("h2load (nghttp2-client) is not installed: scripts/install-deps installs it");
+    return;
+  }
+  ServerProcess server;
+  const std::string url = "://127.0.0.1:" + server.port_text() + "/4096";
+  std::vector<std::vector<std::string>> loads;
+  loads.push_back({"/usr/bin/h2load", "-n", "400", "-c", "2", "-m", "10", "http" + url});
+  loads.push_back({"/usr/bin/h2load", "--h1", "-n", "400", "-c", "2", "http" + url});
+  loads.push_back({"/usr/bin/h2load", "-n", "400", "-c", "2", "https" + url});
+  for (const std::vector<std::string>& args : loads) {
+    CAPTURE(args.back());
+    const ProcessResult r = run_process(args);
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("400 succeeded, 0 failed") != std::string::npos);
+    CHECK(r.out.find("status codes: 400 2xx") != std::string::npos);
+    CHECK(r.out.find("(1638400) data") != std::string::npos);  // 400 bodies of 4096 bytes
+  }
+  CHECK(server.process().wait_for_log("HTTP/2 client over tcp: 200 requests answered"));
+  CHECK(server.process().wait_for_log("HTTP/1.1 client over tls: 200 requests answered"));
+}
+
+TEST_CASE(
+    "a malformed HTTP request and an oversized header are answered in one line, and the server serves on") {
+  ServerProcess server;
+  const auto brief = std::chrono::milliseconds(3000);
+  {
+    RawConnection c(server.port());
+    c.send("GET /10 HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(20 * 1024, 'a') + "\r\n\r\n");
+    CHECK(c.read_all(brief).starts_with("HTTP/1.1 431"));
+    CHECK(server.process().wait_for_log("request 1's headers passed 16 KiB: answered 431 and closed"));
+  }
+  {
+    RawConnection c(server.port());
+    c.send("GET /10 HTTP/1.1\r\nHost x\r\n\r\n");
+    CHECK(c.read_all(brief).starts_with("HTTP/1.1 400"));
+    CHECK(server.process().wait_for_log("request 1 is not HTTP/1.1"));
+  }
+  {
+    RawConnection c(server.port());  // two pipelined requests, then the end
+    c.send("GET /3 HTTP/1.1\r\nHost: x\r\n\r\nGET /2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    const std::string answer = c.read_all(brief);
+    CHECK(answer.find("Content-Length: 3\r\n\r\n\0\0\0HTTP/1.1 200 OK"s) != std::string::npos);
+  }
+  const json j = client_json(
+      {"127.0.0.1", "-p", server.port_text(), "--insecure", "--http", "1.1", "-n", "20", "--repeat", "1"});
+  CHECK(run_of(j, "tls")["requests"] == 20);
+}
+
+TEST_CASE("--http mistakes are refused in one line") {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+      {{"--http", "3", "-n", "10"}, "--http 3: give 1.1"},
+      {{"--http", "1.1", "--streams", "4", "-n", "10"}, "requests in flight on a connection are HTTP/2's"},
+      {{"--rr", "1/1", "--response", "10", "-n", "10"}, "--response requires --http"},
+      {{"--http", "2", "-l", "100", "-n", "10"}, "-l is for bulk runs; --http takes"},
+      {{"--http", "2", "-n", "1", "-P", "2"}, "-n 1: fewer requests than connections"},
+      {{"--http", "2", "--rate", "100", "-t", "1"}, "open-loop HTTP is not built yet"},
+  };
+  for (const auto& [args, expected] : cases) {
+    std::vector<std::string> full{"client"};
+    full.insert(full.end(), args.begin(), args.end());
+    const ProcessResult r = run_tlscmp(full);
+    CAPTURE(expected);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(expected) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+}
