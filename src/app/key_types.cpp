@@ -31,8 +31,9 @@ void Server::prepare_key_type(const std::string& key_type) {
   }
   const tls::CertificateSet made = tls::generate_certificates(hosts, 1, *type, issuer_);
   tls::keep_certificates(*type, made);  // the key type's calibration after a test uses it
-  tls_.add_server_name(name, {made.server, tls::kDefaultReadAheadBytes, config_.tls_policy,
-                              config_.client_ca_file, config_.require_client_cert, config_.resumption});
+  tls_.add_server_name(
+      name, {made.server, tls::kDefaultReadAheadBytes, config_.tls_policy, config_.client_ca_file,
+             config_.require_client_cert, config_.resumption, nullptr, nullptr, kinds::alpn_protocols()});
   key_types_.insert(name);
   log_.line(fmt::format("made a certificate with an {} key for key type tests, valid for a day",
                         tls::certificate_key_type(made.server.certificate_chain_pem)));

@@ -226,6 +226,9 @@ struct KindSlice {
   // first, within the server's timeouts; it returns the line to log and
   // throws nothing. Both null for a kind without one.
   bool (*claims)(std::span<const std::byte> first) = nullptr;
+  // The application protocols (ALPN) its foreign clients may ask a TLS
+  // server for ("h2", "http/1.1"), which the server agrees to.
+  std::span<const char* const> alpn = {};
   std::string (*serve_foreign)(Stream& stream, std::span<const std::byte> first,
                                const session::ServerConfig& config) = nullptr;
 
@@ -307,6 +310,8 @@ void check_result(const protocol::KindResult& result);
 // The table: every kind, in TestKind order.
 std::span<const KindSlice* const> all_kinds();
 const KindSlice& slice_of(TestKind kind);
+// Every kind's ALPN protocols, in table order: what a TLS server agrees to.
+std::vector<std::string> alpn_protocols();
 // The kind whose own connections have this preamble kind, or null (data
 // connections go to their test's ticket).
 const KindSlice* slice_of(protocol::ConnectionKind connection);

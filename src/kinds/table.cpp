@@ -37,6 +37,13 @@ const KindSlice& slice_of(TestKind kind) {
   throw Error("no such test kind");  // every TestKind has an entry (a unit test holds the table to it)
 }
 
+std::vector<std::string> alpn_protocols() {
+  std::vector<std::string> out;
+  for (const KindSlice* kind : kTable)
+    out.insert(out.end(), kind->alpn.begin(), kind->alpn.end());
+  return out;
+}
+
 namespace {
 
 // What a test over QUIC cannot take: its kinds so far, and the settings of

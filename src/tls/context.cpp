@@ -287,13 +287,29 @@ void apply_cipher_grant(SSL* ssl, const unsigned char* alpn, std::size_t bytes, 
   }
 }
 
+// A server's ALPN choice: the first of its protocols (`arg`) that the
+// client offers; none, and the handshake goes on without ALPN.
+int select_alpn(SSL*, const unsigned char** out, unsigned char* out_bytes, const unsigned char* in,
+                unsigned in_bytes, void* arg) {
+  for (const std::string& ours : *static_cast<const std::vector<std::string>*>(arg)) {
+    for (unsigned at = 0; at < in_bytes && at + 1U + in[at] <= in_bytes; at += 1U + in[at]) {
+      if (std::string_view(reinterpret_cast<const char*>(in + at + 1), in[at]) != ours) continue;
+      *out = in + at + 1;
+      *out_bytes = in[at];
+      return SSL_TLSEXT_ERR_OK;
+    }
+  }
+  return SSL_TLSEXT_ERR_NOACK;
+}
+
 }  // namespace detail
 
 struct ssl::SslContext::ServerState {
   std::mutex mutex;
   std::map<std::string, std::shared_ptr<ssl_ctx_st>, std::less<>> contexts;  // by SNI name
   detail::CipherGrants grants;
-  bool own_cipher = false;  // started with --cipher: its operator's limit, no grants
+  bool own_cipher = false;        // started with --cipher: its operator's limit, no grants
+  std::vector<std::string> alpn;  // the application protocols it agrees to (ServerOptions::alpn)
 };
 
 Context ssl::SslBackend::server_context(const ServerOptions& config) const {
@@ -338,6 +354,8 @@ Context ssl::SslBackend::server_context(const ServerOptions& config) const {
   auto state = std::make_shared<ssl::SslContext::ServerState>();
   state->own_cipher = !policy.cipher.empty();
   compat::on_client_hello<detail::apply_cipher_grant>(ctx.get(), &state->grants);
+  state->alpn = config.alpn;
+  if (!state->alpn.empty()) SSL_CTX_set_alpn_select_cb(ctx.get(), detail::select_alpn, &state->alpn);
   // Other certificates by the name a client asks for (add_server_name).
   compat::set_servername_callback(
       ctx.get(),
@@ -419,6 +437,8 @@ Context ssl::SslBackend::client_context(const ClientOptions& config) const {
     alpn += protocol;
   };
   if (shape != nullptr && shape->alpn != nullptr) add_protocol(shape->alpn);
+  for (const std::string& protocol : config.alpn)
+    add_protocol(protocol);
   if (!suites_outside_defaults(config.policy.cipher).empty())
     add_protocol(grant_protocol(config.policy.cipher));
   if (!alpn.empty() && SSL_CTX_set_alpn_protos(ctx.get(), reinterpret_cast<const unsigned char*>(alpn.data()),

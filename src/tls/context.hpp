@@ -45,6 +45,10 @@ struct ServerOptions {
   Resumption resumption = Resumption::tickets;
   const ContextShape* shape = nullptr;  // a stack's own (QUIC's): no read-ahead, no TLS 1.2 suites
   const Backend* library = nullptr;     // the TLS library: null for the default (tls/backend.hpp)
+  // The application protocols (ALPN) it agrees to where a client offers
+  // one, in its order of preference ("h2", "http/1.1"); a client that
+  // offers none of them is served without ALPN, never refused.
+  std::vector<std::string> alpn;
 };
 
 // What a client's TLS context is made of: trust, policy and a client
@@ -65,6 +69,9 @@ struct ClientOptions {
   // "openssl"), named in the test request and before each ClientHello that
   // the server tells by its first byte; "": the server's own default.
   std::string server_library;
+  // The application protocols (ALPN) it offers, in its order of preference,
+  // beside a stack's own and a cipher grant's; none: no ALPN of its own.
+  std::vector<std::string> alpn;
 };
 
 // A server's leave for one test to use a suite outside the server's

@@ -157,6 +157,10 @@ SessionInfo SslStream::session_info() const {
   info.certificate_key_type = compat::certificate_key_type(server ? own : peer.get());
   info.client_certificate_key_type = compat::certificate_key_type(server ? peer.get() : own);
   info.resumed = SSL_session_reused(ssl) != 0;
+  const unsigned char* alpn = nullptr;
+  unsigned alpn_bytes = 0;
+  SSL_get0_alpn_selected(ssl, &alpn, &alpn_bytes);
+  if (alpn != nullptr) info.alpn.assign(reinterpret_cast<const char*>(alpn), alpn_bytes);
   info.ktls_send = compat::ktls_send(ssl);
   info.ktls_receive = compat::ktls_receive(ssl);
   info.bytes_read = BIO_number_read(SSL_get_rbio(ssl));

@@ -20,6 +20,7 @@ struct SessionInfo {
   std::string certificate_key_type;         // the server certificate's key, "ECDSA P-256"
   std::string client_certificate_key_type;  // the client certificate's key (mutual TLS), or ""
   bool resumed = false;                     // an abbreviated handshake, from a saved session
+  std::string alpn;                         // the application protocol agreed (ALPN), or ""
   bool ktls_send = false;                   // the kernel encrypts what this side sends
   bool ktls_receive = false;                // the kernel decrypts what this side receives
   std::uint64_t bytes_read = 0;             // TLS bytes read from the socket so far (records, not payload)

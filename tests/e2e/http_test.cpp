@@ -61,12 +61,14 @@ TEST_CASE("--http 1.1 and 2: exact request counts over tcp and tls, every figure
     const json j = client_json({"--http", "1.1", "-n", "300", "--repeat", "1"});
     check_counts(j, 300, 4096);
     CHECK(run_of(j, "tls")["http_version"] == "HTTP/1.1");
+    CHECK(run_of(j, "tls")["alpn"] == "http/1.1");
   }
   SUBCASE("HTTP/2, 3 connections, 8 streams each, POSTs with bodies") {
     const json j = client_json({"--http", "2", "--streams", "8", "-P", "3", "--request", "1K", "--response",
                                 "2K", "-n", "301", "--repeat", "2"});
     check_counts(j, 301, 2048);
     CHECK(run_of(j, "tls")["streams_per_connection"] == 8);
+    CHECK(run_of(j, "tls")["alpn"] == "h2");
     CHECK(run_of(j, "tls")["connection_requests_per_s"].size() == 3);
     CHECK(j["http_summary"]["tls"]["runs"] == 2);
   }
@@ -88,7 +90,7 @@ TEST_CASE("--http against tlscmp's server apart, and its text and CSV") {
   CHECK(csv.out.find("tls,1,0,0,tls,HTTP/1.1,0,4096,1,1,50,") != std::string::npos);
 }
 
-TEST_CASE("h2load loads tlscmp's server: HTTP/2 cleartext, HTTP/1.1, and HTTP/1.1 over TLS") {
+TEST_CASE("h2load loads tlscmp's server: HTTP/2 and HTTP/1.1, cleartext and over TLS by ALPN") {
   if (!have_h2load()) {
     skip("h2load (nghttp2-client) is not installed: scripts/install-deps installs it");
     return;
@@ -98,7 +100,8 @@ TEST_CASE("h2load loads tlscmp's server: HTTP/2 cleartext, HTTP/1.1, and HTTP/1.
   std::vector<std::vector<std::string>> loads;
   loads.push_back({"/usr/bin/h2load", "-n", "400", "-c", "2", "-m", "10", "http" + url});
   loads.push_back({"/usr/bin/h2load", "--h1", "-n", "400", "-c", "2", "http" + url});
-  loads.push_back({"/usr/bin/h2load", "-n", "400", "-c", "2", "https" + url});
+  loads.push_back({"/usr/bin/h2load", "-n", "400", "-c", "2", "-m", "10", "https" + url});
+  loads.push_back({"/usr/bin/h2load", "--h1", "-n", "400", "-c", "2", "https" + url});
   for (const std::vector<std::string>& args : loads) {
     CAPTURE(args.back());
     const ProcessResult r = run_process(args);
@@ -107,7 +110,12 @@ TEST_CASE("h2load loads tlscmp's server: HTTP/2 cleartext, HTTP/1.1, and HTTP/1.
     CHECK(r.out.find("400 succeeded, 0 failed") != std::string::npos);
     CHECK(r.out.find("status codes: 400 2xx") != std::string::npos);
     CHECK(r.out.find("(1638400) data") != std::string::npos);  // 400 bodies of 4096 bytes
+    if (args.back().starts_with("https")) {  // the server agreed to what h2load asked by ALPN
+      CHECK(r.out.find(args[1] == "--h1" ? "Application protocol: http/1.1" : "Application protocol: h2") !=
+            std::string::npos);
+    }
   }
+  CHECK(server.process().wait_for_log("HTTP/2 client over tls: 200 requests answered"));
   CHECK(server.process().wait_for_log("HTTP/2 client over tcp: 200 requests answered"));
   CHECK(server.process().wait_for_log("HTTP/1.1 client over tls: 200 requests answered"));
 }

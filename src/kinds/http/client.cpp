@@ -128,6 +128,8 @@ HttpRun run_http_test(const session::ClientConfig& config, const tls::Context* t
   run.mode = mode;
   run.handshake_us = measure::summarize(data.handshake_us).mean;
   run.tls = tls_parameters(*data.streams.front(), config.test.record_size);
+  if (const tls::TlsStream* tls_stream = data.streams.front()->tls())
+    run.alpn = tls_stream->session_info().alpn;
   const std::int64_t go_ns = measure::now_ns();
   const std::vector<HttpClientSpec> specs = client_specs(config, request, go_ns);
   std::vector<HttpSideResult> mine(connections);

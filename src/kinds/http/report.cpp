@@ -53,6 +53,7 @@ ordered_json run_json(const HttpRun& run, const measure::TestParameters& p) {
           {"tls_version", tls_or_null(run.tls.version, run.mode)},
           {"cipher", tls_or_null(run.tls.cipher, run.mode)},
           {"tls_library", render::text_or_null(run.tls.library)},
+          {"alpn", render::text_or_null(run.alpn)},
           {"client", side_json(run, run.client)},
           {"server", run.partial ? ordered_json(nullptr) : side_json(run, run.server)}};
 }

@@ -11,6 +11,7 @@ struct HttpRun : RunHeader {
   std::uint64_t requests = 0;       // responses the client took in whole, over every connection
   double elapsed_us = 0;            // the client's window: the first request to the last response
   double handshake_us = 0;          // client: TCP connect plus TLS handshake, mean per connection
+  std::string alpn;                 // tls: the application protocol the handshake agreed (ALPN), or ""
   LatencySummary latency;           // each request's send to its response's last byte
   LatencySummary first_byte;        // each request's send to its response's first byte
   std::uint64_t wire_sent = 0;      // client: the bytes TCP carried out over the exchange

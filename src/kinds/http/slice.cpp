@@ -4,6 +4,7 @@
 
 #include "kinds/http/http.hpp"
 #include "kinds/transactions.hpp"
+#include "kinds/variants.hpp"
 #include "session/client_side.hpp"
 
 namespace tlscmp::kinds {
@@ -16,6 +17,16 @@ void run(const session::ClientRun& run, const session::Variant& variant, measure
       comparison,
       run_http_test(run.target, tls, variant.mode, run.interrupt, run.round, comparison.environment), variant,
       run);
+}
+
+// tcp and tls as every kind's, the TLS contexts offering the version's
+// ALPN protocol ("h2", "http/1.1"), as HTTP clients do and servers expect.
+std::vector<session::Variant> variants(const session::ClientConfig& config,
+                                       const tls::ClientOptions& tls_config,
+                                       std::vector<std::string>& notes) {
+  tls::ClientOptions offering = tls_config;
+  offering.alpn = {config.test.http.version == 2 ? "h2" : "http/1.1"};
+  return common_variants(config, offering, notes);
 }
 
 std::string text_runs(const measure::Comparison& c) {
@@ -66,6 +77,9 @@ spec::Test example() {
   return t;
 }
 
+// HTTP/2 first, as servers prefer it where a client offers both.
+constexpr const char* kAlpn[] = {"h2", "http/1.1"};
+
 constexpr RunFigure kFigures[] = {
     {"requests/s", {"requests_per_s", nullptr}, true},
     {"p50 latency us", {"latency_us", "p50"}, false},
@@ -86,12 +100,14 @@ const KindSlice kHttpKind{
         "flags",
     .add_flags = add_http_flags,
     .configure = configure_http,
+    .variants = http_entry::variants,
     .run = http_entry::run,
     .refusal = transactions_refusal,
     .check = http_entry::check,
     .example = http_entry::example,
     .serve = serve_http_test,
     .claims = claims_http,
+    .alpn = http_entry::kAlpn,
     .serve_foreign = serve_foreign_http,
     .text_header = render_http_header,
     .text_runs = http_entry::text_runs,

@@ -54,9 +54,15 @@ class QuicPart final : public ServerPart, public Listener {
       return;
     }
     try {
-      context_.emplace(
-          tls::Context::for_server({setup.identity, 0, setup.policy, setup.client_ca_file,
-                                    setup.require_client_cert, setup.resumption, &quic_->shape()}));
+      context_.emplace(tls::Context::for_server({setup.identity,
+                                                 0,
+                                                 setup.policy,
+                                                 setup.client_ca_file,
+                                                 setup.require_client_cert,
+                                                 setup.resumption,
+                                                 &quic_->shape(),
+                                                 nullptr,
+                                                 {}}));
       listener_ = quic_->listen(*context_, bind_quic_socket(setup));
     } catch (const Error& e) {
       why_ = e.what();

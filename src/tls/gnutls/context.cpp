@@ -46,7 +46,8 @@ struct ServerState {
   Resumption resumption = Resumption::tickets;
   bool request_client_cert = false;
   bool require_client_cert = false;
-  std::mutex mutex;  // guards what follows
+  std::vector<std::string> alpn;  // the application protocols it agrees to (ServerOptions::alpn)
+  std::mutex mutex;               // guards what follows
   std::map<std::string, Credentials, std::less<>> by_name;
   std::map<std::string, std::string, std::less<>> cache;  // TLS 1.2 sessions by ID
   ~ServerState() {
@@ -162,13 +163,29 @@ Credentials client_credentials(const ClientOptions& options, std::string& trust)
 
 namespace {
 
+// ALPN's protocols on a session, in the order given; GNUTLS_ALPN_SERVER_PRECEDENCE
+// on a server, which goes on without ALPN where the client offers none of them.
+void use_alpn(gnutls_session_t session, const std::vector<std::string>& protocols, unsigned flags) {
+  if (protocols.empty()) return;
+  std::vector<gnutls_datum_t> datums;
+  for (const std::string& p : protocols)
+    datums.push_back(
+        {reinterpret_cast<unsigned char*>(const_cast<char*>(p.data())), static_cast<unsigned>(p.size())});
+  check(gnutls_alpn_set_protocols(session, datums.data(), static_cast<unsigned>(datums.size()), flags),
+        "cannot set the ALPN protocols under GnuTLS");
+}
+
 class GnutlsContext final : public ContextImpl {
  public:
   // A server's.
   explicit GnutlsContext(std::shared_ptr<ServerState> server) : server_(std::move(server)) {}
   // A client's.
-  GnutlsContext(Credentials credentials, std::string priority, bool verify, std::string trust)
-      : client_credentials_(std::move(credentials)), verify_(verify), trust_(std::move(trust)) {
+  GnutlsContext(Credentials credentials, std::string priority, bool verify, std::string trust,
+                std::vector<std::string> alpn)
+      : client_credentials_(std::move(credentials)),
+        verify_(verify),
+        trust_(std::move(trust)),
+        alpn_(std::move(alpn)) {
     check(gnutls_priority_init(&client_priority_, priority.c_str(), nullptr),
           fmt::format("GnuTLS refused the priority '{}'", priority));
   }
@@ -195,6 +212,7 @@ class GnutlsContext final : public ContextImpl {
       gnutls_certificate_server_set_request(
           session, s.require_client_cert ? GNUTLS_CERT_REQUIRE : GNUTLS_CERT_REQUEST);
     gnutls_handshake_set_post_client_hello_function(session, choose_by_name);
+    use_alpn(session, s.alpn, GNUTLS_ALPN_SERVER_PRECEDENCE);
     return session;
   }
 
@@ -209,6 +227,7 @@ class GnutlsContext final : public ContextImpl {
       gnutls_server_name_set(made.session, GNUTLS_NAME_DNS, sni.data(), sni.size());
     if (verify_) made.verify_target = verify_host(made.session, host);
     if (offered != nullptr) gnutls_session_set_data(made.session, offered->data.data(), offered->data.size());
+    use_alpn(made.session, alpn_, 0);
     return made;
   }
 
@@ -239,6 +258,7 @@ class GnutlsContext final : public ContextImpl {
   gnutls_priority_t client_priority_ = nullptr;
   bool verify_ = false;
   std::string trust_;
+  std::vector<std::string> alpn_;  // a client's offer
 };
 
 // What a context offers, in the words of the messages that name both sides'.
@@ -286,6 +306,7 @@ Context GnutlsBackend::server_context(const ServerOptions& options) const {
   check(gnutls_priority_init(&state->priority, state->priority_text.c_str(), nullptr),
         fmt::format("GnuTLS refused the priority '{}'", state->priority_text));
   state->resumption = options.resumption;
+  state->alpn = options.alpn;
   check(gnutls_session_ticket_key_generate(&state->ticket_key), "cannot make a session ticket key");
   Offer offer = describe(options.policy, state->priority_text, true);
   offer.certificate_key_type = certificate_key_type(options.identity.certificate_chain_pem);
@@ -298,7 +319,8 @@ Context GnutlsBackend::client_context(const ClientOptions& options) const {
   Credentials credentials = client_credentials(options, trust);
   const std::string priority = priority_of(options.policy, /*server=*/false);
   Offer offer = describe(options.policy, priority, false);
-  auto impl = std::make_shared<GnutlsContext>(std::move(credentials), priority, !options.insecure, trust);
+  auto impl = std::make_shared<GnutlsContext>(std::move(credentials), priority, !options.insecure, trust,
+                                              options.alpn);
   return Context(std::move(impl), *this, std::move(offer), std::move(trust));
 }
 

@@ -286,6 +286,9 @@ SessionInfo session_facts(gnutls_session_t session, bool server) {
   info.certificate_key_type = server ? own_key : peer_key;
   info.client_certificate_key_type = server ? peer_key : own_key;
   info.resumed = gnutls_session_is_resumed(session) != 0;
+  gnutls_datum_t alpn{};
+  if (gnutls_alpn_get_selected_protocol(session, &alpn) == GNUTLS_E_SUCCESS)
+    info.alpn.assign(reinterpret_cast<const char*>(alpn.data), alpn.size);
   return info;
 }
 

@@ -66,9 +66,27 @@ void use_policy(WOLFSSL_CTX* ctx, const Policy& policy, const std::string& ciphe
 // What a server's connections share: its context, and the contexts of other names.
 struct ServerState {
   Ctx ctx;
+  std::string alpn;  // the application protocols it agrees to, comma-separated (ServerOptions::alpn)
   std::mutex mutex;  // guards by_name
   std::map<std::string, Ctx, std::less<>> by_name;
 };
+
+// ALPN's protocols, comma-separated as wolfSSL takes them, on a connection;
+// it goes on without ALPN where the peer offers none of them.
+void use_alpn(WOLFSSL* ssl, const std::string& protocols) {
+  if (protocols.empty()) return;
+  std::string list = protocols;  // wolfSSL takes it as char*
+  check(wolfSSL_UseALPN(ssl, list.data(), static_cast<unsigned>(list.size()),
+                        WOLFSSL_ALPN_CONTINUE_ON_MISMATCH),
+        "cannot set the ALPN protocols under wolfSSL");
+}
+
+std::string comma_list(const std::vector<std::string>& protocols) {
+  std::string out;
+  for (const std::string& p : protocols)
+    out += (out.empty() ? "" : ",") + p;
+  return out;
+}
 
 // After the ClientHello's SNI: the context of the name the client asked for.
 int choose_by_name(WOLFSSL* ssl, int*, void* arg) {
@@ -93,10 +111,14 @@ class WolfsslContext final : public ContextImpl {
     wolfSSL_CTX_set_servername_arg(server_->ctx.get(), server_.get());
   }
   // A client's.
-  WolfsslContext(Ctx ctx, bool verify, std::string trust)
-      : client_(std::move(ctx)), verify_(verify), trust_(std::move(trust)) {}
+  WolfsslContext(Ctx ctx, bool verify, std::string trust, std::string alpn)
+      : client_(std::move(ctx)), verify_(verify), trust_(std::move(trust)), alpn_(std::move(alpn)) {}
 
-  WOLFSSL* new_server_ssl() const { return made(wolfSSL_new(server_->ctx.get())); }
+  WOLFSSL* new_server_ssl() const {
+    WOLFSSL* ssl = made(wolfSSL_new(server_->ctx.get()));
+    use_alpn(ssl, server_->alpn);
+    return ssl;
+  }
 
   WOLFSSL* new_client_ssl(const std::string& host, const SavedSession* offered,
                           const std::string& server_name) const {
@@ -113,6 +135,7 @@ class WolfsslContext final : public ContextImpl {
       }
     }
     if (offered != nullptr) wolfSSL_set_session(ssl, offered->session.get());
+    use_alpn(ssl, alpn_);
     return ssl;
   }
 
@@ -146,6 +169,7 @@ class WolfsslContext final : public ContextImpl {
   Ctx client_;
   bool verify_ = false;
   std::string trust_;
+  std::string alpn_;  // a client's offer, comma-separated
 };
 
 // What a context offers, in the words of the messages that name both sides'.
@@ -248,6 +272,7 @@ Context WolfsslBackend::server_context(const ServerOptions& options) const {
   }
   use_policy(ctx, options.policy, cipher_list, true);  // every group wolfSSL has, where none were given
   use_resumption(ctx, options.resumption);
+  state->alpn = comma_list(options.alpn);
   Offer offer = describe(options.policy, version, cipher_list);
   offer.certificate_key_type = certificate_key_type(options.identity.certificate_chain_pem);
   return Context(std::make_shared<WolfsslContext>(std::move(state)), *this, std::move(offer));
@@ -263,7 +288,8 @@ Context WolfsslBackend::client_context(const ClientOptions& options) const {
   use_policy(ctx.get(), options.policy, cipher_list, false);
   check(wolfSSL_CTX_UseSessionTicket(ctx.get()), "cannot ask for TLS 1.2 session tickets under wolfSSL");
   Offer offer = describe(options.policy, version, cipher_list);
-  auto impl = std::make_shared<WolfsslContext>(std::move(ctx), !options.insecure, trust);
+  auto impl =
+      std::make_shared<WolfsslContext>(std::move(ctx), !options.insecure, trust, comma_list(options.alpn));
   return Context(std::move(impl), *this, std::move(offer), std::move(trust));
 }
 

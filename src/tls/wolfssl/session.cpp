@@ -31,6 +31,10 @@ SessionInfo session_facts(WOLFSSL* ssl, bool server) {
   info.certificate_key_type = server ? own : peer;
   info.client_certificate_key_type = server ? peer : own;
   info.resumed = wolfSSL_session_reused(ssl) != 0;
+  char* alpn = nullptr;
+  word16 alpn_bytes = 0;
+  if (wolfSSL_ALPN_GetProtocol(ssl, &alpn, &alpn_bytes) == WOLFSSL_SUCCESS && alpn != nullptr)
+    info.alpn.assign(alpn, alpn_bytes);
   return info;
 }
 
