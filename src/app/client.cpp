@@ -231,7 +231,7 @@ measure::Comparison run_client(const session::ClientConfig& config, measure::Tra
   std::optional<EmbeddedServer> embedded;
   tls::ClientOptions tls_config = client_tls_config(config);
   parameters.client_certificate = tls_config.identity.has_value();
-  if (config.host.empty()) {
+  if (config.host.empty() && config.urls.empty()) {
     embedded.emplace(config.timeouts, config.tls_policy.ktls);
     parameters.host = "127.0.0.1";
     parameters.port = embedded->port();
@@ -255,8 +255,10 @@ measure::Comparison run_client(const session::ClientConfig& config, measure::Tra
     kind.run_whole(target, tls_config, interrupt, comparison);
     return comparison;
   }
-  if (!server_serves_stacks(target, comparison)) return comparison;
-  if (!kinds::try_tls_variants(target, variants, interrupt, comparison)) return comparison;
+  // A server of another make (--url) has no tlscmp to ask: its first run says what fails.
+  if (config.urls.empty() && !server_serves_stacks(target, comparison)) return comparison;
+  if (config.urls.empty() && !kinds::try_tls_variants(target, variants, interrupt, comparison))
+    return comparison;
   if (config.start_at_ns && !wait_for_start(target, interrupt, comparison)) return comparison;
   if (observer != nullptr) observer->begin_comparison(parameters);
   run_rounds(kind, {target, interrupt, observer, random_seed()}, variants, comparison);

@@ -98,6 +98,10 @@ struct ClientConfig : measure::Settings {
   std::string key_file;
   bool compare_ciphers = false;  // run TLS once per suite (TLS 1.3 suites, TLS 1.2 AEADs)
   Timeouts timeouts;
+  // --url: servers of another make to load (an HTTP server, for the http
+  // kind), instead of a tlscmp server: no control connection, no embedded
+  // server, the server's side unmeasured. `host` and `port` are the first's.
+  std::vector<std::string> urls;
 };
 
 enum class OutputFormat { text, json, csv, json_stream };

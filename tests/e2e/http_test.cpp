@@ -3,9 +3,18 @@
 // tlscmp's server; a malformed request and an oversized header answered in
 // one line each while the server keeps serving; mistakes refused.
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+#include <tuple>
 #include <regex>
 #include <string>
 
@@ -155,6 +164,9 @@ TEST_CASE("--http mistakes are refused in one line") {
       {{"--http", "2", "-l", "100", "-n", "10"}, "-l is for bulk runs; --http takes"},
       {{"--http", "2", "-n", "1", "-P", "2"}, "-n 1: fewer requests than connections"},
       {{"--http", "2", "--rate", "100", "-t", "1"}, "open-loop HTTP is not built yet"},
+      {{"--http", "2", "--url", "ftp://x/", "-n", "10"}, "--url ftp://x/: not an http:// or https:// URL"},
+      {{"127.0.0.1", "--http", "2", "--url", "http://x/", "-n", "10"}, "the URL names the server"},
+      {{"--http", "2", "--url", "http://x/,http://y/", "-n", "10"}, "two http:// URLs"},
   };
   for (const auto& [args, expected] : cases) {
     std::vector<std::string> full{"client"};
@@ -165,4 +177,107 @@ TEST_CASE("--http mistakes are refused in one line") {
     CHECK(r.err.find(expected) != std::string::npos);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
+}
+
+namespace {
+
+// A port nothing listens on now, for a server of another make to take.
+std::uint16_t free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof address;
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&address), size) == 0);
+  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) == 0);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+bool accepts(std::uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(port);
+  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+  ::close(fd);
+  return ok;
+}
+
+// Debian's nginx, started by the test with a config of its own: HTTP/1.1
+// on one port, HTTP/2 cleartext on another, TLS (ALPN h2 and http/1.1) on
+// a third, serving files of 4096 zero bytes.
+class Nginx {
+ public:
+  explicit Nginx(const std::string& tlscmp_certs) {
+    std::filesystem::create_directory(dir_.path() / "www");
+    std::ofstream(dir_.file("www/4096")) << std::string(4096, '\0');
+    for (std::uint16_t* port : {&h1_, &h2c_, &tls_})
+      *port = free_port();
+    std::ofstream(dir_.file("nginx.conf")) << fmt::format(
+        "daemon off; master_process off; worker_processes 1; user root; pid {0}/nginx.pid;\n"
+        "error_log {0}/error.log;\nevents {{ worker_connections 1024; }}\n"
+        "http {{ access_log off; keepalive_requests 1000000; client_body_temp_path {0}/body;\n"
+        "  proxy_temp_path {0}/proxy; fastcgi_temp_path {0}/fastcgi; uwsgi_temp_path {0}/uwsgi;\n"
+        "  scgi_temp_path {0}/scgi;\n"
+        "  server {{ listen 127.0.0.1:{1}; listen 127.0.0.1:{2} http2; listen 127.0.0.1:{3} ssl http2;\n"
+        "    ssl_certificate {4}/server.pem; ssl_certificate_key {4}/server.key; root {0}/www; }} }}\n",
+        dir_.path().string(), h1_, h2c_, tls_, tlscmp_certs);
+    process_ = std::make_unique<BackgroundProcess>(
+        std::vector<std::string>{"/usr/sbin/nginx", "-e", dir_.file("error.log"), "-c", dir_.file("nginx.conf")},
+        dir_.file("stderr.log"));
+    for (int i = 0; i < 100 && !(accepts(h1_) && accepts(h2c_) && accepts(tls_)); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    INFO(read_file(dir_.file("error.log")) << process_->log());
+    REQUIRE(accepts(tls_));
+  }
+  std::string url(const char* scheme, std::uint16_t port) const {
+    return fmt::format("{}://127.0.0.1:{}/4096", scheme, port);
+  }
+  std::uint16_t h1() const { return h1_; }
+  std::uint16_t h2c() const { return h2c_; }
+  std::uint16_t tls() const { return tls_; }
+
+ private:
+  TempDir dir_;
+  std::uint16_t h1_ = 0, h2c_ = 0, tls_ = 0;
+  std::unique_ptr<BackgroundProcess> process_;
+};
+
+}  // namespace
+
+TEST_CASE("--url: tlscmp's client loads nginx over HTTP/1.1 and HTTP/2, tcp and tls, counts exact") {
+  if (::access("/usr/sbin/nginx", X_OK) != 0) {
+    skip("nginx (nginx-light) is not installed: scripts/install-deps installs it");
+    return;
+  }
+  TempDir certs;
+  REQUIRE(run_tlscmp({"certs", "--dir", certs.path().string()}).exit_code == 0);
+  const Nginx nginx(certs.path().string());
+  const std::string https = nginx.url("https", nginx.tls());
+  for (const auto& [version, plain, alpn] :
+       {std::tuple{"1.1", nginx.url("http", nginx.h1()), "http/1.1"},
+        std::tuple{"2", nginx.url("http", nginx.h2c()), "h2"}}) {
+    CAPTURE(version);
+    const json j = client_json({"--http", version, "--streams", version == std::string("2") ? "4" : "1", "-P", "2",
+                                "--url", plain + "," + https, "--ca", certs.file("ca.pem"), "-n", "400",
+                                "--repeat", "1"});
+    for (const char* variant : {"tcp", "tls"}) {
+      CAPTURE(variant);
+      const json& run = run_of(j, variant);
+      CHECK(run["requests"] == 400);
+      CHECK(run["server"].is_null());  // another make's server: its side is not measured
+      CHECK(run["wire_bytes_per_request"].get<double>() > 4096);
+    }
+    CHECK(run_of(j, "tls")["alpn"] == alpn);
+    CHECK(j["http_summary"]["tls"]["over_tcp"]["requests_per_s"]["median"].get<double>() > 0);
+    CHECK(j["http_summary"]["tls"]["server_cpu_us_per_request"].is_null());
+  }
+  // What nginx answers with another status is named by request.
+  const ProcessResult missing = run_tlscmp({"client", "--http", "1.1", "--url",
+                                            fmt::format("http://127.0.0.1:{}/nothing", nginx.h1()), "-n", "5",
+                                            "--repeat", "1"});
+  CHECK(missing.exit_code != 0);
+  CHECK(missing.err.find("the server answered request 1 (GET /nothing) with status 404") != std::string::npos);
 }

@@ -14,28 +14,27 @@
 #include "transport/socket.hpp"
 
 namespace tlscmp::kinds {
-namespace {
 
-std::vector<HttpClientSpec> client_specs(const session::ClientConfig& config,
-                                         const protocol::TestRequest& request, std::int64_t go_ns) {
-  const std::uint32_t connections = request.test.streams;
+std::vector<HttpClientSpec> http_client_specs(const session::ClientConfig& config, const spec::Test& test,
+                                              std::int64_t go_ns) {
+  const std::uint32_t connections = test.streams;
   std::vector<HttpClientSpec> specs(connections);
   for (std::uint32_t i = 0; i < connections; ++i) {
     HttpClientSpec& s = specs[i];
-    s.version = request.test.http.version;
+    s.version = test.http.version;
     s.authority = fmt::format("{}:{}", config.host, config.port);
-    s.request_bytes = request.test.rr.request_bytes;
-    s.response_bytes = request.test.rr.response_bytes;
-    s.requests = request.test.rr.transactions > 0 ? share(request.test.rr.transactions, connections, i) : 0;
-    s.streams = request.test.http.streams;
+    s.path = http_path(test.rr.response_bytes);
+    s.request_bytes = test.rr.request_bytes;
+    s.response_bytes = test.rr.response_bytes;
+    s.requests = test.rr.transactions > 0 ? share(test.rr.transactions, connections, i) : 0;
+    s.streams = test.http.streams;
     s.stop_ns = go_ns + std::chrono::nanoseconds(config.test.duration()).count();
     s.idle_timeout = config.timeouts.idle;
   }
   return specs;
 }
 
-// The connections' figures as the run's.
-void aggregate(HttpRun& run, const std::vector<HttpSideResult>& mine) {
+void aggregate_http(HttpRun& run, const std::vector<HttpSideResult>& mine) {
   measure::LatencyHistogram latency;
   measure::LatencyHistogram first_byte;
   std::int64_t first = INT64_MAX;
@@ -59,6 +58,8 @@ void aggregate(HttpRun& run, const std::vector<HttpSideResult>& mine) {
   run.first_byte = first_byte.summary();
   run.client.facts = measure::merge_facts_of(mine);
 }
+
+namespace {
 
 std::string http_connection_failure(const std::string& error, const char* side, std::uint32_t index,
                                     std::uint32_t connections) {
@@ -113,6 +114,7 @@ void trade_and_judge(Stream& control, const protocol::TestRequest& request,
 
 HttpRun run_http_test(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
                       session::InterruptWatch& interrupt, int round, measure::Environment& environment) {
+  if (!config.urls.empty()) return run_http_url(config, tls, mode, interrupt);
   const RunClock clock;
   const session::Timeouts& timeouts = config.timeouts;
   TcpStream control(
@@ -131,7 +133,7 @@ HttpRun run_http_test(const session::ClientConfig& config, const tls::Context* t
   if (const tls::TlsStream* tls_stream = data.streams.front()->tls())
     run.alpn = tls_stream->session_info().alpn;
   const std::int64_t go_ns = measure::now_ns();
-  const std::vector<HttpClientSpec> specs = client_specs(config, request, go_ns);
+  const std::vector<HttpClientSpec> specs = http_client_specs(config, request.test, go_ns);
   std::vector<HttpSideResult> mine(connections);
   {
     std::vector<std::unique_ptr<session::InterruptWatch::Guard>> guards;
@@ -147,7 +149,7 @@ HttpRun run_http_test(const session::ClientConfig& config, const tls::Context* t
       mine[i].facts = std::move(facts[i]);
   }
   data.streams.clear();
-  aggregate(run, mine);
+  aggregate_http(run, mine);
   if (interrupt.interrupted()) {
     run.partial = true;
     return run;

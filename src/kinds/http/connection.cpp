@@ -53,7 +53,9 @@ HttpSideResult on_connection(Stream& stream, std::chrono::milliseconds idle, Exc
 
 // The client's end after its last response: its sending direction closed,
 // and nothing more from the server but its own end (HTTP/2: its last
-// frames, a GOAWAY or window updates, may come first).
+// frames, a GOAWAY or window updates, may come first). Every response is
+// in whole by then (its length framed it), so a server that closes without
+// TLS's close_notify, or resets, as web servers may, ends it as well.
 void end_exchange(Stream& stream, bool frames_may_follow, HttpSideResult& result) {
   std::error_code ec;
   stream.shutdown_send(ec);
@@ -62,7 +64,8 @@ void end_exchange(Stream& stream, bool frames_may_follow, HttpSideResult& result
     if (stream.read_some(extra, ec) > 0 && !frames_may_follow && result.error.empty())
       result.error = "the server sent bytes after the last response";
   }
-  if (ec != TransportErrc::eof && result.error.empty())
+  const bool ended = ec == TransportErrc::eof || ec == TransportErrc::truncated || ec == TransportErrc::reset;
+  if (!ended && result.error.empty())
     result.error = fmt::format("waiting for the server's end: {}", describe(ec, stream.error_detail()));
 }
 

@@ -4,6 +4,7 @@
 // unless given, --streams is HTTP/2's requests in flight on a connection.
 
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "kinds/flags.hpp"
 #include "kinds/http/http.hpp"
@@ -15,6 +16,34 @@ namespace tlscmp::kinds {
 namespace {
 constexpr std::uint64_t kDefaultResponseBytes = 4096;
 }
+
+namespace {
+
+// --url's servers: at most one of each scheme, the first's host the run's;
+// the modes theirs; the path each request asks for theirs, not /RESP.
+void configure_urls(session::ClientConfig& c) {
+  if (!c.host.empty())
+    throw UsageError(
+        fmt::format("--url with HOST {}: the URL names the server; give one or the other", c.host));
+  if (c.urls.size() > 2) throw UsageError("--url: at most two, one http:// (tcp) and one https:// (tls)");
+  c.modes.clear();
+  for (const std::string& text : c.urls) {
+    const HttpUrl url = parse_http_url(text);
+    const Mode mode = url.tls ? Mode::tls : Mode::tcp;
+    if (std::find(c.modes.begin(), c.modes.end(), mode) != c.modes.end())
+      throw UsageError(
+          fmt::format("--url: two {} URLs; give one http:// (tcp) and one https:// (tls) at most",
+                      url.tls ? "https://" : "http://"));
+    c.modes.push_back(mode);
+  }
+  std::sort(c.modes.begin(), c.modes.end());
+  const HttpUrl first = parse_http_url(c.urls.front());
+  c.host = first.host;
+  c.port = first.port;
+  c.test.rr.response_bytes = 0;  // whatever the URL's path answers
+}
+
+}  // namespace
 
 std::vector<CLI::Option*> add_http_flags(CLI::App& cmd, KindFlags& flags) {
   spec::Test& t = flags.test;
@@ -40,6 +69,14 @@ std::vector<CLI::Option*> add_http_flags(CLI::App& cmd, KindFlags& flags) {
   // The sizes are rr's fields, which --rr sets: given without --http, CLI11 says "--request requires --http".
   return {
       http,
+      cmd.add_option(
+             "--url", flags.urls,
+             "With --http: load this HTTP server of another make (nginx) instead of a tlscmp server: an "
+             "http:// URL the tcp variant, an https:// one the tls variant (give both to compare them); "
+             "every request a GET of its path")
+          ->type_name("URL")
+          ->delimiter(',')
+          ->needs(http),
       cmd.add_option_function<std::string>(
              "--request",
              [&t](const std::string& text) {
@@ -77,6 +114,7 @@ void configure_http(const SharedFlags& flags, session::ClientConfig& c) {
                     c.quic_streams));
   c.test.http.streams = c.quic_streams;
   c.quic_streams = 1;
+  if (!c.urls.empty()) configure_urls(c);
 }
 
 }  // namespace tlscmp::kinds

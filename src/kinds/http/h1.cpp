@@ -61,13 +61,13 @@ int on_response_complete(http_parser* p) {
 
 std::string request_head(const HttpClientSpec& spec) {
   if (spec.request_bytes == 0) {
-    return fmt::format("GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: tlscmp\r\nAccept: */*\r\n\r\n",
-                       http_path(spec.response_bytes), spec.authority);
+    return fmt::format("GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: tlscmp\r\nAccept: */*\r\n\r\n", spec.path,
+                       spec.authority);
   }
   return fmt::format(
       "POST {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: tlscmp\r\nContent-Type: application/octet-stream\r\n"
       "Content-Length: {}\r\n\r\n",
-      http_path(spec.response_bytes), spec.authority, spec.request_bytes);
+      spec.path, spec.authority, spec.request_bytes);
 }
 
 // One request and its response, whole; "" or what went wrong.
@@ -104,10 +104,12 @@ std::string h1_exchange(Stream& stream, const HttpClientSpec& spec, const std::s
   const std::int64_t done_ns = measure::now_ns();
   if (response.status != 200)
     return fmt::format("the server answered request {} ({} {}) with status {}", n,
-                       spec.request_bytes == 0 ? "GET" : "POST", http_path(spec.response_bytes),
-                       response.status);
-  if (!http_should_keep_alive(&parser))
-    return fmt::format("the server closes the connection after request {}, and keep-alive was asked", n);
+                       spec.request_bytes == 0 ? "GET" : "POST", spec.path, response.status);
+  if (!http_should_keep_alive(&parser) && n != spec.requests)
+    return fmt::format(
+        "the server closes the connection after request {}, and keep-alive was asked (its limit of requests "
+        "a connection: nginx's keepalive_requests); raise it, or use -n below it times -P",
+        n);
   result.latency.add(measure::ns_to_us(done_ns - sent_ns));
   result.bytes_received += response.body;
   ++result.transactions;

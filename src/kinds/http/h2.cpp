@@ -200,7 +200,7 @@ Session client_session(H2Client& c) {
 
 void h2_client(Stream& stream, const HttpClientSpec& spec, HttpSideResult& result) {
   H2Client c{stream, spec, result, nullptr, {}, {}, {}, 0, {}};
-  c.path = http_path(spec.response_bytes);
+  c.path = spec.path;
   c.content_length = std::to_string(spec.request_bytes);
   const Session session = client_session(c);
   c.session = session.get();

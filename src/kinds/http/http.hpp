@@ -58,6 +58,7 @@ inline const char* http_version_name(std::uint32_t version) {
 struct HttpClientSpec {
   std::uint32_t version = 1;  // 1: HTTP/1.1, 2: HTTP/2
   std::string authority;      // the Host header: "host:port"
+  std::string path;           // what each request asks for: "/RESP", or --url's path
   std::uint64_t request_bytes = 0;
   std::uint64_t response_bytes = 0;
   std::uint64_t requests = 0;  // on this connection; 0: until stop_ns
@@ -104,8 +105,33 @@ std::string serve_foreign_http(Stream& stream, std::span<const std::byte> first,
 std::string http_path(std::uint64_t response_bytes);
 std::optional<std::uint64_t> response_size_of(std::string_view path);
 
-// Client: one run of `mode` (tcp, or tls with `tls`). Throws tlscmp::Error
-// naming what failed, on which side and connection.
+// Each connection's part of a test whose requests start at `go_ns`: its
+// share of -n, its stop time, the version's settings; the path /RESP.
+std::vector<HttpClientSpec> http_client_specs(const session::ClientConfig& config, const spec::Test& test,
+                                              std::int64_t go_ns);
+// The connections' figures as the run's: requests added up, the window
+// from the first request to the last response, latencies merged, CPU.
+void aggregate_http(HttpRun& run, const std::vector<HttpSideResult>& mine);
+
+// --url (url.cpp): one URL, read as a client reads it (throws UsageError
+// naming what is wrong); the variants of the URLs (http:// tcp, https://
+// tls); and one run of `mode` against its URL, this side's figures alone.
+struct HttpUrl {
+  bool tls = false;
+  std::string host;
+  std::uint16_t port = 0;
+  std::string path;       // "/" where the URL has none
+  std::string authority;  // "host:port" as given, for the Host header
+};
+HttpUrl parse_http_url(const std::string& text);
+std::vector<session::Variant> url_variants(const session::ClientConfig& config,
+                                           const tls::ClientOptions& tls_config);
+HttpRun run_http_url(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
+                     session::InterruptWatch& interrupt);
+
+// Client: one run of `mode` (tcp, or tls with `tls`); with --url, against
+// its server (run_http_url). Throws tlscmp::Error naming what failed, on
+// which side and connection.
 HttpRun run_http_test(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
                       session::InterruptWatch& interrupt, int round, measure::Environment& environment);
 

@@ -29,33 +29,34 @@ ordered_json side_json(const HttpRun& run, const measure::SideCost& side) {
 }
 
 ordered_json run_json(const HttpRun& run, const measure::TestParameters& p) {
-  return {{"variant", run.label()},
-          {"round", run.round},
-          {"warmup", run.warmup},
-          {"partial", run.partial},
-          {"mode", to_string(run.mode)},
-          {"http_version", http_version_name(p.test.http.version)},
-          {"request_bytes", p.test.rr.request_bytes},
-          {"response_bytes", p.test.rr.response_bytes},
-          {"connections", p.test.streams},
-          {"streams_per_connection", p.test.http.streams},
-          {"requests", run.requests},
-          {"elapsed_us", run.elapsed_us},
-          {"requests_per_s", run.requests_per_s()},
-          {"handshake_us", run.handshake_us},
-          {"latency_us", latency_json(run.latency)},
-          {"first_byte_us", latency_json(run.first_byte)},
-          {"wire_bytes_sent", run.wire_sent},
-          {"wire_bytes_received", run.wire_received},
-          {"wire_bytes_per_request", run.wire_bytes_per_request()},
-          {"fairness", run.fairness()},
-          {"connection_requests_per_s", run.connection_rates},
-          {"tls_version", tls_or_null(run.tls.version, run.mode)},
-          {"cipher", tls_or_null(run.tls.cipher, run.mode)},
-          {"tls_library", render::text_or_null(run.tls.library)},
-          {"alpn", render::text_or_null(run.alpn)},
-          {"client", side_json(run, run.client)},
-          {"server", run.partial ? ordered_json(nullptr) : side_json(run, run.server)}};
+  return {
+      {"variant", run.label()},
+      {"round", run.round},
+      {"warmup", run.warmup},
+      {"partial", run.partial},
+      {"mode", to_string(run.mode)},
+      {"http_version", http_version_name(p.test.http.version)},
+      {"request_bytes", p.test.rr.request_bytes},
+      {"response_bytes", p.test.rr.response_bytes},
+      {"connections", p.test.streams},
+      {"streams_per_connection", p.test.http.streams},
+      {"requests", run.requests},
+      {"elapsed_us", run.elapsed_us},
+      {"requests_per_s", run.requests_per_s()},
+      {"handshake_us", run.handshake_us},
+      {"latency_us", latency_json(run.latency)},
+      {"first_byte_us", latency_json(run.first_byte)},
+      {"wire_bytes_sent", run.wire_sent},
+      {"wire_bytes_received", run.wire_received},
+      {"wire_bytes_per_request", run.wire_bytes_per_request()},
+      {"fairness", run.fairness()},
+      {"connection_requests_per_s", run.connection_rates},
+      {"tls_version", tls_or_null(run.tls.version, run.mode)},
+      {"cipher", tls_or_null(run.tls.cipher, run.mode)},
+      {"tls_library", render::text_or_null(run.tls.library)},
+      {"alpn", render::text_or_null(run.alpn)},
+      {"client", side_json(run, run.client)},
+      {"server", run.partial || !run.server_measured ? ordered_json(nullptr) : side_json(run, run.server)}};
 }
 
 std::string runs_table(const measure::Comparison& c, const HttpResults& http) {
@@ -71,9 +72,10 @@ std::string runs_table(const measure::Comparison& c, const HttpResults& http) {
         "{:>9.0f}\n",
         render::round_label(run), run.label(), run.requests, run.elapsed_us / 1e6, run.requests_per_s(),
         l.p50, l.p99, l.p999, l.max, run.first_byte.p50,
-        fmt::format(
-            "{:.1f} / {}", run.cpu_us_per_request(run.client),
-            run.partial ? std::string("-") : fmt::format("{:.1f}", run.cpu_us_per_request(run.server))),
+        fmt::format("{:.1f} / {}", run.cpu_us_per_request(run.client),
+                    run.partial || !run.server_measured
+                        ? std::string("-")
+                        : fmt::format("{:.1f}", run.cpu_us_per_request(run.server))),
         run.wire_bytes_per_request(), run.handshake_us);
   }
   if (c.interrupted) out += "(*: interrupted, this side's figures until then; left out of the statistics)\n";
@@ -92,13 +94,17 @@ std::string render_http_header(const measure::TestParameters& p) {
   const std::string what = p.test.rr.request_bytes > 0
                                ? fmt::format("POST of {}", format_bytes(p.test.rr.request_bytes))
                                : std::string("GET");
-  return fmt::format("http: {}, {} /{} (responses of {}), {} connection{}{}, {} per run, {}\n",
-                     http_version_name(p.test.http.version), what, p.test.rr.response_bytes,
-                     format_bytes(p.test.rr.response_bytes), p.test.streams, p.test.streams == 1 ? "" : "s",
-                     p.test.http.version == 2
-                         ? fmt::format(", {} streams in flight on each", p.test.http.streams)
-                         : std::string(" kept alive"),
-                     amount, render::rounds_text(p));
+  // Against a tlscmp server the path names the response's size; --url's is the URL's own.
+  const std::string asked = p.embedded_server || p.test.rr.response_bytes > 0
+                                ? fmt::format(" /{} (responses of {})", p.test.rr.response_bytes,
+                                              format_bytes(p.test.rr.response_bytes))
+                                : " of the URL's path";
+  return fmt::format(
+      "http: {}, {}{}, {} connection{}{}, {} per run, {}\n", http_version_name(p.test.http.version), what,
+      asked, p.test.streams, p.test.streams == 1 ? "" : "s",
+      p.test.http.version == 2 ? fmt::format(", {} streams in flight on each", p.test.http.streams)
+                               : std::string(" kept alive"),
+      amount, render::rounds_text(p));
 }
 
 std::string render_http_runs(const measure::Comparison& c) {
@@ -113,15 +119,16 @@ std::string render_http_runs(const measure::Comparison& c) {
                      "req/s", "p50_us", "p99_us", "CPU us/req cli/srv", "wire B/req",
                      fmt::format("vs {}: req/s  p99", modes.baseline));
   for (const HttpStats& s : http.stats) {
-    out += fmt::format("{:<{}} {:>4} {:>10.0f} {:>9.1f} {:>9.1f} {:>18} {:>10.0f} {:>18}\n", s.variant, width,
-                       s.requests_per_s.count, s.requests_per_s.median, s.p50_us.median, s.p99_us.median,
-                       fmt::format("{:.1f} / {:.1f}", s.client_cpu_us_per_request.median,
-                                   s.server_cpu_us_per_request.median),
-                       s.wire_bytes_per_request.median,
-                       s.variant == modes.baseline
-                           ? std::string("1.00x 1.00x")
-                           : fmt::format("{} {}", ratio_text(s.requests_per_s_over_baseline),
-                                         ratio_text(s.p99_over_baseline)));
+    out += fmt::format(
+        "{:<{}} {:>4} {:>10.0f} {:>9.1f} {:>9.1f} {:>18} {:>10.0f} {:>18}\n", s.variant, width,
+        s.requests_per_s.count, s.requests_per_s.median, s.p50_us.median, s.p99_us.median,
+        fmt::format(
+            "{:.1f} / {}", s.client_cpu_us_per_request.median,
+            s.server_measured ? fmt::format("{:.1f}", s.server_cpu_us_per_request.median) : std::string("-")),
+        s.wire_bytes_per_request.median,
+        s.variant == modes.baseline ? std::string("1.00x 1.00x")
+                                    : fmt::format("{} {}", ratio_text(s.requests_per_s_over_baseline),
+                                                  ratio_text(s.p99_over_baseline)));
   }
   out += "(medians over the rounds)\n";
   for (const HttpStats& s : http.stats) {
@@ -160,19 +167,21 @@ ordered_json http_summary_json(const measure::Comparison& c) {
                        {"ci_method", render::ci_method()}};
       if (s.variant == http.headline) headline = over_baseline;
     }
-    summary[s.variant] = {{"mode", to_string(s.mode)},
-                          {"runs", s.requests_per_s.count},
-                          {"requests_per_s", summary_json(s.requests_per_s)},
-                          {"p50_us", summary_json(s.p50_us)},
-                          {"p99_us", summary_json(s.p99_us)},
-                          {"first_byte_p50_us", summary_json(s.first_byte_p50_us)},
-                          {"client_cpu_us_per_request", summary_json(s.client_cpu_us_per_request)},
-                          {"server_cpu_us_per_request", summary_json(s.server_cpu_us_per_request)},
-                          {"wire_bytes_per_request", summary_json(s.wire_bytes_per_request)},
-                          {"handshake_us", summary_json(s.handshake_us)},
-                          {modes.over_key(), over_baseline},
-                          {"over_twin", render::over_twin_json(s.mode, s.variant, "requests_per_s",
-                                                               s.requests_per_s_over_twin)}};
+    summary[s.variant] = {
+        {"mode", to_string(s.mode)},
+        {"runs", s.requests_per_s.count},
+        {"requests_per_s", summary_json(s.requests_per_s)},
+        {"p50_us", summary_json(s.p50_us)},
+        {"p99_us", summary_json(s.p99_us)},
+        {"first_byte_p50_us", summary_json(s.first_byte_p50_us)},
+        {"client_cpu_us_per_request", summary_json(s.client_cpu_us_per_request)},
+        {"server_cpu_us_per_request",
+         s.server_measured ? summary_json(s.server_cpu_us_per_request) : ordered_json(nullptr)},
+        {"wire_bytes_per_request", summary_json(s.wire_bytes_per_request)},
+        {"handshake_us", summary_json(s.handshake_us)},
+        {modes.over_key(), over_baseline},
+        {"over_twin",
+         render::over_twin_json(s.mode, s.variant, "requests_per_s", s.requests_per_s_over_twin)}};
   }
   summary[modes.headline_key()] = headline;
   return summary;

@@ -12,6 +12,7 @@ struct HttpRun : RunHeader {
   double elapsed_us = 0;            // the client's window: the first request to the last response
   double handshake_us = 0;          // client: TCP connect plus TLS handshake, mean per connection
   std::string alpn;                 // tls: the application protocol the handshake agreed (ALPN), or ""
+  bool server_measured = true;      // false against a server of another make (--url): no server figures
   LatencySummary latency;           // each request's send to its response's last byte
   LatencySummary first_byte;        // each request's send to its response's first byte
   std::uint64_t wire_sent = 0;      // client: the bytes TCP carried out over the exchange
@@ -45,6 +46,7 @@ struct HttpStats {
   Summary server_cpu_us_per_request;
   Summary wire_bytes_per_request;
   Summary handshake_us;
+  bool server_measured = true;  // its runs' server figures came (not --url)
   // Variants of another mode than the baseline, paired by round with its run.
   std::optional<PairedRatio> requests_per_s_over_baseline;
   std::optional<PairedRatio> p99_over_baseline;

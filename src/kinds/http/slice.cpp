@@ -1,6 +1,7 @@
 // The http kind's entry in the table of kinds (kinds/kind.hpp).
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "kinds/http/http.hpp"
 #include "kinds/transactions.hpp"
@@ -26,7 +27,16 @@ std::vector<session::Variant> variants(const session::ClientConfig& config,
                                        std::vector<std::string>& notes) {
   tls::ClientOptions offering = tls_config;
   offering.alpn = {config.test.http.version == 2 ? "h2" : "http/1.1"};
-  return common_variants(config, offering, notes);
+  return config.urls.empty() ? common_variants(config, offering, notes) : url_variants(config, offering);
+}
+
+// --url: what was loaded, and what is not measured there.
+void notes(const session::ClientConfig& config, measure::Comparison& comparison) {
+  if (config.urls.empty()) return;
+  comparison.notes.push_back(fmt::format(
+      "--url {}: a server of another make; this side's figures alone (its CPU and its side of each "
+      "request are not measured)",
+      fmt::join(config.urls, ", ")));
 }
 
 std::string text_runs(const measure::Comparison& c) {
@@ -102,6 +112,7 @@ const KindSlice kHttpKind{
     .configure = configure_http,
     .variants = http_entry::variants,
     .run = http_entry::run,
+    .notes = http_entry::notes,
     .refusal = transactions_refusal,
     .check = http_entry::check,
     .example = http_entry::example,

@@ -37,6 +37,7 @@ HttpStats variant_stats(const std::string& variant, const std::vector<const Http
   s.wire_bytes_per_request =
       summarize_field(runs, [](const HttpRun& r) { return r.wire_bytes_per_request(); });
   s.handshake_us = summarize_field(runs, [](const HttpRun& r) { return r.handshake_us; });
+  s.server_measured = runs.front()->server_measured;
   return s;
 }
 
