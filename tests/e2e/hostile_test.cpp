@@ -248,14 +248,27 @@ TEST_CASE("hostile and broken peers: the server survives, serves the next client
     CHECK(server.process().wait_for_log("crr connection without a cookie"));
     // A crr client killed mid-run: the server's control session ends, its connections with it.
     TempDir logs;
+    const std::size_t logged_before = server.process().log().size();
     BackgroundProcess client({tlscmp_binary(), "client", "127.0.0.1", "-p", server.port_text(), "--insecure",
                               "--crr", "-t", "30", "--mode", "tls", "--repeat", "1"},
                              logs.file("client"));
-    REQUIRE(server.process().wait_for_log("tls handshake test", std::chrono::milliseconds(5000)));
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // The client's two preflights (full and resumed handshakes) end in a
+    // line each; then the crr test's connections come, beside its control
+    // connection (two sockets on loopback): a third socket is one of them.
+    const auto preflights_done = [&] {
+      const std::string log = server.process().log().substr(logged_before);
+      const std::size_t first = log.find("tls handshake test");
+      return first != std::string::npos && log.find("tls handshake test", first + 1) != std::string::npos;
+    };
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+    while (!(preflights_done() && tcp_sockets_at(server.port(), "01") >= 3) &&
+           std::chrono::steady_clock::now() < give_up)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    REQUIRE(preflights_done());
     client.stop(SIGKILL);
     // The server notices at its next look at the control connection; under
     // the sanitizers and other tests' load that can take some seconds.
+    INFO(server.process().log());
     CHECK(server.process().wait_for_log("the client's connection count", std::chrono::milliseconds(20000)));
   }
   SUBCASE("100 garbage connections at once while a real test runs") {
