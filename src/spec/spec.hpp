@@ -175,6 +175,9 @@ struct Flows {
 struct Http {
   std::uint32_t version = 0;  // 1: HTTP/1.1, 2: HTTP/2
   std::uint32_t streams = 1;  // HTTP/2: concurrent streams per connection (--streams)
+  // A new connection after this many requests (1: one a request, as crr); 0: kept alive.
+  std::uint32_t requests_per_connection = 0;
+  std::uint32_t resume_percent = 0;  // of those new connections, the share that offer the last session
 
   bool operator==(const Http&) const = default;
 };
@@ -318,6 +321,9 @@ void for_each_field_of(Visit&& visit, T&... t) {
   visit(Field{"flow_threads", "--threads", Part::flows, 0, n(kMaxFlowThreads)}, t.flows.threads...);
   visit(Field{"http_version", "--http", Part::http, 1, 2}, t.http.version...);
   visit(Field{"http_streams", "--streams", Part::http, 1, n(kMaxHttpStreams)}, t.http.streams...);
+  visit(Field{"requests_per_connection", "--requests-per-connection", Part::http, 0, 1e9},
+        t.http.requests_per_connection...);
+  visit(Field{"resume_percent", "--resume-ratio", Part::http, 0, 100}, t.http.resume_percent...);
 }
 
 // visit(field, value) for every field of `test`.

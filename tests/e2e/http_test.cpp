@@ -13,10 +13,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <thread>
-#include <tuple>
 #include <regex>
 #include <string>
+#include <thread>
+#include <tuple>
 
 using namespace std::string_literals;
 
@@ -225,7 +225,8 @@ class Nginx {
         "    ssl_certificate {4}/server.pem; ssl_certificate_key {4}/server.key; root {0}/www; }} }}\n",
         dir_.path().string(), h1_, h2c_, tls_, tlscmp_certs);
     process_ = std::make_unique<BackgroundProcess>(
-        std::vector<std::string>{"/usr/sbin/nginx", "-e", dir_.file("error.log"), "-c", dir_.file("nginx.conf")},
+        std::vector<std::string>{"/usr/sbin/nginx", "-e", dir_.file("error.log"), "-c",
+                                 dir_.file("nginx.conf")},
         dir_.file("stderr.log"));
     for (int i = 0; i < 100 && !(accepts(h1_) && accepts(h2c_) && accepts(tls_)); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -256,12 +257,11 @@ TEST_CASE("--url: tlscmp's client loads nginx over HTTP/1.1 and HTTP/2, tcp and 
   REQUIRE(run_tlscmp({"certs", "--dir", certs.path().string()}).exit_code == 0);
   const Nginx nginx(certs.path().string());
   const std::string https = nginx.url("https", nginx.tls());
-  for (const auto& [version, plain, alpn] :
-       {std::tuple{"1.1", nginx.url("http", nginx.h1()), "http/1.1"},
-        std::tuple{"2", nginx.url("http", nginx.h2c()), "h2"}}) {
+  for (const auto& [version, plain, alpn] : {std::tuple{"1.1", nginx.url("http", nginx.h1()), "http/1.1"},
+                                             std::tuple{"2", nginx.url("http", nginx.h2c()), "h2"}}) {
     CAPTURE(version);
-    const json j = client_json({"--http", version, "--streams", version == std::string("2") ? "4" : "1", "-P", "2",
-                                "--url", plain + "," + https, "--ca", certs.file("ca.pem"), "-n", "400",
+    const json j = client_json({"--http", version, "--streams", version == std::string("2") ? "4" : "1", "-P",
+                                "2", "--url", plain + "," + https, "--ca", certs.file("ca.pem"), "-n", "400",
                                 "--repeat", "1"});
     for (const char* variant : {"tcp", "tls"}) {
       CAPTURE(variant);
@@ -275,9 +275,55 @@ TEST_CASE("--url: tlscmp's client loads nginx over HTTP/1.1 and HTTP/2, tcp and 
     CHECK(j["http_summary"]["tls"]["server_cpu_us_per_request"].is_null());
   }
   // What nginx answers with another status is named by request.
-  const ProcessResult missing = run_tlscmp({"client", "--http", "1.1", "--url",
-                                            fmt::format("http://127.0.0.1:{}/nothing", nginx.h1()), "-n", "5",
-                                            "--repeat", "1"});
+  const ProcessResult missing =
+      run_tlscmp({"client", "--http", "1.1", "--url", fmt::format("http://127.0.0.1:{}/nothing", nginx.h1()),
+                  "-n", "5", "--repeat", "1"});
   CHECK(missing.exit_code != 0);
-  CHECK(missing.err.find("the server answered request 1 (GET /nothing) with status 404") != std::string::npos);
+  CHECK(missing.err.find("the server answered request 1 (GET /nothing) with status 404") !=
+        std::string::npos);
+}
+
+TEST_CASE(
+    "--requests-per-connection against nginx: a connection per R requests, the share resumed as asked") {
+  if (::access("/usr/sbin/nginx", X_OK) != 0) {
+    skip("nginx (nginx-light) is not installed: scripts/install-deps installs it");
+    return;
+  }
+  TempDir certs;
+  REQUIRE(run_tlscmp({"certs", "--dir", certs.path().string()}).exit_code == 0);
+  const Nginx nginx(certs.path().string());
+  const std::string urls = nginx.url("http", nginx.h1()) + "," + nginx.url("https", nginx.tls());
+  // R = 1, 80% offering the last session: every request on a connection of its own.
+  const json one = client_json({"--http", "1.1", "--url", urls, "--ca", certs.file("ca.pem"), "-n", "200",
+                                "--requests-per-connection", "1", "--resume-ratio", "0.8", "--repeat", "1"});
+  for (const char* variant : {"tcp", "tls"}) {
+    CAPTURE(variant);
+    CHECK(run_of(one, variant)["requests"] == 200);
+    CHECK(run_of(one, variant)["connections_opened"] == 200);
+  }
+  CHECK(run_of(one, "tcp")["resumed_connections"] == 0);
+  const json& tls = run_of(one, "tls");
+  // 199 draws at 80% (the first has no session to offer): far from either end.
+  CHECK(tls["resumed_connections"].get<int>() > 100);
+  CHECK(tls["resumed_connections"].get<int>() < 199);
+  CHECK(tls["handshake_resumed_us"]["count"] == tls["resumed_connections"]);
+  CHECK(tls["handshake_full_us"]["count"].get<int>() + tls["resumed_connections"].get<int>() == 200);
+  // R = 3 over HTTP/2 on two connectors: 10 requests each, so 4 connections each.
+  const std::string h2_urls = nginx.url("http", nginx.h2c()) + "," + nginx.url("https", nginx.tls());
+  const json three = client_json({"--http", "2", "--url", h2_urls, "--ca", certs.file("ca.pem"), "-n", "20",
+                                  "-P", "2", "--requests-per-connection", "3", "--repeat", "1"});
+  CHECK(run_of(three, "tls")["requests"] == 20);
+  CHECK(run_of(three, "tls")["connections_opened"] == 8);
+  CHECK(run_of(three, "tls")["resumed_connections"] == 0);  // no --resume-ratio: every handshake full
+  CHECK(run_of(three, "tls")["alpn"] == "h2");
+  // HTTP/2 at a port that speaks HTTP/1.1 alone: said so, with what to give instead.
+  const ProcessResult h1_port = run_tlscmp(
+      {"client", "--http", "2", "--url", nginx.url("http", nginx.h1()), "-n", "5", "--repeat", "1"});
+  CHECK(h1_port.exit_code != 0);
+  CHECK(h1_port.err.find("the server answered in HTTP/1.x") != std::string::npos);
+  // Against tlscmp's own server it is refused in one line that says what to do.
+  const ProcessResult refused =
+      run_tlscmp({"client", "--http", "1.1", "--requests-per-connection", "1", "-n", "5", "--repeat", "1"});
+  CHECK(refused.exit_code != 0);
+  CHECK(refused.err.find("--url") != std::string::npos);
 }

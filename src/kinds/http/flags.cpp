@@ -69,6 +69,29 @@ std::vector<CLI::Option*> add_http_flags(CLI::App& cmd, KindFlags& flags) {
   // The sizes are rr's fields, which --rr sets: given without --http, CLI11 says "--request requires --http".
   return {
       http,
+      cmd.add_option_function<std::string>(
+             "--requests-per-connection",
+             [&t](const std::string& text) {
+               t.http.requests_per_connection = static_cast<std::uint32_t>(
+                   spec::parse_count(text, "--requests-per-connection", 1, 1'000'000'000, "requests"));
+             },
+             "With --http and --url: a new connection (TCP connect and TLS handshake) after this many "
+             "requests; "
+             "1: a connection per request, as --crr (default: each of -P connections kept alive)")
+          ->type_name("R")
+          ->needs(http),
+      cmd.add_option_function<double>(
+             "--resume-ratio",
+             [&t](double ratio) {
+               if (!(ratio >= 0 && ratio <= 1))
+                 throw UsageError(
+                     fmt::format("--resume-ratio {:g}: give a share from 0 to 1 (0.8: 80% resumed)", ratio));
+               t.http.resume_percent = static_cast<std::uint32_t>(ratio * 100 + 0.5);
+             },
+             "With --requests-per-connection: the share of new TLS connections that offer the last session "
+             "(resumed handshakes), the rest full (default 0)")
+          ->type_name("SHARE")
+          ->needs(http),
       cmd.add_option(
              "--url", flags.urls,
              "With --http: load this HTTP server of another make (nginx) instead of a tlscmp server: an "
@@ -115,6 +138,13 @@ void configure_http(const SharedFlags& flags, session::ClientConfig& c) {
   c.test.http.streams = c.quic_streams;
   c.quic_streams = 1;
   if (!c.urls.empty()) configure_urls(c);
+  if (c.test.http.requests_per_connection > 0 && c.urls.empty())
+    throw UsageError(
+        "--requests-per-connection against a tlscmp server is not built yet: load it as any HTTP server, "
+        "--url http://HOST:PORT/RESP,https://HOST:PORT/RESP (its side then unmeasured)");
+  if (c.test.http.resume_percent > 0 && c.test.http.requests_per_connection == 0)
+    throw UsageError(
+        "--resume-ratio needs --requests-per-connection: kept-alive connections shake hands once");
 }
 
 }  // namespace tlscmp::kinds

@@ -65,9 +65,11 @@ std::string flush(nghttp2_session* session, Stream& stream) {
 }
 
 // Bytes read in, fed to the session; "" or what failed. `ended`: the peer's end came.
-std::string feed(nghttp2_session* session, Stream& stream, std::vector<std::byte>& buffer, bool& ended) {
+// `got`: how many bytes came, at the start of `buffer`.
+std::string feed(nghttp2_session* session, Stream& stream, std::vector<std::byte>& buffer, bool& ended,
+                 std::size_t& got) {
   std::error_code ec;
-  const std::size_t got = stream.read_some(buffer, ec);
+  got = stream.read_some(buffer, ec);
   if (ec == TransportErrc::eof) {
     ended = true;
     return {};
@@ -81,6 +83,13 @@ std::string feed(nghttp2_session* session, Stream& stream, std::vector<std::byte
 }
 
 // ---- client
+
+// Whether a server's first bytes are an HTTP/1 status line, not HTTP/2's frames.
+bool answered_in_http1(const std::vector<std::byte>& buffer, std::size_t got) {
+  constexpr std::string_view kStatus = "HTTP/1.";
+  return got >= kStatus.size() &&
+         std::string_view(reinterpret_cast<const char*>(buffer.data()), kStatus.size()) == kStatus;
+}
 
 struct InFlight {
   std::int64_t sent_ns = 0;
@@ -205,13 +214,20 @@ void h2_client(Stream& stream, const HttpClientSpec& spec, HttpSideResult& resul
   const Session session = client_session(c);
   c.session = session.get();
   std::vector<std::byte> buffer(kH2ReadBytes);
+  bool heard = false;  // whether the server has sent anything yet
   for (;;) {
     while (c.error.empty() && c.in_flight.size() < spec.streams && c.more())
       c.submit();
     if (c.error.empty()) c.error = flush(c.session, stream);
     if (!c.error.empty() || c.in_flight.empty()) break;
     bool ended = false;
-    c.error = feed(c.session, stream, buffer, ended);
+    std::size_t got = 0;
+    c.error = feed(c.session, stream, buffer, ended, got);
+    if (!heard && got > 0 && answered_in_http1(buffer, got))
+      c.error =
+          "the server answered in HTTP/1.x: without TLS it takes HTTP/2 only on a port set for it "
+          "(nginx: listen PORT http2); give that port, an https:// URL, or --http 1.1";
+    heard = heard || got > 0;
     if (ended && c.error.empty()) c.error = "the server ended the connection with requests unanswered";
   }
   if (c.error.empty()) {
@@ -360,7 +376,8 @@ void h2_server(Stream& stream, std::span<const std::byte> first, HttpSideResult&
         nghttp2_session_want_write(session.get()) == 0)
       break;
     bool ended = false;
-    if (failed.empty() && s.error.empty()) failed = feed(session.get(), stream, buffer, ended);
+    std::size_t got = 0;
+    if (failed.empty() && s.error.empty()) failed = feed(session.get(), stream, buffer, ended, got);
     if (!s.error.empty()) {
       (void)flush(session.get(), stream);  // the GOAWAY or the error answer
       result.error = s.error;

@@ -76,6 +76,13 @@ struct HttpSideResult : RrSideResult {
   measure::LatencyHistogram first_byte;  // client: each request's send to its response's first byte
   std::uint64_t wire_sent = 0;
   std::uint64_t wire_received = 0;
+  // --requests-per-connection: the connections opened, each one's connect
+  // and handshake, full and resumed apart, and how many offered a session
+  // the server took.
+  std::uint64_t connections = 0;
+  std::uint64_t resumed = 0;
+  measure::LatencyHistogram handshake_full;
+  measure::LatencyHistogram handshake_resumed;
 };
 
 // One connection's HTTP, client and server, by version (h1.cpp, h2.cpp).

@@ -28,6 +28,13 @@ ordered_json side_json(const HttpRun& run, const measure::SideCost& side) {
           {"cpu_us_per_request", run.cpu_us_per_request(side)}};
 }
 
+// A summary of so many connections' connect and handshake: how many, then the percentiles.
+ordered_json counted_json(const measure::LatencySummary& l) {
+  ordered_json j = {{"count", l.count}};
+  j.update(latency_json(l));
+  return j;
+}
+
 ordered_json run_json(const HttpRun& run, const measure::TestParameters& p) {
   return {
       {"variant", run.label()},
@@ -44,6 +51,12 @@ ordered_json run_json(const HttpRun& run, const measure::TestParameters& p) {
       {"elapsed_us", run.elapsed_us},
       {"requests_per_s", run.requests_per_s()},
       {"handshake_us", run.handshake_us},
+      {"connections_opened", run.connections_opened > 0 ? ordered_json(run.connections_opened) : nullptr},
+      {"resumed_connections", run.connections_opened > 0 ? ordered_json(run.resumed_connections) : nullptr},
+      {"handshake_full_us",
+       run.handshake_full_us.count > 0 ? counted_json(run.handshake_full_us) : ordered_json(nullptr)},
+      {"handshake_resumed_us",
+       run.handshake_resumed_us.count > 0 ? counted_json(run.handshake_resumed_us) : ordered_json(nullptr)},
       {"latency_us", latency_json(run.latency)},
       {"first_byte_us", latency_json(run.first_byte)},
       {"wire_bytes_sent", run.wire_sent},
@@ -57,6 +70,26 @@ ordered_json run_json(const HttpRun& run, const measure::TestParameters& p) {
       {"alpn", render::text_or_null(run.alpn)},
       {"client", side_json(run, run.client)},
       {"server", run.partial || !run.server_measured ? ordered_json(nullptr) : side_json(run, run.server)}};
+}
+
+// --requests-per-connection: each run's connections, the share resumed,
+// and the connect plus handshake of each kind apart; "" for kept-alive runs.
+std::string reconnections_text(const HttpResults& http) {
+  std::string out;
+  for (const HttpRun& run : http.runs) {
+    if (run.connections_opened == 0) continue;
+    const std::string resumed = run.mode == Mode::tcp
+                                    ? std::string()
+                                    : fmt::format(", {} resumed ({:.0f}%)", run.resumed_connections,
+                                                  100.0 * static_cast<double>(run.resumed_connections) /
+                                                      static_cast<double>(run.connections_opened));
+    out += fmt::format(
+        "{:>5} {:<4} {} connections{}; conn_us p50 {}{:.1f}{}\n", render::round_label(run), run.label(),
+        run.connections_opened, resumed, run.mode == Mode::tcp ? "" : "full ", run.handshake_full_us.p50,
+        run.handshake_resumed_us.count > 0 ? fmt::format(", resumed {:.1f}", run.handshake_resumed_us.p50)
+                                           : std::string());
+  }
+  return out;
 }
 
 std::string runs_table(const measure::Comparison& c, const HttpResults& http) {
@@ -79,6 +112,7 @@ std::string runs_table(const measure::Comparison& c, const HttpResults& http) {
         run.wire_bytes_per_request(), run.handshake_us);
   }
   if (c.interrupted) out += "(*: interrupted, this side's figures until then; left out of the statistics)\n";
+  out += reconnections_text(http);
   out +=
       "(latency: each request's send to its response's last byte; ttfb: to its first; wire: the bytes TCP "
       "carried both ways, headers and TLS records with the bodies; conn: TCP connect and TLS handshake)\n";
@@ -102,8 +136,15 @@ std::string render_http_header(const measure::TestParameters& p) {
   return fmt::format(
       "http: {}, {}{}, {} connection{}{}, {} per run, {}\n", http_version_name(p.test.http.version), what,
       asked, p.test.streams, p.test.streams == 1 ? "" : "s",
-      p.test.http.version == 2 ? fmt::format(", {} streams in flight on each", p.test.http.streams)
-                               : std::string(" kept alive"),
+      p.test.http.requests_per_connection > 0
+          ? fmt::format(" in turn, each a new connection every {} request{}{}",
+                        p.test.http.requests_per_connection,
+                        p.test.http.requests_per_connection == 1 ? "" : "s",
+                        p.test.http.resume_percent > 0
+                            ? fmt::format(", {}% offering the last session", p.test.http.resume_percent)
+                            : std::string())
+      : p.test.http.version == 2 ? fmt::format(", {} streams in flight on each", p.test.http.streams)
+                                 : std::string(" kept alive"),
       amount, render::rounds_text(p));
 }
 

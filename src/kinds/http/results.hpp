@@ -8,11 +8,17 @@ namespace tlscmp::kinds {
 
 // One run of an HTTP test: tcp or tls, -P connections.
 struct HttpRun : RunHeader {
-  std::uint64_t requests = 0;       // responses the client took in whole, over every connection
-  double elapsed_us = 0;            // the client's window: the first request to the last response
-  double handshake_us = 0;          // client: TCP connect plus TLS handshake, mean per connection
-  std::string alpn;                 // tls: the application protocol the handshake agreed (ALPN), or ""
-  bool server_measured = true;      // false against a server of another make (--url): no server figures
+  std::uint64_t requests = 0;   // responses the client took in whole, over every connection
+  double elapsed_us = 0;        // the client's window: the first request to the last response
+  double handshake_us = 0;      // client: TCP connect plus TLS handshake, mean per connection
+  std::string alpn;             // tls: the application protocol the handshake agreed (ALPN), or ""
+  bool server_measured = true;  // false against a server of another make (--url): no server figures
+  // --requests-per-connection: the connections opened over the run, how
+  // many resumed a session, and their connect plus handshake, apart.
+  std::uint64_t connections_opened = 0;
+  std::uint64_t resumed_connections = 0;
+  LatencySummary handshake_full_us;
+  LatencySummary handshake_resumed_us;
   LatencySummary latency;           // each request's send to its response's last byte
   LatencySummary first_byte;        // each request's send to its response's first byte
   std::uint64_t wire_sent = 0;      // client: the bytes TCP carried out over the exchange

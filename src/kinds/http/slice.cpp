@@ -106,8 +106,9 @@ const KindSlice kHttpKind{
     .flag = "--http",
     .flags_are_for = "HTTP tests (--http 1.1|2)",
     .takes =
-        "--http takes -t, -n, -P, --streams (HTTP/2), --request, --response, --repeat, --warmup and the TLS "
-        "flags",
+        "--http takes -t, -n, -P, --streams (HTTP/2), --request, --response, --url, "
+        "--requests-per-connection, "
+        "--resume-ratio, --repeat, --warmup and the TLS flags",
     .add_flags = add_http_flags,
     .configure = configure_http,
     .variants = http_entry::variants,

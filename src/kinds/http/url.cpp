@@ -6,11 +6,13 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <charconv>
+#include <random>
 
 #include "kinds/data_threads.hpp"
 #include "kinds/http/http.hpp"
 #include "kinds/variants.hpp"
 #include "measure/clock.hpp"
+#include "measure/cpu.hpp"
 #include "measure/host.hpp"
 #include "measure/stats.hpp"
 #include "session/interrupt.hpp"
@@ -76,7 +78,8 @@ HttpUrl url_of(const session::ClientConfig& config, Mode mode) {
 }
 
 std::unique_ptr<Stream> connect_to(const session::ClientConfig& config, const HttpUrl& url, Mode mode,
-                                   const tls::Context* tls, double& handshake_us) {
+                                   const tls::Context* tls, const tls::Session& resume,
+                                   double& handshake_us) {
   const std::int64_t start_ns = measure::now_ns();
   stacks::DataTarget target{url.host,
                             url.port,
@@ -85,8 +88,8 @@ std::unique_ptr<Stream> connect_to(const session::ClientConfig& config, const Ht
                             config.test.sndbuf_bytes,
                             config.test.rcvbuf_bytes,
                             -1};
-  std::unique_ptr<Stream> stream =
-      stacks::client_stream(mode, stacks::stack_of(mode).open_socket(target), tls, {url.host, {}, {}, {}});
+  std::unique_ptr<Stream> stream = stacks::client_stream(mode, stacks::stack_of(mode).open_socket(target),
+                                                         tls, {url.host, resume, {}, {}});
   stream->set_deadline(Deadline::after(config.timeouts.handshake));
   if (const std::error_code ec = stream->handshake())
     throw Error(fmt::format("{} handshake with {} failed: {}", facts(mode).handshake, url.authority,
@@ -110,48 +113,150 @@ std::vector<session::Variant> url_variants(const session::ClientConfig& config,
   return variants;
 }
 
-HttpRun run_http_url(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
-                     session::InterruptWatch& interrupt) {
-  const HttpUrl url = url_of(config, mode);
-  const std::uint32_t connections = config.test.streams;
+namespace {
+
+// One connector: a connection after another, each `per` requests (the last
+// what is left of its share), the share `resume_percent` of them offering
+// the last session, until its share is made or its time is up. The CPU is
+// its thread's over all of it, the connections' set-up with the requests.
+// A timed run opens no connection at or after the stop; one opened makes
+// its R requests. The first connection of `describe`'s connector names the
+// run's TLS parameters and ALPN.
+HttpSideResult connector(const session::ClientConfig& config, const HttpUrl& url, Mode mode,
+                         const tls::Context* tls, const HttpClientSpec& spec, std::uint32_t index,
+                         HttpRun* describe) {
+  const std::uint32_t per = config.test.http.requests_per_connection;
+  std::mt19937_64 random(0x9e3779b97f4a7c15ULL + index);
+  std::uniform_int_distribution<std::uint32_t> percent(0, 99);
+  HttpSideResult total;
+  tls::Session saved;
+  const measure::CpuTimes cpu_start = measure::thread_cpu_times();
+  total.start_ns = total.end_ns = measure::now_ns();
+  while (spec.requests > 0 ? total.transactions < spec.requests : measure::now_ns() < spec.stop_ns) {
+    const bool offer =
+        tls != nullptr && static_cast<bool>(saved) && percent(random) < config.test.http.resume_percent;
+    double us = 0;
+    std::unique_ptr<Stream> stream;
+    try {
+      stream = connect_to(config, url, mode, tls, offer ? saved : tls::Session(), us);
+    } catch (const Error& e) {
+      total.error = e.what();
+      break;
+    }
+    const bool resumed = stream->tls() != nullptr && stream->tls()->resumed();
+    if (describe != nullptr && total.connections == 0) {
+      describe->tls = tls_parameters(*stream, config.test.record_size);
+      if (const tls::TlsStream* t = stream->tls()) describe->alpn = t->session_info().alpn;
+    }
+    (resumed ? total.handshake_resumed : total.handshake_full).add(us);
+    ++total.connections;
+    total.resumed += resumed ? 1 : 0;
+    HttpClientSpec one = spec;
+    one.requests = spec.requests > 0 ? std::min<std::uint64_t>(per, spec.requests - total.transactions) : per;
+    const HttpSideResult r = run_http_client(*stream, one);
+    if (const tls::TlsStream* t = stream->tls(); t != nullptr && (t->has_new_session() || !saved))
+      saved = t->session();
+    total.transactions += r.transactions;
+    total.bytes_received += r.bytes_received;
+    total.latency += r.latency;
+    total.first_byte += r.first_byte;
+    total.wire_sent += r.wire_sent;
+    total.wire_received += r.wire_received;
+    total.end_ns = std::max(total.end_ns, r.end_ns);
+    if (!r.error.empty()) {
+      total.error = r.error;
+      break;
+    }
+  }
+  const measure::CpuTimes cpu = measure::thread_cpu_times() - cpu_start;
+  total.cpu_user_s = cpu.user_s;
+  total.cpu_system_s = cpu.system_s;
+  return total;
+}
+
+}  // namespace
+
+namespace {
+
+// -P connections kept alive, opened first, the handshakes timed apart.
+std::vector<HttpSideResult> kept_alive(const session::ClientConfig& config, const HttpUrl& url, Mode mode,
+                                       const tls::Context* tls, const std::vector<HttpClientSpec>& specs,
+                                       session::InterruptWatch& interrupt, HttpRun& run) {
   std::vector<std::unique_ptr<Stream>> streams;
-  std::vector<double> handshake_us(connections);
-  for (std::uint32_t i = 0; i < connections; ++i)
-    streams.push_back(connect_to(config, url, mode, tls, handshake_us[i]));
-  HttpRun run;
-  run.mode = mode;
-  run.server_measured = false;
+  std::vector<double> handshake_us(specs.size());
+  for (std::size_t i = 0; i < specs.size(); ++i)
+    streams.push_back(connect_to(config, url, mode, tls, {}, handshake_us[i]));
   run.handshake_us = measure::summarize(handshake_us).mean;
   run.tls = tls_parameters(*streams.front(), config.test.record_size);
   if (const tls::TlsStream* tls_stream = streams.front()->tls()) run.alpn = tls_stream->session_info().alpn;
+  std::vector<HttpSideResult> mine(specs.size());
+  std::vector<std::unique_ptr<session::InterruptWatch::Guard>> guards;
+  std::vector<int> fds;
+  for (const auto& stream : streams) {
+    guards.push_back(std::make_unique<session::InterruptWatch::Guard>(interrupt, stream->native_handle()));
+    fds.push_back(stream->native_handle());
+  }
+  std::vector<RunFacts> facts = run_data_threads(
+      fds, config.client_cpu, [&](std::size_t i) { mine[i] = run_http_client(*streams[i], specs[i]); });
+  for (std::size_t i = 0; i < mine.size(); ++i)
+    mine[i].facts = std::move(facts[i]);
+  return mine;
+}
+
+// -P connectors, each opening a connection after another (--requests-per-connection).
+std::vector<HttpSideResult> reconnecting(const session::ClientConfig& config, const HttpUrl& url, Mode mode,
+                                         const tls::Context* tls, const std::vector<HttpClientSpec>& specs,
+                                         HttpRun& run) {
+  std::vector<HttpSideResult> mine(specs.size());
+  const std::vector<int> no_sockets(specs.size(), -1);
+  std::vector<RunFacts> facts = run_data_threads(no_sockets, config.client_cpu, [&](std::size_t i) {
+    mine[i] =
+        connector(config, url, mode, tls, specs[i], static_cast<std::uint32_t>(i), i == 0 ? &run : nullptr);
+  });
+  measure::LatencyHistogram full;
+  measure::LatencyHistogram resumed;
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    mine[i].facts = std::move(facts[i]);
+    run.connections_opened += mine[i].connections;
+    run.resumed_connections += mine[i].resumed;
+    full += mine[i].handshake_full;
+    resumed += mine[i].handshake_resumed;
+  }
+  run.handshake_full_us = full.summary();
+  run.handshake_resumed_us = resumed.summary();
+  const double all = static_cast<double>(run.handshake_full_us.count + run.handshake_resumed_us.count);
+  if (all > 0)
+    run.handshake_us = (run.handshake_full_us.mean * static_cast<double>(run.handshake_full_us.count) +
+                        run.handshake_resumed_us.mean * static_cast<double>(run.handshake_resumed_us.count)) /
+                       all;
+  return mine;
+}
+
+}  // namespace
+
+HttpRun run_http_url(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
+                     session::InterruptWatch& interrupt) {
+  const HttpUrl url = url_of(config, mode);
+  HttpRun run;
+  run.mode = mode;
+  run.server_measured = false;
   std::vector<HttpClientSpec> specs = http_client_specs(config, config.test, measure::now_ns());
   for (HttpClientSpec& spec : specs) {
     spec.authority = url.authority;
     spec.path = url.path;
   }
-  std::vector<HttpSideResult> mine(connections);
-  {
-    std::vector<std::unique_ptr<session::InterruptWatch::Guard>> guards;
-    std::vector<int> fds;
-    for (const auto& stream : streams) {
-      guards.push_back(std::make_unique<session::InterruptWatch::Guard>(interrupt, stream->native_handle()));
-      fds.push_back(stream->native_handle());
-    }
-    std::vector<RunFacts> facts = run_data_threads(
-        fds, config.client_cpu, [&](std::size_t i) { mine[i] = run_http_client(*streams[i], specs[i]); });
-    for (std::size_t i = 0; i < mine.size(); ++i)
-      mine[i].facts = std::move(facts[i]);
-  }
-  streams.clear();
+  const std::vector<HttpSideResult> mine = config.test.http.requests_per_connection > 0
+                                               ? reconnecting(config, url, mode, tls, specs, run)
+                                               : kept_alive(config, url, mode, tls, specs, interrupt, run);
   aggregate_http(run, mine);
   if (interrupt.interrupted()) {
     run.partial = true;
     return run;
   }
-  for (std::uint32_t i = 0; i < connections; ++i) {
+  for (std::size_t i = 0; i < mine.size(); ++i) {
     if (!mine[i].error.empty())
       throw Error(fmt::format("{}{}: {}", url.authority,
-                              connections > 1 ? fmt::format(", connection {}", i) : "", mine[i].error));
+                              mine.size() > 1 ? fmt::format(", connection {}", i) : "", mine[i].error));
   }
   return run;
 }
