@@ -93,6 +93,33 @@ std::string Page::per_round(const char* runs_key, const char* field, const std::
   return chart(std::move(c));
 }
 
+std::string Page::percentile_chart(const char* runs_key, const char* field, const std::string& title,
+                                   const std::string& x_title) {
+  svg::Chart c;
+  c.title = title;
+  c.x_title = x_title;
+  c.y_title = "percentile";
+  c.x_log = true;
+  c.y_nines = true;
+  const std::vector<std::pair<const char*, double>> percentiles{
+      {"min", 0}, {"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}, {"p999", 0.999}, {"max", 0.9997}};
+  for (const PageResult& r : results()) {
+    if (!r.setting.empty()) continue;
+    for (const auto& [v, runs] : runs_by_variant(list(*r.j, runs_key), run_counts)) {
+      svg::Series s{name(r, v), {}, true};
+      mark(s, r, v);
+      for (const auto& [key, p] : percentiles) {
+        std::vector<double> values;
+        for (const json* run : runs)
+          values.push_back(number_at(*run, {field, key}));
+        s.points.push_back({median_of(values), -std::log10(1 - p), std::nullopt, std::nullopt, key});
+      }
+      c.series.push_back(std::move(s));
+    }
+  }
+  return chart(std::move(c));
+}
+
 std::string Page::summary_chart(svg::Chart c, const std::string& series,
                                 const std::function<NamedSummaries(const json& result)>& of) {
   for (const PageResult& r : results()) {

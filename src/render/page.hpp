@@ -41,6 +41,11 @@ class Page {
   // `unit`, which a last point, "median", draws too.
   std::string per_round(const char* runs_key, const char* field, const std::string& title,
                         const std::string& y_title, const std::string& unit, bool y_log = false);
+  // Latency by percentile: a series per result and variant, each point the
+  // median over its runs (not warm-ups) of the percentile in the runs'
+  // `field` ({"min", "p50", ... "max"}); the top point is the max.
+  std::string percentile_chart(const char* runs_key, const char* field, const std::string& title,
+                               const std::string& x_title);
   // The position of `r` among results(): its marker's shape.
   std::size_t index_of(const PageResult& r) const;
   // `s` is `variant`'s series of result `r`: the variant's colour, the result's shape.

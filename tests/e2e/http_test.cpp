@@ -83,6 +83,25 @@ TEST_CASE("--http 1.1 and 2: exact request counts over tcp and tls, every figure
   }
 }
 
+TEST_CASE("--http --rate: an open loop, every scheduled request answered, its latency from its time") {
+  for (const char* version : {"1.1", "2"}) {
+    CAPTURE(version);
+    // 400 requests a second over 2 connections for 1 s: each connection's
+    // 200 on a grid 5 ms apart, the two interleaved, so 400 in all.
+    const json j = client_json({"--http", version, "--rate", "400", "-t", "1", "-P", "2", "--repeat", "1"});
+    for (const char* variant : {"tcp", "tls"}) {
+      CAPTURE(variant);
+      const json& run = run_of(j, variant);
+      CHECK(run["requests"] == 400);
+      CHECK(run["elapsed_us"].get<double>() >= 1e6);  // the schedule's length at least
+      CHECK(run["requests_per_s"].get<double>() <= 400.0);
+      CHECK(run["latency_us"]["p50"].get<double>() > 0);
+      CHECK(run["connection_requests_per_s"].size() == 2);
+    }
+    CHECK(j["test"]["rate_tps"] == 400.0);
+  }
+}
+
 TEST_CASE("--http against tlscmp's server apart, and its text and CSV") {
   ServerProcess server;
   const ProcessResult text = run_tlscmp({"client", "127.0.0.1", "-p", server.port_text(), "--insecure",
@@ -163,7 +182,9 @@ TEST_CASE("--http mistakes are refused in one line") {
       {{"--rr", "1/1", "--response", "10", "-n", "10"}, "--response requires --http"},
       {{"--http", "2", "-l", "100", "-n", "10"}, "-l is for bulk runs; --http takes"},
       {{"--http", "2", "-n", "1", "-P", "2"}, "-n 1: fewer requests than connections"},
-      {{"--http", "2", "--rate", "100", "-t", "1"}, "open-loop HTTP is not built yet"},
+      {{"--http", "2", "--rate", "100", "-n", "100"}, "--rate needs -t"},
+      {{"--http", "2", "--rate", "100", "--streams", "4", "-t", "1"}, "--streams with --rate"},
+      {{"--http", "1.1", "--rate", "5000000", "-t", "1"}, "lower the rate or add connections"},
       {{"--http", "2", "--url", "ftp://x/", "-n", "10"}, "--url ftp://x/: not an http:// or https:// URL"},
       {{"127.0.0.1", "--http", "2", "--url", "http://x/", "-n", "10"}, "the URL names the server"},
       {{"--http", "2", "--url", "http://x/,http://y/", "-n", "10"}, "two http:// URLs"},

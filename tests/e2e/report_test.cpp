@@ -124,6 +124,16 @@ TEST_CASE("--html pages from real runs of every kind: the headline from the JSON
                      "x the connections per second of TCP") != std::string::npos);
   CHECK(crr_dom.find("Each phase of a connection") != std::string::npos);
 
+  const json http =
+      run_with_page(dir, "http", {"--http", "2", "--streams", "4", "-n", "200", "--repeat", "2"});
+  const std::string http_dom = dom_of(dir.path() / "http.html");
+  check_page(http_dom, 5);  // requests per round, latency, first byte, handshake, wire bytes
+  CHECK(http_dom.find("TLS served " +
+                      two(http["http_summary"]["tls"]["over_tcp"]["requests_per_s"]["median"].get<double>()) +
+                      "x the HTTP requests per second of TCP") != std::string::npos);
+  CHECK(http_dom.find("Time to first byte by percentile") != std::string::npos);
+  CHECK(http_dom.find("Bytes on the wire per request") != std::string::npos);
+
   // BoringSSL has no DTLS server (DTLSv1_listen): UDP alone there.
   const bool dtls = !boringssl_build();
   run_with_page(dir, "datagram",

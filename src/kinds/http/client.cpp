@@ -29,6 +29,12 @@ std::vector<HttpClientSpec> http_client_specs(const session::ClientConfig& confi
     s.requests = test.rr.transactions > 0 ? share(test.rr.transactions, connections, i) : 0;
     s.streams = test.http.streams;
     s.stop_ns = go_ns + std::chrono::nanoseconds(config.test.duration()).count();
+    if (test.rr.rate_tps > 0) {
+      // --rate over every connection: each its share, their schedules
+      // interleaved so that requests leave evenly spaced.
+      s.rate_rps = test.rr.rate_tps / connections;
+      s.start_ns = go_ns + static_cast<std::int64_t>(1e9 * i / test.rr.rate_tps);
+    }
     s.idle_timeout = config.timeouts.idle;
   }
   return specs;

@@ -126,9 +126,17 @@ void configure_http(const SharedFlags& flags, session::ClientConfig& c) {
   if (c.test.stream.no_delay) throw UsageError("-N: http tests always set TCP_NODELAY; leave -N out");
   if (!flags.length.empty()) refuse("-l");
   if (c.test.compare_groups) refuse("--compare-groups");
-  if (c.test.rr.rate_tps > 0)
-    throw UsageError("--rate with --http: open-loop HTTP is not built yet; leave --rate out (closed loop)");
   configure_transactions(flags, c, "requests", "connections");
+  if (c.test.rr.rate_tps > 0) {
+    if (flags.time_s == 0)
+      throw UsageError("--rate needs -t: an open-loop run goes for a time, not a count (-n)");
+    if (const std::string problem = schedule_problem(c.test.rr.rate_tps, c.test.streams); !problem.empty())
+      throw UsageError("--rate: " + problem);
+    if (c.quic_streams > 1)
+      throw UsageError(
+          "--streams with --rate: in an open loop the schedule sets the requests in flight; leave --streams "
+          "out");
+  }
   // --streams: HTTP/2's requests in flight on each connection, not QUIC's streams.
   if (c.quic_streams > 1 && c.test.http.version != 2)
     throw UsageError(
@@ -142,6 +150,10 @@ void configure_http(const SharedFlags& flags, session::ClientConfig& c) {
     throw UsageError(
         "--requests-per-connection against a tlscmp server is not built yet: load it as any HTTP server, "
         "--url http://HOST:PORT/RESP,https://HOST:PORT/RESP (its side then unmeasured)");
+  if (c.test.rr.rate_tps > 0 && c.test.http.requests_per_connection > 0)
+    throw UsageError(
+        "--rate with --requests-per-connection is not built yet: an open loop runs on kept-alive "
+        "connections; leave one out");
   if (c.test.http.resume_percent > 0 && c.test.http.requests_per_connection == 0)
     throw UsageError(
         "--resume-ratio needs --requests-per-connection: kept-alive connections shake hands once");

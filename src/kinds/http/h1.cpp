@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <vector>
 
 #include "kinds/http/http.hpp"
@@ -116,9 +117,107 @@ std::string h1_exchange(Stream& stream, const HttpClientSpec& spec, const std::s
   return {};
 }
 
+// The open loop's responses, parsed in order as they come, each matched
+// to the scheduled time of the request it answers.
+struct Pipeline {
+  const HttpClientSpec& spec;
+  HttpSideResult& result;
+  http_parser parser;
+  http_parser_settings settings;
+  Response response;
+  std::deque<std::int64_t> scheduled;  // the requests awaiting their responses, by scheduled time
+  bool first_seen = false;             // the front response's first byte has come
+
+  Pipeline(const HttpClientSpec& s, HttpSideResult& r) : spec(s), result(r) {
+    http_parser_init(&parser, HTTP_RESPONSE);
+    http_parser_settings_init(&settings);
+    settings.on_body = on_response_body;
+    settings.on_message_complete = on_response_complete;
+    parser.data = &response;
+  }
+
+  // Bytes read: every response they complete counted; "" or what is wrong.
+  std::string take(const char* data, std::size_t n, std::int64_t now, bool more_to_send) {
+    for (std::size_t at = 0; at < n;) {
+      if (scheduled.empty()) return "the server sent bytes no request asked for";
+      const std::uint64_t number = result.transactions + 1;
+      if (!first_seen) result.first_byte.add(measure::ns_to_us(now - scheduled.front()));
+      first_seen = true;
+      at += http_parser_execute(&parser, &settings, data + at, n - at);
+      if (HTTP_PARSER_ERRNO(&parser) != HPE_OK && HTTP_PARSER_ERRNO(&parser) != HPE_PAUSED)
+        return fmt::format("the response to request {} is not HTTP/1.1: {}", number, parser_error(parser));
+      if (!response.complete) continue;
+      if (response.status != 200)
+        return fmt::format("the server answered request {} ({} {}) with status {}", number,
+                           spec.request_bytes == 0 ? "GET" : "POST", spec.path, response.status);
+      if (!http_should_keep_alive(&parser) && (more_to_send || scheduled.size() > 1))
+        return fmt::format("the server closes the connection after request {}, and keep-alive was asked",
+                           number);
+      result.latency.add(measure::ns_to_us(now - scheduled.front()));
+      result.bytes_received += response.body;
+      ++result.transactions;
+      scheduled.pop_front();
+      response = Response{};
+      first_seen = false;
+      http_parser_pause(&parser, 0);
+    }
+    return {};
+  }
+};
+
+// Open loop (--rate): each request sent at its time on the schedule's grid,
+// pipelined behind those not yet answered (HTTP/1.1 answers in order), its
+// latency counted from that time, as wrk2 does.
+void h1_open_loop(Stream& stream, const HttpClientSpec& spec, HttpSideResult& result) {
+  const std::string head = request_head(spec);
+  std::vector<std::byte> buffer(kH1ReadBytes);
+  Pipeline pipeline(spec, result);
+  const double period_ns = 1e9 / spec.rate_rps;
+  std::uint64_t sent = 0;
+  std::int64_t next_ns = spec.start_ns;
+  result.start_ns = spec.start_ns;
+  for (;;) {
+    const bool sending = next_ns < spec.stop_ns;
+    if (!sending && pipeline.scheduled.empty()) break;
+    std::error_code ec;
+    const bool readable = !sending || stream.has_buffered() ||
+                          stream.readable_within(std::chrono::nanoseconds(next_ns - measure::now_ns()), ec);
+    if (!ec && readable) {
+      const std::size_t got = stream.read_some(buffer, ec);
+      if (!ec) {
+        result.error =
+            pipeline.take(reinterpret_cast<const char*>(buffer.data()), got, measure::now_ns(), sending);
+        if (!result.error.empty()) break;
+      }
+    }
+    if (ec) {
+      result.error = fmt::format("awaiting the response to request {}: {}", result.transactions + 1,
+                                 describe(ec, stream.error_detail()));
+      break;
+    }
+    if (sending && measure::now_ns() >= next_ns) {
+      stream.write_all(bytes_of(head), ec);
+      if (!ec) write_body(stream, spec.request_bytes, ec);
+      if (ec) {
+        result.error = fmt::format("sending request {}: {}", sent + 1, describe(ec, stream.error_detail()));
+        break;
+      }
+      pipeline.scheduled.push_back(next_ns);
+      ++sent;
+      next_ns = spec.start_ns + static_cast<std::int64_t>(static_cast<double>(sent) * period_ns);
+    }
+  }
+  // The run lasts its schedule at least, as rr's open loop does.
+  result.end_ns = std::max(measure::now_ns(), spec.stop_ns);
+}
+
 }  // namespace
 
 void h1_client(Stream& stream, const HttpClientSpec& spec, HttpSideResult& result) {
+  if (spec.rate_rps > 0) {
+    h1_open_loop(stream, spec, result);
+    return;
+  }
   const std::string head = request_head(spec);
   std::vector<std::byte> buffer(kH1ReadBytes);
   for (std::uint64_t n = 1;; ++n) {

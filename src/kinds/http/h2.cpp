@@ -110,8 +110,11 @@ struct H2Client {
   std::uint64_t issued = 0;
   std::string error;
 
+  bool heard = false;  // whether the server has sent anything yet
+
   bool more() const { return spec.requests > 0 ? issued < spec.requests : measure::now_ns() < spec.stop_ns; }
-  void submit() {
+  // A request, its latency counted from `sent_ns` (open loop: its scheduled time).
+  void submit(std::int64_t sent_ns) {
     const bool post = spec.request_bytes > 0;
     const nghttp2_nv headers[] = {
         header(":method", post ? "POST" : "GET"), header(":scheme", "https"),
@@ -121,7 +124,7 @@ struct H2Client {
     const std::int32_t next = static_cast<std::int32_t>(nghttp2_session_get_next_stream_id(session));
     InFlight& entry = in_flight[next];
     entry.request_left = spec.request_bytes;
-    entry.sent_ns = measure::now_ns();
+    entry.sent_ns = sent_ns;
     nghttp2_data_provider body{};
     body.source.ptr = &entry.request_left;
     body.read_callback = read_zeros;
@@ -134,6 +137,19 @@ struct H2Client {
       return;
     }
     ++issued;
+  }
+  // The server's bytes read in and fed to the session; false once the run must stop (`error`).
+  bool take(std::vector<std::byte>& buffer) {
+    bool ended = false;
+    std::size_t got = 0;
+    error = feed(session, stream, buffer, ended, got);
+    if (!heard && got > 0 && answered_in_http1(buffer, got))
+      error =
+          "the server answered in HTTP/1.x: without TLS it takes HTTP/2 only on a port set for it "
+          "(nginx: listen PORT http2); give that port, an https:// URL, or --http 1.1";
+    heard = heard || got > 0;
+    if (ended && error.empty()) error = "the server ended the connection with requests unanswered";
+    return error.empty();
   }
 };
 
@@ -205,6 +221,44 @@ Session client_session(H2Client& c) {
   return {session, nghttp2_session_del};
 }
 
+// Closed loop: --streams requests in flight, a new one as each ends.
+void h2_closed_loop(H2Client& c, std::vector<std::byte>& buffer) {
+  for (;;) {
+    while (c.error.empty() && c.in_flight.size() < c.spec.streams && c.more())
+      c.submit(measure::now_ns());
+    if (c.error.empty()) c.error = flush(c.session, c.stream);
+    if (!c.error.empty() || c.in_flight.empty() || !c.take(buffer)) break;
+  }
+}
+
+// Open loop (--rate): each request submitted at its time on the schedule's
+// grid, however many are in flight (past the server's stream limit nghttp2
+// holds them, and the wait counts), its latency from that time.
+void h2_open_loop(H2Client& c, std::vector<std::byte>& buffer) {
+  const HttpClientSpec& spec = c.spec;
+  const double period_ns = 1e9 / spec.rate_rps;
+  std::int64_t next_ns = spec.start_ns;
+  std::int64_t now = measure::now_ns();
+  c.result.start_ns = spec.start_ns;
+  for (;;) {
+    while (c.error.empty() && next_ns < spec.stop_ns && now >= next_ns) {
+      c.submit(next_ns);
+      next_ns = spec.start_ns + static_cast<std::int64_t>(static_cast<double>(c.issued) * period_ns);
+    }
+    if (c.error.empty()) c.error = flush(c.session, c.stream);
+    const bool sending = next_ns < spec.stop_ns;
+    if (!c.error.empty() || (!sending && c.in_flight.empty())) break;
+    std::error_code ec;
+    const bool readable = !sending || c.stream.has_buffered() ||
+                          c.stream.readable_within(std::chrono::nanoseconds(next_ns - now), ec);
+    if (ec) c.error = fmt::format("awaiting responses: {}", describe(ec, c.stream.error_detail()));
+    if (!c.error.empty() || (readable && !c.take(buffer))) break;
+    now = measure::now_ns();
+  }
+  // The run lasts its schedule at least, as rr's open loop does.
+  c.result.end_ns = std::max(measure::now_ns(), spec.stop_ns);
+}
+
 }  // namespace
 
 void h2_client(Stream& stream, const HttpClientSpec& spec, HttpSideResult& result) {
@@ -214,21 +268,10 @@ void h2_client(Stream& stream, const HttpClientSpec& spec, HttpSideResult& resul
   const Session session = client_session(c);
   c.session = session.get();
   std::vector<std::byte> buffer(kH2ReadBytes);
-  bool heard = false;  // whether the server has sent anything yet
-  for (;;) {
-    while (c.error.empty() && c.in_flight.size() < spec.streams && c.more())
-      c.submit();
-    if (c.error.empty()) c.error = flush(c.session, stream);
-    if (!c.error.empty() || c.in_flight.empty()) break;
-    bool ended = false;
-    std::size_t got = 0;
-    c.error = feed(c.session, stream, buffer, ended, got);
-    if (!heard && got > 0 && answered_in_http1(buffer, got))
-      c.error =
-          "the server answered in HTTP/1.x: without TLS it takes HTTP/2 only on a port set for it "
-          "(nginx: listen PORT http2); give that port, an https:// URL, or --http 1.1";
-    heard = heard || got > 0;
-    if (ended && c.error.empty()) c.error = "the server ended the connection with requests unanswered";
+  if (spec.rate_rps > 0) {
+    h2_open_loop(c, buffer);
+  } else {
+    h2_closed_loop(c, buffer);
   }
   if (c.error.empty()) {
     nghttp2_session_terminate_session(c.session, NGHTTP2_NO_ERROR);  // GOAWAY: no more requests

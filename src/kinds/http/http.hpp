@@ -64,6 +64,8 @@ struct HttpClientSpec {
   std::uint64_t requests = 0;  // on this connection; 0: until stop_ns
   std::uint32_t streams = 1;   // HTTP/2: requests in flight
   std::int64_t stop_ns = 0;    // timed: no request starts at or after this
+  double rate_rps = 0;         // --rate: this connection's requests a second; 0: closed loop
+  std::int64_t start_ns = 0;   // open loop: the first request's scheduled time
   std::chrono::milliseconds idle_timeout{30'000};
 };
 
@@ -160,6 +162,10 @@ std::string render_http_runs(const measure::Comparison& comparison);
 nlohmann::ordered_json http_runs_json(const measure::Comparison& comparison);
 nlohmann::ordered_json http_summary_json(const measure::Comparison& comparison);
 std::string render_http_csv(const measure::Comparison& comparison);
+
+// The report page (html.cpp): its section of charts, and its headline's sentences of one result.
+std::string http_html_section(render::Page& page);
+void http_html_headline(const nlohmann::json& result, std::vector<std::string>& sentences);
 
 // Client flags (flags.cpp): --http, which asks for the kind.
 std::vector<CLI::Option*> add_http_flags(CLI::App& command, KindFlags& flags);

@@ -113,18 +113,28 @@ std::string runs_table(const measure::Comparison& c, const HttpResults& http) {
   }
   if (c.interrupted) out += "(*: interrupted, this side's figures until then; left out of the statistics)\n";
   out += reconnections_text(http);
-  out +=
-      "(latency: each request's send to its response's last byte; ttfb: to its first; wire: the bytes TCP "
-      "carried both ways, headers and TLS records with the bodies; conn: TCP connect and TLS handshake)\n";
+  const double rate = c.parameters.test.rr.rate_tps;
+  for (const HttpRun& run : http.runs) {
+    if (rate > 0 && !run.partial && run.requests_per_s() < 0.95 * rate)
+      out += fmt::format("{:>5} {:<4} fell behind the schedule: {:.0f} of the {:g} requests/s asked\n",
+                         render::round_label(run), run.label(), run.requests_per_s(), rate);
+  }
+  out += fmt::format(
+      "(latency: each request's {} to its response's last byte; ttfb: to its first; wire: the bytes TCP "
+      "carried both ways, headers and TLS records with the bodies; conn: TCP connect and TLS handshake)\n",
+      rate > 0 ? "scheduled send" : "send");
   return out;
 }
 
 }  // namespace
 
 std::string render_http_header(const measure::TestParameters& p) {
-  const std::string amount = p.test.rr.transactions > 0
-                                 ? fmt::format("{} requests in all", p.test.rr.transactions)
-                                 : fmt::format("{:g} s", p.test.duration_s());
+  std::string amount = p.test.rr.transactions > 0 ? fmt::format("{} requests in all", p.test.rr.transactions)
+                                                  : fmt::format("{:g} s", p.test.duration_s());
+  if (p.test.rr.rate_tps > 0)
+    amount += fmt::format(
+        " open loop at {:g} requests/s over all connections (latency from each request's scheduled time)",
+        p.test.rr.rate_tps);
   const std::string what = p.test.rr.request_bytes > 0
                                ? fmt::format("POST of {}", format_bytes(p.test.rr.request_bytes))
                                : std::string("GET");
@@ -136,7 +146,10 @@ std::string render_http_header(const measure::TestParameters& p) {
   return fmt::format(
       "http: {}, {}{}, {} connection{}{}, {} per run, {}\n", http_version_name(p.test.http.version), what,
       asked, p.test.streams, p.test.streams == 1 ? "" : "s",
-      p.test.http.requests_per_connection > 0
+      p.test.rr.rate_tps > 0
+          ? std::string(p.test.http.version == 2 ? ", as many streams in flight as the schedule makes"
+                                                 : ", requests pipelined as the schedule makes them")
+      : p.test.http.requests_per_connection > 0
           ? fmt::format(" in turn, each a new connection every {} request{}{}",
                         p.test.http.requests_per_connection,
                         p.test.http.requests_per_connection == 1 ? "" : "s",

@@ -68,7 +68,8 @@ void check(const spec::Test& t, Mode mode) {
         fmt::format("--http runs over tcp and tls (HTTP/3 over {} is not built yet)", to_string(mode)));
   if ((t.rr.transactions == 0) == (t.duration_ms == 0))
     throw spec::Invalid("--http runs -n requests or for -t seconds: give one");
-  if (t.rr.rate_tps > 0) throw spec::Invalid("--rate with --http: open-loop HTTP is not built yet");
+  if (t.rr.rate_tps > 0 && t.duration_ms == 0)
+    throw spec::Invalid("--rate needs -t: an open-loop run goes for a time");
   if (t.rr.transactions != 0 && t.rr.transactions < t.streams)
     throw spec::Invalid(fmt::format("-n {}: fewer requests than connections (-P {}); each makes one at least",
                                     t.rr.transactions, t.streams));
@@ -126,6 +127,8 @@ const KindSlice kHttpKind{
     .json = http_entry::json,
     .last_run_json = http_entry::last_run_json,
     .csv = http_entry::csv,
+    .html_section = http_html_section,
+    .html_headline = http_html_headline,
     .results = {"http", "http_runs", "requests", "requests", http_entry::kFigures, "messages", "requests"},
 };
 

@@ -16,29 +16,9 @@ std::string rr_html_section(render::Page& page) {
   std::string out = R"(<section id="rr"><h2>Request/response</h2>)";
   out += page.per_round("rr_runs", "transactions_per_s", "Transactions per second per round",
                         "transactions/s", "transactions/s");
-  svg::Chart c;
-  c.title = "Latency by percentile (median over rounds of each; the top point is the max)";
-  c.x_title = "latency (µs, log scale)";
-  c.y_title = "percentile";
-  c.x_log = true;
-  c.y_nines = true;
-  const std::vector<std::pair<const char*, double>> percentiles{
-      {"min", 0}, {"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}, {"p999", 0.999}, {"max", 0.9997}};
-  for (const render::PageResult& r : page.results()) {
-    if (!r.setting.empty()) continue;
-    for (const auto& [v, runs] : runs_by_variant(list(*r.j, "rr_runs"), run_counts)) {
-      svg::Series s{page.name(r, v), {}, true};
-      page.mark(s, r, v);
-      for (const auto& [key, p] : percentiles) {
-        std::vector<double> values;
-        for (const json* run : runs)
-          values.push_back(number_at(*run, {"latency_us", key}));
-        s.points.push_back({median_of(values), -std::log10(1 - p), std::nullopt, std::nullopt, key});
-      }
-      c.series.push_back(std::move(s));
-    }
-  }
-  out += page.chart(std::move(c));
+  out += page.percentile_chart("rr_runs", "latency_us",
+                               "Latency by percentile (median over rounds of each; the top point is the max)",
+                               "latency (µs, log scale)");
   out += page.per_round("rr_runs", "handshake_us", "Handshake before each run's transactions",
                         "handshake (µs)", "µs");
   svg::Chart split;
