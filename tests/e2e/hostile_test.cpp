@@ -93,6 +93,24 @@ void real_test_succeeds(ServerProcess& server) {
   }
 }
 
+// Whether a --crr --mode tls client whose server had logged `logged_before`
+// bytes is past its two preflights (full and resumed handshakes, a line
+// each) and into its crr test, whose connections come beside its control
+// connection (two sockets on loopback): a third socket is one of them.
+bool crr_test_running(ServerProcess& server, std::size_t logged_before) {
+  const auto preflights_done = [&] {
+    const std::string log = server.process().log().substr(logged_before);
+    const std::size_t first = log.find("tls handshake test");
+    return first != std::string::npos && log.find("tls handshake test", first + 1) != std::string::npos;
+  };
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  while (std::chrono::steady_clock::now() < give_up) {
+    if (preflights_done() && tcp_sockets_at(server.port(), "01") >= 3) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
 }  // namespace
 
 TEST_CASE("hostile and broken peers: the server survives, serves the next client, and frees what they held") {
@@ -252,19 +270,7 @@ TEST_CASE("hostile and broken peers: the server survives, serves the next client
     BackgroundProcess client({tlscmp_binary(), "client", "127.0.0.1", "-p", server.port_text(), "--insecure",
                               "--crr", "-t", "30", "--mode", "tls", "--repeat", "1"},
                              logs.file("client"));
-    // The client's two preflights (full and resumed handshakes) end in a
-    // line each; then the crr test's connections come, beside its control
-    // connection (two sockets on loopback): a third socket is one of them.
-    const auto preflights_done = [&] {
-      const std::string log = server.process().log().substr(logged_before);
-      const std::size_t first = log.find("tls handshake test");
-      return first != std::string::npos && log.find("tls handshake test", first + 1) != std::string::npos;
-    };
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(15);
-    while (!(preflights_done() && tcp_sockets_at(server.port(), "01") >= 3) &&
-           std::chrono::steady_clock::now() < give_up)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    REQUIRE(preflights_done());
+    REQUIRE(crr_test_running(server, logged_before));
     client.stop(SIGKILL);
     // The server notices at its next look at the control connection; under
     // the sanitizers and other tests' load that can take some seconds.
