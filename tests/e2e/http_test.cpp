@@ -302,6 +302,11 @@ TEST_CASE("--url: tlscmp's client loads nginx over HTTP/1.1 and HTTP/2, tcp and 
   CHECK(missing.exit_code != 0);
   CHECK(missing.err.find("the server answered request 1 (GET /nothing) with status 404") !=
         std::string::npos);
+  // A certificate this client cannot trust: said, with what to give.
+  const ProcessResult untrusted =
+      run_tlscmp({"client", "--http", "1.1", "--url", https, "-n", "5", "--repeat", "1"});
+  CHECK(untrusted.exit_code != 0);
+  CHECK(untrusted.err.find("trust the server's CA with --ca FILE") != std::string::npos);
 }
 
 TEST_CASE(

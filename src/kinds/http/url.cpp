@@ -77,6 +77,24 @@ HttpUrl url_of(const session::ClientConfig& config, Mode mode) {
   throw Error(fmt::format("no --url for {}", to_string(mode)));
 }
 
+// What to do when the server's certificate was not accepted, or "".
+std::string trust_hint(const Stream& stream, const session::ClientConfig& config, const HttpUrl& url) {
+  const tls::TlsStream* tls = stream.tls();
+  if (tls == nullptr) return {};
+  switch (tls->verify_failure()) {
+    case tls::VerifyFailure::untrusted:
+      return config.ca_file.empty()
+                 ? " (trust the server's CA with --ca FILE, or skip verification with --insecure)"
+                 : "";
+    case tls::VerifyFailure::name_mismatch:
+      return fmt::format(
+          " (the server's certificate does not name '{}': put a name it has in the URL, or use --insecure)",
+          url.host);
+    default:
+      return {};
+  }
+}
+
 std::unique_ptr<Stream> connect_to(const session::ClientConfig& config, const HttpUrl& url, Mode mode,
                                    const tls::Context* tls, const tls::Session& resume,
                                    double& handshake_us) {
@@ -92,8 +110,8 @@ std::unique_ptr<Stream> connect_to(const session::ClientConfig& config, const Ht
                                                          tls, {url.host, resume, {}, {}});
   stream->set_deadline(Deadline::after(config.timeouts.handshake));
   if (const std::error_code ec = stream->handshake())
-    throw Error(fmt::format("{} handshake with {} failed: {}", facts(mode).handshake, url.authority,
-                            describe(ec, stream->error_detail())));
+    throw Error(fmt::format("{} handshake with {} failed: {}{}", facts(mode).handshake, url.authority,
+                            describe(ec, stream->error_detail()), trust_hint(*stream, config, url)));
   set_nodelay(stream->native_handle(), true);
   handshake_us = measure::ns_to_us(measure::now_ns() - start_ns);
   return stream;
