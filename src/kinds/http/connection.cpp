@@ -64,7 +64,9 @@ void end_exchange(Stream& stream, bool frames_may_follow, HttpSideResult& result
     if (stream.read_some(extra, ec) > 0 && !frames_may_follow && result.error.empty())
       result.error = "the server sent bytes after the last response";
   }
-  const bool ended = ec == TransportErrc::eof || ec == TransportErrc::truncated || ec == TransportErrc::reset;
+  // ENOTCONN: a reset the shutdown's write took already (the socket is closed).
+  const bool ended = ec == TransportErrc::eof || ec == TransportErrc::truncated ||
+                     ec == TransportErrc::reset || ec == std::errc::not_connected;
   if (!ended && result.error.empty())
     result.error = fmt::format("waiting for the server's end: {}", describe(ec, stream.error_detail()));
 }
@@ -87,6 +89,13 @@ HttpSideResult run_http_server(Stream& stream, std::uint32_t version, std::chron
   return on_connection(stream, idle, [&](HttpSideResult& result) {
     if (version == 2) {
       h2_server(stream, first, result);
+      // The client's GOAWAY ended the session; its end (TLS's close_notify,
+      // then FIN) follows. Read to it, so that closing leaves nothing unread,
+      // which would reset the connection under the client's last read.
+      std::error_code ec;
+      std::byte rest[4096];
+      while (result.error.empty() && !ec)
+        stream.read_some(rest, ec);
     } else {
       h1_server(stream, first, result);
     }
