@@ -267,15 +267,24 @@ class Nginx {
   std::unique_ptr<BackgroundProcess> process_;
 };
 
+// Debian's nginx where nginx-light puts it; skipped, with why, if not there.
+bool have_nginx() {
+  if (::access("/usr/sbin/nginx", X_OK) == 0) return true;
+  skip("nginx (nginx-light) is not installed: scripts/install-deps installs it");
+  return false;
+}
+
+// Certificates from `tlscmp certs` in `dir`, for nginx to serve.
+void make_certs(const TempDir& dir) {
+  REQUIRE(run_tlscmp({"certs", "--dir", dir.path().string()}).exit_code == 0);
+}
+
 }  // namespace
 
 TEST_CASE("--url: tlscmp's client loads nginx over HTTP/1.1 and HTTP/2, tcp and tls, counts exact") {
-  if (::access("/usr/sbin/nginx", X_OK) != 0) {
-    skip("nginx (nginx-light) is not installed: scripts/install-deps installs it");
-    return;
-  }
-  TempDir certs;
-  REQUIRE(run_tlscmp({"certs", "--dir", certs.path().string()}).exit_code == 0);
+  if (!have_nginx()) return;
+  const TempDir certs;
+  make_certs(certs);
   const Nginx nginx(certs.path().string());
   const std::string https = nginx.url("https", nginx.tls());
   for (const auto& [version, plain, alpn] : {std::tuple{"1.1", nginx.url("http", nginx.h1()), "http/1.1"},
@@ -311,12 +320,9 @@ TEST_CASE("--url: tlscmp's client loads nginx over HTTP/1.1 and HTTP/2, tcp and 
 
 TEST_CASE(
     "--requests-per-connection against nginx: a connection per R requests, the share resumed as asked") {
-  if (::access("/usr/sbin/nginx", X_OK) != 0) {
-    skip("nginx (nginx-light) is not installed: scripts/install-deps installs it");
-    return;
-  }
-  TempDir certs;
-  REQUIRE(run_tlscmp({"certs", "--dir", certs.path().string()}).exit_code == 0);
+  if (!have_nginx()) return;
+  const TempDir certs;
+  make_certs(certs);
   const Nginx nginx(certs.path().string());
   const std::string urls = nginx.url("http", nginx.h1()) + "," + nginx.url("https", nginx.tls());
   // R = 1, 80% offering the last session: every request on a connection of its own.
