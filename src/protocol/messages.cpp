@@ -348,7 +348,8 @@ PreambleInfo parse_preamble(std::span<const std::byte, kPreambleBytes> bytes) {
       kind != static_cast<std::uint8_t>(ConnectionKind::data) &&
       kind != static_cast<std::uint8_t>(ConnectionKind::handshake) &&
       kind != static_cast<std::uint8_t>(ConnectionKind::crr) &&
-      kind != static_cast<std::uint8_t>(ConnectionKind::flow)) {
+      kind != static_cast<std::uint8_t>(ConnectionKind::flow) &&
+      kind != static_cast<std::uint8_t>(ConnectionKind::http)) {
     throw ProtocolError(fmt::format("unknown connection kind {:#04x}", kind));
   }
   return {static_cast<ConnectionKind>(kind), static_cast<std::uint8_t>(bytes[7])};

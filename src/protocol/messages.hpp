@@ -72,12 +72,15 @@ class ProtocolError : public Error {
 // flow: a many-connection test's connection; its data header comes in the
 // clear, right after the preamble, and TLS (if any) after it, so that the
 // server hands the socket to an event loop before any handshake.
+// http: one connection of an http test with --requests-per-connection:
+// after its cookie, HTTP requests, then closed.
 enum class ConnectionKind : std::uint8_t {
   control = 'C',
   data = 'D',
   handshake = 'H',
   crr = 'N',
-  flow = 'F'
+  flow = 'F',
+  http = 'W'
 };
 
 using Cookie = std::array<std::byte, kCookieBytes>;

@@ -81,8 +81,18 @@ bool Stream::readable_within(std::chrono::nanoseconds wait, std::error_code& ec)
   return readable_fd_within(native_handle(), wait, ec);
 }
 
+std::size_t Stream::read_now(std::span<std::byte> buf, std::error_code& ec) {
+  if (!transfer_phase_ || library_waits_) return read_some(buf, ec);
+  set_nonblocking(fd_.get(), true);
+  no_wait_ = true;
+  const std::size_t n = read_some(buf, ec);
+  no_wait_ = false;
+  set_nonblocking(fd_.get(), false);
+  return n;
+}
+
 std::error_code Stream::wait_ready(short events) {
-  if (event_loop_) {
+  if (event_loop_ || no_wait_) {
     wanted_events_ = events;
     return TransportErrc::would_block;
   }

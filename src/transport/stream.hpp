@@ -117,6 +117,12 @@ class Stream : public std::enable_shared_from_this<Stream> {
   // Waits up to `wait` for bytes to read (or the stream's end): true if
   // there are. poll(2) on the socket; a QUIC stream asks its library.
   virtual bool readable_within(std::chrono::nanoseconds wait, std::error_code& ec);
+  // In the transfer phase, after readable_within said so: read_some
+  // without waiting. What came may hold no data (TLS 1.3's session
+  // tickets, which come unasked after the handshake): 0 then, with
+  // TransportErrc::would_block, where read_some would block until the idle
+  // timeout. A stream whose library waits (QUIC) reads as read_some.
+  std::size_t read_now(std::span<std::byte> buf, std::error_code& ec);
 
   // Reads exactly buf.size() bytes, or fails with ec.
   void read_exact(std::span<std::byte> buf, std::error_code& ec);
@@ -189,6 +195,7 @@ class Stream : public std::enable_shared_from_this<Stream> {
   bool transfer_phase_ = false;
   bool event_loop_ = false;
   bool library_waits_ = false;
+  bool no_wait_ = false;  // read_now's call: a wait is would_block
   std::chrono::milliseconds tick_{250};
   short wanted_events_ = 0;
   Deadline deadline_ = Deadline::never();

@@ -249,6 +249,21 @@ TEST_CASE("hostile and broken peers: the server survives, serves the next client
     CHECK(answer.rfind(kControl, 0) == 0);  // the server's own preamble, version 1
     CHECK(server.process().wait_for_log("protocol version 7"));
   }
+  SUBCASE("http connections (--requests-per-connection) with a cut cookie, or one of no test") {
+    const auto preamble = protocol::encode_preamble(protocol::ConnectionKind::http);
+    const std::string http(reinterpret_cast<const char*>(preamble.data()), preamble.size());
+    {
+      RawConnection c(server.port());
+      c.send(http + std::string(16, 'x') + "GET /10 HTTP/1.1\r\nHost: x\r\n\r\n");
+      c.read_all(brief);
+      CHECK(server.process().wait_for_log("http connection for an unknown or finished test"));
+    }
+    {
+      RawConnection c(server.port());
+      c.send(http + "half");  // then a hang-up
+    }
+    CHECK(server.process().wait_for_log("http connection without a cookie"));
+  }
   SUBCASE(
       "crr connections with no cookie, a cut one, or one of no test; and a crr test's client that vanishes") {
     const auto preamble = protocol::encode_preamble(protocol::ConnectionKind::crr);

@@ -335,9 +335,8 @@ TEST_CASE(
   }
   CHECK(run_of(one, "tcp")["resumed_connections"] == 0);
   const json& tls = run_of(one, "tls");
-  // 199 draws at 80% (the first has no session to offer): far from either end.
-  CHECK(tls["resumed_connections"].get<int>() > 100);
-  CHECK(tls["resumed_connections"].get<int>() < 199);
+  // 80% of the 199 that had a session to offer (the first has none), spread evenly.
+  CHECK(tls["resumed_connections"] == 159);
   CHECK(tls["handshake_resumed_us"]["count"] == tls["resumed_connections"]);
   CHECK(tls["handshake_full_us"]["count"].get<int>() + tls["resumed_connections"].get<int>() == 200);
   // R = 3 over HTTP/2 on two connectors: 10 requests each, so 4 connections each.
@@ -353,9 +352,40 @@ TEST_CASE(
       {"client", "--http", "2", "--url", nginx.url("http", nginx.h1()), "-n", "5", "--repeat", "1"});
   CHECK(h1_port.exit_code != 0);
   CHECK(h1_port.err.find("the server answered in HTTP/1.x") != std::string::npos);
-  // Against tlscmp's own server it is refused in one line that says what to do.
-  const ProcessResult refused =
-      run_tlscmp({"client", "--http", "1.1", "--requests-per-connection", "1", "-n", "5", "--repeat", "1"});
-  CHECK(refused.exit_code != 0);
-  CHECK(refused.err.find("--url") != std::string::npos);
+}
+
+TEST_CASE("--requests-per-connection against tlscmp's server: both sides count the connections") {
+  SUBCASE("HTTP/1.1, -n: each connector's share in connections of R, half of those that could resume") {
+    // Two connectors of 30 requests, 4 a connection: 8 connections each, of
+    // which 7 had a session to offer and 3 offer it (50%, spread evenly).
+    const json j = client_json({"--http", "1.1", "-n", "60", "-P", "2", "--requests-per-connection", "4",
+                                "--resume-ratio", "0.5", "--repeat", "1"});
+    for (const char* variant : {"tcp", "tls"}) {
+      CAPTURE(variant);
+      const json& run = run_of(j, variant);
+      CHECK(run["requests"] == 60);
+      CHECK(run["connections_opened"] == 16);
+      // The server's side measured: its CPU over the connections it served.
+      CHECK(run["server"]["cpu_us_per_request"].get<double>() > 0);
+      CHECK(run["client"]["cpu_us_per_request"].get<double>() > 0);
+    }
+    CHECK(run_of(j, "tcp")["resumed_connections"] == 0);
+    CHECK(run_of(j, "tls")["resumed_connections"] == 6);
+    CHECK(run_of(j, "tls")["handshake_resumed_us"]["count"] == 6);
+    CHECK(run_of(j, "tls")["handshake_full_us"]["count"] == 10);
+  }
+  SUBCASE("HTTP/2 in an open loop: each connection the next R requests of the schedule") {
+    // 200 requests/s for 1 s over two connectors: 100 each, 5 a connection.
+    const json j = client_json({"--http", "2", "--rate", "200", "-t", "1", "-P", "2",
+                                "--requests-per-connection", "5", "--resume-ratio", "1", "--repeat", "1"});
+    for (const char* variant : {"tcp", "tls"}) {
+      CAPTURE(variant);
+      const json& run = run_of(j, variant);
+      CHECK(run["requests"] == 200);
+      CHECK(run["connections_opened"] == 40);
+      CHECK(run["server"]["cpu_us_per_request"].get<double>() > 0);
+    }
+    CHECK(run_of(j, "tls")["resumed_connections"] == 38);  // all but each connector's first
+    CHECK(run_of(j, "tls")["alpn"] == "h2");
+  }
 }

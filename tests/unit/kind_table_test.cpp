@@ -40,6 +40,7 @@ TEST_CASE("the table of kinds: one entry per kind, in TestKind order, each with 
 TEST_CASE("a kind's own connections find their kind, data and control connections none") {
   CHECK(slice_of(protocol::ConnectionKind::handshake) == &slice_of(TestKind::handshake));
   CHECK(slice_of(protocol::ConnectionKind::crr) == &slice_of(TestKind::crr));
+  CHECK(slice_of(protocol::ConnectionKind::http) == &slice_of(TestKind::http));
   CHECK(slice_of(protocol::ConnectionKind::data) == nullptr);
   CHECK(slice_of(protocol::ConnectionKind::control) == nullptr);
   std::set<protocol::ConnectionKind> seen;

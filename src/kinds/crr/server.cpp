@@ -1,13 +1,10 @@
 // The server half of a connection-per-transaction test (see kinds/crr/crr.hpp).
 
-#include <poll.h>
-
 #include <fmt/format.h>
 #include <algorithm>
-#include <condition_variable>
-#include <mutex>
 
 #include "kinds/calibration.hpp"
+#include "kinds/connection_tally.hpp"
 #include "kinds/crr/crr.hpp"
 #include "kinds/data_threads.hpp"
 #include "kinds/exchange.hpp"
@@ -20,101 +17,22 @@
 namespace tlscmp::kinds {
 namespace {
 
-// How often the control session looks at its connections while it waits.
-constexpr std::chrono::milliseconds kCheckInterval{250};
-
 // A crr test's account on the server: each connection's thread adds its
 // part; the control session reads the totals once the client is done.
-class CrrTally final : public session::PendingTests::ConnectionSink {
+class CrrTally final : public ConnectionTally {
  public:
   CrrTally(std::uint64_t request_bytes, std::uint64_t response_bytes, std::chrono::milliseconds idle)
       : request_bytes_(request_bytes), response_bytes_(response_bytes), piece_time_(idle) {}
-
-  struct Totals {
-    std::uint64_t connections = 0;
-    std::uint64_t resumed = 0;
-    std::uint64_t failed = 0;
-    std::uint64_t bytes_received = 0;
-    std::uint64_t bytes_sent = 0;
-    double cpu_s = 0;
-    std::string first_failure;
-    std::uint64_t events = 0;  // connections begun and ended: any change shows progress
-  };
 
   std::uint64_t request_bytes() const { return request_bytes_; }
   std::uint64_t response_bytes() const { return response_bytes_; }
   // How long a piece of a request or response may take (--idle-timeout).
   std::chrono::milliseconds idle() const { return piece_time_; }
 
-  // A connection begins; false once the test takes no more.
-  bool begin() {
-    std::lock_guard lock(mutex_);
-    if (closed_) return false;
-    ++in_flight_;
-    ++totals_.events;
-    return true;
-  }
-  // A connection that began has ended: completed, or failed with `failure`.
-  void end(const std::string& failure, bool resumed, std::uint64_t received, std::uint64_t sent,
-           double cpu_s) {
-    {
-      std::lock_guard lock(mutex_);
-      --in_flight_;
-      ++totals_.events;
-      if (failure.empty()) {
-        ++totals_.connections;
-        if (resumed) ++totals_.resumed;
-      } else {
-        ++totals_.failed;
-        if (totals_.first_failure.empty()) totals_.first_failure = failure;
-      }
-      totals_.bytes_received += received;
-      totals_.bytes_sent += sent;
-      totals_.cpu_s += cpu_s;
-    }
-    idle_.notify_all();
-  }
-  // Takes no more connections (its time is up, or the client is done).
-  void close() {
-    std::lock_guard lock(mutex_);
-    closed_ = true;
-  }
-  // The totals, once no connection is in flight (or the deadline passed).
-  Totals settle(Deadline deadline) {
-    std::unique_lock lock(mutex_);
-    idle_.wait_until(lock, deadline.at(), [&] { return in_flight_ == 0; });
-    return totals_;
-  }
-  std::uint64_t events() const {
-    std::lock_guard lock(mutex_);
-    return totals_.events;
-  }
-  // A TLS connection that completed: the first one's parameters are kept,
-  // for this side's calibration (kTLS's are not: its records are the kernel's).
-  void note_tls(const tls::SessionInfo& info) {
-    std::lock_guard lock(mutex_);
-    if (tls_.has_value() || info.ktls_send || info.ktls_receive) return;
-    tls_ = info;
-  }
-  bool has_tls() const {
-    std::lock_guard lock(mutex_);
-    return tls_.has_value();
-  }
-  std::optional<tls::SessionInfo> tls() const {
-    std::lock_guard lock(mutex_);
-    return tls_;
-  }
-
  private:
   const std::uint64_t request_bytes_;
   const std::uint64_t response_bytes_;
   const std::chrono::milliseconds piece_time_;
-  mutable std::mutex mutex_;
-  std::condition_variable idle_;
-  bool closed_ = false;
-  int in_flight_ = 0;
-  Totals totals_;
-  std::optional<tls::SessionInfo> tls_;
 };
 
 }  // namespace
@@ -173,7 +91,7 @@ void serve_crr_connection(Stream& stream, session::PendingTests& pending, double
     if (!ec && !tally->has_tls()) tally->note_tls(tls->session_info());  // once: it reads the certificates
   }
   const double now_cpu_s = measure::thread_cpu_s();
-  tally->end(failure, resumed, received, sent, now_cpu_s - cpu_mark);
+  tally->end({failure, resumed, failure.empty() ? 1u : 0u, received, sent, now_cpu_s - cpu_mark});
   cpu_mark = now_cpu_s;
 }
 
@@ -181,7 +99,7 @@ namespace {
 
 // The server's log line for a crr test: its counts, or the client's figure
 // that disagreed with them.
-std::string describe_crr_test(const protocol::TestRequest& request, const CrrTally::Totals& totals,
+std::string describe_crr_test(const protocol::TestRequest& request, const ConnectionTally::Totals& totals,
                               const SideResult& theirs, double elapsed_us, const std::string& stopped,
                               const std::string& disagreement) {
   const std::string what = fmt::format("crr {} {}/{}", to_string(request.mode), request.test.rr.request_bytes,
@@ -209,7 +127,7 @@ namespace {
 // handshakes. None for TCP.
 std::optional<measure::TransactionCalibration> calibrate_here(const protocol::TestRequest& request,
                                                               const CrrTally& tally,
-                                                              const CrrTally::Totals& totals) {
+                                                              const ConnectionTally::Totals& totals) {
   const std::optional<tls::SessionInfo> info = tally.tls();
   if (!info || totals.connections == 0) return std::nullopt;
   return transaction_calibration_for(library_of(request), info->cipher,
@@ -247,41 +165,14 @@ std::string serve_crr_test(Stream& control, const protocol::TestRequest& request
   // The accepting threads serve every test: of them, only the host's CPU over this one.
   measure::RunWatch watch(0);
 
-  // Wait for the client's count, watching the connections meanwhile: a
-  // client that makes none for the idle timeout is gone, and a test past
-  // --max-duration takes no more.
-  const auto max_duration =
-      side.config().max_duration +
-      (request.test.duration_ms > 0
-           ? std::chrono::duration_cast<std::chrono::milliseconds>(session::kTimedDrainGrace)
-           : std::chrono::milliseconds(0));
-  std::string stopped;
-  std::uint64_t seen = tally->events();
-  std::int64_t last_progress_ns = start_ns;
-  for (;;) {
-    if (wait_fd(control.native_handle(), POLLIN, Deadline::after(kCheckInterval)) != TransportErrc::timeout)
-      break;  // the client's count, or an error that reading it will name
-    if (side.stopping()) throw Error("the server is stopping");
-    const std::int64_t now = measure::now_ns();
-    if (const std::uint64_t events = tally->events(); events != seen) {
-      seen = events;
-      last_progress_ns = now;
-    } else if (now - last_progress_ns > std::chrono::nanoseconds(t.idle).count()) {
-      throw Error(fmt::format("crr {}: the client made no connection for {:g} s", to_string(request.mode),
-                              std::chrono::duration<double>(t.idle).count()));
-    }
-    if (stopped.empty() && now - start_ns > std::chrono::nanoseconds(max_duration).count()) {
-      tally->close();
-      stopped =
-          fmt::format("the test ran past this server's --max-duration of {:g} s; it took no more connections",
-                      std::chrono::duration<double>(side.config().max_duration).count());
-    }
-  }
+  // Wait for the client's count, watching the connections meanwhile.
+  const std::string stopped =
+      await_client_count(control, *tally, request, side, fmt::format("crr {}", to_string(request.mode)));
   control.set_deadline(Deadline::after(t.control));
   const auto theirs = session::receive<SideResult>(control, "the client's connection count");
   tally->close();
   // The last connections' threads may still be adding theirs.
-  const CrrTally::Totals totals = tally->settle(Deadline::after(t.control));
+  const ConnectionTally::Totals totals = tally->settle(Deadline::after(t.control));
   const double elapsed_us = measure::ns_to_us(measure::now_ns() - start_ns);
   SideResult mine;
   mine.role = Role::receiver;

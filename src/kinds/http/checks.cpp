@@ -35,3 +35,37 @@ std::string check_http_peer(const PeerJudge& judge, const protocol::TestRequest&
 }
 
 }  // namespace tlscmp::kinds
+
+namespace tlscmp::kinds {
+
+std::string check_http_count(const PeerJudge& judge, const protocol::TestRequest& request,
+                             const SideResult& mine, const SideResult& theirs) {
+  const bool client = judge.peer() == Peer::client;
+  // Connections, resumed ones and requests: each side counted the same ones.
+  const std::array<std::tuple<const char*, std::uint64_t, std::uint64_t, const char*>, 3> counts{{
+      {"connections", theirs.connections, mine.connections, client ? "opening" : "serving"},
+      {"resumed", theirs.resumed, mine.resumed, "resuming"},
+      {"messages", theirs.messages, mine.messages, client ? "taking responses to" : "answering"},
+  }};
+  for (const auto& [field, peer, here, verb] : counts) {
+    if (peer != here)
+      return judge.disagree(fmt::format("{} {} {}", verb, peer, field == std::string_view("messages") ? "requests" : field),
+                            fmt::format("{} counted {}", judge.here(), here), field);
+  }
+  const std::uint64_t size = client ? request.test.rr.response_bytes : request.test.rr.request_bytes;
+  if (!bytes_are_pieces(theirs.bytes, theirs.messages, size))
+    return judge.disagree(fmt::format("receiving {} bytes of body in {} {}", theirs.bytes, theirs.messages,
+                                      client ? "responses" : "requests"),
+                          fmt::format("bodies of {} bytes", size), "bytes");
+  if (std::string line = judge.check_window(
+          fmt::format("{} {} connections in {:.0f} us", client ? "opening" : "serving", theirs.connections,
+                      theirs.elapsed_us),
+          theirs.elapsed_us, theirs.elapsed_us, theirs.connections > 0, "elapsed_us");
+      !line.empty())
+    return line;
+  if (!client) return {};  // the server's connections ran on its accepting threads, however many
+  return judge.check_cpu(theirs.cpu_user_s, theirs.cpu_system_s, request.test.streams,
+                         "on its connectors' threads");
+}
+
+}  // namespace tlscmp::kinds

@@ -121,6 +121,8 @@ void trade_and_judge(Stream& control, const protocol::TestRequest& request,
 HttpRun run_http_test(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
                       session::InterruptWatch& interrupt, int round, measure::Environment& environment) {
   if (!config.urls.empty()) return run_http_url(config, tls, mode, interrupt);
+  if (config.test.http.requests_per_connection > 0)
+    return run_http_reconnecting(config, tls, mode, interrupt, round, environment);
   const RunClock clock;
   const session::Timeouts& timeouts = config.timeouts;
   TcpStream control(

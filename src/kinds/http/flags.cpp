@@ -75,8 +75,7 @@ std::vector<CLI::Option*> add_http_flags(CLI::App& cmd, KindFlags& flags) {
                t.http.requests_per_connection = static_cast<std::uint32_t>(
                    spec::parse_count(text, "--requests-per-connection", 1, 1'000'000'000, "requests"));
              },
-             "With --http and --url: a new connection (TCP connect and TLS handshake) after this many "
-             "requests; "
+             "With --http: a new connection (TCP connect and TLS handshake) after this many requests; "
              "1: a connection per request, as --crr (default: each of -P connections kept alive)")
           ->type_name("R")
           ->needs(http),
@@ -146,14 +145,6 @@ void configure_http(const SharedFlags& flags, session::ClientConfig& c) {
   c.test.http.streams = c.quic_streams;
   c.quic_streams = 1;
   if (!c.urls.empty()) configure_urls(c);
-  if (c.test.http.requests_per_connection > 0 && c.urls.empty())
-    throw UsageError(
-        "--requests-per-connection against a tlscmp server is not built yet: load it as any HTTP server, "
-        "--url http://HOST:PORT/RESP,https://HOST:PORT/RESP (its side then unmeasured)");
-  if (c.test.rr.rate_tps > 0 && c.test.http.requests_per_connection > 0)
-    throw UsageError(
-        "--rate with --requests-per-connection is not built yet: an open loop runs on kept-alive "
-        "connections; leave one out");
   if (c.test.http.resume_percent > 0 && c.test.http.requests_per_connection == 0)
     throw UsageError(
         "--resume-ratio needs --requests-per-connection: kept-alive connections shake hands once");

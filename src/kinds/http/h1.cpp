@@ -174,6 +174,7 @@ void h1_open_loop(Stream& stream, const HttpClientSpec& spec, HttpSideResult& re
   Pipeline pipeline(spec, result);
   const double period_ns = 1e9 / spec.rate_rps;
   std::uint64_t sent = 0;
+  bool heard = false;  // the server's first bytes came
   std::int64_t next_ns = spec.start_ns;
   result.start_ns = spec.start_ns;
   for (;;) {
@@ -183,8 +184,12 @@ void h1_open_loop(Stream& stream, const HttpClientSpec& spec, HttpSideResult& re
     const bool readable = !sending || stream.has_buffered() ||
                           stream.readable_within(std::chrono::nanoseconds(next_ns - measure::now_ns()), ec);
     if (!ec && readable) {
-      const std::size_t got = stream.read_some(buffer, ec);
-      if (!ec) {
+      // Until the server's first bytes, what came may be TLS's tickets
+      // alone: read without waiting, so that a due request is not held up.
+      const std::size_t got = sending && !heard ? stream.read_now(buffer, ec) : stream.read_some(buffer, ec);
+      if (ec == TransportErrc::would_block) ec.clear();
+      heard = heard || got > 0;
+      if (!ec && got > 0) {
         result.error =
             pipeline.take(reinterpret_cast<const char*>(buffer.data()), got, measure::now_ns(), sending);
         if (!result.error.empty()) break;

@@ -65,11 +65,13 @@ std::string flush(nghttp2_session* session, Stream& stream) {
 }
 
 // Bytes read in, fed to the session; "" or what failed. `ended`: the peer's end came.
-// `got`: how many bytes came, at the start of `buffer`.
+// `got`: how many bytes came, at the start of `buffer`. `now`: what came
+// may hold no data (Stream::read_now); then none is read and none waited for.
 std::string feed(nghttp2_session* session, Stream& stream, std::vector<std::byte>& buffer, bool& ended,
-                 std::size_t& got) {
+                 std::size_t& got, bool now = false) {
   std::error_code ec;
-  got = stream.read_some(buffer, ec);
+  got = now ? stream.read_now(buffer, ec) : stream.read_some(buffer, ec);
+  if (ec == TransportErrc::would_block && now) return {};
   if (ec == TransportErrc::eof) {
     ended = true;
     return {};
@@ -139,10 +141,11 @@ struct H2Client {
     ++issued;
   }
   // The server's bytes read in and fed to the session; false once the run must stop (`error`).
-  bool take(std::vector<std::byte>& buffer) {
+  // `now`: Stream::read_now, not read_some.
+  bool take(std::vector<std::byte>& buffer, bool now = false) {
     bool ended = false;
     std::size_t got = 0;
-    error = feed(session, stream, buffer, ended, got);
+    error = feed(session, stream, buffer, ended, got, now);
     if (!heard && got > 0 && answered_in_http1(buffer, got))
       error =
           "the server answered in HTTP/1.x: without TLS it takes HTTP/2 only on a port set for it "
@@ -252,7 +255,9 @@ void h2_open_loop(H2Client& c, std::vector<std::byte>& buffer) {
     const bool readable = !sending || c.stream.has_buffered() ||
                           c.stream.readable_within(std::chrono::nanoseconds(next_ns - now), ec);
     if (ec) c.error = fmt::format("awaiting responses: {}", describe(ec, c.stream.error_detail()));
-    if (!c.error.empty() || (readable && !c.take(buffer))) break;
+    // Until the server's first bytes, what came may be TLS's tickets alone:
+    // read without waiting, so that a due request is not held up.
+    if (!c.error.empty() || (readable && !c.take(buffer, sending && !c.heard))) break;
     now = measure::now_ns();
   }
   // The run lasts its schedule at least, as rr's open loop does.

@@ -21,6 +21,7 @@
 //                <------------------------- side_result per connection
 
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <span>
@@ -138,6 +139,27 @@ std::vector<session::Variant> url_variants(const session::ClientConfig& config,
 HttpRun run_http_url(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
                      session::InterruptWatch& interrupt);
 
+// --requests-per-connection (reconnect.cpp): a connector's next
+// connection, set up (connect and handshake; to a tlscmp server, its
+// preamble and cookie after), offering `resume` where it holds a session;
+// `us` its connect and handshake. Throws tlscmp::Error.
+using HttpDial = std::function<std::unique_ptr<Stream>(const tls::Session& resume, double& us)>;
+// -P connectors (`specs`), each opening a connection after another, R
+// requests on each; their counts and set-up times in `run`; each
+// connector's figures, CPU its thread's, set-up included.
+std::vector<HttpSideResult> run_connectors(const session::ClientConfig& config, bool tls,
+                                           const std::vector<HttpClientSpec>& specs, const HttpDial& dial,
+                                           HttpRun& run);
+// Both halves against a tlscmp server (reconnect_client.cpp,
+// reconnect_server.cpp): the client's run, and the server's test and each
+// of its connections (protocol::ConnectionKind::http), served on the thread
+// that accepted it.
+HttpRun run_http_reconnecting(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
+                              session::InterruptWatch& interrupt, int round, measure::Environment& environment);
+std::string serve_http_reconnecting(Stream& control, const protocol::TestRequest& request,
+                                    session::ServerSide& side);
+void serve_http_connection(std::unique_ptr<Stream>& stream, session::PendingTests& pending, double& cpu_mark);
+
 // Client: one run of `mode` (tcp, or tls with `tls`); with --url, against
 // its server (run_http_url). Throws tlscmp::Error naming what failed, on
 // which side and connection.
@@ -155,6 +177,14 @@ std::string serve_http_test(Stream& control, const protocol::TestRequest& reques
 // disagrees, or "".
 std::string check_http_peer(const PeerJudge& judge, const protocol::TestRequest& request,
                             const SideResult& mine, const SideResult& theirs);
+
+// --requests-per-connection: the counts a side sends at the end (each
+// connection's requests on the connection's thread), the peer's against
+// this side's: as many connections, resumed ones and requests, the bodies
+// their sizes, its window and CPU within this side's clock. The line
+// naming the first that disagrees, or "".
+std::string check_http_count(const PeerJudge& judge, const protocol::TestRequest& request,
+                             const SideResult& mine, const SideResult& theirs);
 
 // Reports (report.cpp).
 std::string render_http_header(const measure::TestParameters& parameters);

@@ -56,6 +56,7 @@ std::string trade(Stream& control, const std::vector<SideResult>& my_sides, std:
 
 std::string serve_http_test(Stream& control, const protocol::TestRequest& request,
                             session::ServerSide& side) {
+  if (request.test.http.requests_per_connection > 0) return serve_http_reconnecting(control, request, side);
   const RunClock clock;
   const session::Timeouts& t = side.config().timeouts;
   const auto reserved = reserve_data_connections(control, request, side);

@@ -109,7 +109,7 @@ const KindSlice kHttpKind{
     .takes =
         "--http takes -t, -n, -P, --streams (HTTP/2), --request, --response, --url, "
         "--requests-per-connection, "
-        "--resume-ratio, --repeat, --warmup and the TLS flags",
+        "--resume-ratio, --rate, --repeat, --warmup and the TLS flags",
     .add_flags = add_http_flags,
     .configure = configure_http,
     .variants = http_entry::variants,
@@ -119,6 +119,8 @@ const KindSlice kHttpKind{
     .check = http_entry::check,
     .example = http_entry::example,
     .serve = serve_http_test,
+    .connection = protocol::ConnectionKind::http,
+    .serve_connection = serve_http_connection,
     .claims = claims_http,
     .alpn = http_entry::kAlpn,
     .serve_foreign = serve_foreign_http,

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <charconv>
-#include <random>
 
+#include "kinds/data_connections.hpp"
 #include "kinds/data_threads.hpp"
 #include "kinds/http/http.hpp"
 #include "kinds/variants.hpp"
@@ -133,69 +133,6 @@ std::vector<session::Variant> url_variants(const session::ClientConfig& config,
 
 namespace {
 
-// One connector: a connection after another, each `per` requests (the last
-// what is left of its share), the share `resume_percent` of them offering
-// the last session, until its share is made or its time is up. The CPU is
-// its thread's over all of it, the connections' set-up with the requests.
-// A timed run opens no connection at or after the stop; one opened makes
-// its R requests. The first connection of `describe`'s connector names the
-// run's TLS parameters and ALPN.
-HttpSideResult connector(const session::ClientConfig& config, const HttpUrl& url, Mode mode,
-                         const tls::Context* tls, const HttpClientSpec& spec, std::uint32_t index,
-                         HttpRun* describe) {
-  const std::uint32_t per = config.test.http.requests_per_connection;
-  std::mt19937_64 random(0x9e3779b97f4a7c15ULL + index);
-  std::uniform_int_distribution<std::uint32_t> percent(0, 99);
-  HttpSideResult total;
-  tls::Session saved;
-  const measure::CpuTimes cpu_start = measure::thread_cpu_times();
-  total.start_ns = total.end_ns = measure::now_ns();
-  while (spec.requests > 0 ? total.transactions < spec.requests : measure::now_ns() < spec.stop_ns) {
-    const bool offer =
-        tls != nullptr && static_cast<bool>(saved) && percent(random) < config.test.http.resume_percent;
-    double us = 0;
-    std::unique_ptr<Stream> stream;
-    try {
-      stream = connect_to(config, url, mode, tls, offer ? saved : tls::Session(), us);
-    } catch (const Error& e) {
-      total.error = e.what();
-      break;
-    }
-    const bool resumed = stream->tls() != nullptr && stream->tls()->resumed();
-    if (describe != nullptr && total.connections == 0) {
-      describe->tls = tls_parameters(*stream, config.test.record_size);
-      if (const tls::TlsStream* t = stream->tls()) describe->alpn = t->session_info().alpn;
-    }
-    (resumed ? total.handshake_resumed : total.handshake_full).add(us);
-    ++total.connections;
-    total.resumed += resumed ? 1 : 0;
-    HttpClientSpec one = spec;
-    one.requests = spec.requests > 0 ? std::min<std::uint64_t>(per, spec.requests - total.transactions) : per;
-    const HttpSideResult r = run_http_client(*stream, one);
-    if (const tls::TlsStream* t = stream->tls(); t != nullptr && (t->has_new_session() || !saved))
-      saved = t->session();
-    total.transactions += r.transactions;
-    total.bytes_received += r.bytes_received;
-    total.latency += r.latency;
-    total.first_byte += r.first_byte;
-    total.wire_sent += r.wire_sent;
-    total.wire_received += r.wire_received;
-    total.end_ns = std::max(total.end_ns, r.end_ns);
-    if (!r.error.empty()) {
-      total.error = r.error;
-      break;
-    }
-  }
-  const measure::CpuTimes cpu = measure::thread_cpu_times() - cpu_start;
-  total.cpu_user_s = cpu.user_s;
-  total.cpu_system_s = cpu.system_s;
-  return total;
-}
-
-}  // namespace
-
-namespace {
-
 // -P connections kept alive, opened first, the handshakes timed apart.
 std::vector<HttpSideResult> kept_alive(const session::ClientConfig& config, const HttpUrl& url, Mode mode,
                                        const tls::Context* tls, const std::vector<HttpClientSpec>& specs,
@@ -221,35 +158,6 @@ std::vector<HttpSideResult> kept_alive(const session::ClientConfig& config, cons
   return mine;
 }
 
-// -P connectors, each opening a connection after another (--requests-per-connection).
-std::vector<HttpSideResult> reconnecting(const session::ClientConfig& config, const HttpUrl& url, Mode mode,
-                                         const tls::Context* tls, const std::vector<HttpClientSpec>& specs,
-                                         HttpRun& run) {
-  std::vector<HttpSideResult> mine(specs.size());
-  const std::vector<int> no_sockets(specs.size(), -1);
-  std::vector<RunFacts> facts = run_data_threads(no_sockets, config.client_cpu, [&](std::size_t i) {
-    mine[i] =
-        connector(config, url, mode, tls, specs[i], static_cast<std::uint32_t>(i), i == 0 ? &run : nullptr);
-  });
-  measure::LatencyHistogram full;
-  measure::LatencyHistogram resumed;
-  for (std::size_t i = 0; i < mine.size(); ++i) {
-    mine[i].facts = std::move(facts[i]);
-    run.connections_opened += mine[i].connections;
-    run.resumed_connections += mine[i].resumed;
-    full += mine[i].handshake_full;
-    resumed += mine[i].handshake_resumed;
-  }
-  run.handshake_full_us = full.summary();
-  run.handshake_resumed_us = resumed.summary();
-  const double all = static_cast<double>(run.handshake_full_us.count + run.handshake_resumed_us.count);
-  if (all > 0)
-    run.handshake_us = (run.handshake_full_us.mean * static_cast<double>(run.handshake_full_us.count) +
-                        run.handshake_resumed_us.mean * static_cast<double>(run.handshake_resumed_us.count)) /
-                       all;
-  return mine;
-}
-
 }  // namespace
 
 HttpRun run_http_url(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
@@ -263,9 +171,13 @@ HttpRun run_http_url(const session::ClientConfig& config, const tls::Context* tl
     spec.authority = url.authority;
     spec.path = url.path;
   }
-  const std::vector<HttpSideResult> mine = config.test.http.requests_per_connection > 0
-                                               ? reconnecting(config, url, mode, tls, specs, run)
-                                               : kept_alive(config, url, mode, tls, specs, interrupt, run);
+  const HttpDial dial = [&](const tls::Session& resume, double& us) {
+    return connect_to(config, url, mode, tls, resume, us);
+  };
+  const std::vector<HttpSideResult> mine =
+      config.test.http.requests_per_connection > 0
+          ? run_connectors(config, tls != nullptr, specs, dial, run)
+          : kept_alive(config, url, mode, tls, specs, interrupt, run);
   aggregate_http(run, mine);
   if (interrupt.interrupted()) {
     run.partial = true;
