@@ -51,16 +51,32 @@ ssize_t read_zeros(nghttp2_session*, std::int32_t, std::uint8_t* buf, std::size_
   return static_cast<ssize_t>(n);
 }
 
-// Whatever the session has to send, written; "" or what failed.
+// Whatever the session has to send, written; "" or what failed. The
+// session serializes a frame at a time: they go out together, up to
+// kFlushBytes a write, as nghttp2's own tools send them (a write, and over
+// TLS a record, per frame would cost a system call and a record header
+// each: HEADERS and DATA apart, every WINDOW_UPDATE).
 std::string flush(nghttp2_session* session, Stream& stream) {
+  constexpr std::size_t kFlushBytes = 64 * 1024;
+  thread_local std::vector<std::byte> out;
+  out.clear();
+  std::error_code ec;
+  const auto write_out = [&] {
+    if (!out.empty()) stream.write_all(out, ec);
+    out.clear();
+    return ec ? fmt::format("sending: {}", describe(ec, stream.error_detail())) : std::string();
+  };
   for (;;) {
     const std::uint8_t* data = nullptr;
     const ssize_t n = nghttp2_session_mem_send(session, &data);
     if (n < 0) return fmt::format("HTTP/2: {}", nghttp2_strerror(static_cast<int>(n)));
-    if (n == 0) return {};
-    std::error_code ec;
-    stream.write_all({reinterpret_cast<const std::byte*>(data), static_cast<std::size_t>(n)}, ec);
-    if (ec) return fmt::format("sending: {}", describe(ec, stream.error_detail()));
+    if (n == 0) return write_out();
+    const auto size = static_cast<std::size_t>(n);
+    if (out.size() + size > kFlushBytes) {
+      if (std::string failed = write_out(); !failed.empty()) return failed;
+    }
+    const auto* bytes = reinterpret_cast<const std::byte*>(data);
+    out.insert(out.end(), bytes, bytes + size);
   }
 }
 
