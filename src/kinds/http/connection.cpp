@@ -1,5 +1,5 @@
-// One HTTP connection's side, around its version's exchange (h1.cpp,
-// h2.cpp): the transfer phase's idle timeout, the thread's CPU and the bytes
+// One HTTP connection's side, around its exchange (drive.cpp):
+// the transfer phase's idle timeout, the thread's CPU and the bytes
 // TCP carried over it; and the paths that name a response's size.
 
 #include <linux/tcp.h>
@@ -7,7 +7,6 @@
 #include <sys/socket.h>
 
 #include <fmt/format.h>
-#include <charconv>
 
 #include "kinds/http/http.hpp"
 #include "measure/clock.hpp"
@@ -75,11 +74,7 @@ void end_exchange(Stream& stream, bool frames_may_follow, HttpSideResult& result
 
 HttpSideResult run_http_client(Stream& stream, const HttpClientSpec& spec) {
   return on_connection(stream, spec.idle_timeout, [&](HttpSideResult& result) {
-    if (spec.version == 2) {
-      h2_client(stream, spec, result);
-    } else {
-      h1_client(stream, spec, result);
-    }
+    http_client_exchange(stream, spec, result);
     if (result.error.empty()) end_exchange(stream, spec.version == 2, result);
   });
 }
@@ -87,8 +82,8 @@ HttpSideResult run_http_client(Stream& stream, const HttpClientSpec& spec) {
 HttpSideResult run_http_server(Stream& stream, std::uint32_t version, std::chrono::milliseconds idle,
                                std::span<const std::byte> first) {
   return on_connection(stream, idle, [&](HttpSideResult& result) {
+    http_server_exchange(stream, version, first, result);
     if (version == 2) {
-      h2_server(stream, first, result);
       // The client's GOAWAY ended the session; its end (TLS's close_notify,
       // then FIN) follows. Read to it, so that closing leaves nothing unread,
       // which would reset the connection under the client's last read.
@@ -96,27 +91,12 @@ HttpSideResult run_http_server(Stream& stream, std::uint32_t version, std::chron
       std::byte rest[4096];
       while (result.error.empty() && !ec)
         stream.read_some(rest, ec);
-    } else {
-      h1_server(stream, first, result);
     }
   });
 }
 
 std::string http_path(std::uint64_t response_bytes) {
   return fmt::format("/{}", response_bytes);
-}
-
-std::optional<std::uint64_t> response_size_of(std::string_view path) {
-  if (path.empty() || path.front() != '/') return std::nullopt;
-  path.remove_prefix(1);
-  const std::size_t end = path.find_first_of("?#");
-  const std::string_view digits = path.substr(0, end);
-  std::uint64_t size = 0;
-  const auto [at, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), size);
-  if (digits.empty() || ec != std::errc() || at != digits.data() + digits.size() ||
-      size > kMaxHttpResponseBytes)
-    return std::nullopt;
-  return size;
 }
 
 }  // namespace tlscmp::kinds

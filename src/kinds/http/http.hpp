@@ -14,7 +14,7 @@
 //   data connection per connection: preamble, cookie, index (TLS: after the
 //   handshake, which is timed on its own)
 //                <------------------------- 'R' on each, once all came
-//   HTTP on each connection (h1.cpp, h2.cpp) until the client has made its
+//   HTTP on each connection (drive.cpp) until the client has made its
 //   requests (-n) or its time is up (-t); then the client ends its sending
 //   direction (HTTP/2: GOAWAY first), the server answers with its own end
 //   side_result per connection ------------->  (messages: requests)
@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "framing/http.hpp"
 #include "kinds/exchange.hpp"
 #include "kinds/http/results.hpp"
 #include "kinds/kind.hpp"
@@ -45,15 +46,10 @@ class InterruptWatch;
 
 namespace tlscmp::kinds {
 
-// The caps a server holds each request to: its headers, all together, and
-// the response size a path may ask for.
-inline constexpr std::size_t kMaxHttpHeaderBytes = 16 * 1024;
+// The largest response a path may ask for; each request's headers are
+// held to framing::kMaxHttpHeaderBytes.
 inline constexpr std::uint64_t kMaxHttpResponseBytes = spec::kMaxRrBytes;
-
-// "HTTP/1.1" or "HTTP/2", as a test's http_version (1 or 2) names it.
-inline const char* http_version_name(std::uint32_t version) {
-  return version == 2 ? "HTTP/2" : "HTTP/1.1";
-}
+using framing::http_version_name;
 
 // What one connection's client side does.
 struct HttpClientSpec {
@@ -88,15 +84,15 @@ struct HttpSideResult : RrSideResult {
   measure::LatencyHistogram handshake_resumed;
 };
 
-// One connection's HTTP, client and server, by version (h1.cpp, h2.cpp).
-// Never throw for network or peer outcomes: a failure is in `error`, with
-// what was counted until then. `result` has its window and CPU set around
-// them (exchange.cpp's way) by run_http_client/run_http_server.
-void h1_client(Stream& stream, const HttpClientSpec& spec, HttpSideResult& result);
-void h2_client(Stream& stream, const HttpClientSpec& spec, HttpSideResult& result);
-// The server's take `first`, the bytes already read off the connection, before any more.
-void h1_server(Stream& stream, std::span<const std::byte> first, HttpSideResult& result);
-void h2_server(Stream& stream, std::span<const std::byte> first, HttpSideResult& result);
+// One connection's HTTP, client and server, over a blocking stream
+// (drive.cpp: the version's framing, closed or open loop). Never throw
+// for network or peer outcomes: a failure is in `error`, with what was
+// counted until then. `result` has its window and CPU set around them
+// (exchange.cpp's way) by run_http_client/run_http_server. The server's
+// take `first`, the bytes already read off the connection, before any more.
+void http_client_exchange(Stream& stream, const HttpClientSpec& spec, HttpSideResult& result);
+void http_server_exchange(Stream& stream, std::uint32_t version, std::span<const std::byte> first,
+                          HttpSideResult& result);
 
 HttpSideResult run_http_client(Stream& stream, const HttpClientSpec& spec);
 HttpSideResult run_http_server(Stream& stream, std::uint32_t version, std::chrono::milliseconds idle_timeout,
@@ -109,11 +105,8 @@ bool claims_http(std::span<const std::byte> first);
 std::string serve_foreign_http(Stream& stream, std::span<const std::byte> first,
                                const session::ServerConfig& config);
 
-// A request's path: "/RESP", the body size the server answers with; and
-// that size read back from a path ("/4096", "/4096?x"), or none where the
-// path names no size the server may send.
+// A request's path: "/RESP", the body size the server answers with.
 std::string http_path(std::uint64_t response_bytes);
-std::optional<std::uint64_t> response_size_of(std::string_view path);
 
 // Each connection's part of a test whose requests start at `go_ns`: its
 // share of -n, its stop time, the version's settings; the path /RESP.
