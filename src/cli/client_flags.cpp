@@ -80,10 +80,14 @@ std::vector<Mode> modes_of(const std::string& text) {
 }
 
 // The one place a test's kind comes from: the flags that ask for it (--crr,
-// --rr, --handshakes) and the settings (a datagram --mode), the last kind of
-// the table asked for; none: the first, bulk streams.
+// --rr, --handshakes) and the settings (a datagram --mode): a kind that
+// holds the others' work (--flows) where asked, else the last kind of the
+// table asked for; none: the first, bulk streams.
 TestKind kind_of_flags(const ClientFlags& flags, const session::ClientConfig& c) {
   const std::span<const kinds::KindSlice* const> table = kinds::all_kinds();
+  for (const kinds::KindSlice* kind : table) {
+    if (kind->holds_work && flags.asked[static_cast<std::size_t>(kind->kind)]) return kind->kind;
+  }
   for (auto it = table.rbegin(); it != table.rend(); ++it) {
     const kinds::KindSlice& kind = **it;
     if (flags.asked[static_cast<std::size_t>(kind.kind)] || (kind.asked_by != nullptr && kind.asked_by(c)))

@@ -271,18 +271,21 @@ class H1Server final : public HttpServerCodec {
 
   // An error answer, and the connection's end after it.
   void refuse(const char* status) {
-    queue_.push_back({fmt::format("HTTP/1.1 {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", status), {}});
+    queue_.push_back(
+        {fmt::format("HTTP/1.1 {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", status), {}});
     over_ = true;
   }
 
   // The request parsed whole, answered; "" or why the connection ends.
   std::string answer() {
     const auto size = response_size_of(request_.url, most_);
-    const bool known = parser_.method == HTTP_GET || parser_.method == HTTP_POST || parser_.method == HTTP_HEAD;
+    const bool known =
+        parser_.method == HTTP_GET || parser_.method == HTTP_POST || parser_.method == HTTP_HEAD;
     if (!known || !size) {
       refuse(known ? "404 Not Found" : "405 Method Not Allowed");
       return fmt::format("request {} asked for {} {}, which names no response size (/BYTES)", answered_ + 1,
-                         http_method_str(static_cast<http_method>(parser_.method)), request_.url.substr(0, 64));
+                         http_method_str(static_cast<http_method>(parser_.method)),
+                         request_.url.substr(0, 64));
     }
     const bool keep = http_should_keep_alive(&parser_) != 0;
     queue_.push_back({fmt::format("HTTP/1.1 200 OK\r\nServer: tlscmp\r\nContent-Type: "

@@ -59,7 +59,8 @@ std::string gather(nghttp2_session* session, HttpOutput& out, std::vector<std::b
     const ssize_t n = nghttp2_session_mem_send(session, &data);
     if (n < 0) return fmt::format("HTTP/2: {}", nghttp2_strerror(static_cast<int>(n)));
     if (n == 0) break;
-    const std::span<const std::byte> frame{reinterpret_cast<const std::byte*>(data), static_cast<std::size_t>(n)};
+    const std::span<const std::byte> frame{reinterpret_cast<const std::byte*>(data),
+                                           static_cast<std::size_t>(n)};
     if (frame.size() > out.room() && !out.empty()) {
       held.assign(frame.begin(), frame.end());
       break;
@@ -99,15 +100,16 @@ class H2Client final : public HttpClientCodec {
     return out_.pending();
   }
   void sent(std::size_t n) override { out_.sent(n); }
-  std::string input(std::span<const std::byte> bytes, std::int64_t now, std::vector<HttpAnswer>& answers) override;
+  std::string input(std::span<const std::byte> bytes, std::int64_t now,
+                    std::vector<HttpAnswer>& answers) override;
   std::size_t in_flight() const override { return in_flight_.size(); }
   bool server_closes() const override { return nghttp2_session_want_read(session_.get()) == 0; }
 
  private:
   static int begin_headers(nghttp2_session*, const nghttp2_frame* frame, void* user);
   static int on_header(nghttp2_session*, const nghttp2_frame* frame, const std::uint8_t* name,
-                       std::size_t name_bytes, const std::uint8_t* value, std::size_t value_bytes, std::uint8_t,
-                       void* user);
+                       std::size_t name_bytes, const std::uint8_t* value, std::size_t value_bytes,
+                       std::uint8_t, void* user);
   static int on_data(nghttp2_session*, std::uint8_t, std::int32_t id, const std::uint8_t*, std::size_t n,
                      void* user);
   static int on_close(nghttp2_session*, std::int32_t id, std::uint32_t code, void* user);
@@ -153,8 +155,8 @@ void H2Client::ask(std::int64_t asked_ns) {
   nghttp2_data_provider body{};
   body.source.ptr = &entry.request_left;
   body.read_callback = read_zeros;
-  const std::int32_t id = nghttp2_submit_request(session_.get(), nullptr, headers,
-                                                 std::size(headers) - (post ? 0 : 1), post ? &body : nullptr, this);
+  const std::int32_t id = nghttp2_submit_request(
+      session_.get(), nullptr, headers, std::size(headers) - (post ? 0 : 1), post ? &body : nullptr, this);
   if (id != next) {
     in_flight_.erase(next);
     if (error_.empty())
@@ -165,7 +167,8 @@ void H2Client::ask(std::int64_t asked_ns) {
   ++asked_;
 }
 
-std::string H2Client::input(std::span<const std::byte> bytes, std::int64_t now, std::vector<HttpAnswer>& answers) {
+std::string H2Client::input(std::span<const std::byte> bytes, std::int64_t now,
+                            std::vector<HttpAnswer>& answers) {
   constexpr std::string_view kStatus = "HTTP/1.";
   if (!heard_ && bytes.size() >= kStatus.size() &&
       std::string_view(reinterpret_cast<const char*>(bytes.data()), kStatus.size()) == kStatus)
@@ -188,8 +191,8 @@ int H2Client::begin_headers(nghttp2_session*, const nghttp2_frame* frame, void* 
 }
 
 int H2Client::on_header(nghttp2_session*, const nghttp2_frame* frame, const std::uint8_t* name,
-                        std::size_t name_bytes, const std::uint8_t* value, std::size_t value_bytes, std::uint8_t,
-                        void* user) {
+                        std::size_t name_bytes, const std::uint8_t* value, std::size_t value_bytes,
+                        std::uint8_t, void* user) {
   auto* c = static_cast<H2Client*>(user);
   if (std::string_view(reinterpret_cast<const char*>(name), name_bytes) != ":status") return 0;
   const auto it = c->in_flight_.find(frame->hd.stream_id);
@@ -254,16 +257,16 @@ class H2Server final : public HttpServerCodec {
   }
   void sent(std::size_t n) override { out_.sent(n); }
   bool over() const override {
-    return !error_.empty() ||
-           (nghttp2_session_want_read(session_.get()) == 0 && nghttp2_session_want_write(session_.get()) == 0);
+    return !error_.empty() || (nghttp2_session_want_read(session_.get()) == 0 &&
+                               nghttp2_session_want_write(session_.get()) == 0);
   }
   bool mid_request() const override { return !streams_.empty(); }
 
  private:
   static int begin_headers(nghttp2_session*, const nghttp2_frame* frame, void* user);
   static int on_header(nghttp2_session* session, const nghttp2_frame* frame, const std::uint8_t* name,
-                       std::size_t name_bytes, const std::uint8_t* value, std::size_t value_bytes, std::uint8_t,
-                       void* user);
+                       std::size_t name_bytes, const std::uint8_t* value, std::size_t value_bytes,
+                       std::uint8_t, void* user);
   static int on_data(nghttp2_session*, std::uint8_t, std::int32_t id, const std::uint8_t*, std::size_t n,
                      void* user);
   static int on_frame(nghttp2_session* session, const nghttp2_frame* frame, void* user);
@@ -303,8 +306,8 @@ int H2Server::begin_headers(nghttp2_session*, const nghttp2_frame* frame, void* 
 }
 
 int H2Server::on_header(nghttp2_session* session, const nghttp2_frame* frame, const std::uint8_t* name,
-                        std::size_t name_bytes, const std::uint8_t* value, std::size_t value_bytes, std::uint8_t,
-                        void* user) {
+                        std::size_t name_bytes, const std::uint8_t* value, std::size_t value_bytes,
+                        std::uint8_t, void* user) {
   auto* s = static_cast<H2Server*>(user);
   const auto it = s->streams_.find(frame->hd.stream_id);
   if (it == s->streams_.end()) return 0;
@@ -349,7 +352,8 @@ void H2Server::respond(std::int32_t id, Asked& a) {
   nghttp2_data_provider body{};
   body.source.ptr = &a.response_left;
   body.read_callback = read_zeros;
-  nghttp2_submit_response(session_.get(), id, headers, std::size(headers), a.method == "HEAD" ? nullptr : &body);
+  nghttp2_submit_response(session_.get(), id, headers, std::size(headers),
+                          a.method == "HEAD" ? nullptr : &body);
   a.answered = true;
 }
 

@@ -153,6 +153,10 @@ struct KindSlice {
   // source ports), checked for the client's flags and each sweep point;
   // throws UsageError naming the limit (may be null).
   void (*check_host)(const session::ClientConfig& config) = nullptr;
+  // Its connections carry the work of the other kinds asked beside it
+  // (flows: --rr, --crr, --http on its event loops): asked, it is the
+  // test's kind whatever else is asked.
+  bool holds_work = false;
   // Its rounds pair each variant with the baseline's run: --repeat auto has
   // ratios to wait on.
   bool paired_ratios = true;

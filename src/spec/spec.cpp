@@ -66,7 +66,7 @@ bool parse(const std::string& text, Close& value) {
 }
 
 bool parse(const std::string& text, FlowWork& value) {
-  return parse_name(text, std::array{FlowWork::stream, FlowWork::rr, FlowWork::crr}, value);
+  return parse_name(text, std::array{FlowWork::stream, FlowWork::rr, FlowWork::crr, FlowWork::http}, value);
 }
 
 }  // namespace tlscmp::spec

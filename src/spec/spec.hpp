@@ -146,11 +146,13 @@ struct Crr {
 // What each flow of a many-connection test does: a bulk stream (the stream
 // part's direction and -n bytes in all), rr transactions of the rr part's
 // sizes, or crr: a connection per transaction, closed as the crr part says.
-enum class FlowWork : std::uint8_t { stream, rr, crr };
+enum class FlowWork : std::uint8_t { stream, rr, crr, http };
 inline const char* to_string(FlowWork work) {
   switch (work) {
     case FlowWork::stream:
       return "stream";
+    case FlowWork::http:
+      return "http";
     case FlowWork::crr:
       return "crr";
     case FlowWork::rr:
@@ -238,7 +240,8 @@ inline const char* to_string(Part part) {
 }
 
 // Whether a test of `kind` reads `part`: the shared part and its own; crr
-// and http rr's too, and flows the parts of the work its flows do (stream, rr, crr).
+// and http rr's too, and flows the parts of the work its flows do (stream,
+// rr, crr, http).
 inline bool reads(TestKind kind, Part part) {
   switch (part) {
     case Part::shared:
@@ -256,7 +259,7 @@ inline bool reads(TestKind kind, Part part) {
     case Part::flows:
       return kind == TestKind::flows;
     case Part::http:
-      return kind == TestKind::http;
+      return kind == TestKind::http || kind == TestKind::flows;
   }
   return false;
 }
@@ -319,7 +322,8 @@ void for_each_field_of(Visit&& visit, T&... t) {
   visit(Field{"flow_work", "--flows", Part::flows}, t.flows.work...);
   visit(Field{"flows", "--flows", Part::flows, 1, n(kMaxFlows)}, t.flows.flows...);
   visit(Field{"flow_threads", "--threads", Part::flows, 0, n(kMaxFlowThreads)}, t.flows.threads...);
-  visit(Field{"http_version", "--http", Part::http, 1, 2}, t.http.version...);
+  // 0: no HTTP (a flows test of another work); the http kind checks it has one.
+  visit(Field{"http_version", "--http", Part::http, 1, 2, true}, t.http.version...);
   visit(Field{"http_streams", "--streams", Part::http, 1, n(kMaxHttpStreams)}, t.http.streams...);
   visit(Field{"requests_per_connection", "--requests-per-connection", Part::http, 0, 1e9},
         t.http.requests_per_connection...);

@@ -109,8 +109,8 @@ TEST_CASE("a server refuses what names no response, and oversized headers, with 
   }
   SUBCASE("HTTP/1.1: a body larger than the server's cap is not asked for") {
     const auto server = http1_server(100);
-    CHECK(server->input(request_bytes_of("GET /101 HTTP/1.1\r\nHost: x\r\n\r\n")).find("names no response size") !=
-          std::string::npos);
+    CHECK(server->input(request_bytes_of("GET /101 HTTP/1.1\r\nHost: x\r\n\r\n"))
+              .find("names no response size") != std::string::npos);
   }
   SUBCASE("HTTP/2: an unknown path is answered 404, and the client names it") {
     const auto client = http2_client({2, "h:1", "/nothing", 0});
@@ -141,7 +141,8 @@ TEST_CASE("a client names a status other than 200, and bytes it did not ask for"
   CHECK(client->input(request_bytes_of("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"), 2, answers) ==
         "the server answered request 1 (GET /x) with status 404");
   const auto h2 = http2_client({2, "h:1", "/x", 0});
-  CHECK(h2->input(request_bytes_of("HTTP/1.1 400 Bad Request\r\n"), 1, answers).find("the server answered in HTTP/1.x") == 0);
+  CHECK(h2->input(request_bytes_of("HTTP/1.1 400 Bad Request\r\n"), 1, answers)
+            .find("the server answered in HTTP/1.x") == 0);
 }
 
 TEST_CASE("the path names the response's size, up to the cap") {

@@ -47,6 +47,12 @@ bool wait_for(Stream& control, session::InterruptWatch& interrupt, Done done) {
   return true;
 }
 
+// The name the server's certificate must have: the host, or for an
+// embedded server "localhost".
+std::string plan_host(const session::ClientConfig& config) {
+  return config.host.empty() ? "localhost" : config.host;
+}
+
 FlowPlan client_plan(const session::ClientConfig& config, const session::Variant& variant,
                      const protocol::TestAccept& accept, const Stream& control) {
   FlowPlan plan;
@@ -59,10 +65,12 @@ FlowPlan client_plan(const session::ClientConfig& config, const session::Variant
   plan.reset_close = config.test.crr.close == spec::Close::reset;
   plan.request_bytes = config.test.rr.request_bytes;
   plan.response_bytes = config.test.rr.response_bytes;
+  plan.http = {config.test.http.version, fmt::format("{}:{}", plan_host(config), config.port),
+               fmt::format("/{}", config.test.rr.response_bytes), config.test.rr.request_bytes};
   plan.mode = variant.mode;
   plan.tls = variant.tls ? &*variant.tls : nullptr;
   plan.quic = facts(variant.mode).over_udp;
-  plan.host = config.host.empty() ? "localhost" : config.host;
+  plan.host = plan_host(config);
   plan.release_buffers = variant.release_buffers;
   plan.record_size = config.test.record_size;
   plan.sndbuf_bytes = config.test.sndbuf_bytes;

@@ -94,7 +94,9 @@ void configure_flow_work(const SharedFlags& flags, session::ClientConfig& c) {
   }
   if (work == spec::FlowWork::crr && c.test.rr.request_bytes == 0)
     c.test.rr.request_bytes = c.test.rr.response_bytes = 1;  // --crr alone: 1/1
-  const char* counted = work == spec::FlowWork::crr ? "connections" : "transactions";
+  const char* counted = work == spec::FlowWork::crr    ? "connections"
+                        : work == spec::FlowWork::http ? "requests"
+                                                       : "transactions";
   configure_transactions(flags, c, counted, "connections");
   if (c.test.rr.rate_tps > 0) {
     if (work != spec::FlowWork::rr)
@@ -123,10 +125,15 @@ void configure_flows(const SharedFlags& flags, session::ClientConfig& c) {
   };
   if (asked(TestKind::handshake))
     throw UsageError("--flows holds connections for bulk streams, --rr or --crr; leave --handshakes out");
+  if (asked(TestKind::http) && (asked(TestKind::crr) || asked(TestKind::rr)))
+    throw UsageError(
+        "--flows with --http and --rr or --crr: a flow does one work; --request and --response set an HTTP "
+        "flow's sizes");
   spec::Flows& f = c.test.flows;
-  f.work = asked(TestKind::crr)  ? spec::FlowWork::crr
-           : asked(TestKind::rr) ? spec::FlowWork::rr
-                                 : spec::FlowWork::stream;
+  f.work = asked(TestKind::crr)    ? spec::FlowWork::crr
+           : asked(TestKind::http) ? spec::FlowWork::http
+           : asked(TestKind::rr)   ? spec::FlowWork::rr
+                                   : spec::FlowWork::stream;
   const auto refuse = [](const char* flag, const char* why) {
     throw UsageError(fmt::format("{} {}; {}", flag, why, kFlowsKind.takes));
   };
@@ -145,6 +152,12 @@ void configure_flows(const SharedFlags& flags, session::ClientConfig& c) {
   if (c.test.crr.compare_key_types) refuse("--compare-key-types", "is for --crr without --flows");
   if (c.test.compare_groups) refuse("--compare-groups", "is for handshake and crr tests");
   if (c.test.verify) refuse("--verify", "is for -P connections");
+  if (f.work == spec::FlowWork::http) {
+    if (c.quic_streams > 1) refuse("--streams", "is HTTP/2's requests in flight; a flow makes one at a time");
+    if (!c.urls.empty()) refuse("--url", "loads a server of another make from -P connections");
+    if (c.test.http.requests_per_connection != 0 || c.test.http.resume_percent != 0)
+      refuse("--requests-per-connection and --resume-ratio", "are for --http on -P connectors");
+  }
   if (c.test.interval_ms > 0) refuse("-i", "is for -P connections");
   configure_flow_work(flags, c);
 }

@@ -351,6 +351,15 @@ void FlowLoop::on_established(Flow& flow, std::int64_t now) {
     drive(flow, now);
     return;
   }
+  if (plan_.work == spec::FlowWork::http) {
+    if (plan_.client) {
+      flow.http_client = framing::http_client(plan_.http);
+    } else {
+      flow.http_server = framing::http_server(plan_.http.version, spec::kMaxRrBytes, spec::kMaxHttpStreams);
+      flow.state = Flow::State::receiving;
+      return drive(flow, now);  // HTTP/2: the server's SETTINGS go first
+    }
+  }
   if (plan_.client || plan_.work == spec::FlowWork::stream) {
     flow.state = Flow::State::idle;
     if (traffic_ && plan_.work == spec::FlowWork::stream) return start_stream(flow, now);
@@ -366,6 +375,7 @@ void FlowLoop::on_established(Flow& flow, std::int64_t now) {
 }
 
 bool FlowLoop::step_io(Flow& flow, std::int64_t now) {
+  if (plan_.work == spec::FlowWork::http) return step_http(flow, now);
   const bool sending = flow.state == Flow::State::sending;
   const std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(flow.left, buffer_.size()));
   std::error_code ec;
@@ -438,7 +448,9 @@ void FlowLoop::check_deadlines(std::int64_t now) {
           if (!plan_.client) break;  // the client's side judges a stall: the server streams until the end
         }
         // A server's flow between requests waits on the client, which is no stall.
-        if (!plan_.client && flow.state == Flow::State::receiving && flow.left == plan_.request_bytes) break;
+        if (!plan_.client && flow.state == Flow::State::receiving &&
+            (flow.http_server ? !flow.http_server->mid_request() : flow.left == plan_.request_bytes))
+          break;
         if (now - flow.progress_ns > ns(plan_.idle_timeout))
           fail(flow,
                fmt::format("nothing moved for {:g} s (--idle-timeout), {} a {}", seconds(plan_.idle_timeout),
@@ -516,6 +528,8 @@ void FlowLoop::close_flow(Flow& flow) {
   if (!plan_.client && (flow.stream || flow.socket.valid())) held_.fetch_sub(1, std::memory_order_acq_rel);
   flow.stream.reset();
   flow.socket.reset();
+  flow.http_client.reset();
+  flow.http_server.reset();
 }
 
 }  // namespace tlscmp::kinds

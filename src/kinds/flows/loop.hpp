@@ -5,9 +5,10 @@
 // (plain TCP, TLS, or QUIC: see FlowPlan::quic): connect (client) or adopt
 // (server), the clear data header, the TLS handshake, then the work: a
 // bulk stream, transactions of the rr sizes, or (crr) one transaction and a
-// close, over again. Nothing on the data path allocates but a QUIC
-// client's timers (a set node each); the bytes go through one buffer per
-// loop.
+// close, over again, or (http) HTTP requests a flow at a time, through
+// HTTP's framing (framing/http.hpp). Nothing on the data path allocates
+// but a QUIC client's timers (a set node each) and HTTP's framing; the
+// bytes go through one buffer per loop.
 //
 // The client's loop establishes its flows (a bounded number connecting at
 // once), holds them idle until told to begin, then does the work on each
@@ -30,6 +31,7 @@
 #include <thread>
 #include <vector>
 
+#include "framing/http.hpp"
 #include "kinds/flows/wire.hpp"
 #include "measure/latency.hpp"
 #include "measure/memory.hpp"
@@ -85,6 +87,9 @@ struct FlowPlan {
   // its latency counts from then. 0: closed loop.
   double rate_tps = 0;
   std::uint32_t flows = 0;
+  // http: each flow's HTTP (its version; the client's Host and path, each
+  // request a GET of it or a POST of request_bytes), a request at a time.
+  framing::HttpAsk http;
 };
 
 // What a loop counted, read once its thread has stopped.
@@ -171,6 +176,9 @@ class FlowLoop {
   void on_established(Flow& flow, std::int64_t now);
   void drive(Flow& flow, std::int64_t now);
   bool step_io(Flow& flow, std::int64_t now);
+  bool step_http(Flow& flow, std::int64_t now);
+  bool write_http(Flow& flow, std::int64_t now);
+  bool take_http(Flow& flow, std::span<const std::byte> bytes, std::int64_t now);
   bool step_stream(Flow& flow, std::size_t n, std::int64_t now);
   bool on_response(Flow& flow, std::int64_t now);
   void retire(Flow& flow);
@@ -200,7 +208,8 @@ class FlowLoop {
   std::vector<std::uint32_t> free_slots_;     // crr server: slots of closed connections
   std::vector<std::uint32_t> slot_of_index_;  // crr server: each connector's last connection's slot
   std::vector<std::byte> buffer_;
-  std::size_t next_connect_ = 0;  // client: flows_[next_connect_..] have not started
+  std::vector<framing::HttpAnswer> http_answers_;  // http client: what one read completed
+  std::size_t next_connect_ = 0;                   // client: flows_[next_connect_..] have not started
   std::uint32_t connecting_ = 0;
   bool traffic_ = false;
   std::int64_t end_ns_ = 0;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "framing/http.hpp"
 #include "kinds/flows/loop.hpp"
 #include "protocol/messages.hpp"
 #include "transport/stream.hpp"
@@ -84,6 +85,9 @@ struct FlowLoop::Flow {
   std::int64_t due_ns = 0;           // open loop: the request under way's, or the next one's, due time
   std::int64_t timer_ns = 0;         // QUIC client: its timer's due time in quic_timers_; 0: none
   std::uint64_t unacknowledged = 0;  // QUIC client sender, finished: bytes the server has yet to acknowledge
+  // http: the flow's HTTP, client or server, from its establishment on.
+  std::unique_ptr<framing::HttpClientCodec> http_client;
+  std::unique_ptr<framing::HttpServerCodec> http_server;
 
   int fd() const { return stream ? stream->native_handle() : socket.get(); }
 };

@@ -86,6 +86,7 @@ bool FlowLoop::schedule_next(Flow& flow, std::int64_t now) {
 }
 
 bool FlowLoop::start_request(Flow& flow, std::int64_t since_ns, std::int64_t now) {
+  if (flow.http_client) flow.http_client->ask(since_ns);
   flow.state = Flow::State::sending;
   flow.left = plan_.request_bytes;
   flow.since_ns = since_ns;
@@ -107,7 +108,8 @@ void FlowLoop::finish(Flow& flow) {
   } else {
     finished_.fetch_add(1, std::memory_order_acq_rel);
   }
-  if (plan_.work == spec::FlowWork::rr || quic_client) return want(flow, EPOLLIN);
+  if (plan_.work == spec::FlowWork::rr || plan_.work == spec::FlowWork::http || quic_client)
+    return want(flow, EPOLLIN);
   // A bulk stream's peer may go on sending until the test ends; a crr
   // connector holds no connection.
   unwatch(flow);
@@ -166,7 +168,90 @@ void FlowLoop::watch_idle(Flow& flow) {
   const std::size_t n = flow.stream->read_some({buffer_.data(), buffer_.size()}, ec);
   if (ec == TransportErrc::would_block) return want(flow, epoll_events(flow.stream->wanted_events()));
   if (ec) return fail(flow, fmt::format("while idle: {}", describe(ec, flow.stream->error_detail())));
+  // HTTP/2's SETTINGS and window updates come unasked: its framing takes them.
+  if (flow.http_client) {
+    take_http(flow, {buffer_.data(), n}, measure::now_ns());
+    return;
+  }
   if (n > 0) fail(flow, fmt::format("{} bytes came while nothing was asked", n));
+}
+
+// http: what the flow's framing has to send, then what came; true while it
+// can go on at once.
+bool FlowLoop::step_http(Flow& flow, std::int64_t now) {
+  if (!write_http(flow, now)) return false;
+  std::error_code ec;
+  const std::size_t n = flow.stream->read_some({buffer_.data(), buffer_.size()}, ec);
+  if (ec == TransportErrc::would_block) {
+    want(flow, epoll_events(flow.stream->wanted_events()));
+    return false;
+  }
+  if (ec) {
+    fail(flow, ec == TransportErrc::eof && !plan_.client
+                   ? std::string("the client closed it")
+                   : fmt::format("read: {}", describe(ec, flow.stream->error_detail())));
+    return false;
+  }
+  flow.progress_ns = now;
+  return take_http(flow, {buffer_.data(), n}, now);
+}
+
+// What the flow's framing has to send, written; false where the socket
+// takes no more now (the flow waits for it) or the flow failed. A server's
+// answers count once out.
+bool FlowLoop::write_http(Flow& flow, std::int64_t now) {
+  for (;;) {
+    const std::span<const std::byte> out =
+        flow.http_client ? flow.http_client->output() : flow.http_server->output();
+    if (out.empty()) break;
+    std::error_code ec;
+    const std::size_t n = flow.stream->write_some(out, ec);
+    if (ec == TransportErrc::would_block) {
+      want(flow, epoll_events(flow.stream->wanted_events()));
+      return false;
+    }
+    if (ec) {
+      fail(flow, fmt::format("write: {}", describe(ec, flow.stream->error_detail())));
+      return false;
+    }
+    flow.progress_ns = now;
+    flow.http_client ? flow.http_client->sent(n) : flow.http_server->sent(n);
+  }
+  if (flow.http_server && flow.http_server->answered() != flow.done) {
+    tally_.first_request_ns = std::min(tally_.first_request_ns, now);
+    tally_.last_response_ns = std::max(tally_.last_response_ns, now);
+    flow.done = flow.http_server->answered();
+  }
+  return true;
+}
+
+// The peer's bytes into the flow's framing: a server's answers go with the
+// next write; each response a client takes is a transaction, and the next
+// request is asked. False once the flow is through, waits, or failed.
+bool FlowLoop::take_http(Flow& flow, std::span<const std::byte> bytes, std::int64_t now) {
+  if (flow.http_server) {
+    if (std::string failed = flow.http_server->input(bytes); !failed.empty()) {
+      write_http(flow, now);  // its refusal, where the socket takes it
+      fail(flow, failed);
+      return false;
+    }
+    return true;
+  }
+  http_answers_.clear();
+  if (std::string failed = flow.http_client->input(bytes, now, http_answers_); !failed.empty()) {
+    fail(flow, failed);
+    return false;
+  }
+  bool more = flow.state == Flow::State::sending || flow.state == Flow::State::receiving;
+  for (const framing::HttpAnswer& answer : http_answers_) {
+    if (!more) {
+      fail(flow, "a response came while nothing was asked");
+      return false;
+    }
+    flow.since_ns = answer.asked_ns;
+    more = on_response(flow, answer.done_ns);
+  }
+  return more;
 }
 
 void FlowLoop::kick_traffic(std::int64_t now) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 
+#include "framing/http.hpp"
 #include "kinds/flows/flows.hpp"
 #include "kinds/transactions.hpp"
 #include "render/facts.hpp"
@@ -194,6 +195,7 @@ const FlowUnits& flow_units(spec::FlowWork work) {
     case spec::FlowWork::crr:
       return kCrr;
     case spec::FlowWork::rr:
+    case spec::FlowWork::http:  // a request and its response are a transaction
       break;
   }
   return kRr;
@@ -213,6 +215,12 @@ std::string render_flows_header(const measure::TestParameters& p) {
         "a bulk stream each, {}, writes of {}",
         p.test.stream.direction == Direction::client_to_server ? "client to server" : "server to client",
         format_bytes(p.test.chunk_bytes));
+  } else if (work == spec::FlowWork::http) {
+    what = fmt::format(
+        "{}, {} /{} (responses of {}) a request at a time", framing::http_version_name(p.test.http.version),
+        p.test.rr.request_bytes == 0 ? "GET"
+                                     : fmt::format("POST of {} to", format_bytes(p.test.rr.request_bytes)),
+        p.test.rr.response_bytes, format_bytes(p.test.rr.response_bytes));
   } else {
     what =
         fmt::format("{}requests of {}, responses of {}, {}",

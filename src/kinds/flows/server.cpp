@@ -99,6 +99,7 @@ FlowPlan server_plan(const protocol::TestRequest& request, session::ServerSide& 
   plan.chunk_bytes = request.test.chunk_bytes;
   plan.request_bytes = request.test.rr.request_bytes;
   plan.response_bytes = request.test.rr.response_bytes;
+  plan.http.version = request.test.http.version;
   // TLS over TCP shakes hands on the loops; a stack over UDP (QUIC) has its
   // connections from the server's listener.
   plan.mode = request.mode;

@@ -133,12 +133,20 @@ constexpr SweepSetting kSweepSettings[] = {
 }  // namespace flows_entry
 }  // namespace
 
-void check_flows_test(const spec::Test& t, Mode) {
+void check_flows_test(const spec::Test& t, Mode mode) {
   const spec::FlowWork work = t.flows.work;
   const bool stream = work == spec::FlowWork::stream;
   const std::uint64_t count = stream ? t.stream.bytes : t.rr.transactions;
-  if (!stream && (t.rr.request_bytes == 0 || t.rr.response_bytes == 0))
+  const bool http = work == spec::FlowWork::http;
+  if (!stream && !http && (t.rr.request_bytes == 0 || t.rr.response_bytes == 0))
     throw spec::Invalid("--flows --rr (--crr) needs REQ/RESP: what each flow does");
+  if (http != (t.http.version != 0) || (http && (t.http.version > 2 || t.http.streams != 1)))
+    throw spec::Invalid("--flows --http takes 1.1 or 2, a request at a time on each flow (no --streams)");
+  if (http && facts(mode).over_udp)
+    throw spec::Invalid(fmt::format("--flows --http runs over tcp and tls (HTTP/3 over {} is not built yet)",
+                                    to_string(mode)));
+  if (t.http.requests_per_connection != 0 || t.http.resume_percent != 0)
+    throw spec::Invalid("--requests-per-connection and --resume-ratio are for --http without --flows");
   if ((count == 0) == (t.duration_ms == 0))
     throw spec::Invalid(
         fmt::format("--flows runs -n {} or for -t seconds: give one", stream ? "bytes" : "transactions"));
@@ -166,14 +174,15 @@ const KindSlice kFlowsKind{
     .kind = TestKind::flows,
     .over_udp_streams = true,
     .flag = "--flows",
-    .flags_are_for = "many-connection tests (--flows N, with --rr or --crr, or bulk)",
+    .flags_are_for = "many-connection tests (--flows N, with --rr, --crr or --http, or bulk)",
     .takes =
-        "--flows takes --threads, -t, -n, -R and -l (bulk), --rr and --rate, --crr and --close, -B, "
-        "--repeat, "
+        "--flows takes --threads, -t, -n, -R and -l (bulk), --rr and --rate, --crr and --close, --http with "
+        "--request and --response, -B, --repeat, "
         "--warmup, -w/--sndbuf/--rcvbuf and the TLS flags",
     .add_flags = add_flows_flags,
     .configure = configure_flows,
     .check_host = check_flows_host,
+    .holds_work = true,
     .several_sources = true,
     .release_buffers = true,
     .variants = flows_entry::variants,

@@ -49,18 +49,19 @@ std::string check_http_count(const PeerJudge& judge, const protocol::TestRequest
   }};
   for (const auto& [field, peer, here, verb] : counts) {
     if (peer != here)
-      return judge.disagree(fmt::format("{} {} {}", verb, peer, field == std::string_view("messages") ? "requests" : field),
-                            fmt::format("{} counted {}", judge.here(), here), field);
+      return judge.disagree(
+          fmt::format("{} {} {}", verb, peer, field == std::string_view("messages") ? "requests" : field),
+          fmt::format("{} counted {}", judge.here(), here), field);
   }
   const std::uint64_t size = client ? request.test.rr.response_bytes : request.test.rr.request_bytes;
   if (!bytes_are_pieces(theirs.bytes, theirs.messages, size))
     return judge.disagree(fmt::format("receiving {} bytes of body in {} {}", theirs.bytes, theirs.messages,
                                       client ? "responses" : "requests"),
                           fmt::format("bodies of {} bytes", size), "bytes");
-  if (std::string line = judge.check_window(
-          fmt::format("{} {} connections in {:.0f} us", client ? "opening" : "serving", theirs.connections,
-                      theirs.elapsed_us),
-          theirs.elapsed_us, theirs.elapsed_us, theirs.connections > 0, "elapsed_us");
+  if (std::string line =
+          judge.check_window(fmt::format("{} {} connections in {:.0f} us", client ? "opening" : "serving",
+                                         theirs.connections, theirs.elapsed_us),
+                             theirs.elapsed_us, theirs.elapsed_us, theirs.connections > 0, "elapsed_us");
       !line.empty())
     return line;
   if (!client) return {};  // the server's connections ran on its accepting threads, however many

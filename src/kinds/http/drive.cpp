@@ -49,7 +49,9 @@ std::string take(Stream& stream, framing::HttpClientCodec& codec, std::vector<st
   const std::uint64_t number = result.transactions + 1;
   if (ec == TransportErrc::eof)
     return fmt::format("the server ended the connection with request {} unanswered", number);
-  if (ec) return fmt::format("awaiting the response to request {}: {}", number, describe(ec, stream.error_detail()));
+  if (ec)
+    return fmt::format("awaiting the response to request {}: {}", number,
+                       describe(ec, stream.error_detail()));
   heard = heard || got > 0;
   std::vector<framing::HttpAnswer> answers;
   std::string failed = codec.input({buffer.data(), got}, measure::now_ns(), answers);
@@ -76,7 +78,8 @@ std::string closed_loop(Stream& stream, framing::HttpClientCodec& codec, const H
     if (std::string failed = write_out(stream, codec, "sending request", codec.asked()); !failed.empty())
       return failed;
     if (codec.in_flight() == 0) return {};
-    if (std::string failed = take(stream, codec, buffer, false, result, heard); !failed.empty()) return failed;
+    if (std::string failed = take(stream, codec, buffer, false, result, heard); !failed.empty())
+      return failed;
   }
 }
 
@@ -120,8 +123,8 @@ void http_client_exchange(Stream& stream, const HttpClientSpec& spec, HttpSideRe
   const std::unique_ptr<framing::HttpClientCodec> codec =
       framing::http_client({spec.version, spec.authority, spec.path, spec.request_bytes});
   if (spec.rate_rps > 0) result.start_ns = spec.start_ns;
-  result.error = spec.rate_rps > 0 ? open_loop(stream, *codec, spec, result)
-                                   : closed_loop(stream, *codec, spec, result);
+  result.error =
+      spec.rate_rps > 0 ? open_loop(stream, *codec, spec, result) : closed_loop(stream, *codec, spec, result);
   if (!result.error.empty()) return;
   codec->end();  // HTTP/2: GOAWAY, no more requests
   result.error = write_out(stream, *codec, "ending after request", codec->asked());
@@ -146,7 +149,8 @@ void http_server_exchange(Stream& stream, std::uint32_t version, std::span<const
     const std::size_t got = stream.read_some(buffer, ec);
     if (ec == TransportErrc::eof && !codec->mid_request()) break;  // the client's end after its last request
     if (ec) {
-      failed = fmt::format("reading request {}: {}", codec->answered() + 1, describe(ec, stream.error_detail()));
+      failed =
+          fmt::format("reading request {}: {}", codec->answered() + 1, describe(ec, stream.error_detail()));
       break;
     }
     failed = codec->input({buffer.data(), got});

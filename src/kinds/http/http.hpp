@@ -21,8 +21,8 @@
 //                <------------------------- side_result per connection
 
 #include <chrono>
-#include <functional>
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <string>
@@ -148,7 +148,8 @@ std::vector<HttpSideResult> run_connectors(const session::ClientConfig& config, 
 // of its connections (protocol::ConnectionKind::http), served on the thread
 // that accepted it.
 HttpRun run_http_reconnecting(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
-                              session::InterruptWatch& interrupt, int round, measure::Environment& environment);
+                              session::InterruptWatch& interrupt, int round,
+                              measure::Environment& environment);
 std::string serve_http_reconnecting(Stream& control, const protocol::TestRequest& request,
                                     session::ServerSide& side);
 void serve_http_connection(std::unique_ptr<Stream>& stream, session::PendingTests& pending, double& cpu_mark);

@@ -32,9 +32,9 @@ std::unique_ptr<Stream> dial_server(const session::ClientConfig& config, const t
                                   config.test.sndbuf_bytes,
                                   config.test.rcvbuf_bytes,
                                   -1};
-  std::unique_ptr<Stream> stream =
-      stacks::client_stream(mode, stacks::stack_of(mode).open_socket(target), tls,
-                            {config.host, resume, {}, tls != nullptr ? tls->server_library() : std::string()});
+  std::unique_ptr<Stream> stream = stacks::client_stream(
+      mode, stacks::stack_of(mode).open_socket(target), tls,
+      {config.host, resume, {}, tls != nullptr ? tls->server_library() : std::string()});
   stream->set_deadline(Deadline::after(config.timeouts.handshake));
   if (const std::error_code ec = stream->handshake()) {
     const tls::TlsStream* t = stream->tls();
@@ -53,8 +53,8 @@ std::unique_ptr<Stream> dial_server(const session::ClientConfig& config, const t
   std::error_code ec;
   stream->write_all(head, ec);
   if (ec)
-    throw Error(fmt::format("the server did not take the connection: {}{}", describe(ec, stream->error_detail()),
-                            rejection_hint(*stream, config)));
+    throw Error(fmt::format("the server did not take the connection: {}{}",
+                            describe(ec, stream->error_detail()), rejection_hint(*stream, config)));
   return stream;
 }
 
@@ -79,7 +79,8 @@ SideResult client_count(const HttpRun& run, const std::vector<HttpSideResult>& m
 }  // namespace
 
 HttpRun run_http_reconnecting(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
-                              session::InterruptWatch& interrupt, int round, measure::Environment& environment) {
+                              session::InterruptWatch& interrupt, int round,
+                              measure::Environment& environment) {
   const RunClock clock;
   const session::Timeouts& timeouts = config.timeouts;
   TcpStream control(
@@ -103,8 +104,8 @@ HttpRun run_http_reconnecting(const session::ClientConfig& config, const tls::Co
     return run;
   }
   const SideResult count = client_count(run, mine);
-  control.set_deadline(Deadline::after(count.error.empty() ? timeouts.control
-                                                           : std::min(timeouts.control, session::kResultGrace)));
+  control.set_deadline(Deadline::after(
+      count.error.empty() ? timeouts.control : std::min(timeouts.control, session::kResultGrace)));
   SideResult theirs;
   try {
     session::send_message(control, count, "the client's connection count");
@@ -115,7 +116,8 @@ HttpRun run_http_reconnecting(const session::ClientConfig& config, const tls::Co
   }
   if (!count.error.empty()) throw Error(count.error + " (the client)");
   if (!theirs.error.empty()) throw Error(theirs.error + " (the server)");
-  if (std::string line = check_http_count(PeerJudge(Peer::server, clock.elapsed_us()), request, count, theirs);
+  if (std::string line =
+          check_http_count(PeerJudge(Peer::server, clock.elapsed_us()), request, count, theirs);
       !line.empty())
     throw Error(line);
   run.server.cpu_user_s = theirs.cpu_user_s;

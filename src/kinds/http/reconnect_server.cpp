@@ -36,10 +36,10 @@ std::string describe_test(const protocol::TestRequest& request, const Connection
                   to_string(request.mode), request.test.rr.request_bytes, request.test.rr.response_bytes,
                   request.test.http.requests_per_connection);
   if (!failed.empty())
-    return fmt::format("{}{} failed: {}", what, request.round > 0 ? fmt::format(" round {}", request.round) : "",
-                       failed);
-  std::string line = fmt::format("{}: {} requests answered on {} connections", what, totals.requests,
-                                 totals.connections);
+    return fmt::format("{}{} failed: {}", what,
+                       request.round > 0 ? fmt::format(" round {}", request.round) : "", failed);
+  std::string line =
+      fmt::format("{}: {} requests answered on {} connections", what, totals.requests, totals.connections);
   if (is_tls_stream(request.mode)) line += fmt::format(" ({} resumed)", totals.resumed);
   line += fmt::format(" from {} connector{} in {:.3f} s", request.test.streams,
                       request.test.streams == 1 ? "" : "s", elapsed_us / 1e6);
@@ -67,7 +67,8 @@ SideResult server_count(const ConnectionTally::Totals& totals, double elapsed_us
 
 }  // namespace
 
-void serve_http_connection(std::unique_ptr<Stream>& stream, session::PendingTests& pending, double& cpu_mark) {
+void serve_http_connection(std::unique_ptr<Stream>& stream, session::PendingTests& pending,
+                           double& cpu_mark) {
   protocol::Cookie cookie{};
   std::error_code ec;
   stream->read_exact(cookie, ec);
@@ -106,8 +107,8 @@ std::string serve_http_reconnecting(Stream& control, const protocol::TestRequest
   session::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
   const std::int64_t start_ns = measure::now_ns();
   measure::RunWatch watch(0);  // the accepting threads serve every test: the host's CPU over this one
-  const std::string stopped = await_client_count(
-      control, *tally, request, side, fmt::format("http {}", to_string(request.mode)));
+  const std::string stopped =
+      await_client_count(control, *tally, request, side, fmt::format("http {}", to_string(request.mode)));
   control.set_deadline(Deadline::after(t.control));
   const auto theirs = session::receive<SideResult>(control, "the client's connection count");
   tally->close();

@@ -174,10 +174,9 @@ HttpRun run_http_url(const session::ClientConfig& config, const tls::Context* tl
   const HttpDial dial = [&](const tls::Session& resume, double& us) {
     return connect_to(config, url, mode, tls, resume, us);
   };
-  const std::vector<HttpSideResult> mine =
-      config.test.http.requests_per_connection > 0
-          ? run_connectors(config, tls != nullptr, specs, dial, run)
-          : kept_alive(config, url, mode, tls, specs, interrupt, run);
+  const std::vector<HttpSideResult> mine = config.test.http.requests_per_connection > 0
+                                               ? run_connectors(config, tls != nullptr, specs, dial, run)
+                                               : kept_alive(config, url, mode, tls, specs, interrupt, run);
   aggregate_http(run, mine);
   if (interrupt.interrupted()) {
     run.partial = true;
