@@ -391,6 +391,13 @@ TEST_CASE("--requests-per-connection against tlscmp's server: both sides count t
     }
     CHECK(run_of(j, "tls")["resumed_connections"] == 38);  // all but each connector's first
     CHECK(run_of(j, "tls")["alpn"] == "h2");
+    // The text's header says both: the connections' turns and the schedule.
+    const ProcessResult text =
+        run_tlscmp({"client", "--http", "1.1", "--rate", "100", "-t", "0.5", "--requests-per-connection", "5",
+                    "--mode", "tcp", "--repeat", "1"});
+    CHECK(text.exit_code == 0);
+    CHECK(text.out.find("each a new connection every 5 requests, requests pipelined as the schedule makes "
+                        "them") != std::string::npos);
   }
 }
 

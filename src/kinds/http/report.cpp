@@ -143,22 +143,23 @@ std::string render_http_header(const measure::TestParameters& p) {
                                 ? fmt::format(" /{} (responses of {})", p.test.rr.response_bytes,
                                               format_bytes(p.test.rr.response_bytes))
                                 : " of the URL's path";
-  return fmt::format(
-      "http: {}, {}{}, {} connection{}{}, {} per run, {}\n", http_version_name(p.test.http.version), what,
-      asked, p.test.streams, p.test.streams == 1 ? "" : "s",
-      p.test.rr.rate_tps > 0
-          ? std::string(p.test.http.version == 2 ? ", as many streams in flight as the schedule makes"
-                                                 : ", requests pipelined as the schedule makes them")
-      : p.test.http.requests_per_connection > 0
-          ? fmt::format(" in turn, each a new connection every {} request{}{}",
-                        p.test.http.requests_per_connection,
-                        p.test.http.requests_per_connection == 1 ? "" : "s",
-                        p.test.http.resume_percent > 0
-                            ? fmt::format(", {}% offering the last session", p.test.http.resume_percent)
-                            : std::string())
-      : p.test.http.version == 2 ? fmt::format(", {} streams in flight on each", p.test.http.streams)
-                                 : std::string(" kept alive"),
-      amount, render::rounds_text(p));
+  const std::uint32_t per = p.test.http.requests_per_connection;
+  std::string how;
+  if (per > 0)
+    how = fmt::format(" in turn, each a new connection every {} request{}{}", per, per == 1 ? "" : "s",
+                      p.test.http.resume_percent > 0
+                          ? fmt::format(", {}% offering the last session", p.test.http.resume_percent)
+                          : std::string());
+  if (p.test.rr.rate_tps > 0) {
+    how += p.test.http.version == 2 ? ", as many streams in flight as the schedule makes"
+                                    : ", requests pipelined as the schedule makes them";
+  } else if (per == 0) {
+    how = p.test.http.version == 2 ? fmt::format(", {} streams in flight on each", p.test.http.streams)
+                                   : std::string(" kept alive");
+  }
+  return fmt::format("http: {}, {}{}, {} connection{}{}, {} per run, {}\n",
+                     http_version_name(p.test.http.version), what, asked, p.test.streams,
+                     p.test.streams == 1 ? "" : "s", how, amount, render::rounds_text(p));
 }
 
 std::string render_http_runs(const measure::Comparison& c) {
