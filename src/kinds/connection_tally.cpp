@@ -71,6 +71,19 @@ std::optional<tls::SessionInfo> ConnectionTally::tls() const {
   return tls_;
 }
 
+SideResult server_count(const ConnectionTally::Totals& totals, double elapsed_us) {
+  SideResult mine;
+  mine.role = Role::receiver;
+  mine.connections = totals.connections;
+  mine.resumed = totals.resumed;
+  mine.failed = totals.failed;
+  mine.bytes = totals.bytes_received;
+  mine.wire_bytes_sent = totals.bytes_sent;
+  mine.cpu_user_s = totals.cpu_s;
+  mine.elapsed_us = elapsed_us;
+  return mine;
+}
+
 namespace {
 // How often the control session looks at its connections while it waits.
 constexpr std::chrono::milliseconds kCheckInterval{250};

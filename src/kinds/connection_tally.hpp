@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "kinds/side_result.hpp"
 #include "protocol/messages.hpp"
 #include "session/pending_tests.hpp"
 #include "session/server_side.hpp"
@@ -68,6 +69,11 @@ class ConnectionTally : public session::PendingTests::ConnectionSink {
   Totals totals_;
   std::optional<tls::SessionInfo> tls_;
 };
+
+// This side's count from the totals, as the server sends it: connections
+// completed, resumed and failed, the bytes each way, the threads' CPU (user
+// and system together: see measure::thread_cpu_s), over `elapsed_us`.
+SideResult server_count(const ConnectionTally::Totals& totals, double elapsed_us);
 
 // The control session's wait for the client's count, watching the tally:
 // a client that makes no connection for the idle timeout is gone (throws

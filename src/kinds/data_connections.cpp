@@ -34,15 +34,16 @@ UniqueFd open_socket(const session::ClientConfig& config, Mode mode, int control
   return stacks::stack_of(mode).open_socket(target);
 }
 
-// A connection to the server, its TLS or QUIC handshake done: the time of
-// both in `handshake_us`.
-std::unique_ptr<Stream> connect(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
-                                const protocol::TestAccept& accept, int control_fd, double& handshake_us) {
+}  // namespace
+
+std::unique_ptr<Stream> connect_data_stream(const session::ClientConfig& config, const tls::Context* tls,
+                                            Mode mode, const protocol::TestAccept& accept, int control_fd,
+                                            double& handshake_us, const tls::Session& resume) {
   const session::Timeouts& timeouts = config.timeouts;
   const std::int64_t start_ns = measure::now_ns();
-  std::unique_ptr<Stream> stream =
-      stacks::client_stream(mode, open_socket(config, mode, control_fd), tls,
-                            {config.host, {}, {}, tls != nullptr ? tls->server_library() : std::string()});
+  std::unique_ptr<Stream> stream = stacks::client_stream(
+      mode, open_socket(config, mode, control_fd), tls,
+      {config.host, resume, {}, tls != nullptr ? tls->server_library() : std::string()});
   stream->set_deadline(Deadline::after(timeouts.handshake));
   if (const std::error_code ec = stream->handshake()) {
     const tls::TlsStream* tls_stream = stream->tls();
@@ -56,6 +57,8 @@ std::unique_ptr<Stream> connect(const session::ClientConfig& config, const tls::
   handshake_us = measure::ns_to_us(measure::now_ns() - start_ns);
   return stream;
 }
+
+namespace {
 
 // The data connection (or QUIC stream) `index` of the test, said to the server.
 void introduce(Stream& stream, const session::ClientConfig& config, const protocol::TestAccept& accept,
@@ -83,11 +86,11 @@ void open_all(DataConnections& data, const session::ClientConfig& config, const 
     std::unique_ptr<Stream> stream;
     if (facts(mode).streams) {
       if (i % per_connection == 0) {
-        connection = connect(config, tls, mode, accept, control_fd, us);
+        connection = connect_data_stream(config, tls, mode, accept, control_fd, us);
       }
       stream = connection->open_stream(i % per_connection == 0);
     } else {
-      stream = connect(config, tls, mode, accept, control_fd, us);
+      stream = connect_data_stream(config, tls, mode, accept, control_fd, us);
     }
     introduce(*stream, config, accept, i);
     data.streams.push_back(std::move(stream));

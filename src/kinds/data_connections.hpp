@@ -42,6 +42,14 @@ DataConnections open_data_connections(const session::ClientConfig& config, const
                                       const protocol::TestAccept& accept, std::uint32_t count,
                                       Stream& control);
 
+// Client: one connection to the server, its TLS or QUIC handshake done
+// (offering `resume` where it holds a session; the record size as
+// --record-size asks), the time of both in `handshake_us`; not yet said to
+// the server. A failed handshake throws tlscmp::Error saying why.
+std::unique_ptr<Stream> connect_data_stream(const session::ClientConfig& config, const tls::Context* tls,
+                                            Mode mode, const protocol::TestAccept& accept, int control_fd,
+                                            double& handshake_us, const tls::Session& resume = {});
+
 // What a TLS data connection negotiated; empty for plain TCP.
 measure::TlsParameters tls_parameters(const Stream& stream, std::uint32_t record_size);
 

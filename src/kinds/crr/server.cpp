@@ -174,15 +174,7 @@ std::string serve_crr_test(Stream& control, const protocol::TestRequest& request
   // The last connections' threads may still be adding theirs.
   const ConnectionTally::Totals totals = tally->settle(Deadline::after(t.control));
   const double elapsed_us = measure::ns_to_us(measure::now_ns() - start_ns);
-  SideResult mine;
-  mine.role = Role::receiver;
-  mine.connections = totals.connections;
-  mine.resumed = totals.resumed;
-  mine.failed = totals.failed;
-  mine.bytes = totals.bytes_received;
-  mine.wire_bytes_sent = totals.bytes_sent;
-  mine.cpu_user_s = totals.cpu_s;  // the total, user and system: see measure::thread_cpu_s
-  mine.elapsed_us = elapsed_us;
+  SideResult mine = server_count(totals, elapsed_us);
   mine.error = stopped;
   mine.facts.host_cpu = watch.finish();
   mine.transaction_calibration = calibrate_here(request, *tally, totals);

@@ -7,13 +7,12 @@
 #include <fmt/format.h>
 #include <algorithm>
 
-#include "endpoint.hpp"
+#include "kinds/data_connections.hpp"
 #include "kinds/http/http.hpp"
 #include "kinds/tls_failure.hpp"
 #include "measure/clock.hpp"
 #include "session/control.hpp"
 #include "session/interrupt.hpp"
-#include "stacks/stack.hpp"
 #include "transport/socket.hpp"
 
 namespace tlscmp::kinds {
@@ -22,30 +21,9 @@ namespace {
 // One connection of the test, its handshake done (timed in `us`, connect
 // and handshake), and said to the server: preamble and cookie.
 std::unique_ptr<Stream> dial_server(const session::ClientConfig& config, const tls::Context* tls, Mode mode,
-                                    const protocol::TestAccept& accept, const tls::Session& resume,
-                                    double& us) {
-  const std::int64_t start_ns = measure::now_ns();
-  const stacks::DataTarget target{config.host,
-                                  config.port,
-                                  config.bind_address,
-                                  Deadline::after(config.timeouts.connect),
-                                  config.test.sndbuf_bytes,
-                                  config.test.rcvbuf_bytes,
-                                  -1};
-  std::unique_ptr<Stream> stream = stacks::client_stream(
-      mode, stacks::stack_of(mode).open_socket(target), tls,
-      {config.host, resume, {}, tls != nullptr ? tls->server_library() : std::string()});
-  stream->set_deadline(Deadline::after(config.timeouts.handshake));
-  if (const std::error_code ec = stream->handshake()) {
-    const tls::TlsStream* t = stream->tls();
-    throw Error(fmt::format("{} handshake with {} failed: {}", facts(mode).handshake,
-                            host_port(config.host, config.port),
-                            t != nullptr ? explain_handshake_failure(*t, ec, config, tls->offer(), accept)
-                                         : describe(ec, stream->error_detail())));
-  }
-  us = measure::ns_to_us(measure::now_ns() - start_ns);
-  if (tls::TlsStream* t = stream->tls(); t != nullptr && config.test.record_size != 0)
-    t->set_max_record_size(config.test.record_size);
+                                    const protocol::TestAccept& accept, int control_fd,
+                                    const tls::Session& resume, double& us) {
+  std::unique_ptr<Stream> stream = connect_data_stream(config, tls, mode, accept, control_fd, us, resume);
   set_nodelay(stream->native_handle(), true);
   const protocol::Preamble preamble = protocol::encode_preamble(protocol::ConnectionKind::http);
   std::vector<std::byte> head(preamble.begin(), preamble.end());
@@ -95,7 +73,7 @@ HttpRun run_http_reconnecting(const session::ClientConfig& config, const tls::Co
   const std::vector<HttpClientSpec> specs = http_client_specs(config, request.test, measure::now_ns());
   const HttpDial dial = [&](const tls::Session& resume, double& us) {
     if (interrupt.interrupted()) throw Error("interrupted");
-    return dial_server(config, tls, mode, accept, resume, us);
+    return dial_server(config, tls, mode, accept, control.native_handle(), resume, us);
   };
   const std::vector<HttpSideResult> mine = run_connectors(config, tls != nullptr, specs, dial, run);
   aggregate_http(run, mine);

@@ -47,18 +47,11 @@ std::string describe_test(const protocol::TestRequest& request, const Connection
   return line;
 }
 
-// This side's count from the tally.
-SideResult server_count(const ConnectionTally::Totals& totals, double elapsed_us) {
-  SideResult mine;
-  mine.role = Role::receiver;
-  mine.connections = totals.connections;
-  mine.resumed = totals.resumed;
-  mine.failed = totals.failed;
+// This side's count from the tally: the shared part's, with the requests
+// answered, and its connections' failures as its error.
+SideResult http_server_count(const ConnectionTally::Totals& totals, double elapsed_us) {
+  SideResult mine = server_count(totals, elapsed_us);
   mine.messages = totals.requests;
-  mine.bytes = totals.bytes_received;
-  mine.wire_bytes_sent = totals.bytes_sent;
-  mine.cpu_user_s = totals.cpu_s;  // the total, user and system: see measure::thread_cpu_s
-  mine.elapsed_us = elapsed_us;
   if (totals.failed > 0)
     mine.error = fmt::format("{} connection{} failed here, the first: {}", totals.failed,
                              totals.failed == 1 ? "" : "s", totals.first_failure);
@@ -114,7 +107,7 @@ std::string serve_http_reconnecting(Stream& control, const protocol::TestRequest
   tally->close();
   const ConnectionTally::Totals totals = tally->settle(Deadline::after(t.control));
   const double elapsed_us = measure::ns_to_us(measure::now_ns() - start_ns);
-  SideResult mine = server_count(totals, elapsed_us);
+  SideResult mine = http_server_count(totals, elapsed_us);
   if (mine.error.empty()) mine.error = stopped;
   mine.facts.host_cpu = watch.finish();
   if (mine.error.empty() && theirs.error.empty())
