@@ -46,26 +46,16 @@ ssize_t read_zeros(nghttp2_session*, std::int32_t, std::uint8_t* buf, std::size_
   return static_cast<ssize_t>(n);
 }
 
-// What the session has to send, gathered into `out` as it has room (the
-// session serializes a frame at a time); "" or what failed.
-std::string gather(nghttp2_session* session, HttpOutput& out, std::vector<std::byte>& held) {
-  if (!held.empty()) {  // a frame that did not fit last time
-    if (held.size() > out.room() && !out.empty()) return {};
-    out.add(held);
-    held.clear();
-  }
+// What the session has to send, gathered into `out` while it has room
+// (the session serializes a frame at a time: the last may pass kBytes by
+// a frame at most); "" or what failed.
+std::string gather(nghttp2_session* session, HttpOutput& out) {
   while (out.room() > 0) {
     const std::uint8_t* data = nullptr;
     const ssize_t n = nghttp2_session_mem_send(session, &data);
     if (n < 0) return fmt::format("HTTP/2: {}", nghttp2_strerror(static_cast<int>(n)));
     if (n == 0) break;
-    const std::span<const std::byte> frame{reinterpret_cast<const std::byte*>(data),
-                                           static_cast<std::size_t>(n)};
-    if (frame.size() > out.room() && !out.empty()) {
-      held.assign(frame.begin(), frame.end());
-      break;
-    }
-    out.add(frame);
+    out.add({reinterpret_cast<const std::byte*>(data), static_cast<std::size_t>(n)});
   }
   return {};
 }
@@ -96,7 +86,7 @@ class H2Client final : public HttpClientCodec {
   void ask(std::int64_t asked_ns) override;
   void end() override { nghttp2_session_terminate_session(session_.get(), NGHTTP2_NO_ERROR); }
   std::span<const std::byte> output() override {
-    if (out_.empty() && error_.empty()) error_ = gather(session_.get(), out_, held_);
+    if (out_.empty() && error_.empty()) error_ = gather(session_.get(), out_);
     return out_.pending();
   }
   void sent(std::size_t n) override { out_.sent(n); }
@@ -118,7 +108,6 @@ class H2Client final : public HttpClientCodec {
   std::string content_length_;
   Session session_{nullptr, nghttp2_session_del};
   HttpOutput out_;
-  std::vector<std::byte> held_;
   std::map<std::int32_t, InFlight> in_flight_;
   std::vector<HttpAnswer> done_;  // answered since input() last handed them on
   std::int64_t now_ = 0;          // input()'s time, for the callbacks
@@ -250,7 +239,7 @@ class H2Server final : public HttpServerCodec {
   }
   std::span<const std::byte> output() override {
     if (out_.empty()) {
-      std::string failed = gather(session_.get(), out_, held_);
+      std::string failed = gather(session_.get(), out_);
       if (error_.empty()) error_ = std::move(failed);
     }
     return out_.pending();
@@ -276,7 +265,6 @@ class H2Server final : public HttpServerCodec {
   std::uint64_t most_;
   Session session_{nullptr, nghttp2_session_del};
   HttpOutput out_;
-  std::vector<std::byte> held_;
   std::map<std::int32_t, Asked> streams_;
   std::string error_;
 };

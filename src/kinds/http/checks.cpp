@@ -42,16 +42,22 @@ std::string check_http_count(const PeerJudge& judge, const protocol::TestRequest
                              const SideResult& mine, const SideResult& theirs) {
   const bool client = judge.peer() == Peer::client;
   // Connections, resumed ones and requests: each side counted the same ones.
-  const std::array<std::tuple<const char*, std::uint64_t, std::uint64_t, const char*>, 3> counts{{
-      {"connections", theirs.connections, mine.connections, client ? "opening" : "serving"},
-      {"resumed", theirs.resumed, mine.resumed, "resuming"},
-      {"messages", theirs.messages, mine.messages, client ? "taking responses to" : "answering"},
-  }};
-  for (const auto& [field, peer, here, verb] : counts) {
-    if (peer != here)
-      return judge.disagree(
-          fmt::format("{} {} {}", verb, peer, field == std::string_view("messages") ? "requests" : field),
-          fmt::format("{} counted {}", judge.here(), here), field);
+  struct Count {
+    const char* field;  // the result's field
+    const char* noun;   // what it counts, in the line
+    std::uint64_t peer;
+    std::uint64_t here;
+    const char* verb;
+  };
+  const Count counts[] = {
+      {"connections", "connections", theirs.connections, mine.connections, client ? "opening" : "serving"},
+      {"resumed", "resumed", theirs.resumed, mine.resumed, "resuming"},
+      {"messages", "requests", theirs.messages, mine.messages, client ? "taking responses to" : "answering"},
+  };
+  for (const Count& c : counts) {
+    if (c.peer != c.here)
+      return judge.disagree(fmt::format("{} {} {}", c.verb, c.peer, c.noun),
+                            fmt::format("{} counted {}", judge.here(), c.here), c.field);
   }
   const std::uint64_t size = client ? request.test.rr.response_bytes : request.test.rr.request_bytes;
   if (!bytes_are_pieces(theirs.bytes, theirs.messages, size))

@@ -39,12 +39,20 @@ void count(const std::vector<framing::HttpAnswer>& answers, HttpSideResult& resu
   }
 }
 
+// What a client's loop reads into, kept across its reads: the bytes, and
+// the answers they completed.
+struct Reading {
+  std::vector<std::byte> buffer = std::vector<std::byte>(kReadBytes);
+  std::vector<framing::HttpAnswer> answers;
+  bool heard = false;  // the server's first bytes came
+};
+
 // The server's bytes in, read (without waiting where `now`), taken whole
 // answers counted; "" or what failed.
-std::string take(Stream& stream, framing::HttpClientCodec& codec, std::vector<std::byte>& buffer, bool now,
-                 HttpSideResult& result, bool& heard) {
+std::string take(Stream& stream, framing::HttpClientCodec& codec, Reading& in, bool now,
+                 HttpSideResult& result) {
   std::error_code ec;
-  const std::size_t got = now ? stream.read_now(buffer, ec) : stream.read_some(buffer, ec);
+  const std::size_t got = now ? stream.read_now(in.buffer, ec) : stream.read_some(in.buffer, ec);
   if (ec == TransportErrc::would_block && now) return {};
   const std::uint64_t number = result.transactions + 1;
   if (ec == TransportErrc::eof)
@@ -52,10 +60,10 @@ std::string take(Stream& stream, framing::HttpClientCodec& codec, std::vector<st
   if (ec)
     return fmt::format("awaiting the response to request {}: {}", number,
                        describe(ec, stream.error_detail()));
-  heard = heard || got > 0;
-  std::vector<framing::HttpAnswer> answers;
-  std::string failed = codec.input({buffer.data(), got}, measure::now_ns(), answers);
-  count(answers, result);
+  in.heard = in.heard || got > 0;
+  in.answers.clear();
+  std::string failed = codec.input({in.buffer.data(), got}, measure::now_ns(), in.answers);
+  count(in.answers, result);
   return failed;
 }
 
@@ -63,8 +71,7 @@ std::string take(Stream& stream, framing::HttpClientCodec& codec, std::vector<st
 // each is answered, until -n is asked or -t is up.
 std::string closed_loop(Stream& stream, framing::HttpClientCodec& codec, const HttpClientSpec& spec,
                         HttpSideResult& result) {
-  std::vector<std::byte> buffer(kReadBytes);
-  bool heard = false;
+  Reading in;
   for (;;) {
     while (codec.in_flight() < spec.streams &&
            (spec.requests > 0 ? codec.asked() < spec.requests : measure::now_ns() < spec.stop_ns)) {
@@ -78,8 +85,7 @@ std::string closed_loop(Stream& stream, framing::HttpClientCodec& codec, const H
     if (std::string failed = write_out(stream, codec, "sending request", codec.asked()); !failed.empty())
       return failed;
     if (codec.in_flight() == 0) return {};
-    if (std::string failed = take(stream, codec, buffer, false, result, heard); !failed.empty())
-      return failed;
+    if (std::string failed = take(stream, codec, in, false, result); !failed.empty()) return failed;
   }
 }
 
@@ -89,10 +95,9 @@ std::string closed_loop(Stream& stream, framing::HttpClientCodec& codec, const H
 // so that a due request is not held up.
 std::string open_loop(Stream& stream, framing::HttpClientCodec& codec, const HttpClientSpec& spec,
                       HttpSideResult& result) {
-  std::vector<std::byte> buffer(kReadBytes);
+  Reading in;
   const double period_ns = 1e9 / spec.rate_rps;
   std::int64_t next_ns = spec.start_ns;
-  bool heard = false;
   std::string failed;
   for (;;) {
     for (std::int64_t now = measure::now_ns(); next_ns < spec.stop_ns && now >= next_ns;) {
@@ -110,7 +115,7 @@ std::string open_loop(Stream& stream, framing::HttpClientCodec& codec, const Htt
                            describe(ec, stream.error_detail()));
       break;
     }
-    if (readable && !(failed = take(stream, codec, buffer, sending && !heard, result, heard)).empty()) break;
+    if (readable && !(failed = take(stream, codec, in, sending && !in.heard, result)).empty()) break;
   }
   // The run lasts its schedule at least, as rr's open loop does.
   result.end_ns = std::max(measure::now_ns(), spec.stop_ns);
