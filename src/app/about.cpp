@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "framing/http3.hpp"
 #include "stacks/stack.hpp"
 #include "tls/backend.hpp"
 #include "tls/context.hpp"
@@ -88,6 +89,9 @@ std::string build_description() {
   for (const stacks::Stack* stack : stacks::all_stacks()) {
     if (stack->version_line != nullptr) out += stack->version_line() + "\n";
   }
+  std::string no_http3;
+  out += fmt::format("http/3: {}\n", framing::has_http3(&no_http3) ? framing::http3_library()
+                                                                   : fmt::format("no ({})", no_http3));
   out += fmt::format("key exchange groups: {}\n", join(tls::available_groups()));
   out += fmt::format("kernel TLS: {}", kernel_tls_line());
   return out;

@@ -22,9 +22,9 @@ namespace tlscmp::framing {
 // The most a server takes of one request's headers, all together.
 inline constexpr std::size_t kMaxHttpHeaderBytes = 16 * 1024;
 
-// "HTTP/1.1" or "HTTP/2", as a version (1 or 2) names it.
+// "HTTP/1.1", "HTTP/2" or "HTTP/3", as a version (1, 2 or 3) names it.
 inline const char* http_version_name(std::uint32_t version) {
-  return version == 2 ? "HTTP/2" : "HTTP/1.1";
+  return version == 3 ? "HTTP/3" : version == 2 ? "HTTP/2" : "HTTP/1.1";
 }
 
 // The body size a path names ("/4096", "/4096?x"), up to `most`; none where
@@ -33,8 +33,9 @@ std::optional<std::uint64_t> response_size_of(std::string_view path, std::uint64
 
 // What a client asks, each request alike.
 struct HttpAsk {
-  std::uint32_t version = 1;  // 1: HTTP/1.1, 2: HTTP/2
-  std::string authority;      // the Host header (:authority): "host:port"
+  std::uint32_t version =
+      1;                  // 1: HTTP/1.1, 2: HTTP/2 (3: HTTP/3, framing/http3.hpp; over a byte stream, HTTP/2)
+  std::string authority;  // the Host header (:authority): "host:port"
   std::string path;
   std::uint64_t request_bytes = 0;  // 0: a GET; else a POST of this many bytes
 };
@@ -127,11 +128,11 @@ std::unique_ptr<HttpServerCodec> http1_server(std::uint64_t most);
 std::unique_ptr<HttpServerCodec> http2_server(std::uint64_t most, std::uint32_t max_streams);
 
 inline std::unique_ptr<HttpClientCodec> http_client(const HttpAsk& ask) {
-  return ask.version == 2 ? http2_client(ask) : http1_client(ask);
+  return ask.version >= 2 ? http2_client(ask) : http1_client(ask);
 }
 inline std::unique_ptr<HttpServerCodec> http_server(std::uint32_t version, std::uint64_t most,
                                                     std::uint32_t max_streams) {
-  return version == 2 ? http2_server(most, max_streams) : http1_server(most);
+  return version >= 2 ? http2_server(most, max_streams) : http1_server(most);
 }
 
 }  // namespace tlscmp::framing

@@ -323,7 +323,7 @@ void for_each_field_of(Visit&& visit, T&... t) {
   visit(Field{"flows", "--flows", Part::flows, 1, n(kMaxFlows)}, t.flows.flows...);
   visit(Field{"flow_threads", "--threads", Part::flows, 0, n(kMaxFlowThreads)}, t.flows.threads...);
   // 0: no HTTP (a flows test of another work); the http kind checks it has one.
-  visit(Field{"http_version", "--http", Part::http, 1, 2, true}, t.http.version...);
+  visit(Field{"http_version", "--http", Part::http, 1, 3, true}, t.http.version...);
   visit(Field{"http_streams", "--streams", Part::http, 1, n(kMaxHttpStreams)}, t.http.streams...);
   visit(Field{"requests_per_connection", "--requests-per-connection", Part::http, 0, 1e9},
         t.http.requests_per_connection...);

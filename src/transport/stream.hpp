@@ -12,6 +12,7 @@
 #include "mode.hpp"
 #include "run_facts.hpp"
 #include "transport/deadline.hpp"
+#include "transport/stream_group.hpp"
 #include "transport/unique_fd.hpp"
 
 namespace tlscmp {
@@ -94,6 +95,11 @@ class Stream : public std::enable_shared_from_this<Stream> {
     (void)shape;
     return nullptr;
   }
+  // On a stream of such a connection: the connection's streams by number
+  // (transport/stream_group.hpp), this one among them, for a protocol that
+  // opens and takes streams of its own (HTTP/3); null where it has no
+  // streams. The group keeps the connection open.
+  virtual std::unique_ptr<StreamGroup> stream_group() { return nullptr; }
   // Such a stream per transaction: how many transaction streams it opened
   // or took; 0 for any other.
   virtual std::uint64_t streams_opened() const { return 0; }

@@ -177,7 +177,7 @@ TEST_CASE(
 
 TEST_CASE("--http mistakes are refused in one line") {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
-      {{"--http", "3", "-n", "10"}, "--http 3: give 1.1"},
+      {{"--http", "4", "-n", "10"}, "--http 4: give 1.1"},
       {{"--http", "1.1", "--streams", "4", "-n", "10"}, "requests in flight on a connection are HTTP/2's"},
       {{"--rr", "1/1", "--response", "10", "-n", "10"}, "--response requires --http"},
       {{"--http", "2", "-l", "100", "-n", "10"}, "-l is for bulk runs; --http takes"},

@@ -8,6 +8,7 @@
 
 using namespace tlscmp;
 using namespace tlscmp::measure;
+using namespace tlscmp::kinds;
 
 namespace {
 

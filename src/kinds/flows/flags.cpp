@@ -155,6 +155,10 @@ void configure_flows(const SharedFlags& flags, session::ClientConfig& c) {
   if (f.work == spec::FlowWork::http) {
     if (c.quic_streams > 1) refuse("--streams", "is HTTP/2's requests in flight; a flow makes one at a time");
     if (!c.urls.empty()) refuse("--url", "loads a server of another make from -P connections");
+    if (c.test.http.version == 3)
+      throw UsageError(
+          "--flows with --http 3: HTTP/3 runs on -P connections (each its thread); --flows holds HTTP/1.1 or "
+          "2");
     if (c.test.http.requests_per_connection != 0 || c.test.http.resume_percent != 0)
       refuse("--requests-per-connection and --resume-ratio", "are for --http on -P connectors");
   }

@@ -143,8 +143,8 @@ void check_flows_test(const spec::Test& t, Mode mode) {
   if (http != (t.http.version != 0) || (http && (t.http.version > 2 || t.http.streams != 1)))
     throw spec::Invalid("--flows --http takes 1.1 or 2, a request at a time on each flow (no --streams)");
   if (http && facts(mode).over_udp)
-    throw spec::Invalid(fmt::format("--flows --http runs over tcp and tls (HTTP/3 over {} is not built yet)",
-                                    to_string(mode)));
+    throw spec::Invalid(fmt::format(
+        "--flows --http runs over tcp and tls, not {} (HTTP/3 runs on -P connections)", to_string(mode)));
   if (t.http.requests_per_connection != 0 || t.http.resume_percent != 0)
     throw spec::Invalid("--requests-per-connection and --resume-ratio are for --http without --flows");
   if ((count == 0) == (t.duration_ms == 0))

@@ -28,6 +28,13 @@ std::pair<std::uint64_t, std::uint64_t> tcp_bytes(int fd) {
   return {info.tcpi_bytes_acked, info.tcpi_bytes_received};
 }
 
+// The bytes the connection's transport carried out and in so far: TCP's,
+// or the datagrams' of a QUIC connection where its client counts them.
+std::pair<std::uint64_t, std::uint64_t> wire_bytes(const Stream& stream) {
+  if (const std::optional<UdpPath> path = stream.udp_path()) return {path->bytes_sent, path->bytes_received};
+  return tcp_bytes(stream.native_handle());
+}
+
 // `exchange` in the transfer phase, with this thread's CPU and the wire's
 // bytes over it in `result`.
 template <typename Exchange>
@@ -37,14 +44,14 @@ HttpSideResult on_connection(Stream& stream, std::chrono::milliseconds idle, Exc
     result.error = fmt::format("cannot set the idle timeout: {}", ec.message());
     return result;
   }
-  const auto [sent_before, received_before] = tcp_bytes(stream.native_handle());
+  const auto [sent_before, received_before] = wire_bytes(stream);
   const measure::CpuTimes cpu_start = measure::thread_cpu_times();
   result.start_ns = result.end_ns = measure::now_ns();
   exchange(result);
   const measure::CpuTimes cpu = measure::thread_cpu_times() - cpu_start;
   result.cpu_user_s = cpu.user_s;
   result.cpu_system_s = cpu.system_s;
-  const auto [sent_after, received_after] = tcp_bytes(stream.native_handle());
+  const auto [sent_after, received_after] = wire_bytes(stream);
   result.wire_sent = sent_after - sent_before;
   result.wire_received = received_after - received_before;
   return result;
@@ -74,16 +81,28 @@ void end_exchange(Stream& stream, bool frames_may_follow, HttpSideResult& result
 
 HttpSideResult run_http_client(Stream& stream, const HttpClientSpec& spec) {
   return on_connection(stream, spec.idle_timeout, [&](HttpSideResult& result) {
-    http_client_exchange(stream, spec, result);
-    if (result.error.empty()) end_exchange(stream, spec.version == 2, result);
+    // HTTP/3's streams stay open until the test's end: a stream let go
+    // early is reset, and its control stream's reset ends the server's HTTP/3.
+    const std::unique_ptr<StreamGroup> group = spec.version == 3 ? stream.stream_group() : nullptr;
+    if (group) {
+      http3_client_exchange(*group, spec, result);
+    } else {
+      http_client_exchange(stream, spec, result);
+    }
+    if (result.error.empty()) end_exchange(stream, !group && spec.version >= 2, result);
   });
 }
 
 HttpSideResult run_http_server(Stream& stream, std::uint32_t version, std::chrono::milliseconds idle,
                                std::span<const std::byte> first) {
   return on_connection(stream, idle, [&](HttpSideResult& result) {
+    const std::unique_ptr<StreamGroup> group = version == 3 ? stream.stream_group() : nullptr;
+    if (group) {
+      http3_server_exchange(stream, *group, idle, result);
+      return;
+    }
     http_server_exchange(stream, version, first, result);
-    if (version == 2) {
+    if (version >= 2) {
       // The client's GOAWAY ended the session; its end (TLS's close_notify,
       // then FIN) follows. Read to it, so that closing leaves nothing unread,
       // which would reset the connection under the client's last read.

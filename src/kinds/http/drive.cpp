@@ -1,13 +1,12 @@
-// One connection's HTTP, client and server, over a blocking Stream: the
-// version's framing (framing/http.hpp) driven a request, a read and a
-// write at a time, closed loop (-n, -t: --streams requests in flight) or
-// open loop (--rate: each request sent at its time on the schedule's grid,
-// its latency counted from that time, as wrk2 does).
+// One connection's HTTP/1.1 or HTTP/2, client and server, over a blocking
+// byte stream: the version's framing (framing/http.hpp) driven a request,
+// a read and a write at a time, in the client's loops (loops.hpp).
 
 #include <fmt/format.h>
 #include <algorithm>
 
 #include "kinds/http/http.hpp"
+#include "kinds/http/loops.hpp"
 #include "measure/clock.hpp"
 #include "transport/errors.hpp"
 
@@ -28,97 +27,45 @@ std::string write_out(Stream& stream, Codec& codec, const char* doing, std::uint
   return {};
 }
 
-// The answers taken into this side's figures.
-void count(const std::vector<framing::HttpAnswer>& answers, HttpSideResult& result) {
-  for (const framing::HttpAnswer& a : answers) {
-    result.first_byte.add(measure::ns_to_us(a.first_ns - a.asked_ns));
-    result.latency.add(measure::ns_to_us(a.done_ns - a.asked_ns));
-    result.bytes_received += a.body;
-    ++result.transactions;
-    result.end_ns = std::max(result.end_ns, a.done_ns);
+// The client's link (loops.hpp) over a byte stream: what it reads into,
+// kept across its reads.
+class ByteLink {
+ public:
+  ByteLink(Stream& stream, framing::HttpClientCodec& codec) : stream_(stream), codec_(codec) {}
+  void ask(std::int64_t asked_ns) { codec_.ask(asked_ns); }
+  std::size_t in_flight() const { return codec_.in_flight(); }
+  std::uint64_t asked() const { return codec_.asked(); }
+  bool server_closes() const { return codec_.server_closes(); }
+  bool heard() const { return heard_; }
+  std::string write_out() { return kinds::write_out(stream_, codec_, "sending request", codec_.asked()); }
+  bool readable_within(std::chrono::nanoseconds wait, std::error_code& ec) {
+    return stream_.has_buffered() || stream_.readable_within(wait, ec);
   }
-}
+  std::string failure(std::error_code ec) const { return describe(ec, stream_.error_detail()); }
+  std::string take(bool now, HttpSideResult& result);
 
-// What a client's loop reads into, kept across its reads: the bytes, and
-// the answers they completed.
-struct Reading {
-  std::vector<std::byte> buffer = std::vector<std::byte>(kReadBytes);
-  std::vector<framing::HttpAnswer> answers;
-  bool heard = false;  // the server's first bytes came
+ private:
+  Stream& stream_;
+  framing::HttpClientCodec& codec_;
+  std::vector<std::byte> buffer_ = std::vector<std::byte>(kReadBytes);
+  std::vector<framing::HttpAnswer> answers_;
+  bool heard_ = false;
 };
 
 // The server's bytes in, read (without waiting where `now`), taken whole
 // answers counted; "" or what failed.
-std::string take(Stream& stream, framing::HttpClientCodec& codec, Reading& in, bool now,
-                 HttpSideResult& result) {
+std::string ByteLink::take(bool now, HttpSideResult& result) {
   std::error_code ec;
-  const std::size_t got = now ? stream.read_now(in.buffer, ec) : stream.read_some(in.buffer, ec);
+  const std::size_t got = now ? stream_.read_now(buffer_, ec) : stream_.read_some(buffer_, ec);
   if (ec == TransportErrc::would_block && now) return {};
   const std::uint64_t number = result.transactions + 1;
   if (ec == TransportErrc::eof)
     return fmt::format("the server ended the connection with request {} unanswered", number);
-  if (ec)
-    return fmt::format("awaiting the response to request {}: {}", number,
-                       describe(ec, stream.error_detail()));
-  in.heard = in.heard || got > 0;
-  in.answers.clear();
-  std::string failed = codec.input({in.buffer.data(), got}, measure::now_ns(), in.answers);
-  count(in.answers, result);
-  return failed;
-}
-
-// Closed loop: --streams requests in flight (HTTP/1.1: one), a new one as
-// each is answered, until -n is asked or -t is up.
-std::string closed_loop(Stream& stream, framing::HttpClientCodec& codec, const HttpClientSpec& spec,
-                        HttpSideResult& result) {
-  Reading in;
-  for (;;) {
-    while (codec.in_flight() < spec.streams &&
-           (spec.requests > 0 ? codec.asked() < spec.requests : measure::now_ns() < spec.stop_ns)) {
-      if (codec.server_closes())
-        return fmt::format(
-            "the server closes the connection after request {}, and keep-alive was asked (its limit of "
-            "requests a connection: nginx's keepalive_requests); raise it, or use -n below it times -P",
-            codec.asked());
-      codec.ask(measure::now_ns());
-    }
-    if (std::string failed = write_out(stream, codec, "sending request", codec.asked()); !failed.empty())
-      return failed;
-    if (codec.in_flight() == 0) return {};
-    if (std::string failed = take(stream, codec, in, false, result); !failed.empty()) return failed;
-  }
-}
-
-// Open loop: each request asked at its time on this connection's grid,
-// whether or not those before it were answered. Until the server's first
-// bytes, what comes may be TLS's tickets alone: read without waiting then,
-// so that a due request is not held up.
-std::string open_loop(Stream& stream, framing::HttpClientCodec& codec, const HttpClientSpec& spec,
-                      HttpSideResult& result) {
-  Reading in;
-  const double period_ns = 1e9 / spec.rate_rps;
-  std::int64_t next_ns = spec.start_ns;
-  std::string failed;
-  for (;;) {
-    for (std::int64_t now = measure::now_ns(); next_ns < spec.stop_ns && now >= next_ns;) {
-      codec.ask(next_ns);
-      next_ns = spec.start_ns + static_cast<std::int64_t>(static_cast<double>(codec.asked()) * period_ns);
-    }
-    if (!(failed = write_out(stream, codec, "sending request", codec.asked())).empty()) break;
-    const bool sending = next_ns < spec.stop_ns;
-    if (!sending && codec.in_flight() == 0) break;
-    std::error_code ec;
-    const bool readable = !sending || stream.has_buffered() ||
-                          stream.readable_within(std::chrono::nanoseconds(next_ns - measure::now_ns()), ec);
-    if (ec) {
-      failed = fmt::format("awaiting the response to request {}: {}", result.transactions + 1,
-                           describe(ec, stream.error_detail()));
-      break;
-    }
-    if (readable && !(failed = take(stream, codec, in, sending && !in.heard, result)).empty()) break;
-  }
-  // The run lasts its schedule at least, as rr's open loop does.
-  result.end_ns = std::max(measure::now_ns(), spec.stop_ns);
+  if (ec) return fmt::format("awaiting the response to request {}: {}", number, failure(ec));
+  heard_ = heard_ || got > 0;
+  answers_.clear();
+  std::string failed = codec_.input({buffer_.data(), got}, measure::now_ns(), answers_);
+  http_loops::count(answers_, result);
   return failed;
 }
 
@@ -127,9 +74,8 @@ std::string open_loop(Stream& stream, framing::HttpClientCodec& codec, const Htt
 void http_client_exchange(Stream& stream, const HttpClientSpec& spec, HttpSideResult& result) {
   const std::unique_ptr<framing::HttpClientCodec> codec =
       framing::http_client({spec.version, spec.authority, spec.path, spec.request_bytes});
-  if (spec.rate_rps > 0) result.start_ns = spec.start_ns;
-  result.error =
-      spec.rate_rps > 0 ? open_loop(stream, *codec, spec, result) : closed_loop(stream, *codec, spec, result);
+  ByteLink link(stream, *codec);
+  result.error = http_loops::run_loop(link, spec, result);
   if (!result.error.empty()) return;
   codec->end();  // HTTP/2: GOAWAY, no more requests
   result.error = write_out(stream, *codec, "ending after request", codec->asked());

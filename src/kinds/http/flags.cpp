@@ -43,6 +43,32 @@ void configure_urls(session::ClientConfig& c) {
   c.test.rr.response_bytes = 0;  // whatever the URL's path answers
 }
 
+// HTTP over QUIC is HTTP/3, and --http 3 needs quic among the modes (the
+// others carry HTTP/2 beside it); it runs on -P connections of its own.
+void configure_http3(const session::ClientConfig& c) {
+  const bool quic = std::any_of(c.modes.begin(), c.modes.end(), [](Mode m) { return facts(m).streams; });
+  if (c.test.http.version != 3) {
+    if (quic)
+      throw UsageError(
+          fmt::format("--http {} --mode quic: HTTP over QUIC is HTTP/3; give --http 3 (tcp and tls "
+                      "then carry HTTP/2)",
+                      http_version_name(c.test.http.version) + 5));
+    return;
+  }
+  if (!quic)
+    throw UsageError(
+        "--http 3 runs over quic: add --mode quic, or --mode tcp,tls,quic to hold it to HTTP/2 over TCP and "
+        "TLS");
+  if (!c.urls.empty())
+    throw UsageError(
+        "--url with --http 3: --url loads HTTP/1.1 and 2 servers; HTTP/3 runs against a tlscmp server");
+  if (c.test.http.requests_per_connection != 0)
+    throw UsageError(
+        "--requests-per-connection with --http 3: new connections per request run HTTP/1.1 and 2; leave it "
+        "out "
+        "for HTTP/3 kept alive");
+}
+
 }  // namespace
 
 std::vector<CLI::Option*> add_http_flags(CLI::App& cmd, KindFlags& flags) {
@@ -55,17 +81,23 @@ std::vector<CLI::Option*> add_http_flags(CLI::App& cmd, KindFlags& flags) {
                  t.http.version = 1;
                } else if (text == "2") {
                  t.http.version = 2;
+               } else if (text == "3") {
+                 t.http.version = 3;
                } else {
-                 throw UsageError(fmt::format(
-                     "--http {}: give 1.1 (HTTP/1.1, keep-alive) or 2 (HTTP/2, --streams in flight)", text));
+                 throw UsageError(
+                     fmt::format("--http {}: give 1.1 (HTTP/1.1, keep-alive), 2 (HTTP/2, --streams in "
+                                 "flight) or 3 (HTTP/3 "
+                                 "over quic, HTTP/2 over tcp and tls)",
+                                 text));
                }
                if (t.rr.response_bytes == 0) t.rr.response_bytes = kDefaultResponseBytes;
                flags.ask(TestKind::http);
              },
-             "Instead of bulk runs: HTTP requests on each of -P connections, HTTP/1.1 kept alive or HTTP/2 "
-             "(--streams requests in flight), a GET of /RESP (4K unless --response) or a POST of --request "
+             "Instead of bulk runs: HTTP requests on each of -P connections, HTTP/1.1 kept alive, HTTP/2 "
+             "(--streams requests in flight) or HTTP/3 (over --mode quic; HTTP/2 over tcp and tls), a GET of "
+             "/RESP (4K unless --response) or a POST of --request "
              "bytes; -t seconds (default 10) or -n requests in all")
-          ->type_name("1.1|2");
+          ->type_name("1.1|2|3");
   // The sizes are rr's fields, which --rr sets: given without --http, CLI11 says "--request requires --http".
   return {
       http,
@@ -136,8 +168,9 @@ void configure_http(const SharedFlags& flags, session::ClientConfig& c) {
           "--streams with --rate: in an open loop the schedule sets the requests in flight; leave --streams "
           "out");
   }
-  // --streams: HTTP/2's requests in flight on each connection, not QUIC's streams.
-  if (c.quic_streams > 1 && c.test.http.version != 2)
+  configure_http3(c);
+  // --streams: HTTP/2's (and 3's) requests in flight on each connection, not QUIC's streams.
+  if (c.quic_streams > 1 && c.test.http.version < 2)
     throw UsageError(
         fmt::format("--streams {}: requests in flight on a connection are HTTP/2's; add --http 2, "
                     "or use -P for more HTTP/1.1 connections",

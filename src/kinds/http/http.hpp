@@ -51,9 +51,15 @@ namespace tlscmp::kinds {
 inline constexpr std::uint64_t kMaxHttpResponseBytes = spec::kMaxRrBytes;
 using framing::http_version_name;
 
+// The version a connection of `mode` carries when `asked` is asked: --http
+// 3's tcp and tls variants carry HTTP/2.
+inline std::uint32_t http_version_on(std::uint32_t asked, Mode mode) {
+  return asked == 3 && !facts(mode).streams ? 2 : asked;
+}
+
 // What one connection's client side does.
 struct HttpClientSpec {
-  std::uint32_t version = 1;  // 1: HTTP/1.1, 2: HTTP/2
+  std::uint32_t version = 1;  // 1: HTTP/1.1, 2: HTTP/2, 3: HTTP/3 (over QUIC; HTTP/2 elsewhere)
   std::string authority;      // the Host header: "host:port"
   std::string path;           // what each request asks for: "/RESP", or --url's path
   std::uint64_t request_bytes = 0;
@@ -94,6 +100,15 @@ void http_client_exchange(Stream& stream, const HttpClientSpec& spec, HttpSideRe
 void http_server_exchange(Stream& stream, std::uint32_t version, std::span<const std::byte> first,
                           HttpSideResult& result);
 
+// HTTP/3 (drive3.cpp) on a QUIC connection's streams, `stream` the test's
+// first (the server ends it after the client's end).
+void http3_client_exchange(StreamGroup& group, const HttpClientSpec& spec, HttpSideResult& result);
+void http3_server_exchange(Stream& stream, StreamGroup& group, std::chrono::milliseconds idle,
+                           HttpSideResult& result);
+
+// One connection's side (connection.cpp): HTTP/3 where the test asks for
+// it and the stream has streams (QUIC), else the version's over the byte
+// stream (--http 3's tcp and tls variants: HTTP/2).
 HttpSideResult run_http_client(Stream& stream, const HttpClientSpec& spec);
 HttpSideResult run_http_server(Stream& stream, std::uint32_t version, std::chrono::milliseconds idle_timeout,
                                std::span<const std::byte> first = {});

@@ -42,7 +42,7 @@ ordered_json run_json(const HttpRun& run, const measure::TestParameters& p) {
       {"warmup", run.warmup},
       {"partial", run.partial},
       {"mode", to_string(run.mode)},
-      {"http_version", http_version_name(p.test.http.version)},
+      {"http_version", http_version_name(http_version_on(p.test.http.version, run.mode))},
       {"request_bytes", p.test.rr.request_bytes},
       {"response_bytes", p.test.rr.response_bytes},
       {"connections", p.test.streams},
@@ -121,7 +121,8 @@ std::string runs_table(const measure::Comparison& c, const HttpResults& http) {
   }
   out += fmt::format(
       "(latency: each request's {} to its response's last byte; ttfb: to its first; wire: the bytes TCP "
-      "carried both ways, headers and TLS records with the bodies; conn: TCP connect and TLS handshake)\n",
+      "(quic: its datagrams) carried both ways, headers and TLS records with the bodies; conn: connect and "
+      "handshake)\n",
       rate > 0 ? "scheduled send" : "send");
   return out;
 }
@@ -151,15 +152,16 @@ std::string render_http_header(const measure::TestParameters& p) {
                           ? fmt::format(", {}% offering the last session", p.test.http.resume_percent)
                           : std::string());
   if (p.test.rr.rate_tps > 0) {
-    how += p.test.http.version == 2 ? ", as many streams in flight as the schedule makes"
+    how += p.test.http.version >= 2 ? ", as many streams in flight as the schedule makes"
                                     : ", requests pipelined as the schedule makes them";
   } else if (per == 0) {
-    how = p.test.http.version == 2 ? fmt::format(", {} streams in flight on each", p.test.http.streams)
+    how = p.test.http.version >= 2 ? fmt::format(", {} streams in flight on each", p.test.http.streams)
                                    : std::string(" kept alive");
   }
-  return fmt::format("http: {}, {}{}, {} connection{}{}, {} per run, {}\n",
-                     http_version_name(p.test.http.version), what, asked, p.test.streams,
-                     p.test.streams == 1 ? "" : "s", how, amount, render::rounds_text(p));
+  const char* version = p.test.http.version == 3 ? "HTTP/3 over quic (HTTP/2 over tcp and tls)"
+                                                 : http_version_name(p.test.http.version);
+  return fmt::format("http: {}, {}{}, {} connection{}{}, {} per run, {}\n", version, what, asked,
+                     p.test.streams, p.test.streams == 1 ? "" : "s", how, amount, render::rounds_text(p));
 }
 
 std::string render_http_runs(const measure::Comparison& c) {
@@ -253,9 +255,9 @@ std::string render_http_csv(const measure::Comparison& c) {
   for (const HttpRun& run : c.or_empty<HttpResults>().runs) {
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},",
                        render::csv_field(run.label()), run.round, run.warmup ? 1 : 0, run.partial ? 1 : 0,
-                       to_string(run.mode), http_version_name(p.test.http.version), p.test.rr.request_bytes,
-                       p.test.rr.response_bytes, p.test.streams, p.test.http.streams, run.requests,
-                       run.elapsed_us, run.requests_per_s(), run.handshake_us);
+                       to_string(run.mode), http_version_name(http_version_on(p.test.http.version, run.mode)),
+                       p.test.rr.request_bytes, p.test.rr.response_bytes, p.test.streams, p.test.http.streams,
+                       run.requests, run.elapsed_us, run.requests_per_s(), run.handshake_us);
     out += fmt::format("{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.1f},{:.4f},{:.3f},{:.3f},{},{},{}\n",
                        run.latency.p50, run.latency.p99, run.latency.p999, run.latency.max,
                        run.first_byte.p50, run.first_byte.p99, run.wire_bytes_per_request(), run.fairness(),

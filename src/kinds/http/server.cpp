@@ -16,9 +16,9 @@ namespace {
 // The server's log line: what ran, and how it ended.
 std::string describe_test(const protocol::TestRequest& request, const std::vector<HttpSideResult>& mine,
                           const std::vector<SideResult>& theirs, const std::string& exchange_error) {
-  const std::string what =
-      fmt::format("http {} {} {}/{}", http_version_name(request.test.http.version), to_string(request.mode),
-                  request.test.rr.request_bytes, request.test.rr.response_bytes);
+  const std::string what = fmt::format(
+      "http {} {} {}/{}", http_version_name(http_version_on(request.test.http.version, request.mode)),
+      to_string(request.mode), request.test.rr.request_bytes, request.test.rr.response_bytes);
   const std::string failed =
       fmt::format("{}{} failed", what, request.round > 0 ? fmt::format(" round {}", request.round) : "");
   std::uint64_t requests = 0;
@@ -60,7 +60,9 @@ std::string serve_http_test(Stream& control, const protocol::TestRequest& reques
   const RunClock clock;
   const session::Timeouts& t = side.config().timeouts;
   const auto reserved = reserve_data_connections(control, request, side);
-  const auto ticket = side.open_ticket(request.test.streams, 0, false);
+  // HTTP/3: the requests' streams are the test's to take, not the listener's.
+  const bool own_streams = request.test.http.version == 3 && facts(request.mode).streams;
+  const auto ticket = side.open_ticket(request.test.streams, 0, own_streams);
   session::send_message(control, side.acceptance(ticket->cookie()), "the test acceptance");
   std::vector<std::unique_ptr<Stream>> data = await_data_connections(control, request, side, *ticket);
   std::vector<HttpSideResult> mine(data.size());

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "framing/http3.hpp"
 #include "kinds/http/http.hpp"
 #include "kinds/transactions.hpp"
 #include "kinds/variants.hpp"
@@ -26,7 +27,7 @@ std::vector<session::Variant> variants(const session::ClientConfig& config,
                                        const tls::ClientOptions& tls_config,
                                        std::vector<std::string>& notes) {
   tls::ClientOptions offering = tls_config;
-  offering.alpn = {config.test.http.version == 2 ? "h2" : "http/1.1"};
+  offering.alpn = {config.test.http.version >= 2 ? "h2" : "http/1.1"};  // --http 3: HTTP/2 over tls
   return config.urls.empty() ? common_variants(config, offering, notes) : url_variants(config, offering);
 }
 
@@ -62,10 +63,15 @@ std::string csv(const measure::Comparison& c) {
 
 // What an HTTP test needs of its parts, over `mode`.
 void check(const spec::Test& t, Mode mode) {
-  if (t.http.version != 1 && t.http.version != 2) throw spec::Invalid("--http takes 1.1 or 2");
-  if (facts(mode).over_udp)
-    throw spec::Invalid(
-        fmt::format("--http runs over tcp and tls (HTTP/3 over {} is not built yet)", to_string(mode)));
+  if (t.http.version < 1 || t.http.version > 3) throw spec::Invalid("--http takes 1.1, 2 or 3");
+  if (facts(mode).over_udp) {
+    if (!facts(mode).streams)
+      throw spec::Invalid(fmt::format("--http runs over tcp, tls and quic, not {}", to_string(mode)));
+    if (t.http.version != 3) throw spec::Invalid("HTTP over QUIC is HTTP/3: give --http 3");
+    if (std::string why; !framing::has_http3(&why)) throw spec::Invalid(why);
+    if (t.http.requests_per_connection != 0)
+      throw spec::Invalid("--requests-per-connection runs HTTP/1.1 and 2; HTTP/3 is kept alive");
+  }
   if ((t.rr.transactions == 0) == (t.duration_ms == 0))
     throw spec::Invalid("--http runs -n requests or for -t seconds: give one");
   if (t.rr.rate_tps > 0 && t.duration_ms == 0)
@@ -104,10 +110,11 @@ constexpr RunFigure kFigures[] = {
 
 const KindSlice kHttpKind{
     .kind = TestKind::http,
+    .over_udp_streams = true,
     .flag = "--http",
-    .flags_are_for = "HTTP tests (--http 1.1|2)",
+    .flags_are_for = "HTTP tests (--http 1.1|2|3)",
     .takes =
-        "--http takes -t, -n, -P, --streams (HTTP/2), --request, --response, --url, "
+        "--http takes -t, -n, -P, --streams (HTTP/2 and 3), --request, --response, --url, "
         "--requests-per-connection, "
         "--resume-ratio, --rate, --repeat, --warmup and the TLS flags",
     .add_flags = add_http_flags,

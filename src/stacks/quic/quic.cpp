@@ -111,6 +111,10 @@ std::unique_ptr<QuicStream> quic_client_stream(const tls::Context& context, Uniq
   SSL* ssl = tls::ssl::ssl_context(context).new_client_ssl(dial.host, dial.resume, dial.server_name);
   auto stream = std::make_unique<QuicStream>(std::move(udp), ssl);
   detail::attach_udp(ssl, stream->native_handle());
+  // Streams the server opens (HTTP/3's control and QPACK streams) wait to
+  // be taken (Stream::stream_group), however soon they come.
+  if (SSL_set_incoming_stream_policy(ssl, SSL_INCOMING_STREAM_POLICY_ACCEPT, 0) != 1)
+    throw_tls_error("cannot let the QUIC connection take the server's streams");
   stream->set_trust_description(context.trust_description());
   return stream;
 }

@@ -46,6 +46,8 @@ class QuicStream final : public tls::SslStream {
   std::unique_ptr<Stream> open_stream(bool reports_path) override;
   std::unique_ptr<Stream> accept_stream(std::chrono::milliseconds wait, bool& ended) override;
   std::unique_ptr<Stream> stream_per_transaction(const TransactionShape& shape) override;
+  // A stream's group: its connection's streams (quic_group.cpp).
+  std::unique_ptr<StreamGroup> stream_group() override;
   bool loop_wants_write() const override;
   std::optional<std::chrono::microseconds> loop_timeout() const override;
   void handle_loop_events() override;
