@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <optional>
+#include <thread>
 
 #include "endpoint.hpp"
 #include "kinds/tls_failure.hpp"
@@ -13,6 +16,7 @@
 #include "transport/datagram.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
+#include "transport/tcp_info.hpp"
 
 namespace tlscmp::kinds {
 namespace {
@@ -74,27 +78,80 @@ void introduce(Stream& stream, const session::ClientConfig& config, const protoc
   }
 }
 
-// Connections as the test asks: one a stream, or for QUIC --streams S
-// streams on each connection (the first of each reports its datagrams).
+// Connection `unit` of the test, said to the server: a data connection,
+// or for QUIC --streams S a connection and S streams on it (the first
+// reports its datagrams), at data.streams[unit * per_connection ...].
+void open_unit(DataConnections& data, const session::ClientConfig& config, const tls::Context* tls, Mode mode,
+               const protocol::TestAccept& accept, std::uint32_t unit, std::uint32_t per_connection,
+               int control_fd) {
+  double us = 0;
+  std::unique_ptr<Stream> made = connect_data_stream(config, tls, mode, accept, control_fd, us);
+  const std::uint32_t first = unit * per_connection;
+  if (!facts(mode).streams) {
+    introduce(*made, config, accept, first);
+    data.streams[first] = std::move(made);
+    data.handshake_us[first] = us;
+    return;
+  }
+  const std::shared_ptr<Stream> connection = std::move(made);  // its streams keep it open
+  const auto end = std::min<std::size_t>(first + per_connection, data.streams.size());
+  for (std::uint32_t i = first; i < end; ++i) {
+    std::unique_ptr<Stream> stream = connection->open_stream(i == first);
+    introduce(*stream, config, accept, i);
+    data.streams[i] = std::move(stream);
+    data.handshake_us[i] = us;
+  }
+}
+
+// How many connections are set up at once: one at a time where the round
+// trip is short (the control connection's, under kLongRoundTrip), so that
+// each handshake is timed alone on the client's cores; else up to
+// kSetUpAtOnce, so that a long round trip is paid once a wave, not once a
+// connection. Half the server's default set-up share for one source
+// (--max-pending-per-source 16): the test's connections never crowd it.
+constexpr std::uint32_t kSetUpAtOnce = 8;
+constexpr std::uint32_t kLongRoundTripUs = 1000;
+
+std::uint32_t at_once(int control_fd, std::uint32_t units) {
+  const std::optional<TcpInfo> info = read_tcp_info(control_fd);
+  if (!info || info->rtt_us < kLongRoundTripUs) return 1;
+  return std::min(units, kSetUpAtOnce);
+}
+
+// The test's connections, `data.at_once` of them set up at a time; the
+// first failure (by connection) thrown once all are through.
 void open_all(DataConnections& data, const session::ClientConfig& config, const tls::Context* tls, Mode mode,
               const protocol::TestAccept& accept, std::uint32_t count, int control_fd) {
   const std::uint32_t per_connection =
       facts(mode).streams ? std::max<std::uint32_t>(1, config.quic_streams) : 1;
-  std::shared_ptr<Stream> connection;  // its streams keep it open
-  double us = 0;
-  for (std::uint32_t i = 0; i < count; ++i) {
-    std::unique_ptr<Stream> stream;
-    if (facts(mode).streams) {
-      if (i % per_connection == 0) {
-        connection = connect_data_stream(config, tls, mode, accept, control_fd, us);
+  const std::uint32_t units = (count + per_connection - 1) / per_connection;
+  data.streams.resize(count);
+  data.handshake_us.resize(count);
+  data.at_once = at_once(control_fd, units);
+  std::vector<std::exception_ptr> failures(units);
+  std::atomic<std::uint32_t> next{0};
+  std::atomic<bool> failed{false};
+  const auto work = [&] {
+    for (std::uint32_t unit = next++; unit < units && !failed; unit = next++) {
+      try {
+        open_unit(data, config, tls, mode, accept, unit, per_connection, control_fd);
+      } catch (...) {
+        failures[unit] = std::current_exception();
+        failed = true;
       }
-      stream = connection->open_stream(i % per_connection == 0);
-    } else {
-      stream = connect_data_stream(config, tls, mode, accept, control_fd, us);
     }
-    introduce(*stream, config, accept, i);
-    data.streams.push_back(std::move(stream));
-    data.handshake_us.push_back(us);
+  };
+  if (data.at_once == 1) {
+    work();
+  } else {
+    std::vector<std::thread> threads;
+    for (std::uint32_t i = 0; i < data.at_once; ++i)
+      threads.emplace_back(work);
+    for (std::thread& t : threads)
+      t.join();
+  }
+  for (const std::exception_ptr& failure : failures) {
+    if (failure) std::rethrow_exception(failure);
   }
 }
 
@@ -117,10 +174,12 @@ DataConnections open_data_connections(const session::ClientConfig& config, const
                                       const protocol::TestAccept& accept, std::uint32_t count,
                                       Stream& control) {
   DataConnections data;
+  const std::int64_t start_ns = measure::now_ns();
   try {
     open_all(data, config, tls, mode, accept, count, control.native_handle());
     for (const auto& stream : data.streams)
       await_ready(*stream, config);
+    data.setup_us = measure::ns_to_us(measure::now_ns() - start_ns);
   } catch (const Error& e) {
     // If the server refused the data connection, its reason beats ours.
     std::string reason = e.what();

@@ -32,6 +32,11 @@ inline std::uint64_t share(std::uint64_t total, std::uint32_t count, std::uint32
 struct DataConnections {
   std::vector<std::unique_ptr<Stream>> streams;
   std::vector<double> handshake_us;  // each one's TCP connect plus TLS handshake
+  // From the first connect to the last ready byte: the test's set-up, its
+  // connections `at_once` at a time (8 where the round trip is 1 ms or
+  // more, else 1).
+  double setup_us = 0;
+  std::uint32_t at_once = 1;
 };
 
 // Client: opens `count` data connections to the test the server accepted

@@ -209,6 +209,8 @@ StreamRun TestRun::run(measure::Environment& environment) {
   DataConnections connections = open_data_connections(config_, tls_, mode_, accept, streams, control);
   std::vector<std::unique_ptr<Stream>>& data = connections.streams;
   result.handshake_us = measure::summarize(connections.handshake_us).mean;
+  result.setup_us = connections.setup_us;
+  result.setup_at_once = connections.at_once;
   if (data.front()->is_tls()) result.tls = tls_parameters(*data.front(), config_.test.record_size);
 
   std::vector<SideResult> mine;

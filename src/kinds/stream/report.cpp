@@ -2,6 +2,7 @@
 // points at them; report/ lays them out).
 
 #include <fmt/format.h>
+#include <map>
 #include <algorithm>
 
 #include "kinds/stream/stream.hpp"
@@ -67,6 +68,27 @@ std::string cv(const measure::Summary& s) {
 }
 
 // The stream runs, one line each (and a line of per-stream rates with -P), and what was notable.
+// With -P: each variant's set-up, the first connect to the last connection
+// ready (median over its runs), and how many were set up at a time.
+std::string render_setup(const std::vector<StreamRun>& runs) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<double>> by_variant;
+  std::uint32_t at_once = 1;
+  for (const StreamRun& run : runs) {
+    if (run.setup_us <= 0) continue;
+    if (!by_variant.contains(run.label())) order.push_back(run.label());
+    by_variant[run.label()].push_back(run.setup_us);
+    at_once = std::max(at_once, run.setup_at_once);
+  }
+  if (order.empty()) return {};
+  std::string each;
+  for (const std::string& label : order)
+    each += fmt::format("{}{} {:.1f} ms", each.empty() ? "" : ", ", label,
+                        measure::summarize(by_variant[label]).median / 1e3);
+  return fmt::format("set-up, the first connect to the last connection ready ({} at a time), median: {}\n",
+                     at_once, each);
+}
+
 std::string render_runs(const measure::Comparison& c, const StreamResults& streams) {
   const measure::TestParameters& p = c.parameters;
   std::string out;
@@ -92,6 +114,7 @@ std::string render_runs(const measure::Comparison& c, const StreamResults& strea
   }
   if (p.warmup_rounds > 0) out += "(w: warm-up, left out of the statistics)\n";
   if (c.interrupted) out += "(*: interrupted, this side's figures until then; left out of the statistics)\n";
+  if (p.test.streams > 1) out += render_setup(streams.runs);
   out += render_notable(facts_runs(streams.runs));
   return out;
 }
@@ -217,6 +240,8 @@ ordered_json to_json(const StreamRun& run, const measure::TestParameters& parame
           {"transfer_us", run.transfer_us},
           {"sender_us", run.sender_us},
           {"handshake_us", run.handshake_us},
+          {"setup_us", run.setup_us},
+          {"setup_at_once", run.setup_at_once},
           {"mbytes_per_s", run.mbytes_per_s()},
           {"messages", run.messages},
           {"payload_bytes", run.payload_bytes},

@@ -26,6 +26,8 @@ struct StreamRun : RunHeader {
   double transfer_us = 0;             // receiver: from sending "go" to holding the last byte
   double sender_us = 0;               // sender: from receiving "go" to its last write returning
   double handshake_us = 0;            // client: TCP connect plus TLS handshake of the data connection
+  double setup_us = 0;                // client: the first connect to the last connection ready
+  std::uint32_t setup_at_once = 1;    // how many connections were set up at a time
   std::vector<Interval> intervals;    // the receiver's, with -i; with -P those of the streams that go
                                       // the test's way, added up (measure::sum_intervals)
   std::uint64_t messages = 0;         // with --msg-size: messages the receiver got whole
