@@ -110,6 +110,52 @@ TEST_CASE("one hint, from the largest part: the cipher, the records, kTLS where 
   CHECK(negative.find("a part below zero is noise") != std::string::npos);
 }
 
+namespace {
+
+// A tcp and a tls variant at the given rates (MB/s) and the sender's (the
+// client's) core shares, the tls variant split as a sender on its client.
+std::string bulk_text(double tcp_rate, double tls_rate, double tcp_busy, double tls_busy) {
+  measure::Comparison c;
+  kinds::StreamResults& results = c.as<kinds::StreamResults>();
+  kinds::StreamStats tcp;
+  tcp.mode = Mode::tcp;
+  tcp.variant = "tcp";
+  tcp.mbytes_per_s.median = tcp_rate;
+  tcp.client_core_share.median = tcp_busy;
+  kinds::StreamStats tls = tcp;
+  tls.mode = Mode::tls;
+  tls.variant = "tls";
+  tls.mbytes_per_s.median = tls_rate;
+  tls.client_core_share.median = tls_busy;
+  measure::CostSplit sender = split(0.3, 0.1, 0.2);
+  sender.sender = true;
+  sender.aead_bytes_per_s = 3e9;
+  sender.rate_share_of_aead = tls_rate * 1e6 / 3e9;
+  tls.client_split = sender;
+  results.stats = {tcp, tls};
+  return kinds::render_cost_split(c, tls);
+}
+
+}  // namespace
+
+TEST_CASE("a run the link limits says so in place of a hint, and a small share is not 0%") {
+  // Both at about 20 MB/s, the sender's threads nearly idle: the link set the pace.
+  const std::string link = bulk_text(20.0, 19.5, 0.004, 0.02);
+  CHECK(link.find("the link limits this run, not the CPU: tcp 20.0 MB/s and tls 19.5 MB/s") !=
+        std::string::npos);
+  CHECK(link.find("busy 0.4% and 2% of a core") != std::string::npos);
+  CHECK(link.find("TLS's cost here is CPU") != std::string::npos);
+  CHECK(link.find("hint:") == std::string::npos);
+  CHECK(link.find("of the sender's AES-128-GCM rate") == std::string::npos);
+  // The sender busy, or TLS well below TCP's rate: the CPU's figures and a hint.
+  const std::string busy = bulk_text(20.0, 19.5, 0.9, 0.95);
+  CHECK(busy.find("the link limits") == std::string::npos);
+  CHECK(busy.find("hint:") != std::string::npos);
+  CHECK(busy.find("the run reached 0.7% of the sender's AES-128-GCM rate") != std::string::npos);
+  const std::string slower = bulk_text(20.0, 12.0, 0.01, 0.02);
+  CHECK(slower.find("the link limits") == std::string::npos);
+}
+
 // rr and crr: each side's extra CPU per transaction or connection.
 
 #include "kinds/unit_split.hpp"

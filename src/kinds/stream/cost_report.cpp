@@ -8,6 +8,7 @@
 
 #include "kinds/stream/stream.hpp"
 #include "measure/cost_split.hpp"
+#include "measure/stats.hpp"
 #include "measure/units.hpp"
 #include "render/render.hpp"
 
@@ -100,6 +101,72 @@ std::string hint(const measure::TestParameters& p, const measure::Environment& e
       side, ulps.empty() ? "not readable here" : ulps, measure::format_bytes(p.test.chunk_bytes));
 }
 
+// A share as a percentage, to one significant figure below 1%: "0.3%",
+// never "0%" for what is not zero.
+std::string percent_text(double share) {
+  const double percent = 100 * share;
+  if (percent == 0 || percent >= 1) return fmt::format("{:.0f}%", percent);
+  return fmt::format("{:.1g}%", percent);
+}
+
+// What the sender's TCP_INFO says over a variant's runs: its segments
+// retransmitted, added up, and the median share of its busy time that
+// neither the receiver's window nor its own send buffer held it back (the
+// congestion window's: the path's); none where the kernel does not say.
+struct PathFacts {
+  std::uint64_t retransmits = 0;
+  std::optional<double> cwnd_share;
+};
+
+PathFacts path_facts(const std::vector<StreamRun>& runs, const std::string& variant, bool client_sends) {
+  PathFacts f;
+  std::vector<double> shares;
+  for (const StreamRun& run : runs) {
+    if (run.label() != variant || run.warmup || run.partial) continue;
+    const std::optional<TcpInfo>& tcp = (client_sends ? run.client : run.server).facts.tcp;
+    if (!tcp) continue;
+    f.retransmits += tcp->total_retrans;
+    if (tcp->busy_us && *tcp->busy_us > 0)
+      shares.push_back(1 - tcp->rwnd_limited_share() - tcp->sndbuf_limited_share());
+  }
+  if (!shares.empty()) f.cwnd_share = measure::summarize(shares).median;
+  return f;
+}
+
+// Where the link, not the CPU, set the pace: the sender's threads under half
+// a core in both the baseline's runs and this variant's, and this variant
+// within 10% of the baseline's rate. Then TLS cost CPU here, not time, and
+// the line says so in place of a hint about the CPU; "" otherwise.
+std::string link_bound_line(const measure::Comparison& c, const StreamStats& stats, bool client_sends) {
+  const StreamResults* results = c.get<StreamResults>();
+  if (results == nullptr) return {};
+  const Mode baseline = facts(stats.mode).baseline;
+  const auto base = std::find_if(results->stats.begin(), results->stats.end(),
+                                 [&](const StreamStats& s) { return s.mode == baseline; });
+  if (base == results->stats.end() || base->mbytes_per_s.median <= 0) return {};
+  const auto busy = [&](const StreamStats& s) {
+    return (client_sends ? s.client_core_share : s.server_core_share).median;
+  };
+  constexpr double kIdleCore = 0.5;
+  constexpr double kSameRate = 0.9;
+  if (busy(*base) >= kIdleCore || busy(stats) >= kIdleCore ||
+      stats.mbytes_per_s.median < kSameRate * base->mbytes_per_s.median)
+    return {};
+  const PathFacts path = path_facts(results->runs, stats.variant, client_sends);
+  std::string tcp_info;
+  if (path.cwnd_share)
+    tcp_info = fmt::format(
+        " (TCP_INFO, {}: the congestion window held it {} of its busy time, {} segments "
+        "retransmitted)",
+        stats.variant, percent_text(*path.cwnd_share), path.retransmits);
+  return fmt::format(
+      "the link limits this run, not the CPU: {} {:.1f} MB/s and {} {:.1f} MB/s, the sender's threads busy "
+      "{} "
+      "and {} of a core{}; TLS's cost here is CPU (the split per GiB above), not time\n",
+      base->variant, base->mbytes_per_s.median, stats.variant, stats.mbytes_per_s.median,
+      percent_text(busy(*base)), percent_text(busy(stats)), tcp_info);
+}
+
 bool any_negative(const measure::CostSplit& s) {
   return s.crypto_s_per_gib < 0 || s.record_layer_s_per_gib < 0 || s.socket_s_per_gib < 0;
 }
@@ -118,11 +185,13 @@ std::string render_cost_split(const measure::Comparison& c, const StreamStats& s
         stats.client_split ? "server" : "client",
         (stats.client_split ? stats.client_split : stats.server_split)->suite);
   }
-  const std::optional<measure::CostSplit>& sender =
-      stats.client_split && stats.client_split->sender ? stats.client_split : stats.server_split;
-  if (sender && sender->aead_bytes_per_s > 0) {
-    out += fmt::format("the run reached {:.0f}% of the sender's {} rate here ({})\n",
-                       100 * sender->rate_share_of_aead, sender->aead, gbytes_text(sender->aead_bytes_per_s));
+  const bool client_sends = stats.client_split ? stats.client_split->sender : !stats.server_split->sender;
+  const std::optional<measure::CostSplit>& sender = client_sends ? stats.client_split : stats.server_split;
+  const std::string link_bound = link_bound_line(c, stats, client_sends);
+  if (sender && sender->aead_bytes_per_s > 0 && link_bound.empty()) {
+    out += fmt::format("the run reached {} of the sender's {} rate here ({})\n",
+                       percent_text(sender->rate_share_of_aead), sender->aead,
+                       gbytes_text(sender->aead_bytes_per_s));
   }
   const bool negative = (stats.client_split && any_negative(*stats.client_split)) ||
                         (stats.server_split && any_negative(*stats.server_split));
@@ -131,6 +200,7 @@ std::string render_cost_split(const measure::Comparison& c, const StreamStats& s
         "(a part below zero is noise: the run's CPU and the calibration in memory each vary; more rounds "
         "narrow it)\n";
   }
+  if (!link_bound.empty()) return out + link_bound;
   return out + hint(c.parameters, c.environment, stats.client_split, stats.server_split);
 }
 

@@ -2,8 +2,8 @@
 // points at them; report/ lays them out).
 
 #include <fmt/format.h>
-#include <map>
 #include <algorithm>
+#include <map>
 
 #include "kinds/stream/stream.hpp"
 #include "render/facts.hpp"
