@@ -125,6 +125,45 @@ TEST_CASE(
     if (!boringssl_build()) CHECK(heap("tls-release") < heap("tls"));
   }
   CHECK(j["flows_summary"]["tls"]["server_idle_bytes_per_connection"]["median"].get<double>() > 4096);
+  // A server apart: each side's figures are its own process's.
+  CHECK(j["flows_summary"]["tls"]["memory_of"] == "each_side");
+  CHECK(flows_run_of(j, "tls")["server"]["memory_per_connection"]["of"] == "each_side");
+}
+
+TEST_CASE("the embedded server's memory per connection is both ends', said once, against a server apart") {
+  const std::vector<std::string> args{"--flows", "200", "--threads", "2",   "--rr",     "1/1",
+                                      "-t",      "0.3", "--mode",    "tls", "--repeat", "1"};
+  std::vector<std::string> json_args = args;
+  json_args.push_back("-J");
+  json_args.insert(json_args.begin(), "client");
+  const ProcessResult embedded = run_tlscmp(json_args);
+  REQUIRE(embedded.exit_code == 0);
+  const json j = json::parse(embedded.out);
+  CHECK(j["flows_summary"]["tls"]["memory_of"] == "both_ends");
+  for (const char* side : {"client", "server"})
+    CHECK(flows_run_of(j, "tls")[side]["memory_per_connection"]["of"] == "both_ends");
+  std::vector<std::string> text_args = args;
+  text_args.insert(text_args.begin(), "client");
+  const ProcessResult text = run_tlscmp(text_args);
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("TLS holds") != std::string::npos);
+  CHECK(text.out.find("per connection at both ends together") != std::string::npos);
+  CHECK(text.out.find("per connection on the server") == std::string::npos);
+  CHECK(text.out.find("KiB/conn idle (both ends)") != std::string::npos);
+  // The same flows against a server apart: the server's heap per connection
+  // is its end alone, below both ends' together (none from a sanitized
+  // build, whose allocator glibc does not count).
+  const json& both = flows_run_of(j, "tls")["server"]["memory_per_connection"]["idle_heap_bytes"];
+  if (both.is_null()) return;
+  ServerProcess server;
+  std::vector<std::string> apart{"client", "127.0.0.1", "-p", server.port_text(), "--insecure", "-J"};
+  apart.insert(apart.end(), args.begin(), args.end());
+  const ProcessResult r = run_tlscmp(apart);
+  REQUIRE(r.exit_code == 0);
+  const json a = json::parse(r.out);
+  CHECK(a["flows_summary"]["tls"]["memory_of"] == "each_side");
+  CHECK(flows_run_of(a, "tls")["server"]["memory_per_connection"]["idle_heap_bytes"].get<double>() <
+        both.get<double>());
 }
 
 TEST_CASE("--flows -t: every flow made transactions, and the fairness index is above 0 and at most 1") {

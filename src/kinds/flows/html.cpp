@@ -117,8 +117,11 @@ void flows_html_headline(const nlohmann::json& j, std::vector<std::string>& sent
     std::string sentence =
         work == spec::FlowWork::crr
             ? fmt::format("{} held no connection between transactions", upper_variant(v))
-            : fmt::format("{} held {} per connection on the server", upper_variant(v),
-                          std::isfinite(bytes) ? fmt::format("{:.1f} KiB", bytes / 1024) : "unknown");
+            : fmt::format("{} held {} per connection {}", upper_variant(v),
+                          std::isfinite(bytes) ? fmt::format("{:.1f} KiB", bytes / 1024) : "unknown",
+                          s.value("memory_of", std::string()) == "both_ends"
+                              ? "at both ends together (the embedded server's process)"
+                              : "on the server");
     if (!object(s, over.c_str()).empty()) {
       const json& ratio = object(object(s, over.c_str()), u.rate_key);
       sentence += fmt::format(", and ran {:.2f}x the {} of {} ({})", number_at(ratio, {"median"}),

@@ -36,8 +36,25 @@ std::string kib(const std::optional<double>& bytes) {
   return bytes ? fmt::format("{:.1f}", *bytes / 1024) : std::string("-");
 }
 
-ordered_json memory_json(const FlowsMemory& m) {
-  return {{"idle_rss_bytes", render::value_or_null(m.idle_rss)},
+// Each side's memory per connection, or, with the embedded server (one
+// process holds both ends, and each side's figures are that process's),
+// the figure once as both ends'.
+std::string memory_pair(bool embedded, const std::string& client, const std::string& server) {
+  return embedded ? server + " both" : fmt::format("{} / {}", client, server);
+}
+const char* memory_sides(bool embedded) {
+  return embedded ? "(both ends)" : "cli/srv";
+}
+// What the JSON's memory figures are of.
+const char* memory_of(bool embedded) {
+  return embedded ? "both_ends" : "each_side";
+}
+
+// `of`: "each_side" (this side's process), or "both_ends" (the embedded
+// server's process, which holds both ends of every flow).
+ordered_json memory_json(const FlowsMemory& m, const char* of) {
+  return {{"of", of},
+          {"idle_rss_bytes", render::value_or_null(m.idle_rss)},
           {"after_rss_bytes", render::value_or_null(m.after_rss)},
           {"idle_tcp_bytes", render::value_or_null(m.idle_tcp)},
           {"after_tcp_bytes", render::value_or_null(m.after_tcp)},
@@ -46,14 +63,14 @@ ordered_json memory_json(const FlowsMemory& m) {
 }
 
 ordered_json side_json(const FlowsRun& run, const measure::SideCost& side, std::uint32_t threads,
-                       const FlowsMemory& memory) {
+                       const FlowsMemory& memory, const char* memory_of) {
   const FlowUnits& u = flow_units(run.work);
   return {{"threads", threads},
           {"cpu_s", side.cpu_s()},
           {u.cpu_key, run.cpu_us_per_transaction(side) * u.cpu_scale},
           {"core_share", side.core_share()},
           {"memory_per_connection",
-           run.work == spec::FlowWork::crr ? ordered_json(nullptr) : memory_json(memory)}};
+           run.work == spec::FlowWork::crr ? ordered_json(nullptr) : memory_json(memory, memory_of)}};
 }
 
 ordered_json run_json(const FlowsRun& run, const measure::TestParameters& p) {
@@ -97,10 +114,12 @@ ordered_json run_json(const FlowsRun& run, const measure::TestParameters& p) {
       {"tls_library", text_or_null(run.tls.library)},
       {"server_tls_library", text_or_null(run.tls.server_library)},
       {"certificate_key_type", tls_or_null(run.tls.certificate_key_type, run.mode)},
-      {"client", side_json(run, run.client, run.client_threads, run.client_memory)},
+      {"client",
+       side_json(run, run.client, run.client_threads, run.client_memory, memory_of(p.embedded_server))},
       // An interrupted run never heard the server's account.
       {"server", run.partial ? ordered_json(nullptr)
-                             : side_json(run, run.server, run.server_threads, run.server_memory)}};
+                             : side_json(run, run.server, run.server_threads, run.server_memory,
+                                         memory_of(p.embedded_server))}};
   j[u.count_key] = run.transactions;
   j[u.rate_key] = run.transactions_per_s() * u.rate_scale;
   return j;
@@ -117,15 +136,17 @@ std::string or_dash(bool known, double value, const char* format) {
 }
 
 std::string render_runs_table(const measure::Comparison& c, const FlowsResults& flows) {
+  const bool embedded = c.parameters.embedded_server;
   const FlowUnits& u = flow_units(c.parameters.test.flows.work);
   const bool stream = c.parameters.test.flows.work == spec::FlowWork::stream;
   std::size_t width = 11;  // the variants' labels: "tls-release boringssl" (--tls-lib)
   for (const FlowsRun& run : flows.runs)
     width = std::max(width, run.label().size());
-  std::string out =
-      fmt::format("\n{:>5} {:<{}} {:>6} {:>9} {:>12} {:>10} {:>9} {:>9} {:>19} {:>17} {:>8} {:>21} {:>15}\n",
-                  "round", "mode", width, "flows", "flows/s", u.count_key, u.rate_label, "p50_us", "p99_us",
-                  u.cpu_label, "flow min/max", "fairness", "KiB/conn idle cli/srv", "heap cli/srv");
+  std::string out = fmt::format(
+      "\n{:>5} {:<{}} {:>6} {:>9} {:>12} {:>10} {:>9} {:>9} {:>19} {:>17} {:>8} {:>21} {:>15}\n", "round",
+      "mode", width, "flows", "flows/s", u.count_key, u.rate_label, "p50_us", "p99_us", u.cpu_label,
+      "flow min/max", "fairness", fmt::format("KiB/conn idle {}", memory_sides(embedded)),
+      fmt::format("heap {}", memory_sides(embedded)));
   for (const FlowsRun& run : flows.runs) {
     const bool crr = run.work == spec::FlowWork::crr;
     out += fmt::format(
@@ -136,8 +157,8 @@ std::string render_runs_table(const measure::Comparison& c, const FlowsResults& 
         fmt::format("{:.2f} / {}", run.cpu_us_per_transaction(run.client) * u.cpu_scale,
                     or_dash(!run.partial, run.cpu_us_per_transaction(run.server) * u.cpu_scale, "{:.2f}")),
         fmt::format("{} / {}", flow_amount(run, run.flow_min), flow_amount(run, run.flow_max)), run.fairness,
-        fmt::format("{} / {}", kib(run.client_memory.idle_rss), kib(run.server_memory.idle_rss)),
-        fmt::format("{} / {}", kib(run.client_memory.idle_heap), kib(run.server_memory.idle_heap)));
+        memory_pair(embedded, kib(run.client_memory.idle_rss), kib(run.server_memory.idle_rss)),
+        memory_pair(embedded, kib(run.client_memory.idle_heap), kib(run.server_memory.idle_heap)));
   }
   if (c.parameters.warmup_rounds > 0) out += "(w: warm-up, left out of the statistics)\n";
   if (c.interrupted) out += "(*: interrupted, this side's figures until then; left out of the statistics)\n";
@@ -245,6 +266,7 @@ std::string render_flows_runs(const measure::Comparison& c) {
   std::string out;
   if (!flows.runs.empty()) out += render_runs_table(c, flows);
   if (flows.stats.empty()) return out;
+  const bool embedded = c.parameters.embedded_server;
   std::size_t width = 4;
   for (const FlowsStats& s : flows.stats)
     width = std::max(width, s.variant.size());
@@ -254,26 +276,28 @@ std::string render_flows_runs(const measure::Comparison& c) {
   const bool crr = c.parameters.test.flows.work == spec::FlowWork::crr;
   out += fmt::format("\n{:<{}} {:>4} {:>10} {:>9} {:>9} {:>9} {:>19} {:>27} {:>15} {:>21}\n", "mode", width,
                      "runs", u.rate_label, "p50_us", "p99_us", "flows/s", u.cpu_label,
-                     "KiB/conn idle cli/srv (kernel)", "heap cli/srv",
+                     fmt::format("KiB/conn idle {} (kernel)", memory_sides(embedded)),
+                     fmt::format("heap {}", memory_sides(embedded)),
                      fmt::format("vs {}: {}  p50", modes.baseline, u.rate_label));
   const auto median = [](const std::optional<measure::Summary>& s) {
     return s ? std::optional<double>(s->median) : std::nullopt;
   };
   for (const FlowsStats& s : flows.stats) {
-    out +=
-        fmt::format("{:<{}} {:>4} {:>10.1f} {:>9} {:>9} {:>9} {:>19} {:>27} {:>15} {:>21}\n", s.variant,
-                    width, s.transactions_per_s.count, s.transactions_per_s.median * u.rate_scale,
-                    or_dash(!stream, s.p50_us.median, "{:.1f}"), or_dash(!stream, s.p99_us.median, "{:.1f}"),
-                    or_dash(!crr, s.flows_per_s.median, "{:.0f}"),
-                    fmt::format("{:.2f} / {:.2f}", s.client_cpu_us_per_transaction.median * u.cpu_scale,
-                                s.server_cpu_us_per_transaction.median * u.cpu_scale),
-                    fmt::format("{} / {} ({})", kib(median(s.client_idle_rss)),
-                                kib(median(s.server_idle_rss)), kib(median(s.server_idle_tcp))),
-                    fmt::format("{} / {}", kib(median(s.client_idle_heap)), kib(median(s.server_idle_heap))),
-                    s.variant == modes.baseline ? std::string(stream ? "1.00x" : "1.00x 1.00x")
-                    : stream                    ? ratio_text(s.transactions_per_s_over_baseline)
-                             : fmt::format("{} {}", ratio_text(s.transactions_per_s_over_baseline),
-                                           ratio_text(s.p50_over_baseline)));
+    out += fmt::format(
+        "{:<{}} {:>4} {:>10.1f} {:>9} {:>9} {:>9} {:>19} {:>27} {:>15} {:>21}\n", s.variant, width,
+        s.transactions_per_s.count, s.transactions_per_s.median * u.rate_scale,
+        or_dash(!stream, s.p50_us.median, "{:.1f}"), or_dash(!stream, s.p99_us.median, "{:.1f}"),
+        or_dash(!crr, s.flows_per_s.median, "{:.0f}"),
+        fmt::format("{:.2f} / {:.2f}", s.client_cpu_us_per_transaction.median * u.cpu_scale,
+                    s.server_cpu_us_per_transaction.median * u.cpu_scale),
+        fmt::format("{} ({})",
+                    memory_pair(embedded, kib(median(s.client_idle_rss)), kib(median(s.server_idle_rss))),
+                    kib(median(s.server_idle_tcp))),
+        memory_pair(embedded, kib(median(s.client_idle_heap)), kib(median(s.server_idle_heap))),
+        s.variant == modes.baseline ? std::string(stream ? "1.00x" : "1.00x 1.00x")
+        : stream                    ? ratio_text(s.transactions_per_s_over_baseline)
+                                    : fmt::format("{} {}", ratio_text(s.transactions_per_s_over_baseline),
+                                                  ratio_text(s.p50_over_baseline)));
   }
   out += "(medians over the rounds; kernel: the host's TCP memory over its own before, per connection)\n";
   for (const FlowsStats& s : flows.stats) {
@@ -348,10 +372,14 @@ std::string render_flows_headline(const measure::Comparison& c) {
                                        c.parameters.test.flows.flows, render::upper_variant(lead->variant),
                                        ratio.substr(1), libraries);
   }
-  return fmt::format("\n{} flows: {} holds {} per connection on the server{}{}{}; the heap in use: {}\n{}",
+  // The embedded server's process holds both ends: its figure is theirs together.
+  const char* where = c.parameters.embedded_server
+                          ? "at both ends together (the embedded server's process holds both)"
+                          : "on the server";
+  return fmt::format("\n{} flows: {} holds {} per connection {}{}{}{}; the heap in use: {}\n{}",
                      c.parameters.test.flows.flows, render::upper_variant(lead->variant),
-                     at(lead->server_idle_rss), beside.empty() ? "" : " (" + beside + ")", rest, ratio, heap,
-                     libraries);
+                     at(lead->server_idle_rss), where, beside.empty() ? "" : " (" + beside + ")", rest, ratio,
+                     heap, libraries);
 }
 
 ordered_json flows_runs_json(const measure::Comparison& c) {
@@ -397,6 +425,7 @@ ordered_json flows_summary_json(const measure::Comparison& c) {
                            summary_json(scaled(s.client_cpu_us_per_transaction, u.cpu_scale))},
                           {std::string("server_") + u.cpu_key,
                            summary_json(scaled(s.server_cpu_us_per_transaction, u.cpu_scale))},
+                          {"memory_of", memory_of(c.parameters.embedded_server)},
                           {"client_idle_bytes_per_connection", optional_summary(s.client_idle_rss)},
                           {"server_idle_bytes_per_connection", optional_summary(s.server_idle_rss)},
                           {"server_idle_tcp_bytes_per_connection", optional_summary(s.server_idle_tcp)},

@@ -47,8 +47,9 @@ void notes(const session::ClientConfig& config, measure::Comparison& comparison)
   if (flows == nullptr) return;
   if (config.host.empty() && config.test.flows.work != spec::FlowWork::crr) {
     comparison.notes.push_back(
-        "the embedded server runs in this process: each side's memory per connection is both ends' together; "
-        "run tlscmp server apart for each side's own");
+        "the embedded server runs in this process: its memory per connection is both ends' together, given "
+        "once "
+        "(JSON: memory_of both_ends); run tlscmp server apart for each side's own");
   }
   for (const FlowsRun& run : flows->runs) {
     if (run.failed_flows > 0)
