@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "measure/clock.hpp"
+#include "measure/host.hpp"
 #include "session/control.hpp"
 #include "transport/errors.hpp"
 #include "transport/socket.hpp"
@@ -47,7 +48,9 @@ void ConnectionTally::close() {
 ConnectionTally::Totals ConnectionTally::settle(Deadline deadline) {
   std::unique_lock lock(mutex_);
   idle_.wait_until(lock, deadline.at(), [&] { return in_flight_ == 0; });
-  return totals_;
+  Totals totals = totals_;
+  if (first_port_ && last_port_) totals.port = measure::udp_path_between(*first_port_, *last_port_);
+  return totals;
 }
 
 std::uint64_t ConnectionTally::events() const {
@@ -71,6 +74,16 @@ std::optional<tls::SessionInfo> ConnectionTally::tls() const {
   return tls_;
 }
 
+void ConnectionTally::note_port(const std::optional<UdpPath>& now) {
+  if (!now) return;
+  const std::lock_guard lock(mutex_);
+  if (!first_port_) first_port_ = now;
+  // The latest counts: they only grow.
+  if (!last_port_ || now->datagrams_sent + now->datagrams_received >=
+                         last_port_->datagrams_sent + last_port_->datagrams_received)
+    last_port_ = now;
+}
+
 SideResult server_count(const ConnectionTally::Totals& totals, double elapsed_us) {
   SideResult mine;
   mine.role = Role::receiver;
@@ -81,6 +94,7 @@ SideResult server_count(const ConnectionTally::Totals& totals, double elapsed_us
   mine.wire_bytes_sent = totals.bytes_sent;
   mine.cpu_user_s = totals.cpu_s;
   mine.elapsed_us = elapsed_us;
+  mine.facts.udp_path = totals.port;
   return mine;
 }
 

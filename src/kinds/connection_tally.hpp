@@ -35,6 +35,10 @@ class ConnectionTally : public session::PendingTests::ConnectionSink {
     double cpu_s = 0;
     std::string first_failure;
     std::uint64_t events = 0;  // connections begun and ended: any change shows progress
+    // QUIC: the server's port's datagrams from the first connection's start
+    // to the last one's end (every connection's on the port meanwhile, as
+    // a bulk run's port counts are); none over TCP.
+    std::optional<UdpPath> port;
   };
   // One connection's part, as it ends.
   struct Ended {
@@ -50,6 +54,9 @@ class ConnectionTally : public session::PendingTests::ConnectionSink {
   bool begin();
   // A connection that began has ended.
   void end(const Ended& ended);
+  // The port's datagram counts as a connection starts or ends (QUIC:
+  // Stream::port_path; none elsewhere): the first and the last are kept.
+  void note_port(const std::optional<UdpPath>& now);
   // Takes no more connections (its time is up, or the client is done).
   void close();
   // The totals, once no connection is in flight (or the deadline passed).
@@ -68,6 +75,7 @@ class ConnectionTally : public session::PendingTests::ConnectionSink {
   int in_flight_ = 0;
   Totals totals_;
   std::optional<tls::SessionInfo> tls_;
+  std::optional<UdpPath> first_port_, last_port_;
 };
 
 // This side's count from the totals, as the server sends it: connections

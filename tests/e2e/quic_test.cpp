@@ -213,6 +213,13 @@ TEST_CASE("quic crr: a QUIC connection per transaction, each counted, its handsh
   CHECK(quic["handshake_us"]["p50"].get<double>() > 0);
   CHECK(quic["response_us"]["p50"].get<double>() > 0);
   CHECK(quic["resumed"] == 0);
+  // The server's port's datagrams over the run: each connection's handshake
+  // (a client's Initial is padded to 1,200 bytes), request and response.
+  const json& port = quic["server"]["facts"]["udp"]["path"];
+  CHECK(port["datagrams_received"].get<std::uint64_t>() >= 60 * 2);
+  CHECK(port["bytes_received"].get<std::uint64_t>() >= 60 * 1200);
+  CHECK(port["datagrams_sent"].get<std::uint64_t>() >= 60);
+  CHECK(j["crr_runs"][0]["server"]["facts"]["udp"].is_null());
   // Each connector's later connections offer the session its first one got.
   const json& resumed = j["crr_runs"][2];
   CHECK(resumed["variant"] == "quic-resumed");

@@ -53,6 +53,7 @@ void serve_crr_connection(Stream& stream, session::PendingTests& pending, double
     cpu_mark = measure::thread_cpu_s();
     return;
   }
+  tally->note_port(stream.port_path());  // QUIC: the port's datagrams, from the first connection on
 
   // The request, then the response: what a client of a short-lived
   // connection asks and gets.
@@ -90,6 +91,7 @@ void serve_crr_connection(Stream& stream, session::PendingTests& pending, double
     sent = tls->bytes_written();
     if (!ec && !tally->has_tls()) tally->note_tls(tls->session_info());  // once: it reads the certificates
   }
+  tally->note_port(stream.port_path());
   const double now_cpu_s = measure::thread_cpu_s();
   tally->end({failure, resumed, failure.empty() ? 1u : 0u, received, sent, now_cpu_s - cpu_mark});
   cpu_mark = now_cpu_s;
