@@ -162,13 +162,26 @@ bool QuicGroup::poll(std::chrono::microseconds limit) {
   items_.clear();
   polled_.clear();
   ready_.clear();
-  for (const auto& [id, member] : streams_) {
-    if (!member.reading) continue;
+  for (auto it = streams_.begin(); it != streams_.end();) {
+    const auto& [id, member] = *it;
+    if (!member.reading) {
+      // Done both ways by now (its FIN read, its own sent: the library may
+      // say so only once it went out), it is let go; this side's one-way
+      // streams and the base stay.
+      if (member.ssl != base_ && SSL_get_stream_write_state(member.ssl) != SSL_STREAM_STATE_OK) {
+        SSL_free(member.ssl);
+        it = streams_.erase(it);
+      } else {
+        ++it;
+      }
+      continue;
+    }
     SSL_POLL_ITEM item{};
     item.desc = SSL_as_poll_descriptor(member.ssl);
     item.events = SSL_POLL_EVENT_R | SSL_POLL_EVENT_ER;
     items_.push_back(item);
     polled_.push_back(id);
+    ++it;
   }
   SSL_POLL_ITEM connection{};
   connection.desc = SSL_as_poll_descriptor(conn_);
