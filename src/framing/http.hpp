@@ -31,6 +31,17 @@ inline const char* http_version_name(std::uint32_t version) {
 // it names none.
 std::optional<std::uint64_t> response_size_of(std::string_view path, std::uint64_t most);
 
+// A server's answer to request `number`, a `method` of `path`: 200 and the
+// body's size where the method is GET, POST or HEAD and the path names a
+// size up to `most`; else 405 (another method) or 404, and the line that
+// says why the connection ends.
+struct HttpReply {
+  unsigned status = 200;
+  std::uint64_t body = 0;
+  std::string refusal;  // "" for 200
+};
+HttpReply reply_to(std::string_view method, std::string_view path, std::uint64_t most, std::uint64_t number);
+
 // What a client asks, each request alike.
 struct HttpAsk {
   std::uint32_t version =
@@ -119,6 +130,9 @@ class HttpServerCodec {
   std::uint64_t answered_ = 0;
   std::uint64_t body_received_ = 0;
 };
+
+// A client's line for an answer whose status is not 200 (HTTP/2 and 3).
+std::string unexpected_status(const HttpAsk& ask, unsigned status);
 
 std::unique_ptr<HttpClientCodec> http1_client(const HttpAsk& ask);
 std::unique_ptr<HttpClientCodec> http2_client(const HttpAsk& ask);

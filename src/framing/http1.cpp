@@ -26,6 +26,20 @@ std::optional<std::uint64_t> response_size_of(std::string_view path, std::uint64
   return size;
 }
 
+HttpReply reply_to(std::string_view method, std::string_view path, std::uint64_t most, std::uint64_t number) {
+  const auto size = response_size_of(path, most);
+  const bool known = method == "GET" || method == "POST" || method == "HEAD";
+  if (known && size) return {200, *size, {}};
+  return {known ? 404u : 405u, 0,
+          fmt::format("request {} asked for {} {}, which names no response size (/BYTES)", number,
+                      method.substr(0, 16), path.substr(0, 64))};
+}
+
+std::string unexpected_status(const HttpAsk& ask, unsigned status) {
+  return fmt::format("the server answered a request ({} {}) with status {}",
+                     ask.request_bytes == 0 ? "GET" : "POST", ask.path, status);
+}
+
 void HttpOutput::sent(std::size_t n) {
   at_ += n;
   if (at_ == bytes_.size()) {
@@ -278,20 +292,17 @@ class H1Server final : public HttpServerCodec {
 
   // The request parsed whole, answered; "" or why the connection ends.
   std::string answer() {
-    const auto size = response_size_of(request_.url, most_);
-    const bool known =
-        parser_.method == HTTP_GET || parser_.method == HTTP_POST || parser_.method == HTTP_HEAD;
-    if (!known || !size) {
-      refuse(known ? "404 Not Found" : "405 Method Not Allowed");
-      return fmt::format("request {} asked for {} {}, which names no response size (/BYTES)", answered_ + 1,
-                         http_method_str(static_cast<http_method>(parser_.method)),
-                         request_.url.substr(0, 64));
+    const HttpReply reply = reply_to(http_method_str(static_cast<http_method>(parser_.method)), request_.url,
+                                     most_, answered_ + 1);
+    if (reply.status != 200) {
+      refuse(reply.status == 404 ? "404 Not Found" : "405 Method Not Allowed");
+      return reply.refusal;
     }
     const bool keep = http_should_keep_alive(&parser_) != 0;
     queue_.push_back({fmt::format("HTTP/1.1 200 OK\r\nServer: tlscmp\r\nContent-Type: "
                                   "application/octet-stream\r\nContent-Length: {}\r\n{}\r\n",
-                                  *size, keep ? "" : "Connection: close\r\n"),
-                      {parser_.method == HTTP_HEAD ? 0 : *size}});
+                                  reply.body, keep ? "" : "Connection: close\r\n"),
+                      {parser_.method == HTTP_HEAD ? 0 : reply.body}});
     ++answered_;
     body_received_ += request_.body;
     over_ = !keep;

@@ -209,8 +209,7 @@ int H2Client::on_close(nghttp2_session*, std::int32_t id, std::uint32_t code, vo
   if (code != NGHTTP2_NO_ERROR) {
     c->error_ = fmt::format("the server reset the stream of a request ({})", nghttp2_http2_strerror(code));
   } else if (f.status != 200) {
-    c->error_ = fmt::format("the server answered a request ({} {}) with status {}",
-                            c->ask_.request_bytes == 0 ? "GET" : "POST", c->ask_.path, f.status);
+    c->error_ = unexpected_status(c->ask_, f.status);
   } else {
     c->done_.push_back({f.asked_ns, f.first_ns != 0 ? f.first_ns : c->now_, c->now_, f.body});
   }
@@ -323,20 +322,19 @@ int H2Server::on_data(nghttp2_session*, std::uint8_t, std::int32_t id, const std
 }
 
 void H2Server::respond(std::int32_t id, Asked& a) {
-  const auto size = response_size_of(a.path, most_);
-  const bool known = a.method == "GET" || a.method == "POST" || a.method == "HEAD";
-  if (!known || !size) {
-    const nghttp2_nv headers[] = {header(":status", known ? "404" : "405")};
+  const HttpReply reply = reply_to(a.method, a.path, most_, answered_ + 1);
+  if (reply.status != 200) {
+    const std::string status = std::to_string(reply.status);
+    const nghttp2_nv headers[] = {header(":status", status)};
     nghttp2_submit_response(session_.get(), id, headers, std::size(headers), nullptr);
-    error_ = fmt::format("request {} asked for {} {}, which names no response size (/BYTES)", answered_ + 1,
-                         a.method.substr(0, 16), a.path.substr(0, 64));
+    error_ = reply.refusal;
     return;
   }
-  const std::string length = std::to_string(*size);
+  const std::string length = std::to_string(reply.body);
   const nghttp2_nv headers[] = {header(":status", "200"), header("server", "tlscmp"),
                                 header("content-type", "application/octet-stream"),
                                 header("content-length", length)};
-  a.response_left = a.method == "HEAD" ? 0 : *size;
+  a.response_left = a.method == "HEAD" ? 0 : reply.body;
   nghttp2_data_provider body{};
   body.source.ptr = &a.response_left;
   body.read_callback = read_zeros;

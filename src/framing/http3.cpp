@@ -160,7 +160,6 @@ class H3Client final : public Http3ClientCodec, H3Session {
   static int on_header(nghttp3_conn*, std::int64_t id, std::int32_t token, nghttp3_rcbuf*,
                        nghttp3_rcbuf* value, std::uint8_t, void* user, void*);
   static int on_data(nghttp3_conn*, std::int64_t id, const std::uint8_t*, std::size_t n, void* user, void*);
-  static int on_end(nghttp3_conn*, std::int64_t id, void* user, void*);
   static int on_shutdown(nghttp3_conn*, std::int64_t, void* user) {
     self(user)->goaway_ = true;
     return 0;
@@ -179,7 +178,6 @@ H3Client::H3Client(const HttpAsk& ask) : ask_(ask), content_length_(std::to_stri
   callbacks.begin_headers = begin_headers;
   callbacks.recv_header = on_header;
   callbacks.recv_data = on_data;
-  callbacks.end_stream = on_end;
   callbacks.shutdown = on_shutdown;
   nghttp3_settings settings;
   nghttp3_settings_default(&settings);
@@ -238,8 +236,7 @@ void H3Client::finish(std::map<std::int64_t, H3InFlight>::iterator it) {
   in_flight_.erase(it);
   if (!error_.empty()) return;
   if (f.status != 200) {
-    error_ = fmt::format("the server answered a request ({} {}) with status {}",
-                         ask_.request_bytes == 0 ? "GET" : "POST", ask_.path, f.status);
+    error_ = unexpected_status(ask_, f.status);
     return;
   }
   done_.push_back({f.asked_ns, f.first_ns != 0 ? f.first_ns : now_, now_, f.body});
@@ -268,10 +265,6 @@ int H3Client::on_data(nghttp3_conn*, std::int64_t id, const std::uint8_t*, std::
   return 0;
 }
 
-int H3Client::on_end(nghttp3_conn*, std::int64_t, void*, void*) {
-  return 0;  // the stream's FIN (input) finishes it
-}
-
 // ---- server
 
 struct H3Asked {
@@ -281,7 +274,6 @@ struct H3Asked {
   std::uint64_t body = 0;
   std::uint64_t response_left = 0;
   bool answered = false;  // its answer submitted
-  bool got_end = false;   // the request's end came
 };
 
 class H3Server final : public Http3ServerCodec, H3Session {
@@ -369,21 +361,19 @@ int H3Server::on_end(nghttp3_conn*, std::int64_t id, void* user, void*) {
 }
 
 void H3Server::respond(std::int64_t id, H3Asked& a) {
-  a.got_end = true;
-  const auto size = response_size_of(a.path, most_);
-  const bool known = a.method == "GET" || a.method == "POST" || a.method == "HEAD";
-  if (!known || !size) {
-    const nghttp3_nv headers[] = {h3_header(":status", known ? "404" : "405")};
+  const HttpReply reply = reply_to(a.method, a.path, most_, answered_ + 1);
+  if (reply.status != 200) {
+    const std::string status = std::to_string(reply.status);
+    const nghttp3_nv headers[] = {h3_header(":status", status)};
     nghttp3_conn_submit_response(conn_, id, headers, std::size(headers), nullptr);
-    error_ = fmt::format("request {} asked for {} {}, which names no response size (/BYTES)", answered_ + 1,
-                         a.method.substr(0, 16), a.path.substr(0, 64));
+    error_ = reply.refusal;
     return;
   }
-  const std::string length = std::to_string(*size);
+  const std::string length = std::to_string(reply.body);
   const nghttp3_nv headers[] = {h3_header(":status", "200"), h3_header("server", "tlscmp"),
                                 h3_header("content-type", "application/octet-stream"),
                                 h3_header("content-length", length)};
-  a.response_left = a.method == "HEAD" ? 0 : *size;
+  a.response_left = a.method == "HEAD" ? 0 : reply.body;
   nghttp3_data_reader body{read_zeros};
   const int rv = nghttp3_conn_submit_response(conn_, id, headers, std::size(headers),
                                               a.method == "HEAD" ? nullptr : &body);
@@ -429,16 +419,21 @@ std::string http3_library() {
   return "no";
 }
 
-std::unique_ptr<Http3ClientCodec> http3_client(const HttpAsk&) {
+namespace {
+// Why the build has no HTTP/3, thrown.
+[[noreturn]] void refuse_http3() {
   std::string why;
   has_http3(&why);
   throw Error(why);
 }
+}  // namespace
+
+std::unique_ptr<Http3ClientCodec> http3_client(const HttpAsk&) {
+  refuse_http3();
+}
 
 std::unique_ptr<Http3ServerCodec> http3_server(std::uint64_t) {
-  std::string why;
-  has_http3(&why);
-  throw Error(why);
+  refuse_http3();
 }
 
 }  // namespace tlscmp::framing

@@ -56,6 +56,17 @@ std::string pump(Http3ClientCodec& client, Http3ServerCodec& server, std::vector
   return "no end";
 }
 
+// One GET of `path` between a fresh client and server: the first error
+// either side met.
+std::string one_get(const std::string& path) {
+  const auto client = http3_client({3, "localhost:5201", path, 0});
+  const auto server = http3_server(kMost);
+  bind_both(*client, *server);
+  std::vector<HttpAnswer> answers;
+  client->ask(0, 0);
+  return pump(*client, *server, answers);
+}
+
 }  // namespace
 
 TEST_CASE("HTTP/3: every request asked is answered once, with its body, several in flight") {
@@ -84,29 +95,14 @@ TEST_CASE("HTTP/3: every request asked is answered once, with its body, several 
 TEST_CASE("HTTP/3: a server refuses what names no response, and oversized headers, in one line") {
   if (!has_http3()) return tlscmp::test::skip_unsupported("this build has no nghttp3 1.x (Debian 13 has it)");
   SUBCASE("a path that names no size") {
-    const auto client = http3_client({3, "localhost:5201", "/index.html", 0});
-    const auto server = http3_server(kMost);
-    bind_both(*client, *server);
-    std::vector<HttpAnswer> answers;
-    client->ask(0, 0);
-    const std::string failed = pump(*client, *server, answers);
-    CHECK(failed.find("server: request 1 asked for GET /index.html, which names no response size") == 0);
+    CHECK(one_get("/index.html")
+              .find("server: request 1 asked for GET /index.html, which names no response size") == 0);
   }
   SUBCASE("a body past the cap") {
-    const auto client = http3_client({3, "localhost:5201", "/99999999", 0});
-    const auto server = http3_server(kMost);
-    bind_both(*client, *server);
-    std::vector<HttpAnswer> answers;
-    client->ask(0, 0);
-    CHECK(pump(*client, *server, answers).find("names no response size") != std::string::npos);
+    CHECK(one_get("/99999999").find("names no response size") != std::string::npos);
   }
   SUBCASE("headers past the cap") {
-    const auto client = http3_client({3, "localhost:5201", "/4096?" + std::string(20'000, 'a'), 0});
-    const auto server = http3_server(kMost);
-    bind_both(*client, *server);
-    std::vector<HttpAnswer> answers;
-    client->ask(0, 0);
-    const std::string failed = pump(*client, *server, answers);
+    const std::string failed = one_get("/4096?" + std::string(20'000, 'a'));
     CHECK(failed.find("server: ") == 0);
     CHECK(failed.find("16 KiB") != std::string::npos);
   }

@@ -125,12 +125,7 @@ void QuicGroup::write(std::int64_t id, std::span<const std::byte> bytes, bool fi
     if (ok == 1) {
       at += written;
       if (at < bytes.size()) continue;
-      // Its end written after the peer's (a server's answer): the stream is done.
-      if (fin && !it->second.reading && s != base_) {
-        SSL_free(s);
-        streams_.erase(it);
-      }
-      return;
+      return;  // a stream done both ways is let go at the next poll
     }
     const int error = SSL_get_error(s, ok);
     if (error != SSL_ERROR_WANT_WRITE && error != SSL_ERROR_WANT_READ) {
@@ -166,8 +161,9 @@ bool QuicGroup::poll(std::chrono::microseconds limit) {
     const auto& [id, member] = *it;
     if (!member.reading) {
       // Done both ways by now (its FIN read, its own sent: the library may
-      // say so only once it went out), it is let go; this side's one-way
-      // streams and the base stay.
+      // say so only once it went out), it is let go: the library frees it
+      // and grants the peer another in its place. This side's one-way
+      // streams and the base (its QuicStream's) stay.
       if (member.ssl != base_ && SSL_get_stream_write_state(member.ssl) != SSL_STREAM_STATE_OK) {
         SSL_free(member.ssl);
         it = streams_.erase(it);
@@ -248,12 +244,6 @@ void QuicGroup::read(const Take& take, std::error_code& ec) {
       }
       ec = failure(s, ok);
       return;
-    }
-    // A stream done both ways is let go (the library frees it, and grants
-    // the peer another in its place); the base is its QuicStream's.
-    if (!it->second.reading && s != base_ && SSL_get_stream_write_state(s) != SSL_STREAM_STATE_OK) {
-      SSL_free(s);
-      streams_.erase(it);
     }
   }
 }
