@@ -92,9 +92,10 @@ class Server::Side final : public session::ServerSide {
                                       std::string& busy) override {
     // A listener's flows come from one source where its library names no peer.
     stacks::ServerPart* part = server_.stacks_->of(mode);
-    if (stacks::Listener* listener = part != nullptr ? part->listener() : nullptr;
-        listener != nullptr && !listener->names_peers())
-      return server_.reserve_flows({listener->unnamed_source()}, count, busy);
+    const std::vector<stacks::Listener*> listeners =
+        part != nullptr ? part->listeners() : std::vector<stacks::Listener*>{};
+    if (!listeners.empty() && !listeners.front()->names_peers())
+      return server_.reserve_flows({listeners.front()->unnamed_source()}, count, busy);
     return server_.reserve_flows(sources.empty() ? std::vector<std::string>{source_} : sources, count, busy);
   }
   const stacks::ServerPart* stack_part(Mode mode) const override { return server_.stacks_->of(mode); }

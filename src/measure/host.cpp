@@ -149,9 +149,7 @@ ThreadPin::~ThreadPin() {
   if (pinned_ && !before_.empty()) set_affinity(before_, ignored);
 }
 
-namespace {
-
-void add_path(std::optional<UdpPath>& sum, const UdpPath& p) {
+void add_udp_path(std::optional<UdpPath>& sum, const UdpPath& p) {
   UdpPath& s = sum ? *sum : sum.emplace();
   s.datagrams_sent += p.datagrams_sent;
   s.datagrams_received += p.datagrams_received;
@@ -162,8 +160,6 @@ void add_path(std::optional<UdpPath>& sum, const UdpPath& p) {
   s.gso_segment = std::max(s.gso_segment, p.gso_segment);
   if (p.port_connections) s.port_connections = std::max(s.port_connections.value_or(0), *p.port_connections);
 }
-
-}  // namespace
 
 RunFacts merge_facts(const std::vector<RunFacts>& each) {
   if (each.size() == 1) return each.front();
@@ -178,7 +174,7 @@ RunFacts merge_facts(const std::vector<RunFacts>& each) {
     const RunFacts& f = each[i];
     if (!all.host_cpu) all.host_cpu = f.host_cpu;
     if (!all.host_udp) all.host_udp = f.host_udp;
-    if (f.udp_path) add_path(all.udp_path, *f.udp_path);
+    if (f.udp_path) add_udp_path(all.udp_path, *f.udp_path);
     add(all.transaction_streams, f.transaction_streams);
     if (i == 0) all.pinned_cpu = f.pinned_cpu;
     for (const auto& [cpu, n] : f.cpu_samples)

@@ -39,6 +39,9 @@ HostUdp host_udp_between(const HostUdp& before, const HostUdp& after);
 // between two readings: the largest datagram and GSO as they stand after,
 // port_connections the more of the two.
 UdpPath udp_path_between(const UdpPath& before, const UdpPath& after);
+// Adds a connection's datagrams to `sum`'s (none yet: `p`'s): the largest
+// datagram and GSO the more of the two.
+void add_udp_path(std::optional<UdpPath>& sum, const UdpPath& p);
 
 // The CPUs this process may run on (sched_getaffinity), ascending.
 std::vector<int> allowed_cpus();

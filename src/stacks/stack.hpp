@@ -152,8 +152,8 @@ class ServerPart {
     (void)library;
     return nullptr;
   }
-  // Its own listener, or null.
-  virtual Listener* listener() { return nullptr; }
+  // Its own listeners (each served by a thread of the server's), or none.
+  virtual std::vector<Listener*> listeners() { return {}; }
   // The context its datagram sessions shake hands with (DTLS) on the
   // library named `library` ("": the default), made on first use, or null.
   // Throws tlscmp::Error for a library it lacks (refusal says why first).
@@ -161,6 +161,10 @@ class ServerPart {
     (void)library;
     return nullptr;
   }
+  // The datagrams of its own port so far (QUIC's listeners: every
+  // connection's, every test's), with the connections on it now; none
+  // where it has no port of its own.
+  virtual std::optional<UdpPath> port_path() const { return std::nullopt; }
   // A poll set for its listener's streams, where a loop cannot wait on
   // their sockets (QUIC's share the listener's); null elsewhere.
   virtual std::unique_ptr<StreamPollSet> poll_set() const { return nullptr; }

@@ -102,7 +102,8 @@ std::unique_ptr<Stream> ServerParts::take(UniqueFd fd, std::byte first) const {
 std::vector<std::pair<Mode, Listener*>> ServerParts::listeners() const {
   std::vector<std::pair<Mode, Listener*>> out;
   for (const auto& [mode, part] : parts_) {
-    if (Listener* listener = part->listener()) out.emplace_back(mode, listener);
+    for (Listener* listener : part->listeners())
+      out.emplace_back(mode, listener);
   }
   return out;
 }

@@ -277,11 +277,22 @@ TEST_CASE("quic --flows: QUIC connections on the event loops, every transaction 
     CHECK(run["failed_flows"] == 0);
     CHECK(run["per_flow"]["min"] == 10);
     CHECK(run["per_flow"]["max"] == 10);
-    // The server's QUIC connections share one listener: one loop serves them.
+    // One server loop runs the rounds of the port's listeners.
     CHECK(run["server"]["threads"] == (std::string(variant) == "quic" ? 1 : 2));
     CHECK(run["server"]["cpu_us_per_transaction"].get<double>() > 0);
   }
   CHECK(flows_run_of(rr, "quic")["tls_version"] == "QUICv1");
+  // The datagrams: the client's over its 60 connections, the server's
+  // port's over the test; a request and a response a datagram at least.
+  const json& quic_run = flows_run_of(rr, "quic");
+  const json& client_path = quic_run["client"]["facts"]["udp"]["path"];
+  const json& server_path = quic_run["server"]["facts"]["udp"]["path"];
+  CHECK(client_path["datagrams_sent"].get<std::uint64_t>() >= 600);
+  CHECK(client_path["datagrams_received"].get<std::uint64_t>() >= 600);
+  CHECK(server_path["datagrams_received"].get<std::uint64_t>() >= 600);
+  CHECK(server_path["datagrams_sent"].get<std::uint64_t>() >= 600);
+  CHECK(server_path["port_connections"].get<std::uint64_t>() >= 60);
+  CHECK(flows_run_of(rr, "tcp")["server"]["facts"]["udp"].is_null());
   // A QUIC connection's state is the library's, in user space on both
   // sides; a TCP socket's is the kernel's.
   CHECK(flows_run_of(rr, "quic")["client"]["memory_per_connection"]["idle_rss_bytes"].get<double>() >
@@ -306,6 +317,27 @@ TEST_CASE("quic --flows: QUIC connections on the event loops, every transaction 
   CHECK(run["connections"] == 40);
   CHECK(run["failed_flows"] == 0);
   CHECK(run["handshake_us"]["p50"].get<double>() > 0);
+  // Each connection's datagrams, its handshake's among them, closed or not.
+  CHECK(run["client"]["facts"]["udp"]["path"]["datagrams_sent"].get<std::uint64_t>() >= 40 * 3);
+  CHECK(run["server"]["facts"]["udp"]["path"]["datagrams_received"].get<std::uint64_t>() >= 40 * 3);
+}
+
+TEST_CASE("quic --flows 1000: every connection established within the handshake timeout, each served") {
+  if (!quic_build()) return skip_unsupported("this build has no QUIC (it needs OpenSSL 3.5 or newer)");
+  // The server's connections spread over the port's listeners; its loop
+  // runs a round of each with work and looks at their streams. One
+  // listener polled a stream at a time passed the 10 s --handshake-timeout
+  // here with some of 1,000 handshakes still to run.
+  const json j =
+      client_json({"--mode", "quic", "--flows", "1000", "--rr", "1/1", "-n", "3000", "--repeat", "1"});
+  const json& run = flows_run_of(j, "quic");
+  CHECK(run["flows"] == 1000);
+  CHECK(run["failed_flows"] == 0);
+  CHECK(run["transactions"] == 3000);
+  CHECK(run["per_flow"]["min"] == 3);
+  CHECK(run["per_flow"]["max"] == 3);
+  CHECK(run["server"]["threads"] == 1);
+  CHECK(run["flows_per_s"].get<double>() > 0);
 }
 
 TEST_CASE("quic --streams: S streams on each QUIC connection against -P x S tcp and tls connections") {

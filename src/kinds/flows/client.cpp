@@ -11,6 +11,7 @@
 #include "kinds/flows/flows.hpp"
 #include "kinds/flows/loop.hpp"
 #include "measure/clock.hpp"
+#include "measure/host.hpp"
 #include "measure/memory.hpp"
 #include "session/control.hpp"
 #include "session/interrupt.hpp"
@@ -119,6 +120,7 @@ void aggregate(const std::vector<LoopTally>& tallies, FlowsRun& run, std::string
     handshake += t.handshake;
     if (first_failure.empty()) first_failure = t.first_failure;
     if (run.tls.version.empty()) run.tls = t.tls;
+    if (t.udp_path) measure::add_udp_path(run.client_facts.udp_path, *t.udp_path);
   }
   double total = 0, squares = 0;
   for (double x : per_flow) {
@@ -220,7 +222,7 @@ void finish_run(Stream& control, const session::ClientConfig& config, const Flow
   const FlowsResult mine{Role::sender,     run.flows,          run.failed_flows,
                          run.transactions, run.elapsed_us,     run.client.cpu_user_s,
                          run.establish_us, run.client_threads, memory_readings(before, idle, after),
-                         first_failure};
+                         first_failure,    run.client_facts};
   control.set_deadline(Deadline::after(config.timeouts.control));
   session::send_message(control, mine, "the client's result");
   const auto theirs = session::receive<FlowsResult>(control, "the server's result");
@@ -228,6 +230,7 @@ void finish_run(Stream& control, const session::ClientConfig& config, const Flow
   run.server.cpu_user_s = theirs.cpu_s;
   run.server.window_us = theirs.elapsed_us;
   run.server_threads = theirs.threads;
+  run.server_facts = theirs.facts;
   if (plan.work == spec::FlowWork::crr) return;  // no flow is held: memory per connection means nothing
   run.client_memory = memory_per_flow(mine.memory, run.flows);
   run.server_memory = memory_per_flow(theirs.memory, run.flows);

@@ -84,8 +84,11 @@ LoopTally FlowLoop::tally() const {
   LoopTally out = tally_;
   out.established = established();
   out.failed = failed();
-  for (const auto& flow : flows_)
+  for (const auto& flow : flows_) {
     out.per_flow.emplace_back(flow->index, flow->done);
+    if (const std::optional<UdpPath> path = flow->stream ? flow->stream->udp_path() : std::nullopt)
+      measure::add_udp_path(out.udp_path, *path);
+  }
   return out;
 }
 
@@ -525,6 +528,8 @@ void FlowLoop::unwatch(Flow& flow) {
 // Its connection closes; a server's is no longer held.
 void FlowLoop::close_flow(Flow& flow) {
   unwatch(flow);
+  if (const std::optional<UdpPath> path = flow.stream ? flow.stream->udp_path() : std::nullopt)
+    measure::add_udp_path(tally_.udp_path, *path);
   if (!plan_.client && (flow.stream || flow.socket.valid())) held_.fetch_sub(1, std::memory_order_acq_rel);
   flow.stream.reset();
   flow.socket.reset();

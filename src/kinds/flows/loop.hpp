@@ -111,6 +111,8 @@ struct LoopTally {
   measure::LatencyHistogram connect;    // crr: connect
   measure::LatencyHistogram handshake;  // crr, TLS: the handshake
   measure::TlsParameters tls;           // what the first TLS flow negotiated
+  // QUIC client: the datagrams of its connections, closed and open.
+  std::optional<UdpPath> udp_path;
 };
 
 // The traffic's window over a side's loops, microseconds: the first

@@ -27,8 +27,9 @@ inline constexpr std::uint64_t kWakeTag = UINT64_MAX;
 // would overflow the server's accept queue and come back as retransmitted
 // SYNs, a second each.
 inline constexpr std::uint32_t kConnectingPerLoop = 64;
-// QUIC: the server runs each handshake on a thread blocked on its one QUIC
-// domain, and every event wakes them all: fewer at once go faster.
+// QUIC: the server runs each handshake on a thread waiting on its
+// listener's domain, where each event wakes every thread waiting: 16 or 32
+// at once went no faster at 1,000 flows.
 inline constexpr std::uint32_t kQuicConnectingPerLoop = 8;
 inline constexpr std::chrono::milliseconds kTick{100};
 inline constexpr std::size_t kBufferBytes = 64 * 1024;

@@ -63,14 +63,15 @@ ordered_json memory_json(const FlowsMemory& m, const char* of) {
 }
 
 ordered_json side_json(const FlowsRun& run, const measure::SideCost& side, std::uint32_t threads,
-                       const FlowsMemory& memory, const char* memory_of) {
+                       const FlowsMemory& memory, const char* memory_of, const RunFacts& facts) {
   const FlowUnits& u = flow_units(run.work);
   return {{"threads", threads},
           {"cpu_s", side.cpu_s()},
           {u.cpu_key, run.cpu_us_per_transaction(side) * u.cpu_scale},
           {"core_share", side.core_share()},
           {"memory_per_connection",
-           run.work == spec::FlowWork::crr ? ordered_json(nullptr) : memory_json(memory, memory_of)}};
+           run.work == spec::FlowWork::crr ? ordered_json(nullptr) : memory_json(memory, memory_of)},
+          {"facts", render::facts_json(facts)}};
 }
 
 ordered_json run_json(const FlowsRun& run, const measure::TestParameters& p) {
@@ -114,12 +115,12 @@ ordered_json run_json(const FlowsRun& run, const measure::TestParameters& p) {
       {"tls_library", text_or_null(run.tls.library)},
       {"server_tls_library", text_or_null(run.tls.server_library)},
       {"certificate_key_type", tls_or_null(run.tls.certificate_key_type, run.mode)},
-      {"client",
-       side_json(run, run.client, run.client_threads, run.client_memory, memory_of(p.embedded_server))},
+      {"client", side_json(run, run.client, run.client_threads, run.client_memory,
+                           memory_of(p.embedded_server), run.client_facts)},
       // An interrupted run never heard the server's account.
       {"server", run.partial ? ordered_json(nullptr)
                              : side_json(run, run.server, run.server_threads, run.server_memory,
-                                         memory_of(p.embedded_server))}};
+                                         memory_of(p.embedded_server), run.server_facts)}};
   j[u.count_key] = run.transactions;
   j[u.rate_key] = run.transactions_per_s() * u.rate_scale;
   return j;
@@ -256,7 +257,7 @@ std::string render_flows_header(const measure::TestParameters& p) {
   return fmt::format("many connections: {} {} on {} event loops at each end{}, {}, {} per run, {}{}\n",
                      p.test.flows.flows, work == spec::FlowWork::crr ? "connectors" : "flows",
                      p.test.flows.threads > 0 ? std::to_string(p.test.flows.threads) : std::string("a CPU's"),
-                     quic ? " (quic: one on the server, whose QUIC connections share one listener)" : "",
+                     quic ? " (quic: one on the server, for the rounds of the port's QUIC listeners)" : "",
                      what, amount, rounds_text(p),
                      p.warmup_rounds > 0 ? fmt::format(" after {} warm-up", p.warmup_rounds) : "");
 }

@@ -56,6 +56,10 @@ struct FlowsRun : RunHeader {
   double fairness = 0;
   FlowsMemory client_memory;
   FlowsMemory server_memory;
+  // QUIC: the client's datagrams over its connections, the server's port's
+  // over the test (udp_path).
+  RunFacts client_facts;
+  RunFacts server_facts;
   std::uint64_t failed_flows = 0;  // flows that failed during the traffic (a stall, a close)
   std::string first_failure;       // the first of them: "flow 12: ..."
 

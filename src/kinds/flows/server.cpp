@@ -16,6 +16,7 @@
 #include "kinds/flows/loop.hpp"
 #include "measure/clock.hpp"
 #include "measure/cpu.hpp"
+#include "measure/host.hpp"
 #include "measure/memory.hpp"
 #include "measure/units.hpp"
 #include "session/control.hpp"
@@ -150,7 +151,7 @@ void await_client(Stream& control, session::ServerSide& side, const FlowsSink& s
 void await_established(Stream& control, const FlowsSink& sink, std::uint32_t flows,
                        std::chrono::milliseconds wait) {
   // The wait starts over while flows still come (QUIC's are handshaken one
-  // thread each here, at a few hundred a second on a small host).
+  // thread each here, at about 500 a second on a small host).
   Deadline deadline = Deadline::after(wait);
   for (std::uint64_t seen = 0;;) {
     const std::uint64_t done = sink.sum([](const FlowLoop& l) { return l.established() + l.failed(); });
@@ -251,9 +252,11 @@ std::string serve_flows_test(Stream& control, const protocol::TestRequest& reque
   measure::release_free_memory();
   const measure::MemoryReading before = measure::read_memory();
   const FlowPlan plan = server_plan(request, side);
-  // QUIC: one loop. The server's QUIC connections share one listener, a
-  // domain with one lock that every call on any of them takes, and each
-  // event wakes every thread blocked on it: a second loop only contends.
+  // QUIC: the port's datagrams over the test, every connection's on it.
+  const std::optional<UdpPath> port_before = plan.part != nullptr ? plan.part->port_path() : std::nullopt;
+  // QUIC: one loop, which runs a round of events of each of the port's
+  // listeners its flows are on (stacks::QuicPollSet): loops sharing the
+  // listeners would each run those rounds, contending for their locks.
   const std::uint32_t threads = plan.quic ? 1 : flow_threads(request.test, request.server_cpu);
   const auto sink = std::make_shared<FlowsSink>(plan, threads, n);
   const auto ticket = side.open_ticket(sink);
@@ -287,6 +290,9 @@ std::string serve_flows_test(Stream& control, const protocol::TestRequest& reque
   FlowsResult mine = server_result(*sink, plan, measure::now_ns() - start_ns);
   mine.cpu_s = cpu_s;
   if (work != spec::FlowWork::crr) mine.memory = memory_readings(before, idle, after);
+  if (const std::optional<UdpPath> port_after = plan.part != nullptr ? plan.part->port_path() : std::nullopt;
+      port_before && port_after)
+    mine.facts.udp_path = measure::udp_path_between(*port_before, *port_after);
   session::send_message(control, mine, "the server's result");
   side.record(mine, theirs);
   return describe_test(request, mine);

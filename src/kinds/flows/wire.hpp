@@ -11,6 +11,7 @@
 #include "mode.hpp"
 #include "protocol/fields.hpp"
 #include "protocol/messages.hpp"
+#include "run_facts.hpp"
 #include "spec/spec.hpp"
 
 namespace tlscmp::kinds {
@@ -55,6 +56,9 @@ struct FlowsResult {
   std::uint32_t threads = 0;       // event loops on this side
   MemoryReadings memory;
   std::string error;  // empty, or why this side's part failed (the first flow's failure)
+  // QUIC: the client's datagrams over its connections; the server's port's
+  // over the test, every connection's on it.
+  RunFacts facts;
 
   template <typename Walk, typename Self>
   static void walk(Walk& w, Self& m) {
@@ -69,6 +73,7 @@ struct FlowsResult {
     w.field("threads", m.threads, n(spec::kMaxFlowThreads));
     MemoryReadings::walk(w, m.memory);
     w.field("error", m.error);
+    w.field("facts", m.facts);
   }
 };
 

@@ -12,6 +12,7 @@
 #include "stacks/quic/quic_internal.hpp"
 #include "tls/ssl_backend.hpp"
 #include "tls/ssl_context.hpp"
+#include "transport/socket.hpp"
 
 namespace tlscmp::stacks {
 
@@ -47,6 +48,7 @@ void ListenerWatch::connection_gone() {
   {
     std::lock_guard lock(mutex_);
     live_.fetch_sub(1, std::memory_order_acq_rel);
+    port_live_->fetch_sub(1, std::memory_order_acq_rel);
   }
   changed_.notify_all();
 }
@@ -119,15 +121,37 @@ std::unique_ptr<QuicStream> quic_client_stream(const tls::Context& context, Uniq
   return stream;
 }
 
-QuicListener::QuicListener(const tls::Context& context, UniqueFd udp) : udp_(std::move(udp)) {
+QuicListener::QuicListener(const tls::Context& context, UniqueFd udp,
+                           std::shared_ptr<std::atomic<int>> port_live, const QuicListener* counted_with)
+    : udp_(std::move(udp)) {
   listener_ = SSL_new_listener(tls::ssl::ssl_context(context).native(), 0);
   if (listener_ == nullptr) throw_tls_error("cannot make a QUIC listener");
   // Counted as a client's are: the port's datagrams, every connection's.
-  BIO* bio = counted_datagrams(udp_.get(), "the QUIC listener's");
+  BIO* bio = counted_datagrams(udp_.get(), "the QUIC listener's",
+                               counted_with != nullptr ? counted_with->listener_ : nullptr);
   SSL_set_bio(listener_, bio, bio);
   if (SSL_set_blocking_mode(listener_, 0) != 1 || SSL_listen(listener_) != 1)
     throw_tls_error("cannot listen for QUIC connections");
-  watch_ = std::make_shared<detail::ListenerWatch>(listener_);
+  watch_ = std::make_shared<detail::ListenerWatch>(listener_, std::move(port_live));
+}
+
+QuicPort::QuicPort(const tls::Context& context, std::vector<UniqueFd> sockets) {
+  auto live = std::make_shared<std::atomic<int>>(0);
+  for (UniqueFd& udp : sockets) {
+    shards_.push_back(std::make_unique<QuicListener>(context, std::move(udp), live,
+                                                     shards_.empty() ? nullptr : shards_.front().get()));
+  }
+}
+
+std::unique_ptr<Stream> QuicPort::accept(std::size_t shard, std::chrono::milliseconds wait,
+                                         sockaddr_storage& peer) {
+  return shards_.at(shard)->accept(wait, peer);
+}
+
+std::optional<UdpPath> QuicListener::port_path() const {
+  std::optional<UdpPath> path = detail::udp_path(listener_);
+  if (path) path->port_connections = static_cast<std::uint32_t>(std::max(watch_->port_live(), 0));
+  return path;
 }
 
 QuicListener::~QuicListener() {
@@ -202,35 +226,65 @@ std::unique_ptr<Stream> QuicListener::accept(std::chrono::milliseconds wait, soc
   return connection;
 }
 
-struct QuicPollSet::Items {
+struct QuicPollSet::Shard {
+  std::shared_ptr<detail::ListenerWatch> watch;
+  int udp = -1;  // the listener's socket
   std::vector<SSL_POLL_ITEM> items;
+  std::vector<std::uint32_t> tags;  // each item's
+  // A round is owed: streams were taken or told of, or some were ready
+  // (the loop then wrote on them), since its last round.
+  bool due = true;
+  std::chrono::steady_clock::time_point last_round;
 };
 
-QuicPollSet::QuicPollSet() : items_(std::make_unique<Items>()) {}
+QuicPollSet::QuicPollSet() = default;
 QuicPollSet::~QuicPollSet() = default;
+
+std::uint32_t QuicPollSet::shard_of(const std::shared_ptr<detail::ListenerWatch>& watch) {
+  for (std::size_t i = 0; i < shards_.size(); ++i) {
+    if (shards_[i]->watch == watch) return static_cast<std::uint32_t>(i);
+  }
+  auto shard = std::make_unique<Shard>();
+  shard->watch = watch;
+  BIO_POLL_DESCRIPTOR socket{};
+  if (SSL_get_rpoll_descriptor(watch->listener(), &socket) == 1 &&
+      socket.type == BIO_POLL_DESCRIPTOR_TYPE_SOCK_FD)
+    shard->udp = socket.value.fd;
+  ERR_clear_error();
+  shards_.push_back(std::move(shard));
+  return static_cast<std::uint32_t>(shards_.size() - 1);
+}
 
 void QuicPollSet::set(std::uint32_t tag, Stream& base, short events) {
   auto& stream = static_cast<QuicStream&>(base);
-  if (position_.size() <= tag) position_.resize(tag + 1, UINT32_MAX);
-  std::uint32_t& at = position_[tag];
-  std::vector<SSL_POLL_ITEM>& items = items_->items;
+  if (position_.size() <= tag) position_.resize(tag + 1, {UINT32_MAX, UINT32_MAX});
+  auto& [in, at] = position_[tag];
   if (events == 0) {
     if (at == UINT32_MAX) return;
-    items[at] = items.back();  // the last item takes its place
-    tags_[at] = tags_.back();
-    position_[tags_[at]] = at;
-    items.pop_back();
-    tags_.pop_back();
-    at = UINT32_MAX;
+    Shard& shard = *shards_[in];
+    shard.items[at] = shard.items.back();  // the last item takes its place
+    shard.tags[at] = shard.tags.back();
+    position_[shard.tags[at]].second = at;
+    shard.items.pop_back();
+    shard.tags.pop_back();
+    in = at = UINT32_MAX;
     return;
   }
-  if (!watch_) watch_ = stream.watch_;
   if (at == UINT32_MAX) {
-    at = static_cast<std::uint32_t>(items.size());
-    items.emplace_back();
-    tags_.push_back(tag);
+    in = shard_of(stream.watch_);
+    Shard& shard = *shards_[in];
+    at = static_cast<std::uint32_t>(shard.items.size());
+    shard.items.emplace_back();
+    shard.tags.push_back(tag);
+    // Its reads and writes leave the events to the set's rounds: in the
+    // library's default, each would run a round of its whole domain.
+    SSL_set_event_handling_mode(SSL_get0_connection(stream.ssl()), SSL_VALUE_EVENT_HANDLING_MODE_EXPLICIT);
+    SSL_set_event_handling_mode(stream.ssl(), SSL_VALUE_EVENT_HANDLING_MODE_EXPLICIT);
+    ERR_clear_error();
   }
-  SSL_POLL_ITEM& item = items[at];
+  Shard& shard = *shards_[in];
+  shard.due = true;
+  SSL_POLL_ITEM& item = shard.items[at];
   item.desc = SSL_as_poll_descriptor(stream.ssl());
   item.events = 0;
   if ((events & POLLIN) != 0) item.events |= SSL_POLL_EVENT_R | SSL_POLL_EVENT_ER;
@@ -238,18 +292,75 @@ void QuicPollSet::set(std::uint32_t tag, Stream& base, short events) {
   item.revents = 0;
 }
 
+// A look at the shard's streams that runs no events (SSL_poll's own look
+// runs a round for each item: a wait's cost in the square of the streams);
+// the ready ones' tags into ready_.
+void QuicPollSet::look(Shard& shard) {
+  if (shard.items.empty()) return;
+  const timeval now{};
+  std::size_t count = 0;
+  SSL_poll(shard.items.data(), shard.items.size(), sizeof shard.items[0], &now,
+           SSL_POLL_FLAG_NO_HANDLE_EVENTS, &count);
+  ERR_clear_error();
+  if (count == 0) return;
+  shard.due = true;  // the loop writes on them: the next round sends it
+  for (std::size_t i = 0; i < shard.items.size(); ++i) {
+    if (shard.items[i].revents != 0) ready_.push_back(shard.tags[i]);
+  }
+}
+
+// A round of events on each shard with work (a round owed, or datagrams
+// on its socket: fds_), or none for `idle` (a safety net: what the loop
+// wrote on a stream it was not told of), then a look at its streams.
+void QuicPollSet::rounds(std::chrono::steady_clock::time_point now, std::chrono::milliseconds idle) {
+  for (std::size_t i = 0; i < shards_.size(); ++i) {
+    Shard& shard = *shards_[i];
+    if (!shard.due && (fds_[i].revents & POLLIN) == 0 && now - shard.last_round < idle) continue;
+    SSL* listener = shard.watch->listener();
+    SSL_handle_events(listener);  // what came in, and every connection's datagrams out
+    ERR_clear_error();
+    shard.due = false;
+    shard.last_round = now;
+    if (shard.watch->wanted() && SSL_get_accept_connection_queue_len(listener) > 0)
+      shard.watch->saw_incoming();
+    look(shard);
+  }
+}
+
 const std::vector<std::uint32_t>& QuicPollSet::wait(std::chrono::microseconds limit) {
   ready_.clear();
-  std::vector<SSL_POLL_ITEM>& items = items_->items;
-  if (items.empty()) {
+  if (shards_.empty()) {
     std::this_thread::sleep_for(limit);
     return ready_;
   }
-  poll_watching(items, limit, watch_.get());  // sets each item's revents
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (items[i].revents != 0) ready_.push_back(tags_[i]);
+  fds_.resize(shards_.size());
+  for (std::size_t i = 0; i < shards_.size(); ++i)
+    fds_[i] = {shards_[i]->udp, POLLIN, 0};
+  // Another thread on a domain (a handshake's, the library's assist
+  // thread) may take datagrams off a socket first: the slice bounds what
+  // that delays, by a look at the streams whenever the port's count of
+  // datagrams moved without this set.
+  constexpr auto kSlice = std::chrono::milliseconds(1);
+  constexpr auto kIdleRound = std::chrono::milliseconds(20);
+  const auto until = std::chrono::steady_clock::now() + limit;
+  bool polled = false;
+  for (;;) {
+    if (!polled) ::poll(fds_.data(), fds_.size(), 0);
+    rounds(std::chrono::steady_clock::now(), kIdleRound);
+    const std::uint64_t seen = detail::port_datagrams(shards_.front()->watch->listener());
+    const auto left = until - std::chrono::steady_clock::now();
+    if (!ready_.empty() || left.count() <= 0) return ready_;
+    const auto wait =
+        std::chrono::ceil<std::chrono::nanoseconds>(std::min<std::chrono::nanoseconds>(left, kSlice));
+    const timespec ts{static_cast<time_t>(wait.count() / 1'000'000'000),
+                      static_cast<long>(wait.count() % 1'000'000'000)};
+    polled = ::ppoll(fds_.data(), fds_.size(), &ts, nullptr) > 0;
+    if (!polled && detail::port_datagrams(shards_.front()->watch->listener()) != seen) {
+      for (const auto& shard : shards_)
+        look(*shard);
+      if (!ready_.empty()) return ready_;
+    }
   }
-  return ready_;
 }
 
 namespace detail {
@@ -265,8 +376,19 @@ bool ListenerWatch::wait_incoming(std::chrono::milliseconds limit) {
 
 #else  // no QUIC in this build
 
-QuicListener::QuicListener(const tls::Context&, UniqueFd udp) : udp_(std::move(udp)) {
+QuicListener::QuicListener(const tls::Context&, UniqueFd udp, std::shared_ptr<std::atomic<int>>,
+                           const QuicListener*)
+    : udp_(std::move(udp)) {
   detail::refuse_quic();
+}
+QuicPort::QuicPort(const tls::Context&, std::vector<UniqueFd>) {
+  detail::refuse_quic();
+}
+std::unique_ptr<Stream> QuicPort::accept(std::size_t, std::chrono::milliseconds, sockaddr_storage&) {
+  detail::refuse_quic();
+}
+std::optional<UdpPath> QuicListener::port_path() const {
+  return std::nullopt;
 }
 QuicListener::~QuicListener() = default;
 std::unique_ptr<Stream> QuicListener::accept(std::chrono::milliseconds, sockaddr_storage&) {
@@ -276,7 +398,7 @@ ssl_st* QuicListener::next_connection(std::chrono::milliseconds) {
   detail::refuse_quic();
 }
 
-struct QuicPollSet::Items {};
+struct QuicPollSet::Shard {};
 QuicPollSet::QuicPollSet() = default;
 QuicPollSet::~QuicPollSet() = default;
 void QuicPollSet::set(std::uint32_t, Stream&, short) {
@@ -314,8 +436,9 @@ class SslQuic final : public QuicLibrary {
                                         const Dial& dial) const override {
     return quic_client_stream(context, std::move(udp), dial);
   }
-  std::unique_ptr<QuicEndpoint> listen(const tls::Context& context, UniqueFd udp) const override {
-    return std::make_unique<QuicListener>(context, std::move(udp));
+  std::unique_ptr<QuicEndpoint> listen(const tls::Context& context,
+                                       std::vector<UniqueFd> sockets) const override {
+    return std::make_unique<QuicPort>(context, std::move(sockets));
   }
   std::unique_ptr<StreamPollSet> poll_set() const override { return std::make_unique<QuicPollSet>(); }
 };

@@ -30,6 +30,7 @@ struct ssl_st;
 struct ssl_ctx_st;
 struct ssl_method_st;
 struct sockaddr_storage;
+struct pollfd;
 
 namespace tlscmp::stacks {
 
@@ -62,15 +63,21 @@ namespace detail {
 // the accepting thread waits in the library itself.
 class ListenerWatch {
  public:
-  explicit ListenerWatch(ssl_st* listener) : listener_(listener) {}
+  // `port_live`: the connections of every listener on the port (shards).
+  ListenerWatch(ssl_st* listener, std::shared_ptr<std::atomic<int>> port_live)
+      : listener_(listener), port_live_(std::move(port_live)) {}
   ssl_st* listener() const { return listener_; }
   // Whether a wait should add the listener to its items: not while a new
   // connection seen already waits for the accepting thread.
   bool wanted() const { return !incoming_.load(std::memory_order_acquire); }
   void saw_incoming();  // a wait saw a connection in the listener's queue
-  void connection_born() { live_.fetch_add(1, std::memory_order_acq_rel); }
+  void connection_born() {
+    live_.fetch_add(1, std::memory_order_acq_rel);
+    port_live_->fetch_add(1, std::memory_order_acq_rel);
+  }
   void connection_gone();
   int live() const { return live_.load(std::memory_order_acquire); }
+  int port_live() const { return port_live_->load(std::memory_order_acquire); }
   // The accepting thread, while connections live: waits up to `limit` for
   // a connection a wait saw (or queued), or for the last connection's end;
   // true if one is queued.
@@ -79,6 +86,7 @@ class ListenerWatch {
 
  private:
   ssl_st* listener_;
+  std::shared_ptr<std::atomic<int>> port_live_;
   std::atomic<int> live_{0};
   std::atomic<bool> incoming_{false};
   std::mutex mutex_;
@@ -110,6 +118,9 @@ int write_concluding(ssl_st* ssl, const void* data, int length);
 // Bytes written to the stream that the peer has not acknowledged yet; 0
 // once the connection is closed.
 std::uint64_t unacknowledged_bytes(ssl_st* ssl);
+// The datagrams a server's port took in so far (every listener's), by one
+// of its listeners.
+std::uint64_t port_datagrams(ssl_st* listener);
 // A client connection's datagrams so far, as its QUIC stack handed them to
 // the kernel and took them back; nullopt for a server's connection (they
 // share the listener's socket).
@@ -132,17 +143,20 @@ void close_quic(ssl_st* ssl);
 // handshake not yet run. Throws tlscmp::Error.
 std::unique_ptr<QuicStream> quic_client_stream(const tls::Context& context, UniqueFd udp, const Dial& dial);
 
-// A server's QUIC endpoint: the listener on a UDP socket, whose connections
-// all share it (one QUIC domain, used from many threads: each connection's
-// thread waits on it in SSL_poll, watching the listener as it does:
-// detail::ListenerWatch). Address validation (a Retry before any state is
-// kept for a new address) is on, as the library has it by default.
-class QuicListener final : public QuicEndpoint {
+// A listener on one of the server's UDP sockets (a shard of its port,
+// QuicPort), whose connections all share it: one QUIC domain, used from
+// many threads: each connection's thread waits on it in SSL_poll,
+// watching the listener as it does (detail::ListenerWatch). Address
+// validation (a Retry before any state is kept for a new address) is on,
+// as the library has it by default.
+class QuicListener {
  public:
   // `context`: a server Context made with quic_shape(). Takes `udp`, a
-  // bound UDP socket. Throws tlscmp::Error.
-  QuicListener(const tls::Context& context, UniqueFd udp);
-  ~QuicListener() override;
+  // bound UDP socket; its datagrams are counted with `counted_with`'s (a
+  // shard's listener) where given. Throws tlscmp::Error.
+  QuicListener(const tls::Context& context, UniqueFd udp, std::shared_ptr<std::atomic<int>> port_live,
+               const QuicListener* counted_with);
+  ~QuicListener();
   QuicListener(const QuicListener&) = delete;
   QuicListener& operator=(const QuicListener&) = delete;
 
@@ -150,8 +164,10 @@ class QuicListener final : public QuicEndpoint {
   // perhaps not done yet (Stream::handshake() finishes it), and its peer's
   // address in `peer` where the library tells it (OpenSSL 4.0; with 3.5
   // `peer` is AF_UNSPEC); or null if none came.
-  std::unique_ptr<Stream> accept(std::chrono::milliseconds wait, sockaddr_storage& peer) override;
+  std::unique_ptr<Stream> accept(std::chrono::milliseconds wait, sockaddr_storage& peer);
   int native_handle() const { return udp_.get(); }
+  // The port's datagrams (counted with the other listeners') and connections.
+  std::optional<UdpPath> port_path() const;
 
  private:
   // The next queued connection, waiting up to `wait`: in the library while
@@ -163,10 +179,34 @@ class QuicListener final : public QuicEndpoint {
   std::shared_ptr<detail::ListenerWatch> watch_;
 };
 
+// The server's QUIC port: a listener on each of its UDP sockets, bound to
+// the same port with SO_REUSEPORT, the kernel giving each peer's datagrams
+// to one of them by the peer's address and port. The library serves every
+// connection of a listener at each round of its events, so that a round
+// costs in the listener's connections: shards keep rounds short where
+// thousands of connections are open (--flows). The datagrams are counted
+// over the port.
+class QuicPort final : public QuicEndpoint {
+ public:
+  QuicPort(const tls::Context& context, std::vector<UniqueFd> sockets);
+  std::size_t shards() const override { return shards_.size(); }
+  std::unique_ptr<Stream> accept(std::size_t shard, std::chrono::milliseconds wait,
+                                 sockaddr_storage& peer) override;
+  std::optional<UdpPath> port_path() const override { return shards_.front()->port_path(); }
+
+ private:
+  std::vector<std::unique_ptr<QuicListener>> shards_;
+};
+
 // A server's QUIC streams waited on together by one thread (a --flows
-// loop): one SSL_poll over all of them, watching the listener as every
-// wait on the server's domain does (detail::ListenerWatch). The library
-// looks at each item at each wait: a wait costs in the number of streams.
+// loop), of any of the port's listeners. A wait runs one round of events
+// of each listener with work (datagrams on its socket, or streams the loop
+// took or was told of since its last round), then looks at their streams
+// without running more, and else waits on the listeners' sockets; the
+// streams' own calls run no events (the library's explicit event
+// handling), so that a round is shared by the transactions it holds. The
+// listeners are watched as every wait on their domains watches them
+// (detail::ListenerWatch).
 class QuicPollSet final : public StreamPollSet {
  public:
   QuicPollSet();
@@ -179,12 +219,16 @@ class QuicPollSet final : public StreamPollSet {
   const std::vector<std::uint32_t>& wait(std::chrono::microseconds limit) override;
 
  private:
-  struct Items;  // the library's poll items, one a stream waited on
-  std::unique_ptr<Items> items_;
-  std::vector<std::uint32_t> tags_;      // each item's tag
-  std::vector<std::uint32_t> position_;  // by tag: its item, or UINT32_MAX
+  struct Shard;  // a listener's streams, and its poll items
+  std::uint32_t shard_of(const std::shared_ptr<detail::ListenerWatch>& watch);
+  void look(Shard& shard);
+  void rounds(std::chrono::steady_clock::time_point now, std::chrono::milliseconds idle);
+
+  std::vector<std::unique_ptr<Shard>> shards_;
+  std::vector<pollfd> fds_;  // each shard's socket
+  // By tag: its shard and item, or UINT32_MAX.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> position_;
   std::vector<std::uint32_t> ready_;
-  std::shared_ptr<detail::ListenerWatch> watch_;
 };
 
 }  // namespace tlscmp::stacks

@@ -32,8 +32,9 @@ timeval to_timeval(std::chrono::microseconds limit);
 // follows says why).
 int poll_watching(std::span<SSL_POLL_ITEM> own, std::chrono::microseconds limit, ListenerWatch* watch);
 // A datagram BIO on `fd` under a filter that counts what the library hands
-// the kernel and takes from it; throws if there is none.
-BIO* counted_datagrams(int fd, const char* whose);
+// the kernel and takes from it (in `counted_with`'s counts, another
+// listener of the port, where given); throws if there is none.
+BIO* counted_datagrams(int fd, const char* whose, SSL* counted_with = nullptr);
 
 #endif
 

@@ -77,9 +77,11 @@ namespace {
 // counts what the library hands the kernel and takes from it. The library
 // moves datagrams only in BIO_sendmmsg and BIO_recvmmsg; everything else
 // (addresses, MTU, poll descriptors) is the datagram BIO's to answer.
+// The counts of a port's listeners (shards) are one, held by each filter.
 struct Counts {
   std::atomic<std::uint64_t> sent{0}, received{0}, bytes_sent{0}, bytes_received{0}, send_calls{0};
   std::atomic<std::uint32_t> largest_sent{0};
+  std::atomic<int> holders{1};
 };
 
 int count_sends(BIO* bio, BIO_MSG* msg, std::size_t stride, std::size_t num_msg, std::uint64_t flags,
@@ -124,7 +126,8 @@ int make_counts(BIO* bio) {
 }
 
 int free_counts(BIO* bio) {
-  delete static_cast<Counts*>(BIO_get_data(bio));
+  auto* counts = static_cast<Counts*>(BIO_get_data(bio));
+  if (counts != nullptr && counts->holders.fetch_sub(1, std::memory_order_acq_rel) == 1) delete counts;
   BIO_set_data(bio, nullptr);
   return 1;
 }
@@ -161,7 +164,7 @@ namespace detail {
 
 // A datagram BIO on `fd` under the counting filter (the filter left out
 // where the library refuses the method); throws if there is none.
-BIO* counted_datagrams(int fd, const char* whose) {
+BIO* counted_datagrams(int fd, const char* whose, SSL* counted_with) {
   BIO* dgram = BIO_new_dgram(fd, BIO_NOCLOSE);
   if (dgram == nullptr) throw_tls_error(fmt::format("cannot make {} datagram BIO", whose));
   BIO* counting = counting_method() != nullptr ? BIO_new(counting_method()) : nullptr;
@@ -169,7 +172,17 @@ BIO* counted_datagrams(int fd, const char* whose) {
     BIO_free(dgram);
     throw_tls_error("cannot make the datagram counting BIO");
   }
+  if (const Counts* shared = counted_with != nullptr ? counts_of(counted_with) : nullptr) {
+    free_counts(counting);
+    const_cast<Counts*>(shared)->holders.fetch_add(1, std::memory_order_acq_rel);
+    BIO_set_data(counting, const_cast<Counts*>(shared));
+  }
   return BIO_push(counting, dgram);
+}
+
+std::uint64_t port_datagrams(SSL* listener) {
+  const Counts* counts = counts_of(listener);
+  return counts != nullptr ? counts->received.load(std::memory_order_relaxed) : 0;
 }
 
 void attach_udp(SSL* ssl, int fd) {

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "stacks/stack.hpp"
 #include "tls/context.hpp"
@@ -19,15 +20,20 @@ struct sockaddr_storage;
 
 namespace tlscmp::stacks {
 
-// A server's QUIC endpoint: the listener on its UDP port.
+// A server's QUIC endpoint: the listeners on its UDP port, one a socket
+// (shards: the kernel gives each peer's datagrams to one of them).
 class QuicEndpoint {
  public:
   virtual ~QuicEndpoint() = default;
-  // Waits up to `wait` for a new connection; returns it, its handshake
-  // perhaps not done yet (Stream::handshake() finishes it), and its peer's
-  // address in `peer` where the library tells it (else AF_UNSPEC); or null
-  // if none came.
-  virtual std::unique_ptr<Stream> accept(std::chrono::milliseconds wait, sockaddr_storage& peer) = 0;
+  virtual std::size_t shards() const = 0;
+  // Waits up to `wait` for a new connection on shard `shard`; returns it,
+  // its handshake perhaps not done yet (Stream::handshake() finishes it),
+  // and its peer's address in `peer` where the library tells it (else
+  // AF_UNSPEC); or null if none came.
+  virtual std::unique_ptr<Stream> accept(std::size_t shard, std::chrono::milliseconds wait,
+                                         sockaddr_storage& peer) = 0;
+  // The port's datagrams so far, every listener's, and its connections now.
+  virtual std::optional<UdpPath> port_path() const = 0;
 };
 
 class QuicLibrary {
@@ -46,9 +52,10 @@ class QuicLibrary {
   // handshake not yet run. Throws tlscmp::Error.
   virtual std::unique_ptr<Stream> client_stream(const tls::Context& context, UniqueFd udp,
                                                 const Dial& dial) const = 0;
-  // The server's endpoint on `udp`, a bound UDP socket, with `context`
-  // made with shape(). Throws tlscmp::Error.
-  virtual std::unique_ptr<QuicEndpoint> listen(const tls::Context& context, UniqueFd udp) const = 0;
+  // The server's endpoint on `sockets`, UDP sockets bound to one port, with
+  // `context` made with shape(). Throws tlscmp::Error.
+  virtual std::unique_ptr<QuicEndpoint> listen(const tls::Context& context,
+                                               std::vector<UniqueFd> sockets) const = 0;
   // A server's QUIC streams waited on together by one --flows loop.
   virtual std::unique_ptr<StreamPollSet> poll_set() const = 0;
 };
