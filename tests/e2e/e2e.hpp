@@ -114,6 +114,13 @@ inline bool await_data_connection(std::uint16_t port) {
   return tcp_sockets_at(port, "01") >= 4;
 }
 
+// Whether `tlscmp --version` has a line that begins with `line` ("quic:
+// yes"): what this build can do, read once.
+inline bool version_says(const std::string& line) {
+  static const std::string out = run_tlscmp({"--version"}).out;
+  return out.rfind(line, 0) == 0 || out.find("\n" + line) != std::string::npos;
+}
+
 // The names of the backends `binary --version` lists ("openssl", "boringssl").
 inline std::vector<std::string> tls_backends_of(const std::string& binary) {
   const ProcessResult r = run_process({binary, "--version"});

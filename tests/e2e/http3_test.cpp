@@ -17,11 +17,7 @@ namespace {
 
 // Whether this build runs HTTP/3: QUIC, and nghttp3 (tlscmp --version).
 bool http3_build() {
-  static const bool yes = [] {
-    const ProcessResult r = run_tlscmp({"--version"});
-    return r.out.find("\nquic: yes") != std::string::npos && r.out.find("\nhttp/3: yes") != std::string::npos;
-  }();
-  return yes;
+  return version_says("quic: yes") && version_says("http/3: yes");
 }
 
 constexpr const char* kNoHttp3 = "this build has no HTTP/3 (it needs OpenSSL 3.5 and nghttp3 1.x: Debian 13)";

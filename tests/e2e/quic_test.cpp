@@ -20,11 +20,7 @@ using nlohmann::json;
 namespace {
 
 bool quic_build() {
-  static const bool quic = [] {
-    const ProcessResult r = run_tlscmp({"--version"});
-    return r.out.find("\nquic: yes") != std::string::npos;
-  }();
-  return quic;
+  return version_says("quic: yes");
 }
 
 // Sends each datagram to 127.0.0.1:port from one socket.
