@@ -77,8 +77,29 @@ class HttpOutput {
   std::size_t at_ = 0;
 };
 
+// What a client's side counts, whatever its version: the requests asked.
+class HttpAskTally {
+ public:
+  std::uint64_t asked() const { return asked_; }
+
+ protected:
+  std::uint64_t asked_ = 0;
+};
+
+// What a server's side counts, whatever its version: the requests
+// answered, and the bodies they brought.
+class HttpAnswerTally {
+ public:
+  std::uint64_t answered() const { return answered_; }
+  std::uint64_t body_received() const { return body_received_; }
+
+ protected:
+  std::uint64_t answered_ = 0;
+  std::uint64_t body_received_ = 0;
+};
+
 // A client's side of one connection.
-class HttpClientCodec {
+class HttpClientCodec : public HttpAskTally {
  public:
   virtual ~HttpClientCodec() = default;
   // A request at `asked_ns`; HTTP/1.1 pipelines it behind those unanswered,
@@ -96,18 +117,13 @@ class HttpClientCodec {
                             std::vector<HttpAnswer>& answers) = 0;
   // Requests asked and not yet answered whole.
   virtual std::size_t in_flight() const = 0;
-  // Requests asked so far.
-  std::uint64_t asked() const { return asked_; }
   // The server said it closes the connection after its last answer
   // (HTTP/1.1's Connection: close, HTTP/2's GOAWAY): no more requests.
   virtual bool server_closes() const { return false; }
-
- protected:
-  std::uint64_t asked_ = 0;
 };
 
 // A server's side of one connection.
-class HttpServerCodec {
+class HttpServerCodec : public HttpAnswerTally {
  public:
   virtual ~HttpServerCodec() = default;
   // The client's bytes: each request they complete answered (its answer in
@@ -120,15 +136,8 @@ class HttpServerCodec {
   // Nothing more to read: the connection ends once output() is empty (an
   // answer with Connection: close, an error answered, HTTP/2's GOAWAY).
   virtual bool over() const = 0;
-  // Requests answered so far, and the bodies they brought.
-  std::uint64_t answered() const { return answered_; }
-  std::uint64_t body_received() const { return body_received_; }
   // Bytes of a request come but not yet whole (its end, then, is no clean one).
   virtual bool mid_request() const = 0;
-
- protected:
-  std::uint64_t answered_ = 0;
-  std::uint64_t body_received_ = 0;
 };
 
 // A client's line for an answer whose status is not 200 (HTTP/2 and 3).

@@ -44,7 +44,7 @@ class Http3Codec {
   virtual void sent(const StreamBytes& piece) = 0;
 };
 
-class Http3ClientCodec : public Http3Codec {
+class Http3ClientCodec : public Http3Codec, public HttpAskTally {
  public:
   // A request at `asked_ns` on `stream`, a bidirectional stream just opened.
   virtual void ask(std::int64_t stream, std::int64_t asked_ns) = 0;
@@ -53,28 +53,18 @@ class Http3ClientCodec : public Http3Codec {
   // 200 and the request it answered, a protocol error).
   virtual std::string input(const StreamBytes& in, std::int64_t now, std::vector<HttpAnswer>& answers) = 0;
   virtual std::size_t in_flight() const = 0;
-  std::uint64_t asked() const { return asked_; }
   // The server sent GOAWAY: no more requests.
   virtual bool server_closes() const = 0;
-
- protected:
-  std::uint64_t asked_ = 0;
 };
 
-class Http3ServerCodec : public Http3Codec {
+class Http3ServerCodec : public Http3Codec, public HttpAnswerTally {
  public:
   // The client's bytes on a stream: each request they complete answered.
   // "" or why the connection ends (a request refused: 404, 405; headers
   // past kMaxHttpHeaderBytes; a protocol error).
   virtual std::string input(const StreamBytes& in) = 0;
-  std::uint64_t answered() const { return answered_; }
-  std::uint64_t body_received() const { return body_received_; }
   // Requests begun and not yet answered whole.
   virtual bool mid_request() const = 0;
-
- protected:
-  std::uint64_t answered_ = 0;
-  std::uint64_t body_received_ = 0;
 };
 
 // Throw tlscmp::Error (has_http3's reason) where the build has no HTTP/3.
