@@ -148,11 +148,15 @@ std::unique_ptr<Stream> QuicPort::accept(std::size_t shard, std::chrono::millise
   return shards_.at(shard)->accept(wait, peer);
 }
 
-std::optional<UdpPath> QuicListener::port_path() const {
-  std::optional<UdpPath> path = detail::udp_path(listener_);
-  if (path) path->port_connections = static_cast<std::uint32_t>(std::max(watch_->port_live(), 0));
+namespace detail {
+
+std::optional<UdpPath> ListenerWatch::port_path() const {
+  std::optional<UdpPath> path = udp_path(listener_);  // the listener's counts: its port's
+  if (path) path->port_connections = static_cast<std::uint32_t>(std::max(port_live(), 0));
   return path;
 }
+
+}  // namespace detail
 
 QuicListener::~QuicListener() {
   SSL_free(listener_);
@@ -387,9 +391,11 @@ QuicPort::QuicPort(const tls::Context&, std::vector<UniqueFd>) {
 std::unique_ptr<Stream> QuicPort::accept(std::size_t, std::chrono::milliseconds, sockaddr_storage&) {
   detail::refuse_quic();
 }
-std::optional<UdpPath> QuicListener::port_path() const {
+namespace detail {
+std::optional<UdpPath> ListenerWatch::port_path() const {
   return std::nullopt;
 }
+}  // namespace detail
 QuicListener::~QuicListener() = default;
 std::unique_ptr<Stream> QuicListener::accept(std::chrono::milliseconds, sockaddr_storage&) {
   detail::refuse_quic();

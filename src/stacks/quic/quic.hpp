@@ -78,6 +78,9 @@ class ListenerWatch {
   void connection_gone();
   int live() const { return live_.load(std::memory_order_acquire); }
   int port_live() const { return port_live_->load(std::memory_order_acquire); }
+  // The port's datagrams so far (every listener's counts are one), and its
+  // connections now.
+  std::optional<UdpPath> port_path() const;
   // The accepting thread, while connections live: waits up to `limit` for
   // a connection a wait saw (or queued), or for the last connection's end;
   // true if one is queued.
@@ -167,7 +170,7 @@ class QuicListener {
   std::unique_ptr<Stream> accept(std::chrono::milliseconds wait, sockaddr_storage& peer);
   int native_handle() const { return udp_.get(); }
   // The port's datagrams (counted with the other listeners') and connections.
-  std::optional<UdpPath> port_path() const;
+  std::optional<UdpPath> port_path() const { return watch_->port_path(); }
 
  private:
   // The next queued connection, waiting up to `wait`: in the library while

@@ -148,10 +148,8 @@ std::optional<UdpPath> QuicStream::udp_path() const {
 }
 
 std::optional<UdpPath> QuicStream::port_path() const {
-  if (SSL_is_server(tls_ssl()) != 1) return std::nullopt;
-  std::optional<UdpPath> path = detail::udp_path(tls_ssl());  // the listener's counts: its port's
-  if (path && watch_) path->port_connections = static_cast<std::uint32_t>(std::max(watch_->port_live(), 0));
-  return path;
+  if (SSL_is_server(tls_ssl()) != 1 || !watch_) return std::nullopt;
+  return watch_->port_path();
 }
 
 }  // namespace tlscmp::stacks
