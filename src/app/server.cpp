@@ -118,6 +118,16 @@ Server::RunningTest::RunningTest(Server& server, std::string source)
         "server busy: {} tests from {} running, its share of the server (--max-clients-per-source); try "
         "again when one ends",
         config.max_clients_per_source, source_);
+  } else if (const int others = server_.sources_running_tests() - (use.tests > 0 ? 1 : 0);
+             use.tests >= std::max(1, config.max_clients / (others + 2))) {
+    // Max-min, without ending a running test: while k sources run tests,
+    // each starts one only below --max-clients / (k + 1), so that a place
+    // stays free for a source that runs none (until k reaches --max-clients).
+    busy_ = fmt::format(
+        "server busy: {} tests from {} running, its even share while {} other hosts run tests; try again "
+        "when "
+        "one ends",
+        use.tests, source_, others);
   }
   if (!busy_.empty()) {
     server_.forget_if_unused(server_.sources_.find(source_));
@@ -137,6 +147,10 @@ Server::RunningTest::~RunningTest() {
   server_.idle_.notify_all();
 }
 
+int Server::sources_running_tests() const {
+  return static_cast<int>(std::ranges::count_if(sources_, [](const auto& s) { return s.second.tests > 0; }));
+}
+
 void Server::forget_if_unused(std::map<std::string, SourceUse>::iterator it) {
   if (it != sources_.end() && it->second.unused()) sources_.erase(it);
 }
@@ -151,15 +165,32 @@ void Server::stop() {
   io_.stop();
 }
 
-void Server::SetUpSlot::release() {
-  if (!held_) return;
+bool Server::SetUpSlot::release() {
+  if (!held_) return !taken_;
   held_ = false;
-  if (budgeted_) return;  // a budget's connections are not counted as being set up
+  if (budgeted_) return true;  // a budget's connections are not counted as being set up
   std::lock_guard lock(server_.mutex_);
-  --server_.setting_up_;
-  auto it = server_.sources_.find(source_);
-  --it->second.setting_up;
-  server_.forget_if_unused(it);
+  if (auto it = server_.sources_.find(source_); it != server_.sources_.end()) {
+    std::vector<int>& mine = it->second.set_up;
+    if (const auto place = std::ranges::find(mine, fd_); place != mine.end()) {
+      mine.erase(place);
+      --server_.setting_up_;
+      server_.forget_if_unused(it);
+      return true;
+    }
+  }
+  // Its place went to another source (take_set_up_place), which counted it out then.
+  taken_ = server_.set_up_taken_.erase(fd_) > 0;
+  return !taken_;
+}
+
+std::string Server::SetUpSlot::taken() {
+  if (held_) {
+    std::lock_guard lock(server_.mutex_);
+    if (server_.set_up_taken_.count(fd_) == 0) return {};
+  }
+  release();
+  return taken_ ? server_.set_up_taken_line() : std::string();
 }
 
 protocol::TestAccept Server::accept_message(const protocol::Cookie& cookie,

@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "app/log.hpp"
 #include "app/results_log.hpp"
@@ -112,20 +113,35 @@ class Server {
   // has become something the caps count otherwise: a running test (its
   // control connection), a data connection delivered, or its end. Counted in
   // all and per source address (--max-pending, --max-pending-per-source).
+  // Shared max-min over sources: when the stage is full, a source holding
+  // fewer places than the busiest takes that source's oldest (admit), whose
+  // reading side is shut so that its wait ends; its holder learns it here.
   class SetUpSlot {
    public:
-    SetUpSlot(Server& server, std::string source, bool budgeted)
-        : server_(server), source_(std::move(source)), budgeted_(budgeted) {}
+    // `fd`: the connection's socket (-1: a listener's connection, whose place
+    // cannot be taken).
+    SetUpSlot(Server& server, std::string source, bool budgeted, int fd)
+        : server_(server), source_(std::move(source)), budgeted_(budgeted), fd_(fd) {}
     ~SetUpSlot() { release(); }
     SetUpSlot(const SetUpSlot&) = delete;
     SetUpSlot& operator=(const SetUpSlot&) = delete;
-    void release();
+    // Gives the place back; false if another source had taken it.
+    bool release();
+    // The busy line for a connection whose place another source took, or
+    // "" (gives the place back if so).
+    std::string taken();
+    // True the first time: whoever tells the client that its place was
+    // taken asks first, so that it is told once.
+    bool answer_once() { return !std::exchange(answered_, true); }
 
    private:
     Server& server_;
     std::string source_;
     bool budgeted_;  // counted in its source's budget, not in the shared caps
+    int fd_;
     bool held_ = true;
+    bool taken_ = false;     // another source took the place
+    bool answered_ = false;  // the client was told (answer_once)
   };
 
   // An accepting thread: takes a connection and serves it itself (no
@@ -188,6 +204,10 @@ class Server {
   // CPU clock when it last finished with a connection (measure::thread_cpu_s);
   // moved on to when this one ends.
   void handle_connection(int fd, const Peer& peer, bool budgeted, double& cpu_mark);
+  // A connection's set-up ended by `why`: logged, or, where another host took
+  // its place, the client told so with the busy line (if its stream is not
+  // TLS: nothing on it but plain tlscmp yet) and the line logged as busy.
+  void tell_taken(int fd, const Stream* stream, const Peer& peer, SetUpSlot& set_up, const std::string& why);
   // The control session: the request, the caps, then the kind's server half.
   void serve_control(Stream& control, const Peer& peer, SetUpSlot& set_up);
   // Its test, once the request is read: the caps (`refuse` throws), the kind's half, the log line.
@@ -235,9 +255,11 @@ class Server {
 
   std::mutex mutex_;  // guards the members below
   std::condition_variable idle_;
-  int active_connections_ = 0;     // connections with a thread (Admitted)
-  int running_tests_ = 0;          // control sessions past the --max-clients check
-  int setting_up_ = 0;             // connections being set up (SetUpSlot), budgeted ones aside
+  int active_connections_ = 0;  // connections with a thread (Admitted)
+  int running_tests_ = 0;       // control sessions past the --max-clients check
+  int setting_up_ = 0;          // connections being set up (SetUpSlot), budgeted ones aside
+  std::set<int>
+      set_up_taken_;  // sockets whose set-up place another source took, until their SetUpSlot learns it
   int shared_connections_ = 0;     // connections counted in the shared caps (not in a budget)
   int reserved_ = 0;               // every source's budgets together
   std::uint64_t memory_held_ = 0;  // the buffers running tests reserved (--max-memory)
@@ -249,18 +271,28 @@ class Server {
   // places other tests need, and they count in full against the caps on
   // all connections whether they have come or not.
   struct SourceUse {
-    int setting_up = 0;   // of its connections, those being set up (shared ones)
+    // Of its connections, those being set up (shared ones), oldest first:
+    // their sockets (-1: a listener's connection).
+    std::vector<int> set_up;
     int connections = 0;  // its connections in the shared caps
     int tests = 0;        // its running tests
     int budget = 0;       // what its running tests reserved
     int flow_budget = 0;  // what its many-connection tests reserved (not in --max-connections)
     int in_budget = 0;    // connections open within it now
     bool unused() const {
-      return setting_up == 0 && connections == 0 && tests == 0 && budget == 0 && flow_budget == 0 &&
+      return set_up.empty() && connections == 0 && tests == 0 && budget == 0 && flow_budget == 0 &&
              in_budget == 0;
     }
   };
   std::map<std::string, SourceUse> sources_;
+  // Max-min over sources, when the set-up stage is full: the oldest
+  // connection of the busiest source gives its place to `use`'s new one, if
+  // that source holds at least two more than `use` does; false if none does
+  // (mutex_ held).
+  bool take_set_up_place(const SourceUse& use);
+  // Sources with a test running (mutex_ held).
+  int sources_running_tests() const;
+  std::string set_up_taken_line() const;
   // Forgets a source that holds nothing any more (mutex_ held).
   void forget_if_unused(std::map<std::string, SourceUse>::iterator it);
   // The io thread's own: connections being turned away, and the busy

@@ -34,26 +34,52 @@ std::string Server::admit(const std::string& source, int fd, bool& budgeted) {
         "server busy: {} connections from {}, its share of the server (half of --max-connections); try "
         "again when its tests end",
         connection_share(), source);
-  } else if (setting_up_ >= config_.max_pending) {
-    busy = fmt::format(
-        "server busy: {} connections being set up; try again, or raise --max-pending on the server",
-        config_.max_pending);
-  } else if (use.setting_up >= config_.max_pending_per_source) {
+  } else if (std::ssize(use.set_up) >= config_.max_pending_per_source) {
     busy = fmt::format(
         "server busy: {} connections from {} being set up; try again, or raise --max-pending-per-source on "
         "the server",
         config_.max_pending_per_source, source);
+  } else if (setting_up_ >= config_.max_pending && !take_set_up_place(use)) {
+    busy = fmt::format(
+        "server busy: {} connections being set up, {} of them from {}, its even share; try again, or raise "
+        "--max-pending on the server",
+        config_.max_pending, use.set_up.size(), source);
   }
   if (!busy.empty()) {
     forget_if_unused(sources_.find(source));
     return busy;
   }
-  ++use.setting_up;
+  use.set_up.push_back(fd);
   ++use.connections;
   ++setting_up_;
   ++shared_connections_;
   count_in();
   return {};
+}
+
+bool Server::take_set_up_place(const SourceUse& use) {
+  SourceUse* busiest = nullptr;
+  for (auto& [source, other] : sources_) {
+    const bool takeable = std::ranges::any_of(other.set_up, [](int fd) { return fd >= 0; });
+    if (takeable && (busiest == nullptr || other.set_up.size() > busiest->set_up.size())) busiest = &other;
+  }
+  // Two more, so that the move evens the shares out rather than swapping them.
+  if (busiest == nullptr || busiest->set_up.size() < use.set_up.size() + 2) return false;
+  const auto oldest = std::ranges::find_if(busiest->set_up, [](int fd) { return fd >= 0; });
+  const int fd = *oldest;
+  busiest->set_up.erase(oldest);
+  --setting_up_;
+  set_up_taken_.insert(fd);
+  // Its wait ends (a read sees the end), and its holder answers with the busy line.
+  ::shutdown(fd, SHUT_RD);
+  return true;
+}
+
+std::string Server::set_up_taken_line() const {
+  return fmt::format(
+      "server busy: {} connections being set up, and a host holding fewer took this one's place (shared "
+      "evenly between hosts); try again, or raise --max-pending on the server",
+      config_.max_pending);
 }
 
 void Server::log_busy(const std::string& peer, const std::string& reason) {
@@ -259,8 +285,8 @@ void Server::await_first_byte(int raw_fd, const Peer& peer, bool budgeted) {
   };
   if (ec) {
     back();
+    SetUpSlot(*this, peer.source, budgeted, raw_fd).release();
     { const Admitted ended(*this, raw_fd, peer.source, budgeted); }
-    SetUpSlot(*this, peer.source, budgeted).release();
     ::close(raw_fd);
     return;
   }
@@ -275,21 +301,31 @@ void Server::await_first_byte(int raw_fd, const Peer& peer, bool budgeted) {
     waiting->timer.cancel();
     back();
     const int fd = waiting->socket.native_handle();
+    // Ends the connection's place and its count, before its socket closes.
+    const auto end_here = [&] {
+      SetUpSlot(*this, waiting->peer.source, budgeted, fd).release();
+      const Admitted ended(*this, fd, waiting->peer.source, budgeted);
+    };
     if (wait_ec) {
       log_.line(fmt::format("{} sent nothing within {:g} s ({}); closed", waiting->peer.address,
                             std::chrono::duration<double>(wait).count(),
                             preamble_first ? "--preamble-timeout" : "--handshake-timeout"));
-      { const Admitted ended(*this, fd, waiting->peer.source, budgeted); }
-      SetUpSlot(*this, waiting->peer.source, budgeted).release();
+      end_here();
       return;  // the socket closes with `waiting`
+    }
+    // Another host took its place while it waited: told so, as at accept.
+    if (std::string busy = SetUpSlot(*this, waiting->peer.source, budgeted, fd).taken(); !busy.empty()) {
+      log_busy(waiting->peer.address, busy);
+      { const Admitted ended(*this, fd, waiting->peer.source, budgeted); }
+      turn_away(std::move(waiting->socket), busy);
+      return;
     }
     boost::system::error_code release_ec;
     const int taken = waiting->socket.release(release_ec);
     if (release_ec) {
       log_.line(fmt::format("{} cannot be handed to a thread: {}; closed", waiting->peer.address,
                             release_ec.message()));
-      { const Admitted ended(*this, fd, waiting->peer.source, budgeted); }
-      SetUpSlot(*this, waiting->peer.source, budgeted).release();
+      end_here();
       return;  // the socket closes with `waiting`
     }
     try {
@@ -299,8 +335,8 @@ void Server::await_first_byte(int raw_fd, const Peer& peer, bool budgeted) {
       });
     } catch (const std::system_error& e) {
       log_busy(waiting->peer.address, fmt::format("cannot start a thread: {}", e.what()));
+      SetUpSlot(*this, waiting->peer.source, budgeted, taken).release();
       { const Admitted ended(*this, taken, waiting->peer.source, budgeted); }
-      SetUpSlot(*this, waiting->peer.source, budgeted).release();
       ::close(taken);
     }
   });
@@ -310,7 +346,7 @@ void Server::handle_connection(int raw_fd, const Peer& peer, bool budgeted, doub
   std::unique_ptr<Stream> stream;  // declared first, so that its socket closes last
   UniqueFd fd(raw_fd);
   Admitted admitted(*this, raw_fd, peer.source, budgeted);
-  SetUpSlot set_up(*this, peer.source, budgeted);
+  SetUpSlot set_up(*this, peer.source, budgeted, raw_fd);
   bool moved_cpu_mark = false;
   try {
     set_nodelay(raw_fd, true);
@@ -332,9 +368,29 @@ void Server::handle_connection(int raw_fd, const Peer& peer, bool budgeted, doub
 
     moved_cpu_mark = serve_stream(stream, peer, set_up, cpu_mark).by_kind;
   } catch (const std::exception& e) {
-    log_.line(fmt::format("{} {}", peer.address, e.what()));
+    tell_taken(raw_fd, stream.get(), peer, set_up, e.what());
   }
   if (!moved_cpu_mark) cpu_mark = measure::thread_cpu_s();  // a kind's own connection moved it on itself
+}
+
+void Server::tell_taken(int fd, const Stream* stream, const Peer& peer, SetUpSlot& set_up,
+                        const std::string& why) {
+  const std::string busy = set_up.taken();
+  if (busy.empty()) {
+    log_.line(fmt::format("{} {}", peer.address, why));
+    return;
+  }
+  // Its place went to another host: told as a connection turned away at
+  // accept is, where nothing but plain tlscmp has been said on it (and the
+  // control session has not told it already).
+  if ((stream == nullptr || !stream->is_tls()) && set_up.answer_once()) {
+    const protocol::Preamble preamble = protocol::encode_preamble(protocol::ConnectionKind::control);
+    std::vector<std::byte> answer(preamble.begin(), preamble.end());
+    const std::vector<std::byte> refusal = protocol::encode(protocol::Refusal{busy});
+    answer.insert(answer.end(), refusal.begin(), refusal.end());
+    answer_and_close(fd, answer);
+  }
+  asio::post(io_, [this, address = peer.address, busy] { log_busy(address, busy); });
 }
 
 }  // namespace tlscmp::app

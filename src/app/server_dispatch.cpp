@@ -13,7 +13,7 @@ Server::Served Server::serve_stream(std::unique_ptr<Stream>& stream, const Peer&
   for (const kinds::KindSlice* kind : kinds::all_kinds()) {
     if (kind->claims == nullptr || !kind->claims(first)) continue;
     // Another protocol's client (HTTP's): no test to set up, served as long as it keeps the connection.
-    set_up.release();
+    if (!set_up.release()) throw Error(set_up.taken());
     log_.line(fmt::format("{} {}", peer.address, kind->serve_foreign(*stream, first, config_)));
     return {};
   }
@@ -29,6 +29,7 @@ Server::Served Server::serve_stream(std::unique_ptr<Stream>& stream, const Peer&
     if (stream->is_tls()) throw protocol::ProtocolError("a control connection must be plain TCP");
     serve_control(*stream, peer, set_up);
   } else if (const kinds::KindSlice* own = kinds::slice_of(kind); own != nullptr) {
+    if (!set_up.release()) throw Error(set_up.taken());
     own->serve_connection(stream, pending_, cpu_mark);
     return Served{.by_kind = true, .test = std::nullopt};
   } else {
@@ -40,6 +41,8 @@ Server::Served Server::serve_stream(std::unique_ptr<Stream>& stream, const Peer&
                               describe(ec, stream->error_detail())));
     }
     const protocol::DataHeaderInfo data = protocol::decode_data_header(header);
+    // Its place ends here, before a test takes it (where another host took it, it goes no further).
+    if (!set_up.release()) throw Error(set_up.taken());
     if (!pending_.deliver(data.cookie, data.stream, std::move(stream))) {
       throw protocol::ProtocolError("data connection for an unknown or finished test, or a stream it has");
     }
@@ -160,8 +163,12 @@ void Server::serve_control(Stream& control, const Peer& peer, SetUpSlot& set_up)
     if (asked == nullptr) throw protocol::ProtocolError("unexpected message instead of the test request");
     request = std::move(*asked);
     kinds::check_request(request);  // the request against its kind, before anything else
-  } catch (const protocol::ProtocolError& e) {
-    refuse_undecoded(e.what());
+  } catch (const std::exception& e) {
+    // Another host took its place while it was read: it hears so instead.
+    if (const std::string busy = set_up.taken(); !busy.empty() && set_up.answer_once())
+      session::refuse_test(control, busy);
+    if (dynamic_cast<const protocol::ProtocolError*>(&e) != nullptr) refuse_undecoded(e.what());
+    throw;
   }
   Side side(*this, peer.source, request.tls_library);
   bool written = false;
@@ -191,7 +198,9 @@ void Server::serve_test(Stream& control, const protocol::TestRequest& request, S
   }
   const RunningTest running(*this, peer.source);
   if (!running.busy().empty()) refuse(running.busy());
-  set_up.release();  // a running test now, counted as one: no longer against --max-pending
+  // A running test now, counted as one: no longer against --max-pending
+  // (unless another host took its place a moment before).
+  if (!set_up.release() && set_up.answer_once()) refuse(set_up.taken());
   // The library the test asks for, its context made now: one this server lacks is refused.
   const tls::Context* library = nullptr;
   try {

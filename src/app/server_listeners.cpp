@@ -54,7 +54,7 @@ void Server::listener_loop(Mode mode, stacks::Listener& listener) {
 
 void Server::serve_listened(std::unique_ptr<Stream> tls, Mode mode, const Peer& peer, bool budgeted) {
   Admitted admitted(*this, -1, peer.source, budgeted);
-  SetUpSlot set_up(*this, peer.source, budgeted);
+  SetUpSlot set_up(*this, peer.source, budgeted, -1);
   double cpu_mark = measure::thread_cpu_s();
   try {
     // The handshake and the first stream within the handshake timeout, as over TCP.

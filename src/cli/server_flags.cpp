@@ -67,7 +67,8 @@ void add_cap_flags(CLI::App* cmd, ServerFlags& flags) {
       ->check(CLI::Range(1, 10'000))
       ->capture_default_str();
   cmd->add_option("--max-clients-per-source", flags.max_clients_per_source,
-                  "Tests running at once from one source address (default: a quarter of --max-clients)")
+                  "Tests running at once from one source address (default: a quarter of --max-clients); "
+                  "while k other addresses run tests, below --max-clients / (k + 1) too")
       ->check(CLI::Range(1, 10'000));
   cmd->add_option("--max-connections", flags.max_connections,
                   "Connections served at once, a thread each; one source address may hold half (default: "
@@ -89,10 +90,11 @@ void add_cap_flags(CLI::App* cmd, ServerFlags& flags) {
            "Bytes a second a running test must move, counted over each --idle-timeout, or it fails: "
            "a peer cannot hold a slot with a trickle (0: no floor)")
       ->default_str("1K");
-  cmd->add_option("--max-pending", config.max_pending,
-                  "Connections still being set up (accepted, not yet a running test's or a delivered data "
-                  "connection); "
-                  "more are told the server is busy")
+  cmd->add_option(
+         "--max-pending", config.max_pending,
+         "Connections still being set up (accepted, not yet a running test's or a delivered data "
+         "connection), shared evenly between source addresses: when all are taken, one from an "
+         "address holding fewer takes the busiest address's oldest; more are told the server is busy")
       ->check(CLI::Range(1, 100'000))
       ->capture_default_str();
   cmd->add_option(

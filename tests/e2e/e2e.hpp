@@ -26,8 +26,9 @@ inline ProcessResult run_tlscmp(std::vector<std::string> args,
 inline nlohmann::json client_json(std::vector<std::string> args) {
   args.insert(args.begin(), {"client", "-J"});
   const ProcessResult r = run_tlscmp(args);
-  INFO("stdout: " << r.out);
+  // stderr first: its one line says why, where a long stdout may be cut.
   INFO("stderr: " << r.err);
+  INFO("stdout: " << r.out);
   REQUIRE(r.exit_code == 0);
   return nlohmann::json::parse(r.out);
 }
