@@ -120,14 +120,14 @@ Server::RunningTest::RunningTest(Server& server, std::string source)
         config.max_clients_per_source, source_);
   } else if (const int others = server_.sources_running_tests() - (use.tests > 0 ? 1 : 0);
              use.tests >= std::max(1, config.max_clients / (others + 2))) {
-    // Max-min, without ending a running test: while k sources run tests,
-    // each starts one only below --max-clients / (k + 1), so that a place
-    // stays free for a source that runs none (until k reaches --max-clients).
+    // Max-min, without ending a running test: while k sources run tests
+    // (this one counted), each starts one only below --max-clients / (k + 1),
+    // so that a place stays free for a source that runs none (until k
+    // reaches --max-clients).
     busy_ = fmt::format(
-        "server busy: {} tests from {} running, its even share while {} other hosts run tests; try again "
-        "when "
-        "one ends",
-        use.tests, source_, others);
+        "server busy: {} tests from {} running, its even share beside {} running tests; "
+        "try again when one ends",
+        use.tests, source_, other_hosts(others));
   }
   if (!busy_.empty()) {
     server_.forget_if_unused(server_.sources_.find(source_));
@@ -155,10 +155,20 @@ void Server::forget_if_unused(std::map<std::string, SourceUse>::iterator it) {
   if (it != sources_.end() && it->second.unused()) sources_.erase(it);
 }
 
-int Server::connection_share() const {
-  // Half, but never less than the largest test needs: its control connection
-  // and a crr test's budget of two connections a connector.
-  return std::max(config_.max_connections / 2, static_cast<int>(2 * protocol::kMaxStreams + 2));
+Server::Share Server::connection_share(const SourceUse& use) const {
+  const auto holds = [](const SourceUse& s) { return s.connections + s.budget > 0; };
+  const int others =
+      static_cast<int>(std::ranges::count_if(sources_, [&](const auto& s) { return holds(s.second); })) -
+      (holds(use) ? 1 : 0);
+  // Never less than the largest test needs: its control connection and a
+  // crr test's budget of two connections a connector.
+  const int largest = static_cast<int>(2 * protocol::kMaxStreams + 2);
+  const int even = config_.max_connections / (others + 2);
+  if (even < largest)
+    return {largest, others == 0 ? "half of --max-connections" : "what the largest test needs"};
+  return {even, others == 0
+                    ? std::string("half of --max-connections")
+                    : fmt::format("its even share beside {} holding connections", other_hosts(others))};
 }
 
 void Server::stop() {

@@ -235,8 +235,6 @@ class Server {
   // The flows all many-connection tests together may hold: the descriptors
   // left beside --max-connections and a reserve.
   int flow_room() const;
-  // What one source address may hold of --max-connections.
-  int connection_share() const;
 
   session::ServerConfig config_;
   Logger& log_;
@@ -285,6 +283,15 @@ class Server {
     }
   };
   std::map<std::string, SourceUse> sources_;
+  // What one source address (`use`) may hold of --max-connections: half,
+  // and while k sources hold connections (its own counted) no more than
+  // --max-connections / (k + 1), but never less than the largest test
+  // needs; with how it is said (mutex_ held).
+  struct Share {
+    int connections;
+    std::string why;  // "half of --max-connections", or the even share's reason
+  };
+  Share connection_share(const SourceUse& use) const;
   // Max-min over sources, when the set-up stage is full: the oldest
   // connection of the busiest source gives its place to `use`'s new one, if
   // that source holds at least two more than `use` does; false if none does

@@ -29,11 +29,11 @@ std::string Server::admit(const std::string& source, int fd, bool& budgeted) {
     busy = fmt::format(
         "server busy: {} connections being served; try again, or raise --max-connections on the server",
         config_.max_connections);
-  } else if (use.connections + use.budget >= connection_share()) {
+  } else if (const Share share = connection_share(use); use.connections + use.budget >= share.connections) {
     busy = fmt::format(
-        "server busy: {} connections from {}, its share of the server (half of --max-connections); try "
-        "again when its tests end",
-        connection_share(), source);
+        "server busy: {} connections from {}, its share of the server ({}); try again when its "
+        "tests end",
+        share.connections, source, share.why);
   } else if (std::ssize(use.set_up) >= config_.max_pending_per_source) {
     busy = fmt::format(
         "server busy: {} connections from {} being set up; try again, or raise --max-pending-per-source on "

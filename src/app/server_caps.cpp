@@ -42,11 +42,12 @@ std::shared_ptr<void> Server::reserve_connections(const std::string& source, std
         "server busy: the test needs {} connections and {} of {} are taken; try again, or raise "
         "--max-connections on the server",
         count, shared_connections_ + reserved_, config_.max_connections);
-  } else if (use.connections + use.budget + count > connection_share()) {
+  } else if (const Share share = connection_share(use);
+             use.connections + use.budget + count > share.connections) {
     busy = fmt::format(
         "server busy: the test needs {} connections, and with them {} would hold more than its share of "
-        "the server, {} (half of --max-connections); try again when its other tests end",
-        count, source, connection_share());
+        "the server, {} ({}); try again when its other tests end",
+        count, source, share.connections, share.why);
   }
   if (!busy.empty()) {
     forget_if_unused(sources_.find(source));

@@ -125,6 +125,11 @@ inline std::byte peek_first_byte(int fd, std::chrono::milliseconds wait, const c
   }
 }
 
+// "1 other host", "3 other hosts": the hosts an even share is kept beside.
+inline std::string other_hosts(int n) {
+  return fmt::format("{} other host{}", n, n == 1 ? "" : "s");
+}
+
 // Past the connections the io thread lingers on: what the client sent so far
 // is read (a close with unread data would be a reset, which could destroy
 // the answer before the client reads it), then the answer goes out with FIN,

@@ -68,11 +68,13 @@ void add_cap_flags(CLI::App* cmd, ServerFlags& flags) {
       ->capture_default_str();
   cmd->add_option("--max-clients-per-source", flags.max_clients_per_source,
                   "Tests running at once from one source address (default: a quarter of --max-clients); "
-                  "while k other addresses run tests, below --max-clients / (k + 1) too")
+                  "while k addresses run tests (its own counted), below --max-clients / (k + 1) too")
       ->check(CLI::Range(1, 10'000));
-  cmd->add_option("--max-connections", flags.max_connections,
-                  "Connections served at once, a thread each; one source address may hold half (default: "
-                  "4 x --max-clients, at least 512)")
+  cmd->add_option(
+         "--max-connections", flags.max_connections,
+         "Connections served at once, a thread each; one source address may hold half, while k hold some "
+         "--max-connections / (k + 1), at least what the largest test needs (default: "
+         "4 x --max-clients, at least 512)")
       ->check(CLI::Range(16, 100'000));
   cmd->add_option("--max-flows", config.max_flows,
                   "Connections one many-connection test (client --flows) may hold, on event loops; all such "

@@ -453,9 +453,25 @@ TEST_CASE("four addresses running every test they may cannot lock a fifth out: t
     }
   }
   CHECK(accepted == 8 + 8 + 8 + 6);  // the fourth host: 32 / 5 while three others run tests
-  CHECK(refusal.find("server busy: 6 tests from 127.0.0.5 running, its even share while 3 other hosts run "
-                     "tests; try again when one ends") != std::string::npos);
+  CHECK(refusal.find("server busy: 6 tests from 127.0.0.5 running, its even share beside 3 other hosts "
+                     "running tests; try again when one ends") != std::string::npos);
   other_host_is_served(server);
+}
+
+TEST_CASE("connections too: while another address holds some, an address's share is the even one") {
+  // 1,024 connections: a lone address may hold 512; beside one other, 1,024 / 3 = 341.
+  ServerProcess server({"--max-connections", "1024"});
+  const HeldTest other(server.port(), "127.0.0.3", stream_request(1));
+  REQUIRE(other.accepted());
+  // Each -P 128 test holds its control connection and 128 reserved: 129, 258, then 387 > 341.
+  const HeldTest first(server.port(), "127.0.0.2", stream_request(128));
+  const HeldTest second(server.port(), "127.0.0.2", stream_request(128));
+  CHECK(first.accepted());
+  CHECK(second.accepted());
+  const HeldTest third(server.port(), "127.0.0.2", stream_request(128));
+  CHECK_FALSE(third.accepted());
+  CHECK(third.refusal().find("127.0.0.2 would hold more than its share of the server, 341 (its even share "
+                             "beside 1 other host holding connections)") != std::string::npos);
 }
 
 TEST_CASE("the log names the peer it took at accept, even when its descriptor is reused at once") {
