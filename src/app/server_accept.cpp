@@ -106,10 +106,7 @@ void Server::turn_away(tcp::socket socket, const std::string& reason) {
     std::array<std::byte, 4096> sink{};
   };
   auto state = std::make_shared<TurnAway>(std::move(socket), io_);
-  const protocol::Preamble preamble = protocol::encode_preamble(protocol::ConnectionKind::control);
-  const std::vector<std::byte> refusal = protocol::encode(protocol::Refusal{reason});
-  state->answer.assign(preamble.begin(), preamble.end());
-  state->answer.insert(state->answer.end(), refusal.begin(), refusal.end());
+  state->answer = busy_answer(reason);
   if (turning_away_ >= kMaxTurningAway) {
     answer_and_close(state->socket.native_handle(), state->answer);
     return;  // the socket closes with `state`
@@ -384,11 +381,7 @@ void Server::tell_taken(int fd, const Stream* stream, const Peer& peer, SetUpSlo
   // accept is, where nothing but plain tlscmp has been said on it (and the
   // control session has not told it already).
   if ((stream == nullptr || !stream->is_tls()) && set_up.answer_once()) {
-    const protocol::Preamble preamble = protocol::encode_preamble(protocol::ConnectionKind::control);
-    std::vector<std::byte> answer(preamble.begin(), preamble.end());
-    const std::vector<std::byte> refusal = protocol::encode(protocol::Refusal{busy});
-    answer.insert(answer.end(), refusal.begin(), refusal.end());
-    answer_and_close(fd, answer);
+    answer_and_close(fd, busy_answer(busy));
   }
   asio::post(io_, [this, address = peer.address, busy] { log_busy(address, busy); });
 }

@@ -130,6 +130,16 @@ inline std::string other_hosts(int n) {
   return fmt::format("{} other host{}", n, n == 1 ? "" : "s");
 }
 
+// What a connection turned away hears: the server's preamble and a refusal
+// giving `reason`, which the client prints as it comes.
+inline std::vector<std::byte> busy_answer(const std::string& reason) {
+  const protocol::Preamble preamble = protocol::encode_preamble(protocol::ConnectionKind::control);
+  std::vector<std::byte> answer(preamble.begin(), preamble.end());
+  const std::vector<std::byte> refusal = protocol::encode(protocol::Refusal{reason});
+  answer.insert(answer.end(), refusal.begin(), refusal.end());
+  return answer;
+}
+
 // Past the connections the io thread lingers on: what the client sent so far
 // is read (a close with unread data would be a reset, which could destroy
 // the answer before the client reads it), then the answer goes out with FIN,
