@@ -302,15 +302,22 @@ class Server {
   std::string set_up_taken_line() const;
   // Forgets a source that holds nothing any more (mutex_ held).
   void forget_if_unused(std::map<std::string, SourceUse>::iterator it);
-  // The io thread's own: connections being turned away, and the busy
-  // lines not logged (one a second at most, so that a flood cannot flood the log).
+  // The io thread's own: connections being turned away, and the lines a
+  // flood could repeat (busy, silent connections closed), one of each kind
+  // a second at most, with a count of the others, so that a flood cannot
+  // flood the log.
   int turning_away_ = 0;
+  struct LogLimit {
+    std::chrono::steady_clock::time_point last{};
+    int unlogged = 0;
+  };
+  LogLimit busy_log_;
+  LogLimit silent_log_;
+  void log_limited(LogLimit& limit, const std::string& text);
   // Threads waiting in accept(), and whether they should stop (atomics: a
   // connection per transaction passes here twice, and the mutex is busy enough).
   std::atomic<int> idle_acceptors_ = 0;
   std::atomic<bool> accepting_stopped_ = false;
-  std::chrono::steady_clock::time_point last_busy_log_{};
-  int busy_unlogged_ = 0;
   // Last: joined first when the server goes, while everything they use still exists.
   ThreadSet threads_;
   std::multiset<int> live_fds_;  // sockets of running connections, shut down by stop

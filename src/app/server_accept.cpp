@@ -82,17 +82,21 @@ std::string Server::set_up_taken_line() const {
       config_.max_pending);
 }
 
-void Server::log_busy(const std::string& peer, const std::string& reason) {
+void Server::log_limited(LogLimit& limit, const std::string& text) {
   const auto now = std::chrono::steady_clock::now();
-  if (now - last_busy_log_ < std::chrono::seconds(1)) {
-    ++busy_unlogged_;
+  if (now - limit.last < std::chrono::seconds(1)) {
+    ++limit.unlogged;
     return;
   }
   log_.line(fmt::format(
-      "{} turned away: {}{}", peer, reason,
-      busy_unlogged_ > 0 ? fmt::format(" (and {} more since the last such line)", busy_unlogged_) : ""));
-  last_busy_log_ = now;
-  busy_unlogged_ = 0;
+      "{}{}", text,
+      limit.unlogged > 0 ? fmt::format(" (and {} more since the last such line)", limit.unlogged) : ""));
+  limit.last = now;
+  limit.unlogged = 0;
+}
+
+void Server::log_busy(const std::string& peer, const std::string& reason) {
+  log_limited(busy_log_, fmt::format("{} turned away: {}", peer, reason));
 }
 
 void Server::turn_away(tcp::socket socket, const std::string& reason) {
@@ -304,9 +308,9 @@ void Server::await_first_byte(int raw_fd, const Peer& peer, bool budgeted) {
       const Admitted ended(*this, fd, waiting->peer.source, budgeted);
     };
     if (wait_ec) {
-      log_.line(fmt::format("{} sent nothing within {:g} s ({}); closed", waiting->peer.address,
-                            std::chrono::duration<double>(wait).count(),
-                            preamble_first ? "--preamble-timeout" : "--handshake-timeout"));
+      log_limited(silent_log_, fmt::format("{} sent nothing within {:g} s ({}); closed",
+                                           waiting->peer.address, std::chrono::duration<double>(wait).count(),
+                                           preamble_first ? "--preamble-timeout" : "--handshake-timeout"));
       end_here();
       return;  // the socket closes with `waiting`
     }

@@ -122,9 +122,17 @@ TEST_CASE("300 idle connections from one address: another address is served, tha
   CHECK(std::count(busy.err.begin(), busy.err.end(), '\n') == 1);
   CHECK(took < 2);  // within --preamble-timeout
   CHECK(server.log().find("127.0.0.2") != std::string::npos);
-  // The idle ones go after --preamble-timeout.
+  // The idle ones go after --preamble-timeout, said once a second at most:
+  // the 16 the server holds of the flood close together, and more follow.
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));
-  CHECK(server.log().find("sent nothing within 2 s (--preamble-timeout); closed") != std::string::npos);
+  const std::string log = server.log();
+  CHECK(log.find("sent nothing within 2 s (--preamble-timeout); closed") != std::string::npos);
+  std::size_t silent_lines = 0;
+  for (std::size_t at = log.find("sent nothing within"); at != std::string::npos;
+       at = log.find("sent nothing within", at + 1))
+    ++silent_lines;
+  MESSAGE(silent_lines << " lines for the silent connections closed");
+  CHECK(silent_lines < 16);
 }
 
 TEST_CASE(

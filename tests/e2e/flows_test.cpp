@@ -99,12 +99,12 @@ TEST_CASE(
     "a thousand flows held: memory per connection for tcp, tls and tls-release, TLS above TCP on each side") {
   // What is measured is memory, not speed. Its one failure (CI, sanitized,
   // beside three other tests on two cores) left its reason out of the log;
-  // the likeliest is one of 1,000 TLS handshakes at once past the default
-  // 10 s, so these get 60 (and client_json now logs stderr first).
+  // the likeliest is one of 1,000 connects or TLS handshakes at once past
+  // the default 10 s, so these get 60 (and client_json logs stderr first).
   ServerProcess server({"--handshake-timeout", "60"});
-  const json j =
-      flows_json({"127.0.0.1", "-p", server.port_text(), "--insecure", "--flows", "1000", "--threads", "2",
-                  "--rr", "1/1", "-t", "0.5", "--repeat", "1", "--handshake-timeout", "60"});
+  const json j = flows_json({"127.0.0.1", "-p", server.port_text(), "--insecure", "--flows", "1000",
+                             "--threads", "2", "--rr", "1/1", "-t", "0.5", "--repeat", "1",
+                             "--handshake-timeout", "60", "--connect-timeout", "60"});
   for (const char* side : {"client", "server"}) {
     CAPTURE(side);
     const auto idle = [&](const char* variant) {
