@@ -133,6 +133,8 @@ class Server {
     // True the first time: whoever tells the client that its place was
     // taken asks first, so that it is told once.
     bool answer_once() { return !std::exchange(answered_, true); }
+    // The place stays counted, for another SetUpSlot of the same socket to end.
+    void hand_over() { held_ = false; }
 
    private:
     Server& server_;

@@ -315,12 +315,14 @@ void Server::await_first_byte(int raw_fd, const Peer& peer, bool budgeted) {
       return;  // the socket closes with `waiting`
     }
     // Another host took its place while it waited: told so, as at accept.
-    if (std::string busy = SetUpSlot(*this, waiting->peer.source, budgeted, fd).taken(); !busy.empty()) {
+    SetUpSlot place(*this, waiting->peer.source, budgeted, fd);
+    if (std::string busy = place.taken(); !busy.empty()) {
       log_busy(waiting->peer.address, busy);
       { const Admitted ended(*this, fd, waiting->peer.source, budgeted); }
       turn_away(std::move(waiting->socket), busy);
       return;
     }
+    place.hand_over();  // still being set up: counted until the thread's own SetUpSlot ends
     boost::system::error_code release_ec;
     const int taken = waiting->socket.release(release_ec);
     if (release_ec) {
